@@ -1,0 +1,137 @@
+"""The ``agent-tui`` command: the TUI by default, ``-p`` for headless runs."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from agent_tui import __version__
+from agent_tui.core.agent import DEFAULT_MAX_TURNS, Agent
+from agent_tui.core.events import SessionStart
+from agent_tui.core.permissions import SimplePolicy
+from agent_tui.core.providers.base import Provider, ProviderError
+from agent_tui.core.providers.spec import make_provider
+from agent_tui.core.session import SessionLog, SessionStore
+from agent_tui.core.tools.builtin import default_registry
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agent-tui",
+        description="A terminal coding agent. With no model configured it runs the offline "
+        "demo model.",
+    )
+    parser.add_argument("prompt", nargs="?", help="a first message to send when the TUI opens")
+    parser.add_argument(
+        "-p",
+        "--print",
+        dest="headless",
+        metavar="PROMPT",
+        help="run PROMPT headless (no UI) and print the result",
+    )
+    parser.add_argument(
+        "--model",
+        "-m",
+        metavar="SPEC",
+        help="demo | openai:MODEL | anthropic:MODEL | script:PATH "
+        "(default: from AGENT_API_KEY / ANTHROPIC_API_KEY, else demo)",
+    )
+    parser.add_argument(
+        "--output-format",
+        choices=["text", "json", "stream-json"],
+        default="text",
+        help="headless output (default: text)",
+    )
+    parser.add_argument(
+        "--allow",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="allow a tool that is not read-only without asking "
+        "(repeatable, comma-separated; '*' allows all)",
+    )
+    resume = parser.add_mutually_exclusive_group()
+    resume.add_argument(
+        "--continue",
+        "-c",
+        dest="continue_",
+        action="store_true",
+        help="continue the latest session of this directory",
+    )
+    resume.add_argument("--resume", "-r", metavar="ID", help="resume the session ID")
+    parser.add_argument("--cwd", type=Path, help="work in this directory (default: current)")
+    parser.add_argument(
+        "--max-turns",
+        type=int,
+        default=DEFAULT_MAX_TURNS,
+        help=f"model requests per prompt before stopping ({DEFAULT_MAX_TURNS})",
+    )
+    parser.add_argument("--version", action="version", version=f"agent-tui {__version__}")
+    return parser
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"agent-tui: {message}", file=sys.stderr)
+    return code
+
+
+def _open_session(args: argparse.Namespace, cwd: Path, model: str) -> SessionLog | str:
+    store = SessionStore()
+    if args.continue_:
+        return store.latest(cwd) or store.new(cwd, model)
+    if args.resume:
+        found = store.find(args.resume)
+        if found is None:
+            return (
+                f"no session {args.resume!r} in {store.root} (ids are shown at start and "
+                "in the file names there; --continue picks the latest of this directory)"
+            )
+        return found
+    return store.new(cwd, model)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    cwd = (args.cwd or Path.cwd()).resolve()
+    if not cwd.is_dir():
+        return _fail(f"--cwd {cwd} is not a directory")
+    try:
+        provider: Provider = make_provider(args.model, cwd=cwd)
+    except ProviderError as exc:
+        return _fail(str(exc))
+    session = _open_session(args, cwd, provider.name)
+    if isinstance(session, str):
+        return _fail(session)
+    allowed = {name.strip() for item in args.allow for name in item.split(",") if name.strip()}
+    agent = Agent(
+        provider,
+        default_registry(),
+        cwd,
+        policy=SimplePolicy(allowed),
+        session=session,
+        max_turns=args.max_turns,
+    )
+    start = SessionStart(
+        session_id=session.id,
+        model=provider.name,
+        cwd=str(cwd),
+        demo=provider.kind == "demo",
+        resumed=bool(session.messages),
+    )
+    if args.headless is not None:
+        from agent_tui.headless import run_headless
+
+        return asyncio.run(
+            run_headless(agent, args.headless, args.output_format, session_start=start)
+        )
+    if not sys.stdin.isatty() and not os.environ.get("AGENT_TUI_FORCE_TUI"):
+        return _fail("the TUI needs a terminal; use -p PROMPT for headless runs")
+    from agent_tui.ui.app import AgentApp
+
+    app = AgentApp(agent=agent, demo=start.demo, initial_prompt=args.prompt, session=start)
+    app.run()
+    return app.return_code or 0

@@ -1,0 +1,220 @@
+"""The agent loop: model -> tool calls -> executor -> model, until the model stops.
+
+``Agent.run(prompt)`` is an async generator of typed events (see ``events``); the TUI and
+headless mode both consume it. ``interrupt()`` stops the turn at the next await point: the
+streamed text so far is kept, every tool call the model made gets a result message, and the
+loop ends with ``turn_end(reason="interrupted")`` — the transcript stays valid for the next
+request in both wire formats.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable
+from pathlib import Path
+from typing import TypeVar
+
+from agent_tui.core.events import (
+    AssistantDelta,
+    AssistantMessage,
+    ErrorEvent,
+    Event,
+    ToolUse,
+    TurnEnd,
+    UsageEvent,
+    UserMessage,
+)
+from agent_tui.core.executor import ToolExecutor
+from agent_tui.core.permissions import Asker, PermissionPolicy, SimplePolicy
+from agent_tui.core.prompt import system_prompt
+from agent_tui.core.providers.base import (
+    Completion,
+    ModelRequest,
+    Provider,
+    ProviderError,
+    StreamItem,
+    TextDelta,
+)
+from agent_tui.core.session import SessionLog
+from agent_tui.core.tools.file_state import FileStateCache
+from agent_tui.core.tools.registry import ToolRegistry
+from agent_tui.core.transcript import Message, Usage
+
+T = TypeVar("T")
+DEFAULT_MAX_TURNS = 50
+
+
+class Interrupted(Exception):
+    """Raised inside the loop when ``Agent.interrupt()`` was called."""
+
+
+class Agent:
+    def __init__(
+        self,
+        provider: Provider,
+        registry: ToolRegistry,
+        cwd: Path,
+        *,
+        policy: PermissionPolicy | None = None,
+        asker: Asker | None = None,
+        session: SessionLog | None = None,
+        max_turns: int = DEFAULT_MAX_TURNS,
+        system: str | None = None,
+    ) -> None:
+        self.provider = provider
+        self.registry = registry
+        self.cwd = cwd
+        self.policy = policy or SimplePolicy()
+        self.session = session
+        self.max_turns = max_turns
+        self.system = system if system is not None else system_prompt(cwd)
+        self.messages: list[Message] = list(session.messages) if session else []
+        self.usage = Usage()
+        self.file_state = FileStateCache()
+        self.executor = ToolExecutor(registry, cwd, self.policy, asker, self.file_state)
+        self._interrupt = asyncio.Event()
+        self.running = False
+
+    # -- control ----------------------------------------------------------------------------
+
+    def interrupt(self) -> None:
+        """Stop the current turn as soon as possible (Esc in the TUI, SIGINT headless)."""
+        self._interrupt.set()
+
+    def _append(self, message: Message) -> None:
+        self.messages.append(message)
+        if self.session is not None:
+            self.session.append(message)
+
+    async def _guard(self, awaitable: Awaitable[T]) -> T:
+        """Await ``awaitable`` unless the turn is interrupted first."""
+        task = asyncio.ensure_future(awaitable)
+        waiter = asyncio.ensure_future(self._interrupt.wait())
+        try:
+            done, _ = await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiter.cancel()
+        if task in done:
+            return task.result()
+        task.cancel()
+        try:
+            await task
+        except (asyncio.CancelledError, Exception):
+            pass
+        raise Interrupted
+
+    async def _pump(
+        self, request: ModelRequest, queue: asyncio.Queue[StreamItem | BaseException | None]
+    ) -> None:
+        """Consume one provider stream in its own task (one task owns the HTTP stream)."""
+        try:
+            async for item in self.provider.stream(request):
+                queue.put_nowait(item)
+        except asyncio.CancelledError:
+            raise
+        except ProviderError as exc:
+            queue.put_nowait(exc)
+        except Exception as exc:  # a provider bug must surface as an error, not a hang
+            queue.put_nowait(ProviderError(f"{self.provider.name}: {type(exc).__name__}: {exc}"))
+        queue.put_nowait(None)
+
+    # -- the loop ---------------------------------------------------------------------------
+
+    async def run(self, prompt: str) -> AsyncIterator[Event]:
+        """Run one user turn to completion, yielding every event."""
+        self._interrupt.clear()
+        self.running = True
+        self._append(Message.user(prompt))
+        yield UserMessage(text=prompt)
+        turns = 0
+        final_text = ""
+        try:
+            while True:
+                if turns >= self.max_turns:
+                    yield ErrorEvent(
+                        message=f"Stopped after {self.max_turns} model requests in one turn "
+                        "(max-turns guard). Send a new message to continue.",
+                        where="agent",
+                    )
+                    yield TurnEnd(reason="max_turns", turns=turns, text=final_text)
+                    return
+                turns += 1
+                completion: Completion | None = None
+                text_parts: list[str] = []
+                request = ModelRequest(
+                    system=self.system, messages=list(self.messages), tools=self.registry
+                )
+                queue: asyncio.Queue[StreamItem | BaseException | None] = asyncio.Queue()
+                pump = asyncio.create_task(self._pump(request, queue))
+                try:
+                    while (item := await self._guard(queue.get())) is not None:
+                        if isinstance(item, BaseException):
+                            raise item
+                        if isinstance(item, TextDelta):
+                            text_parts.append(item.text)
+                            yield AssistantDelta(text=item.text)
+                        elif isinstance(item, Completion):
+                            completion = item
+                except Interrupted:
+                    partial = "".join(text_parts)
+                    if partial:
+                        self._append(Message.assistant(partial + "\n\n[interrupted by the user]"))
+                    yield TurnEnd(reason="interrupted", turns=turns, text=partial)
+                    return
+                except ProviderError as exc:
+                    yield ErrorEvent(message=str(exc), where="provider", retryable=exc.retryable)
+                    yield TurnEnd(reason="error", turns=turns, text="".join(text_parts))
+                    return
+                finally:
+                    pump.cancel()
+                    try:
+                        await pump
+                    except (asyncio.CancelledError, Exception):
+                        pass
+                if completion is None:
+                    yield ErrorEvent(
+                        message="The model stream ended without a final message.",
+                        where="provider",
+                    )
+                    yield TurnEnd(reason="error", turns=turns, text="".join(text_parts))
+                    return
+                self.usage = self.usage + completion.usage
+                yield UsageEvent(turn=completion.usage, session=self.usage)
+                text = completion.text or "".join(text_parts)
+                final_text = text
+                self._append(Message.assistant(text, completion.tool_calls))
+                yield AssistantMessage(text=text, tool_calls=completion.tool_calls)
+                if not completion.tool_calls:
+                    yield TurnEnd(reason="completed", turns=turns, text=final_text)
+                    return
+                for call in completion.tool_calls:
+                    tool = self.registry.get(call.name)
+                    yield ToolUse(
+                        id=call.id,
+                        name=call.name,
+                        input=call.parsed_arguments(),
+                        raw_arguments=call.arguments,
+                        read_only=bool(tool and tool.meta.read_only),
+                    )
+                results: list[Message] = []
+                try:
+                    async for event in self.executor.execute(
+                        completion.tool_calls, results, self._interrupt
+                    ):
+                        yield event
+                finally:
+                    for message in results:
+                        self._append(message)
+                    self._close_dangling(completion)
+                if self._interrupt.is_set():
+                    yield TurnEnd(reason="interrupted", turns=turns, text=final_text)
+                    return
+        finally:
+            self.running = False
+
+    def _close_dangling(self, completion: Completion) -> None:
+        """Give every call of ``completion`` a result message, even on a hard cancel."""
+        answered = {m.tool_call_id for m in self.messages if m.role == "tool"}
+        for call in completion.tool_calls:
+            if call.id not in answered:
+                self._append(Message.tool(call, "Interrupted before this call ran.", is_error=True))

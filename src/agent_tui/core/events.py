@@ -1,0 +1,163 @@
+"""The typed event stream of the agent loop: the single source of truth for render states.
+
+The TUI and headless mode consume the same events; ``stream-json`` prints them one per line.
+Tool events carry the call ``id`` and ``name`` and map one-to-one onto the tool-call lane's
+render states (use / grouped / progress / result / rejected / error).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+from agent_tui.core.transcript import ToolCall, Usage
+
+
+class _Event(BaseModel):
+    def to_json(self) -> str:
+        return self.model_dump_json(exclude_none=True)
+
+
+class SessionStart(_Event):
+    type: Literal["session_start"] = "session_start"
+    session_id: str
+    model: str
+    cwd: str
+    demo: bool = False
+    resumed: bool = False
+
+
+class UserMessage(_Event):
+    type: Literal["user_message"] = "user_message"
+    text: str
+
+
+class AssistantDelta(_Event):
+    type: Literal["assistant_delta"] = "assistant_delta"
+    text: str
+
+
+class AssistantMessage(_Event):
+    type: Literal["assistant_message"] = "assistant_message"
+    text: str
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+
+
+class ToolUse(_Event):
+    """The model asked for a call. ``input`` is None when the arguments did not parse."""
+
+    type: Literal["tool_use"] = "tool_use"
+    id: str
+    name: str
+    input: dict[str, Any] | None = None
+    raw_arguments: str = ""
+    read_only: bool = False
+
+
+class ToolGroup(_Event):
+    type: Literal["tool_group"] = "tool_group"
+    ids: list[str]
+
+
+class ToolProgress(_Event):
+    """A running call: elapsed seconds, the tail of its partial output, or n/total progress."""
+
+    type: Literal["tool_progress"] = "tool_progress"
+    id: str
+    name: str
+    elapsed: float
+    message: str | None = None
+    tail: list[str] | None = None
+    progress: float | None = None
+    total: float | None = None
+
+
+class ToolResult(_Event):
+    """A finished call. ``content`` is exactly what the model sees."""
+
+    type: Literal["tool_result"] = "tool_result"
+    id: str
+    name: str
+    content: str
+    is_error: bool = False
+    elapsed: float = 0.0
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolRejected(_Event):
+    type: Literal["tool_rejected"] = "tool_rejected"
+    id: str
+    name: str
+    reason: str
+    feedback: str | None = None
+
+
+class ToolErrorEvent(_Event):
+    """A failed call: unknown tool, bad JSON, schema violation, exception, timeout."""
+
+    type: Literal["tool_error"] = "tool_error"
+    id: str
+    name: str
+    code: str
+    message: str
+    next_step: str = ""
+    retryable: bool = False
+    details: list[str] = Field(default_factory=list)
+    elapsed: float = 0.0
+
+
+class PermissionRequest(_Event):
+    type: Literal["permission_request"] = "permission_request"
+    id: str
+    name: str
+    input: dict[str, Any] | None = None
+    reason: str = ""
+
+
+class UsageEvent(_Event):
+    type: Literal["usage"] = "usage"
+    turn: Usage
+    session: Usage
+
+
+class TurnEnd(_Event):
+    """The loop stopped. ``reason``: completed, max_turns, interrupted or error."""
+
+    type: Literal["turn_end"] = "turn_end"
+    reason: Literal["completed", "max_turns", "interrupted", "error"]
+    turns: int
+    text: str = ""
+
+
+class ErrorEvent(_Event):
+    type: Literal["error"] = "error"
+    message: str
+    where: str = "agent"
+    retryable: bool = False
+
+
+Event = Annotated[
+    SessionStart
+    | UserMessage
+    | AssistantDelta
+    | AssistantMessage
+    | ToolUse
+    | ToolGroup
+    | ToolProgress
+    | ToolResult
+    | ToolRejected
+    | ToolErrorEvent
+    | PermissionRequest
+    | UsageEvent
+    | TurnEnd
+    | ErrorEvent,
+    Field(discriminator="type"),
+]
+
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+def parse_event(line: str) -> Event:
+    """Parse one ``stream-json`` line back into its typed event."""
+    return EVENT_ADAPTER.validate_json(line)

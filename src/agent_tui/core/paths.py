@@ -1,0 +1,22 @@
+"""Where agent-tui keeps things: user config and data dirs (overridable for tests)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+APP = "agent-tui"
+
+
+def data_dir() -> Path:
+    """Sessions and other per-user data. ``AGENT_TUI_DATA_DIR`` overrides."""
+    override = os.environ.get("AGENT_TUI_DATA_DIR")
+    return Path(override) if override else Path(platformdirs.user_data_dir(APP))
+
+
+def config_dir() -> Path:
+    """User settings. ``AGENT_TUI_CONFIG_DIR`` overrides."""
+    override = os.environ.get("AGENT_TUI_CONFIG_DIR")
+    return Path(override) if override else Path(platformdirs.user_config_dir(APP))

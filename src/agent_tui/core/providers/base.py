@@ -1,0 +1,72 @@
+"""The provider protocol: one streamed model request, in provider-neutral terms.
+
+A provider turns (system prompt, transcript, tool registry) into a stream of ``TextDelta`` and
+``ToolCallReady`` items, then exactly one ``Completion``. Wire-format details (SSE, fragments of
+tool-call arguments, usage chunks) stay inside each provider.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from agent_tui.core.tools.registry import ToolRegistry
+from agent_tui.core.transcript import Message, ToolCall, Usage
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallReady:
+    """A tool call whose name and full argument text have arrived."""
+
+    call: ToolCall
+
+
+@dataclass(frozen=True)
+class Completion:
+    """The end of one model response."""
+
+    text: str
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    stop_reason: str = "stop"
+
+
+StreamItem = TextDelta | ToolCallReady | Completion
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    system: str
+    messages: list[Message]
+    tools: ToolRegistry
+    max_tokens: int = 8192
+
+
+class ProviderError(Exception):
+    """A model request failed in a way the user must see (with the server's own message)."""
+
+    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False):
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+
+
+class Provider(Protocol):
+    """What the agent loop needs from a model."""
+
+    name: str
+    """The model spec as the user wrote it, e.g. ``openai:gpt-4o`` or ``demo``."""
+
+    kind: Literal["demo", "script", "openai", "anthropic"]
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
+        """Stream one response; the last item is always a ``Completion``."""
+        ...
+
+    async def aclose(self) -> None: ...

@@ -1,0 +1,335 @@
+"""HTTP plumbing shared by the OpenAI and Anthropic providers.
+
+``HttpTransport.post_stream`` opens one streamed POST. Before the response is handed over it
+retries, with exponential backoff and jitter, on 408/429/5xx and on connect errors and timeouts
+(``Retry-After`` honoured, every wait capped). Once the response is handed over nothing is
+retried: the caller may already have shown text to the user. Every failure becomes a
+``ProviderError`` that names the provider, the status, the URL, the server's own message and
+what to do next, and never contains the API key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import re
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import httpx
+
+from agent_tui.core.providers.base import ProviderError
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "EnvHints",
+    "HttpTransport",
+    "RetryPolicy",
+    "error_message_from_body",
+    "parse_retry_after",
+    "redact",
+]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=10.0, read=300.0)
+"""Generous read timeout: local servers may load a model before the first byte."""
+
+RETRYABLE_STATUS = frozenset({408, 429})
+_MAX_SERVER_MESSAGE = 500
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """``max_retries`` extra attempts; waits of ``base_delay * 2**attempt`` ± 20%, capped."""
+
+    max_retries: int = 3
+    base_delay: float = 0.5
+    max_delay: float = 30.0
+
+    def delay(self, attempt: int, retry_after: float | None = None) -> float:
+        """Seconds to wait before retry number ``attempt`` (0-based)."""
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.max_delay)
+        backoff = self.base_delay * (2**attempt) * random.uniform(0.8, 1.2)
+        return min(max(backoff, 0.0), self.max_delay)
+
+
+@dataclass(frozen=True)
+class EnvHints:
+    """Names used in error messages: the provider and the variables the user can set."""
+
+    label: str
+    base_url_var: str
+    api_key_var: str
+
+
+def is_retryable_status(status: int) -> bool:
+    return status in RETRYABLE_STATUS or status >= 500
+
+
+def parse_retry_after(headers: httpx.Headers) -> float | None:
+    """Seconds from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date)."""
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return max(float(millis) / 1000.0, 0.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max((when - datetime.now(UTC)).total_seconds(), 0.0)
+
+
+def error_message_from_body(body: bytes, content_type: str = "") -> str:
+    """The server's own explanation: ``{"error": {"message": ...}}`` and common variants."""
+    text = body.decode("utf-8", errors="replace").strip()
+    if not text:
+        return ""
+    try:
+        data: Any = json.loads(text)
+    except json.JSONDecodeError:
+        data = None
+    if data is not None:
+        found = _message_in(data)
+        if found:
+            return _shorten(found)
+    if "html" in content_type.lower() or text.lstrip().startswith("<"):
+        return ""  # an HTML error page says nothing useful in one line
+    return _shorten(text)
+
+
+def _message_in(data: Any) -> str:
+    if isinstance(data, str):
+        return data
+    if not isinstance(data, dict):
+        return ""
+    error = data.get("error")
+    if isinstance(error, dict):
+        message = error.get("message")
+        kind = error.get("type")
+        if isinstance(message, str) and message:
+            return message
+        if isinstance(kind, str):
+            return kind
+    if isinstance(error, str) and error:
+        return error
+    for key in ("message", "detail"):
+        value = data.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def _shorten(text: str) -> str:
+    text = re.sub(r"\s+", " ", text).strip()
+    return text if len(text) <= _MAX_SERVER_MESSAGE else text[:_MAX_SERVER_MESSAGE] + "…"
+
+
+def redact(text: str, secrets: Sequence[str]) -> str:
+    """``text`` with every secret (of a plausible length) replaced by ``***``."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
+    return text
+
+
+def display_url(url: str | httpx.URL) -> str:
+    """The URL without user-info or query string (either could carry a credential)."""
+    parsed = httpx.URL(str(url))
+    return str(parsed.copy_with(userinfo=b"", query=None, fragment=None))
+
+
+def _status_hint(status: int, hints: EnvHints) -> str:
+    if status in (401, 403):
+        return f" (check {hints.api_key_var})"
+    if status == 404:
+        return f" (check the model name and {hints.base_url_var})"
+    return ""
+
+
+def _secs(value: float | None) -> str:
+    return "the configured time" if value is None else f"{value:g}s"
+
+
+def _os_reason(exc: BaseException) -> str:
+    """The most specific OS-level reason in an exception chain, e.g. 'Connection refused'."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError) and current.strerror:
+            return current.strerror
+        for inner in getattr(current, "exceptions", ()):  # ExceptionGroup from happy eyeballs
+            reason = _os_reason(inner)
+            if reason:
+                return reason
+        current = current.__cause__ or current.__context__
+    return ""
+
+
+class HttpTransport:
+    """One provider's HTTP client, timeouts, retry policy and error vocabulary."""
+
+    def __init__(
+        self,
+        hints: EnvHints,
+        *,
+        timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
+        retry: RetryPolicy | None = None,
+        client: httpx.AsyncClient | None = None,
+        secrets: Sequence[str] = (),
+    ) -> None:
+        self.hints = hints
+        self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
+        self.retry = retry or RetryPolicy()
+        self._secrets = [s for s in secrets if s]
+        self._owns_client = client is None
+        self.client = client if client is not None else httpx.AsyncClient(timeout=self.timeout)
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self.client.aclose()
+
+    def error(
+        self, message: str, *, status: int | None = None, retryable: bool = False
+    ) -> ProviderError:
+        text = redact(f"{self.hints.label}: {message}", self._secrets)
+        return ProviderError(text, status=status, retryable=retryable)
+
+    @asynccontextmanager
+    async def post_stream(
+        self, url: str, *, json_body: dict[str, Any], headers: dict[str, str]
+    ) -> AsyncIterator[httpx.Response]:
+        """A streamed response with a 2xx status, closed on exit; see the module docstring."""
+        response = await self._send_with_retries(url, json_body, headers)
+        try:
+            yield response
+        except httpx.TimeoutException as exc:
+            raise self._timeout_error(exc, url, mid_stream=True) from None
+        except httpx.TransportError as exc:
+            raise self.error(
+                f"the connection to {display_url(url)} broke before the response finished "
+                f"({type(exc).__name__}: {exc or 'no details'}). Try again."
+            ) from None
+        finally:
+            await response.aclose()
+
+    async def _send_with_retries(
+        self, url: str, json_body: dict[str, Any], headers: dict[str, str]
+    ) -> httpx.Response:
+        attempt = 0
+        while True:
+            retry_after: float | None = None
+            try:
+                request = self.client.build_request(
+                    "POST", url, json=json_body, headers=headers, timeout=self.timeout
+                )
+                response = await self.client.send(request, stream=True)
+            except (httpx.TimeoutException, httpx.ConnectError) as exc:
+                failure = self._transport_error(exc, url, attempt)
+            except httpx.TransportError as exc:
+                raise self.error(
+                    f"network error talking to {display_url(url)}: {type(exc).__name__}: {exc}"
+                ) from None
+            else:
+                if response.is_success:
+                    return response
+                failure = await self._status_error(response, url, attempt)
+                retry_after = parse_retry_after(response.headers)
+            if not failure.retryable or attempt >= self.retry.max_retries:
+                raise failure
+            wait = self.retry.delay(attempt, retry_after)
+            attempt += 1
+            log.warning(
+                "%s; retrying in %.2fs (retry %d of %d)",
+                failure,
+                wait,
+                attempt,
+                self.retry.max_retries,
+            )
+            await asyncio.sleep(wait)
+
+    async def _status_error(
+        self, response: httpx.Response, url: str, attempt: int
+    ) -> ProviderError:
+        try:
+            body = await response.aread()
+        except httpx.HTTPError:
+            body = b""
+        finally:
+            await response.aclose()
+        status = response.status_code
+        server = error_message_from_body(body, response.headers.get("content-type", ""))
+        server = server or response.reason_phrase or "no details"
+        retryable = is_retryable_status(status)
+        tail = _status_hint(status, self.hints)
+        if retryable and attempt >= self.retry.max_retries and attempt > 0:
+            tail += f" (gave up after {attempt} retries)"
+        return self.error(
+            f"HTTP {status} from {display_url(url)}: {server}{tail}",
+            status=status,
+            retryable=retryable,
+        )
+
+    def _transport_error(self, exc: httpx.HTTPError, url: str, attempt: int) -> ProviderError:
+        tries = f" (tried {attempt + 1} times)" if attempt else ""
+        if isinstance(exc, httpx.TimeoutException):
+            return self.error(
+                self._timeout_message(exc, url, mid_stream=False) + tries, retryable=True
+            )
+        reason = _os_reason(exc) or str(exc) or type(exc).__name__
+        return self.error(
+            f"cannot connect to {display_url(url)} ({reason}){tries}. Is the server running? "
+            f"Set {self.hints.base_url_var} to its address.",
+            retryable=True,
+        )
+
+    def _timeout_error(
+        self, exc: httpx.TimeoutException, url: str, *, mid_stream: bool
+    ) -> ProviderError:
+        return self.error(self._timeout_message(exc, url, mid_stream=mid_stream), retryable=True)
+
+    def _timeout_message(self, exc: httpx.TimeoutException, url: str, *, mid_stream: bool) -> str:
+        where = display_url(url)
+        base_var = self.hints.base_url_var
+        if isinstance(exc, httpx.ConnectTimeout):
+            message = (
+                f"connect timeout: no connection to {where} within {_secs(self.timeout.connect)}. "
+                f"Check {base_var} and that the server is reachable."
+            )
+        elif isinstance(exc, httpx.ReadTimeout):
+            phase = "in the middle of the response" if mid_stream else "before responding"
+            message = (
+                f"read timeout: {where} sent nothing for {_secs(self.timeout.read)} {phase}. "
+                f"The server may be overloaded or still loading the model; try again, "
+                f"or check {base_var} and the server."
+            )
+        elif isinstance(exc, httpx.WriteTimeout):
+            message = (
+                f"write timeout: could not send the request to {where} within "
+                f"{_secs(self.timeout.write)}. Check the network and {base_var}."
+            )
+        else:
+            message = (
+                f"timeout waiting for a free connection to {where} "
+                f"({type(exc).__name__}). Try again."
+            )
+        return message

@@ -1,0 +1,55 @@
+"""``--model SPEC`` -> a provider: ``demo``, ``openai:MODEL``, ``anthropic:MODEL``, ``script:PATH``.
+
+With no spec, ``AGENT_MODEL``/``AGENT_API_KEY`` select an OpenAI-compatible model, then
+``ANTHROPIC_API_KEY`` an Anthropic one; with no key at all the offline demo runs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from agent_tui.core.providers.base import Provider, ProviderError
+
+DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
+
+
+def default_spec(env: Mapping[str, str] | None = None) -> str:
+    env = os.environ if env is None else env
+    if env.get("AGENT_API_KEY") or env.get("AGENT_BASE_URL"):
+        return f"openai:{env.get('AGENT_MODEL', '')}"
+    if env.get("ANTHROPIC_API_KEY"):
+        return f"anthropic:{DEFAULT_ANTHROPIC_MODEL}"
+    return "demo"
+
+
+def make_provider(spec: str | None, *, cwd: Path | None = None) -> Provider:
+    """Build the provider a spec names; a bad spec raises ProviderError saying what is valid."""
+    spec = (spec or default_spec()).strip()
+    kind, _, rest = spec.partition(":")
+    kind = kind.lower()
+    if kind == "demo":
+        from agent_tui.core.providers.demo import DemoProvider
+
+        return DemoProvider()
+    if kind == "script":
+        from agent_tui.core.providers.script import ScriptProvider
+
+        if not rest:
+            raise ProviderError("script: needs a path, e.g. --model script:session.json")
+        path = Path(rest).expanduser()
+        if not path.is_absolute() and cwd is not None:
+            path = cwd / path
+        return ScriptProvider(path)
+    if kind == "openai":
+        from agent_tui.core.providers.openai import OpenAIProvider
+
+        return OpenAIProvider.from_env(rest)
+    if kind == "anthropic":
+        from agent_tui.core.providers.anthropic import AnthropicProvider
+
+        return AnthropicProvider.from_env(rest or DEFAULT_ANTHROPIC_MODEL)
+    raise ProviderError(
+        f"unknown model spec {spec!r}: use demo, openai:MODEL, anthropic:MODEL or script:PATH"
+    )

@@ -1,0 +1,148 @@
+"""Session transcripts as append-only JSONL files, and resuming them.
+
+Each session is one file ``<data dir>/sessions/<UTC time>-<id>.jsonl``: a ``meta`` line
+(id, cwd, model, created) followed by one ``message`` line per transcript message, appended
+and flushed as they happen, so a crash loses at most the line being written.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from agent_tui.core.paths import data_dir
+from agent_tui.core.transcript import Message
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class SessionLog:
+    id: str
+    path: Path
+    cwd: str
+    model: str
+    created: str
+    messages: list[Message] = field(default_factory=list)
+    skipped_lines: int = 0
+
+    def append(self, message: Message) -> None:
+        line = json.dumps({"type": "message", "message": message.model_dump(mode="json")})
+        with self.path.open("a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+            fh.flush()
+        self.messages.append(message)
+
+    @classmethod
+    def load(cls, path: Path) -> SessionLog:
+        """Read a session file; broken lines are skipped and counted, never fatal."""
+        meta: dict[str, str] = {}
+        messages: list[Message] = []
+        skipped = 0
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            for raw in fh:
+                if not raw.strip():
+                    continue
+                try:
+                    entry = json.loads(raw)
+                    if entry.get("type") == "meta":
+                        meta = entry
+                    elif entry.get("type") == "message":
+                        messages.append(Message.model_validate(entry["message"]))
+                except (json.JSONDecodeError, ValidationError, KeyError, AttributeError):
+                    skipped += 1
+        if skipped:
+            log.warning("%s: skipped %d unreadable line(s)", path, skipped)
+        session = cls(
+            id=meta.get("id", path.stem.rsplit("-", 1)[-1]),
+            path=path,
+            cwd=meta.get("cwd", ""),
+            model=meta.get("model", ""),
+            created=meta.get("created", ""),
+            messages=messages,
+            skipped_lines=skipped,
+        )
+        session.messages = repair(messages)
+        return session
+
+
+def repair(messages: list[Message]) -> list[Message]:
+    """Give tool calls left without a result (a crash mid-call) an 'interrupted' result."""
+    answered = {m.tool_call_id for m in messages if m.role == "tool"}
+    out: list[Message] = []
+    pending: list[Message] = []
+    for message in messages:
+        if message.role == "tool":
+            out.append(message)
+            continue
+        out.extend(pending)
+        pending = []
+        out.append(message)
+        if message.role == "assistant" and message.tool_calls:
+            pending = [
+                Message.tool(
+                    call, "Interrupted: the session ended before this call finished.", is_error=True
+                )
+                for call in message.tool_calls
+                if call.id not in answered
+            ]
+    out.extend(pending)
+    return out
+
+
+class SessionStore:
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = root or (data_dir() / "sessions")
+
+    def new(self, cwd: Path, model: str) -> SessionLog:
+        self.root.mkdir(parents=True, exist_ok=True)
+        now = datetime.now(UTC)
+        session_id = secrets.token_hex(4)
+        path = self.root / f"{now:%Y%m%dT%H%M%S}-{session_id}.jsonl"
+        created = now.isoformat(timespec="seconds")
+        meta = {
+            "type": "meta",
+            "id": session_id,
+            "cwd": str(cwd),
+            "model": model,
+            "created": created,
+        }
+        with path.open("x", encoding="utf-8") as fh:
+            fh.write(json.dumps(meta) + "\n")
+        return SessionLog(session_id, path, str(cwd), model, created)
+
+    def all(self) -> list[Path]:
+        """Session files, newest first."""
+        if not self.root.is_dir():
+            return []
+        return sorted(self.root.glob("*.jsonl"), key=lambda p: p.name, reverse=True)
+
+    def latest(self, cwd: Path) -> SessionLog | None:
+        """The most recent session started in ``cwd``."""
+        wanted = os.path.realpath(cwd)
+        for path in self.all():
+            try:
+                with path.open(encoding="utf-8") as fh:
+                    meta = json.loads(fh.readline() or "{}")
+            except (OSError, json.JSONDecodeError):
+                continue
+            if os.path.realpath(meta.get("cwd", "")) == wanted:
+                return SessionLog.load(path)
+        return None
+
+    def find(self, session_id: str) -> SessionLog | None:
+        """A session by id (or unique id prefix), or by file path."""
+        candidate = Path(session_id)
+        if candidate.suffix == ".jsonl" and candidate.is_file():
+            return SessionLog.load(candidate)
+        matches = [p for p in self.all() if p.stem.rsplit("-", 1)[-1].startswith(session_id)]
+        if len(matches) == 1:
+            return SessionLog.load(matches[0])
+        return None

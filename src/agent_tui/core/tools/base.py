@@ -1,0 +1,96 @@
+"""The tool protocol: one entry per tool, with fail-closed metadata.
+
+A tool is a name (plus aliases), a pydantic input model whose JSON Schema is what the model
+sees, a description written for a model, metadata, and an async ``call``. Adding a tool means
+adding one ``Tool`` to the registry; the loop never changes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from agent_tui.core.tools.file_state import FileStateCache
+
+InputT = TypeVar("InputT", bound=BaseModel)
+
+
+class ToolInput(BaseModel):
+    """Base for tool input models: unknown keys are a schema violation, not silently dropped."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass(frozen=True)
+class ToolMeta:
+    """Safety metadata. Defaults are fail-closed: a tool must declare itself safe."""
+
+    read_only: bool = False
+    concurrency_safe: bool = False
+    destructive: bool = False
+
+
+@dataclass(frozen=True)
+class ProgressUpdate:
+    """What a running tool reports: a status line, new output lines, or n/total."""
+
+    message: str | None = None
+    lines: tuple[str, ...] = ()
+    progress: float | None = None
+    total: float | None = None
+
+
+@dataclass
+class ToolOutput:
+    """A finished call. ``content`` is what the model reads; ``data`` is for the UI and logs.
+
+    ``is_error`` marks a call that ran but failed (a non-zero exit): the model still gets the
+    output, excerpted from its tail. ``never_spill`` marks output that limits itself (read_file).
+    """
+
+    content: str
+    is_error: bool = False
+    data: dict[str, Any] = field(default_factory=dict)
+    never_spill: bool = False
+
+
+ProgressCallback = Callable[[ProgressUpdate], None]
+
+
+def _no_progress(_: ProgressUpdate) -> None:
+    return None
+
+
+@dataclass
+class ToolContext:
+    """Everything a call may use: the session's working directory, shared state, progress."""
+
+    cwd: Path
+    file_state: FileStateCache = field(default_factory=FileStateCache)
+    call_id: str = ""
+    progress: ProgressCallback = _no_progress
+    started: float = field(default_factory=time.monotonic)
+
+    def resolve(self, path: str) -> Path:
+        """A path argument resolved against the session cwd (``~`` expanded)."""
+        p = Path(path).expanduser()
+        return p if p.is_absolute() else (self.cwd / p)
+
+
+@dataclass(frozen=True)
+class Tool(Generic[InputT]):
+    """One registry entry."""
+
+    name: str
+    description: str
+    input_model: type[InputT]
+    call: Callable[[InputT, ToolContext], Awaitable[ToolOutput]]
+    aliases: tuple[str, ...] = ()
+    meta: ToolMeta = ToolMeta()
+    timeout: float | None = None
+    """Seconds before dispatch gives up on the call; None leaves timing to the tool itself."""

@@ -1,0 +1,242 @@
+"""The tool registry: the single source of truth for what the model sees and what runs.
+
+``dispatch`` never raises (except to propagate cancellation): an unknown tool, arguments that
+are not JSON, a schema violation, a handler exception or a timeout each comes back as a
+structured ``ToolErrorInfo`` the model can read and act on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import json
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from agent_tui.core.tools import errors as codes
+from agent_tui.core.tools.base import Tool, ToolContext, ToolOutput
+from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
+from agent_tui.core.tools.schema import describe_validation_error, input_schema
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class DispatchOutcome:
+    """Either ``output`` (the call ran) or ``error`` (it failed before or while running)."""
+
+    tool: Tool[Any] | None
+    output: ToolOutput | None = None
+    error: ToolErrorInfo | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass
+class PreparedCall:
+    """A call whose tool was found and whose input validated, ready to run."""
+
+    tool: Tool[Any]
+    input: BaseModel
+
+
+class ToolRegistry:
+    """One entry per tool. Wire-format tool arrays are sorted by name and byte-stable."""
+
+    def __init__(self, tools: Iterable[Tool[Any]] = ()) -> None:
+        self._tools: dict[str, Tool[Any]] = {}
+        self._aliases: dict[str, str] = {}
+        self._cache: dict[str, str] = {}
+        for tool in tools:
+            self.register(tool)
+
+    # -- membership -------------------------------------------------------------------------
+
+    def register(self, tool: Tool[Any]) -> None:
+        names = [tool.name, *tool.aliases]
+        for name in names:
+            if name in self._tools or name in self._aliases:
+                raise ValueError(f"tool name {name!r} is already registered")
+        self._tools[tool.name] = tool
+        for alias in tool.aliases:
+            self._aliases[alias] = tool.name
+        self._cache.clear()
+
+    def unregister(self, name: str) -> None:
+        tool = self._tools.pop(name)
+        for alias in tool.aliases:
+            self._aliases.pop(alias, None)
+        self._cache.clear()
+
+    def get(self, name: str) -> Tool[Any] | None:
+        """Look a tool up by name or alias."""
+        return self._tools.get(name) or self._tools.get(self._aliases.get(name, ""))
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.get(name) is not None
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.tools())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def names(self) -> list[str]:
+        return sorted(self._tools)
+
+    def tools(self) -> list[Tool[Any]]:
+        return [self._tools[name] for name in self.names()]
+
+    def closest(self, name: str, n: int = 3) -> list[str]:
+        """Registered names that look like ``name`` (for "did you mean")."""
+        pool = [*self._tools, *self._aliases]
+        found = difflib.get_close_matches(name, pool, n=n, cutoff=0.5)
+        if not found:
+            lowered = name.lower()
+            found = [p for p in sorted(pool) if lowered in p.lower() or p.lower() in lowered][:n]
+        return found
+
+    # -- wire formats -----------------------------------------------------------------------
+
+    def openai_tools(self) -> list[dict[str, Any]]:
+        """The Chat Completions ``tools`` array."""
+        return json.loads(self.openai_tools_json())
+
+    def anthropic_tools(self) -> list[dict[str, Any]]:
+        """The Messages API ``tools`` array."""
+        return json.loads(self.anthropic_tools_json())
+
+    def openai_tools_json(self) -> str:
+        if "openai" not in self._cache:
+            array = [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": t.name,
+                        "description": t.description,
+                        "parameters": input_schema(t.input_model),
+                    },
+                }
+                for t in self.tools()
+            ]
+            self._cache["openai"] = json.dumps(array, ensure_ascii=False, separators=(",", ":"))
+        return self._cache["openai"]
+
+    def anthropic_tools_json(self) -> str:
+        if "anthropic" not in self._cache:
+            array = [
+                {
+                    "name": t.name,
+                    "description": t.description,
+                    "input_schema": input_schema(t.input_model),
+                }
+                for t in self.tools()
+            ]
+            self._cache["anthropic"] = json.dumps(array, ensure_ascii=False, separators=(",", ":"))
+        return self._cache["anthropic"]
+
+    # -- dispatch ---------------------------------------------------------------------------
+
+    def prepare(self, name: str, raw_arguments: str | None) -> PreparedCall | ToolErrorInfo:
+        """Find the tool and validate the arguments, without running anything."""
+        tool = self.get(name)
+        if tool is None:
+            suggestions = self.closest(name)
+            hint = (
+                f"Did you mean {', '.join(suggestions)}? " if suggestions else ""
+            ) + f"Call one of the available tools: {', '.join(self.names())}."
+            return ToolErrorInfo(
+                code=codes.UNKNOWN_TOOL,
+                message=f"There is no tool named {name!r}.",
+                next_step=hint,
+                retryable=False,
+                details=[f"closest: {s}" for s in suggestions],
+            )
+        text = raw_arguments if raw_arguments and raw_arguments.strip() else "{}"
+        try:
+            arguments = json.loads(text)
+        except json.JSONDecodeError as exc:
+            excerpt = text if len(text) <= 200 else text[:200] + "..."
+            return ToolErrorInfo(
+                code=codes.INVALID_JSON,
+                message=f"The arguments for {tool.name} are not valid JSON: {exc.msg} "
+                f"at line {exc.lineno} column {exc.colno}.",
+                next_step="Send the arguments again as one JSON object matching the tool's "
+                "input schema (escape quotes and newlines inside strings).",
+                retryable=True,
+                details=[f"received: {excerpt}"],
+            )
+        if not isinstance(arguments, dict):
+            return ToolErrorInfo(
+                code=codes.INVALID_ARGUMENTS,
+                message=f"The arguments for {tool.name} must be a JSON object, "
+                f"not {type(arguments).__name__}.",
+                next_step='Send an object such as {"name": value, ...} matching the schema.',
+                retryable=True,
+            )
+        try:
+            parsed = tool.input_model.model_validate(arguments)
+        except ValidationError as exc:
+            problems = describe_validation_error(exc)
+            return ToolErrorInfo(
+                code=codes.INVALID_ARGUMENTS,
+                message=f"The arguments for {tool.name} do not match its input schema "
+                f"({len(problems)} problem{'s' if len(problems) != 1 else ''}).",
+                next_step="Fix the fields listed in details and call the tool again.",
+                retryable=True,
+                details=problems,
+            )
+        return PreparedCall(tool=tool, input=parsed)
+
+    async def run(self, prepared: PreparedCall, ctx: ToolContext) -> DispatchOutcome:
+        """Run a prepared call; exceptions and timeouts become structured errors."""
+        tool = prepared.tool
+        try:
+            if tool.timeout is not None:
+                async with asyncio.timeout(tool.timeout):
+                    output = await tool.call(prepared.input, ctx)
+            else:
+                output = await tool.call(prepared.input, ctx)
+        except ToolFailure as failure:
+            return DispatchOutcome(tool=tool, error=failure.info)
+        except TimeoutError:
+            return DispatchOutcome(
+                tool=tool,
+                error=ToolErrorInfo(
+                    code=codes.TIMEOUT,
+                    message=f"{tool.name} did not finish within {tool.timeout:g} seconds "
+                    "and was stopped.",
+                    next_step="Narrow the request (smaller path, fewer files) and try again.",
+                    retryable=True,
+                ),
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a handler bug must not kill the loop
+            log.exception("tool %s raised", tool.name)
+            return DispatchOutcome(
+                tool=tool,
+                error=ToolErrorInfo(
+                    code=codes.TOOL_EXCEPTION,
+                    message=f"{tool.name} failed: {type(exc).__name__}: {exc}",
+                    next_step="Check the arguments (paths, patterns) and try again, or use "
+                    "another tool to reach the same goal.",
+                    retryable=False,
+                ),
+            )
+        return DispatchOutcome(tool=tool, output=output)
+
+    async def dispatch(
+        self, name: str, raw_arguments: str | None, ctx: ToolContext
+    ) -> DispatchOutcome:
+        """Prepare and run one call. Never raises except ``CancelledError``."""
+        prepared = self.prepare(name, raw_arguments)
+        if isinstance(prepared, ToolErrorInfo):
+            return DispatchOutcome(tool=self.get(name), error=prepared)
+        return await self.run(prepared, ctx)

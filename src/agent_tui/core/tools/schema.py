@@ -1,0 +1,60 @@
+"""JSON Schema for tool inputs, as models see it, and schema errors as JSON paths."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+
+def _strip_titles(node: Any) -> Any:
+    """Drop pydantic's auto-generated ``title`` keys: tokens the model does not need."""
+    if isinstance(node, dict):
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key == "title" and isinstance(value, str):
+                continue
+            if key == "properties" and isinstance(value, dict):
+                out[key] = {name: _strip_titles(prop) for name, prop in value.items()}
+            else:
+                out[key] = _strip_titles(value)
+        return out
+    if isinstance(node, list):
+        return [_strip_titles(item) for item in node]
+    return node
+
+
+def input_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON Schema the model sees for a tool input model (an ``object`` schema)."""
+    schema = _strip_titles(model.model_json_schema())
+    schema.setdefault("type", "object")
+    schema.setdefault("properties", {})
+    return schema
+
+
+def json_path(loc: tuple[int | str, ...]) -> str:
+    """``("edits", 0, "path")`` -> ``$.edits[0].path``."""
+    out = "$"
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def describe_validation_error(error: ValidationError) -> list[str]:
+    """One line per problem: the JSON path, what is wrong, and what was given."""
+    lines = []
+    for problem in error.errors(include_url=False):
+        path = json_path(tuple(problem.get("loc", ())))
+        message = problem.get("msg", "invalid")
+        kind = problem.get("type", "")
+        if kind == "missing":
+            lines.append(f"{path}: required field is missing")
+        elif kind == "extra_forbidden":
+            lines.append(f"{path}: unknown field (not in the schema)")
+        else:
+            given = problem.get("input")
+            shown = repr(given)
+            if len(shown) > 80:
+                shown = shown[:77] + "..."
+            lines.append(f"{path}: {message} (got {shown})")
+    return lines

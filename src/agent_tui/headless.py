@@ -1,0 +1,161 @@
+"""Headless mode (``agent-tui -p``): the same loop and events as the TUI, rendered as text/JSON.
+
+``text`` streams the answer to stdout and one line per tool event to stderr; ``json`` prints a
+single result object at the end; ``stream-json`` prints every event as one JSON line. The exit
+code is 0 when the turn completed, 1 on an error or max-turns stop, 130 when interrupted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+from typing import Literal, TextIO
+
+from agent_tui.core.agent import Agent
+from agent_tui.core.events import (
+    AssistantDelta,
+    ErrorEvent,
+    Event,
+    SessionStart,
+    ToolErrorEvent,
+    ToolRejected,
+    ToolResult,
+    ToolUse,
+    TurnEnd,
+    UsageEvent,
+)
+
+OutputFormat = Literal["text", "json", "stream-json"]
+EXIT_CODES = {"completed": 0, "error": 1, "max_turns": 1, "interrupted": 130}
+DEMO_NOTICE = (
+    "[agent-tui: offline demo model — set AGENT_API_KEY or ANTHROPIC_API_KEY, or pass --model, "
+    "for a real model]"
+)
+
+
+def _short(value: object, limit: int = 100) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class TextRenderer:
+    """Assistant text to ``out``; a compact line per tool event to ``err``."""
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self.out, self.err = out, err
+        self.at_line_start = True
+
+    def _text(self, text: str) -> None:
+        self.out.write(text)
+        self.out.flush()
+        self.at_line_start = text.endswith("\n")
+
+    def _note(self, line: str) -> None:
+        if not self.at_line_start:
+            self._text("\n")
+        self.err.write(line + "\n")
+        self.err.flush()
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, AssistantDelta):
+            self._text(event.text)
+        elif isinstance(event, ToolUse):
+            shown = event.input if event.input is not None else event.raw_arguments
+            self._note(f"→ {event.name} {_short(shown)}")
+        elif isinstance(event, ToolResult):
+            mark = "✗" if event.is_error else "✓"
+            first = next((ln for ln in event.content.splitlines() if ln.strip()), "")
+            self._note(f"{mark} {event.name} ({event.elapsed:.2f}s) {_short(first, 80)}")
+        elif isinstance(event, ToolErrorEvent):
+            self._note(f"✗ {event.name} error [{event.code}]: {event.message}")
+        elif isinstance(event, ToolRejected):
+            self._note(f"⊘ {event.name} rejected: {event.reason}")
+        elif isinstance(event, ErrorEvent):
+            self._note(f"error ({event.where}): {event.message}")
+        elif isinstance(event, TurnEnd):
+            if not self.at_line_start:
+                self._text("\n")
+            if event.reason == "interrupted":
+                self._note("[interrupted]")
+
+
+async def run_headless(
+    agent: Agent,
+    prompt: str,
+    output_format: OutputFormat = "text",
+    *,
+    session_start: SessionStart,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    events: list[dict[str, object]] = []
+    end: TurnEnd | None = None
+    errors: list[str] = []
+    usage: UsageEvent | None = None
+    renderer = TextRenderer(out, err) if output_format == "text" else None
+
+    def emit(event: Event) -> None:
+        if output_format == "stream-json":
+            out.write(event.to_json() + "\n")
+            out.flush()
+        elif output_format == "json":
+            events.append(event.model_dump(mode="json", exclude_none=True))
+        elif renderer is not None:
+            renderer(event)
+
+    if session_start.demo and output_format == "text":
+        err.write(DEMO_NOTICE + "\n")
+    emit(session_start)
+
+    loop = asyncio.get_running_loop()
+    installed = _install_sigint(loop, agent)
+    try:
+        async for event in agent.run(prompt):
+            emit(event)
+            if isinstance(event, TurnEnd):
+                end = event
+            elif isinstance(event, ErrorEvent):
+                errors.append(event.message)
+            elif isinstance(event, UsageEvent):
+                usage = event
+    finally:
+        if installed:
+            loop.remove_signal_handler(signal.SIGINT)
+        await agent.provider.aclose()
+    reason = end.reason if end else "error"
+    if output_format == "json":
+        result = {
+            "type": "result",
+            "session_id": session_start.session_id,
+            "model": session_start.model,
+            "demo": session_start.demo,
+            "reason": reason,
+            "is_error": reason != "completed",
+            "text": end.text if end else "",
+            "turns": end.turns if end else 0,
+            "errors": errors,
+            "usage": usage.session.model_dump() if usage else None,
+            "events": events,
+        }
+        out.write(json.dumps(result, ensure_ascii=False) + "\n")
+        out.flush()
+    return EXIT_CODES.get(reason, 1)
+
+
+def _install_sigint(loop: asyncio.AbstractEventLoop, agent: Agent) -> bool:
+    """First Ctrl+C interrupts the turn gracefully; a second one kills the process."""
+
+    def on_sigint() -> None:
+        agent.interrupt()
+        loop.remove_signal_handler(signal.SIGINT)
+
+    try:
+        loop.add_signal_handler(signal.SIGINT, on_sigint)
+    except (NotImplementedError, RuntimeError, ValueError):
+        return False
+    return True

@@ -1,0 +1,193 @@
+"""A real, scriptable HTTP server on 127.0.0.1 for the provider tests.
+
+Each test queues responses (status, headers, body chunks sent with chunked transfer encoding
+and flushed one by one, so the client really receives fragments) and reads back the requests
+the server received. The server runs in a background thread, independent of the test's event
+loop. Nothing in it sleeps for a fixed time: a "hang" waits on an event released at teardown.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+
+@dataclass
+class ScriptedResponse:
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    chunks: list[bytes] = field(default_factory=list)
+    hang_before_headers: bool = False
+    """Accept the request, then send nothing (to provoke a read timeout)."""
+    hang_after_chunks: bool = False
+    """Send the chunks, then keep the connection open without finishing the body."""
+
+
+@dataclass
+class RecordedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+    @property
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+class FakeServer:
+    def __init__(self) -> None:
+        self._responses: deque[ScriptedResponse] = deque()
+        self.requests: list[RecordedRequest] = []
+        self.release = threading.Event()
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+        self._httpd.daemon_threads = True
+        self.port = self._httpd.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self.release.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=10)
+
+    # -- scripting --------------------------------------------------------------------------
+
+    def add(self, response: ScriptedResponse) -> None:
+        with self._lock:
+            self._responses.append(response)
+
+    @staticmethod
+    def sse_bytes(*events: dict[str, Any] | str, event_names: bool = False) -> bytes:
+        """``data: <json>`` blocks (a str is sent verbatim as the data, e.g. ``[DONE]``);
+        with ``event_names`` each dict also gets an ``event: <its type>`` line."""
+        out: list[str] = []
+        for item in events:
+            if isinstance(item, str):
+                out.append(f"data: {item}\n\n")
+                continue
+            prefix = f"event: {item['type']}\n" if event_names else ""
+            out.append(f"{prefix}data: {json.dumps(item)}\n\n")
+        return "".join(out).encode()
+
+    def add_sse(self, body: bytes, *, chunk_size: int | None = None, **kwargs: Any) -> None:
+        """Queue an event-stream reply, sent in ``chunk_size``-byte fragments if given."""
+        if chunk_size:
+            chunks = [body[i : i + chunk_size] for i in range(0, len(body), chunk_size)]
+        else:
+            chunks = [body]
+        headers = {"Content-Type": "text/event-stream", **kwargs.pop("headers", {})}
+        self.add(ScriptedResponse(headers=headers, chunks=chunks, **kwargs))
+
+    def add_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        self.add(
+            ScriptedResponse(
+                status=status,
+                headers={"Content-Type": "application/json", **(headers or {})},
+                chunks=[json.dumps(payload).encode()],
+            )
+        )
+
+    def next_response(self) -> ScriptedResponse:
+        with self._lock:
+            if self._responses:
+                return self._responses.popleft()
+        return ScriptedResponse(status=599, chunks=[b'{"error":{"message":"no scripted reply"}}'])
+
+    def record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self.requests.append(request)
+
+
+def _make_handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length)
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            server.record(RecordedRequest("POST", self.path, headers, body))
+            reply = server.next_response()
+            try:
+                self._reply(reply)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (timeouts, cancellation): fine
+            self.close_connection = True
+
+        def _reply(self, reply: ScriptedResponse) -> None:
+            if reply.hang_before_headers:
+                server.release.wait(30)
+                return
+            self.send_response(reply.status)
+            for name, value in reply.headers.items():
+                self.send_header(name, value)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.flush()
+            for chunk in reply.chunks:
+                if chunk:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                    self.wfile.flush()
+            if reply.hang_after_chunks:
+                server.release.wait(30)
+                return
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+
+    return Handler
+
+
+@pytest.fixture
+def server() -> Iterator[FakeServer]:
+    fake = FakeServer()
+    fake.start()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture
+def refused_url() -> Iterator[str]:
+    """A 127.0.0.1 URL nothing listens on: a bound but non-listening socket refuses."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    sock.close()
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests see no provider configuration (or proxies) from the developer's shell."""
+    for name in (
+        "AGENT_BASE_URL",
+        "AGENT_API_KEY",
+        "AGENT_MODEL",
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "ANTHROPIC_MODEL",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+    ):
+        monkeypatch.delenv(name, raising=False)
