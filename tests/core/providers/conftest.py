@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from agent_tui.core.tools import Tool, ToolContext, ToolInput, ToolOutput, ToolRegistry
+
 
 @dataclass
 class ScriptedResponse:
@@ -29,6 +31,10 @@ class ScriptedResponse:
     """Accept the request, then send nothing (to provoke a read timeout)."""
     hang_after_chunks: bool = False
     """Send the chunks, then keep the connection open without finishing the body."""
+    drop: bool = False
+    """Close the connection without sending a response at all."""
+    cut_after_chunks: bool = False
+    """Send the chunks, then close the connection without finishing the body."""
 
 
 @dataclass
@@ -53,7 +59,9 @@ class FakeServer:
         self._httpd.daemon_threads = True
         self.port = self._httpd.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
 
     def start(self) -> None:
         self._thread.start()
@@ -101,6 +109,17 @@ class FakeServer:
             )
         )
 
+    def add_text(self, status: int, body: bytes, content_type: str = "text/plain") -> None:
+        self.add(ScriptedResponse(status, {"Content-Type": content_type}, [body]))
+
+    def add_drop(self) -> None:
+        """Queue a reply that closes the connection without answering."""
+        self.add(ScriptedResponse(drop=True))
+
+    def add_hang(self) -> None:
+        """Queue a reply that accepts the request and then sends nothing at all."""
+        self.add(ScriptedResponse(hang_before_headers=True))
+
     def next_response(self) -> ScriptedResponse:
         with self._lock:
             if self._responses:
@@ -132,6 +151,8 @@ def _make_handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             self.close_connection = True
 
         def _reply(self, reply: ScriptedResponse) -> None:
+            if reply.drop:
+                return
             if reply.hang_before_headers:
                 server.release.wait(30)
                 return
@@ -148,6 +169,8 @@ def _make_handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                     self.wfile.flush()
             if reply.hang_after_chunks:
                 server.release.wait(30)
+                return
+            if reply.cut_after_chunks:
                 return
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
@@ -191,3 +214,28 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
         "all_proxy",
     ):
         monkeypatch.delenv(name, raising=False)
+
+
+class _PathInput(ToolInput):
+    path: str
+
+
+class _GrepInput(ToolInput):
+    pattern: str
+
+
+async def _unused(_: ToolInput, __: ToolContext) -> ToolOutput:
+    raise AssertionError("providers never run tools")
+
+
+@pytest.fixture
+def registry() -> ToolRegistry:
+    """Two tools, so the wire ``tools`` arrays are non-trivial."""
+    return ToolRegistry(
+        [
+            Tool(
+                name="read_file", description="Read a file.", input_model=_PathInput, call=_unused
+            ),
+            Tool(name="grep", description="Search files.", input_model=_GrepInput, call=_unused),
+        ]
+    )

@@ -26,7 +26,13 @@ from agent_tui.core.providers.base import (
     TextDelta,
     ToolCallReady,
 )
-from agent_tui.core.providers.http import DEFAULT_TIMEOUT, EnvHints, HttpTransport, RetryPolicy
+from agent_tui.core.providers.http import (
+    DEFAULT_TIMEOUT,
+    EnvHints,
+    HttpTransport,
+    RetryPolicy,
+    display_url,
+)
 from agent_tui.core.providers.sse import iter_sse
 from agent_tui.core.transcript import Message, ToolCall, Usage
 
@@ -35,7 +41,10 @@ __all__ = ["ANTHROPIC_VERSION", "DEFAULT_BASE_URL", "AnthropicProvider", "to_ant
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
 HINTS = EnvHints(
-    label="anthropic", base_url_var="ANTHROPIC_BASE_URL", api_key_var="ANTHROPIC_API_KEY"
+    label="anthropic",
+    base_url_var="ANTHROPIC_BASE_URL",
+    api_key_var="ANTHROPIC_API_KEY",
+    example_url=DEFAULT_BASE_URL,
 )
 _RETRYABLE_ERRORS = frozenset({"overloaded_error", "api_error", "rate_limit_error"})
 
@@ -176,6 +185,8 @@ class _ResponseState:
             return self.feed(data)
         items: list[StreamItem] = []
         for block in data.get("content") or []:
+            if not isinstance(block, dict):
+                continue
             if block.get("type") == "text" and block.get("text"):
                 items.extend(self._text(str(block["text"])))
             elif block.get("type") == "tool_use":
@@ -278,7 +289,7 @@ class AnthropicProvider:
         return body
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
-        state = _ResponseState(self._http, self.url)
+        state = _ResponseState(self._http, display_url(self.url))
         async with self._http.post_stream(
             self.url, json_body=self.build_body(request), headers=self.build_headers()
         ) as response:
@@ -296,7 +307,7 @@ class AnthropicProvider:
                         break
             if not state.stopped:
                 raise self._http.error(
-                    f"the stream from {self.url} ended before message_stop; "
+                    f"the stream from {display_url(self.url)} ended before message_stop; "
                     "the response is incomplete. Try again."
                 )
         yield state.completion()
@@ -309,7 +320,7 @@ class AnthropicProvider:
         if not isinstance(data, dict):
             excerpt = text if len(text) <= 200 else text[:200] + "…"
             raise self._http.error(
-                f"{self.url} sent an event that is not a JSON object: {excerpt!r}"
+                f"{display_url(self.url)} sent an event that is not a JSON object: {excerpt!r}"
             )
         return data
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import random
 import re
 from collections.abc import AsyncIterator, Sequence
@@ -31,7 +32,9 @@ __all__ = [
     "EnvHints",
     "HttpTransport",
     "RetryPolicy",
+    "display_url",
     "error_message_from_body",
+    "is_retryable_status",
     "parse_retry_after",
     "redact",
 ]
@@ -68,6 +71,7 @@ class EnvHints:
     label: str
     base_url_var: str
     api_key_var: str
+    example_url: str
 
 
 def is_retryable_status(status: int) -> bool:
@@ -153,8 +157,11 @@ def redact(text: str, secrets: Sequence[str]) -> str:
 
 def display_url(url: str | httpx.URL) -> str:
     """The URL without user-info or query string (either could carry a credential)."""
-    parsed = httpx.URL(str(url))
-    return str(parsed.copy_with(userinfo=b"", query=None, fragment=None))
+    try:
+        parsed = httpx.URL(str(url))
+        return str(parsed.copy_with(userinfo=b"", query=None, fragment=None))
+    except (httpx.InvalidURL, TypeError, ValueError):
+        return str(url)
 
 
 def _status_hint(status: int, hints: EnvHints) -> str:
@@ -175,8 +182,11 @@ def _os_reason(exc: BaseException) -> str:
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        if isinstance(current, OSError) and current.strerror:
-            return current.strerror
+        if isinstance(current, OSError):
+            if isinstance(current.errno, int) and current.errno > 0:
+                return os.strerror(current.errno)
+            if current.strerror:  # e.g. socket.gaierror: "Name or service not known"
+                return current.strerror
         for inner in getattr(current, "exceptions", ()):  # ExceptionGroup from happy eyeballs
             reason = _os_reason(inner)
             if reason:
@@ -243,7 +253,13 @@ class HttpTransport:
                     "POST", url, json=json_body, headers=headers, timeout=self.timeout
                 )
                 response = await self.client.send(request, stream=True)
-            except (httpx.TimeoutException, httpx.ConnectError) as exc:
+            except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
+                raise self.error(
+                    f"invalid URL {url!r}: {str(exc).rstrip('.')}. "
+                    f"Set {self.hints.base_url_var} to a full URL "
+                    f"such as {self.hints.example_url}."
+                ) from None
+            except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
                 failure = self._transport_error(exc, url, attempt)
             except httpx.TransportError as exc:
                 raise self.error(
@@ -292,13 +308,21 @@ class HttpTransport:
     def _transport_error(self, exc: httpx.HTTPError, url: str, attempt: int) -> ProviderError:
         tries = f" (tried {attempt + 1} times)" if attempt else ""
         if isinstance(exc, httpx.TimeoutException):
-            return self.error(
-                self._timeout_message(exc, url, mid_stream=False) + tries, retryable=True
-            )
+            message = self._timeout_message(exc, url, mid_stream=False)
+            if attempt:
+                message += f" Tried {attempt + 1} times."
+            return self.error(message, retryable=True)
         reason = _os_reason(exc) or str(exc) or type(exc).__name__
+        if isinstance(exc, httpx.ConnectError):
+            return self.error(
+                f"cannot connect to {display_url(url)} ({reason}){tries}. Is the server "
+                f"running? Set {self.hints.base_url_var} to its address.",
+                retryable=True,
+            )
         return self.error(
-            f"cannot connect to {display_url(url)} ({reason}){tries}. Is the server running? "
-            f"Set {self.hints.base_url_var} to its address.",
+            f"the connection to {display_url(url)} failed before a response arrived "
+            f"({type(exc).__name__}: {reason}){tries}. Try again; if it persists, check "
+            f"{self.hints.base_url_var} and the server.",
             retryable=True,
         )
 

@@ -24,14 +24,25 @@ from agent_tui.core.providers.base import (
     TextDelta,
     ToolCallReady,
 )
-from agent_tui.core.providers.http import DEFAULT_TIMEOUT, EnvHints, HttpTransport, RetryPolicy
+from agent_tui.core.providers.http import (
+    DEFAULT_TIMEOUT,
+    EnvHints,
+    HttpTransport,
+    RetryPolicy,
+    display_url,
+)
 from agent_tui.core.providers.sse import iter_sse
 from agent_tui.core.transcript import Message, ToolCall, Usage
 
 __all__ = ["DEFAULT_BASE_URL", "OpenAIProvider", "to_openai_messages"]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-HINTS = EnvHints(label="openai", base_url_var="AGENT_BASE_URL", api_key_var="AGENT_API_KEY")
+HINTS = EnvHints(
+    label="openai",
+    base_url_var="AGENT_BASE_URL",
+    api_key_var="AGENT_API_KEY",
+    example_url="http://localhost:11434/v1",
+)
 
 
 def to_openai_messages(system: str, messages: list[Message]) -> list[dict[str, Any]]:
@@ -261,7 +272,7 @@ class OpenAIProvider:
         return body
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
-        state = _ResponseState(self._http, self.url)
+        state = _ResponseState(self._http, display_url(self.url))
         async with self._http.post_stream(
             self.url, json_body=self.build_body(request), headers=self.build_headers()
         ) as response:
@@ -271,7 +282,7 @@ class OpenAIProvider:
                     yield item
             elif "text/html" in content_type:
                 raise self._http.error(
-                    f"{self.url} answered with an HTML page, not a model response. "
+                    f"{display_url(self.url)} answered with an HTML page, not a model response. "
                     "Check AGENT_BASE_URL (it usually ends in /v1)."
                 )
             else:
@@ -284,8 +295,8 @@ class OpenAIProvider:
                         yield item
                 if not saw_done and state.stop_reason is None:
                     raise self._http.error(
-                        f"the stream from {self.url} ended before the response was complete "
-                        "(no finish_reason and no [DONE]). Try again."
+                        f"the stream from {display_url(self.url)} ended before the response "
+                        "was complete (no finish_reason and no [DONE]). Try again."
                     )
         for item in state.finish():
             yield item
@@ -298,9 +309,13 @@ class OpenAIProvider:
             data = json.loads(text)
         except json.JSONDecodeError:
             excerpt = text if len(text) <= 200 else text[:200] + "…"
-            raise self._http.error(f"{self.url} sent data that is not JSON: {excerpt!r}") from None
+            raise self._http.error(
+                f"{display_url(self.url)} sent data that is not JSON: {excerpt!r}"
+            ) from None
         if not isinstance(data, dict):
-            raise self._http.error(f"{self.url} sent JSON that is not an object: {text[:200]!r}")
+            raise self._http.error(
+                f"{display_url(self.url)} sent JSON that is not an object: {text[:200]!r}"
+            )
         return data
 
     async def aclose(self) -> None:
