@@ -17,7 +17,9 @@ _MODEL_ENV = (
 
 
 @pytest.fixture(autouse=True)
-def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_env(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = tmp_path_factory.mktemp("agent-home")
     monkeypatch.setenv("AGENT_TUI_DATA_DIR", str(home / "data"))
     monkeypatch.setenv("AGENT_TUI_CONFIG_DIR", str(home / "config"))

@@ -211,8 +211,11 @@ async def test_interrupt_during_tool_keeps_transcript_consistent(tmp_path: Path)
             if isinstance(event, ToolProgress) and event.message == HANG_STARTED:
                 agent.interrupt()
     errors = of_type(events, "tool_error")
-    assert [(e.id, e.code) for e in errors] == [("h", "interrupted"), ("e", "interrupted"),
-                                                ("t", "interrupted")]
+    assert [(e.id, e.code) for e in errors] == [
+        ("h", "interrupted"),
+        ("e", "interrupted"),
+        ("t", "interrupted"),
+    ]
     assert events[-1].type == "turn_end"
     assert events[-1].reason == "interrupted"
     assert not (tmp_path / "never").exists()

@@ -99,17 +99,23 @@ def _tour() -> list[Step]:
     def read_step(results: list[Message]) -> Calls:
         return [("read_file", {"path": _found_markdown(results) or TOUR_FILE, "limit": 40})]
 
-    def count_entries(results: list[Message]) -> str:
-        listed = next((m for m in results if m.name == "list_dir"), None)
-        n = len(listed.content.splitlines()) if listed else 0
+    def after_group(results: list[Message]) -> str:
+        found = sum(
+            1
+            for m in results
+            if m.name == "glob" and not m.is_error
+            for line in m.content.splitlines()
+            if line.strip().endswith((".md", ".py"))
+        )
         return (
-            f"The group finished together ({n} lines of directory listing). **Writing** "
-            f"changes your disk, so the next call — creating `{TOUR_FILE}` — waits for "
-            "your approval. Allow it to continue the tour (deny it and I'll stop there)."
+            f"All three finished together (I see {found} Markdown/Python file(s) at the top "
+            f"level). **Writing** changes your disk, so the next call — creating "
+            f"`{TOUR_FILE}` — waits for your approval. Allow it to continue the tour "
+            "(deny it and I'll stop there)."
         )
 
     log_cmd = (
-        f'{PY} -c "import sys\nfor i in range(1, 4001): '
+        f'{PY} -c "for i in range(1, 4001): '
         "print(f'{i:5d} INFO compiled module_{i}.py in {i % 97} ms')\""
     )
     return [
@@ -124,7 +130,7 @@ def _tour() -> list[Step]:
             ],
         ),
         Step(
-            text=count_entries,
+            text=after_group,
             calls=[("write_file", {"path": TOUR_FILE, "content": TOUR_SOURCE})],
         ),
         Step(

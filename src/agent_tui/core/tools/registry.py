@@ -197,15 +197,15 @@ class ToolRegistry:
     async def run(self, prepared: PreparedCall, ctx: ToolContext) -> DispatchOutcome:
         """Run a prepared call; exceptions and timeouts become structured errors."""
         tool = prepared.tool
+        deadline = asyncio.timeout(tool.timeout)
         try:
-            if tool.timeout is not None:
-                async with asyncio.timeout(tool.timeout):
-                    output = await tool.call(prepared.input, ctx)
-            else:
+            async with deadline:
                 output = await tool.call(prepared.input, ctx)
         except ToolFailure as failure:
             return DispatchOutcome(tool=tool, error=failure.info)
-        except TimeoutError:
+        except TimeoutError as exc:
+            if not deadline.expired():  # the handler's own timeout: an ordinary failure
+                return DispatchOutcome(tool=tool, error=_exception_info(tool.name, exc))
             return DispatchOutcome(
                 tool=tool,
                 error=ToolErrorInfo(
@@ -220,16 +220,7 @@ class ToolRegistry:
             raise
         except Exception as exc:  # a handler bug must not kill the loop
             log.exception("tool %s raised", tool.name)
-            return DispatchOutcome(
-                tool=tool,
-                error=ToolErrorInfo(
-                    code=codes.TOOL_EXCEPTION,
-                    message=f"{tool.name} failed: {type(exc).__name__}: {exc}",
-                    next_step="Check the arguments (paths, patterns) and try again, or use "
-                    "another tool to reach the same goal.",
-                    retryable=False,
-                ),
-            )
+            return DispatchOutcome(tool=tool, error=_exception_info(tool.name, exc))
         return DispatchOutcome(tool=tool, output=output)
 
     async def dispatch(
@@ -240,3 +231,13 @@ class ToolRegistry:
         if isinstance(prepared, ToolErrorInfo):
             return DispatchOutcome(tool=self.get(name), error=prepared)
         return await self.run(prepared, ctx)
+
+
+def _exception_info(name: str, exc: BaseException) -> ToolErrorInfo:
+    return ToolErrorInfo(
+        code=codes.TOOL_EXCEPTION,
+        message=f"{name} failed: {type(exc).__name__}: {exc}",
+        next_step="Check the arguments (paths, patterns) and try again, or use another tool "
+        "to reach the same goal.",
+        retryable=False,
+    )

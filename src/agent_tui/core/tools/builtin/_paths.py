@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import json
 import os
 import threading
 from collections.abc import Callable
@@ -97,7 +98,7 @@ def is_directory(path: Path, ctx: ToolContext, action: str) -> ToolFailure:
     return ToolFailure(
         "is_directory",
         f"{where} is a directory; {action} works on files.",
-        f"Use list_dir(path={where!r}) to see what it contains, then pick a file.",
+        f"Use list_dir(path={json.dumps(where)}) to see what it contains, then pick a file.",
     )
 
 

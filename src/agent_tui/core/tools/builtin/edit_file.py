@@ -1,0 +1,211 @@
+"""edit_file: replace one exact, unique piece of text in a file (or every copy, on request)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import Field
+
+from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
+from agent_tui.core.tools.builtin._diff import unified_diff
+from agent_tui.core.tools.builtin._paths import (
+    SAMPLE_BYTES,
+    is_directory,
+    looks_binary,
+    not_found,
+    shown,
+)
+from agent_tui.core.tools.builtin.atomic import atomic_write
+from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.file_state import FileStateCache, content_digest
+
+MAX_LINES_LISTED = 20
+_LINE_PREFIX = re.compile(r"^\s*\d+\t", re.MULTILINE)
+
+DESCRIPTION = """\
+Edit a file by replacing an exact piece of text. `old_string` must match the file literally \
+(no regex), including whitespace and indentation, and must occur exactly once unless \
+replace_all is true; include a few surrounding lines to make it unique. Copy it from \
+read_file's output without the line-number prefix. You must read_file the file in this \
+session first (or have written it with write_file); if it changed on disk since, read it \
+again. Windows (CRLF) line endings are handled: write old_string and new_string with plain \
+newlines. Returns a unified diff of the change. To create a file or rewrite it entirely, use \
+write_file."""
+
+
+class EditFileInput(ToolInput):
+    path: str = Field(
+        description="Path of the file to edit, absolute or relative to the working directory."
+    )
+    old_string: str = Field(
+        description="The exact text to replace, copied from the file (no line-number "
+        "prefixes). Must be unique in the file unless replace_all is true."
+    )
+    new_string: str = Field(
+        description="The text to put in place of old_string. Empty deletes old_string."
+    )
+    replace_all: bool = Field(
+        default=False,
+        description="Replace every occurrence of old_string instead of requiring exactly one "
+        "(e.g. to rename a variable). Default false.",
+    )
+
+
+@dataclass
+class _Edited:
+    old_text: str
+    new_text: str
+    count: int
+
+
+def _uses_crlf(text: str) -> bool:
+    crlf = text.count("\r\n")
+    return crlf > 0 and crlf * 2 >= text.count("\n")
+
+
+def _find(text: str, old: str) -> list[re.Match[str]]:
+    """Literal matches of ``old``; on a CRLF file, ``\\n`` in ``old`` also matches ``\\r\\n``."""
+    found = list(re.finditer(re.escape(old), text))
+    if not found and "\r\n" in text and "\n" in old and "\r" not in old:
+        pattern = r"\r?\n".join(re.escape(part) for part in old.split("\n"))
+        found = list(re.finditer(pattern, text))
+    return found
+
+
+def _line_numbers(text: str, matches: list[re.Match[str]]) -> list[int]:
+    numbers, line, pos = [], 1, 0
+    for match in matches:
+        line += text.count("\n", pos, match.start())
+        pos = match.start()
+        numbers.append(line)
+    return numbers
+
+
+def _not_found_hint(text: str, old: str) -> str:
+    if _LINE_PREFIX.search(old) and not _LINE_PREFIX.search(text):
+        return (
+            " old_string seems to contain read_file's line-number prefixes (number + tab); "
+            "those are not part of the file."
+        )
+    tokens = old.split()
+    if tokens:
+        loose = re.search(r"\s+".join(re.escape(t) for t in tokens), text)
+        if loose:
+            line = text.count("\n", 0, loose.start()) + 1
+            return (
+                f" A match that differs only in whitespace (indentation, spaces, tabs or "
+                f"line breaks) starts at line {line}."
+            )
+    return ""
+
+
+def _edit(path: Path, where: str, inp: EditFileInput, state: FileStateCache) -> _Edited:
+    changed = state.changed_since_read(path)
+    if changed is None:
+        raise ToolFailure(
+            "not_read",
+            f"{where} has not been read in this session, so it cannot be edited safely.",
+            f"Call read_file on {where} first, then call edit_file again.",
+        )
+    raw = path.read_bytes()
+    if changed or state.changed_since_read(path, raw):
+        raise ToolFailure(
+            "stale_file",
+            f"{where} changed on disk since you last read it (another program or command "
+            "modified it).",
+            f"Call read_file on {where} again to see its current content, then redo the edit "
+            "against that.",
+            retryable=True,
+        )
+    if looks_binary(raw[:SAMPLE_BYTES]):
+        raise ToolFailure(
+            "binary_file",
+            f"{where} is not a text file; edit_file only edits UTF-8 text.",
+            "Use run_shell with a suitable tool if the file really must change.",
+        )
+    text = raw.decode("utf-8", errors="surrogateescape")
+    matches = _find(text, inp.old_string)
+    if not matches:
+        raise ToolFailure(
+            "not_found",
+            f"old_string was not found in {where}.{_not_found_hint(text, inp.old_string)}",
+            f"Call read_file on {where} again and copy the exact text into old_string "
+            "(same whitespace and indentation, without the line-number prefixes).",
+            retryable=True,
+        )
+    if len(matches) > 1 and not inp.replace_all:
+        lines = _line_numbers(text, matches)
+        shown_lines = ", ".join(map(str, lines[:MAX_LINES_LISTED]))
+        more = f" and {len(lines) - MAX_LINES_LISTED} more" if len(lines) > MAX_LINES_LISTED else ""
+        raise ToolFailure(
+            "multiple_matches",
+            f"old_string occurs {len(matches)} times in {where} "
+            f"(at lines {shown_lines}{more}); it must be unique.",
+            "Add surrounding lines to old_string so that it matches exactly one place, or set "
+            "replace_all=true to replace every occurrence.",
+            retryable=True,
+        )
+    new = inp.new_string
+    if _uses_crlf(text) and "\r" not in new:
+        new = new.replace("\n", "\r\n")
+    parts, pos = [], 0
+    for match in matches:
+        parts += [text[pos : match.start()], new]
+        pos = match.end()
+    parts.append(text[pos:])
+    new_text = "".join(parts)
+    data = new_text.encode("utf-8", errors="surrogateescape")
+    atomic_write(path, data)
+    state.record(path, digest=content_digest(data))
+    return _Edited(text, new_text, len(matches))
+
+
+async def _call(inp: EditFileInput, ctx: ToolContext) -> ToolOutput:
+    path = ctx.resolve(inp.path)
+    where = shown(path, ctx)
+    if path.is_dir():
+        raise is_directory(path, ctx, "edit_file")
+    if not path.exists():
+        failure = not_found(path, ctx)
+        failure.info.next_step += " To create a new file, use write_file."
+        raise failure
+    if inp.old_string == "":
+        raise ToolFailure(
+            "empty_old_string",
+            "old_string is empty; edit_file replaces existing text.",
+            "Put the exact text to replace in old_string, or use write_file to rewrite the "
+            "whole file.",
+        )
+    if inp.old_string == inp.new_string:
+        raise ToolFailure(
+            "no_change",
+            "old_string and new_string are identical, so the edit would change nothing.",
+            "Put the new text in new_string; if the file is already as wanted, move on.",
+        )
+    try:
+        edited = await asyncio.to_thread(_edit, path, where, inp, ctx.file_state)
+    except PermissionError as exc:
+        raise ToolFailure(
+            "permission_denied",
+            f"Cannot edit {where}: permission denied.",
+            "Ask the user to fix the permissions, or edit another file.",
+        ) from exc
+    diff = unified_diff(edited.old_text, edited.new_text, where)
+    count = edited.count
+    summary = f"Edited {where}: {count} replacement{'s' if count != 1 else ''}."
+    return ToolOutput(
+        f"{summary}\n{diff}" if diff else summary,
+        data={"path": str(path), "diff": diff, "replacements": count},
+    )
+
+
+TOOL = Tool(
+    name="edit_file",
+    description=DESCRIPTION,
+    input_model=EditFileInput,
+    call=_call,
+    meta=ToolMeta(read_only=False, concurrency_safe=False),
+)

@@ -1,0 +1,108 @@
+"""glob: find files by name pattern, newest first."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from pydantic import Field
+
+from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
+from agent_tui.core.tools.builtin._paths import in_thread, not_found, shown
+from agent_tui.core.tools.builtin._walk import SKIPPED_TEXT, glob_regex, has_magic, walk_files
+from agent_tui.core.tools.errors import ToolFailure
+
+MAX_RESULTS = 500
+
+DESCRIPTION = f"""\
+Find files whose path matches a glob pattern, e.g. `**/*.py`, `src/**/test_*.ts`, \
+`*.{{js,ts}}`. `*` and `?` match within one directory level, `**` across any number of \
+levels, `[abc]` one character, `{{a,b}}` alternatives. Returns matching file paths (relative \
+to the working directory), most recently modified first, at most {MAX_RESULTS}. These \
+directories are skipped below the search path: {SKIPPED_TEXT}. Use grep to search file \
+contents."""
+
+
+class GlobInput(ToolInput):
+    pattern: str = Field(
+        min_length=1,
+        description="Glob pattern matched against file paths relative to `path`, e.g. "
+        '"**/*.py" (all Python files at any depth) or "*.md" (only directly in `path`).',
+    )
+    path: str = Field(
+        default=".",
+        description="Directory to search in. Default: the working directory.",
+    )
+
+
+def _split(base: Path, pattern: str) -> tuple[Path, str]:
+    """Move the pattern's leading literal directories into the base: less to walk."""
+    if pattern.startswith("/"):
+        base, pattern = Path("/"), pattern.lstrip("/")
+    segments = [s for s in pattern.split("/") if s not in ("", ".")]
+    while len(segments) > 1 and not has_magic(segments[0]):
+        base, segments = base / segments[0], segments[1:]
+    return base, "/".join(segments)
+
+
+def _scan(base: Path, pattern: str, stop: threading.Event) -> list[tuple[float, Path]]:
+    regex = glob_regex(pattern)
+    depth = None if "**" in pattern else pattern.count("/")
+    found: list[tuple[float, Path]] = []
+    for path, rel in walk_files(base, stop, depth):
+        if regex.fullmatch(rel):
+            try:
+                mtime = path.stat().st_mtime
+            except OSError:
+                mtime = 0.0
+            found.append((mtime, path))
+    found.sort(key=lambda item: (-item[0], item[1]))
+    return found
+
+
+async def _call(inp: GlobInput, ctx: ToolContext) -> ToolOutput:
+    root = ctx.resolve(inp.path)
+    if not root.exists():
+        raise not_found(root, ctx, kind="directory")
+    if not root.is_dir():
+        raise ToolFailure(
+            "not_a_directory",
+            f"{shown(root, ctx)} is a file, not a directory to search in.",
+            "Pass a directory as path (or read the file with read_file).",
+        )
+    base, pattern = _split(root, inp.pattern)
+    if not pattern or ".." in pattern.split("/"):
+        raise ToolFailure(
+            "invalid_pattern",
+            f"The pattern {inp.pattern!r} has no file name part or uses '..' after a wildcard.",
+            'Give a pattern such as "**/*.py", and put directories outside the search in `path`.',
+        )
+    found: list[tuple[float, Path]] = []
+    if base.is_dir():
+        found = await in_thread(lambda stop: _scan(base, pattern, stop))
+    lines = [shown(path, ctx) for _, path in found[:MAX_RESULTS]]
+    where = shown(root, ctx)
+    data = {"pattern": inp.pattern, "path": str(root), "count": len(found)}
+    if not found:
+        return ToolOutput(
+            f"No files match {inp.pattern!r} in {where} (skipped: {SKIPPED_TEXT}).", data=data
+        )
+    if len(found) > MAX_RESULTS:
+        lines.append(
+            f"[{MAX_RESULTS} of {len(found):,} matching files shown, newest first — "
+            f"{len(found) - MAX_RESULTS:,} more not shown; narrow the pattern or the path]"
+        )
+    else:
+        plural = "s" if len(found) != 1 else ""
+        lines.append(f"[{len(found)} matching file{plural}, newest first]")
+    return ToolOutput("\n".join(lines), data=data)
+
+
+TOOL = Tool(
+    name="glob",
+    description=DESCRIPTION,
+    input_model=GlobInput,
+    call=_call,
+    meta=ToolMeta(read_only=True, concurrency_safe=True),
+    timeout=60.0,
+)

@@ -1,0 +1,120 @@
+"""list_dir: the entries of one directory, directories first."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import Field
+
+from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
+from agent_tui.core.tools.builtin._paths import in_thread, not_found, shown
+from agent_tui.core.tools.errors import ToolFailure
+
+MAX_ENTRIES = 1000
+
+DESCRIPTION = f"""\
+List the entries of one directory (not recursive): directories first, then files and links, \
+each sorted by name. Each line shows the type (dir, file or link), the size and the name; \
+directory names end with `/`, links show their target. At most {MAX_ENTRIES:,} entries. Use \
+glob to find files by pattern across subdirectories."""
+
+
+class ListDirInput(ToolInput):
+    path: str = Field(
+        default=".",
+        description="Directory to list, absolute or relative to the working directory. "
+        "Default: the working directory.",
+    )
+
+
+@dataclass
+class _Entry:
+    kind: str
+    size: int | None
+    name: str
+
+
+def _human(size: int | None) -> str:
+    if size is None:
+        return "-"
+    value = float(size)
+    for unit in ("", "K", "M", "G", "T"):
+        if value < 1024 or unit == "T":
+            return f"{int(value)}" if unit == "" else f"{value:.1f}{unit}"
+        value /= 1024
+    return str(size)
+
+
+def _entry(item: os.DirEntry[str]) -> _Entry:
+    try:
+        if item.is_symlink():
+            try:
+                target = os.readlink(item.path)
+            except OSError:
+                target = "?"
+            return _Entry("link", None, f"{item.name} -> {target}")
+        if item.is_dir(follow_symlinks=False):
+            return _Entry("dir", None, item.name + "/")
+        st = item.stat(follow_symlinks=False)
+        kind = "file" if stat.S_ISREG(st.st_mode) else "other"
+        return _Entry(kind, st.st_size, item.name)
+    except OSError:
+        return _Entry("?", None, item.name)
+
+
+def _list(path: Path, stop: threading.Event) -> tuple[list[_Entry], int]:
+    with os.scandir(path) as it:
+        names = sorted(it, key=lambda e: (not e.is_dir(follow_symlinks=False), e.name))
+    entries: list[_Entry] = []
+    for item in names[:MAX_ENTRIES]:
+        if stop.is_set():
+            break
+        entries.append(_entry(item))
+    return entries, len(names)
+
+
+async def _call(inp: ListDirInput, ctx: ToolContext) -> ToolOutput:
+    path = ctx.resolve(inp.path)
+    where = shown(path, ctx)
+    if not path.exists():
+        raise not_found(path, ctx, kind="directory")
+    if not path.is_dir():
+        raise ToolFailure(
+            "not_a_directory",
+            f"{where} is a file, not a directory.",
+            f"Use read_file on {where} to see its content, or list_dir on its parent.",
+        )
+    try:
+        entries, total = await in_thread(lambda stop: _list(path, stop))
+    except PermissionError as exc:
+        raise ToolFailure(
+            "permission_denied",
+            f"Cannot list {where}: permission denied.",
+            "List another directory.",
+        ) from exc
+    data = {"path": str(path), "count": total}
+    if not entries:
+        return ToolOutput(f"{where}/ is empty.", data=data)
+    lines = [f"{e.kind:<5}{_human(e.size):>8}  {e.name}" for e in entries]
+    if total > len(entries):
+        lines.append(
+            f"[{len(entries):,} of {total:,} entries shown — {total - len(entries):,} more not "
+            "shown; use glob with a pattern to find specific files]"
+        )
+    else:
+        lines.append(f"[{total} entr{'ies' if total != 1 else 'y'} in {where}/]")
+    return ToolOutput("\n".join(lines), data=data)
+
+
+TOOL = Tool(
+    name="list_dir",
+    description=DESCRIPTION,
+    input_model=ListDirInput,
+    call=_call,
+    meta=ToolMeta(read_only=True, concurrency_safe=True),
+    timeout=60.0,
+)

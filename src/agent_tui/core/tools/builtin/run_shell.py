@@ -1,0 +1,253 @@
+"""run_shell: one shell command in the session cwd, output streamed, whole process group managed."""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import logging
+import os
+import shutil
+import signal
+import time
+
+from pydantic import Field
+
+from agent_tui.core.tools.base import (
+    ProgressCallback,
+    ProgressUpdate,
+    Tool,
+    ToolContext,
+    ToolInput,
+    ToolMeta,
+    ToolOutput,
+)
+from agent_tui.core.tools.builtin._paths import shown
+from agent_tui.core.tools.errors import TIMEOUT, ToolFailure
+
+DEFAULT_TIMEOUT = 120.0
+MAX_TIMEOUT = 600.0
+KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
+DRAIN_GRACE = 1.0  # after the shell exits, how long background holders of the pipe may write
+READ_BYTES = 64 * 1024
+PROGRESS_INTERVAL = 0.1
+PROGRESS_LINE_CHARS = 1000
+TAIL_LINES_ON_TIMEOUT = 50
+HEAD_BYTES = 2 << 20  # output kept in memory: the first 2 MiB and the last 6 MiB
+TAIL_BYTES = 6 << 20
+log = logging.getLogger(__name__)
+
+CHILD_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "GIT_TERMINAL_PROMPT": "0"}
+
+DESCRIPTION = f"""\
+Run a shell command (bash -c) in the working directory and return its output (stdout and \
+stderr merged, in order) followed by a line with the exit code. Use it for tests, builds, git, \
+package managers and anything the file tools do not cover; prefer read_file, edit_file, \
+write_file, grep, glob and list_dir for files. There is no stdin and no terminal: use \
+non-interactive flags (e.g. `-y`, `--no-pager`, `git --no-pager`), never editors or prompts. \
+Default timeout {DEFAULT_TIMEOUT:g} s, maximum {MAX_TIMEOUT:g} s; on timeout the command and \
+everything it started are killed. Background jobs (`cmd &`) must redirect their output to a \
+file (`cmd > log 2>&1 &`). Each call starts a fresh shell: `cd` and variables do not carry \
+over; chain commands with `&&` instead."""
+
+
+class RunShellInput(ToolInput):
+    command: str = Field(
+        min_length=1,
+        description="The command line to run with `bash -c`, e.g. `pytest -q tests/test_x.py`.",
+    )
+    timeout: float = Field(
+        default=DEFAULT_TIMEOUT,
+        gt=0,
+        le=MAX_TIMEOUT,
+        description=f"Seconds before the command is killed. Default {DEFAULT_TIMEOUT:g}, "
+        f"maximum {MAX_TIMEOUT:g}. Raise it for long builds or test suites.",
+    )
+
+
+class _Output:
+    """Keeps the output (head and tail if huge) and reports complete lines as batched progress."""
+
+    def __init__(self, progress: ProgressCallback) -> None:
+        self._progress = progress
+        self._head = bytearray()
+        self._tail = bytearray()
+        self._total = 0
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._partial = ""
+        self._pending: list[str] = []
+        self._last_flush = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+
+    async def pump(self, reader: asyncio.StreamReader) -> None:
+        while chunk := await reader.read(READ_BYTES):
+            self._feed(chunk)
+
+    def _feed(self, chunk: bytes) -> None:
+        self._total += len(chunk)
+        room = HEAD_BYTES - len(self._head)
+        if room > 0:
+            self._head += chunk[:room]
+        self._tail += chunk[max(room, 0) :]
+        if len(self._tail) > 2 * TAIL_BYTES:
+            del self._tail[:-TAIL_BYTES]
+        lines = (self._partial + self._decoder.decode(chunk)).split("\n")
+        self._partial = lines.pop()[:PROGRESS_LINE_CHARS]
+        self._pending += [line.removesuffix("\r")[:PROGRESS_LINE_CHARS] for line in lines]
+        if not self._pending:
+            return
+        wait = PROGRESS_INTERVAL - (time.monotonic() - self._last_flush)
+        if wait <= 0:
+            self.flush()
+        elif self._timer is None:
+            self._timer = asyncio.get_running_loop().call_later(wait, self.flush)
+
+    def stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def flush(self, final: bool = False) -> None:
+        self.stop_timer()
+        if final and self._partial:
+            self._pending.append(self._partial)
+            self._partial = ""
+        if self._pending:
+            update = ProgressUpdate(lines=tuple(self._pending))
+            self._pending = []
+            try:
+                self._progress(update)
+            except Exception:  # a broken listener must not stop the output from draining
+                log.exception("run_shell progress callback failed")
+        self._last_flush = time.monotonic()
+
+    def text(self) -> str:
+        tail = bytes(self._tail[-TAIL_BYTES:])
+        omitted = self._total - len(self._head) - len(tail)
+        out = self._head.decode("utf-8", errors="replace")
+        if omitted:
+            out += f"\n[… {omitted:,} bytes of output omitted …]\n"
+        out += tail.decode("utf-8", errors="replace")
+        return out.replace("\r\n", "\n")
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+async def _terminate(proc: asyncio.subprocess.Process) -> None:
+    """SIGTERM the command's process group, then SIGKILL whatever is left after a grace."""
+    _signal_group(proc.pid, signal.SIGTERM)
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(KILL_GRACE):
+            await proc.wait()
+    _signal_group(proc.pid, signal.SIGKILL)
+    await proc.wait()
+
+
+def _footer(code: int) -> str:
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return f"[killed by signal {signal.Signals(-code).name} (exit code {code})]"
+    return f"[exit code {code}]"
+
+
+async def _spawn(command: str, ctx: ToolContext, stdout: int) -> asyncio.subprocess.Process:
+    shell = shutil.which("bash") or "/bin/sh"
+    try:
+        return await asyncio.create_subprocess_exec(
+            shell,
+            "-c",
+            command,
+            cwd=ctx.cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=stdout,  # the same pipe: stdout and stderr interleave in write order
+            env={**os.environ, **CHILD_ENV},
+            start_new_session=True,  # its own process group, killable as a whole
+        )
+    except OSError as exc:
+        raise ToolFailure(
+            "spawn_failed",
+            f"Could not start {shell}: {exc.strerror or exc}.",
+            "Check that the working directory exists and a shell is installed.",
+        ) from exc
+
+
+async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
+    if not ctx.cwd.is_dir():
+        raise ToolFailure(
+            "bad_cwd",
+            f"The working directory {ctx.cwd} does not exist.",
+            "Ask the user to restart in an existing directory.",
+        )
+    loop = asyncio.get_running_loop()
+    read_fd, write_fd = os.pipe()
+    try:
+        proc = await _spawn(inp.command, ctx, write_fd)
+    except BaseException:
+        os.close(read_fd)
+        raise
+    finally:
+        os.close(write_fd)
+    # Our own pipe (not PIPE): wait() returns when the shell exits even if a background job
+    # still holds the pipe, and closing our end is ours to decide.
+    pipe = os.fdopen(read_fd, "rb", buffering=0)
+    reader = asyncio.StreamReader(limit=READ_BYTES)
+    output = _Output(ctx.progress)
+    transport: asyncio.ReadTransport | None = None
+    pump: asyncio.Future[None] | None = None
+    try:
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), pipe
+        )
+        pump = asyncio.ensure_future(output.pump(reader))
+        async with asyncio.timeout(inp.timeout):
+            code = await proc.wait()
+            await asyncio.wait({pump}, timeout=DRAIN_GRACE)
+    except TimeoutError:
+        await asyncio.shield(_terminate(proc))
+        if pump is not None:
+            await asyncio.wait({pump}, timeout=DRAIN_GRACE)
+        output.flush(final=True)
+        tail = output.text().rstrip("\n").split("\n")[-TAIL_LINES_ON_TIMEOUT:]
+        raise ToolFailure(
+            TIMEOUT,
+            f"The command did not finish within {inp.timeout:g} s and was killed with "
+            f"everything it started. Last {len(tail)} lines of output:\n" + "\n".join(tail),
+            "If it just needs longer, run it again with a larger timeout (maximum "
+            f"{MAX_TIMEOUT:g}). If it waits for input or never ends (a server, watch mode, "
+            "a prompt), use non-interactive flags or run it in the background with output "
+            "redirected to a file.",
+        ) from None
+    except BaseException:  # cancelled (Esc, a failing sibling): nothing may outlive the call
+        await asyncio.shield(_terminate(proc))
+        raise
+    finally:
+        output.stop_timer()
+        if pump is not None:
+            pump.cancel()
+            await asyncio.wait({pump})
+            if not pump.cancelled():
+                pump.exception()  # retrieved: a failed read just ends the output
+        if transport is not None:
+            transport.close()
+        else:
+            pipe.close()
+    output.flush(final=True)
+    text = output.text().removesuffix("\n") or "(no output)"
+    return ToolOutput(
+        f"{text}\n{_footer(code)}",
+        is_error=code != 0,
+        data={"exit_code": code, "command": inp.command, "cwd": shown(ctx.cwd, ctx)},
+    )
+
+
+TOOL = Tool(
+    name="run_shell",
+    description=DESCRIPTION,
+    input_model=RunShellInput,
+    call=_call,
+    meta=ToolMeta(read_only=False, concurrency_safe=False, destructive=True),
+)

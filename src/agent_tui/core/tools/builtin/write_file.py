@@ -1,0 +1,103 @@
+"""write_file: create or overwrite a whole file, atomically."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import Field
+
+from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
+from agent_tui.core.tools.builtin._diff import unified_diff
+from agent_tui.core.tools.builtin._paths import SAMPLE_BYTES, is_directory, looks_binary, shown
+from agent_tui.core.tools.builtin.atomic import atomic_write
+from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.file_state import content_digest
+
+DIFF_MAX_BYTES = 1 << 20
+"""Above this size the previous content is not read back for a diff."""
+
+DESCRIPTION = """\
+Create a file or replace a file's entire content with `content` (UTF-8). Parent directories \
+are created. The write is atomic (the file is never left half-written) and an existing file \
+keeps its permissions. Use it for new files and complete rewrites; to change part of an \
+existing file use edit_file, which is safer and cheaper. A file you write counts as read for \
+a later edit_file."""
+
+
+class WriteFileInput(ToolInput):
+    path: str = Field(
+        description="Path of the file to write, absolute or relative to the working directory."
+    )
+    content: str = Field(
+        description="The complete new content of the file, exactly as it should be on disk "
+        "(include the final newline)."
+    )
+
+
+@dataclass
+class _Written:
+    created: bool
+    previous: bytes | None
+
+
+def _write(path: Path, data: bytes) -> _Written:
+    previous: bytes | None = None
+    try:
+        if path.is_file() and path.stat().st_size <= DIFF_MAX_BYTES:
+            previous = path.read_bytes()
+    except OSError:
+        previous = None
+    return _Written(atomic_write(path, data), previous)
+
+
+def _line_count(text: str) -> int:
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+async def _call(inp: WriteFileInput, ctx: ToolContext) -> ToolOutput:
+    path = ctx.resolve(inp.path)
+    where = shown(path, ctx)
+    if path.is_dir():
+        raise is_directory(path, ctx, "write_file")
+    data = inp.content.encode("utf-8", errors="surrogateescape")
+    try:
+        # Once started the write completes or fails as a whole, even if the call is cancelled.
+        written = await asyncio.to_thread(_write, path, data)
+    except (FileExistsError, NotADirectoryError) as exc:
+        raise ToolFailure(
+            "not_a_directory",
+            f"Cannot write {where}: a parent of it exists and is not a directory.",
+            "Check the path; use list_dir on its parent directories.",
+        ) from exc
+    except PermissionError as exc:
+        raise ToolFailure(
+            "permission_denied",
+            f"Cannot write {where}: permission denied.",
+            "Write somewhere else or ask the user to fix the permissions.",
+        ) from exc
+    except OSError as exc:
+        raise ToolFailure(
+            "io_error", f"Cannot write {where}: {exc.strerror or exc}.", "Check the path."
+        ) from exc
+    ctx.file_state.record(path, digest=content_digest(data))
+    diff: str | None = None
+    if written.previous is not None and not looks_binary(written.previous[:SAMPLE_BYTES]):
+        old = written.previous.decode("utf-8", errors="replace")
+        diff = unified_diff(old, inp.content, where)
+    lines = _line_count(inp.content)
+    note = " (new file)" if written.created else ""
+    return ToolOutput(
+        f"Wrote {lines:,} line{'s' if lines != 1 else ''} ({len(data):,} bytes) to {where}{note}.",
+        data={"path": str(path), "created": written.created, "diff": diff},
+    )
+
+
+TOOL = Tool(
+    name="write_file",
+    description=DESCRIPTION,
+    input_model=WriteFileInput,
+    call=_call,
+    meta=ToolMeta(read_only=False, concurrency_safe=False, destructive=True),
+)

@@ -1,0 +1,154 @@
+"""``agent-tui -p`` as a user runs it: a real subprocess, real tools, real files."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from agent_tui.core.events import parse_event
+
+
+def run_cli(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run(
+        [sys.executable, "-m", "agent_tui", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def write_script(path: Path, turns: list[dict]) -> Path:  # type: ignore[type-arg]
+    path.write_text(json.dumps({"turns": turns}))
+    return path
+
+
+def test_stream_json_shows_result_and_errors_and_the_loop_goes_on(workspace: Path) -> None:
+    (workspace / "hello.txt").write_text("hello world\n")
+    script = write_script(
+        workspace / "s.json",
+        [
+            {
+                "text": "Checking.",
+                "tool_calls": [
+                    {"id": "ok", "name": "read_file", "arguments": {"path": "hello.txt"}},
+                    {"id": "nope", "name": "read_fiel", "arguments": {"path": "hello.txt"}},
+                    {"id": "bad", "name": "read_file", "raw_arguments": '{"path": hello'},
+                ],
+            },
+            {"text": "Recovered after the errors."},
+        ],
+    )
+    done = run_cli(
+        "-p",
+        "check",
+        "--model",
+        f"script:{script}",
+        "--output-format",
+        "stream-json",
+        cwd=workspace,
+    )
+    assert done.returncode == 0, done.stderr
+    events = [parse_event(line) for line in done.stdout.splitlines()]
+    kinds = [e.type for e in events]
+    assert kinds[0] == "session_start"
+    assert kinds.count("tool_use") == 3
+    result = next(e for e in events if e.type == "tool_result")
+    assert result.id == "ok"
+    assert "hello world" in result.content
+    errors = {e.id: e.code for e in events if e.type == "tool_error"}
+    assert errors == {"nope": "unknown_tool", "bad": "invalid_json"}
+    assert events[-1].type == "turn_end"
+    assert events[-1].reason == "completed"
+    assert events[-1].text == "Recovered after the errors."
+
+
+def test_write_needs_allow_in_headless_mode(workspace: Path) -> None:
+    call = {"name": "write_file", "arguments": {"path": "out.txt", "content": "x\n"}}
+    script = write_script(workspace / "s.json", [{"tool_calls": [call]}, {"text": "ok"}])
+    denied = run_cli(
+        "-p", "w", "--model", f"script:{script}", "--output-format", "stream-json", cwd=workspace
+    )
+    kinds = [json.loads(line)["type"] for line in denied.stdout.splitlines()]
+    assert "tool_rejected" in kinds
+    assert not (workspace / "out.txt").exists()
+    allowed = run_cli(
+        "-p",
+        "w",
+        "--model",
+        f"script:{script}",
+        "--allow",
+        "write_file",
+        "--output-format",
+        "json",
+        cwd=workspace,
+    )
+    assert allowed.returncode == 0, allowed.stderr
+    result = json.loads(allowed.stdout)
+    assert result["reason"] == "completed"
+    assert (workspace / "out.txt").read_text() == "x\n"
+
+
+def test_demo_tour_runs_headless_and_is_labelled(workspace: Path) -> None:
+    done = run_cli("-p", "tour", "--allow", "*", cwd=workspace)
+    assert done.returncode == 0, done.stderr
+    assert "offline demo model" in done.stderr
+    assert "Welcome to agent-tui" in done.stdout
+    assert (workspace / ".agent-tui" / "tour" / "hello.py").exists()
+    assert 'greet("agent-tui")' in (workspace / ".agent-tui/tour/hello.py").read_text()
+    assert "✓ run_shell" in done.stderr
+    as_json = run_cli("-p", "tour", "--output-format", "json", cwd=workspace)
+    result = json.loads(as_json.stdout)
+    assert result["demo"] is True
+    assert result["model"] == "demo"
+    kinds = [e["type"] for e in result["events"]]
+    assert "tool_group" in kinds
+    assert "tool_rejected" in kinds  # no --allow: the write is refused and the tour stops
+
+
+def test_continue_resumes_the_latest_session_of_the_directory(workspace: Path) -> None:
+    script = write_script(workspace / "s.json", [{"text": "first answer"}])
+    first = run_cli(
+        "-p", "one", "--model", f"script:{script}", "--output-format", "json", cwd=workspace
+    )
+    session_id = json.loads(first.stdout)["session_id"]
+    again = run_cli(
+        "-p",
+        "two",
+        "--model",
+        f"script:{script}",
+        "--continue",
+        "--output-format",
+        "stream-json",
+        cwd=workspace,
+    )
+    start = json.loads(again.stdout.splitlines()[0])
+    assert start["session_id"] == session_id
+    assert start["resumed"] is True
+
+
+def test_bad_arguments_get_clear_errors(workspace: Path) -> None:
+    bad_model = run_cli("-p", "x", "--model", "gpt5", cwd=workspace)
+    assert bad_model.returncode == 2
+    assert "unknown model spec" in bad_model.stderr
+    missing = run_cli("-p", "x", "--resume", "deadbeef", cwd=workspace)
+    assert missing.returncode == 2
+    assert "no session 'deadbeef'" in missing.stderr
+    no_script = run_cli("-p", "x", "--model", "script:missing.json", cwd=workspace)
+    assert no_script.returncode == 2
+    assert "script file not found" in no_script.stderr
+
+
+def test_provider_error_exits_non_zero(workspace: Path) -> None:
+    script = write_script(workspace / "s.json", [{"error": "rate limited"}])
+    done = run_cli("-p", "x", "--model", f"script:{script}", cwd=workspace)
+    assert done.returncode == 1
+    assert "rate limited" in done.stderr
