@@ -1,10 +1,11 @@
-"""Permission decisions for tool calls.
+"""Permissions: one pipeline decides allow / ask / deny for every tool call.
 
-This is the first, simple policy: read-only tools are allowed, others are allowed only when
-named in ``allowed`` (``--allow NAME``) and asked about otherwise. The full pipeline (rules,
-modes, shell-smuggling checks) replaces ``SimplePolicy`` behind the same ``decide`` call.
+``PermissionPipeline`` applies deny → plan mode → ask → allow rules → the mode → the tool's
+own check; ``SimplePolicy`` is the minimal policy used where no rules are configured.
 """
 
+from agent_tui.core.permissions.modes import Mode, parse_mode
+from agent_tui.core.permissions.pipeline import PermissionPipeline, RuleSet
 from agent_tui.core.permissions.policy import (
     Approval,
     ApprovalRequest,
@@ -13,5 +14,19 @@ from agent_tui.core.permissions.policy import (
     PermissionPolicy,
     SimplePolicy,
 )
+from agent_tui.core.permissions.rules import Rule, RuleError
 
-__all__ = ["Approval", "ApprovalRequest", "Asker", "Decision", "PermissionPolicy", "SimplePolicy"]
+__all__ = [
+    "Approval",
+    "ApprovalRequest",
+    "Asker",
+    "Decision",
+    "Mode",
+    "PermissionPipeline",
+    "PermissionPolicy",
+    "Rule",
+    "RuleError",
+    "RuleSet",
+    "SimplePolicy",
+    "parse_mode",
+]

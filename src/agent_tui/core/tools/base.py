@@ -11,7 +11,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -33,6 +33,10 @@ class ToolMeta:
     read_only: bool = False
     concurrency_safe: bool = False
     destructive: bool = False
+    rule_kind: Literal["command", "path"] | None = None
+    """How permission rule patterns match this tool: as a shell command prefix or a path glob."""
+    rule_subject: str | None = None
+    """The input field those patterns are matched against (``command``, ``path``)."""
 
 
 @dataclass(frozen=True)

@@ -207,5 +207,10 @@ TOOL = Tool(
     description=DESCRIPTION,
     input_model=EditFileInput,
     call=_call,
-    meta=ToolMeta(read_only=False, concurrency_safe=False),
+    meta=ToolMeta(
+        read_only=False,
+        concurrency_safe=False,
+        rule_kind="path",
+        rule_subject="path",
+    ),
 )

@@ -170,6 +170,11 @@ TOOL = Tool(
     description=DESCRIPTION,
     input_model=GrepInput,
     call=_call,
-    meta=ToolMeta(read_only=True, concurrency_safe=True),
+    meta=ToolMeta(
+        read_only=True,
+        concurrency_safe=True,
+        rule_kind="path",
+        rule_subject="path",
+    ),
     timeout=60.0,
 )

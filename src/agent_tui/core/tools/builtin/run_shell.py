@@ -249,5 +249,11 @@ TOOL = Tool(
     description=DESCRIPTION,
     input_model=RunShellInput,
     call=_call,
-    meta=ToolMeta(read_only=False, concurrency_safe=False, destructive=True),
+    meta=ToolMeta(
+        read_only=False,
+        concurrency_safe=False,
+        destructive=True,
+        rule_kind="command",
+        rule_subject="command",
+    ),
 )

@@ -99,5 +99,11 @@ TOOL = Tool(
     description=DESCRIPTION,
     input_model=WriteFileInput,
     call=_call,
-    meta=ToolMeta(read_only=False, concurrency_safe=False, destructive=True),
+    meta=ToolMeta(
+        read_only=False,
+        concurrency_safe=False,
+        destructive=True,
+        rule_kind="path",
+        rule_subject="path",
+    ),
 )

@@ -1,0 +1,125 @@
+"""Rules from settings files, and "always allow" written back to the local project file.
+
+Sections look like ``{"permissions": {"allow": [...], "ask": [...], "deny": [...],
+"defaultMode": "default"}}``. Rules from every file are combined (a deny anywhere wins); the
+mode comes from the most specific file that sets one: ``.agent-tui/settings.local.json``
+(personal), then ``.agent-tui/settings.json`` (shared with the project), then the user's
+``settings.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_tui.core.permissions.modes import Mode, parse_mode
+from agent_tui.core.permissions.pipeline import RuleSet
+from agent_tui.core.permissions.rules import Rule, RuleError
+
+LOCAL_SETTINGS = Path(".agent-tui") / "settings.local.json"
+
+
+@dataclass
+class PermissionConfig:
+    rules: RuleSet = field(default_factory=RuleSet)
+    mode: Mode | None = None
+    problems: list[str] = field(default_factory=list)
+
+
+def _line_of(text: str, needle: str) -> int | None:
+    index = text.find(json.dumps(needle))
+    return text.count("\n", 0, index) + 1 if index >= 0 else None
+
+
+def parse_section(section: Any, source: Path, raw_text: str = "") -> PermissionConfig:
+    """Rules and mode from one file's ``permissions`` object; bad entries become problems."""
+    config = PermissionConfig()
+    if section is None:
+        return config
+    if not isinstance(section, dict):
+        config.problems.append(f"{source}: 'permissions' must be an object")
+        return config
+    for kind in ("allow", "ask", "deny"):
+        entries = section.get(kind, [])
+        if not isinstance(entries, list):
+            config.problems.append(f"{source}: permissions.{kind} must be a list of rules")
+            continue
+        for entry in entries:
+            if not isinstance(entry, str):
+                config.problems.append(f"{source}: permissions.{kind}: {entry!r} is not a string")
+                continue
+            try:
+                getattr(config.rules, kind).append(Rule.parse(entry, source=str(source)))
+            except RuleError as exc:
+                line = _line_of(raw_text, entry)
+                where = f"{source}:{line}" if line else str(source)
+                config.problems.append(f"{where}: {exc}")
+    mode = section.get("defaultMode", section.get("default_mode"))
+    if mode is not None:
+        try:
+            config.mode = parse_mode(str(mode))
+        except ValueError as exc:
+            line = _line_of(raw_text, str(mode))
+            config.problems.append(f"{source}:{line or '?'}: {exc}")
+    return config
+
+
+def merge(configs: list[PermissionConfig]) -> PermissionConfig:
+    """Combine configs from least to most specific."""
+    out = PermissionConfig()
+    for config in configs:
+        out.rules.extend(config.rules)
+        out.mode = config.mode or out.mode
+        out.problems.extend(config.problems)
+    return out
+
+
+def read_json_file(path: Path) -> tuple[dict[str, Any] | None, str, str | None]:
+    """(data, raw text, problem). A missing file is no problem; a broken one names line/column."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, "", None
+    except OSError as exc:
+        return None, "", f"{path}: cannot read: {exc.strerror}"
+    if not text.strip():
+        return {}, text, None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, text, f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}"
+    if not isinstance(data, dict):
+        return None, text, f"{path}: the top level must be a JSON object"
+    return data, text, None
+
+
+def add_local_rules(workspace: Path, rules: list[Rule]) -> Path:
+    """Append allow rules to ``.agent-tui/settings.local.json`` (atomically; other keys kept).
+
+    A malformed local file is left untouched and raises ``ValueError`` saying so.
+    """
+    path = workspace / LOCAL_SETTINGS
+    data, _, problem = read_json_file(path)
+    if problem:
+        raise ValueError(f"{problem} — fix it by hand; the rule was not saved")
+    data = data or {}
+    permissions = data.setdefault("permissions", {})
+    allow = permissions.setdefault("allow", [])
+    for rule in rules:
+        if str(rule) not in allow:
+            allow.append(str(rule))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".settings.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

@@ -1,0 +1,168 @@
+"""Permission rules: ``tool``, ``tool(pattern)``, ``mcp__server``, ``mcp__server__tool``,
+``mcp__server__*``.
+
+For ``run_shell`` the pattern is a command prefix (``git status:*`` matches ``git status`` with
+any further arguments; without ``:*`` the whole command must match). For file tools it is a
+gitignore-style glob on the path resolved against the workspace (``src/**``, ``*.py``; a
+leading ``/`` anchors at the workspace root, ``//`` starts an absolute path, ``~/`` the home
+directory).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from agent_tui.core.permissions.shell import SimpleCommand
+
+_RULE = re.compile(r"^\s*([A-Za-z0-9_.*-]+)\s*(?:\((.*)\))?\s*$", re.S)
+
+
+class RuleError(ValueError):
+    """A rule string that cannot be parsed."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    tool: str
+    pattern: str | None = None
+    source: str = ""
+
+    @classmethod
+    def parse(cls, text: str, source: str = "") -> Rule:
+        match = _RULE.match(text)
+        if not match:
+            raise RuleError(
+                f"{text!r} is not a rule: use TOOL or TOOL(PATTERN), e.g. "
+                "run_shell(git status:*), edit_file(src/**), mcp__server__*"
+            )
+        tool, pattern = match.group(1), match.group(2)
+        if pattern is not None:
+            pattern = pattern.strip()
+            if not pattern:
+                raise RuleError(f"{text!r} has an empty pattern: drop the parentheses")
+        if "*" in tool and not (tool.startswith("mcp__") and tool.endswith("__*")):
+            raise RuleError(f"{text!r}: '*' in a tool name only works as mcp__server__*")
+        return cls(tool, pattern, source)
+
+    def __str__(self) -> str:
+        return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"
+
+    # -- tool names -------------------------------------------------------------------------
+
+    def names_tool(self, name: str) -> bool:
+        """Does this rule's tool part cover the tool ``name``?"""
+        if self.tool == name:
+            return True
+        if self.tool.startswith("mcp__") and name.startswith("mcp__"):
+            if self.tool.endswith("__*"):
+                return name.startswith(self.tool[:-1])
+            if self.tool.count("__") == 1:  # mcp__server: every tool of that server
+                return name.startswith(self.tool + "__")
+        return False
+
+    # -- shell ------------------------------------------------------------------------------
+
+    @cached_property
+    def _shell(self) -> tuple[list[str], bool]:
+        pattern = self.pattern or ""
+        prefix = pattern.endswith(":*")
+        text = pattern[:-2] if prefix else pattern
+        if text.endswith(" *"):  # "git status *" reads like a prefix too
+            text, prefix = text[:-2], True
+        try:
+            words = shlex.split(text)
+        except ValueError:
+            words = text.split()
+        return words, prefix
+
+    def matches_command(self, command: SimpleCommand, *, loose: bool) -> bool:
+        """Whether the shell pattern covers one simple command.
+
+        ``loose`` is for deny/ask rules: the command name also matches by its basename and
+        ignoring case (``/bin/RM`` is ``rm`` to a deny rule), so tricks cannot dodge them.
+        """
+        words, prefix = self._shell
+        if not words:
+            return False
+        n = len(words)
+        if len(command.argv) < n or (not prefix and len(command.argv) != n):
+            return False
+        if not command.known_prefix(n):
+            return False
+        head, rest = command.argv[0], command.argv[1:n]
+        if loose:
+            if os.path.basename(head).lower() != words[0].lower():
+                return False
+            return [w.lower() for w in rest] == [w.lower() for w in words[1:]]
+        return head == words[0] and rest == words[1:]
+
+    # -- paths ------------------------------------------------------------------------------
+
+    @cached_property
+    def _path_regex(self) -> tuple[re.Pattern[str], str]:
+        return _glob_regex(self.pattern or "")
+
+    def matches_path(self, path: Path, workspace: Path) -> bool:
+        """``path`` must already be resolved (``..`` and symlinks) by the caller."""
+        regex, anchor = self._path_regex
+        if anchor == "absolute":
+            return bool(regex.fullmatch(path.as_posix()))
+        if anchor == "home":
+            try:
+                rel = path.relative_to(Path.home().resolve())
+            except ValueError:
+                return False
+            return bool(regex.fullmatch(rel.as_posix()))
+        try:
+            rel = path.relative_to(workspace)
+        except ValueError:
+            return False
+        return bool(regex.fullmatch(rel.as_posix()))
+
+
+def _glob_regex(pattern: str) -> tuple[re.Pattern[str], str]:
+    """Translate a gitignore-style glob into a regex and its anchor (workspace/absolute/home)."""
+    anchor = "workspace"
+    if pattern.startswith("//"):
+        anchor, pattern = "absolute", pattern[1:]
+    elif pattern.startswith("~/"):
+        anchor, pattern = "home", pattern[2:]
+    anchored = pattern.startswith("/") or "/" in pattern.rstrip("/")
+    pattern = pattern.lstrip("/") if anchor != "absolute" else pattern
+    directory = pattern.endswith("/")
+    pattern = pattern.rstrip("/")
+    out = ""
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if pattern.startswith("**/", i):
+            out += "(?:.*/)?"
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out += ".*"
+            i += 2
+            continue
+        if ch == "*":
+            out += "[^/]*"
+        elif ch == "?":
+            out += "[^/]"
+        elif ch == "[":
+            end = pattern.find("]", i + 1)
+            if end > i:
+                out += "[" + pattern[i + 1 : end].replace("\\", "\\\\") + "]"
+                i = end + 1
+                continue
+            out += re.escape(ch)
+        else:
+            out += re.escape(ch)
+        i += 1
+    if not anchored and anchor == "workspace":
+        out = "(?:.*/)?" + out  # like gitignore: a bare name matches at any depth
+    out += "(?:/.*)?" if not directory else "/.*"
+    return re.compile(out, re.S), anchor
