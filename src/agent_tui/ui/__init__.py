@@ -1,0 +1,1 @@
+"""The Textual UI: one consumer of the core's event stream (``AgentApp`` in ``ui.app``)."""

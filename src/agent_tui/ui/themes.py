@@ -1,0 +1,108 @@
+"""Themes shipped in ``themes/*.json``: validated with pydantic, registered with the app.
+
+The directory is ``agent_tui/themes`` inside an installed wheel (force-included there) and the
+repository's top-level ``themes/`` for editable installs and source checkouts. A broken theme
+file is skipped with a warning; the app always starts.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from importlib import resources
+from importlib.abc import Traversable
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from textual.app import App
+from textual.color import Color, ColorParseError
+from textual.theme import Theme
+
+log = logging.getLogger(__name__)
+
+DEFAULT_THEME = "agent-dark"
+
+
+class ThemeFile(BaseModel):
+    """The JSON format of a theme file (the fields of ``textual.theme.Theme``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    primary: str
+    secondary: str | None = None
+    accent: str | None = None
+    foreground: str | None = None
+    background: str | None = None
+    surface: str | None = None
+    panel: str | None = None
+    boost: str | None = None
+    success: str | None = None
+    warning: str | None = None
+    error: str | None = None
+    dark: bool = True
+    variables: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator(
+        "primary",
+        "secondary",
+        "accent",
+        "foreground",
+        "background",
+        "surface",
+        "panel",
+        "boost",
+        "success",
+        "warning",
+        "error",
+    )
+    @classmethod
+    def _is_colour(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                Color.parse(value)
+            except ColorParseError as exc:
+                raise ValueError(f"not a colour: {value!r}") from exc
+        return value
+
+    def to_theme(self) -> Theme:
+        return Theme(**self.model_dump())
+
+
+def themes_dir() -> Traversable | None:
+    """Where the shipped themes are: inside the package, else the repository checkout."""
+    packaged = resources.files("agent_tui") / "themes"
+    if packaged.is_dir():
+        return packaged
+    checkout = Path(__file__).resolve().parents[3] / "themes"
+    return checkout if checkout.is_dir() else None
+
+
+def load_themes(directory: Traversable | None = None) -> list[Theme]:
+    """Every valid theme in ``directory`` (default: ``themes_dir()``), sorted by file name."""
+    directory = directory if directory is not None else themes_dir()
+    if directory is None:
+        log.warning("no themes directory found; using Textual's built-in themes")
+        return []
+    themes: list[Theme] = []
+    files = sorted(
+        (entry for entry in directory.iterdir() if entry.name.endswith(".json")),
+        key=lambda entry: entry.name,
+    )
+    for entry in files:
+        try:
+            themes.append(ThemeFile.model_validate(json.loads(entry.read_text("utf-8"))).to_theme())
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValidationError) as exc:
+            log.warning("skipping theme %s: %s", entry.name, exc)
+    return themes
+
+
+def install_themes(app: App[object], directory: Traversable | None = None) -> list[str]:
+    """Register the shipped themes; select the default one if it loaded. Returns their names."""
+    names = []
+    for theme in load_themes(directory):
+        app.register_theme(theme)
+        names.append(theme.name)
+    if DEFAULT_THEME in names:
+        app.theme = DEFAULT_THEME
+    return names

@@ -1,0 +1,1 @@
+"""Widgets, grouped by feature: ``chat/``, ``lane/``, and the prompt and status bar."""

@@ -1,0 +1,156 @@
+"""The prompt box: a multi-line TextArea where Enter sends and up/down walk the history."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import events
+from textual.binding import Binding
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import TextArea
+
+PLACEHOLDER = "Ask the agent…  (Enter send · ctrl+j newline · ↑ history)"
+NEWLINE_KEYS = frozenset({"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"})
+
+
+class PromptInput(TextArea):
+    """Enter posts ``Submitted``; ctrl+j / shift+enter insert a newline.
+
+    Up on the first visual line recalls the previous prompt, down on the last line the next
+    one (and finally the draft you were typing). The app decides whether a submission is
+    accepted and then calls ``commit`` to clear the box and remember the prompt.
+    """
+
+    DEFAULT_CSS = """
+    PromptInput {
+        height: auto;
+        min-height: 3;
+        max-height: 12;
+        border: round $primary 50%;
+        background: $surface;
+        padding: 0 1;
+        &:focus { border: round $primary; }
+        &.-busy {
+            border: round $foreground 25%;
+            color: $text-muted;
+            &:focus { border: round $foreground 40%; }
+        }
+        & .text-area--cursor-line { background: transparent; }
+    }
+    """
+
+    BINDINGS = [
+        Binding("enter", "submit", "Send", id="prompt.submit"),
+    ]
+
+    busy: reactive[bool] = reactive(False)
+    """A turn is running: the box looks disabled but stays typeable."""
+
+    @dataclass
+    class Submitted(Message):
+        """The user pressed Enter with some text."""
+
+        input: PromptInput
+        text: str
+
+        @property
+        def control(self) -> PromptInput:
+            return self.input
+
+    def __init__(
+        self,
+        *,
+        cursor_blink: bool = True,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(
+            "",
+            soft_wrap=True,
+            tab_behavior="focus",
+            show_line_numbers=False,
+            placeholder=PLACEHOLDER,
+            compact=False,
+            id=id,
+            classes=classes,
+        )
+        self.cursor_blink = cursor_blink
+        self.prompt_history: list[str] = []
+        self._history_index: int | None = None
+        self._draft = ""
+
+    def watch_busy(self, busy: bool) -> None:
+        self.set_class(busy, "-busy")
+
+    # -- keys ------------------------------------------------------------------------------
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            self.action_submit()
+            return
+        if event.key in NEWLINE_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.insert("\n")
+            return
+        await super()._on_key(event)
+
+    def action_submit(self) -> None:
+        text = self.text.strip()
+        if text:
+            self.post_message(self.Submitted(self, text))
+
+    def action_cursor_up(self, select: bool = False) -> None:
+        if (
+            not select
+            and self.prompt_history
+            and self.navigator.is_first_wrapped_line(self.cursor_location)
+        ):
+            self._recall(-1)
+            return
+        super().action_cursor_up(select)
+
+    def action_cursor_down(self, select: bool = False) -> None:
+        if (
+            not select
+            and self._history_index is not None
+            and self.navigator.is_last_wrapped_line(self.cursor_location)
+        ):
+            self._recall(+1)
+            return
+        super().action_cursor_down(select)
+
+    # -- history ---------------------------------------------------------------------------
+
+    def _recall(self, step: int) -> None:
+        if self._history_index is None:
+            if step > 0:
+                return
+            self._draft = self.text
+            index = len(self.prompt_history) - 1
+        else:
+            index = self._history_index + step
+        if index < 0:
+            return
+        if index >= len(self.prompt_history):
+            self._history_index = None
+            self._show(self._draft)
+            return
+        self._history_index = index
+        self._show(self.prompt_history[index])
+
+    def _show(self, text: str) -> None:
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
+    def commit(self) -> None:
+        """The submitted text was accepted: remember it and clear the box."""
+        text = self.text.strip()
+        if text and (not self.prompt_history or self.prompt_history[-1] != text):
+            self.prompt_history.append(text)
+        self._history_index = None
+        self._draft = ""
+        self.load_text("")

@@ -1,0 +1,86 @@
+"""The status bar: DEMO badge, model, what the agent is doing, session tokens, cwd."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from agent_tui.ui.format import format_tokens
+
+
+class Activity(StrEnum):
+    IDLE = "idle"
+    THINKING = "thinking"
+    RUNNING = "running tool"
+    APPROVAL = "waiting for approval"
+    INTERRUPTING = "interrupting"
+
+
+class StatusBar(Horizontal):
+    DEFAULT_CSS = """
+    StatusBar {
+        height: 1;
+        background: $panel;
+        color: $text-muted;
+        padding: 0 1;
+        & > Static { width: auto; margin-right: 2; text-wrap: nowrap; }
+        & > #demo-badge {
+            display: none;
+            background: $warning;
+            color: $background;
+            text-style: bold;
+            padding: 0 1;
+            margin-right: 1;
+        }
+        &.-demo > #demo-badge { display: block; }
+        & > #model { color: $foreground; text-style: bold; }
+        & > #activity.-busy { color: $primary; text-style: bold; }
+        & > #activity.-approval { color: $warning; text-style: bold; }
+        & > #cwd { width: 1fr; margin-right: 0; text-align: right; text-overflow: ellipsis; }
+    }
+    """
+
+    model: reactive[str] = reactive("")
+    demo: reactive[bool] = reactive(False)
+    activity: reactive[Activity] = reactive(Activity.IDLE)
+    input_tokens: reactive[int] = reactive(0)
+    output_tokens: reactive[int] = reactive(0)
+    cwd: reactive[str] = reactive("")
+
+    def compose(self) -> ComposeResult:
+        yield Static("DEMO", id="demo-badge")
+        yield Static(id="model")
+        yield Static(id="activity")
+        yield Static(id="tokens")
+        yield Static(id="cwd")
+
+    def on_mount(self) -> None:
+        self.tooltip = "model · state · session tokens (in/out) · working directory"
+        self.query_one(
+            "#demo-badge", Static
+        ).tooltip = "The offline demo model: canned answers, no API key, no network."
+        self._sync()
+
+    def _sync(self) -> None:
+        """Show the current values (every watcher lands here; cheap: five labels)."""
+        if not self.is_mounted:
+            return
+        self.set_class(self.demo, "-demo")
+        self.query_one("#model", Static).update(Content(self.model))
+        activity = self.activity
+        label = self.query_one("#activity", Static)
+        glyph = "○" if activity is Activity.IDLE else "●"
+        label.update(f"{glyph} {activity.value}")
+        label.set_class(activity not in (Activity.IDLE, Activity.APPROVAL), "-busy")
+        label.set_class(activity is Activity.APPROVAL, "-approval")
+        tokens = f"{format_tokens(self.input_tokens)} in · {format_tokens(self.output_tokens)} out"
+        self.query_one("#tokens", Static).update(tokens)
+        self.query_one("#cwd", Static).update(Content(self.cwd))
+
+    watch_model = watch_demo = watch_activity = _sync
+    watch_input_tokens = watch_output_tokens = watch_cwd = _sync

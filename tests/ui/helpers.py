@@ -1,0 +1,83 @@
+"""Helpers for the UI tests: agents over script files, apps without blinking, deadline waits."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from agent_tui.core.agent import Agent
+from agent_tui.core.permissions import SimplePolicy
+from agent_tui.core.providers.script import ScriptProvider
+from agent_tui.core.tools.builtin import default_registry
+from agent_tui.ui.app import AgentApp
+from agent_tui.ui.screens.approval import ApprovalScreen
+
+SIZE = (120, 36)
+DEADLINE = 10.0
+
+
+class QuietApp(AgentApp):
+    """The app as shipped, with cursors that do not blink (stable screenshots)."""
+
+    CURSOR_BLINK = False
+
+
+def make_agent(cwd: Path, turns: list[dict[str, Any]], *, allow: tuple[str, ...] = ()) -> Agent:
+    """An agent replaying ``turns`` (the script format) with the built-in tools in ``cwd``."""
+    script = cwd / "script.json"
+    script.write_text(json.dumps({"turns": turns}), encoding="utf-8")
+    return Agent(
+        ScriptProvider(script),
+        default_registry(),
+        cwd,
+        policy=SimplePolicy(allow),
+        system="test",
+    )
+
+
+def make_app(agent: Agent, **kwargs: Any) -> QuietApp:
+    kwargs.setdefault("cwd_label", "~/project")
+    return QuietApp(agent=agent, **kwargs)
+
+
+async def wait_for(
+    pilot: Pilot[Any], condition: Callable[[], object], what: str, timeout: float = DEADLINE
+) -> None:
+    """Let the app run until ``condition()`` holds; fail with ``what`` after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:g}s waiting for {what}")
+        await pilot.pause()
+
+
+async def wait_idle(pilot: Pilot[Any]) -> None:
+    app = pilot.app
+    assert isinstance(app, AgentApp)
+    await wait_for(pilot, lambda: not app.busy, "the turn to end")
+
+
+async def wait_approval(pilot: Pilot[Any]) -> ApprovalScreen:
+    """Wait for the permission prompt to open and accept keys."""
+    app = pilot.app
+    await wait_for(
+        pilot,
+        lambda: isinstance(app.screen, ApprovalScreen) and app.screen.armed,
+        "the permission prompt",
+    )
+    assert isinstance(app.screen, ApprovalScreen)
+    return app.screen
+
+
+async def submit(pilot: Pilot[Any], text: str) -> None:
+    """Type ``text`` into the prompt box and press Enter."""
+    app = pilot.app
+    assert isinstance(app, AgentApp)
+    app.main.prompt.focus()
+    app.main.prompt.insert(text)
+    await pilot.press("enter")
