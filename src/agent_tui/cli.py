@@ -16,6 +16,7 @@ from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.providers.base import Provider, ProviderError
 from agent_tui.core.providers.spec import make_provider
 from agent_tui.core.session import SessionLog, SessionStore
+from agent_tui.core.settings import load_settings
 from agent_tui.core.tools.builtin import default_registry
 
 
@@ -79,8 +80,9 @@ def _fail(message: str, code: int = 2) -> int:
     return code
 
 
-def _open_session(args: argparse.Namespace, cwd: Path, model: str) -> SessionLog | str:
-    store = SessionStore()
+def _open_session(
+    args: argparse.Namespace, cwd: Path, model: str, store: SessionStore
+) -> SessionLog | str:
     if args.continue_:
         return store.latest(cwd) or store.new(cwd, model)
     if args.resume:
@@ -103,9 +105,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         provider: Provider = make_provider(args.model, cwd=cwd)
     except ProviderError as exc:
         return _fail(str(exc))
-    session = _open_session(args, cwd, provider.name)
+    sessions = SessionStore()
+    session = _open_session(args, cwd, provider.name, sessions)
     if isinstance(session, str):
         return _fail(session)
+    loaded = load_settings(cwd)
     allowed = {name.strip() for item in args.allow for name in item.split(",") if name.strip()}
     agent = Agent(
         provider,
@@ -114,6 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         policy=SimplePolicy(allowed),
         session=session,
         max_turns=args.max_turns,
+        settings=loaded.settings,
+        sessions=sessions,
     )
     start = SessionStart(
         session_id=session.id,
@@ -121,6 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         cwd=str(cwd),
         demo=provider.kind == "demo",
         resumed=bool(session.messages),
+        warnings=loaded.messages(),
     )
     if args.headless is not None:
         from agent_tui.headless import run_headless
@@ -132,6 +139,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail("the TUI needs a terminal; use -p PROMPT for headless runs")
     from agent_tui.ui.app import AgentApp
 
+    for warning in start.warnings:  # still on screen when the app exits; the app gets them too
+        print(f"agent-tui: {warning}", file=sys.stderr)
     app = AgentApp(agent=agent, demo=start.demo, initial_prompt=args.prompt, session=start)
-    app.run()
+    try:
+        app.run()
+    finally:
+        if not agent.closed:  # the app did not close the agent: at least clean the spills
+            try:
+                agent.collect_spills_now()
+            except Exception as exc:
+                print(f"agent-tui: spill cleanup failed: {exc}", file=sys.stderr)
     return app.return_code or 0

@@ -1,7 +1,8 @@
 """Headless mode (``agent-tui -p``): the same loop and events as the TUI, rendered as text/JSON.
 
-``text`` streams the answer to stdout and one line per tool event to stderr; ``json`` prints a
-single result object at the end; ``stream-json`` prints every event as one JSON line. The exit
+``text`` streams the answer to stdout and one line per tool event to stderr (a spilled output
+shows where its full text is); ``json`` prints a single result object at the end (with the
+spill files of the run); ``stream-json`` prints every event as one JSON line. The exit
 code is 0 when the turn completed, 1 on an error or max-turns stop, 130 when interrupted.
 """
 
@@ -19,6 +20,7 @@ from agent_tui.core.events import (
     ErrorEvent,
     Event,
     SessionStart,
+    Spill,
     ToolErrorEvent,
     ToolRejected,
     ToolResult,
@@ -69,6 +71,12 @@ class TextRenderer:
             mark = "✗" if event.is_error else "✓"
             first = next((ln for ln in event.content.splitlines() if ln.strip()), "")
             self._note(f"{mark} {event.name} ({event.elapsed:.2f}s) {_short(first, 80)}")
+        elif isinstance(event, Spill):
+            what = "log compressed" if event.reason == "log_compression" else "output spilled"
+            self._note(
+                f"⤵ {event.name} {what}: full output ({event.chars:,} chars, "
+                f"{event.lines:,} lines) in {event.path}"
+            )
         elif isinstance(event, ToolErrorEvent):
             self._note(f"✗ {event.name} error [{event.code}]: {event.message}")
         elif isinstance(event, ToolRejected):
@@ -97,6 +105,7 @@ async def run_headless(
     end: TurnEnd | None = None
     errors: list[str] = []
     usage: UsageEvent | None = None
+    spills: list[dict[str, object]] = []
     renderer = TextRenderer(out, err) if output_format == "text" else None
 
     def emit(event: Event) -> None:
@@ -110,6 +119,8 @@ async def run_headless(
 
     if session_start.demo and output_format == "text":
         err.write(DEMO_NOTICE + "\n")
+    for warning in session_start.warnings:  # stderr in every format: stdout stays parseable
+        err.write(f"agent-tui: {warning}\n")
     emit(session_start)
 
     loop = asyncio.get_running_loop()
@@ -123,10 +134,12 @@ async def run_headless(
                 errors.append(event.message)
             elif isinstance(event, UsageEvent):
                 usage = event
+            elif isinstance(event, Spill):
+                spills.append(event.model_dump(mode="json", exclude={"type"}))
     finally:
         if installed:
             loop.remove_signal_handler(signal.SIGINT)
-        await agent.provider.aclose()
+        await agent.close()
     reason = end.reason if end else "error"
     if output_format == "json":
         result = {
@@ -140,6 +153,8 @@ async def run_headless(
             "turns": end.turns if end else 0,
             "errors": errors,
             "usage": usage.session.model_dump() if usage else None,
+            "spills": spills,
+            "warnings": session_start.warnings,
             "events": events,
         }
         out.write(json.dumps(result, ensure_ascii=False) + "\n")

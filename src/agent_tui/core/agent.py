@@ -5,15 +5,23 @@ headless mode both consume it. ``interrupt()`` stops the turn at the next await 
 streamed text so far is kept, every tool call the model made gets a result message, and the
 loop ends with ``turn_end(reason="interrupted")`` — the transcript stays valid for the next
 request in both wire formats.
+
+Tool results go through the output budget (``settings.budget``; see ``core.budget``) before
+the model sees them. Front ends call ``await agent.close()`` when the session ends: it deletes
+the spill files nothing refers to any more and closes the provider. Whatever shrinks
+``messages`` (compaction) calls ``await agent.collect_spills()`` afterwards.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 from typing import TypeVar
 
+from agent_tui.core.budget import CleanupReport, SpillStore, collect_spills
+from agent_tui.core.budget.cleanup import GRACE_SECONDS
 from agent_tui.core.events import (
     AssistantDelta,
     AssistantMessage,
@@ -35,12 +43,14 @@ from agent_tui.core.providers.base import (
     StreamItem,
     TextDelta,
 )
-from agent_tui.core.session import SessionLog
+from agent_tui.core.session import SessionLog, SessionStore
+from agent_tui.core.settings import Settings
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.registry import ToolRegistry
 from agent_tui.core.transcript import Message, Usage
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 DEFAULT_MAX_TURNS = 50
 
 
@@ -60,6 +70,8 @@ class Agent:
         session: SessionLog | None = None,
         max_turns: int = DEFAULT_MAX_TURNS,
         system: str | None = None,
+        settings: Settings | None = None,
+        sessions: SessionStore | None = None,
     ) -> None:
         self.provider = provider
         self.registry = registry
@@ -71,15 +83,51 @@ class Agent:
         self.messages: list[Message] = list(session.messages) if session else []
         self.usage = Usage()
         self.file_state = FileStateCache()
-        self.executor = ToolExecutor(registry, cwd, self.policy, asker, self.file_state)
+        self.settings = settings or Settings()
+        self.sessions = sessions or SessionStore()
+        self.spills = SpillStore(Path(self.settings.budget.spill_dir), cwd)
+        self.executor = ToolExecutor(
+            registry,
+            cwd,
+            self.policy,
+            asker,
+            self.file_state,
+            budget=self.settings.budget,
+            store=self.spills,
+        )
         self._interrupt = asyncio.Event()
         self.running = False
+        self.closed = False
 
     # -- control ----------------------------------------------------------------------------
 
     def interrupt(self) -> None:
         """Stop the current turn as soon as possible (Esc in the TUI, SIGINT headless)."""
         self._interrupt.set()
+
+    def collect_spills_now(self, grace: float = GRACE_SECONDS) -> CleanupReport:
+        """Delete spill files that no live message and no saved session refers to (blocking).
+
+        Saved sessions are the files of ``sessions`` (by default the user's session store).
+        """
+        return collect_spills(self.spills, list(self.messages), self.sessions.all(), grace=grace)
+
+    async def collect_spills(self, grace: float = GRACE_SECONDS) -> CleanupReport:
+        """``collect_spills_now`` in a thread: call it after the transcript shrinks."""
+        return await asyncio.to_thread(self.collect_spills_now, grace)
+
+    async def close(self) -> CleanupReport | None:
+        """End the session: clean up unreferenced spills, close the provider. Idempotent."""
+        if self.closed:
+            return None
+        self.closed = True
+        try:
+            return await self.collect_spills()
+        except Exception:  # cleanup is housekeeping: it must never break the exit
+            log.exception("spill cleanup failed")
+            return None
+        finally:
+            await self.provider.aclose()
 
     def _append(self, message: Message) -> None:
         self.messages.append(message)

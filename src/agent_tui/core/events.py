@@ -20,12 +20,15 @@ class _Event(BaseModel):
 
 
 class SessionStart(_Event):
+    """The first event. ``warnings``: problems found at start (a broken settings file, …)."""
+
     type: Literal["session_start"] = "session_start"
     session_id: str
     model: str
     cwd: str
     demo: bool = False
     resumed: bool = False
+    warnings: list[str] = Field(default_factory=list)
 
 
 class UserMessage(_Event):
@@ -73,8 +76,36 @@ class ToolProgress(_Event):
     total: float | None = None
 
 
+SpillReason = Literal["budget", "log_compression"]
+
+
+class SpillPointer(BaseModel):
+    """Where the full output of a call is: ``path`` as the model sees it (relative to the
+    session cwd when inside it), its size, and why it was spilled. Page it with read_file."""
+
+    path: str
+    chars: int
+    lines: int
+    reason: SpillReason = "budget"
+
+
+class Spill(_Event):
+    """A call's full output was saved to a spill file (emitted before its ``tool_result``)."""
+
+    type: Literal["spill"] = "spill"
+    id: str
+    name: str
+    path: str
+    abs_path: str
+    chars: int
+    lines: int
+    bytes: int
+    reason: SpillReason = "budget"
+
+
 class ToolResult(_Event):
-    """A finished call. ``content`` is exactly what the model sees."""
+    """A finished call. ``content`` is exactly what the model sees; ``spill`` points at the
+    full output when the model got an excerpt or a compressed log."""
 
     type: Literal["tool_result"] = "tool_result"
     id: str
@@ -83,6 +114,7 @@ class ToolResult(_Event):
     is_error: bool = False
     elapsed: float = 0.0
     data: dict[str, Any] = Field(default_factory=dict)
+    spill: SpillPointer | None = None
 
 
 class ToolRejected(_Event):
@@ -105,6 +137,7 @@ class ToolErrorEvent(_Event):
     retryable: bool = False
     details: list[str] = Field(default_factory=list)
     elapsed: float = 0.0
+    spill: SpillPointer | None = None
 
 
 class PermissionRequest(_Event):
@@ -145,6 +178,7 @@ Event = Annotated[
     | ToolUse
     | ToolGroup
     | ToolProgress
+    | Spill
     | ToolResult
     | ToolRejected
     | ToolErrorEvent

@@ -4,17 +4,31 @@ Consecutive concurrency-safe calls form one batch run in parallel (``tool_group`
 batch has two or more calls); any other call runs alone. Results are emitted in request order;
 progress is emitted as it happens. An interrupt cancels every call in flight, and each call
 still ends with an event and a transcript message, so the next request is valid.
+
+Every final outcome (result, error, rejection) goes through the output budget of the request
+(``budget.TurnBudget``) before it is emitted: a spill is announced with a ``spill`` event and
+the ``tool_result`` carries its pointer. A result whose fate depends on the calls still
+running waits (a ``tool_progress`` says so) and is emitted, in order, once it is decided.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_tui.core.budget import (
+    BudgetedResult,
+    BudgetSettings,
+    PendingResult,
+    SpillStore,
+    TurnBudget,
+)
+from agent_tui.core.budget.ordered import OrderedResults, spill_pointer
 from agent_tui.core.events import (
     Event,
     PermissionRequest,
@@ -33,21 +47,16 @@ from agent_tui.core.transcript import Message, ToolCall
 
 MAX_PARALLEL = 10
 TAIL_LINES = 8
+HELD_MESSAGE = "finished; the result waits for this turn's other calls (output budget)"
 
 
 @dataclass
 class CallPlan:
     call: ToolCall
+    index: int = 0
     prepared: PreparedCall | None = None
     error: ToolErrorInfo | None = None
     concurrency_safe: bool = False
-
-
-@dataclass
-class ExecutionResult:
-    """What a batch left behind: one transcript message per call, in request order."""
-
-    messages: list[Message] = field(default_factory=list)
 
 
 def partition(plans: list[CallPlan]) -> list[list[CallPlan]]:
@@ -70,48 +79,68 @@ class ToolExecutor:
         policy: PermissionPolicy,
         asker: Asker | None,
         file_state: FileStateCache,
+        *,
+        budget: BudgetSettings | None = None,
+        store: SpillStore | None = None,
     ) -> None:
         self.registry = registry
         self.cwd = cwd
         self.policy = policy
         self.asker = asker
         self.file_state = file_state
+        self.budget = budget or BudgetSettings()
+        self.store = store or SpillStore(Path(self.budget.spill_dir), cwd)
 
     def plan(self, calls: list[ToolCall]) -> list[CallPlan]:
         plans = []
-        for call in calls:
+        for index, call in enumerate(calls):
             prepared = self.registry.prepare(call.name, call.arguments)
             if isinstance(prepared, ToolErrorInfo):
-                plans.append(CallPlan(call, error=prepared))
+                plans.append(CallPlan(call, index, error=prepared))
             else:
                 safe = prepared.tool.meta.concurrency_safe
-                plans.append(CallPlan(call, prepared=prepared, concurrency_safe=safe))
+                plans.append(CallPlan(call, index, prepared=prepared, concurrency_safe=safe))
         return plans
 
     async def execute(
         self, calls: list[ToolCall], out: list[Message], interrupted: asyncio.Event
     ) -> AsyncIterator[Event]:
         """Run ``calls``; append one tool message per call to ``out``; yield events."""
-        for batch in partition(self.plan(calls)):
-            if interrupted.is_set():
-                for plan in batch:
-                    yield self._interrupted(plan, out)
-                continue
-            if len(batch) > 1:
-                yield ToolGroup(ids=[p.call.id for p in batch])
-            runnable: list[CallPlan] = []
-            for plan in batch:
-                if plan.error is not None:
-                    yield self._error(plan.call, plan.error, 0.0, out)
+        plans = self.plan(calls)
+        results = OrderedResults(TurnBudget(self.budget, self.store, len(plans)), out)
+        finished = False
+        try:
+            for batch in partition(plans):
+                if interrupted.is_set():
+                    for plan in batch:
+                        await self._interrupted(plan, results)
+                    for event in results.drain():
+                        yield event
                     continue
-                async for event in self._authorize(plan, out):
+                if len(batch) > 1:
+                    yield ToolGroup(ids=[p.call.id for p in batch])
+                runnable: list[CallPlan] = []
+                for plan in batch:
+                    if plan.error is not None:
+                        await self._error(plan, plan.error, 0.0, results)
+                        for event in results.drain():
+                            yield event
+                        continue
+                    async for event in self._authorize(plan, results):
+                        yield event
+                    if plan.prepared is not None:
+                        runnable.append(plan)
+                async for event in self._run_batch(runnable, results, interrupted):
                     yield event
-                if plan.prepared is not None:
-                    runnable.append(plan)
-            async for event in self._run_batch(runnable, out, interrupted):
+            await results.finish()
+            for event in results.drain():
                 yield event
+            finished = True
+        finally:
+            if not finished:
+                results.flush()
 
-    async def _authorize(self, plan: CallPlan, out: list[Message]) -> AsyncIterator[Event]:
+    async def _authorize(self, plan: CallPlan, results: OrderedResults) -> AsyncIterator[Event]:
         """Decide allow/ask/deny; a denied plan loses its ``prepared`` and gets a message."""
         assert plan.prepared is not None
         request = ApprovalRequest(plan.call, plan.prepared.tool, plan.prepared.input)
@@ -146,11 +175,19 @@ class ToolExecutor:
         if feedback:
             text += f"\nThe user said: {feedback}"
         text += "\nDo not retry the same call; choose another approach or ask the user."
-        out.append(Message.tool(plan.call, text, is_error=True))
-        yield ToolRejected(id=plan.call.id, name=plan.call.name, reason=reason, feedback=feedback)
+        call = plan.call
+
+        def make(result: BudgetedResult) -> tuple[Event, Message]:
+            event = ToolRejected(id=call.id, name=call.name, reason=reason, feedback=feedback)
+            return event, Message.tool(call, result.content, is_error=True)
+
+        pending = PendingResult(call.id, call.name, text, is_error=True, spillable=False)
+        await results.add(plan.index, pending, make)
+        for event in results.drain():
+            yield event
 
     async def _run_batch(
-        self, plans: list[CallPlan], out: list[Message], interrupted: asyncio.Event
+        self, plans: list[CallPlan], results: OrderedResults, interrupted: asyncio.Event
     ) -> AsyncIterator[Event]:
         if not plans:
             return
@@ -158,7 +195,7 @@ class ToolExecutor:
         started = time.monotonic()
         outcomes: dict[int, tuple[DispatchOutcome, float]] = {}
 
-        def progress_for(index: int, call: ToolCall) -> Any:
+        def progress_for(call: ToolCall) -> Any:
             tail: list[str] = []
 
             def report(update: ProgressUpdate) -> None:
@@ -185,7 +222,7 @@ class ToolExecutor:
                 cwd=self.cwd,
                 file_state=self.file_state,
                 call_id=plan.call.id,
-                progress=progress_for(index, plan.call),
+                progress=progress_for(plan.call),
             )
             t0 = time.monotonic()
             outcome = await self.registry.run(plan.prepared, ctx)
@@ -210,7 +247,17 @@ class ToolExecutor:
                     continue
                 while next_index in outcomes:
                     outcome, elapsed = outcomes.pop(next_index)
-                    yield self._finish(plans[next_index].call, outcome, elapsed, out)
+                    plan = plans[next_index]
+                    await self._finish(plan, outcome, elapsed, results)
+                    if results.budget.held(plan.index):
+                        yield ToolProgress(
+                            id=plan.call.id,
+                            name=plan.call.name,
+                            elapsed=round(elapsed, 3),
+                            message=HELD_MESSAGE,
+                        )
+                    for event in results.drain():
+                        yield event
                     next_index += 1
         finally:
             interrupt_wait.cancel()
@@ -219,45 +266,75 @@ class ToolExecutor:
             await asyncio.gather(*tasks, return_exceptions=True)
         # Interrupted: every call not yet reported ends as interrupted, in order.
         for plan in plans[next_index:]:
-            yield self._interrupted(plan, out)
+            await self._interrupted(plan, results)
+        for event in results.drain():
+            yield event
 
-    def _finish(
-        self, call: ToolCall, outcome: DispatchOutcome, elapsed: float, out: list[Message]
-    ) -> Event:
+    async def _finish(
+        self, plan: CallPlan, outcome: DispatchOutcome, elapsed: float, results: OrderedResults
+    ) -> None:
         if outcome.error is not None:
-            return self._error(call, outcome.error, elapsed, out)
+            await self._error(plan, outcome.error, elapsed, results)
+            return
         assert outcome.output is not None
-        output = outcome.output
-        out.append(Message.tool(call, output.content, is_error=output.is_error))
-        return ToolResult(
-            id=call.id,
-            name=call.name,
-            content=output.content,
+        output, call = outcome.output, plan.call
+
+        def make(result: BudgetedResult) -> tuple[Event, Message]:
+            event = ToolResult(
+                id=call.id,
+                name=call.name,
+                content=result.content,
+                is_error=output.is_error,
+                elapsed=round(elapsed, 3),
+                data=output.data,
+                spill=spill_pointer(result),
+            )
+            return event, Message.tool(call, result.content, is_error=output.is_error)
+
+        pending = PendingResult(
+            call.id,
+            call.name,
+            output.content,
             is_error=output.is_error,
-            elapsed=round(elapsed, 3),
-            data=output.data,
+            spillable=not output.never_spill,
         )
+        await results.add(plan.index, pending, make)
 
-    def _error(
-        self, call: ToolCall, error: ToolErrorInfo, elapsed: float, out: list[Message]
-    ) -> Event:
-        out.append(Message.tool(call, error.to_model_text(), is_error=True))
-        return ToolErrorEvent(
-            id=call.id,
-            name=call.name,
-            code=error.code,
-            message=error.message,
-            next_step=error.next_step,
-            retryable=error.retryable,
-            details=error.details,
-            elapsed=round(elapsed, 3),
-        )
+    async def _error(
+        self, plan: CallPlan, error: ToolErrorInfo, elapsed: float, results: OrderedResults
+    ) -> None:
+        """A failed call; a long message (a timeout's output tail) is budgeted like output."""
+        call = plan.call
 
-    def _interrupted(self, plan: CallPlan, out: list[Message]) -> Event:
+        def frame(message: str) -> str:
+            return error.model_copy(update={"message": message}).to_model_text()
+
+        def make(result: BudgetedResult) -> tuple[Event, Message]:
+            pointer = spill_pointer(result)
+            message = error.message
+            if result.spilled_by_budget:  # what the model read: the excerpt and the pointer
+                message = json.loads(result.content)["error"]
+            event = ToolErrorEvent(
+                id=call.id,
+                name=call.name,
+                code=error.code,
+                message=message,
+                next_step=error.next_step,
+                retryable=error.retryable,
+                details=error.details,
+                elapsed=round(elapsed, 3),
+                spill=pointer,
+            )
+            return event, Message.tool(call, result.content, is_error=True)
+
+        pending = PendingResult(call.id, call.name, error.message, is_error=True, frame=frame)
+        await results.add(plan.index, pending, make)
+
+    async def _interrupted(self, plan: CallPlan, results: OrderedResults) -> None:
         info = ToolErrorInfo(
             code="interrupted",
             message="The user interrupted this call before it finished; it may have partially run.",
             next_step="Wait for the user's next instruction before retrying.",
             retryable=True,
         )
-        return self._error(plan.call, info, 0.0, out)
+        await self._error(plan, info, 0.0, results)

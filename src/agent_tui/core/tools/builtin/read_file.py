@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import codecs
 import hashlib
 import json
 import os
 import stat
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import Field
 
+from agent_tui.core.budget.reader import SpillReader
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
 from agent_tui.core.tools.builtin._paths import (
     SAMPLE_BYTES,
@@ -22,20 +22,24 @@ from agent_tui.core.tools.builtin._paths import (
     not_found,
     shown,
 )
+from agent_tui.core.tools.builtin._read_window import Rows, Window
 from agent_tui.core.tools.errors import CANCELLED, ToolFailure
 from agent_tui.core.tools.file_state import FileStamp
 
 MAX_LINES = 2000
 MAX_LINE_CHARS = 2000
 MAX_WINDOW_CHARS = 100_000
+SEGMENT_CHARS = 20_000
 CHUNK_BYTES = 1 << 20
 
 DESCRIPTION = f"""\
 Read a text file. Returns numbered lines like `cat -n` (line number, tab, text) and a footer \
 with the file's total line count; when there is more, the footer gives the offset to continue \
 from. Returns at most {MAX_LINES:,} lines (and about {MAX_WINDOW_CHARS // 1000} KB) per call; \
-lines longer than {MAX_LINE_CHARS:,} characters are cut with a marker. Use offset/limit to page \
-through large files or to read spilled tool output. Read a file before editing it: edit_file \
+lines longer than {MAX_LINE_CHARS:,} characters are cut with a marker, and the footer gives the \
+char_offset that reads on inside such a line ({SEGMENT_CHARS:,} characters per call). Use \
+offset/limit to page through large files and spilled tool output (`.agent-spill/…` files, \
+shown exactly as saved). Read a file before editing it: edit_file \
 refuses files you have not read. The line numbers and tab are not part of the file; do not \
 copy them into edit_file's old_string. Binary files and directories are refused (use list_dir \
 for directories)."""
@@ -56,101 +60,36 @@ class ReadFileInput(ToolInput):
         ge=1,
         description=f"Maximum number of lines to return. Default and maximum {MAX_LINES}.",
     )
+    char_offset: int = Field(
+        default=0,
+        ge=0,
+        description="0-based character position inside line `offset` to read from, for lines "
+        f"too long to show whole: returns up to {SEGMENT_CHARS:,} characters of that one line "
+        "(limit is ignored). Use the value the previous footer gives.",
+    )
 
 
 @dataclass
-class _Window:
-    """Collects the numbered lines of the window [offset, offset + limit) while streaming."""
+class _View:
+    """What a read produced, from a plain file or a spill file."""
 
-    offset: int
-    stop_at: int
-    line_no: int = 1
-    rows: list[str] = field(default_factory=list)
-    chars: int = 0
-    last: int = 0
-    capped: bool = False
-    _decoder: codecs.IncrementalDecoder | None = None
-    _parts: list[str] = field(default_factory=list)
-    _kept: int = 0
-    _cut: int = 0
-    _last_char: str = ""
-
-    def _in_window(self) -> bool:
-        return self.offset <= self.line_no <= self.stop_at and not self.capped
-
-    def feed(self, chunk: bytes) -> None:
-        pos, size = 0, len(chunk)
-        while pos < size:
-            if not self._in_window():
-                if self.line_no < self.offset:  # skip to the window without decoding
-                    need = self.offset - self.line_no
-                    if chunk.count(b"\n", pos) < need:
-                        self.line_no += chunk.count(b"\n", pos)
-                        return
-                    for _ in range(need):
-                        pos = chunk.index(b"\n", pos) + 1
-                    self.line_no += need
-                    continue
-                self.line_no += chunk.count(b"\n", pos)  # past the window: only count
-                return
-            newline = chunk.find(b"\n", pos)
-            self._take(chunk[pos : size if newline == -1 else newline])
-            if newline == -1:
-                return
-            self._end_line()
-            pos = newline + 1
-
-    def _take(self, piece: bytes, final: bool = False) -> None:
-        if self._decoder is None:
-            self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-            self._parts, self._kept, self._cut, self._last_char = [], 0, 0, ""
-        text = self._decoder.decode(piece, final)
-        if not text:
-            return
-        room = MAX_LINE_CHARS - self._kept
-        if room > 0:
-            self._parts.append(text[:room])
-            self._kept += min(room, len(text))
-        self._cut += max(0, len(text) - room)
-        self._last_char = text[-1]
-
-    def _end_line(self) -> None:
-        self._take(b"", final=True)
-        text = "".join(self._parts)
-        if self._last_char == "\r":  # a CRLF line ending is not part of the text
-            if self._cut:
-                self._cut -= 1
-            else:
-                text = text[:-1]
-        if self._cut:
-            text += f" [… line cut: {self._cut:,} more chars]"
-        row = f"{self.line_no:>6}\t{text}"
-        if self.rows and self.chars + len(row) + 1 > MAX_WINDOW_CHARS:
-            self.capped = True
-        else:
-            self.rows.append(row)
-            self.chars += len(row) + 1
-            self.last = self.line_no
-        self._decoder = None
-        self.line_no += 1
-
-    def finish(self, size: int, last_byte: bytes) -> int:
-        """Close the last line; return the file's total line count."""
-        total = self.line_no - 1 if size == 0 or last_byte == b"\n" else self.line_no
-        if self._decoder is not None:
-            self._end_line()
-        return total
-
-
-@dataclass
-class _Result:
-    window: _Window
+    rows: Rows
     total: int
-    stamp: FileStamp
-    digest: str
+    segment: tuple[str, int] | None = None
+    final_newline: bool | None = None
+    """Reported for spill files only, so paging them reconstructs the output exactly."""
+    stamp: FileStamp | None = None
+    digest: str | None = None
 
 
-def _scan(path: Path, where: str, offset: int, limit: int, stop: threading.Event) -> _Result:
+def _window(offset: int, limit: int, char_offset: int) -> Window:
+    if char_offset:
+        rows = Rows(MAX_WINDOW_CHARS)
+        return Window(offset, offset, SEGMENT_CHARS, rows, skip=char_offset, char_mode=True)
+    return Window(offset, offset + limit - 1, MAX_LINE_CHARS, Rows(MAX_WINDOW_CHARS))
+
+
+def _scan(path: Path, where: str, inp: ReadFileInput, limit: int, stop: threading.Event) -> _View:
     if not stat.S_ISREG(os.stat(path).st_mode):  # before open(): a FIFO would block it
         raise ToolFailure(
             "not_a_file",
@@ -170,7 +109,7 @@ def _scan(path: Path, where: str, offset: int, limit: int, stop: threading.Event
             )
         f.seek(0)
         hasher = hashlib.sha256()
-        window = _Window(offset=offset, stop_at=offset + limit - 1)
+        window = _window(inp.offset, limit, inp.char_offset)
         size, last_byte = 0, b""
         while chunk := f.read(CHUNK_BYTES):
             if stop.is_set():
@@ -180,7 +119,76 @@ def _scan(path: Path, where: str, offset: int, limit: int, stop: threading.Event
             size += len(chunk)
             last_byte = chunk[-1:]
         total = window.finish(size, last_byte)
-    return _Result(window, total, FileStamp.from_stat(st), hasher.hexdigest())
+    stamp = FileStamp.from_stat(st)
+    return _View(window.out, total, window.segment, stamp=stamp, digest=hasher.hexdigest())
+
+
+def _read_spill(reader: SpillReader, inp: ReadFileInput, limit: int) -> _View:
+    """A window of a spill file through its index: never more than the window is read."""
+    with reader:
+        view = _View(Rows(MAX_WINDOW_CHARS), reader.lines, final_newline=reader.ends_with_newline)
+        if inp.offset > reader.lines:
+            return view
+        if inp.char_offset:
+            piece = reader.segment(inp.offset, inp.char_offset, SEGMENT_CHARS)
+            view.segment = (piece.text, piece.line_chars)
+            view.rows.last = inp.offset
+            return view
+        for row in reader.rows(inp.offset, limit, MAX_LINE_CHARS):
+            if not view.rows.add(row.line, row.text, row.chars):
+                break
+        return view
+
+
+def _read(path: Path, where: str, inp: ReadFileInput, limit: int, stop: threading.Event) -> _View:
+    reader = SpillReader.open(path)
+    if reader is not None:
+        return _read_spill(reader, inp, limit)
+    return _scan(path, where, inp, limit, stop)
+
+
+def _next(inp: ReadFileInput, **args: int) -> str:
+    parts = [f"path={json.dumps(inp.path)}", *(f"{k}={v}" for k, v in args.items())]
+    return f"read_file({', '.join(parts)})"
+
+
+def _end(view: _View) -> str:
+    return "end of file" + (" (no newline at the end)" if view.final_newline is False else "")
+
+
+def _rows_footer(inp: ReadFileInput, view: _View) -> str:
+    rows, total = view.rows, view.total
+    span = f"lines {inp.offset}-{rows.last} of {total}"
+    if rows.last < total:
+        capped = f" (output capped at {MAX_WINDOW_CHARS:,} chars)" if rows.capped else ""
+        tail = f"{capped} — next: {_next(inp, offset=rows.last + 1)}"
+    else:
+        tail = f" — {_end(view)}"
+    cut = ""
+    if rows.cut:
+        line, chars = rows.cut[0]
+        resume = _next(inp, offset=line, char_offset=MAX_LINE_CHARS)
+        if len(rows.cut) == 1:
+            cut = f"; line {line} is cut at {MAX_LINE_CHARS:,} of {chars:,} chars — read on with "
+        else:
+            listed = ", ".join(str(n) for n, _ in rows.cut[:5])
+            more = f" and {len(rows.cut) - 5} more" if len(rows.cut) > 5 else ""
+            cut = (
+                f"; lines {listed}{more} are cut at {MAX_LINE_CHARS:,} chars — read on in one "
+                f"with the same call and offset=<line>, e.g. "
+            )
+        cut += resume
+    return f"[{span}{tail}{cut}]"
+
+
+def _segment_footer(inp: ReadFileInput, view: _View, text: str, line_chars: int) -> str:
+    end = inp.char_offset + len(text)
+    span = f"line {inp.offset}, chars {inp.char_offset:,}-{end:,} of {line_chars:,}"
+    if end < line_chars:
+        return f"[{span} — next: {_next(inp, offset=inp.offset, char_offset=end)}]"
+    if inp.offset < view.total:
+        return f"[{span} (end of line) — next line: {_next(inp, offset=inp.offset + 1)}]"
+    return f"[{span} (end of line) — {_end(view)}]"
 
 
 async def _call(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
@@ -192,7 +200,7 @@ async def _call(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
         raise not_found(path, ctx)
     limit = min(inp.limit, MAX_LINES)
     try:
-        result = await in_thread(lambda stop: _scan(path, where, inp.offset, limit, stop))
+        view = await in_thread(lambda stop: _read(path, where, inp, limit, stop))
     except PermissionError as exc:
         raise ToolFailure(
             "permission_denied",
@@ -203,10 +211,18 @@ async def _call(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
         raise ToolFailure(
             "io_error", f"Cannot read {where}: {exc.strerror or exc}.", "Check the path."
         ) from exc
-    window, total = result.window, result.total
-    data = {"path": str(path), "first": inp.offset, "last": window.last, "total_lines": total}
+    total = view.total
+    data: dict[str, object] = {
+        "path": str(path),
+        "first": inp.offset,
+        "last": view.rows.last,
+        "total_lines": total,
+    }
+    if view.final_newline is not None:
+        data.update(spill=True, final_newline=view.final_newline)
+    if view.stamp is not None:
+        ctx.file_state.record(path, digest=view.digest, stamp=view.stamp)
     if total == 0 and inp.offset == 1:
-        ctx.file_state.record(path, digest=result.digest, stamp=result.stamp)
         return ToolOutput("[empty file: 0 lines]", data=data, never_spill=True)
     if inp.offset > total:
         raise ToolFailure(
@@ -214,17 +230,22 @@ async def _call(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
             f"offset {inp.offset} is past the end of {where}, which has {total} lines.",
             f"Call read_file again with an offset between 1 and {max(total, 1)}.",
         )
-    ctx.file_state.record(path, digest=result.digest, stamp=result.stamp)
-    span = f"lines {inp.offset}-{window.last} of {total}"
-    if window.last < total:
-        capped = f" (output capped at {MAX_WINDOW_CHARS:,} chars)" if window.capped else ""
-        footer = (
-            f"[{span}{capped} — next: read_file(path={json.dumps(inp.path)}, "
-            f"offset={window.last + 1})]"
-        )
-    else:
-        footer = f"[{span} — end of file]"
-    content = "\n".join([*window.rows, footer])
+    if view.segment is not None:
+        text, line_chars = view.segment
+        if inp.char_offset >= line_chars:
+            raise ToolFailure(
+                "offset_out_of_range",
+                f"char_offset {inp.char_offset} is past the end of line {inp.offset} of "
+                f"{where}, which has {line_chars:,} chars.",
+                f"Use a char_offset below {line_chars}, or read the next line with "
+                f"offset={inp.offset + 1}.",
+            )
+        data.update(char_offset=inp.char_offset, line_chars=line_chars)
+        rows = [f"{inp.offset:>6}\t{text}", _segment_footer(inp, view, text, line_chars)]
+        return ToolOutput("\n".join(rows), data=data, never_spill=True)
+    if view.rows.cut:
+        data["cut_lines"] = [line for line, _ in view.rows.cut]
+    content = "\n".join([*view.rows.rows, _rows_footer(inp, view)])
     return ToolOutput(content, data=data, never_spill=True)
 
 
@@ -233,6 +254,11 @@ TOOL = Tool(
     description=DESCRIPTION,
     input_model=ReadFileInput,
     call=_call,
-    meta=ToolMeta(read_only=True, concurrency_safe=True),
+    meta=ToolMeta(
+        read_only=True,
+        concurrency_safe=True,
+        rule_kind="path",
+        rule_subject="path",
+    ),
     timeout=60.0,
 )

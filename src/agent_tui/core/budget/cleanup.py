@@ -1,0 +1,132 @@
+"""Spill cleanup: a spill file is deleted only when nothing can still point at it.
+
+A spill is *referenced* while its file name appears in a message of the live transcript
+(tool results carry the pointer; the model may quote the path in its text or in a read_file
+call) or in any saved session file (a session can be resumed, and its pointers must work).
+Unreferenced files are deleted; age alone never deletes anything. The one age rule protects
+young files: a spill written in the last ``grace`` seconds is kept even when unreferenced,
+because another agent in the same directory may not have recorded its message yet.
+
+Run it when a session ends and after the transcript shrinks (compaction): ``Agent.close()``
+and ``Agent.collect_spills()`` do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent_tui.core.budget.index import INDEX_DIR
+from agent_tui.core.budget.store import SPILL_NAME, SpillStore, is_spill_name
+from agent_tui.core.transcript import Message
+
+GRACE_SECONDS = 3600.0
+
+
+@dataclass
+class CleanupReport:
+    deleted: list[Path] = field(default_factory=list)
+    kept: list[Path] = field(default_factory=list)
+    young: list[Path] = field(default_factory=list)
+    """Unreferenced but inside the grace period."""
+
+
+def message_texts(messages: Iterable[Message]) -> Iterator[str]:
+    """Every text of ``messages`` that may hold a spill path."""
+    for message in messages:
+        yield message.content
+        for call in message.tool_calls:
+            yield call.arguments
+
+
+def referenced_names(texts: Iterable[str]) -> set[str]:
+    """Spill file names mentioned in ``texts``."""
+    found: set[str] = set()
+    for text in texts:
+        found.update(SPILL_NAME.findall(text))
+    return found
+
+
+def _names_in_files(paths: Iterable[Path], wanted: set[str]) -> set[str]:
+    """Which of ``wanted`` appear in the files ``paths`` (streamed line by line)."""
+    found: set[str] = set()
+    for path in paths:
+        if found >= wanted:
+            break
+        try:
+            with path.open(encoding="utf-8", errors="replace") as fh:
+                for line in fh:
+                    if "Z-" in line:
+                        found.update(n for n in SPILL_NAME.findall(line) if n in wanted)
+        except OSError:
+            # An unreadable session may still be resumed later: keep everything.
+            return set(wanted)
+    return found
+
+
+def collect_spills(
+    store: SpillStore,
+    messages: Iterable[Message],
+    session_files: Iterable[Path] = (),
+    *,
+    grace: float = GRACE_SECONDS,
+    now: float | None = None,
+) -> CleanupReport:
+    """Delete the spill files of ``store`` that nothing refers to. Blocking: use a thread."""
+    report = CleanupReport()
+    files = store.files()
+    now = time.time() if now is None else now
+    _remove_leftovers(store, now - grace)
+    if not files:
+        return report
+    names = {p.name for p in files}
+    unreferenced = names - referenced_names(message_texts(messages))
+    if unreferenced:
+        unreferenced -= _names_in_files(session_files, unreferenced)
+    for path in files:
+        if path.name not in unreferenced:
+            report.kept.append(path)
+            continue
+        try:
+            mtime = path.stat().st_mtime
+        except OSError:
+            continue
+        if mtime > now - grace:
+            report.young.append(path)
+            continue
+        store.remove(path)
+        report.deleted.append(path)
+    return report
+
+
+def _remove_leftovers(store: SpillStore, before: float) -> None:
+    """Indexes whose spill is gone, and temporary files of writes that never finished."""
+    index_dir = store.root / INDEX_DIR
+    for directory, suffix in ((store.root, ".txt"), (index_dir, ".idx")):
+        try:
+            entries = os.listdir(directory)
+        except OSError:
+            continue
+        for name in entries:
+            path = directory / name
+            stale_temp = name.startswith(".tmp-") and _older(path, before)
+            orphan = (
+                suffix == ".idx"
+                and not name.startswith(".")
+                and is_spill_name(name.removesuffix(".idx"))
+                and not (store.root / name.removesuffix(".idx")).exists()
+            )
+            if stale_temp or orphan:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+
+
+def _older(path: Path, before: float) -> bool:
+    try:
+        return path.stat().st_mtime < before
+    except OSError:
+        return False

@@ -1,0 +1,207 @@
+"""The sidecar line index of a spill file: any window is found with a few seeks.
+
+Layout (little-endian ``uint64`` everywhere)::
+
+    header       magic, data bytes, data mtime (ns), chars, lines, newlines, checkpoints, step
+    line starts  one entry per ``\\n`` in the data: the byte offset just after it
+    checkpoints  (line, char in line, byte offset) triples inside long lines, every ``step``
+                 characters of the text, so a character position deep inside a huge line is
+                 reached without decoding the line from its start
+
+Line ``n`` (1-based) starts at 0 for ``n == 1``, else at line-starts entry ``n - 2``. The
+reader never loads the tables: it ``pread``s the entries it needs, so paging the last window
+of a 1 GB spill costs what paging the first one does. The header records the data file's size
+and mtime; an index that does not match its data file is ignored (read_file then scans the
+file like any other).
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import sys
+from array import array
+from dataclasses import dataclass
+from itertools import accumulate, islice
+from pathlib import Path
+from typing import BinaryIO
+
+MAGIC = b"AGTSPIX1"
+HEADER = struct.Struct("<8sQQQQQQQ")
+STEP = 32_768
+"""Characters between checkpoints: the most a reader decodes to reach a position in a line."""
+INDEX_DIR = ".index"
+_FLUSH_ENTRIES = 1 << 16
+_SWAP = sys.byteorder == "big"
+_plus_one = (1).__add__
+
+
+def index_path(data_path: Path) -> Path:
+    """Where the index of ``data_path`` lives: ``<dir>/.index/<name>.idx``."""
+    return data_path.parent / INDEX_DIR / f"{data_path.name}.idx"
+
+
+def _pack(values: array) -> bytes:  # type: ignore[type-arg]
+    if _SWAP:
+        values = array("Q", values)
+        values.byteswap()
+    return values.tobytes()
+
+
+def _unpack(data: bytes) -> array:  # type: ignore[type-arg]
+    values = array("Q")
+    values.frombytes(data)
+    if _SWAP:
+        values.byteswap()
+    return values
+
+
+class IndexBuilder:
+    """Builds the index while the text is written, piece by piece, into ``out``.
+
+    ``feed`` takes consecutive pieces of the text with their UTF-8 bytes; a piece must not
+    cross a multiple of ``step`` characters (the writer cuts pieces there).
+    """
+
+    def __init__(self, out: BinaryIO, step: int = STEP) -> None:
+        self.out = out
+        self.step = step
+        self.chars = 0
+        self.bytes = 0
+        self.newlines = 0
+        self._line_start_char = 0
+        self._last_start = 0
+        self._starts = array("Q")
+        self._checkpoints = array("Q")
+        out.write(bytes(HEADER.size))
+
+    def feed(self, piece: str, data: bytes) -> None:
+        count = data.count(b"\n")
+        if count:
+            parts = data.split(b"\n")
+            offsets = accumulate(map(_plus_one, map(len, parts)), initial=self.bytes)
+            self._starts.extend(islice(offsets, 1, count + 1))
+            self.newlines += count
+            self._line_start_char = self.chars + piece.rfind("\n") + 1
+            self._last_start = self._starts[-1]
+            if len(self._starts) >= _FLUSH_ENTRIES:
+                self.out.write(_pack(self._starts))
+                self._starts = array("Q")
+        self.chars += len(piece)
+        self.bytes += len(data)
+        if self.chars % self.step == 0:
+            in_line = self.chars - self._line_start_char
+            if in_line > 0:
+                self._checkpoints.extend((self.newlines + 1, in_line, self.bytes))
+
+    @property
+    def lines(self) -> int:
+        return self.newlines + (1 if self.bytes > self._last_start else 0)
+
+    def finish(self, data_mtime_ns: int) -> None:
+        """Write the rest of the tables and the header (``out`` must be seekable)."""
+        lines = self.lines
+        self.out.write(_pack(self._starts))
+        self.out.write(_pack(self._checkpoints))
+        self.out.seek(0)
+        self.out.write(
+            HEADER.pack(
+                MAGIC,
+                self.bytes,
+                data_mtime_ns,
+                self.chars,
+                lines,
+                self.newlines,
+                len(self._checkpoints) // 3,
+                self.step,
+            )
+        )
+
+
+@dataclass
+class SpillIndex:
+    """Read access to one index file; entries are read with ``pread`` as needed."""
+
+    fd: int
+    data_bytes: int
+    chars: int
+    lines: int
+    newlines: int
+    checkpoints: int
+    step: int
+
+    @classmethod
+    def open_for(cls, data_path: Path) -> SpillIndex | None:
+        """The index of ``data_path`` if it exists and matches the file, else None."""
+        try:
+            st = os.stat(data_path)
+            fd = os.open(index_path(data_path), os.O_RDONLY)
+        except OSError:
+            return None
+        try:
+            raw = os.pread(fd, HEADER.size, 0)
+            if len(raw) == HEADER.size:
+                magic, size, mtime, chars, lines, newlines, points, step = HEADER.unpack(raw)
+                expected = HEADER.size + 8 * newlines + 24 * points
+                if (
+                    magic == MAGIC
+                    and size == st.st_size
+                    and mtime == st.st_mtime_ns
+                    and os.fstat(fd).st_size == expected
+                ):
+                    return cls(fd, size, chars, lines, newlines, points, step)
+        except OSError:
+            pass
+        os.close(fd)
+        return None
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+    def __enter__(self) -> SpillIndex:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def _starts(self, first: int, count: int) -> array:  # type: ignore[type-arg]
+        """Line-starts entries ``first .. first + count - 1`` (0-based, clipped)."""
+        count = max(0, min(count, self.newlines - first))
+        if count == 0:
+            return array("Q")
+        return _unpack(os.pread(self.fd, 8 * count, HEADER.size + 8 * first))
+
+    def spans(self, first_line: int, count: int) -> list[tuple[int, int]]:
+        """``(start, end)`` byte spans of lines ``first_line ..`` (end excludes the ``\\n``)."""
+        last_line = min(first_line + count - 1, self.lines)
+        if first_line > last_line:
+            return []
+        # Entry k is the start of line k + 2; the end of line n is the start of line n + 1 - 1.
+        entries = self._starts(max(first_line - 2, 0), last_line - first_line + 2)
+        starts = ([0] if first_line == 1 else []) + list(entries)
+        spans = []
+        for n in range(first_line, last_line + 1):
+            start = starts[n - first_line]
+            nxt = n - first_line + 1
+            end = starts[nxt] - 1 if nxt < len(starts) else self.data_bytes
+            spans.append((start, end))
+        return spans
+
+    def _checkpoint(self, i: int) -> tuple[int, int, int]:
+        base = HEADER.size + 8 * self.newlines + 24 * i
+        line, char, byte = _unpack(os.pread(self.fd, 24, base))
+        return int(line), int(char), int(byte)
+
+    def checkpoint(self, line: int, char: int) -> tuple[int, int] | None:
+        """The last ``(char, byte)`` checkpoint of ``line`` at or before ``char``."""
+        lo, hi = 0, self.checkpoints
+        while lo < hi:  # first checkpoint after (line, char)
+            mid = (lo + hi) // 2
+            if self._checkpoint(mid)[:2] <= (line, char):
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo == 0:
+            return None
+        found_line, found_char, byte = self._checkpoint(lo - 1)
+        return (found_char, byte) if found_line == line else None

@@ -1,0 +1,184 @@
+"""Settings: the user's ``settings.json``, then the project's ``.agent-tui/settings.json``, then
+the personal ``.agent-tui/settings.local.json``; a more specific file wins key by key.
+
+The user file lives in the config dir (``paths.config_dir()``). Objects merge recursively, any
+other value replaces. Each top-level key is a *section* with its own pydantic model, registered
+in ``SECTIONS``; a later feature adds its section there (``disclosure``, …) and nothing else
+changes. Sections in ``EXTERNAL`` are read by their own package (``permissions`` combines
+rules across files, deny anywhere winning: ``core.permissions.config``) and only skipped here.
+
+A broken file never stops the app: the problem is reported with the file name and what is
+wrong, the broken part is ignored, and the rest (or the defaults) apply. ``load_settings``
+returns the problems next to the settings so every front end can show them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agent_tui.core.budget.config import BudgetSettings
+from agent_tui.core.paths import config_dir
+from agent_tui.core.schema_errors import format_validation_error
+
+SETTINGS_FILE = "settings.json"
+LOCAL_SETTINGS_FILE = "settings.local.json"
+PROJECT_DIR = ".agent-tui"
+
+
+class Settings(BaseModel):
+    """All settings. Every section has defaults, so an empty file is a valid file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    budget: BudgetSettings = Field(default_factory=BudgetSettings)
+
+
+SECTIONS: dict[str, type[BaseModel]] = {"budget": BudgetSettings}
+"""Top-level keys and their models. Keys starting with ``$`` (``$schema``) are ignored."""
+EXTERNAL = frozenset({"permissions"})
+"""Sections another package reads from the same files (not validated or merged here)."""
+
+
+@dataclass(frozen=True)
+class SettingsProblem:
+    """Something wrong in a settings file; ``level="error"`` means a part was ignored."""
+
+    path: Path
+    message: str
+    level: Literal["error", "warning"] = "error"
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+@dataclass
+class LoadedSettings:
+    settings: Settings
+    sources: list[Path] = field(default_factory=list)
+    problems: list[SettingsProblem] = field(default_factory=list)
+
+    def messages(self) -> list[str]:
+        """One line per problem, ready to print or show."""
+        return [f"settings {p.level}: {p}" for p in self.problems]
+
+
+def user_settings_path() -> Path:
+    return config_dir() / SETTINGS_FILE
+
+
+def project_settings_path(cwd: Path) -> Path:
+    return cwd / PROJECT_DIR / SETTINGS_FILE
+
+
+def local_settings_path(cwd: Path) -> Path:
+    return cwd / PROJECT_DIR / LOCAL_SETTINGS_FILE
+
+
+def settings_paths(cwd: Path) -> list[Path]:
+    """The settings files of ``cwd``, least specific first."""
+    return [user_settings_path(), project_settings_path(cwd), local_settings_path(cwd)]
+
+
+def load_settings(cwd: Path, *, paths: list[Path] | None = None) -> LoadedSettings:
+    """Read, check and merge the settings files (``settings_paths``; later ones win)."""
+    problems: list[SettingsProblem] = []
+    sources: list[Path] = []
+    merged: dict[str, Any] = {}
+    origin: dict[str, list[Path]] = {}
+    for path in paths if paths is not None else settings_paths(cwd):
+        sections = _read_file(path, problems)
+        if sections is None:
+            continue
+        sources.append(path)
+        for name, value in sections.items():
+            merged[name] = _merge(merged.get(name), value)
+            origin.setdefault(name, []).append(path)
+    values: dict[str, Any] = {}
+    for name, value in merged.items():
+        try:
+            values[name] = SECTIONS[name].model_validate(value)
+        except ValidationError as exc:  # each file was valid alone; together they are not
+            files = " and ".join(str(p) for p in origin[name])
+            problems.append(
+                SettingsProblem(
+                    origin[name][-1],
+                    f"the {name!r} settings of {files} are invalid together; using the "
+                    f"defaults for {name!r}:\n{format_validation_error(exc)}",
+                )
+            )
+    return LoadedSettings(Settings(**values), sources, problems)
+
+
+def _read_file(path: Path, problems: list[SettingsProblem]) -> dict[str, Any] | None:
+    """The valid sections of one file; problems are appended. None when nothing applies."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        problems.append(SettingsProblem(path, f"cannot be read ({reason}); it is ignored"))
+        return None
+    if not text.strip():
+        return {}
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        problems.append(
+            SettingsProblem(
+                path,
+                f"is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}; "
+                "the whole file is ignored (defaults apply)",
+            )
+        )
+        return None
+    if not isinstance(raw, dict):
+        problems.append(
+            SettingsProblem(
+                path,
+                f'must hold a JSON object like {{"budget": {{...}}}}, not '
+                f"{type(raw).__name__}; it is ignored",
+            )
+        )
+        return None
+    sections: dict[str, Any] = {}
+    for name, value in raw.items():
+        if name.startswith("$") or name in EXTERNAL:
+            continue
+        model = SECTIONS.get(name)
+        if model is None:
+            known = ", ".join(sorted({*SECTIONS, *EXTERNAL}))
+            problems.append(
+                SettingsProblem(
+                    path, f"unknown section {name!r} is ignored (known: {known})", "warning"
+                )
+            )
+            continue
+        try:
+            model.model_validate(value)
+        except ValidationError as exc:
+            problems.append(
+                SettingsProblem(
+                    path,
+                    f"invalid {name!r} section, ignored (defaults apply):\n"
+                    + format_validation_error(exc),
+                )
+            )
+            continue
+        sections[name] = value
+    return sections
+
+
+def _merge(base: Any, override: Any) -> Any:
+    """``override`` on top of ``base``: objects merge key by key, anything else replaces."""
+    if isinstance(base, dict) and isinstance(override, dict):
+        out = dict(base)
+        for key, value in override.items():
+            out[key] = _merge(base.get(key), value)
+        return out
+    return override

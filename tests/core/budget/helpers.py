@@ -1,0 +1,59 @@
+"""Reading a spill back the way a model does: read_file pages, then char windows of cut lines."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from agent_tui.core.tools.base import ToolContext
+from agent_tui.core.tools.builtin import read_file
+
+_CUT = re.compile(r" \[… line cut: [\d,]+ more chars\]$")
+
+
+async def call_read(ctx: ToolContext, **arguments: object) -> read_file.ToolOutput:
+    return await read_file.TOOL.call(read_file.ReadFileInput.model_validate(arguments), ctx)
+
+
+async def rest_of_line(ctx: ToolContext, path: str, line: int, start: int) -> str:
+    """Characters ``start..`` of ``line``, window by window as the footers say."""
+    parts: list[str] = []
+    char = start
+    while True:
+        out = await call_read(ctx, path=path, offset=line, char_offset=char)
+        row, footer = out.content.rsplit("\n", 1)
+        text = row.split("\t", 1)[1]
+        parts.append(text)
+        char += len(text)
+        if "(end of line)" in footer:
+            return "".join(parts)
+        assert f"char_offset={char})" in footer, footer
+
+
+async def read_back(ctx: ToolContext, path: str, limit: int = 2000) -> str:
+    """The whole file as read_file shows it: pages of rows, cut lines completed."""
+    lines: list[str] = []
+    offset = 1
+    while True:
+        out = await call_read(ctx, path=path, offset=offset, limit=limit)
+        if out.content == "[empty file: 0 lines]":
+            return ""
+        *rows, footer = out.content.split("\n")
+        cut = set(out.data.get("cut_lines", []))
+        for row in rows:
+            number, text = row.split("\t", 1)
+            line = int(number)
+            if line in cut:
+                text = _CUT.sub("", text)
+                text += await rest_of_line(ctx, path, line, len(text))
+            lines.append(text)
+        if "end of file" in footer:
+            break
+        offset = out.data["last"] + 1
+        assert f"offset={offset})" in footer, footer
+    text = "\n".join(lines)
+    return text + "\n" if out.data.get("final_newline") else text
+
+
+def spill_files(root: Path) -> list[Path]:
+    return sorted(p for p in (root / ".agent-spill").iterdir() if p.suffix == ".txt")

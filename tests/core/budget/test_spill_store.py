@@ -1,0 +1,151 @@
+"""Spill files: byte for byte, atomic, indexed; read_file pages them back exactly."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agent_tui.core.budget import SpillReader, SpillStore, count_lines
+from agent_tui.core.budget.index import SpillIndex, index_path
+from agent_tui.core.tools.base import ToolContext
+from agent_tui.core.tools.builtin import read_file
+from tests.core.budget.helpers import call_read, read_back
+
+# Lines of every shape: empty, CR-only endings, tabs, astral and combining characters, long
+# runs (cut and paged by char windows), no final newline.
+_chars = st.characters(blacklist_categories=("Cs",))
+_piece = st.one_of(
+    st.text(_chars, max_size=12),
+    st.sampled_from(["\r", "\r\n", "\t", "é", "😀", "e\u0301", "日本", "\x00", "\u2028"]),
+    st.builds(lambda s, n: s * n, st.text(_chars, min_size=1, max_size=3), st.integers(5, 60)),
+)
+_line = st.lists(_piece, max_size=6).map("".join)
+texts = st.builds(
+    lambda lines, end: "\n".join(lines) + end,
+    st.lists(_line, max_size=25),
+    st.sampled_from(["", "\n", "\r\n"]),
+)
+
+
+@pytest.fixture
+def small_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tiny row and window sizes, so short texts exercise cuts, pages and char windows."""
+    monkeypatch.setattr(read_file, "MAX_LINE_CHARS", 7)
+    monkeypatch.setattr(read_file, "SEGMENT_CHARS", 11)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=texts, limit=st.integers(1, 9), step=st.sampled_from([3, 8, 64]))
+def test_any_text_is_spilled_byte_for_byte_and_read_back_exactly(
+    small_windows: None, text: str, limit: int, step: int
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        cwd = Path(tmp)
+        store = SpillStore(Path(".agent-spill"), cwd, durable=False, step=step)
+        record = store.write(text, "run_shell", "call_1")
+        assert record.path.read_bytes() == text.encode("utf-8")
+        assert (record.chars, record.lines) == (len(text), count_lines(text))
+        assert record.shown.startswith(".agent-spill/")
+        back = asyncio.run(read_back(ToolContext(cwd=cwd), record.shown, limit=limit))
+        assert back == text
+
+
+async def test_crlf_and_any_bytes_of_utf8_are_kept(tmp_path: Path) -> None:
+    text = "a\r\nb\r\n\r\nc\rd\u2028e\x00\n"
+    record = SpillStore(Path(".agent-spill"), tmp_path).write(text, "t", "c")
+    assert record.path.read_bytes() == text.encode()
+    out = await call_read(ToolContext(cwd=tmp_path), path=record.shown)
+    assert out.content.split("\n")[:3] == ["     1\ta\r", "     2\tb\r", "     3\t\r"]
+    assert out.data["spill"] is True
+
+
+def test_write_is_atomic_and_names_are_readable(tmp_path: Path) -> None:
+    store = SpillStore(Path(".agent-spill"), tmp_path)
+    first = store.write("x" * 10, "mcp__srv__do thing", "toolu_01/..\\evil")
+    second = store.write("y", "mcp__srv__do thing", "toolu_01/..\\evil")
+    assert first.path != second.path
+    assert first.path.parent == tmp_path / ".agent-spill"
+    name = first.path.name
+    assert name.endswith(".txt")
+    assert "-mcp__srv__do_thing-toolu_01_evil-" in name
+    assert name[:8].isdigit()
+    assert name[8] == "T"
+    assert name[15] == "Z"
+    leftovers = [p for p in store.root.rglob("*") if p.name.startswith(".tmp-")]
+    assert leftovers == []
+    assert (store.root / ".gitignore").read_text().strip().endswith("*")
+    assert store.files() == sorted([first.path, second.path])
+
+
+def test_failed_write_leaves_nothing_behind(tmp_path: Path) -> None:
+    store = SpillStore(Path(".agent-spill"), tmp_path)
+
+    class Boom(Exception):
+        pass
+
+    def write_then_fail() -> None:
+        with store.open_writer("t", "c") as writer:
+            writer.write("partial")
+            raise Boom
+
+    with pytest.raises(Boom):
+        write_then_fail()
+    assert store.files() == []
+    assert [p for p in store.root.rglob("*") if p.is_file() and p.name != ".gitignore"] == []
+
+
+def test_a_stale_index_is_ignored(tmp_path: Path) -> None:
+    record = SpillStore(Path(".agent-spill"), tmp_path).write("one\ntwo\n", "t", "c")
+    assert SpillIndex.open_for(record.path) is not None
+    record.path.write_text("one\ntwo\nthree\n")  # edited by someone: the index no longer fits
+    assert SpillIndex.open_for(record.path) is None
+    assert SpillReader.open(record.path) is None
+
+
+async def test_an_edited_spill_is_read_as_a_plain_file(tmp_path: Path) -> None:
+    record = SpillStore(Path(".agent-spill"), tmp_path).write("one\r\ntwo\n", "t", "c")
+    record.path.write_text("one\r\ntwo\nthree\n")
+    out = await call_read(ToolContext(cwd=tmp_path), path=record.shown)
+    assert out.content.split("\n")[:3] == ["     1\tone", "     2\ttwo", "     3\tthree"]
+    assert "spill" not in out.data
+
+
+def _big_spill(tmp_path: Path, lines: int) -> Path:
+    store = SpillStore(Path(".agent-spill"), tmp_path, durable=False)
+    with store.open_writer("run_shell", "big") as writer:
+        for start in range(0, lines, 10_000):
+            writer.write(
+                "".join(f"line {n} {'x' * (n % 50)}\n" for n in range(start + 1, start + 10_001))
+            )
+        return writer.commit().path
+
+
+def test_the_last_window_costs_what_the_first_does(tmp_path: Path) -> None:
+    path = _big_spill(tmp_path, 400_000)  # ~15 MB
+    costs = {}
+    for offset in (1, 200_000, 398_001):
+        with SpillReader.open(path) as reader:
+            rows = list(reader.rows(offset, 2000, 2000))
+            assert rows[0].text.startswith(f"line {offset} ")
+            costs[offset] = reader.bytes_read
+    assert max(costs.values()) < 3 * min(costs.values()) + 16_384
+    assert max(costs.values()) < 200_000
+    assert os.path.getsize(index_path(path)) < 8.1 * 400_000  # ~8 bytes a line
+
+
+def test_a_position_deep_inside_a_huge_line_is_reached_from_a_checkpoint(tmp_path: Path) -> None:
+    text = "".join(f"{n:08d}," for n in range(400_000))  # one 3.6 MB line
+    record = SpillStore(Path(".agent-spill"), tmp_path, durable=False).write(text, "t", "c")
+    with SpillReader.open(record.path) as reader:
+        piece = reader.segment(1, len(text) - 100, 500)
+        assert piece.text == text[-100:]
+        assert piece.line_chars == len(text)
+        assert reader.bytes_read < 600_000  # a checkpoint away, not the whole line
