@@ -94,6 +94,7 @@ class Agent:
             self.file_state,
             budget=self.settings.budget,
             store=self.spills,
+            max_parallel=self.settings.executor.max_parallel,
         )
         self._interrupt = asyncio.Event()
         self.running = False

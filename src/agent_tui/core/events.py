@@ -28,6 +28,7 @@ class SessionStart(_Event):
     cwd: str
     demo: bool = False
     resumed: bool = False
+    permission_mode: str = "default"
     warnings: list[str] = Field(default_factory=list)
 
 
@@ -64,7 +65,10 @@ class ToolGroup(_Event):
 
 
 class ToolProgress(_Event):
-    """A running call: elapsed seconds, the tail of its partial output, or n/total progress."""
+    """A running call: elapsed seconds, the tail of its partial output, or n/total progress.
+
+    Every call that runs first reports ``message="started"`` with ``elapsed=0`` as it starts
+    executing (after its approval, if it needed one)."""
 
     type: Literal["tool_progress"] = "tool_progress"
     id: str

@@ -30,15 +30,25 @@ LOCAL_SETTINGS_FILE = "settings.local.json"
 PROJECT_DIR = ".agent-tui"
 
 
+class ExecutorSettings(BaseModel):
+    """The tool executor (``core.executor``): how many concurrency-safe calls run at once."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_parallel: int = Field(default=10, ge=1, le=100)
+    """Largest parallel batch of consecutive concurrency-safe calls (read-only tools)."""
+
+
 class Settings(BaseModel):
     """All settings. Every section has defaults, so an empty file is a valid file."""
 
     model_config = ConfigDict(extra="forbid")
 
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
+    executor: ExecutorSettings = Field(default_factory=ExecutorSettings)
 
 
-SECTIONS: dict[str, type[BaseModel]] = {"budget": BudgetSettings}
+SECTIONS: dict[str, type[BaseModel]] = {"budget": BudgetSettings, "executor": ExecutorSettings}
 """Top-level keys and their models. Keys starting with ``$`` (``$schema``) are ignored."""
 EXTERNAL = frozenset({"permissions"})
 """Sections another package reads from the same files (not validated or merged here)."""
@@ -114,37 +124,47 @@ def load_settings(cwd: Path, *, paths: list[Path] | None = None) -> LoadedSettin
     return LoadedSettings(Settings(**values), sources, problems)
 
 
-def _read_file(path: Path, problems: list[SettingsProblem]) -> dict[str, Any] | None:
-    """The valid sections of one file; problems are appended. None when nothing applies."""
+def read_json_object(path: Path) -> tuple[dict[str, Any] | None, str, str | None]:
+    """(object, raw text, problem) of one settings file. A missing file is no problem (None,
+    "", None); an unreadable or broken one returns None and says why, with line and column."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return None
+        return None, "", None
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        problems.append(SettingsProblem(path, f"cannot be read ({reason}); it is ignored"))
-        return None
+        return None, "", f"cannot be read ({reason}); it is ignored"
     if not text.strip():
-        return {}
+        return {}, text, None
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
-        problems.append(
-            SettingsProblem(
-                path,
+        return (
+            None,
+            text,
+            (
                 f"is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}; "
-                "the whole file is ignored (defaults apply)",
-            )
+                "the whole file is ignored (defaults apply)"
+            ),
         )
-        return None
     if not isinstance(raw, dict):
-        problems.append(
-            SettingsProblem(
-                path,
+        return (
+            None,
+            text,
+            (
                 f'must hold a JSON object like {{"budget": {{...}}}}, not '
-                f"{type(raw).__name__}; it is ignored",
-            )
+                f"{type(raw).__name__}; it is ignored"
+            ),
         )
+    return raw, text, None
+
+
+def _read_file(path: Path, problems: list[SettingsProblem]) -> dict[str, Any] | None:
+    """The valid sections of one file; problems are appended. None when nothing applies."""
+    raw, _, problem = read_json_object(path)
+    if problem is not None:
+        problems.append(SettingsProblem(path, problem))
+    if raw is None:
         return None
     sections: dict[str, Any] = {}
     for name, value in raw.items():

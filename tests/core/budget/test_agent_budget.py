@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from agent_tui.core.agent import Agent
-from agent_tui.core.executor import HELD_MESSAGE
+from agent_tui.core.executor import HELD_MESSAGE, STARTED_MESSAGE
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.settings import Settings
 from agent_tui.core.tools import (
@@ -91,7 +91,8 @@ async def test_a_turn_over_budget_spills_the_largest_and_keeps_the_order(tmp_pat
         ],
     )
     events = await collect(agent, "go")
-    tools = [e for e in events if e.type in ("tool_result", "spill", "tool_progress")]
+    kinds = ("tool_result", "spill", "tool_progress")
+    tools = [e for e in events if e.type in kinds and getattr(e, "message", "") != STARTED_MESSAGE]
     summary = [(e.type, e.id) for e in tools]
     # a waits (it might stay whole); b is over the cap: spilled at once; a, b, c then d are
     # released in order once the turn is known.

@@ -63,12 +63,16 @@ class OrderedResults:
 
     def drain(self) -> list[Event]:
         """Spill events, then every result now decided, in order (messages appended)."""
-        events: list[Event] = [spill_event(n) for n in self.notices]
+        return [event for _, event in self.drain_indexed()]
+
+    def drain_indexed(self) -> list[tuple[int | None, Event]]:
+        """``drain``, each event with the request index of its call (None for a spill)."""
+        events: list[tuple[int | None, Event]] = [(None, spill_event(n)) for n in self.notices]
         self.notices.clear()
         for index, result in self.budget.pop_ready():
             event, message = self.makers.pop(index)(result)
             self.out.append(message)
-            events.append(event)
+            events.append((index, event))
         return events
 
     def flush(self) -> None:

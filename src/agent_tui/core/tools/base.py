@@ -37,6 +37,9 @@ class ToolMeta:
     """How permission rule patterns match this tool: as a shell command prefix or a path glob."""
     rule_subject: str | None = None
     """The input field those patterns are matched against (``command``, ``path``)."""
+    cancels_siblings_on_failure: bool = False
+    """A failure of this tool (an error, or output with ``is_error``) cancels the calls still
+    running in its parallel batch: their work is presumably moot (a failing shell command)."""
 
 
 @dataclass(frozen=True)

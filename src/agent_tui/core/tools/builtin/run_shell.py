@@ -255,5 +255,6 @@ TOOL = Tool(
         destructive=True,
         rule_kind="command",
         rule_subject="command",
+        cancels_siblings_on_failure=True,
     ),
 )

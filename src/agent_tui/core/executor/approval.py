@@ -1,0 +1,95 @@
+"""Permission for one call: the policy decides; an ``ask`` waits for the front end's asker.
+
+The wait is part of the turn: an interrupt while the prompt is open cancels the asker (the
+front end closes its prompt on cancellation) and the call ends as interrupted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+
+from agent_tui.core.events import Event, PermissionRequest
+from agent_tui.core.executor.partition import CallPlan
+from agent_tui.core.executor.results import CallResults
+from agent_tui.core.permissions import Approval, ApprovalRequest, Asker, PermissionPolicy
+
+log = logging.getLogger(__name__)
+
+
+async def ask_unless_interrupted(
+    asker: Asker, request: ApprovalRequest, interrupted: asyncio.Event
+) -> Approval | None:
+    """The asker's answer, or None when the turn is interrupted first (the ask is cancelled)."""
+    answer = asyncio.ensure_future(asker(request))
+    waiter = asyncio.ensure_future(interrupted.wait())
+    try:
+        done, _ = await asyncio.wait({answer, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiter.cancel()
+        if not answer.done():
+            answer.cancel()
+            await asyncio.wait({answer})  # the front end closes its prompt
+    if answer not in done:  # interrupted first: whatever the asker did since is moot
+        if not answer.cancelled():
+            answer.exception()  # retrieved, so it is not reported as lost
+        return None
+    return answer.result()
+
+
+async def authorize(
+    plan: CallPlan,
+    policy: PermissionPolicy,
+    asker: Asker | None,
+    results: CallResults,
+    interrupted: asyncio.Event,
+) -> AsyncIterator[Event]:
+    """Decide allow/ask/deny for ``plan``; yield the prompt event and any final event.
+
+    A call that may run stays ``queued``; any other already has its outcome (a rejection, or
+    ``interrupted`` when the turn stopped during the prompt) and is ``completed``.
+    """
+    assert plan.prepared is not None
+    prepared = plan.prepared
+    request = ApprovalRequest(plan.call, prepared.tool, prepared.input)
+    decision = policy.decide(request)
+    if decision.kind == "allow":
+        return
+    feedback: str | None = None
+    if decision.kind == "ask" and asker is not None:
+        yield PermissionRequest(
+            id=plan.call.id,
+            name=plan.call.name,
+            input=prepared.input.model_dump(mode="json"),
+            reason=decision.reason,
+        )
+        asking = ApprovalRequest(plan.call, prepared.tool, prepared.input, decision.reason)
+        try:
+            approval = await ask_unless_interrupted(asker, asking, interrupted)
+        except Exception as exc:  # a broken prompt denies; it must not end the session
+            log.exception("the permission asker failed")
+            approval = Approval(allowed=False, feedback=None)
+            reason = f"The permission prompt failed ({type(exc).__name__}: {exc})."
+        else:
+            reason = "The user denied this call."
+        if approval is None:
+            await results.interrupted(plan)
+            for event in results.drain():
+                yield event
+            return
+        if approval.allowed:
+            if approval.always:
+                policy.remember(request)
+            return
+        feedback = approval.feedback
+    elif decision.kind == "ask":
+        reason = (
+            f"{plan.call.name} needs approval and nobody can be asked here "
+            f"(headless mode). Re-run with --allow {plan.call.name} to permit it."
+        )
+    else:
+        reason = decision.reason or "Denied by a permission rule."
+    await results.rejected(plan, reason, feedback)
+    for event in results.drain():
+        yield event

@@ -1,0 +1,56 @@
+"""Greedy partition of one assistant message's calls into batches (seed 3.4).
+
+Consecutive concurrency-safe calls share a batch that runs in parallel, at most
+``max_parallel`` calls at once; any other call — one that may have side effects, or that
+failed before it could run — is a batch of its own. The partition is fail-closed: a call
+that is not declared safe cuts the run of safe calls, so ``[read, read, shell, read]`` is
+three batches, not two.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent_tui.core.tools.errors import ToolErrorInfo
+from agent_tui.core.tools.registry import PreparedCall, ToolRegistry
+from agent_tui.core.transcript import ToolCall
+
+MAX_PARALLEL = 10
+
+
+@dataclass
+class CallPlan:
+    """One call of the request: ready to run (``prepared``) or already failed (``error``)."""
+
+    call: ToolCall
+    index: int = 0
+    prepared: PreparedCall | None = None
+    error: ToolErrorInfo | None = None
+    concurrency_safe: bool = False
+
+
+def plan_calls(registry: ToolRegistry, calls: list[ToolCall]) -> list[CallPlan]:
+    """Find each call's tool and validate its input, without running anything."""
+    plans = []
+    for index, call in enumerate(calls):
+        prepared = registry.prepare(call.name, call.arguments)
+        if isinstance(prepared, ToolErrorInfo):
+            plans.append(CallPlan(call, index, error=prepared))
+        else:
+            safe = prepared.tool.meta.concurrency_safe
+            plans.append(CallPlan(call, index, prepared=prepared, concurrency_safe=safe))
+    return plans
+
+
+def partition(plans: list[CallPlan], max_parallel: int = MAX_PARALLEL) -> list[list[CallPlan]]:
+    """Batches in request order: safe runs of at most ``max_parallel``, anything else alone."""
+    if max_parallel < 1:
+        raise ValueError(f"max_parallel must be at least 1, not {max_parallel}")
+    batches: list[list[CallPlan]] = []
+    for plan in plans:
+        last = batches[-1] if batches else None
+        if plan.concurrency_safe and last and last[0].concurrency_safe and len(last) < max_parallel:
+            last.append(plan)
+        else:
+            batches.append([plan])
+    return batches

@@ -1,0 +1,148 @@
+"""Final outcomes of calls → budgeted events and transcript messages, in request order.
+
+``CallResults`` is where every call of a request ends, however it ends: a result, an error, a
+rejection, an interrupt or a sibling's failure. Each outcome goes through the request's output
+budget (``budget.OrderedResults``) and marks the call ``completed``; ``drain`` releases the
+decided ones in request order and marks each ``yielded`` as it is handed out.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+from agent_tui.core.budget import BudgetedResult, PendingResult
+from agent_tui.core.budget.ordered import Maker, OrderedResults, spill_pointer
+from agent_tui.core.events import Event, ToolErrorEvent, ToolRejected, ToolResult
+from agent_tui.core.executor.lifecycle import CallState, Lifecycle
+from agent_tui.core.executor.partition import CallPlan
+from agent_tui.core.tools.base import ToolOutput
+from agent_tui.core.tools.errors import CANCELLED, ToolErrorInfo
+from agent_tui.core.transcript import Message
+
+INTERRUPTED = "interrupted"
+
+
+def interrupted_info() -> ToolErrorInfo:
+    return ToolErrorInfo(
+        code=INTERRUPTED,
+        message="The user interrupted this call before it finished; it may have partially run.",
+        next_step="Wait for the user's next instruction before retrying.",
+        retryable=True,
+    )
+
+
+def cancelled_info(because: str) -> ToolErrorInfo:
+    return ToolErrorInfo(
+        code=CANCELLED,
+        message=f"cancelled because {because}",
+        next_step="It was stopped before it finished and may have partially run. Fix the "
+        "failing call first, then run this one again if it is still needed.",
+        retryable=True,
+    )
+
+
+class CallResults:
+    """The sink of one request's outcomes (see the module docstring)."""
+
+    def __init__(self, ordered: OrderedResults, lifecycle: Lifecycle) -> None:
+        self.ordered = ordered
+        self.lifecycle = lifecycle
+
+    # -- outcomes ---------------------------------------------------------------------------
+
+    async def output(self, plan: CallPlan, output: ToolOutput, elapsed: float) -> None:
+        call = plan.call
+
+        def make(result: BudgetedResult) -> tuple[Event, Message]:
+            event = ToolResult(
+                id=call.id,
+                name=call.name,
+                content=result.content,
+                is_error=output.is_error,
+                elapsed=round(elapsed, 3),
+                data=output.data,
+                spill=spill_pointer(result),
+            )
+            return event, Message.tool(call, result.content, is_error=output.is_error)
+
+        pending = PendingResult(
+            call.id,
+            call.name,
+            output.content,
+            is_error=output.is_error,
+            spillable=not output.never_spill,
+        )
+        await self._add(plan, pending, make)
+
+    async def error(self, plan: CallPlan, error: ToolErrorInfo, elapsed: float = 0.0) -> None:
+        """A failed call; a long message (a timeout's output tail) is budgeted like output."""
+        call = plan.call
+
+        def frame(message: str) -> str:
+            return error.model_copy(update={"message": message}).to_model_text()
+
+        def make(result: BudgetedResult) -> tuple[Event, Message]:
+            message = error.message
+            if result.spilled_by_budget:  # what the model read: the excerpt and the pointer
+                message = json.loads(result.content)["error"]
+            event = ToolErrorEvent(
+                id=call.id,
+                name=call.name,
+                code=error.code,
+                message=message,
+                next_step=error.next_step,
+                retryable=error.retryable,
+                details=error.details,
+                elapsed=round(elapsed, 3),
+                spill=spill_pointer(result),
+            )
+            return event, Message.tool(call, result.content, is_error=True)
+
+        pending = PendingResult(call.id, call.name, error.message, is_error=True, frame=frame)
+        await self._add(plan, pending, make)
+
+    async def rejected(self, plan: CallPlan, reason: str, feedback: str | None) -> None:
+        call = plan.call
+        text = f"Permission denied: {reason}"
+        if feedback:
+            text += f"\nThe user said: {feedback}"
+        text += "\nDo not retry the same call; choose another approach or ask the user."
+
+        def make(result: BudgetedResult) -> tuple[Event, Message]:
+            event = ToolRejected(id=call.id, name=call.name, reason=reason, feedback=feedback)
+            return event, Message.tool(call, result.content, is_error=True)
+
+        pending = PendingResult(call.id, call.name, text, is_error=True, spillable=False)
+        await self._add(plan, pending, make)
+
+    async def interrupted(self, plan: CallPlan, elapsed: float = 0.0) -> None:
+        await self.error(plan, interrupted_info(), elapsed)
+
+    async def cancelled(self, plan: CallPlan, because: str, elapsed: float = 0.0) -> None:
+        await self.error(plan, cancelled_info(because), elapsed)
+
+    async def _add(self, plan: CallPlan, pending: PendingResult, make: Maker) -> None:
+        self.lifecycle.advance(plan.index, CallState.COMPLETED)
+        await self.ordered.add(plan.index, pending, make)
+
+    # -- release ----------------------------------------------------------------------------
+
+    def held(self, plan: CallPlan) -> bool:
+        """True while the call's result waits for the request's other results (budget)."""
+        return self.ordered.budget.held(plan.index)
+
+    def drain(self) -> Iterator[Event]:
+        """Spill events and the decided results in request order; each result's call is
+        marked ``yielded`` as its event is handed out."""
+        for index, event in self.ordered.drain_indexed():
+            if index is not None:
+                self.lifecycle.advance(index, CallState.YIELDED)
+            yield event
+
+    async def finish(self) -> None:
+        await self.ordered.finish()
+
+    def flush(self) -> None:
+        """Hard stop: decide the rest and record their messages (nothing more is emitted)."""
+        self.ordered.flush()

@@ -1,0 +1,116 @@
+"""``ToolExecutor``: runs the tool calls of one assistant message and emits their events.
+
+The calls are partitioned (``partition``); each batch of two or more announces itself with
+``tool_group``, its calls are authorized one by one (``approval``), then run together
+(``batch.BatchRun``). Every call moves through ``queued → executing → completed → yielded``
+(``lifecycle``; the current request's states are ``executor.states``). Results are emitted in
+request order, progress as it happens. An interrupt stops everything in flight, and every call
+still ends with one event and one transcript message, so the next request is valid.
+
+Every final outcome goes through the output budget of the request (``budget.TurnBudget``)
+before it is emitted: a spill is announced with a ``spill`` event and the ``tool_result``
+carries its pointer. A result whose fate depends on calls still running waits (a
+``tool_progress`` says so) and is emitted, in order, once it is decided.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from agent_tui.core.budget import BudgetSettings, SpillStore, TurnBudget
+from agent_tui.core.budget.ordered import OrderedResults
+from agent_tui.core.events import Event, ToolGroup
+from agent_tui.core.executor.approval import authorize
+from agent_tui.core.executor.batch import BatchRun
+from agent_tui.core.executor.lifecycle import CallState, Lifecycle, Listener
+from agent_tui.core.executor.partition import MAX_PARALLEL, CallPlan, partition, plan_calls
+from agent_tui.core.executor.results import CallResults
+from agent_tui.core.permissions import Asker, PermissionPolicy
+from agent_tui.core.tools.base import ProgressCallback, ToolContext
+from agent_tui.core.tools.file_state import FileStateCache
+from agent_tui.core.tools.registry import ToolRegistry
+from agent_tui.core.transcript import Message, ToolCall
+
+
+class ToolExecutor:
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        cwd: Path,
+        policy: PermissionPolicy,
+        asker: Asker | None,
+        file_state: FileStateCache,
+        *,
+        budget: BudgetSettings | None = None,
+        store: SpillStore | None = None,
+        max_parallel: int = MAX_PARALLEL,
+        on_transition: Listener | None = None,
+    ) -> None:
+        if max_parallel < 1:
+            raise ValueError(f"max_parallel must be at least 1, not {max_parallel}")
+        self.registry = registry
+        self.cwd = cwd
+        self.policy = policy
+        self.asker = asker
+        self.file_state = file_state
+        self.budget = budget or BudgetSettings()
+        self.store = store or SpillStore(Path(self.budget.spill_dir), cwd)
+        self.max_parallel = max_parallel
+        self.on_transition = on_transition
+        """Called on every lifecycle transition of every call (for the UI and tests)."""
+        self.lifecycle = Lifecycle([])
+        """The lifecycle of the latest request's calls."""
+
+    @property
+    def states(self) -> dict[str, CallState]:
+        """Each call of the latest request and its state."""
+        return self.lifecycle.states
+
+    def plan(self, calls: list[ToolCall]) -> list[CallPlan]:
+        return plan_calls(self.registry, calls)
+
+    async def execute(
+        self, calls: list[ToolCall], out: list[Message], interrupted: asyncio.Event
+    ) -> AsyncIterator[Event]:
+        """Run ``calls``; append one tool message per call to ``out``; yield events."""
+        plans = self.plan(calls)
+        self.lifecycle = Lifecycle([p.call.id for p in plans], self.on_transition)
+        turn = TurnBudget(self.budget, self.store, len(plans))
+        results = CallResults(OrderedResults(turn, out), self.lifecycle)
+        finished = False
+        try:
+            for batch in partition(plans, self.max_parallel):
+                if len(batch) > 1 and not interrupted.is_set():
+                    yield ToolGroup(ids=[p.call.id for p in batch])
+                runnable: list[CallPlan] = []
+                for plan in batch:
+                    if interrupted.is_set():
+                        await results.interrupted(plan)
+                    elif plan.error is not None:
+                        await results.error(plan, plan.error)
+                    else:
+                        async for event in authorize(
+                            plan, self.policy, self.asker, results, interrupted
+                        ):
+                            yield event
+                        if self.lifecycle.state(plan.index) is CallState.QUEUED:
+                            runnable.append(plan)
+                    for event in results.drain():
+                        yield event
+                run = BatchRun(runnable, self.registry, self._context, results, interrupted)
+                async for event in run.run():
+                    yield event
+            await results.finish()
+            for event in results.drain():
+                yield event
+            finished = True
+        finally:
+            if not finished:
+                results.flush()
+
+    def _context(self, plan: CallPlan, progress: ProgressCallback) -> ToolContext:
+        return ToolContext(
+            cwd=self.cwd, file_state=self.file_state, call_id=plan.call.id, progress=progress
+        )
