@@ -12,7 +12,8 @@ from pathlib import Path
 from agent_tui import __version__
 from agent_tui.core.agent import DEFAULT_MAX_TURNS, Agent
 from agent_tui.core.events import SessionStart
-from agent_tui.core.permissions import SimplePolicy
+from agent_tui.core.permissions import Mode
+from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.providers.base import Provider, ProviderError
 from agent_tui.core.providers.spec import make_provider
 from agent_tui.core.session import SessionLog, SessionStore
@@ -51,9 +52,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--allow",
         action="append",
         default=[],
-        metavar="NAME",
-        help="allow a tool that is not read-only without asking "
-        "(repeatable, comma-separated; '*' allows all)",
+        metavar="RULE",
+        help="allow calls matching RULE without asking, e.g. write_file, "
+        "'run_shell(git status:*)', 'edit_file(src/**)', '*' (repeatable, comma-separated)",
+    )
+    parser.add_argument(
+        "--deny",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="deny calls matching RULE, in every mode (repeatable)",
+    )
+    parser.add_argument(
+        "--permission-mode",
+        choices=[m.value for m in Mode],
+        help="default | accept-edits | plan (read-only) | bypass (no prompts; deny rules "
+        "still apply). Default: from settings, else default",
     )
     resume = parser.add_mutually_exclusive_group()
     resume.add_argument(
@@ -110,12 +124,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if isinstance(session, str):
         return _fail(session)
     loaded = load_settings(cwd)
-    allowed = {name.strip() for item in args.allow for name in item.split(",") if name.strip()}
+    try:
+        permissions = build_pipeline(
+            cwd,
+            mode=args.permission_mode,
+            allow=args.allow,
+            deny=args.deny,
+            persist_always=args.headless is None,
+        )
+    except ValueError as exc:
+        return _fail(str(exc))
     agent = Agent(
         provider,
         default_registry(),
         cwd,
-        policy=SimplePolicy(allowed),
+        policy=permissions.pipeline,
         session=session,
         max_turns=args.max_turns,
         settings=loaded.settings,
@@ -127,7 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         cwd=str(cwd),
         demo=provider.kind == "demo",
         resumed=bool(session.messages),
-        warnings=loaded.messages(),
+        permission_mode=permissions.pipeline.mode.value,
+        warnings=[*loaded.messages(), *(f"permissions: {p}" for p in permissions.problems)],
     )
     if args.headless is not None:
         from agent_tui.headless import run_headless

@@ -30,7 +30,7 @@ from agent_tui.core.events import (
     UserMessage,
 )
 from agent_tui.core.events import SessionStart as SessionInfo
-from agent_tui.core.permissions import Approval, ApprovalRequest
+from agent_tui.core.permissions import Approval, ApprovalRequest, PermissionPipeline
 from agent_tui.core.permissions.policy import describe_input
 from agent_tui.ui.events_bridge import AgentEvent, forward
 from agent_tui.ui.format import model_label, shorten_home
@@ -57,6 +57,7 @@ class AgentApp(App[None]):
         Binding("ctrl+c", "quit", "Quit", priority=True, id="quit"),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="quit.alt"),
         Binding("ctrl+l", "clear", "Clear", id="clear"),
+        Binding("ctrl+o", "cycle_mode", "Mode", id="mode"),
     ]
 
     def __init__(
@@ -97,6 +98,7 @@ class AgentApp(App[None]):
         await self.push_screen(self._main)
         status = self.main.status
         status.model, status.demo, status.cwd = self.model, self.demo, self.cwd_label
+        status.mode = self._mode_label()
         status.input_tokens = self.agent.usage.input_tokens
         status.output_tokens = self.agent.usage.output_tokens
         await self._greet()
@@ -230,14 +232,22 @@ class AgentApp(App[None]):
                 future.set_result(approval)
 
         self._set_activity(Activity.APPROVAL)
+        suggest = getattr(self.agent.policy, "suggest", None)
+        always = ", ".join(map(str, suggest(request))) if suggest else None
         screen = ApprovalScreen(
             request.call.name,
             describe_input(request.input),
             request.reason,
+            always=always,
             cursor_blink=self.CURSOR_BLINK,
         )
         await self.push_screen(screen, callback=answered)
-        return await future
+        try:
+            return await future
+        except asyncio.CancelledError:  # the turn was interrupted while the prompt was open
+            if screen.is_attached and self.screen is screen:
+                self.pop_screen()
+            raise
 
     # -- actions ---------------------------------------------------------------------------
 
@@ -257,6 +267,21 @@ class AgentApp(App[None]):
         except TimeoutError:
             pass
         self.exit()
+
+    def _mode_label(self) -> str:
+        mode = getattr(self.agent.policy, "mode", None)
+        return str(mode) if mode is not None else ""
+
+    def action_cycle_mode(self) -> None:
+        """Next permission mode (default → accept-edits → plan → bypass); takes effect at
+        the next decision, also in the running turn."""
+        policy = self.agent.policy
+        if not isinstance(policy, PermissionPipeline):
+            self.notify("Permission modes are not available with this policy.")
+            return
+        policy.mode = policy.mode.next()
+        self.main.status.mode = policy.mode.value
+        self.notify(f"Permission mode: {policy.mode.value} — {policy.mode.describe}")
 
     def action_interrupt(self) -> None:
         if self.busy:

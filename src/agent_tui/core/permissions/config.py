@@ -19,8 +19,14 @@ from typing import Any
 from agent_tui.core.permissions.modes import Mode, parse_mode
 from agent_tui.core.permissions.pipeline import RuleSet
 from agent_tui.core.permissions.rules import Rule, RuleError
+from agent_tui.core.settings import (
+    LOCAL_SETTINGS_FILE,
+    PROJECT_DIR,
+    read_json_object,
+    settings_paths,
+)
 
-LOCAL_SETTINGS = Path(".agent-tui") / "settings.local.json"
+LOCAL_SETTINGS = Path(PROJECT_DIR) / LOCAL_SETTINGS_FILE
 
 
 @dataclass
@@ -79,22 +85,26 @@ def merge(configs: list[PermissionConfig]) -> PermissionConfig:
 
 
 def read_json_file(path: Path) -> tuple[dict[str, Any] | None, str, str | None]:
-    """(data, raw text, problem). A missing file is no problem; a broken one names line/column."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None, "", None
-    except OSError as exc:
-        return None, "", f"{path}: cannot read: {exc.strerror}"
-    if not text.strip():
-        return {}, text, None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return None, text, f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}"
-    if not isinstance(data, dict):
-        return None, text, f"{path}: the top level must be a JSON object"
-    return data, text, None
+    """(data, raw text, problem) — ``settings.read_json_object`` with the file name in front."""
+    data, text, problem = read_json_object(path)
+    return data, text, (f"{path}: {problem}" if problem else None)
+
+
+def load_permission_config(cwd: Path, *, file_problems: bool = True) -> PermissionConfig:
+    """Rules and mode from every settings file of ``cwd`` (``settings.settings_paths``).
+
+    ``file_problems=False`` leaves out unreadable/broken files, for callers that report
+    those already through ``settings.load_settings``.
+    """
+    configs = []
+    for path in settings_paths(cwd):
+        data, text, problem = read_json_file(path)
+        if problem:
+            if file_problems:
+                configs.append(PermissionConfig(problems=[problem]))
+        elif data:
+            configs.append(parse_section(data.get("permissions"), path, text))
+    return merge(configs)
 
 
 def add_local_rules(workspace: Path, rules: list[Rule]) -> Path:

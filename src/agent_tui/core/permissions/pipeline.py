@@ -152,13 +152,18 @@ class PermissionPipeline:
             return Decision("allow", f"{tool.name} is read-only")
         return Decision("ask", _why_ask(tool, subject, self))
 
-    def remember(self, request: ApprovalRequest) -> None:
-        """The user chose "always": allow the narrowest useful rule from now on."""
+    def suggest(self, request: ApprovalRequest) -> list[Rule]:
+        """The narrowest useful rules that "always allow" would add for this call."""
         from agent_tui.core.permissions.suggest import suggest_rules
 
         arguments = request.input.model_dump(mode="python")
         subject = subject_of(request.tool, arguments, self.workspace)
-        rules = suggest_rules(request.tool, subject, self.workspace)
+        return suggest_rules(request.tool, subject, self.workspace)
+
+    def remember(self, request: ApprovalRequest) -> None:
+        """The user chose "always": allow those rules from now on (and tell the listeners,
+        which save them to the local project settings)."""
+        rules = self.suggest(request)
         self.session_allow.extend(rules)
         for callback in self.on_remember:
             callback(rules)

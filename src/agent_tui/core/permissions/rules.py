@@ -1,5 +1,5 @@
 """Permission rules: ``tool``, ``tool(pattern)``, ``mcp__server``, ``mcp__server__tool``,
-``mcp__server__*``.
+``mcp__server__*``, and ``*`` for every tool.
 
 For ``run_shell`` the pattern is a command prefix (``git status:*`` matches ``git status`` with
 any further arguments; without ``:*`` the whole command must match). For file tools it is a
@@ -45,8 +45,10 @@ class Rule:
             pattern = pattern.strip()
             if not pattern:
                 raise RuleError(f"{text!r} has an empty pattern: drop the parentheses")
-        if "*" in tool and not (tool.startswith("mcp__") and tool.endswith("__*")):
-            raise RuleError(f"{text!r}: '*' in a tool name only works as mcp__server__*")
+        if tool == "*" and pattern is not None:
+            raise RuleError(f"{text!r}: '*' (every tool) takes no pattern")
+        if "*" in tool and tool != "*" and not (tool.startswith("mcp__") and tool.endswith("__*")):
+            raise RuleError(f"{text!r}: '*' in a tool name only works as * or mcp__server__*")
         return cls(tool, pattern, source)
 
     def __str__(self) -> str:
@@ -56,7 +58,7 @@ class Rule:
 
     def names_tool(self, name: str) -> bool:
         """Does this rule's tool part cover the tool ``name``?"""
-        if self.tool == name:
+        if self.tool in (name, "*"):
             return True
         if self.tool.startswith("mcp__") and name.startswith("mcp__"):
             if self.tool.endswith("__*"):
@@ -166,3 +168,20 @@ def _glob_regex(pattern: str) -> tuple[re.Pattern[str], str]:
         out = "(?:.*/)?" + out  # like gitignore: a bare name matches at any depth
     out += "(?:/.*)?" if not directory else "/.*"
     return re.compile(out, re.S), anchor
+
+
+def split_rule_list(text: str) -> list[str]:
+    """``"read_file, run_shell(git log:*)"`` -> two rules; commas inside ``(…)`` stay."""
+    parts, depth, current = [], 0, ""
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    parts.append(current)
+    return [p.strip() for p in parts if p.strip()]

@@ -9,19 +9,65 @@ from typing import Any
 from agent_tui.core.permissions.rules import Rule
 from agent_tui.core.tools.base import Tool
 
-_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9_.:+-]*$")
-MAX_PREFIX_WORDS = 3
+_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9_:+-]*$")
+# tools whose second word is a sub-command (``git commit``); ``run``/``exec`` take a third
+SUBCOMMAND_TOOLS = {
+    "git",
+    "npm",
+    "pnpm",
+    "yarn",
+    "bun",
+    "cargo",
+    "go",
+    "docker",
+    "podman",
+    "kubectl",
+    "gh",
+    "pip",
+    "pip3",
+    "uv",
+    "poetry",
+    "pdm",
+    "hatch",
+    "conda",
+    "brew",
+    "apt",
+    "apt-get",
+    "systemctl",
+    "dotnet",
+    "mvn",
+    "gradle",
+    "npx",
+    "make",
+    "just",
+    "terraform",
+    "helm",
+    "rustup",
+}
+RUNNERS = {"run", "exec", "x", "test"}
+# interpreters: what they run (a script or ``-m module``) is part of the rule
+INTERPRETERS = {"python", "python3", "node", "ruby", "perl", "bash", "sh", "zsh", "deno", "php"}
 
 
 def command_prefix(argv: list[str]) -> list[str]:
-    """The command and its leading sub-command words, up to the first argument that varies
-    (a flag, a path, a number, a quoted string): ``git commit -m x`` -> ``git commit``."""
-    prefix = argv[:1]
-    for word in argv[1:MAX_PREFIX_WORDS]:
-        if not _WORD.match(word) or "." in word:
-            break
-        prefix.append(word)
-    return prefix
+    """The command up to the first argument that varies: ``git commit -m x`` -> ``git
+    commit``, ``npm run test --watch`` -> ``npm run test``, ``python3 -m pytest -q`` ->
+    ``python3 -m pytest``, ``pytest tests/x.py`` -> ``pytest``, ``echo hi`` -> ``echo``."""
+    if not argv:
+        return []
+    name = argv[0].rsplit("/", 1)[-1]
+    rest = argv[1:]
+    if name in INTERPRETERS or re.fullmatch(r"python3?(\.\d+)?", name):
+        if rest[:1] == ["-m"] and len(rest) > 1:
+            return argv[:3]
+        first = next((a for a in rest if not a.startswith("-")), None)
+        return argv[: rest.index(first) + 2] if first is not None else argv[:1]
+    if name in SUBCOMMAND_TOOLS and rest and _WORD.match(rest[0]):
+        prefix = argv[:2]
+        if rest[0] in RUNNERS and len(rest) > 1 and _WORD.match(rest[1]):
+            prefix.append(rest[1])
+        return prefix
+    return argv[:1]
 
 
 def suggest_rules(tool: Tool[Any], subject: Any, workspace: Path) -> list[Rule]:

@@ -71,10 +71,13 @@ class ApprovalScreen(ModalScreen[Approval]):
         input: dict[str, Any],
         reason: str = "",
         *,
+        always: str | None = None,
         cursor_blink: bool = True,
     ) -> None:
         super().__init__()
         self.tool = tool
+        self.always = always or tool
+        """What "always allow" allows: the rule it will save (default: the tool)."""
         self.input = input
         self.reason = reason
         self.cursor_blink = cursor_blink
@@ -89,7 +92,7 @@ class ApprovalScreen(ModalScreen[Approval]):
             with Horizontal(id="choices"):
                 yield Button(_label("a", "Allow once"), id="allow", variant="success", compact=True)
                 yield Button(
-                    _label("A", f"Always allow {self.tool}"),
+                    _label("A", f"Always allow {self.always}"),
                     id="always",
                     variant="primary",
                     compact=True,

@@ -41,6 +41,8 @@ class StatusBar(Horizontal):
         & > #model { color: $foreground; text-style: bold; }
         & > #activity.-busy { color: $primary; text-style: bold; }
         & > #activity.-approval { color: $warning; text-style: bold; }
+        & > #mode.-relaxed { color: $warning; }
+        & > #mode.-plan { color: $accent; }
         & > #cwd { width: 1fr; margin-right: 0; text-align: right; text-overflow: ellipsis; }
     }
     """
@@ -48,6 +50,7 @@ class StatusBar(Horizontal):
     model: reactive[str] = reactive("")
     demo: reactive[bool] = reactive(False)
     activity: reactive[Activity] = reactive(Activity.IDLE)
+    mode: reactive[str] = reactive("")
     input_tokens: reactive[int] = reactive(0)
     output_tokens: reactive[int] = reactive(0)
     cwd: reactive[str] = reactive("")
@@ -56,11 +59,12 @@ class StatusBar(Horizontal):
         yield Static("DEMO", id="demo-badge")
         yield Static(id="model")
         yield Static(id="activity")
+        yield Static(id="mode")
         yield Static(id="tokens")
         yield Static(id="cwd")
 
     def on_mount(self) -> None:
-        self.tooltip = "model · state · session tokens (in/out) · working directory"
+        self.tooltip = "model · state · permission mode (ctrl+o) · session tokens (in/out) · cwd"
         self.query_one(
             "#demo-badge", Static
         ).tooltip = "The offline demo model: canned answers, no API key, no network."
@@ -78,9 +82,14 @@ class StatusBar(Horizontal):
         label.update(f"{glyph} {activity.value}")
         label.set_class(activity not in (Activity.IDLE, Activity.APPROVAL), "-busy")
         label.set_class(activity is Activity.APPROVAL, "-approval")
+        mode = self.query_one("#mode", Static)
+        mode.update(f"mode: {self.mode}" if self.mode else "")
+        mode.display = bool(self.mode)
+        mode.set_class(self.mode in ("accept-edits", "bypass"), "-relaxed")
+        mode.set_class(self.mode == "plan", "-plan")
         tokens = f"{format_tokens(self.input_tokens)} in · {format_tokens(self.output_tokens)} out"
         self.query_one("#tokens", Static).update(tokens)
         self.query_one("#cwd", Static).update(Content(self.cwd))
 
-    watch_model = watch_demo = watch_activity = _sync
+    watch_model = watch_demo = watch_activity = watch_mode = _sync
     watch_input_tokens = watch_output_tokens = watch_cwd = _sync

@@ -1,0 +1,91 @@
+"""Permission flags in headless mode, end to end through a real subprocess."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.test_cli_headless import run_cli, write_script
+
+
+def _events(stdout: str) -> list[dict]:  # type: ignore[type-arg]
+    return [json.loads(line) for line in stdout.splitlines()]
+
+
+def _run(workspace: Path, calls: list[dict], *flags: str) -> list[dict]:  # type: ignore[type-arg]
+    script = write_script(workspace / "s.json", [{"tool_calls": calls}, {"text": "done"}])
+    done = run_cli(
+        "-p",
+        "go",
+        "--model",
+        f"script:{script}",
+        "--output-format",
+        "stream-json",
+        *flags,
+        cwd=workspace,
+    )
+    assert done.returncode == 0, done.stderr
+    return _events(done.stdout)
+
+
+def _outcomes(events: list[dict]) -> dict[str, str]:  # type: ignore[type-arg]
+    kinds = ("tool_result", "tool_rejected", "tool_error")
+    return {e["id"]: e["type"] for e in events if e["type"] in kinds}
+
+
+def test_plan_mode_rejects_write_file_and_says_why(workspace: Path) -> None:
+    calls = [
+        {"id": "w", "name": "write_file", "arguments": {"path": "a.txt", "content": "x"}},
+        {"id": "r", "name": "list_dir", "arguments": {}},
+    ]
+    events = _run(workspace, calls, "--permission-mode", "plan", "--allow", "write_file")
+    assert _outcomes(events) == {"w": "tool_rejected", "r": "tool_result"}
+    rejected = next(e for e in events if e["type"] == "tool_rejected")
+    assert "plan mode" in rejected["reason"]
+    assert not (workspace / "a.txt").exists()
+    assert events[0]["permission_mode"] == "plan"
+
+
+def test_shell_prefix_rule_does_not_cover_a_smuggled_command(workspace: Path) -> None:
+    (workspace / "x").mkdir()
+    calls = [
+        {"id": "ok", "name": "run_shell", "arguments": {"command": "echo hi"}},
+        {"id": "bad", "name": "run_shell", "arguments": {"command": "echo hi && rm -rf x"}},
+    ]
+    events = _run(workspace, calls, "--allow", "run_shell(echo:*)")
+    assert _outcomes(events) == {"ok": "tool_result", "bad": "tool_rejected"}
+    assert (workspace / "x").is_dir()
+
+
+def test_deny_rule_beats_bypass(workspace: Path) -> None:
+    (workspace / "x").mkdir()
+    calls = [
+        {"id": "rm", "name": "run_shell", "arguments": {"command": "rm -rf x"}},
+        {"id": "ok", "name": "run_shell", "arguments": {"command": "echo fine"}},
+    ]
+    events = _run(workspace, calls, "--permission-mode", "bypass", "--deny", "run_shell(rm:*)")
+    assert _outcomes(events) == {"rm": "tool_rejected", "ok": "tool_result"}
+    assert (workspace / "x").is_dir()
+
+
+def test_settings_rules_apply_and_a_broken_file_is_reported(workspace: Path) -> None:
+    settings = workspace / ".agent-tui"
+    settings.mkdir()
+    (settings / "settings.json").write_text(
+        json.dumps({"permissions": {"allow": ["write_file(notes/**)"]}})
+    )
+    (settings / "settings.local.json").write_text("{oops")
+    calls = [
+        {"id": "in", "name": "write_file", "arguments": {"path": "notes/a.md", "content": "x"}},
+        {"id": "out", "name": "write_file", "arguments": {"path": "b.md", "content": "x"}},
+    ]
+    events = _run(workspace, calls)
+    assert _outcomes(events) == {"in": "tool_result", "out": "tool_rejected"}
+    warnings = events[0]["warnings"]
+    assert any("settings.local.json" in w and "line 1" in w for w in warnings)
+
+
+def test_bad_rule_flag_is_a_usage_error(workspace: Path) -> None:
+    done = run_cli("-p", "x", "--allow", "run_shell(", cwd=workspace)
+    assert done.returncode == 2
+    assert "--allow" in done.stderr

@@ -1,0 +1,82 @@
+"""The permission pipeline through the TUI: the mode key, and "always" saving a narrow rule."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agent_tui.core.permissions.setup import build_pipeline
+from agent_tui.ui.screens.approval import ApprovalScreen
+
+from .helpers import SIZE, make_agent, make_app, submit, wait_approval, wait_for, wait_idle
+
+
+def _shell_turns(*commands: str) -> list[dict]:  # type: ignore[type-arg]
+    turns: list[dict] = [  # type: ignore[type-arg]
+        {"tool_calls": [{"id": f"c{i}", "name": "run_shell", "arguments": {"command": c}}]}
+        for i, c in enumerate(commands)
+    ]
+    return [*turns, {"text": "done"}]
+
+
+async def test_always_saves_the_command_prefix_rule_and_skips_the_next_prompt(
+    tmp_path: Path,
+) -> None:
+    agent = make_agent(tmp_path, _shell_turns("echo one", "echo two"))
+    agent.policy = agent.executor.policy = build_pipeline(tmp_path).pipeline
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "go")
+        screen = await wait_approval(pilot)
+        assert screen.always == "run_shell(echo:*)"
+        await pilot.press("A")
+        await wait_idle(pilot)  # the second echo ran without a second prompt
+        assert [c.status.value for c in app.calls.calls.values()] == ["ok", "ok"]
+    saved = json.loads((tmp_path / ".agent-tui" / "settings.local.json").read_text())
+    assert saved["permissions"]["allow"] == ["run_shell(echo:*)"]
+
+
+async def test_mode_key_cycles_and_accept_edits_lets_writes_through(tmp_path: Path) -> None:
+    turns = [
+        {
+            "tool_calls": [
+                {"id": "w", "name": "write_file", "arguments": {"path": "a.txt", "content": "x\n"}}
+            ]
+        },
+        {"text": "ok"},
+    ]
+    agent = make_agent(tmp_path, turns)
+    agent.policy = agent.executor.policy = build_pipeline(tmp_path).pipeline
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.main.status.mode == "default"
+        await pilot.press("ctrl+o")
+        assert app.main.status.mode == "accept-edits"
+        await submit(pilot, "write")
+        await wait_idle(pilot)
+        assert not isinstance(app.screen, ApprovalScreen)
+        assert (tmp_path / "a.txt").read_text() == "x\n"
+        for expected in ("plan", "bypass", "default"):
+            await pilot.press("ctrl+o")
+            await wait_for(pilot, lambda e=expected: app.main.status.mode == e, expected)
+
+
+async def test_interrupt_while_the_prompt_is_open_closes_it(tmp_path: Path) -> None:
+    turns = [
+        {
+            "tool_calls": [
+                {"id": "w", "name": "write_file", "arguments": {"path": "a.txt", "content": "x"}}
+            ]
+        },
+        {"text": "never"},
+    ]
+    app = make_app(make_agent(tmp_path, turns))
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "write")
+        await wait_approval(pilot)
+        app.action_interrupt()
+        await wait_idle(pilot)
+        await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen), "prompt closed")
+        call = app.main.lane.cards["w"].call
+        assert (call.status.value, call.code) == ("error", "interrupted")
+    assert not (tmp_path / "a.txt").exists()
