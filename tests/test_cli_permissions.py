@@ -89,3 +89,10 @@ def test_bad_rule_flag_is_a_usage_error(workspace: Path) -> None:
     done = run_cli("-p", "x", "--allow", "run_shell(", cwd=workspace)
     assert done.returncode == 2
     assert "--allow" in done.stderr
+
+
+def test_headless_rejection_suggests_the_narrow_rule(workspace: Path) -> None:
+    calls = [{"id": "g", "name": "run_shell", "arguments": {"command": "git log -n 1"}}]
+    events = _run(workspace, calls)
+    rejected = next(e for e in events if e["type"] == "tool_rejected")
+    assert "--allow 'run_shell(git log:*)'" in rejected["reason"]

@@ -156,7 +156,7 @@ async def test_headless_policy_rejects_non_read_only_tool(tmp_path: Path) -> Non
     events = await collect(agent, "go")
     rejected = of_type(events, "tool_rejected")
     assert [r.id for r in rejected] == ["w"]
-    assert "--allow touch" in rejected[0].reason
+    assert "--allow 'touch'" in rejected[0].reason
     assert not (tmp_path / "f").exists()
     assert agent.messages[-2].content.startswith("Permission denied")
 

@@ -84,9 +84,12 @@ async def authorize(
             return
         feedback = approval.feedback
     elif decision.kind == "ask":
+        suggest = getattr(policy, "suggest", None)
+        rules = [str(r) for r in suggest(request)] if suggest else [plan.call.name]
+        flags = " ".join(f"--allow '{rule}'" for rule in rules)
         reason = (
-            f"{plan.call.name} needs approval and nobody can be asked here "
-            f"(headless mode). Re-run with --allow {plan.call.name} to permit it."
+            f"{plan.call.name} needs approval ({decision.reason}) and nobody can be asked "
+            f"here (headless mode). Re-run with {flags} (or --permission-mode) to permit it."
         )
     else:
         reason = decision.reason or "Denied by a permission rule."
