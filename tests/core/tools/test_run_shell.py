@@ -166,16 +166,30 @@ async def test_timeout_and_command_are_validated() -> None:
     assert RunShellInput(command="true").timeout == 120
 
 
-async def test_huge_output_keeps_head_and_tail(
+async def test_runaway_output_keeps_head_and_tail(
     shell_ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(run_shell, "HEAD_BYTES", 64)
+    monkeypatch.setattr(run_shell, "MAX_OUTPUT_BYTES", 64)
     monkeypatch.setattr(run_shell, "TAIL_BYTES", 64)
     out = await run(shell_ctx, "seq 1 100000")
     assert out.content.startswith("1\n2\n3\n")
     assert "bytes of output omitted" in out.content
     assert out.content.endswith("\n99999\n100000\n[exit code 0]")
     assert len(out.content) < 400
+
+
+async def test_large_output_is_kept_whole_through_the_spool_file(
+    shell_ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(run_shell, "SPOOL_BYTES", 1024)  # most of it goes through the disk
+    out = await run(shell_ctx, "seq 1 200000")
+    expected = "\n".join(str(i) for i in range(1, 200001))
+    assert out.content == f"{expected}\n[exit code 0]"
+
+
+async def test_crlf_and_invalid_bytes_are_kept(shell_ctx: ToolContext) -> None:
+    out = await run(shell_ctx, "printf 'a\\r\\nb\\r\\n\\xff\\n'")
+    assert out.content == "a\r\nb\r\n\ufffd\n[exit code 0]"
 
 
 async def test_sigterm_ignored_is_killed_after_the_grace(

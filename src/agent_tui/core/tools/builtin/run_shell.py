@@ -9,6 +9,7 @@ import logging
 import os
 import shutil
 import signal
+import tempfile
 import time
 
 from pydantic import Field
@@ -33,8 +34,9 @@ READ_BYTES = 64 * 1024
 PROGRESS_INTERVAL = 0.1
 PROGRESS_LINE_CHARS = 1000
 TAIL_LINES_ON_TIMEOUT = 50
-HEAD_BYTES = 2 << 20  # output kept in memory: the first 2 MiB and the last 6 MiB
-TAIL_BYTES = 6 << 20
+SPOOL_BYTES = 8 << 20  # output past this goes to a temporary file, not memory
+MAX_OUTPUT_BYTES = 1 << 30  # all output up to 1 GiB is kept byte for byte (then spilled whole)
+TAIL_BYTES = 8 << 20  # past the cap: the last 8 MiB (the failure summary) are still kept
 log = logging.getLogger(__name__)
 
 CHILD_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "GIT_TERMINAL_PROMPT": "0"}
@@ -66,11 +68,16 @@ class RunShellInput(ToolInput):
 
 
 class _Output:
-    """Keeps the output (head and tail if huge) and reports complete lines as batched progress."""
+    """Keeps the whole output (in memory up to ``SPOOL_BYTES``, then in a temporary file) and
+    reports complete lines as batched progress. Only a runaway command producing more than
+    ``MAX_OUTPUT_BYTES`` loses its middle, and the text says how much."""
 
     def __init__(self, progress: ProgressCallback) -> None:
         self._progress = progress
-        self._head = bytearray()
+        self._kept: tempfile.SpooledTemporaryFile[bytes] = tempfile.SpooledTemporaryFile(
+            max_size=SPOOL_BYTES, prefix="agent-tui-shell-"
+        )
+        self._kept_bytes = 0
         self._tail = bytearray()
         self._total = 0
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
@@ -85,12 +92,14 @@ class _Output:
 
     def _feed(self, chunk: bytes) -> None:
         self._total += len(chunk)
-        room = HEAD_BYTES - len(self._head)
+        room = MAX_OUTPUT_BYTES - self._kept_bytes
         if room > 0:
-            self._head += chunk[:room]
-        self._tail += chunk[max(room, 0) :]
-        if len(self._tail) > 2 * TAIL_BYTES:
-            del self._tail[:-TAIL_BYTES]
+            self._kept.write(chunk[:room])
+            self._kept_bytes += min(room, len(chunk))
+        if len(chunk) > room:
+            self._tail += chunk[max(room, 0) :]
+            if len(self._tail) > 2 * TAIL_BYTES:
+                del self._tail[:-TAIL_BYTES]
         lines = (self._partial + self._decoder.decode(chunk)).split("\n")
         self._partial = lines.pop()[:PROGRESS_LINE_CHARS]
         self._pending += [line.removesuffix("\r")[:PROGRESS_LINE_CHARS] for line in lines]
@@ -122,13 +131,17 @@ class _Output:
         self._last_flush = time.monotonic()
 
     def text(self) -> str:
+        """The output as text, every byte kept (CRLF too); invalid UTF-8 becomes U+FFFD."""
+        self._kept.seek(0)
+        out = self._kept.read().decode("utf-8", errors="replace")
         tail = bytes(self._tail[-TAIL_BYTES:])
-        omitted = self._total - len(self._head) - len(tail)
-        out = self._head.decode("utf-8", errors="replace")
+        omitted = self._total - self._kept_bytes - len(tail)
         if omitted:
-            out += f"\n[… {omitted:,} bytes of output omitted …]\n"
-        out += tail.decode("utf-8", errors="replace")
-        return out.replace("\r\n", "\n")
+            out += f"\n[… {omitted:,} bytes of output omitted: over the 1 GiB limit …]\n"
+        return out + tail.decode("utf-8", errors="replace")
+
+    def close(self) -> None:
+        self._kept.close()
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
@@ -211,7 +224,8 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
         if pump is not None:
             await asyncio.wait({pump}, timeout=DRAIN_GRACE)
         output.flush(final=True)
-        tail = output.text().rstrip("\n").split("\n")[-TAIL_LINES_ON_TIMEOUT:]
+        tail = output.text().rstrip("\r\n").split("\n")[-TAIL_LINES_ON_TIMEOUT:]
+        output.close()
         raise ToolFailure(
             TIMEOUT,
             f"The command did not finish within {inp.timeout:g} s and was killed with "
@@ -236,7 +250,9 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
         else:
             pipe.close()
     output.flush(final=True)
-    text = output.text().removesuffix("\n") or "(no output)"
+    text = output.text()
+    output.close()
+    text = text.removesuffix("\n").removesuffix("\r") or "(no output)"
     return ToolOutput(
         f"{text}\n{_footer(code)}",
         is_error=code != 0,
