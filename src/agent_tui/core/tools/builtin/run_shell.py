@@ -74,7 +74,8 @@ class _Output:
 
     def __init__(self, progress: ProgressCallback) -> None:
         self._progress = progress
-        self._kept: tempfile.SpooledTemporaryFile[bytes] = tempfile.SpooledTemporaryFile(
+        # lives as long as the call (closed by close()), so no ``with`` block
+        self._kept: tempfile.SpooledTemporaryFile[bytes] = tempfile.SpooledTemporaryFile(  # noqa: SIM115
             max_size=SPOOL_BYTES, prefix="agent-tui-shell-"
         )
         self._kept_bytes = 0
