@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from agent_tui.core.tools.base import ToolContext
+from agent_tui.core.tools.base import ToolContext, ToolMeta
 from agent_tui.core.tools.errors import ToolFailure
 
 T = TypeVar("T")
@@ -113,3 +113,10 @@ async def in_thread(work: Callable[[threading.Event], T]) -> T:
         return await asyncio.to_thread(work, stop)
     finally:
         stop.set()
+
+
+READ_ONLY_PATH_META = ToolMeta(
+    read_only=True, concurrency_safe=True, rule_kind="path", rule_subject="path"
+)
+"""Metadata of the read-only explorers (read_file, list_dir, glob, grep): safe to run in
+parallel; permission rules match their ``path`` argument as a path glob."""

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from pydantic import Field
 
-from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
-from agent_tui.core.tools.builtin._paths import in_thread, not_found, shown
+from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
+from agent_tui.core.tools.builtin._paths import READ_ONLY_PATH_META, in_thread, not_found, shown
 from agent_tui.core.tools.builtin._walk import SKIPPED_TEXT, glob_regex, has_magic, walk_files
 from agent_tui.core.tools.errors import ToolFailure
 
@@ -103,11 +103,6 @@ TOOL = Tool(
     description=DESCRIPTION,
     input_model=GlobInput,
     call=_call,
-    meta=ToolMeta(
-        read_only=True,
-        concurrency_safe=True,
-        rule_kind="path",
-        rule_subject="path",
-    ),
+    meta=READ_ONLY_PATH_META,
     timeout=60.0,
 )

@@ -11,8 +11,14 @@ from pathlib import Path
 
 from pydantic import Field
 
-from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
-from agent_tui.core.tools.builtin._paths import SAMPLE_BYTES, in_thread, not_found, shown
+from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
+from agent_tui.core.tools.builtin._paths import (
+    READ_ONLY_PATH_META,
+    SAMPLE_BYTES,
+    in_thread,
+    not_found,
+    shown,
+)
 from agent_tui.core.tools.builtin._walk import SKIPPED_TEXT, glob_regex, walk_files
 from agent_tui.core.tools.errors import ToolFailure
 
@@ -170,11 +176,6 @@ TOOL = Tool(
     description=DESCRIPTION,
     input_model=GrepInput,
     call=_call,
-    meta=ToolMeta(
-        read_only=True,
-        concurrency_safe=True,
-        rule_kind="path",
-        rule_subject="path",
-    ),
+    meta=READ_ONLY_PATH_META,
     timeout=60.0,
 )

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from pydantic import Field
 
-from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
-from agent_tui.core.tools.builtin._paths import in_thread, not_found, shown
+from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
+from agent_tui.core.tools.builtin._paths import READ_ONLY_PATH_META, in_thread, not_found, shown
 from agent_tui.core.tools.errors import ToolFailure
 
 MAX_ENTRIES = 1000
@@ -115,11 +115,6 @@ TOOL = Tool(
     description=DESCRIPTION,
     input_model=ListDirInput,
     call=_call,
-    meta=ToolMeta(
-        read_only=True,
-        concurrency_safe=True,
-        rule_kind="path",
-        rule_subject="path",
-    ),
+    meta=READ_ONLY_PATH_META,
     timeout=60.0,
 )

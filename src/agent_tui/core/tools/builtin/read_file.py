@@ -13,8 +13,9 @@ from pathlib import Path
 from pydantic import Field
 
 from agent_tui.core.budget.reader import SpillReader
-from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
+from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
 from agent_tui.core.tools.builtin._paths import (
+    READ_ONLY_PATH_META,
     SAMPLE_BYTES,
     in_thread,
     is_directory,
@@ -254,11 +255,6 @@ TOOL = Tool(
     description=DESCRIPTION,
     input_model=ReadFileInput,
     call=_call,
-    meta=ToolMeta(
-        read_only=True,
-        concurrency_safe=True,
-        rule_kind="path",
-        rule_subject="path",
-    ),
+    meta=READ_ONLY_PATH_META,
     timeout=60.0,
 )
