@@ -11,14 +11,17 @@ from pathlib import Path
 
 from agent_tui import __version__
 from agent_tui.core.agent import DEFAULT_MAX_TURNS, Agent
+from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.events import SessionStart
+from agent_tui.core.mcp.manager import McpManager
 from agent_tui.core.permissions import Mode
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.providers.base import Provider, ProviderError
 from agent_tui.core.providers.spec import make_provider
 from agent_tui.core.session import SessionLog, SessionStore
-from agent_tui.core.settings import load_settings
+from agent_tui.core.settings import Settings, load_settings
 from agent_tui.core.tools.builtin import default_registry
+from agent_tui.core.tools.registry import ToolRegistry
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -110,7 +113,24 @@ def _open_session(
     return store.new(cwd, model)
 
 
+def _mcp_manager(
+    cwd: Path, registry: ToolRegistry, settings: Settings, *, tui: bool
+) -> McpManager | None:
+    """The MCP servers of ``.mcp.json`` files, their tools going into ``registry``. The SDK is
+    imported only when a server starts. Headless runs without a configuration get none; the
+    TUI always gets one, so a configuration created while it runs is picked up."""
+    manager = McpManager(
+        cwd, registry, media_dir=Path(settings.budget.spill_dir) / "mcp-media", watch=tui
+    )
+    return manager if tui or manager.configured or manager.problems else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["mcp"]:  # agent-tui mcp list|call|add|remove|serve
+        from agent_tui.mcp_cli import main as mcp_main
+
+        return mcp_main(argv[1:])
     args = build_parser().parse_args(argv)
     cwd = (args.cwd or Path.cwd()).resolve()
     if not cwd.is_dir():
@@ -134,15 +154,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     except ValueError as exc:
         return _fail(str(exc))
+    registry = default_registry()
+    mcp = _mcp_manager(cwd, registry, loaded.settings, tui=args.headless is None)
     agent = Agent(
         provider,
-        default_registry(),
+        registry,
         cwd,
         policy=permissions.pipeline,
         session=session,
         max_turns=args.max_turns,
         settings=loaded.settings,
         sessions=sessions,
+        tool_sources=[mcp] if mcp is not None else [],
+        disclosure=Disclosure(registry, loaded.settings.disclosure),
     )
     start = SessionStart(
         session_id=session.id,
@@ -151,7 +175,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         demo=provider.kind == "demo",
         resumed=bool(session.messages),
         permission_mode=permissions.pipeline.mode.value,
-        warnings=[*loaded.messages(), *(f"permissions: {p}" for p in permissions.problems)],
+        warnings=[
+            *loaded.messages(),
+            *(f"permissions: {p}" for p in permissions.problems),
+            *(f"mcp: {p}" for p in (mcp.problems if mcp is not None else [])),
+        ],
     )
     if args.headless is not None:
         from agent_tui.headless import run_headless

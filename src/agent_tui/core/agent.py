@@ -16,17 +16,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from agent_tui.core.budget import CleanupReport, SpillStore, collect_spills
 from agent_tui.core.budget.cleanup import GRACE_SECONDS
+from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.events import (
     AssistantDelta,
     AssistantMessage,
     ErrorEvent,
     Event,
+    ToolsCost,
     ToolUse,
     TurnEnd,
     UsageEvent,
@@ -58,6 +60,18 @@ class Interrupted(Exception):
     """Raised inside the loop when ``Agent.interrupt()`` was called."""
 
 
+class ToolSource(Protocol):
+    """Something that adds tools to the registry in the background (the MCP manager).
+
+    ``ready()`` starts it if needed and returns once the tools still being loaded are in (or
+    their loading timed out); it is awaited before each prompt's first model request.
+    ``aclose()`` is awaited by ``Agent.close()``."""
+
+    async def ready(self) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+
 class Agent:
     def __init__(
         self,
@@ -72,8 +86,11 @@ class Agent:
         system: str | None = None,
         settings: Settings | None = None,
         sessions: SessionStore | None = None,
+        tool_sources: Sequence[ToolSource] = (),
+        disclosure: Disclosure | None = None,
     ) -> None:
         self.provider = provider
+        self.tool_sources = list(tool_sources)
         self.registry = registry
         self.cwd = cwd
         self.policy = policy or SimplePolicy()
@@ -96,9 +113,30 @@ class Agent:
             store=self.spills,
             max_parallel=self.settings.executor.max_parallel,
         )
+        self.disclosure = disclosure
+        self._tools_cost: ToolsCost | None = None
         self._interrupt = asyncio.Event()
         self.running = False
         self.closed = False
+
+    def _request_tools(self) -> tuple[ToolRegistry, ToolsCost | None]:
+        """The tools of the next request: through progressive disclosure when it is on (with
+        a ``tools_cost`` event when the cost changed), else the whole registry."""
+        if self.disclosure is None:
+            return self.registry, None
+        self.disclosure.protocol = "strict" if self.provider.kind == "anthropic" else "free-text"
+        mode = getattr(self.policy, "mode", None)
+        rules = getattr(self.policy, "rules", None)
+        denied = [
+            t.name
+            for t in self.registry.tools()
+            if rules and any(r.pattern is None and r.names_tool(t.name) for r in rules.deny)
+        ]
+        filters = {"read_only_only": str(mode) == "plan", "denied": denied}
+        cost = ToolsCost(**self.disclosure.estimate(**filters))
+        changed = cost != self._tools_cost
+        self._tools_cost = cost
+        return self.disclosure.view(**filters), (cost if changed else None)
 
     # -- control ----------------------------------------------------------------------------
 
@@ -122,6 +160,11 @@ class Agent:
         if self.closed:
             return None
         self.closed = True
+        for source in self.tool_sources:
+            try:
+                await source.aclose()
+            except Exception:  # a source that fails to stop must not break the exit
+                log.exception("closing a tool source failed")
         try:
             return await self.collect_spills()
         except Exception:  # cleanup is housekeeping: it must never break the exit
@@ -178,6 +221,12 @@ class Agent:
         turns = 0
         final_text = ""
         try:
+            if self.tool_sources:  # e.g. MCP servers still connecting (each has a deadline)
+                try:
+                    await self._guard(self._sources_ready())
+                except Interrupted:
+                    yield TurnEnd(reason="interrupted", turns=0, text="")
+                    return
             while True:
                 if turns >= self.max_turns:
                     yield ErrorEvent(
@@ -190,8 +239,11 @@ class Agent:
                 turns += 1
                 completion: Completion | None = None
                 text_parts: list[str] = []
+                tools, cost = self._request_tools()
+                if cost is not None:
+                    yield cost
                 request = ModelRequest(
-                    system=self.system, messages=list(self.messages), tools=self.registry
+                    system=self.system, messages=list(self.messages), tools=tools
                 )
                 queue: asyncio.Queue[StreamItem | BaseException | None] = asyncio.Queue()
                 pump = asyncio.create_task(self._pump(request, queue))
@@ -260,6 +312,14 @@ class Agent:
                     return
         finally:
             self.running = False
+
+    async def _sources_ready(self) -> None:
+        results = await asyncio.gather(
+            *(source.ready() for source in self.tool_sources), return_exceptions=True
+        )
+        for result in results:
+            if isinstance(result, Exception):
+                log.error("a tool source failed to start", exc_info=result)
 
     def _close_dangling(self, completion: Completion) -> None:
         """Give every call of ``completion`` a result message, even on a hard cancel."""

@@ -152,6 +152,19 @@ class PermissionRequest(_Event):
     reason: str = ""
 
 
+class ToolsCost(_Event):
+    """What the tools array of the next request costs (about 4 characters a token), and what
+    it would cost with every tool direct. Emitted when it changes."""
+
+    type: Literal["tools_cost"] = "tools_cost"
+    direct_tokens: int
+    proxy_tokens: int = 0
+    unmasked_tokens: int = 0
+    total_tokens: int
+    without_disclosure_tokens: int
+    deferred_count: int = 0
+
+
 class UsageEvent(_Event):
     type: Literal["usage"] = "usage"
     turn: Usage
@@ -187,6 +200,7 @@ Event = Annotated[
     | ToolRejected
     | ToolErrorEvent
     | PermissionRequest
+    | ToolsCost
     | UsageEvent
     | TurnEnd
     | ErrorEvent,

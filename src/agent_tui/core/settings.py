@@ -22,6 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_tui.core.budget.config import BudgetSettings
+from agent_tui.core.disclosure.config import DisclosureSettings
 from agent_tui.core.paths import config_dir
 from agent_tui.core.schema_errors import format_validation_error
 
@@ -39,6 +40,18 @@ class ExecutorSettings(BaseModel):
     """Largest parallel batch of consecutive concurrency-safe calls (read-only tools)."""
 
 
+class UISettings(BaseModel):
+    """The TUI: its theme, and which tool cards open by themselves when their call finishes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    theme: str | None = None
+    """The theme's name (shipped: agent-dark, agent-light, agent-contrast; or a user theme in
+    ``<config dir>/themes/``). Chosen in the TUI, it is saved to the user settings."""
+    auto_expand: Literal["never", "always", "failures", "success"] = "failures"
+    """Cards that open when their call finishes: none, all, failed ones, successful ones."""
+
+
 class Settings(BaseModel):
     """All settings. Every section has defaults, so an empty file is a valid file."""
 
@@ -46,9 +59,16 @@ class Settings(BaseModel):
 
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
     executor: ExecutorSettings = Field(default_factory=ExecutorSettings)
+    ui: UISettings = Field(default_factory=UISettings)
+    disclosure: DisclosureSettings = Field(default_factory=DisclosureSettings)
 
 
-SECTIONS: dict[str, type[BaseModel]] = {"budget": BudgetSettings, "executor": ExecutorSettings}
+SECTIONS: dict[str, type[BaseModel]] = {
+    "disclosure": DisclosureSettings,
+    "budget": BudgetSettings,
+    "executor": ExecutorSettings,
+    "ui": UISettings,
+}
 """Top-level keys and their models. Keys starting with ``$`` (``$schema``) are ignored."""
 EXTERNAL = frozenset({"permissions"})
 """Sections another package reads from the same files (not validated or merged here)."""

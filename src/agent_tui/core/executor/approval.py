@@ -58,9 +58,9 @@ async def authorize(
         return
     feedback: str | None = None
     if decision.kind == "ask" and asker is not None:
-        yield PermissionRequest(
+        yield PermissionRequest(  # names the tool judged: a proxy's target, not the proxy
             id=plan.call.id,
-            name=plan.call.name,
+            name=prepared.tool.name,
             input=prepared.input.model_dump(mode="json"),
             reason=decision.reason,
         )

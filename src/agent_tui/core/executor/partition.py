@@ -33,13 +33,37 @@ def plan_calls(registry: ToolRegistry, calls: list[ToolCall]) -> list[CallPlan]:
     """Find each call's tool and validate its input, without running anything."""
     plans = []
     for index, call in enumerate(calls):
-        prepared = registry.prepare(call.name, call.arguments)
+        prepared = resolve_proxy(registry, registry.prepare(call.name, call.arguments))
         if isinstance(prepared, ToolErrorInfo):
             plans.append(CallPlan(call, index, error=prepared))
         else:
             safe = prepared.tool.meta.concurrency_safe
             plans.append(CallPlan(call, index, prepared=prepared, concurrency_safe=safe))
     return plans
+
+
+def resolve_proxy(
+    registry: ToolRegistry, prepared: PreparedCall | ToolErrorInfo
+) -> PreparedCall | ToolErrorInfo:
+    """A proxy call (``run_tool``) becomes its target's call: the target's schema validates the
+    input, and permissions and execution see the target, never the proxy (seed s15, ex. 1)."""
+    if isinstance(prepared, ToolErrorInfo) or prepared.tool.proxy is None:
+        return prepared
+    name, arguments = prepared.tool.proxy(prepared.input)
+    target = registry.get(name)
+    if target is not None and target.proxy is not None:
+        return ToolErrorInfo(
+            code="invalid_arguments",
+            message=f"{prepared.tool.name} cannot call the proxy {name!r}.",
+            next_step="Call the tool you found with search_tool by its own name.",
+            retryable=True,
+        )
+    resolved = registry.prepare(name, arguments)
+    if isinstance(resolved, ToolErrorInfo):
+        return resolved.model_copy(
+            update={"message": f"{prepared.tool.name} → {name}: {resolved.message}"}
+        )
+    return resolved
 
 
 def partition(plans: list[CallPlan], max_parallel: int = MAX_PARALLEL) -> list[list[CallPlan]]:

@@ -26,6 +26,13 @@ class ToolInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class JsonInput(BaseModel):
+    """The input of a tool described by a raw JSON Schema (``Tool.input_schema``, MCP tools):
+    the validated arguments, kept as they are (``model_dump()`` gives them back)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
 @dataclass(frozen=True)
 class ToolMeta:
     """Safety metadata. Defaults are fail-closed: a tool must declare itself safe."""
@@ -101,3 +108,10 @@ class Tool(Generic[InputT]):
     meta: ToolMeta = ToolMeta()
     timeout: float | None = None
     """Seconds before dispatch gives up on the call; None leaves timing to the tool itself."""
+    proxy: Callable[[InputT], tuple[str, str]] | None = None
+    """For a proxy tool (``run_tool``): the target's name and JSON arguments. The executor
+    resolves the proxy first, so the target is validated, permitted and run as itself."""
+    input_schema: dict[str, Any] | None = field(default=None, hash=False)
+    """A raw JSON Schema for the input (MCP tools): what the model sees instead of the
+    model's schema, and what the arguments are validated against (``input_model`` is then
+    ``JsonInput``, which keeps them as they are)."""

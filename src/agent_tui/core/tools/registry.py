@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 from agent_tui.core.tools import errors as codes
 from agent_tui.core.tools.base import Tool, ToolContext, ToolOutput
 from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
+from agent_tui.core.tools.json_schema import validate_arguments
 from agent_tui.core.tools.schema import describe_validation_error, input_schema
 
 log = logging.getLogger(__name__)
@@ -120,7 +121,7 @@ class ToolRegistry:
                     "function": {
                         "name": t.name,
                         "description": t.description,
-                        "parameters": input_schema(t.input_model),
+                        "parameters": tool_schema(t),
                     },
                 }
                 for t in self.tools()
@@ -134,7 +135,7 @@ class ToolRegistry:
                 {
                     "name": t.name,
                     "description": t.description,
-                    "input_schema": input_schema(t.input_model),
+                    "input_schema": tool_schema(t),
                 }
                 for t in self.tools()
             ]
@@ -180,10 +181,16 @@ class ToolRegistry:
                 next_step='Send an object such as {"name": value, ...} matching the schema.',
                 retryable=True,
             )
-        try:
-            parsed = tool.input_model.model_validate(arguments)
-        except ValidationError as exc:
-            problems = describe_validation_error(exc)
+        parsed: BaseModel | None = None
+        problems = []
+        if tool.input_schema is not None:  # a raw JSON Schema (MCP tools) is checked first
+            problems = validate_arguments(tool.input_schema, arguments)
+        if not problems:
+            try:
+                parsed = tool.input_model.model_validate(arguments)
+            except ValidationError as exc:
+                problems = describe_validation_error(exc)
+        if parsed is None:
             return ToolErrorInfo(
                 code=codes.INVALID_ARGUMENTS,
                 message=f"The arguments for {tool.name} do not match its input schema "
@@ -231,6 +238,13 @@ class ToolRegistry:
         if isinstance(prepared, ToolErrorInfo):
             return DispatchOutcome(tool=self.get(name), error=prepared)
         return await self.run(prepared, ctx)
+
+
+def tool_schema(tool: Tool[Any]) -> dict[str, Any]:
+    """The JSON Schema the model sees for ``tool``: its raw schema, else its model's."""
+    if tool.input_schema is not None:
+        return tool.input_schema
+    return input_schema(tool.input_model)
 
 
 def _exception_info(name: str, exc: BaseException) -> ToolErrorInfo:

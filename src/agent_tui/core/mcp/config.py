@@ -1,0 +1,250 @@
+"""MCP server configuration: ``.mcp.json`` files, merged, checked, with ``${VAR}`` expansion.
+
+The format is the common one (Claude Code, Cursor, …)::
+
+    {"mcpServers": {
+        "files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem",
+                  "."], "env": {"DEBUG": "${DEBUG:-0}"}, "cwd": "tools"},
+        "remote": {"type": "http", "url": "https://example.com/mcp",
+                   "headers": {"Authorization": "Bearer ${TOKEN}"}}}}
+
+Files, least specific first: the user's ``mcp.json`` in the config dir, then the project's
+``.mcp.json``. A server defined in both is taken whole from the project file. Per server:
+``disabled``, ``timeout`` (seconds per call, default 60) and ``startup_timeout`` (seconds to
+connect and list tools, default 15). ``${VAR}`` and ``${VAR:-default}`` are expanded in every
+string. A broken file or entry is reported (file, server, reason) and the rest still loads; a
+broken entry stays in the list as a server that cannot start, so it shows up where servers do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agent_tui.core.paths import config_dir
+from agent_tui.core.schema_errors import format_validation_error
+
+PROJECT_FILE = ".mcp.json"
+USER_FILE = "mcp.json"
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_STARTUP_TIMEOUT = 15.0
+SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_HTTP_TYPES = ("http", "streamable-http", "streamableHttp", "streamable_http")
+
+
+class _Common(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    disabled: bool = False
+    timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0, le=86_400)
+    startup_timeout: float = Field(default=DEFAULT_STARTUP_TIMEOUT, gt=0, le=3_600)
+
+
+class _StdioEntry(_Common):
+    type: Literal["stdio"] = "stdio"
+    command: str = Field(min_length=1)
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+
+
+class _HttpEntry(_Common):
+    type: str = "http"
+    url: str = Field(min_length=1)
+    headers: dict[str, str] = Field(default_factory=dict)
+
+
+@dataclass
+class ServerSpec:
+    """One configured server, expanded and checked. ``error`` is set when the entry is broken:
+    such a server is listed but never started."""
+
+    name: str
+    transport: Literal["stdio", "http"] = "stdio"
+    command: str = ""
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+    disabled: bool = False
+    timeout: float = DEFAULT_TIMEOUT
+    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
+    error: str | None = None
+    source: Path | None = field(default=None, compare=False)
+    warnings: list[str] = field(default_factory=list, compare=False)
+
+    def describe(self) -> str:
+        """``npx -y pkg .`` or the URL: what the server is, in one line."""
+        if self.transport == "http":
+            return self.url
+        return " ".join([self.command, *self.args]).strip()
+
+
+@dataclass(frozen=True)
+class ConfigProblem:
+    path: Path
+    message: str
+    server: str | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.path}" + (f" (server {self.server!r})" if self.server else "")
+        return f"{where}: {self.message}"
+
+
+@dataclass
+class McpConfig:
+    servers: dict[str, ServerSpec] = field(default_factory=dict)
+    problems: list[ConfigProblem] = field(default_factory=list)
+    paths: list[Path] = field(default_factory=list)
+    """The files read (existing or not), least specific first: the ones to watch."""
+
+
+def user_config_path() -> Path:
+    return config_dir() / USER_FILE
+
+
+def project_config_path(cwd: Path) -> Path:
+    return cwd / PROJECT_FILE
+
+
+def config_paths(cwd: Path) -> list[Path]:
+    return [user_config_path(), project_config_path(cwd)]
+
+
+def load_config(
+    cwd: Path, *, paths: list[Path] | None = None, environ: Mapping[str, str] | None = None
+) -> McpConfig:
+    """Read and merge the configuration files (later files override whole entries)."""
+    env = os.environ if environ is None else environ
+    config = McpConfig(paths=list(paths if paths is not None else config_paths(cwd)))
+    merged: dict[str, ServerSpec] = {}
+    for path in config.paths:
+        entries = _read_servers(path, config.problems)
+        for name, raw in entries.items():
+            spec = parse_entry(name, raw, path, env, base=cwd)
+            if spec.error:
+                config.problems.append(ConfigProblem(path, spec.error, name))
+            merged[name] = spec
+    config.servers = dict(sorted(merged.items()))
+    return config
+
+
+def read_file(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """(the whole JSON object, problem). A missing or empty file is ``{}`` without problem."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}, None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return None, f"cannot be read ({reason})"
+    if not text.strip():
+        return {}, None
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, f"is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+    if not isinstance(raw, dict):
+        return None, f'must hold a JSON object like {{"mcpServers": {{...}}}}, not {_kind(raw)}'
+    return raw, None
+
+
+def _read_servers(path: Path, problems: list[ConfigProblem]) -> dict[str, Any]:
+    raw, problem = read_file(path)
+    if problem is not None or raw is None:
+        problems.append(ConfigProblem(path, f"{problem}; no server of this file is loaded"))
+        return {}
+    servers = raw.get("mcpServers", {})
+    if not isinstance(servers, dict):
+        problems.append(
+            ConfigProblem(path, f'"mcpServers" must be an object of servers, not {_kind(servers)}')
+        )
+        return {}
+    return servers
+
+
+def parse_entry(
+    name: str, raw: Any, path: Path, environ: Mapping[str, str], *, base: Path
+) -> ServerSpec:
+    """One ``mcpServers`` entry as a ``ServerSpec`` (with ``error`` set when it is broken)."""
+    spec = ServerSpec(name=name, source=path)
+    if not name.strip():
+        spec.error = "a server needs a non-empty name"
+        return spec
+    if not isinstance(raw, dict):
+        spec.error = f"the entry must be an object, not {_kind(raw)}"
+        return spec
+    missing: list[str] = []
+    expanded = _expand(raw, environ, missing)
+    if missing:
+        names = ", ".join(sorted(set(missing)))
+        spec.error = (
+            f"uses environment variable(s) {names}, which are not set "
+            "(set them, or give a default: ${VAR:-default})"
+        )
+        return spec
+    kind = expanded.get("type")
+    is_http = kind in _HTTP_TYPES or (kind is None and "url" in expanded)
+    if kind is not None and kind not in ("stdio", *_HTTP_TYPES):
+        spec.error = (
+            f"unsupported type {kind!r}: use 'stdio' (command, args) or 'http' (url; "
+            "streamable HTTP)"
+        )
+        return spec
+    model: type[_Common] = _HttpEntry if is_http else _StdioEntry
+    try:
+        entry = model.model_validate(expanded)
+    except ValidationError as exc:
+        spec.error = "invalid entry:\n" + format_validation_error(exc)
+        return spec
+    known = set(model.model_fields)
+    spec.warnings = [f"unknown key {k!r} ignored" for k in sorted(expanded) if k not in known]
+    spec.disabled, spec.timeout = entry.disabled, entry.timeout
+    spec.startup_timeout = entry.startup_timeout
+    if isinstance(entry, _HttpEntry):
+        spec.transport, spec.url, spec.headers = "http", entry.url, dict(entry.headers)
+    elif isinstance(entry, _StdioEntry):
+        spec.command, spec.args, spec.env = entry.command, list(entry.args), dict(entry.env)
+        if entry.cwd:
+            cwd = Path(entry.cwd).expanduser()
+            spec.cwd = str(cwd if cwd.is_absolute() else base / cwd)
+    return spec
+
+
+def _expand(value: Any, environ: Mapping[str, str], missing: list[str]) -> Any:
+    """``${VAR}`` / ``${VAR:-default}`` in every string of ``value`` (keys included)."""
+    if isinstance(value, str):
+
+        def substitute(match: re.Match[str]) -> str:
+            name, default = match.group(1), match.group(2)
+            found = environ.get(name)
+            if found is not None and (found or default is None):
+                return found
+            if default is not None:
+                return default
+            missing.append(name)
+            return ""
+
+        return _VAR.sub(substitute, value)
+    if isinstance(value, list):
+        return [_expand(item, environ, missing) for item in value]
+    if isinstance(value, dict):
+        return {
+            _expand(k, environ, missing): _expand(v, environ, missing) for k, v in value.items()
+        }
+    return value
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "an array", str: "a string"}.get(
+        type(value), type(value).__name__
+    )

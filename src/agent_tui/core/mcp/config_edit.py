@@ -1,0 +1,71 @@
+"""Adding and removing servers in a ``.mcp.json`` file (``agent-tui mcp add/remove``).
+
+The file is rewritten atomically with two-space indentation; every other key and server in it
+is kept. A file that is not valid JSON is never overwritten: the edit fails and says why.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agent_tui.core.mcp.config import SERVER_NAME, read_file
+from agent_tui.core.tools.builtin.atomic import atomic_write
+
+
+class ConfigEditError(ValueError):
+    """The edit cannot be made (bad name, broken file, unknown server)."""
+
+
+def check_name(name: str) -> None:
+    if not SERVER_NAME.fullmatch(name):
+        raise ConfigEditError(
+            f"{name!r} is not a valid server name: use letters, digits, '_' and '-' "
+            "(it becomes part of tool names like mcp__NAME__tool)"
+        )
+    if "__" in name:
+        raise ConfigEditError(
+            f"{name!r}: a server name must not contain '__' (the separator in mcp__NAME__tool)"
+        )
+
+
+def _load(path: Path) -> dict[str, Any]:
+    raw, problem = read_file(path)
+    if problem is not None or raw is None:
+        raise ConfigEditError(f"{path} {problem}; fix or remove it first (it was not changed)")
+    servers = raw.setdefault("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise ConfigEditError(f'{path}: "mcpServers" is not an object; fix it first')
+    return raw
+
+
+def _save(path: Path, raw: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(raw, indent=2, ensure_ascii=False) + "\n"
+    atomic_write(path, text.encode("utf-8"))
+
+
+def add_server(path: Path, name: str, entry: dict[str, Any], *, replace: bool = False) -> bool:
+    """Write ``entry`` as server ``name``; True when it replaced an existing entry."""
+    check_name(name)
+    raw = _load(path)
+    servers = raw["mcpServers"]
+    existed = name in servers
+    if existed and not replace:
+        raise ConfigEditError(
+            f"a server named {name!r} already exists in {path}; remove it first or pass --replace"
+        )
+    servers[name] = entry
+    _save(path, raw)
+    return existed
+
+
+def remove_server(path: Path, name: str) -> None:
+    raw = _load(path)
+    servers = raw["mcpServers"]
+    if name not in servers:
+        known = ", ".join(sorted(servers)) or "none"
+        raise ConfigEditError(f"no server named {name!r} in {path} (configured there: {known})")
+    del servers[name]
+    _save(path, raw)

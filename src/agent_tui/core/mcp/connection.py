@@ -1,0 +1,375 @@
+"""One connection to one MCP server: a long-lived task that owns the SDK client.
+
+The SDK's ``Client`` must be entered and left in the same task, so each connection runs in
+its own task and everything else talks to it through a queue of calls. The task connects
+(bounded by ``startup_timeout``: a watchdog cancels a connect that hangs), lists the tools,
+then serves calls, each in a child task so slow calls do not block quick ones, and refreshes
+the tool list when the server says it changed (``notifications/tools/list_changed`` on
+handshake-era connections, a ``subscriptions/listen`` stream on 2026-07-28 ones).
+
+When the server exits, hangs up or the connection is stopped, every call in flight or still
+queued fails with a message saying so (with the server's last stderr lines); the connection
+ends ``failed`` or ``stopped`` and never starts again by itself: a reconnect is a new
+``Connection``. The SDK stops a stdio server by closing its stdin, then terminating and
+killing its process group, with every wait bounded. ``mcp`` is imported only here, when a
+connection starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from agent_tui import __version__
+from agent_tui.core.mcp.adapter import progress_reporter
+from agent_tui.core.mcp.config import ServerSpec
+from agent_tui.core.mcp.failures import call_failure, describe_exception, unavailable
+from agent_tui.core.mcp.stderr import StderrLog
+from agent_tui.core.mcp.transport import WatchedTransport, list_tools, open_transport
+from agent_tui.core.tools.base import ToolContext
+from agent_tui.core.tools.errors import ToolFailure
+
+log = logging.getLogger(__name__)
+TRIM_EVERY = 2.0
+CLIENT_NAME = "agent-tui"
+
+
+class Status(StrEnum):
+    CONNECTING = "connecting"
+    CONNECTED = "connected"
+    FAILED = "failed"
+    STOPPED = "stopped"
+
+
+@dataclass
+class _Call:
+    tool: str
+    arguments: dict[str, Any]
+    ctx: ToolContext
+    timeout: float
+    future: asyncio.Future[Any]
+    scope: Any = None
+    abandoned: bool = False
+
+    def abandon(self) -> None:
+        self.abandoned = True
+        if self.scope is not None:
+            self.scope.cancel()
+
+
+def _settle(
+    future: asyncio.Future[Any], *, result: Any = None, error: BaseException | None = None
+) -> None:
+    if future.done():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
+
+
+def _import_sdk() -> None:
+    """Import the SDK (starlette, uvicorn, cryptography, ...) ahead of its first use."""
+    import importlib
+
+    for name in ("httpx2", "mcp.client.stdio", "mcp.client.streamable_http"):
+        importlib.import_module(name)
+
+
+def _offending_line(error: Exception) -> str:
+    """The line a parse error is about (pydantic keeps it as the input), shortened."""
+    try:
+        line = str(error.errors()[0]["input"])  # type: ignore[attr-defined]
+    except Exception:
+        line = (str(error).splitlines() or [type(error).__name__])[0]
+    return repr(line if len(line) <= 60 else line[:57] + "...")
+
+
+@dataclass(eq=False)
+class Connection:
+    spec: ServerSpec
+    cwd: Path
+    on_change: Callable[[Connection], None] = lambda _: None
+    status: Status = Status.CONNECTING
+    reason: str | None = None
+    tools: list[Any] = field(default_factory=list)
+    """The server's tools (``mcp.types.Tool``), in the server's order."""
+    protocol_version: str | None = None
+    server_info: str | None = None
+    connect_seconds: float | None = None
+
+    def __post_init__(self) -> None:
+        self.started = time.monotonic()
+        self.stderr = StderrLog() if self.spec.transport == "stdio" else None
+        self.garbage = 0
+        self._settled = asyncio.Event()
+        self._stop = False
+        self._scope: Any = None
+        self._calls: asyncio.Queue[_Call] = asyncio.Queue()
+        self._wake: asyncio.Event = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._gone: str | None = None
+        self._refresh = asyncio.Event()
+        self._notes: dict[str, str] = {}
+
+    # -- public -----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._main(), name=f"mcp server {self.spec.name}")
+
+    def stderr_tail(self, lines: int = 20) -> list[str]:
+        return self.stderr.tail(lines) if self.stderr is not None else []
+
+    @property
+    def done(self) -> bool:
+        return self._task is not None and self._task.done()
+
+    async def wait_settled(self) -> None:
+        """Until the connection is no longer ``connecting``."""
+        await self._settled.wait()
+
+    async def stop(self) -> None:
+        """Stop the server (and its process) and wait until it is gone. Idempotent."""
+        self._stop = True
+        self._gone = self._gone or f"the MCP server {self.spec.name!r} was stopped"
+        if self._scope is not None:
+            self._scope.cancel()
+        elif self._task is not None and not self._task.done():
+            self._task.cancel()
+        if self._task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(self._task)
+        if self.stderr is not None:
+            self.stderr.close()
+
+    async def call(self, tool: str, arguments: dict[str, Any], ctx: ToolContext) -> Any:
+        """Call ``tool`` on the server; a ``CallToolResult``, or a ``ToolFailure``."""
+        if self.status is Status.CONNECTING:
+            await self.wait_settled()
+        if self.status is not Status.CONNECTED:
+            raise self._unavailable()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        call = _Call(tool, arguments, ctx, self.spec.timeout + 5, future)
+        self._calls.put_nowait(call)
+        self._wake.set()
+        try:
+            return await future
+        except asyncio.CancelledError:
+            call.abandon()
+            raise
+
+    def _unavailable(self) -> ToolFailure:
+        name = self.spec.name
+        if self.status is Status.STOPPED:
+            why = "it was stopped"
+        else:
+            why = f"it failed: {self.reason}" if self.reason else "it is not connected"
+        return unavailable(name, f"the MCP server {name!r} is not running: {why}", self._tail())
+
+    def _tail(self) -> list[str]:
+        return self.stderr_tail(5)
+
+    # -- the task ---------------------------------------------------------------------------
+
+    async def _main(self) -> None:
+        error: BaseException | None = None
+        try:
+            await asyncio.to_thread(_import_sdk)  # ~0.5 s the first time: not on the loop
+            await self._session()
+        except asyncio.CancelledError:
+            self._gone = self._gone or f"the MCP server {self.spec.name!r} was stopped"
+            raise
+        except BaseException as exc:
+            error = exc
+        finally:
+            self._finish(error)
+
+    def _fail(self, reason: str) -> None:
+        """Mark the server failed now (cleaning up may take a few more seconds)."""
+        if self.status in (Status.FAILED, Status.STOPPED):
+            return
+        self.status, self.reason = Status.FAILED, reason
+        self._settled.set()
+        self.on_change(self)
+
+    def _finish(self, error: BaseException | None) -> None:
+        if self._stop:
+            self.status, self.reason = Status.STOPPED, None
+            self.tools = []
+        elif error is not None:
+            self._fail(describe_exception(error, self.spec))
+        elif self.status is Status.CONNECTED:
+            self._fail("the server exited (its connection closed)")
+        else:
+            self._fail("the server exited during start-up")
+        while not self._calls.empty():
+            _settle(self._calls.get_nowait().future, error=self._unavailable())
+        self._settled.set()
+        self.on_change(self)
+
+    async def _session(self) -> None:
+        import anyio
+        from mcp import Client
+        from mcp.types import Implementation
+
+        async with anyio.create_task_group() as outer:
+            self._scope = outer.cancel_scope
+            if self._stop:
+                outer.cancel_scope.cancel()
+            connected = anyio.Event()
+            outer.start_soon(self._watchdog, connected, outer.cancel_scope)
+            closed = anyio.Event()
+            transport = WatchedTransport(
+                *open_transport(self.spec, self.cwd, self.stderr), closed=closed
+            )
+            client = Client(
+                transport,
+                read_timeout_seconds=min(self.spec.startup_timeout, 30.0),
+                message_handler=self._on_message,
+                client_info=Implementation(name=CLIENT_NAME, version=__version__),
+                cache=None,
+            )
+            async with client:
+                tools = await list_tools(client)
+                self.protocol_version = client.protocol_version
+                info = client.server_info
+                self.server_info = f"{info.name} {info.version}".strip() if info else None
+                self._connected(tools)
+                connected.set()
+                async with anyio.create_task_group() as inner:
+                    inner.start_soon(self._serve, client, inner)
+                    inner.start_soon(self._refresher, client)
+                    if self._wants_listen(client):
+                        inner.start_soon(self._listen, client)
+                    if self.stderr is not None:
+                        inner.start_soon(self._trim)
+                    await closed.wait()
+                    self._gone = self._gone or (
+                        f"the MCP server {self.spec.name!r} exited during the call "
+                        "(its connection closed)"
+                    )
+                    self._fail("the server exited (its connection closed)")
+                    inner.cancel_scope.cancel()
+
+    async def _watchdog(self, connected: Any, scope: Any) -> None:
+        import anyio
+
+        with anyio.move_on_after(self.spec.startup_timeout):
+            await connected.wait()
+            return
+        self._fail(f"did not finish starting within {self.spec.startup_timeout:g} s")
+        scope.cancel()
+
+    def _connected(self, tools: list[Any]) -> None:
+        self.tools = tools
+        self.status = Status.CONNECTED
+        self.connect_seconds = round(time.monotonic() - self.started, 3)
+        self._settled.set()
+        self.on_change(self)
+
+    # -- running ----------------------------------------------------------------------------
+
+    async def _serve(self, client: Any, group: Any) -> None:
+        while True:
+            while not self._calls.empty():
+                group.start_soon(self._handle, client, self._calls.get_nowait())
+            self._wake.clear()
+            await self._wake.wait()
+
+    async def _handle(self, client: Any, call: _Call) -> None:
+        import anyio
+
+        try:
+            if call.abandoned:
+                return
+            with anyio.CancelScope() as scope:
+                call.scope = scope
+                try:
+                    result = await client.call_tool(
+                        call.tool,
+                        call.arguments,
+                        read_timeout_seconds=call.timeout,
+                        progress_callback=progress_reporter(call.ctx),
+                    )
+                except Exception as exc:
+                    failure = call_failure(self.spec.name, call.tool, exc, self._tail())
+                    _settle(call.future, error=failure)
+                else:
+                    _settle(call.future, result=result)
+        finally:
+            if not call.future.done():
+                reason = self._gone or f"the call to {self.spec.name!r} was cancelled"
+                _settle(call.future, error=unavailable(self.spec.name, reason, self._tail()))
+
+    # -- tool list changes ------------------------------------------------------------------
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, Exception):  # a stdout line that is not JSON-RPC
+            self.garbage += 1
+            self._note(
+                "garbage",
+                f"ignored {self.garbage} line(s) on stdout that are not JSON-RPC "
+                f"(last: {_offending_line(message)})",
+            )
+            return
+        if getattr(message, "method", None) == "notifications/tools/list_changed":
+            self._request_refresh()
+
+    def _request_refresh(self) -> None:
+        self._refresh.set()
+
+    @property
+    def notes(self) -> list[str]:
+        """Things worth knowing that did not stop the server (ignored stdout lines, ...)."""
+        return list(self._notes.values())
+
+    def _note(self, key: str, text: str) -> None:
+        self._notes[key] = text
+        self.on_change(self)
+
+    async def _refresher(self, client: Any) -> None:
+        while True:
+            await self._refresh.wait()
+            self._refresh.clear()
+            try:
+                self.tools = await list_tools(client)
+            except Exception as exc:
+                self._note(
+                    "refresh", f"refreshing the tool list failed: {type(exc).__name__}: {exc}"
+                )
+                continue
+            self.on_change(self)
+
+    def _wants_listen(self, client: Any) -> bool:
+        from mcp.types.version import MODERN_PROTOCOL_VERSIONS
+
+        tools = client.server_capabilities.tools
+        return client.protocol_version in MODERN_PROTOCOL_VERSIONS and bool(
+            tools and tools.list_changed
+        )
+
+    async def _listen(self, client: Any) -> None:
+        try:
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for _event in subscription:
+                    self._request_refresh()
+        except Exception as exc:
+            self._note("listen", f"live tool list updates are off: {type(exc).__name__}: {exc}")
+
+    async def _trim(self) -> None:
+        import anyio
+
+        assert self.stderr is not None
+        while True:
+            await anyio.sleep(TRIM_EVERY)
+            self.stderr.trim()
+
+
+__all__ = ["Connection", "Status"]

@@ -1,0 +1,327 @@
+"""The MCP client manager: every configured server, connected in parallel, its tools routed.
+
+``start()`` returns at once: each enabled server connects in its own task (``connection``),
+bounded by its ``startup_timeout``; built-in tools work meanwhile. ``wait_ready()`` waits
+only for the servers still starting (the agent calls it before a model request). A server's
+tools enter the registry when it connects, as ``mcp__<server>__<tool>`` (``naming``), are
+replaced when its tool list changes, and leave it when it fails or stops; a failed server
+fails only its own calls. ``reconnect``, ``disable`` and ``enable`` act on one server at run
+time; ``reload`` re-reads the configuration and (re)starts what changed; ``start(watch=True)``
+does that whenever a configuration file changes. ``aclose()`` stops every server and its
+processes.
+
+What the UI needs: ``states()`` (status, reason, stderr tail, protocol version, tool count,
+connect time, tools with their names and metadata) and ``add_listener`` (called on every
+change, with the server's name; ``None`` when the configuration itself changed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_tui.core.mcp.adapter import MediaStore, ToolInfo, build_tool
+from agent_tui.core.mcp.config import ConfigProblem, McpConfig, ServerSpec, load_config
+from agent_tui.core.mcp.connection import Connection, Status
+from agent_tui.core.mcp.failures import unavailable
+from agent_tui.core.mcp.naming import qualify
+from agent_tui.core.mcp.state import ServerState, snapshot
+from agent_tui.core.mcp.watch import watch_files
+from agent_tui.core.tools.base import ToolContext
+from agent_tui.core.tools.registry import ToolRegistry
+
+log = logging.getLogger(__name__)
+Listener = Callable[[str | None], None]
+STOP_TIMEOUT = 10.0
+
+
+@dataclass(eq=False)
+class McpManager:
+    cwd: Path
+    registry: ToolRegistry = field(default_factory=ToolRegistry)
+    paths: list[Path] | None = None
+    """Configuration files (default: the user's, then the project's)."""
+    environ: Mapping[str, str] | None = None
+    media_dir: Path | None = None
+    """Where image/audio bytes of results go (default: ``.agent-spill/mcp-media``)."""
+    only: set[str] | None = None
+    """Start only these servers (``mcp call``); the others are listed but left alone."""
+    watch: bool = False
+    """Follow changes of the configuration files once started (the TUI does)."""
+
+    def __post_init__(self) -> None:
+        self.config: McpConfig = load_config(self.cwd, paths=self.paths, environ=self.environ)
+        root = self.media_dir or self.cwd / ".agent-spill" / "mcp-media"
+        self.media = MediaStore(root if root.is_absolute() else self.cwd / root, self.cwd)
+        self._connections: dict[str, Connection] = {}
+        self._disabled: set[str] = set()
+        self._registered: dict[str, tuple[str, str, Any]] = {}
+        self._infos: dict[str, list[ToolInfo]] = {}
+        self._listeners: list[Listener] = []
+        self._changed = asyncio.Event()
+        self._started = False
+        self._closed = False
+        self._watcher: asyncio.Task[None] | None = None
+        self._watch_stop: asyncio.Event | None = None
+        self.watching = asyncio.Event()
+        """Set once the configuration files are being watched (``start(watch=True)``)."""
+
+    # -- what there is ----------------------------------------------------------------------
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.config.servers)
+
+    @property
+    def problems(self) -> list[ConfigProblem]:
+        return list(self.config.problems)
+
+    def states(self) -> list[ServerState]:
+        return [self.state(name) for name in self.config.servers]
+
+    def state(self, name: str) -> ServerState:
+        spec = self.config.servers[name]
+        return snapshot(
+            spec,
+            self._connections.get(name),
+            self._infos.get(name, []),
+            disabled=self._is_disabled(spec),
+        )
+
+    def tool_infos(self) -> list[ToolInfo]:
+        return sorted((i for infos in self._infos.values() for i in infos), key=lambda i: i.name)
+
+    def add_listener(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(server)`` on every change; returns a function that unsubscribes."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    async def wait_for(self, predicate: Callable[[], bool], timeout: float) -> bool:
+        """Wait until ``predicate()`` holds (checked on every change); False on timeout."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not predicate():
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return False
+            self._changed.clear()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(remaining):
+                    await self._changed.wait()
+        return True
+
+    # -- life cycle -------------------------------------------------------------------------
+
+    async def start(self, *, watch: bool | None = None) -> None:
+        """Start connecting every enabled server (in the background). Idempotent."""
+        watch = self.watch if watch is None else watch
+        if not self._started and not self._closed:
+            self._started = True
+            _quiet_sdk_logging()
+            for spec in self.config.servers.values():
+                self._launch(spec)
+        if watch and self._watcher is None and not self._closed:
+            self._watch_stop = asyncio.Event()
+            self._watcher = asyncio.create_task(self._watch(), name="mcp config watcher")
+
+    async def ready(self) -> None:
+        """Start if needed, then wait for the servers still starting (the agent's hook)."""
+        await self.start()
+        await self.wait_ready()
+
+    async def wait_ready(self) -> None:
+        """Until no server is ``connecting`` (each is bounded by its startup timeout)."""
+        pending = [c for c in self._connections.values() if c.status is Status.CONNECTING]
+        if pending:
+            await asyncio.gather(*(c.wait_settled() for c in pending))
+
+    async def reconnect(self, name: str) -> None:
+        """Stop ``name`` if running and connect it again (also re-enables it)."""
+        spec = self._spec(name)
+        self._disabled.discard(name)
+        await self._stop(name)
+        self._launch(spec, force=True)
+
+    async def disable(self, name: str) -> None:
+        """Stop ``name`` and keep it stopped for this session (the file is not changed)."""
+        self._spec(name)
+        self._disabled.add(name)
+        await self._stop(name)
+        self._emit(name)
+
+    async def enable(self, name: str) -> None:
+        """Start ``name`` unless it is connecting or connected (even if its entry says
+        ``disabled``: for this session)."""
+        spec = self._spec(name)
+        self._disabled.discard(name)
+        conn = self._connections.get(name)
+        if conn is None or conn.status not in (Status.CONNECTING, Status.CONNECTED):
+            await self._stop(name)
+            self._launch(spec, force=True)
+
+    async def reload(self) -> None:
+        """Re-read the configuration; start, stop or restart the servers that changed."""
+        old = self.config
+        self.config = load_config(self.cwd, paths=self.paths, environ=self.environ)
+        # A file that became unreadable (a typo mid-edit) keeps its servers running as they
+        # were; its problem is reported. Fixing the file applies the change.
+        broken = {p.path for p in self.config.problems if p.server is None}
+        for name, spec in old.servers.items():
+            if spec.source in broken and name not in self.config.servers:
+                self.config.servers[name] = spec
+        self.config.servers = dict(sorted(self.config.servers.items()))
+        for name, spec in old.servers.items():
+            if self.config.servers.get(name) != spec:
+                await self._stop(name)
+                self._connections.pop(name, None)
+        self._sync()
+        for name, spec in self.config.servers.items():
+            if name not in self._connections and self._started:
+                self._launch(spec)
+        self._emit(None)
+
+    async def aclose(self) -> None:
+        """Stop every server and wait until their processes are gone. Idempotent."""
+        self._closed = True
+        if self._watcher is not None:
+            assert self._watch_stop is not None
+            self._watch_stop.set()
+            self._watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._watcher
+            self._watcher = None
+        names = list(self._connections)
+        if names:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(STOP_TIMEOUT):
+                    await asyncio.gather(*(self._stop(n) for n in names))
+
+    # -- calls ------------------------------------------------------------------------------
+
+    async def call(
+        self, server: str, tool: str, arguments: dict[str, Any], ctx: ToolContext
+    ) -> Any:
+        """Call ``tool`` on ``server`` (a ``CallToolResult``; failures raise ``ToolFailure``)."""
+        conn = self._connections.get(server)
+        if conn is None:
+            state = self.state(server) if server in self.config.servers else None
+            if state is None:
+                why = "it is not configured"
+            elif state.status == "failed":
+                why = f"it failed: {state.reason}"
+            else:
+                why = f"it is {state.status}"
+            raise unavailable(server, f"the MCP server {server!r} is not running: {why}")
+        return await conn.call(tool, arguments, ctx)
+
+    # -- internals --------------------------------------------------------------------------
+
+    def _spec(self, name: str) -> ServerSpec:
+        spec = self.config.servers.get(name)
+        if spec is None:
+            known = ", ".join(self.config.servers) or "none"
+            raise KeyError(f"no MCP server named {name!r} (configured: {known})")
+        return spec
+
+    def _is_disabled(self, spec: ServerSpec) -> bool:
+        return (
+            spec.name in self._disabled
+            or spec.disabled
+            or (self.only is not None and spec.name not in self.only)
+        )
+
+    def _launch(self, spec: ServerSpec, *, force: bool = False) -> None:
+        if spec.error or self._closed or (self._is_disabled(spec) and not force):
+            return
+        conn = Connection(spec, self.cwd, on_change=self._on_connection)
+        self._connections[spec.name] = conn
+        conn.start()
+        self._emit(spec.name)
+
+    async def _stop(self, name: str) -> None:
+        conn = self._connections.get(name)
+        if conn is None:
+            return
+        await conn.stop()
+        self._sync()
+
+    def _on_connection(self, conn: Connection) -> None:
+        if self._connections.get(conn.spec.name) is not conn:
+            return  # an old connection that was replaced
+        self._sync()
+        self._emit(conn.spec.name)
+
+    def _emit(self, name: str | None) -> None:
+        self._changed.set()
+        for listener in list(self._listeners):
+            try:
+                listener(name)
+            except Exception:  # a listener must not break the manager
+                log.exception("MCP listener failed")
+
+    def _sync(self) -> None:
+        """Make the registry hold exactly the tools of the connected servers."""
+        remote: dict[tuple[str, str], tuple[Connection, Any]] = {}
+        for name, conn in self._connections.items():
+            # A server that failed after connecting keeps its tools: their calls then say
+            # why the server is gone (better than "unknown tool"), and the array stays stable.
+            if conn.status is not Status.STOPPED and name in self.config.servers:
+                for tool in conn.tools:
+                    remote.setdefault((name, tool.name), (conn, tool))
+        reserved = set(self.registry.names()) - set(self._registered)
+        names = qualify(remote, reserved)
+        wanted: dict[str, tuple[str, str, Any]] = {}
+        for pair, name in names.items():
+            conn, tool = remote[pair]
+            wanted[name] = (pair[0], pair[1], (conn.spec.timeout, tool.model_dump_json()))
+        for name, key in list(self._registered.items()):
+            if wanted.get(name) != key:
+                with contextlib.suppress(KeyError):
+                    self.registry.unregister(name)
+                del self._registered[name]
+        infos: dict[str, list[ToolInfo]] = {}
+        for name in sorted(names.values()):
+            server, remote_name, key = wanted[name]
+            conn, tool = remote[(server, remote_name)]
+            entry, info = build_tool(
+                name,
+                server,
+                tool,
+                self._caller(server),
+                timeout=conn.spec.timeout,
+                media=self.media,
+            )
+            infos.setdefault(server, []).append(info)
+            if name not in self._registered:
+                self.registry.register(entry)
+                self._registered[name] = (server, remote_name, key)
+        self._infos = infos
+
+    def _caller(self, server: str) -> Callable[[str, dict[str, Any], ToolContext], Any]:
+        async def call(tool: str, arguments: dict[str, Any], ctx: ToolContext) -> Any:
+            return await self.call(server, tool, arguments, ctx)
+
+        return call
+
+    async def _watch(self) -> None:
+        assert self._watch_stop is not None
+        try:
+            await watch_files(self.config.paths, self._watch_stop, self.watching, self.reload)
+        except Exception:  # the watch is a convenience: never take the app down
+            log.exception("watching the MCP configuration failed")
+
+
+def _quiet_sdk_logging() -> None:
+    """The SDK logs a traceback for every non-JSON line a server prints; with no handler
+    configured that goes to stderr, over the TUI. The connection reports those lines."""
+    sdk = logging.getLogger("mcp")
+    if not any(isinstance(h, logging.NullHandler) for h in sdk.handlers):
+        sdk.addHandler(logging.NullHandler())
+
+
+__all__ = ["McpManager", "ServerState"]

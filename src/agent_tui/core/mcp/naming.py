@@ -1,0 +1,66 @@
+"""Registered names of remote tools: ``mcp__<server>__<tool>``, safe and unique.
+
+Names are restricted to ``[A-Za-z0-9_-]`` and 64 characters (what model APIs accept). When
+sanitising or truncating makes a name collide with another, or it is too long, the name is cut
+and a 12-hex-digit SHA-1 of the raw identity ``mcp__<server>__<tool>`` is appended (the Codex
+scheme), so the same tool always gets the same name. Names are assigned in a deterministic
+order: tools whose name needed no change first, then the rest, each sorted.
+
+In the server part, runs of ``_`` collapse to one, so ``mcp__<server>__*`` permission rules
+can always find where the server name ends.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+
+PREFIX = "mcp__"
+DELIMITER = "__"
+MAX_NAME = 64
+HASH_LEN = 12
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def sanitize(part: str) -> str:
+    return _UNSAFE.sub("_", part) or "_"
+
+
+def server_segment(server: str) -> str:
+    """The server part of tool names (and of rules such as ``mcp__<segment>__*``)."""
+    return re.sub(r"_{2,}", "_", sanitize(server)).strip("_") or "server"
+
+
+def raw_identity(server: str, tool: str) -> str:
+    return f"{PREFIX}{server}{DELIMITER}{tool}"
+
+
+def hash_suffix(identity: str, salt: int = 0) -> str:
+    text = identity if salt == 0 else f"{identity}#{salt}"
+    return "_" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:HASH_LEN]
+
+
+def pretty_name(server: str, tool: str) -> str:
+    return f"{PREFIX}{server_segment(server)}{DELIMITER}{sanitize(tool)}"
+
+
+def qualify(
+    tools: Iterable[tuple[str, str]], reserved: Iterable[str] = ()
+) -> dict[tuple[str, str], str]:
+    """A registered name for each ``(server, tool)``, none of them in ``reserved``."""
+    pairs = sorted(set(tools))
+    exact = [p for p in pairs if pretty_name(*p) == raw_identity(*p)]
+    others = [p for p in pairs if pretty_name(*p) != raw_identity(*p)]
+    used = set(reserved)
+    names: dict[tuple[str, str], str] = {}
+    for pair in [*exact, *others]:
+        name = pretty_name(*pair)
+        salt = 0
+        while len(name) > MAX_NAME or name in used:
+            suffix = hash_suffix(raw_identity(*pair), salt)
+            name = pretty_name(*pair)[: MAX_NAME - len(suffix)] + suffix
+            salt += 1
+        used.add(name)
+        names[pair] = name
+    return names

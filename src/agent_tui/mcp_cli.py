@@ -1,0 +1,289 @@
+"""``agent-tui mcp …``: list, call, add and remove MCP servers; serve our own tools.
+
+    agent-tui mcp list [--json]                     servers, status, errors, tool names
+    agent-tui mcp call SERVER TOOL [--args JSON]    one call, printing what the model sees
+    agent-tui mcp add NAME COMMAND [ARGS...]        a stdio server in the project .mcp.json
+    agent-tui mcp add --transport http NAME URL     a streamable HTTP server
+    agent-tui mcp remove NAME
+    agent-tui mcp serve [--cwd DIR]                 read-only tools over stdio
+
+``list`` and ``call`` go through the same manager, adapter and output budget as the agent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agent_tui.core.mcp.config import project_config_path, user_config_path
+from agent_tui.core.mcp.config_edit import ConfigEditError, add_server, remove_server
+from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.mcp.state import ServerState
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agent-tui mcp", description="Manage MCP servers.")
+    parser.add_argument("--cwd", type=Path, help="the project directory (default: current)")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    listing = sub.add_parser("list", help="configured servers, their status and tools")
+    listing.add_argument("--json", action="store_true", help="print one JSON object")
+
+    call = sub.add_parser("call", help="call one tool and print what the model would see")
+    call.add_argument("server")
+    call.add_argument("tool", help="the tool's name on the server (or its mcp__… name)")
+    call.add_argument("--args", default="{}", metavar="JSON", help="the arguments object")
+
+    add = sub.add_parser("add", help="add a server to the project .mcp.json")
+    add.add_argument("--transport", "-t", choices=["stdio", "http"], default="stdio")
+    add.add_argument("--env", "-e", action="append", default=[], metavar="KEY=VALUE")
+    add.add_argument("--header", "-H", action="append", default=[], metavar="'Name: value'")
+    add.add_argument("--timeout", type=float, help="seconds per call (default 60)")
+    add.add_argument("--startup-timeout", type=float, help="seconds to connect (default 15)")
+    add.add_argument("--scope", choices=["project", "user"], default="project")
+    add.add_argument("--disabled", action="store_true", help="add it disabled")
+    add.add_argument("--replace", action="store_true", help="replace a server of that name")
+    add.add_argument("name")
+    add.add_argument("target", metavar="COMMAND_OR_URL")
+    add.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS")
+
+    remove = sub.add_parser("remove", help="remove a server from the project .mcp.json")
+    remove.add_argument("--scope", choices=["project", "user"], default="project")
+    remove.add_argument("name")
+
+    sub.add_parser("serve", help="serve the read-only built-in tools over stdio (MCP)")
+    for command in sub.choices.values():  # --cwd after the command works too
+        command.add_argument("--cwd", dest="sub_cwd", type=Path, help=argparse.SUPPRESS)
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(list(argv))
+    cwd = (args.sub_cwd or args.cwd or Path.cwd()).resolve()
+    if not cwd.is_dir():
+        return _fail(f"--cwd {cwd} is not a directory")
+    if args.command == "serve":
+        from agent_tui.core.mcp.server import run
+
+        return run(cwd)
+    if args.command in ("add", "remove"):
+        return _edit(args, cwd)
+    if args.command == "list":
+        return asyncio.run(_list(cwd, as_json=args.json))
+    return asyncio.run(_call(cwd, args.server, args.tool, args.args))
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"agent-tui mcp: {message}", file=sys.stderr)
+    return code
+
+
+# -- add / remove -------------------------------------------------------------------------
+
+
+def _edit(args: argparse.Namespace, cwd: Path) -> int:
+    path = project_config_path(cwd) if args.scope == "project" else user_config_path()
+    try:
+        if args.command == "remove":
+            remove_server(path, args.name)
+            print(f"removed {args.name!r} from {path}")
+            return 0
+        entry = _entry(args)
+        replaced = add_server(path, args.name, entry, replace=args.replace)
+    except (ConfigEditError, ValueError) as exc:
+        return _fail(str(exc))
+    print(f"{'replaced' if replaced else 'added'} {args.name!r} in {path}")
+    return 0
+
+
+def _entry(args: argparse.Namespace) -> dict[str, Any]:
+    entry: dict[str, Any] = {}
+    rest = [a for a in args.args if a != "--"] if args.args[:1] == ["--"] else list(args.args)
+    if args.transport == "http":
+        if rest:
+            raise ValueError("an http server takes only a URL, no arguments")
+        entry["type"] = "http"
+        entry["url"] = args.target
+        headers: dict[str, str] = {}
+        for header in args.header:
+            key, sep, value = header.partition(":")
+            if not sep or not key.strip():
+                raise ValueError(f"--header {header!r} must look like 'Name: value'")
+            headers[key.strip()] = value.strip()
+        if headers:
+            entry["headers"] = headers
+    else:
+        if args.header:
+            raise ValueError("--header is for http servers")
+        entry["command"] = args.target
+        if rest:
+            entry["args"] = rest
+        env: dict[str, str] = {}
+        for item in args.env:
+            key, sep, value = item.partition("=")
+            if not sep or not key:
+                raise ValueError(f"--env {item!r} must look like KEY=VALUE")
+            env[key] = value
+        if env:
+            entry["env"] = env
+    if args.timeout is not None:
+        entry["timeout"] = args.timeout
+    if args.startup_timeout is not None:
+        entry["startup_timeout"] = args.startup_timeout
+    if args.disabled:
+        entry["disabled"] = True
+    return entry
+
+
+# -- list -------------------------------------------------------------------------------
+
+
+def _manager(cwd: Path, only: set[str] | None = None) -> McpManager:
+    from agent_tui.core.settings import load_settings
+    from agent_tui.core.tools.builtin import default_registry
+
+    budget = load_settings(cwd).settings.budget
+    return McpManager(
+        cwd, default_registry(), media_dir=Path(budget.spill_dir) / "mcp-media", only=only
+    )
+
+
+async def _list(cwd: Path, *, as_json: bool) -> int:
+    manager = _manager(cwd)
+    try:
+        await manager.start()
+        await manager.wait_ready()
+        states = manager.states()
+    finally:
+        await manager.aclose()
+    problems = [str(p) for p in manager.problems]
+    if as_json:
+        payload = {
+            "servers": [_state_json(s) for s in states],
+            "problems": problems,
+            "files": [str(p) for p in manager.config.paths],
+        }
+        print(json.dumps(payload, indent=2, ensure_ascii=False))
+        return 0
+    if not states:
+        files = " or ".join(str(p) for p in manager.config.paths)
+        print(f"No MCP servers configured (looked in {files}).")
+    for state in states:
+        print(_state_line(state))
+        for tool in state.tools:
+            marks = "read-only" if tool.read_only else ("destructive" if tool.destructive else "")
+            print(f"    {tool.name}" + (f"  [{marks}]" if marks else ""))
+            if tool.schema_problem:
+                print(
+                    f"      its input schema was replaced by a plain object: {tool.schema_problem}"
+                )
+        for line in state.stderr_tail[-5:] if state.status == "failed" else ():
+            print(f"    stderr: {line}")
+        for note in state.notes:
+            print(f"    note: {note}")
+    if problems:
+        print("configuration problems:")
+        for problem in problems:
+            print(f"  {problem}")
+    return 0
+
+
+def _state_line(state: ServerState) -> str:
+    where = f"{state.transport}: {state.target}" if state.target else state.transport
+    head = f"{state.name}  ({where})  {state.status}"
+    if state.status == "connected":
+        extra = f"{state.tool_count} tool{'s' if state.tool_count != 1 else ''}"
+        if state.connect_seconds is not None:
+            extra += f", {state.connect_seconds:.2f} s"
+        if state.protocol_version:
+            extra += f", protocol {state.protocol_version}"
+        return f"{head}: {extra}"
+    return f"{head}: {state.reason}" if state.reason else head
+
+
+def _state_json(state: ServerState) -> dict[str, Any]:
+    return {
+        "name": state.name,
+        "transport": state.transport,
+        "target": state.target,
+        "status": state.status,
+        "error": state.reason,
+        "protocol_version": state.protocol_version,
+        "server_info": state.server_info,
+        "connect_seconds": state.connect_seconds,
+        "tool_count": state.tool_count,
+        "tools": [
+            {
+                "name": t.name,
+                "remote_name": t.remote_name,
+                "read_only": t.read_only,
+                "destructive": t.destructive,
+                "schema_problem": t.schema_problem,
+            }
+            for t in state.tools
+        ],
+        "stderr_tail": list(state.stderr_tail),
+        "notes": list(state.notes),
+        "source": state.source,
+    }
+
+
+# -- call -------------------------------------------------------------------------------
+
+
+async def _call(cwd: Path, server: str, tool: str, raw_args: str) -> int:
+    from agent_tui.core.budget import SpillStore
+    from agent_tui.core.events import Spill, ToolErrorEvent, ToolProgress, ToolResult
+    from agent_tui.core.executor import ToolExecutor
+    from agent_tui.core.permissions import SimplePolicy
+    from agent_tui.core.settings import load_settings
+    from agent_tui.core.tools.file_state import FileStateCache
+    from agent_tui.core.transcript import Message, ToolCall
+
+    manager = _manager(cwd, only={server})
+    if server not in manager.config.servers:
+        known = ", ".join(manager.config.servers) or "none"
+        return _fail(f"no MCP server named {server!r} (configured: {known})")
+    try:
+        await manager.start()
+        await manager.wait_ready()
+        state = manager.state(server)
+        if state.status != "connected":
+            return _fail(f"{server} is {state.status}: {state.reason}", 1)
+        names = {t.remote_name: t.name for t in state.tools}
+        name = names.get(tool) or (tool if tool in names.values() else None)
+        if name is None:
+            return _fail(f"{server} has no tool {tool!r} (it has: {', '.join(names) or 'none'})")
+        budget = load_settings(cwd).settings.budget
+        executor = ToolExecutor(
+            manager.registry,
+            cwd,
+            SimplePolicy(["*"]),
+            None,
+            FileStateCache(),
+            budget=budget,
+            store=SpillStore(Path(budget.spill_dir), cwd),
+        )
+        out: list[Message] = []
+        code = 0
+        call = ToolCall(id="cli-call", name=name, arguments=raw_args)
+        async for event in executor.execute([call], out, asyncio.Event()):
+            if isinstance(event, ToolProgress) and event.message != "started":
+                done = f" {event.progress:g}/{event.total:g}" if event.progress is not None else ""
+                print(f"[progress{done}] {event.message or ''}".rstrip(), file=sys.stderr)
+            elif isinstance(event, Spill):
+                print(f"[full output saved to {event.path}]", file=sys.stderr)
+            elif isinstance(event, ToolErrorEvent) or (
+                isinstance(event, ToolResult) and event.is_error
+            ):
+                code = 1
+        for message in out:
+            print(message.content)
+        return code
+    finally:
+        await manager.aclose()

@@ -1,0 +1,116 @@
+"""Helpers for the MCP tests: fixture-server entries, a config writer, calls through the real
+executor (so results pass the output budget), and the npm reference servers."""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_tui.core.budget import BudgetSettings, SpillStore
+from agent_tui.core.events import Event
+from agent_tui.core.executor import ToolExecutor
+from agent_tui.core.permissions import SimplePolicy
+from agent_tui.core.tools.file_state import FileStateCache
+from agent_tui.core.tools.registry import ToolRegistry
+from agent_tui.core.transcript import Message, ToolCall
+
+ROOT = Path(__file__).resolve().parents[3]
+FIXTURE = ROOT / "tests" / "mcp_servers" / "fixture_server.py"
+NPM_DIR = ROOT / ".test-cache" / "npm"
+NPM_PACKAGES = {
+    "mcp-server-everything": "@modelcontextprotocol/server-everything@2026.8.31",
+    "mcp-server-filesystem": "@modelcontextprotocol/server-filesystem@2026.8.31",
+}
+DEADLINE = 20.0
+
+
+def fixture_entry(mode: str = "normal", name: str = "fixture", **extra: Any) -> dict[str, Any]:
+    """A ``.mcp.json`` entry that runs the SDK fixture server in ``mode``; ``name`` also marks
+    its command line, so a test can find its processes."""
+    args = [str(FIXTURE), "--mode", mode, "--name", name]
+    return {"command": sys.executable, "args": args, **extra}
+
+
+def write_config(path: Path, servers: dict[str, Any]) -> Path:
+    path.write_text(json.dumps({"mcpServers": servers}, indent=2), encoding="utf-8")
+    return path
+
+
+async def run_calls(
+    registry: ToolRegistry,
+    cwd: Path,
+    calls: list[tuple[str, dict[str, Any]]],
+    *,
+    budget: BudgetSettings | None = None,
+    interrupt: asyncio.Event | None = None,
+    on_event: Callable[[Event], None] | None = None,
+) -> tuple[list[Event], list[Message]]:
+    """Run ``calls`` as one assistant message through the executor (everything allowed)."""
+    budget = budget or BudgetSettings()
+    executor = ToolExecutor(
+        registry,
+        cwd,
+        SimplePolicy(["*"]),
+        None,
+        FileStateCache(),
+        budget=budget,
+        store=SpillStore(Path(budget.spill_dir), cwd),
+    )
+    tool_calls = [
+        ToolCall(id=f"call_{i}", name=name, arguments=json.dumps(args))
+        for i, (name, args) in enumerate(calls)
+    ]
+    out: list[Message] = []
+    events: list[Event] = []
+    async for event in executor.execute(tool_calls, out, interrupt or asyncio.Event()):
+        events.append(event)
+        if on_event is not None:
+            on_event(event)
+    return events, out
+
+
+def of_type(events: list[Event], kind: str) -> list[Any]:
+    return [e for e in events if e.type == kind]
+
+
+@pytest.fixture(scope="session")
+def npm_bin() -> Path:
+    """The ``node_modules/.bin`` of the pinned reference servers, installed when missing."""
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        pytest.skip("node and npm are needed for the reference MCP servers")
+    bin_dir = NPM_DIR / "node_modules" / ".bin"
+    NPM_DIR.mkdir(parents=True, exist_ok=True)
+    with open(NPM_DIR.parent / "npm.lock", "w") as lock:  # parallel runs wait for each other
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        marker = NPM_DIR / "installed.json"
+        wanted = json.dumps(sorted(NPM_PACKAGES.values()))
+        present = all((bin_dir / name).exists() for name in NPM_PACKAGES)
+        if not present or not marker.exists() or marker.read_text() != wanted:
+            done = subprocess.run(
+                [
+                    "npm",
+                    "install",
+                    "--no-audit",
+                    "--no-fund",
+                    "--prefix",
+                    str(NPM_DIR),
+                    *NPM_PACKAGES.values(),
+                ],
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=False,
+            )
+            if done.returncode != 0:
+                pytest.fail(f"npm install failed:\n{done.stdout}\n{done.stderr}")
+            marker.write_text(wanted)
+    return bin_dir

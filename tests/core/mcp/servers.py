@@ -1,0 +1,98 @@
+"""Starting and watching fixture-server processes from tests (HTTP server, child pids)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from tests.core.mcp.conftest import FIXTURE
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def http_server(name: str, deadline: float = 20.0) -> Iterator[str]:
+    """The fixture server over streamable HTTP on 127.0.0.1; yields its URL."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(FIXTURE), "--mode", "http", "--port", str(port), "--name", name],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        end = time.monotonic() + deadline
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > end:
+                    raise RuntimeError("the HTTP fixture server did not start") from None
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def fixture_pids(marker: str) -> list[int]:
+    """Live fixture-server processes whose command line contains ``marker``."""
+    found: list[int] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+            state = (entry / "stat").read_text().rsplit(")", 1)[-1].split()[0]
+        except OSError:
+            continue
+        args = [a.decode(errors="replace") for a in cmdline]
+        if str(FIXTURE) in args and marker in args and state != "Z":
+            found.append(int(entry.name))
+    return sorted(p for p in found if p != os.getpid())
+
+
+class HeldClient:
+    """An SDK ``Client`` entered and left in one task of its own (the SDK requires it), so a
+    fixture can hold it open across tests while the tests call it from theirs."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self._ready = asyncio.Event()
+        self._done = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    async def _hold(self) -> None:
+        async with self._client:
+            self._ready.set()
+            await self._done.wait()
+
+    async def open(self) -> Any:
+        self._task = asyncio.create_task(self._hold())
+        waiter = asyncio.create_task(self._ready.wait())
+        await asyncio.wait({self._task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        if self._task.done():
+            waiter.cancel()
+            self._task.result()  # raises why it could not connect
+        return self._client
+
+    async def close(self) -> None:
+        self._done.set()
+        if self._task is not None:
+            await self._task

@@ -1,0 +1,160 @@
+"""``agent-tui mcp list | call | add | remove`` (in process, and once through the entry point)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent_tui.cli import main
+from agent_tui.core.mcp.config import user_config_path
+from tests.core.mcp.conftest import ROOT, fixture_entry, write_config
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["mcp", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_add_and_remove(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cwd = str(workspace)
+    code, out, _ = _run(
+        capsys,
+        "--cwd",
+        cwd,
+        "add",
+        "-e",
+        "TOKEN=${MY_TOKEN}",
+        "--timeout",
+        "30",
+        "files",
+        "npx",
+        "-y",
+        "@modelcontextprotocol/server-filesystem",
+        ".",
+    )
+    assert code == 0
+    assert "added 'files'" in out
+    code, out, _ = _run(
+        capsys,
+        "--cwd",
+        cwd,
+        "add",
+        "--transport",
+        "http",
+        "-H",
+        "Authorization: Bearer x",
+        "remote",
+        "https://example.invalid/mcp",
+    )
+    assert code == 0
+    raw = json.loads((workspace / ".mcp.json").read_text())
+    assert raw["mcpServers"] == {
+        "files": {
+            "command": "npx",
+            "args": ["-y", "@modelcontextprotocol/server-filesystem", "."],
+            "env": {"TOKEN": "${MY_TOKEN}"},
+            "timeout": 30.0,
+        },
+        "remote": {
+            "type": "http",
+            "url": "https://example.invalid/mcp",
+            "headers": {"Authorization": "Bearer x"},
+        },
+    }
+    code, _, err = _run(capsys, "--cwd", cwd, "add", "files", "other")
+    assert code == 2
+    assert "already exists" in err
+    code, _, err = _run(capsys, "--cwd", cwd, "add", "bad name", "x")
+    assert code == 2
+    assert "not a valid server name" in err
+    code, _, err = _run(capsys, "--cwd", cwd, "add", "-e", "NOEQUALS", "x", "cmd")
+    assert code == 2
+    assert "KEY=VALUE" in err
+    code, out, _ = _run(capsys, "--cwd", cwd, "remove", "remote")
+    assert code == 0
+    assert list(json.loads((workspace / ".mcp.json").read_text())["mcpServers"]) == ["files"]
+    code, _, err = _run(capsys, "--cwd", cwd, "remove", "remote")
+    assert code == 2
+    assert "no server named 'remote'" in err
+    code, _, _ = _run(capsys, "--cwd", cwd, "add", "--scope", "user", "mine", "cmd")
+    assert code == 0
+    assert "mine" in json.loads(user_config_path().read_text())["mcpServers"]
+
+
+def test_list(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_config(
+        workspace / ".mcp.json",
+        {"fx": fixture_entry(), "dies": fixture_entry("exit-at-start"), "bad": {"command": 1}},
+    )
+    code, out, _ = _run(capsys, "--cwd", str(workspace), "list", "--json")
+    assert code == 0
+    listing = json.loads(out)
+    servers = {s["name"]: s for s in listing["servers"]}
+    assert servers["fx"]["status"] == "connected"
+    assert servers["fx"]["transport"] == "stdio"
+    assert "mcp__fx__echo" in [t["name"] for t in servers["fx"]["tools"]]
+    assert servers["fx"]["tool_count"] == len(servers["fx"]["tools"])
+    assert servers["dies"]["status"] == "failed"
+    assert servers["dies"]["error"] == "the server exited during start-up"
+    assert "fixture: bad configuration, giving up" in servers["dies"]["stderr_tail"]
+    assert servers["bad"]["status"] == "failed"
+    assert "$.command" in servers["bad"]["error"]
+    assert any("'bad'" in p for p in listing["problems"])
+
+    write_config(workspace / ".mcp.json", {"dies": fixture_entry("exit-at-start")})
+    code, out, _ = _run(capsys, "--cwd", str(workspace), "list")
+    assert code == 0
+    assert "dies  (stdio: " in out
+    assert "failed: the server exited during start-up" in out
+    assert "stderr: fixture: bad configuration, giving up" in out
+
+
+def test_call(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_config(workspace / ".mcp.json", {"fx": fixture_entry(), "other": {"command": "nope"}})
+    cwd = str(workspace)
+    code, out, _ = _run(capsys, "--cwd", cwd, "call", "fx", "echo", "--args", '{"text": "hi"}')
+    assert (code, out) == (0, "hi\n")
+    code, out, err = _run(capsys, "--cwd", cwd, "call", "fx", "slow", "--args", '{"steps": 2}')
+    assert code == 0
+    assert out == "counted to 2\n"
+    assert "[progress 1/2] step 1 of 2" in err
+    code, out, _ = _run(capsys, "--cwd", cwd, "call", "fx", "add", "--args", '{"a": 1}')
+    assert code == 1
+    assert json.loads(out)["code"] == "invalid_arguments"
+    code, out, _ = _run(capsys, "--cwd", cwd, "call", "fx", "fail")
+    assert code == 1
+    assert "reported an error" in out
+    code, out, err = _run(capsys, "--cwd", cwd, "call", "fx", "big", "--args", '{"chars": 120000}')
+    assert code == 0
+    assert "[full output saved to .agent-spill/" in err
+    assert "Output too large for the context" in out
+    code, _, err = _run(capsys, "--cwd", cwd, "call", "fx", "nope")
+    assert code == 2
+    assert "has no tool 'nope'" in err
+    assert "echo" in err
+    code, _, err = _run(capsys, "--cwd", cwd, "call", "ghost", "echo")
+    assert code == 2
+    assert "no MCP server named 'ghost'" in err
+    code, _, err = _run(capsys, "--cwd", cwd, "call", "other", "x")
+    assert code == 1
+    assert "command not found" in err
+
+
+def test_the_entry_point_routes_mcp(workspace: Path) -> None:
+    write_config(workspace / ".mcp.json", {})
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_tui", "mcp", "--cwd", str(workspace), "list", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["servers"] == []

@@ -1,0 +1,200 @@
+"""A small MCP server built on the official SDK, with switchable misbehaviour, for tests.
+
+    python fixture_server.py [--mode MODE] [--port PORT] [--name NAME]
+
+Modes: ``normal`` (default), ``exit-at-start`` (writes to stderr and exits 3 before the
+handshake), ``hang-at-start`` (reads nothing, answers nothing), ``garbage`` (prints non-JSON
+lines on stdout before and between messages), ``http`` (streamable HTTP on 127.0.0.1:PORT).
+
+Tools: ``echo``, ``add``, ``slow`` (progress notifications), ``crash`` (the process dies
+mid-call), ``hang`` (never returns), ``flood`` (floods stderr), ``big`` (a large text),
+``image``, ``audio``, ``fail`` (``isError``), ``pid``, ``links`` (resource link and embedded
+resources), ``structured``, ``add_tool`` (registers a new tool and announces the change),
+``garble`` (prints garbage on stdout, then answers), ``malformed`` (answers with a result that
+breaks the protocol; ``garbage`` mode only).
+"""
+
+import argparse
+import asyncio
+import base64
+import json
+import os
+import sys
+import time
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import (
+    AudioContent,
+    BlobResourceContents,
+    CallToolResult,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+    TextResourceContents,
+    ToolAnnotations,
+)
+
+WIRE: list[int] = []
+"""In ``garbage`` mode, a copy of the real stdout (the SDK moves the protocol off fd 1)."""
+
+PNG_1x1 = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9Q"
+    "DwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
+
+
+def build(name: str) -> MCPServer:
+    server = MCPServer(name)
+    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False)
+
+    @server.tool(annotations=read_only)
+    def echo(text: str) -> str:
+        """Return the text unchanged."""
+        return text
+
+    @server.tool(annotations=read_only)
+    def add(a: int, b: int) -> str:
+        """Add two integers."""
+        return str(a + b)
+
+    @server.tool(annotations=read_only)
+    async def slow(steps: int, ctx: Context, delay: float = 0.05) -> str:
+        """Count to ``steps``, reporting progress at each step."""
+        for i in range(1, steps + 1):
+            await asyncio.sleep(delay)
+            await ctx.report_progress(i, steps, f"step {i} of {steps}")
+        return f"counted to {steps}"
+
+    @server.tool()
+    def crash() -> str:
+        """Die in the middle of the call."""
+        sys.stderr.write("fixture: crashing now\n")
+        sys.stderr.flush()
+        os._exit(7)
+
+    @server.tool()
+    async def hang() -> str:
+        """Never return."""
+        await asyncio.sleep(3600)
+        return "unreachable"
+
+    @server.tool()
+    def flood(lines: int = 20000) -> str:
+        """Write many lines to stderr, then answer."""
+        chunk = "".join(f"fixture noise line {i}\n" for i in range(lines))
+        sys.stderr.write(chunk)
+        sys.stderr.flush()
+        return f"wrote {lines} lines to stderr"
+
+    @server.tool(annotations=read_only)
+    def big(chars: int = 200_000) -> str:
+        """A large text result."""
+        line = "0123456789" * 7 + "\n"
+        return (line * (chars // len(line) + 1))[:chars]
+
+    @server.tool(annotations=read_only)
+    def image() -> list[Any]:
+        """A tiny PNG and a caption."""
+        return [
+            TextContent(type="text", text="a red pixel"),
+            ImageContent(type="image", data=PNG_1x1, mime_type="image/png"),
+        ]
+
+    @server.tool(annotations=read_only)
+    def audio() -> list[Any]:
+        """A short WAV header."""
+        data = base64.b64encode(b"RIFF\x24\x00\x00\x00WAVEfmt ").decode()
+        return [AudioContent(type="audio", data=data, mime_type="audio/wav")]
+
+    @server.tool()
+    def fail(reason: str = "it went wrong") -> CallToolResult:
+        """Answer with isError."""
+        return CallToolResult(content=[TextContent(type="text", text=reason)], is_error=True)
+
+    @server.tool(annotations=read_only)
+    def pid() -> str:
+        """The server's process id."""
+        return str(os.getpid())
+
+    @server.tool(annotations=read_only)
+    def links() -> list[Any]:
+        """A resource link and two embedded resources."""
+        blob = base64.b64encode(b"\x00\x01binary").decode()
+        return [
+            ResourceLink(type="resource_link", uri="file:///tmp/a.txt", name="a.txt"),
+            EmbeddedResource(
+                type="resource",
+                resource=TextResourceContents(uri="mem://note", text="embedded note"),
+            ),
+            EmbeddedResource(
+                type="resource",
+                resource=BlobResourceContents(
+                    uri="mem://blob", blob=blob, mime_type="application/octet-stream"
+                ),
+            ),
+        ]
+
+    @server.tool(annotations=read_only)
+    def structured(city: str) -> dict[str, Any]:
+        """Structured content."""
+        return {"city": city, "temperature": 21}
+
+    @server.tool()
+    async def add_tool(tool_name: str, ctx: Context) -> str:
+        """Register a new tool named ``tool_name`` and announce the change."""
+
+        def extra() -> str:
+            return f"I am {tool_name}"
+
+        server.add_tool(extra, name=tool_name, description=f"added at run time: {tool_name}")
+        await ctx.notify_tools_changed()  # 2026-07-28 connections (subscriptions/listen)
+        try:  # handshake-era connections
+            await ctx.request_context.session.send_tool_list_changed()
+        except Exception:
+            pass
+        return f"added {tool_name}"
+
+    @server.tool(annotations=read_only)
+    def garble() -> str:
+        """Print garbage on stdout, then answer."""
+        os.write(WIRE[0] if WIRE else 1, b"this is not JSON\n{broken json\n")
+        return "garbled"
+
+    @server.tool(annotations=read_only)
+    async def malformed(ctx: Context) -> str:
+        """Answer with a result that is not a CallToolResult, then never answer properly."""
+        request_id = ctx.request_context.request_id
+        bad = {"jsonrpc": "2.0", "id": request_id, "result": {"content": "not a list"}}
+        os.write(WIRE[0] if WIRE else 1, (json.dumps(bad) + "\n").encode())
+        await asyncio.sleep(3600)
+        return "unreachable"
+
+    return server
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--mode", default="normal")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--name", default="fixture")
+    args = parser.parse_args()
+    if args.mode == "exit-at-start":
+        sys.stderr.write("fixture: bad configuration, giving up\n")
+        sys.exit(3)
+    if args.mode == "hang-at-start":
+        time.sleep(3600)
+        return
+    if args.mode == "garbage":
+        os.write(1, b"Welcome to the fixture server!\n")
+        WIRE.append(os.dup(1))
+    server = build(args.name)
+    if args.mode == "http":
+        server.run("streamable-http", host="127.0.0.1", port=args.port)
+    else:
+        server.run("stdio")
+
+
+if __name__ == "__main__":
+    main()
