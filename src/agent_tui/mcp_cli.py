@@ -154,19 +154,30 @@ def _manager(cwd: Path, only: set[str] | None = None) -> McpManager:
 
 
 async def _list(cwd: Path, *, as_json: bool) -> int:
+    from agent_tui.core.disclosure import Disclosure
+    from agent_tui.core.settings import load_settings
+
     manager = _manager(cwd)
     try:
         await manager.start()
         await manager.wait_ready()
         states = manager.states()
+        disclosure = Disclosure(manager.registry, load_settings(cwd).settings.disclosure)
+        deferred = {t.name for t in disclosure.deferred()}
+        tools_cost = disclosure.estimate()
     finally:
         await manager.aclose()
     problems = [str(p) for p in manager.problems]
     if as_json:
+        servers = [_state_json(s) for s in states]
+        for server in servers:
+            for tool in server["tools"]:
+                tool["disclosure"] = "deferred" if tool["name"] in deferred else "direct"
         payload = {
-            "servers": [_state_json(s) for s in states],
+            "servers": servers,
             "problems": problems,
             "files": [str(p) for p in manager.config.paths],
+            "tools_cost": tools_cost,
         }
         print(json.dumps(payload, indent=2, ensure_ascii=False))
         return 0
@@ -177,6 +188,8 @@ async def _list(cwd: Path, *, as_json: bool) -> int:
         print(_state_line(state))
         for tool in state.tools:
             marks = "read-only" if tool.read_only else ("destructive" if tool.destructive else "")
+            if tool.name in deferred:
+                marks = ", ".join(filter(None, [marks, "deferred"]))
             print(f"    {tool.name}" + (f"  [{marks}]" if marks else ""))
             if tool.schema_problem:
                 print(
@@ -186,6 +199,12 @@ async def _list(cwd: Path, *, as_json: bool) -> int:
             print(f"    stderr: {line}")
         for note in state.notes:
             print(f"    note: {note}")
+    if deferred:
+        print(
+            f"tools array: ~{tools_cost['total_tokens']:,} tokens per request with disclosure "
+            f"(~{tools_cost['without_disclosure_tokens']:,} with every tool direct); "
+            f"{len(deferred)} deferred tools reachable through search_tool"
+        )
     if problems:
         print("configuration problems:")
         for problem in problems:

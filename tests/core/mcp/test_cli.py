@@ -106,6 +106,10 @@ def test_list(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert servers["bad"]["status"] == "failed"
     assert "$.command" in servers["bad"]["error"]
     assert any("'bad'" in p for p in listing["problems"])
+    cost = listing["tools_cost"]
+    assert cost["without_disclosure_tokens"] >= cost["direct_tokens"] > 0
+    marks = {t["disclosure"] for t in servers["fx"]["tools"]}
+    assert marks <= {"direct", "deferred"}
 
     write_config(workspace / ".mcp.json", {"dies": fixture_entry("exit-at-start")})
     code, out, _ = _run(capsys, "--cwd", str(workspace), "list")
