@@ -140,3 +140,54 @@ async def test_filesystem_reads_inside_and_refuses_outside(
     assert invalid.error is not None
     assert invalid.error.code == "invalid_arguments"
     assert "$.path: required field is missing" in invalid.error.details
+
+
+REFERENCE_RETRIEVAL = [
+    ("echo a message back", "mcp__everything__echo"),
+    ("add two numbers", "mcp__everything__get-sum"),
+    ("tiny image", "mcp__everything__get-tiny-image"),
+    ("long running operation with progress", "mcp__everything__trigger-long-running-operation"),
+    ("environment variables", "mcp__everything__get-env"),
+    ("gzip a file", "mcp__everything__gzip-file-as-resource"),
+    ("list directory contents", "mcp__files__list_directory"),
+    ("move or rename a file", "mcp__files__move_file"),
+    ("create a new directory", "mcp__files__create_directory"),
+    ("read several files at once", "mcp__files__read_multiple_files"),
+    ("file size and modification time", "mcp__files__get_file_info"),
+    ("search files by pattern", "mcp__files__search_files"),
+    ("recursive tree of a directory", "mcp__files__directory_tree"),
+    ("files:write", "mcp__files__write_file"),
+    ("files: edit", "mcp__files__edit_file"),
+    ("everything:structured", "mcp__everything__get-structured-content"),
+]
+
+
+async def test_search_tool_retrieval_over_the_reference_servers(
+    manager: McpManager, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agent_tui.core.disclosure import Disclosure, DisclosureSettings
+
+    registry = manager.registry
+    disclosure = Disclosure(registry, DisclosureSettings(deferred="auto:0"))
+    try:
+        index = disclosure._search_index()
+        top1 = top3 = 0
+        misses = []
+        for query, expected in REFERENCE_RETRIEVAL:
+            names = [doc.name for doc, _ in index.search(query, 3)]
+            top1 += names[:1] == [expected]
+            top3 += expected in names
+            if names[:1] != [expected]:
+                misses.append((query, names))
+        n = len(REFERENCE_RETRIEVAL)
+        with capsys.disabled():
+            print(
+                f"\nsearch_tool retrieval over server-everything + server-filesystem "
+                f"({len(index.docs)} tools): top-1 {top1}/{n} ({top1 / n:.0%}), "
+                f"top-3 {top3}/{n} ({top3 / n:.0%}); top-1 misses: {misses}"
+            )
+        assert top3 / n >= 0.85, misses
+        assert top1 / n >= 0.7, misses
+    finally:
+        for name in ("search_tool", "run_tool"):
+            registry.unregister(name)
