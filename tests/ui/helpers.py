@@ -11,10 +11,12 @@ from typing import Any
 from textual.pilot import Pilot
 
 from agent_tui.core.agent import Agent
+from agent_tui.core.events import Event, ToolUse
 from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.ui.app import AgentApp
+from agent_tui.ui.events_bridge import AgentEvent
 from agent_tui.ui.screens.approval import ApprovalScreen
 
 SIZE = (120, 36)
@@ -81,3 +83,16 @@ async def submit(pilot: Pilot[Any], text: str) -> None:
     app.main.prompt.focus()
     app.main.prompt.insert(text)
     await pilot.press("enter")
+
+
+async def feed(app: AgentApp, events: list[Event], *, settle: bool = True) -> None:
+    """Route ``events`` through the app as the agent worker would, in order, and (``settle``)
+    let the lane apply them now (it does a moment later by itself)."""
+    for event in events:
+        await app.on_agent_event(AgentEvent(event))
+    if settle:
+        await app.main.lane.settle()
+
+
+def use(call_id: str, name: str, **input: Any) -> ToolUse:
+    return ToolUse(id=call_id, name=name, input=input, raw_arguments="")

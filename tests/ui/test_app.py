@@ -11,7 +11,7 @@ from agent_tui.core.events import Event, SessionStart, UserMessage
 from agent_tui.core.transcript import Message, ToolCall
 from agent_tui.ui.tool_calls import CallStatus
 from agent_tui.ui.widgets.chat import AssistantReply, ErrorBlock, Notice, ToolLine, UserPrompt
-from agent_tui.ui.widgets.lane import ToolCard, ToolGroupBox
+from agent_tui.ui.widgets.lane import GroupCard, ToolCard
 from agent_tui.ui.widgets.status_bar import Activity
 
 from .helpers import SIZE, make_agent, make_app, submit, wait_approval, wait_for, wait_idle
@@ -88,9 +88,9 @@ async def test_tool_calls_become_cards_with_their_final_states(tmp_path: Path) -
         assert bad.status is CallStatus.ERROR
         assert bad.code == "invalid_json"
         assert cards["ghost"].has_class("-error")
-        lines = list(app.main.chat.query(ToolLine))
-        assert len(lines) == 3
-        assert "read_file README.md" in lines[0].build_content().plain
+        (line,) = app.main.chat.query(ToolLine)
+        assert [row[0].id for row in line.rows] == ["read", "ghost", "bad"]
+        assert "read_file README.md" in line.build_content().plain.splitlines()[0]
         assert app.main.status.activity is Activity.IDLE
 
 
@@ -109,13 +109,15 @@ async def test_parallel_batch_is_bracketed_as_a_group(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "both")
         await wait_idle(pilot)
-        boxes = list(app.main.lane.query(ToolGroupBox))
+        boxes = list(app.main.lane.query(GroupCard))
         assert len(boxes) == 1
-        assert boxes[0].border_title == "parallel ×2"
+        title = boxes[0].head.render().plain
+        assert title.startswith("▾ Read 1 file · 1 search")
+        assert "2 ok" in title
         assert [c.call.id for c in boxes[0].query(ToolCard)] == ["r1", "g1"]
         lines = list(app.main.chat.query(ToolLine))
         assert len(lines) == 1
-        assert lines[0].build_content().plain.startswith("● parallel ×2")
+        assert lines[0].build_content().plain.startswith("● Read 1 file · 1 search a.txt, *.txt")
 
 
 async def test_approval_allow_runs_the_write(tmp_path: Path) -> None:
@@ -137,7 +139,7 @@ async def test_approval_allow_runs_the_write(tmp_path: Path) -> None:
         await wait_approval(pilot)
         assert app.main.status.activity is Activity.APPROVAL
         assert app.main.lane.cards["w"].call.status is CallStatus.APPROVAL
-        await pilot.press("a")
+        await pilot.press("y")
         await wait_idle(pilot)
         assert (tmp_path / "out.txt").read_text(encoding="utf-8") == "hi\n"
         assert app.main.lane.cards["w"].call.status is CallStatus.OK
@@ -161,7 +163,7 @@ async def test_approval_always_remembers_the_tool(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "write it")
         await wait_approval(pilot)
-        await pilot.press("A")
+        await pilot.press("a")
         await wait_idle(pilot)
         assert (tmp_path / "out.txt").exists()
         assert "write_file" in app.agent.policy.allowed  # type: ignore[attr-defined]
@@ -184,7 +186,7 @@ async def test_approval_deny_rejects_the_write(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "write it")
         await wait_approval(pilot)
-        await pilot.press("d")
+        await pilot.press("n")
         await wait_idle(pilot)
         card = app.main.lane.cards["w"]
         assert card.call.status is CallStatus.REJECTED

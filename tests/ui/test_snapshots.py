@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from agent_tui.core.agent import Agent
@@ -30,9 +31,9 @@ from agent_tui.core.events import (
 )
 from agent_tui.core.providers.demo import DemoProvider
 from agent_tui.core.tools.builtin import default_registry
-from agent_tui.core.transcript import ToolCall, Usage
+from agent_tui.core.transcript import Usage
 from agent_tui.ui.events_bridge import AgentEvent
-from agent_tui.ui.screens.approval import ApprovalScreen
+from agent_tui.ui.screens.approval import ApprovalScreen, Ask
 
 from .helpers import QuietApp, wait_for
 
@@ -58,6 +59,7 @@ def feeding(events: list[Event], then: Callable[[Pilot[Any]], Awaitable[None]] |
         await pilot.pause()
         for event in events:
             await app.on_agent_event(AgentEvent(event))
+        await app.main.lane.settle()
         await pilot.pause()
         if then is not None:
             await then(pilot)
@@ -124,12 +126,53 @@ LANE_EVENTS: list[Event] = [
 ]
 
 
-def test_idle_main_screen(snap_compare: SnapCompare, tmp_path: Path) -> None:
-    assert snap_compare(demo_app(tmp_path), terminal_size=WIDE)
+THEME_EVENTS: list[Event] = [
+    UserMessage(text="Fix the failing test, please."),
+    AssistantMessage(text="I'll run the tests first.", tool_calls=[]),
+    use("t", "run_shell", command="pytest -q"),
+    ToolResult(
+        id="t",
+        name="run_shell",
+        content="F.\n1 failed",
+        is_error=True,
+        elapsed=2.4,
+        data={"exit_code": 1},
+    ),
+    use("e", "edit_file", path="src/app.py", old_string="a", new_string="b"),
+    ToolResult(
+        id="e",
+        name="edit_file",
+        content="Edited src/app.py: 1 replacement.\n--- a/src/app.py\n+++ b/src/app.py\n"
+        "@@ -1 +1 @@\n-a\n+b",
+        elapsed=0.01,
+        data={"diff": "--- a/src/app.py\n+++ b/src/app.py\n@@ -1 +1 @@\n-a\n+b"},
+    ),
+    use("x", "write_file", path="config.toml", content="x = 1\n"),
+    ToolRejected(id="x", name="write_file", reason="The user denied this call.", feedback="no"),
+    use("s", "run_shell", command="sleep 60"),
+    ToolErrorEvent(id="s", name="run_shell", code="interrupted", message="stopped", elapsed=3.0),
+    AssistantDelta(text="Fixed: the test expected **Hello**, got `hi`."),
+    UsageEvent(
+        turn=Usage(input_tokens=4321, output_tokens=210),
+        session=Usage(input_tokens=4321, output_tokens=210),
+    ),
+]
 
 
-def test_idle_main_screen_narrow(snap_compare: SnapCompare, tmp_path: Path) -> None:
-    assert snap_compare(demo_app(tmp_path), terminal_size=(84, 32))
+@pytest.mark.parametrize("theme", ["agent-dark", "agent-light", "agent-contrast"])
+def test_main_screen_in_each_theme(snap_compare: SnapCompare, tmp_path: Path, theme: str) -> None:
+    async def choose(pilot: Pilot[Any]) -> None:
+        pilot.app.theme = theme
+        await pilot.pause()
+
+    app = demo_app(tmp_path)
+    assert snap_compare(app, terminal_size=WIDE, run_before=feeding(THEME_EVENTS, choose))
+
+
+def test_narrow_terminal_puts_the_lane_below(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    assert snap_compare(
+        demo_app(tmp_path), terminal_size=(84, 40), run_before=feeding(THEME_EVENTS)
+    )
 
 
 def test_lane_with_every_state(snap_compare: SnapCompare, tmp_path: Path) -> None:
@@ -183,30 +226,66 @@ def test_conversation(snap_compare: SnapCompare, tmp_path: Path) -> None:
     assert snap_compare(demo_app(tmp_path), terminal_size=WIDE, run_before=feeding(events))
 
 
-def test_approval_modal(snap_compare: SnapCompare, tmp_path: Path) -> None:
-    edit = {
-        "path": "src/app.py",
-        "old_string": "def greet(name):\n    return 'hi ' + name",
-        "new_string": "def greet(name: str) -> str:\n    return f'Hello, {name}!'",
-        "replace_all": False,
-    }
-    call = ToolCall(id="e", name="edit_file", arguments="{}")
-
+def _prompt_snapshot(snap_compare: SnapCompare, tmp_path: Path, ask: Ask, waiting: int = 0) -> bool:
     async def open_prompt(pilot: Pilot[Any]) -> None:
         app = pilot.app
-        await app.push_screen(
-            ApprovalScreen(
-                "edit_file", edit, "edit_file can change files or run commands", cursor_blink=False
-            )
-        )
+        await app.push_screen(ApprovalScreen(ask, waiting=waiting, cursor_blink=False))
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the prompt")
 
     events: list[Event] = [
-        UserMessage(text="Add type hints to greet."),
-        AssistantMessage(text="Adding the hints.", tool_calls=[call]),
-        use("e", "edit_file", path="src/app.py"),
-        PermissionRequest(id="e", name="edit_file", input=edit, reason="asks"),
+        UserMessage(text="Go ahead."),
+        use("c", ask.tool, **ask.input),
+        PermissionRequest(id="c", name=ask.tool, input=ask.input, reason=ask.reason),
     ]
-    assert snap_compare(
+    return snap_compare(
         demo_app(tmp_path), terminal_size=WIDE, run_before=feeding(events, open_prompt)
     )
+
+
+def test_permission_prompt_for_a_shell_command(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    ask = Ask(
+        tool="run_shell",
+        input={"command": "git commit -am 'Fix the greeting'\ngit push origin main"},
+        reason="run_shell runs commands on your machine",
+        always="run_shell(git commit:*), run_shell(git push:*)",
+        saves_to=".agent-tui/settings.local.json",
+        cwd=tmp_path,
+    )
+    assert _prompt_snapshot(snap_compare, tmp_path, ask, waiting=1)
+
+
+def test_permission_prompt_for_an_edit_shows_the_diff(
+    snap_compare: SnapCompare, tmp_path: Path
+) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text(
+        "import sys\n\n\ndef greet(name):\n    return 'hi ' + name\n\n\n"
+        "print(greet(sys.argv[1]))\n",
+        encoding="utf-8",
+    )
+    ask = Ask(
+        tool="edit_file",
+        input={
+            "path": "src/app.py",
+            "old_string": "def greet(name):\n    return 'hi ' + name",
+            "new_string": "def greet(name: str) -> str:\n    return f'Hello, {name}!'",
+            "replace_all": False,
+        },
+        reason="edit_file changes files",
+        always="edit_file(src/app.py)",
+        saves_to=".agent-tui/settings.local.json",
+        cwd=tmp_path,
+    )
+    assert _prompt_snapshot(snap_compare, tmp_path, ask)
+
+
+def test_permission_prompt_for_an_mcp_tool(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    ask = Ask(
+        tool="mcp__github__create_issue",
+        input={"repo": "acme/agent-tui", "title": "Lane flickers", "labels": ["bug", "ui"]},
+        reason="the rule mcp__github__create_issue (from .agent-tui/settings.json) asks for this "
+        "call",
+        always="mcp__github__create_issue",
+        cwd=tmp_path,
+    )
+    assert _prompt_snapshot(snap_compare, tmp_path, ask)

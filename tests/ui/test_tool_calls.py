@@ -16,9 +16,13 @@ from agent_tui.core.events import (
     ToolUse,
 )
 from agent_tui.core.transcript import Message, ToolCall
+from agent_tui.ui.call_details import describe_call
 from agent_tui.ui.format import (
+    diff_stats,
     format_elapsed,
     format_tokens,
+    group_title,
+    mcp_parts,
     model_label,
     outcome_line,
     shorten_home,
@@ -78,7 +82,7 @@ def test_rejections_errors_groups_and_abandoned_calls() -> None:
             id="b", name="read_file", code="not_found", message="gone", next_step="list the dir"
         )
     )
-    assert book.get("a").status_line() == "rejected · “not that one”"  # type: ignore[union-attr]
+    assert book.get("a").status_line() == "rejected by you · “not that one”"  # type: ignore[union-attr]
     b = book.get("b")
     assert b is not None
     assert b.code == "not_found"
@@ -136,3 +140,88 @@ def test_wording_helpers() -> None:
     assert shorten_home(Path("/home/meme"), Path("/home/me")) == "/home/meme"
     assert model_label("script:/tmp/x/turns.json") == "script:turns.json"
     assert model_label("openai:gpt-4o") == "openai:gpt-4o"
+
+
+def test_outcomes_of_each_tool() -> None:
+    diff = "--- a/x\n+++ b/x\n@@ -1,2 +1,3 @@\n-a\n+b\n+c\n d"
+    assert outcome_line("Edited x.", {"diff": diff}, False) == "+2 −1"
+    assert outcome_line("Wrote.", {"diff": "+++ b/x\n+1", "created": True}, False) == (
+        "+1 −0 · new file"
+    )
+    assert outcome_line("x", {"pattern": "*.py", "count": 12}, False) == "12 files"
+    assert outcome_line("x", {"pattern": "*.py", "count": 0}, False) == "no files"
+    assert outcome_line("x", {"pattern": "T", "matches": 3, "truncated": True}, False) == (
+        "3 matches+"
+    )
+    assert outcome_line("x", {"path": "/p", "count": 1}, False) == "1 entry"
+    assert diff_stats(diff) == (2, 1)
+
+
+def test_group_titles_name_what_a_batch_does() -> None:
+    assert group_title(["read_file"] * 4) == "Read 4 files"
+    assert group_title(["grep", "glob", "grep"]) == "3 searches"
+    assert group_title(["list_dir", "list_dir"]) == "2 listings"
+    assert group_title(["read_file", "grep"]) == "Read 1 file · 1 search"
+    assert group_title(["mcp__github__a", "mcp__github__b"]) == "2 github calls"
+    assert mcp_parts("mcp__github__create_issue") == ("github", "create_issue")
+    assert mcp_parts("read_file") is None
+
+
+def test_interrupted_and_rejected_calls_say_how_they_ended() -> None:
+    book = CallBook(FakeClock())
+    for call_id in ("i", "c", "u", "r", "p"):
+        book.apply(ToolUse(id=call_id, name="run_shell", input={"command": "x"}))
+    book.apply(ToolErrorEvent(id="i", name="run_shell", code="interrupted", message="stopped"))
+    book.apply(
+        ToolErrorEvent(
+            id="c", name="run_shell", code="cancelled", message="cancelled because make failed"
+        )
+    )
+    book.apply(ToolRejected(id="u", name="run_shell", reason="The user denied this call."))
+    book.apply(ToolRejected(id="r", name="run_shell", reason="denied by the rule run_shell(rm:*)"))
+    book.apply(ToolRejected(id="p", name="run_shell", reason="plan mode is on: only …"))
+    states = book.calls
+    assert states["i"].status is CallStatus.INTERRUPTED
+    assert states["i"].status_line() == "interrupted · stopped by Esc"
+    assert states["c"].status is CallStatus.INTERRUPTED
+    assert "cancelled because make failed" in states["c"].status_line()
+    assert states["u"].status_line() == "rejected by you · no feedback"
+    assert states["r"].status_line() == "rejected by rule · run_shell(rm:*)"
+    assert states["p"].rejected_by == "plan mode"
+
+
+@pytest.mark.parametrize(
+    ("policy", "opened"),
+    [("never", ""), ("always", "okfx"), ("failures", "fx"), ("success", "ok")],
+)
+def test_the_auto_open_policy(policy: str, opened: str) -> None:
+    book = CallBook(FakeClock(), policy)  # type: ignore[arg-type]
+    for call_id in ("ok", "fx", "rj"):
+        book.apply(ToolUse(id=call_id, name="read_file", input={"path": call_id}))
+    book.apply(ToolResult(id="ok", name="read_file", content="x"))
+    book.apply(ToolErrorEvent(id="fx", name="read_file", code="not_found", message="no"))
+    book.apply(ToolRejected(id="rj", name="read_file", reason="The user denied this call."))
+    shown = "".join(i for i in ("ok", "fx") if book.calls[i].expanded)
+    assert shown == opened
+    assert book.calls["rj"].expanded is (policy == "always")
+
+
+def test_the_prompt_describes_mcp_writes_and_edits(tmp_path: Path) -> None:
+    mcp = describe_call("mcp__github__create_issue", {"repo": "a/b", "labels": ["x"]}).plain
+    assert "MCP server: github" in mcp
+    assert "tool: create_issue" in mcp
+    assert 'labels: ["x"]' in mcp
+    new = describe_call("write_file", {"path": "n.txt", "content": "a\nb\n"}, cwd=tmp_path).plain
+    assert "size: 2 lines · 4 B" in new
+    assert "a new file" in new
+    (tmp_path / "n.txt").write_text("a\n", encoding="utf-8")
+    over = describe_call("write_file", {"path": "n.txt", "content": "a\nb\n"}, cwd=tmp_path).plain
+    assert "replaces the current 2 B" in over
+    assert "+b" in over
+    edit = {"path": "n.txt", "old_string": "a", "new_string": "z"}
+    shown = describe_call("edit_file", edit, cwd=tmp_path).plain
+    assert "-a" in shown
+    assert "+z" in shown
+    missing = describe_call("edit_file", {**edit, "old_string": "q"}, cwd=tmp_path).plain
+    assert "no preview" in missing
+    assert "- q" in missing

@@ -1,20 +1,25 @@
 """``AgentApp``: wires the agent loop (on a worker) to the chat, the tool lane and the prompt.
 
 The loop runs in the ``agent`` worker group; every core event arrives as one ``AgentEvent``
-message and is routed here to the widgets (attributes down). Approvals asked by the executor
-open ``ApprovalScreen``; a crash of the worker is shown in the chat and the app keeps running.
+message and is routed here to the widgets (attributes down). Asks from the executor queue at
+the ``ApprovalDesk``, which shows the permission prompt; a crash of the worker is shown in the
+chat and the app keeps running. Palette entries live in ``commands``, session and model
+switches in ``session_actions``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.screen import Screen
+from textual.theme import Theme
 from textual.worker import Worker, WorkerState
 
 from agent_tui.core.agent import Agent
@@ -30,20 +35,27 @@ from agent_tui.core.events import (
     UserMessage,
 )
 from agent_tui.core.events import SessionStart as SessionInfo
-from agent_tui.core.permissions import Approval, ApprovalRequest, PermissionPipeline
-from agent_tui.core.permissions.policy import describe_input
+from agent_tui.core.permissions import Approval, ApprovalRequest, Mode, PermissionPipeline
+from agent_tui.ui import commands
+from agent_tui.ui.approvals import ApprovalDesk, describe_request
 from agent_tui.ui.events_bridge import AgentEvent, forward
 from agent_tui.ui.format import model_label, shorten_home
-from agent_tui.ui.screens.approval import ApprovalScreen
 from agent_tui.ui.screens.main import MainScreen
-from agent_tui.ui.themes import install_themes
+from agent_tui.ui.themes import install_themes, save_theme
 from agent_tui.ui.tool_calls import CallBook, CallState, CallStatus, Clock, states_from_history
+from agent_tui.ui.widgets.chat.tool_line import ToolLine
+from agent_tui.ui.widgets.lane.tool_card import ToolCard
 from agent_tui.ui.widgets.prompt_input import PromptInput
 from agent_tui.ui.widgets.status_bar import Activity
+
+if TYPE_CHECKING:
+    from agent_tui.ui.screens.approval import Ask
 
 ABANDONED = "the turn ended before this call finished"
 CLOSE_TIMEOUT = 5.0
 """Seconds quitting waits for the agent to clean up before exiting anyway."""
+QUIT_WINDOW = 3.0
+"""A second Ctrl+C within this many seconds quits."""
 
 
 class AgentApp(App[None]):
@@ -54,10 +66,9 @@ class AgentApp(App[None]):
 
     BINDINGS = [
         Binding("escape", "interrupt", "Interrupt", id="interrupt"),
-        Binding("ctrl+c", "quit", "Quit", priority=True, id="quit"),
+        Binding("ctrl+c", "ctrl_c", "Quit", priority=True, id="quit"),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="quit.alt"),
         Binding("ctrl+l", "clear", "Clear", id="clear"),
-        Binding("ctrl+o", "cycle_mode", "Mode", id="mode"),
     ]
 
     def __init__(
@@ -78,11 +89,16 @@ class AgentApp(App[None]):
         self.clock = clock
         self.cwd_label = cwd_label if cwd_label is not None else shorten_home(agent.cwd)
         self.model = model_label(agent.provider.name)
-        self.calls = CallBook(clock)
+        self.calls = CallBook(clock, agent.settings.ui.auto_expand)
+        self.desk = ApprovalDesk(
+            self, self._describe_ask, self._answered, cursor_blink=self.CURSOR_BLINK
+        )
         self._busy = False
         self._main: MainScreen | None = None
+        self._quit_armed_at: float | None = None
+        self._deltas: list[str] = []
         self.sub_title = f"{self.model} · offline demo" if demo else self.model
-        agent.executor.asker = self._ask
+        agent.executor.asker = self.desk.ask
 
     # -- wiring ----------------------------------------------------------------------------
 
@@ -93,7 +109,7 @@ class AgentApp(App[None]):
         return self._main
 
     async def on_mount(self) -> None:
-        install_themes(self)
+        problems = self._install_themes()
         self._main = MainScreen(self.clock, cursor_blink=self.CURSOR_BLINK)
         await self.push_screen(self._main)
         status = self.main.status
@@ -101,13 +117,18 @@ class AgentApp(App[None]):
         status.mode = self._mode_label()
         status.input_tokens = self.agent.usage.input_tokens
         status.output_tokens = self.agent.usage.output_tokens
-        await self._greet()
+        await self._greet(problems)
         if self.initial_prompt:
             self.send(self.initial_prompt)
 
-    async def _greet(self) -> None:
+    def _install_themes(self) -> list[str]:
+        problems = install_themes(self, chosen=self.agent.settings.ui.theme)
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
+        return problems
+
+    async def _greet(self, problems: list[str]) -> None:
         chat = self.main.chat
-        for warning in self.session.warnings if self.session else []:
+        for warning in [*(self.session.warnings if self.session else []), *problems]:
             await chat.add_notice(warning, "warning")
         if self.agent.messages:
             await chat.replay(self.agent.messages, states_from_history(self.agent.messages))
@@ -120,6 +141,10 @@ class AgentApp(App[None]):
                 "Type “tour” for a guided walk through tool cards and approvals.",
                 "info",
             )
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield from commands.system_commands(self)
 
     # -- sending ---------------------------------------------------------------------------
 
@@ -147,13 +172,18 @@ class AgentApp(App[None]):
 
     async def on_agent_event(self, message: AgentEvent) -> None:
         event: Event = message.event
+        if isinstance(event, AssistantDelta):  # gathered: one write for a backlog of deltas
+            self._deltas.append(event.text)
+            if len(self._deltas) == 1:
+                self.call_later(self._flush_deltas)
+            return
+        await self._flush_deltas()
         chat, lane = self.main.chat, self.main.lane
         changed = self.calls.apply(event)
         match event:
             case UserMessage():
+                await lane.begin_turn(event.text)
                 await chat.add_user(event.text)
-            case AssistantDelta():
-                await chat.stream(event.text)
             case AssistantMessage():
                 await chat.end_reply(event.text)
             case ToolUse():
@@ -177,6 +207,14 @@ class AgentApp(App[None]):
         if changed and self.busy:
             self._set_activity(self._tool_activity())
 
+    async def _flush_deltas(self) -> None:
+        """Stream the deltas gathered since the last flush (runs after the queued messages,
+        so a reply that arrives faster than it renders is written in few large pieces)."""
+        if self._deltas:
+            text = "".join(self._deltas)
+            self._deltas.clear()
+            await self.main.chat.stream(text)
+
     def _refresh_calls(self, calls: list[CallState]) -> None:
         for call in calls:
             self.main.lane.refresh_call(call.id)
@@ -199,8 +237,10 @@ class AgentApp(App[None]):
         if not self.busy:
             return
         self.busy = False
+        await self._flush_deltas()
         await self.main.chat.end_reply()
         self._refresh_calls(self.calls.abandon(ABANDONED))
+        await self.main.lane.settle()
         self.main.prompt.busy = False
         self._set_activity(Activity.IDLE)
 
@@ -216,38 +256,26 @@ class AgentApp(App[None]):
             await self.main.chat.add_notice("Cancelled", "warning")
         await self._end_turn()
 
+    @on(ToolLine.Selected)
+    async def _show_card(self, event: ToolLine.Selected) -> None:
+        if not await self.main.lane.reveal(event.call_id):
+            self.notify("That call has no card in the lane (it is from a resumed session).")
+
+    @on(ToolCard.OpenSpill)
+    def _open_card_spill(self, event: ToolCard.OpenSpill) -> None:
+        spill = event.card.call.spill
+        self.action_open_spill(spill.path if spill is not None else "")
+
     # -- approvals -------------------------------------------------------------------------
 
-    async def _ask(self, request: ApprovalRequest) -> Approval:
-        """The executor's asker: open the permission prompt and wait for the answer."""
-        future: asyncio.Future[Approval] = asyncio.get_running_loop().create_future()
-        call_id = request.call.id
-
-        def answered(approval: Approval | None) -> None:
-            approval = approval or Approval(allowed=False)
-            if approval.allowed and (state := self.calls.start(call_id)) is not None:
-                self._refresh_calls([state])
-            self._set_activity(Activity.RUNNING if approval.allowed else self._tool_activity())
-            if not future.done():
-                future.set_result(approval)
-
+    def _describe_ask(self, request: ApprovalRequest) -> Ask:
         self._set_activity(Activity.APPROVAL)
-        suggest = getattr(self.agent.policy, "suggest", None)
-        always = ", ".join(map(str, suggest(request))) if suggest else None
-        screen = ApprovalScreen(
-            request.call.name,
-            describe_input(request.input),
-            request.reason,
-            always=always,
-            cursor_blink=self.CURSOR_BLINK,
-        )
-        await self.push_screen(screen, callback=answered)
-        try:
-            return await future
-        except asyncio.CancelledError:  # the turn was interrupted while the prompt was open
-            if screen.is_attached and self.screen is screen:
-                self.pop_screen()
-            raise
+        return describe_request(request, self.agent.policy, self.agent.cwd)
+
+    def _answered(self, request: ApprovalRequest, approval: Approval) -> None:
+        if approval.allowed and (state := self.calls.start(request.call.id)) is not None:
+            self._refresh_calls([state])
+        self._set_activity(Activity.RUNNING if approval.allowed else self._tool_activity())
 
     # -- actions ---------------------------------------------------------------------------
 
@@ -268,6 +296,16 @@ class AgentApp(App[None]):
             pass
         self.exit()
 
+    async def action_ctrl_c(self) -> None:
+        """First press: interrupt the running turn and arm; a second press soon after quits."""
+        now = time.monotonic()
+        if self._quit_armed_at is not None and now - self._quit_armed_at <= QUIT_WINDOW:
+            await self.action_quit()
+            return
+        self._quit_armed_at = now
+        self.action_interrupt()
+        self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
+
     def _mode_label(self) -> str:
         mode = getattr(self.agent.policy, "mode", None)
         return str(mode) if mode is not None else ""
@@ -279,9 +317,14 @@ class AgentApp(App[None]):
         if not isinstance(policy, PermissionPipeline):
             self.notify("Permission modes are not available with this policy.")
             return
-        policy.mode = policy.mode.next()
-        self.main.status.mode = policy.mode.value
-        self.notify(f"Permission mode: {policy.mode.value} — {policy.mode.describe}")
+        self.set_mode(policy.mode.next())
+
+    def set_mode(self, mode: Mode) -> None:
+        policy = self.agent.policy
+        if isinstance(policy, PermissionPipeline):
+            policy.mode = mode
+            self.main.status.mode = mode.value
+            self.notify(f"Permission mode: {mode.value} — {mode.describe}")
 
     def action_interrupt(self) -> None:
         if self.busy:
@@ -294,6 +337,31 @@ class AgentApp(App[None]):
         self.calls.clear()
         await self.main.chat.clear()
         await self.main.lane.clear()
+
+    def action_open_spill(self, path: str = "") -> None:
+        """Open a spilled output (the spill browser comes in a later issue)."""
+        where = f" The full output is in {path}." if path else ""
+        self.notify(f"The spill browser comes in a later issue.{where}", title="Spill")
+
+    def set_model(self, label: str, *, demo: bool) -> None:
+        self.model, self.demo = label, demo
+        self.main.status.model, self.main.status.demo = label, demo
+        self.sub_title = f"{label} · offline demo" if demo else label
+
+    @work(group="sessions", exclusive=True, exit_on_error=False, name="list-sessions")
+    async def pick_session(self) -> None:
+        from agent_tui.ui.session_list import sessions_of
+
+        found = await asyncio.to_thread(sessions_of, self.agent.sessions, self.agent.cwd)
+        commands.pick_session(self, found)
+
+    def _theme_changed(self, theme: Theme) -> None:
+        """Remember a theme the user picked (in the user settings, other keys kept)."""
+        ui = self.agent.settings.ui
+        if theme.name != ui.theme:
+            ui.theme = theme.name
+            if (problem := save_theme(theme.name)) is not None:
+                self.notify(f"The theme is not saved: {problem}", severity="warning")
 
     @property
     def busy(self) -> bool:

@@ -46,8 +46,37 @@ def summarize_input(input: dict[str, Any] | None, raw_arguments: str = "") -> st
     return one_line(json.dumps(input, ensure_ascii=False, separators=(", ", ": ")))
 
 
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``1 file``, ``3 files``, ``2 searches`` (``many`` when the plural is irregular)."""
+    return f"{count:,} {word if count == 1 else (many or word + 's')}"
+
+
+def diff_stats(diff: str) -> tuple[int, int]:
+    """(added, removed) lines of a unified diff (the ``---``/``+++`` headers not counted)."""
+    added = removed = 0
+    for line in diff.splitlines():
+        if line.startswith("+") and not line.startswith("+++"):
+            added += 1
+        elif line.startswith("-") and not line.startswith("---"):
+            removed += 1
+    return added, removed
+
+
+def _counted(data: dict[str, Any]) -> str | None:
+    """``12 files`` / ``3 matches`` / ``8 entries`` from the data of glob, grep, list_dir."""
+    if isinstance(matches := data.get("matches"), int):
+        more = "+" if data.get("truncated") else ""
+        return plural(matches, "match", "matches") + more if matches else "no matches"
+    if isinstance(count := data.get("count"), int):
+        if "pattern" in data:
+            return plural(count, "file") if count else "no files"
+        return plural(count, "entry", "entries") if count else "empty"
+    return None
+
+
 def outcome_line(content: str, data: dict[str, Any], is_error: bool) -> str:
-    """One line describing a finished call: a line range, an exit code, or the first line."""
+    """One line describing a finished call: a line range, files found, an exit code,
+    ``+12 −3`` for an edit, or the first line of the output."""
     exit_code = data.get("exit_code", data.get("returncode"))
     if is_error and isinstance(exit_code, int):
         tail = first_line(content, 60)
@@ -62,6 +91,12 @@ def outcome_line(content: str, data: dict[str, Any], is_error: bool) -> str:
         return f"{total:,} lines"
     if isinstance(exit_code, int) and not is_error:
         return f"exit {exit_code}"
+    if not is_error and isinstance(diff := data.get("diff"), str) and diff:
+        added, removed = diff_stats(diff)
+        note = " · new file" if data.get("created") else ""
+        return f"+{added} −{removed}{note}"
+    if not is_error and (counted := _counted(data)):
+        return counted
     if is_error and (structured := _structured_error(content)):
         return structured
     return first_line(content) or "(no output)"
@@ -125,3 +160,57 @@ def model_label(name: str) -> str:
     if sep and kind == "script" and rest:
         return f"script:{Path(rest).name}"
     return name
+
+
+# How a parallel batch is titled, by the kind of its members: "Read 4 files", "3 searches".
+_GROUP_KINDS: dict[str, tuple[str, str, str]] = {
+    "read_file": ("Read", "file", "files"),
+    "glob": ("", "search", "searches"),
+    "grep": ("", "search", "searches"),
+    "search_tool": ("", "search", "searches"),
+    "list_dir": ("", "listing", "listings"),
+}
+
+
+def group_title(names: list[str]) -> str:
+    """``Read 4 files``, ``3 searches``, ``Read 2 files · 1 listing``, ``2 github calls``."""
+    counts: dict[tuple[str, str, str], int] = {}
+    for name in names:
+        kind = _GROUP_KINDS.get(name)
+        if kind is None:
+            server, _, tool = name.removeprefix("mcp__").partition("__")
+            label = server if name.startswith("mcp__") and tool else name
+            kind = ("", f"{label} call", f"{label} calls")
+        counts[kind] = counts.get(kind, 0) + 1
+    parts = []
+    for (verb, one, many), count in counts.items():
+        text = plural(count, one, many)
+        parts.append(f"{verb} {text}" if verb else text)
+    title = " · ".join(parts)
+    return title[:1].upper() + title[1:]
+
+
+def mcp_parts(name: str) -> tuple[str, str] | None:
+    """(server, tool) of an MCP tool name ``mcp__server__tool``; None for other tools."""
+    if not name.startswith("mcp__"):
+        return None
+    server, sep, tool = name.removeprefix("mcp__").partition("__")
+    return (server, tool) if sep and server and tool else None
+
+
+def format_size(size: int) -> str:
+    """``512 B``, ``2.1 KB``, ``3.4 MB``."""
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KB"
+    return f"{size / 1024 / 1024:.1f} MB"
+
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+SPINNER_STEP = 0.1
+
+
+def spinner_frame(now: float) -> str:
+    """The spinner glyph at clock time ``now`` (the same for every running card)."""
+    return SPINNER[int(now / SPINNER_STEP) % len(SPINNER)]

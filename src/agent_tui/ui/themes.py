@@ -1,8 +1,10 @@
-"""Themes shipped in ``themes/*.json``: validated with pydantic, registered with the app.
+"""Themes as data: ``themes/*.json`` shipped with the app, and the user's own in
+``<config dir>/themes/*.json``; validated with pydantic, registered with the app at start.
 
-The directory is ``agent_tui/themes`` inside an installed wheel (force-included there) and the
-repository's top-level ``themes/`` for editable installs and source checkouts. A broken theme
-file is skipped with a warning; the app always starts.
+The shipped directory is ``agent_tui/themes`` inside an installed wheel (force-included there)
+and the repository's top-level ``themes/`` for editable installs and source checkouts. A user
+theme with a shipped theme's name replaces it. A broken theme file is skipped with a warning
+(the app shows it); the app always starts.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from textual.app import App
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
+
+from agent_tui.core.paths import config_dir
+from agent_tui.ui.preferences import PreferenceError, save_user_setting
 
 log = logging.getLogger(__name__)
 
@@ -78,11 +83,22 @@ def themes_dir() -> Traversable | None:
     return checkout if checkout.is_dir() else None
 
 
-def load_themes(directory: Traversable | None = None) -> list[Theme]:
-    """Every valid theme in ``directory`` (default: ``themes_dir()``), sorted by file name."""
+def user_themes_dir() -> Path:
+    """Where the user's own theme files are: ``<config dir>/themes``."""
+    return config_dir() / "themes"
+
+
+def load_themes(
+    directory: Traversable | None = None, problems: list[str] | None = None
+) -> list[Theme]:
+    """Every valid theme in ``directory`` (default: ``themes_dir()``), sorted by file name.
+
+    A file that is skipped is logged, and described in ``problems`` when given."""
     directory = directory if directory is not None else themes_dir()
     if directory is None:
         log.warning("no themes directory found; using Textual's built-in themes")
+        return []
+    if not directory.is_dir():
         return []
     themes: list[Theme] = []
     files = sorted(
@@ -94,15 +110,40 @@ def load_themes(directory: Traversable | None = None) -> list[Theme]:
             themes.append(ThemeFile.model_validate(json.loads(entry.read_text("utf-8"))).to_theme())
         except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValidationError) as exc:
             log.warning("skipping theme %s: %s", entry.name, exc)
+            if problems is not None:
+                first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                problems.append(f"theme {entry} skipped: {first}")
     return themes
 
 
-def install_themes(app: App[object], directory: Traversable | None = None) -> list[str]:
-    """Register the shipped themes; select the default one if it loaded. Returns their names."""
-    names = []
-    for theme in load_themes(directory):
+def install_themes(
+    app: App[object],
+    directory: Traversable | None = None,
+    *,
+    user_directory: Path | None = None,
+    chosen: str | None = None,
+) -> list[str]:
+    """Register the shipped themes, then the user's; select ``chosen`` (the saved choice) if
+    it is installed, else the default. Returns the problems to show the user."""
+    problems: list[str] = []
+    user = user_directory if user_directory is not None else user_themes_dir()
+    for theme in [*load_themes(directory), *load_themes(user, problems)]:
         app.register_theme(theme)
-        names.append(theme.name)
-    if DEFAULT_THEME in names:
-        app.theme = DEFAULT_THEME
-    return names
+    if chosen and chosen in app.available_themes:
+        app.theme = chosen
+    else:
+        if chosen:
+            problems.append(f"theme {chosen!r} (ui.theme in the settings) is not installed")
+        if DEFAULT_THEME in app.available_themes:
+            app.theme = DEFAULT_THEME
+    return problems
+
+
+def save_theme(name: str) -> str | None:
+    """Save ``name`` as the user's theme (``ui.theme`` in the user settings); the problem if
+    it could not be saved."""
+    try:
+        save_user_setting("ui", "theme", name)
+    except PreferenceError as exc:
+        return str(exc)
+    return None

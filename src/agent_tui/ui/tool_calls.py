@@ -1,20 +1,15 @@
 """The render state of every tool call, folded from the core's tool events.
 
-One ``CallState`` per call id; the chat's reference lines and the lane's cards both render
-from it, so they can never disagree. Pure Python: no Textual here, the widgets only read it.
+``CallBook.apply`` takes each event and updates the ``CallState`` of its call (see
+``call_state``); it answers which states an event changed, so the app re-renders only those.
+Pure Python: no Textual here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Any
-
 from agent_tui.core.events import (
     Event,
     PermissionRequest,
-    SpillPointer,
     ToolErrorEvent,
     ToolGroup,
     ToolProgress,
@@ -23,127 +18,62 @@ from agent_tui.core.events import (
     ToolUse,
 )
 from agent_tui.core.transcript import Message
-from agent_tui.ui.format import one_line, outcome_line, summarize_input
+from agent_tui.ui.call_state import (
+    FAILURES,
+    INTERRUPTED_CODES,
+    STARTED,
+    STATUS_GLYPH,
+    STATUS_STYLE,
+    AutoExpand,
+    CallState,
+    CallStatus,
+    Clock,
+    batch_status,
+    opens_by_itself,
+)
+from agent_tui.ui.format import one_line, outcome_line
 
-Clock = Callable[[], float]
-
-
-class CallStatus(StrEnum):
-    QUEUED = "queued"
-    APPROVAL = "approval"
-    RUNNING = "running"
-    OK = "ok"
-    FAILED = "failed"
-    REJECTED = "rejected"
-    ERROR = "error"
-
-    @property
-    def finished(self) -> bool:
-        return self in _FINISHED
-
-    @property
-    def label(self) -> str:
-        return _LABELS[self]
-
-
-# How each status looks, in theme variables (resolved by Textual when rendered).
-STATUS_GLYPH = {
-    CallStatus.QUEUED: "○",
-    CallStatus.APPROVAL: "◆",
-    CallStatus.RUNNING: "◐",
-    CallStatus.OK: "✓",
-    CallStatus.FAILED: "✗",
-    CallStatus.REJECTED: "⊘",
-    CallStatus.ERROR: "✗",
-}
-STATUS_STYLE = {
-    CallStatus.QUEUED: "$foreground-muted",
-    CallStatus.APPROVAL: "$warning",
-    CallStatus.RUNNING: "$primary",
-    CallStatus.OK: "$success",
-    CallStatus.FAILED: "$error",
-    CallStatus.REJECTED: "$warning",
-    CallStatus.ERROR: "$error",
-}
-
-_FINISHED = frozenset({CallStatus.OK, CallStatus.FAILED, CallStatus.REJECTED, CallStatus.ERROR})
-_LABELS = {
-    CallStatus.QUEUED: "queued",
-    CallStatus.APPROVAL: "waiting for approval",
-    CallStatus.RUNNING: "running",
-    CallStatus.OK: "ok",
-    CallStatus.FAILED: "failed",
-    CallStatus.REJECTED: "rejected",
-    CallStatus.ERROR: "error",
-}
+__all__ = [
+    "FAILURES",
+    "INTERRUPTED_CODES",
+    "STARTED",
+    "STATUS_GLYPH",
+    "STATUS_STYLE",
+    "AutoExpand",
+    "CallBook",
+    "CallState",
+    "CallStatus",
+    "Clock",
+    "batch_status",
+    "opens_by_itself",
+    "rejection",
+    "states_from_history",
+]
 
 
-@dataclass
-class CallState:
-    """Everything a card or a reference line shows about one call."""
-
-    id: str
-    name: str
-    input: dict[str, Any] | None = None
-    raw_arguments: str = ""
-    read_only: bool = False
-    status: CallStatus = CallStatus.QUEUED
-    group: str | None = None
-    """The id of the first call of this call's parallel batch, if it is in one."""
-    group_size: int = 0
-    elapsed: float = 0.0
-    """Seconds, as last reported by an event."""
-    reported_at: float | None = None
-    """Clock time of that report while running; None once the call is finished."""
-    message: str | None = None
-    tail: list[str] = field(default_factory=list)
-    progress: float | None = None
-    total: float | None = None
-    content: str = ""
-    """The full output (result text, or the error with its details)."""
-    outcome: str = ""
-    """One line: what came of it."""
-    code: str | None = None
-    feedback: str | None = None
-    data: dict[str, Any] = field(default_factory=dict)
-    spill: SpillPointer | None = None
-    """Where the full output is when the model got an excerpt."""
-
-    @property
-    def summary(self) -> str:
-        return summarize_input(self.input, self.raw_arguments)
-
-    def live_elapsed(self, now: float) -> float:
-        """Elapsed seconds: the last reported value, plus the time since while running."""
-        if self.reported_at is None:
-            return self.elapsed
-        return self.elapsed + max(0.0, now - self.reported_at)
-
-    def spill_line(self) -> str:
-        """Where the full output went, when it was spilled; empty otherwise."""
-        if self.spill is None:
-            return ""
-        return f"full output ({self.spill.lines:,} lines): {self.spill.path}"
-
-    def status_line(self) -> str:
-        """The second line of a card: the state and its detail."""
-        status = self.status
-        if status is CallStatus.RUNNING:
-            detail = self.message or ""
-            if self.progress is not None:
-                counted = f"{self.progress:g}" + (f"/{self.total:g}" if self.total else "")
-                detail = f"{counted} {detail}".strip()
-            return f"running · {detail}" if detail else "running"
-        if status.finished and self.outcome:
-            return f"{status.label} · {self.outcome}"
-        return status.label
+def rejection(reason: str, feedback: str | None) -> tuple[str, str]:
+    """(who denied, one-line outcome) of a rejection, from the core's reason text."""
+    if feedback:
+        return "you", one_line(f"“{feedback}”")
+    if reason.startswith("The user denied"):
+        return "you", "no feedback"
+    if reason.startswith("denied by the rule "):
+        rule = reason.removeprefix("denied by the rule ")
+        return "rule", one_line(rule)
+    if reason.startswith("plan mode"):
+        return "plan mode", "only read-only tools run"
+    return "policy", one_line(reason)
 
 
 class CallBook:
-    """Applies tool events to call states; answers which calls an event touched."""
+    """Applies tool events to call states; answers which calls an event touched.
 
-    def __init__(self, clock: Clock) -> None:
+    ``auto_expand`` is the policy that opens cards as calls finish (never / always /
+    failures / success)."""
+
+    def __init__(self, clock: Clock, auto_expand: AutoExpand = "failures") -> None:
         self.clock = clock
+        self.auto_expand: AutoExpand = auto_expand
         self.calls: dict[str, CallState] = {}
         self.groups: dict[str, list[str]] = {}
 
@@ -158,6 +88,19 @@ class CallBook:
 
     def apply(self, event: Event) -> list[CallState]:
         """Fold one event in; return the states it changed (empty for non-tool events)."""
+        call_id = getattr(event, "id", None)
+        before = (
+            self.calls[call_id].status
+            if isinstance(call_id, str) and call_id in self.calls
+            else None
+        )
+        changed = self._apply(event)
+        for state in changed:
+            if before is not None and not before.finished and state.status.finished:
+                state.expanded = state.expanded or opens_by_itself(state.status, self.auto_expand)
+        return changed
+
+    def _apply(self, event: Event) -> list[CallState]:
         now = self.clock()
         if isinstance(event, ToolUse):
             state = CallState(
@@ -203,15 +146,23 @@ class CallBook:
         elif isinstance(event, ToolRejected):
             state.status, state.reported_at = CallStatus.REJECTED, None
             state.feedback = event.feedback
-            state.outcome = one_line(f"“{event.feedback}”" if event.feedback else event.reason)
+            state.rejected_by, state.outcome = rejection(event.reason, event.feedback)
             state.content = event.reason + (
                 f"\nfeedback: {event.feedback}" if event.feedback else ""
             )
         elif isinstance(event, ToolErrorEvent):
-            state.status, state.reported_at = CallStatus.ERROR, None
+            stopped = event.code in INTERRUPTED_CODES
+            state.status = CallStatus.INTERRUPTED if stopped else CallStatus.ERROR
+            state.reported_at = None
             state.elapsed = event.elapsed or state.live_elapsed(now)
             state.code, state.spill = event.code, event.spill
-            state.outcome = one_line(f"{event.code}: {event.message}")
+            state.next_step, state.details = event.next_step, list(event.details)
+            if event.code == "interrupted":
+                state.outcome = "stopped by Esc"
+            elif stopped:
+                state.outcome = one_line(event.message)
+            else:
+                state.outcome = one_line(f"{event.code}: {event.message}")
             lines = [event.message, *event.details]
             if event.next_step:
                 lines.append(f"next: {event.next_step}")
@@ -259,7 +210,19 @@ def states_from_history(messages: list[Message]) -> dict[str, CallState]:
                 )
         elif message.role == "tool" and message.tool_call_id in states:
             state = states[message.tool_call_id]
-            state.status = CallStatus.FAILED if message.is_error else CallStatus.OK
+            state.status = _history_status(message)
             state.content = message.content
             state.outcome = outcome_line(message.content, {}, message.is_error)
     return states
+
+
+def _history_status(message: Message) -> CallStatus:
+    """The status of a recorded result: what the model was told says how the call ended."""
+    if not message.is_error:
+        return CallStatus.OK
+    text = message.content.lstrip()
+    if text.startswith("Permission denied:"):
+        return CallStatus.REJECTED
+    if text.startswith("Interrupted") or any(f'"code": "{c}"' in text for c in INTERRUPTED_CODES):
+        return CallStatus.INTERRUPTED
+    return CallStatus.FAILED

@@ -12,7 +12,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Header
 
-from agent_tui.ui.tool_calls import Clock
+from agent_tui.ui.call_state import Clock
 from agent_tui.ui.widgets.chat.chat_view import ChatView
 from agent_tui.ui.widgets.lane.tool_lane import ToolLane
 from agent_tui.ui.widgets.prompt_input import PromptInput
@@ -26,7 +26,7 @@ class MainScreen(Screen[None]):
 
     BINDINGS = [
         Binding("tab", "cycle_focus(1)", "Focus", show=False, id="focus.next"),
-        Binding("shift+tab", "cycle_focus(-1)", "Focus back", show=False, id="focus.previous"),
+        Binding("shift+tab", "app.cycle_mode", "Mode", id="mode"),
         Binding("ctrl+t", "toggle_lane", "Lane", id="lane.toggle"),
     ]
 

@@ -1,4 +1,5 @@
-"""The status bar: DEMO badge, model, what the agent is doing, session tokens, cwd."""
+"""The status bar: DEMO badge, model, what the agent is doing, permission mode, session tokens,
+MCP servers (n connected / n failed, once any is configured), cwd."""
 
 from __future__ import annotations
 
@@ -43,6 +44,9 @@ class StatusBar(Horizontal):
         & > #activity.-approval { color: $warning; text-style: bold; }
         & > #mode.-relaxed { color: $warning; }
         & > #mode.-plan { color: $accent; }
+        & > #mcp { display: none; }
+        & > #mcp.-shown { display: block; }
+        & > #mcp.-failed { color: $error; }
         & > #cwd { width: 1fr; margin-right: 0; text-align: right; text-overflow: ellipsis; }
     }
     """
@@ -54,6 +58,8 @@ class StatusBar(Horizontal):
     input_tokens: reactive[int] = reactive(0)
     output_tokens: reactive[int] = reactive(0)
     cwd: reactive[str] = reactive("")
+    mcp_connected: reactive[int] = reactive(0)
+    mcp_failed: reactive[int] = reactive(0)
 
     def compose(self) -> ComposeResult:
         yield Static("DEMO", id="demo-badge")
@@ -61,10 +67,13 @@ class StatusBar(Horizontal):
         yield Static(id="activity")
         yield Static(id="mode")
         yield Static(id="tokens")
+        yield Static(id="mcp")
         yield Static(id="cwd")
 
     def on_mount(self) -> None:
-        self.tooltip = "model · state · permission mode (ctrl+o) · session tokens (in/out) · cwd"
+        self.tooltip = (
+            "model · state · permission mode (shift+tab) · session tokens (in/out) · MCP · cwd"
+        )
         self.query_one(
             "#demo-badge", Static
         ).tooltip = "The offline demo model: canned answers, no API key, no network."
@@ -90,6 +99,13 @@ class StatusBar(Horizontal):
         tokens = f"{format_tokens(self.input_tokens)} in · {format_tokens(self.output_tokens)} out"
         self.query_one("#tokens", Static).update(tokens)
         self.query_one("#cwd", Static).update(Content(self.cwd))
+        mcp = self.query_one("#mcp", Static)
+        servers = self.mcp_connected + self.mcp_failed
+        mcp.set_class(servers > 0, "-shown")
+        mcp.set_class(self.mcp_failed > 0, "-failed")
+        failed = f" · {self.mcp_failed} failed" if self.mcp_failed else ""
+        mcp.update(f"MCP {self.mcp_connected} connected{failed}" if servers else "")
 
     watch_model = watch_demo = watch_activity = watch_mode = _sync
     watch_input_tokens = watch_output_tokens = watch_cwd = _sync
+    watch_mcp_connected = watch_mcp_failed = _sync

@@ -1,22 +1,33 @@
 """The chat pane: user prompts, streamed replies, tool references, errors and notices.
 
 It keeps itself scrolled to the bottom while content arrives (unless the user scrolled up)
-and only ever appends: a token appends to the current reply's Markdown stream, a tool event
-updates one reference line.
+and only ever appends: a token appends to the current reply's Markdown stream (a long reply
+continues in a new part, see ``ReplyStream``), a tool event updates one widget of reference
+rows. Finished replies far from the viewport leave the DOM (``Freezer``), so a long transcript
+does not slow every refresh.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
 from agent_tui.core.transcript import Message
-from agent_tui.ui.tool_calls import CallState
-from agent_tui.ui.widgets.chat.assistant_reply import AssistantReply
+from agent_tui.ui.call_state import CallState
 from agent_tui.ui.widgets.chat.error_block import ErrorBlock
 from agent_tui.ui.widgets.chat.notice import Notice, NoticeKind
 from agent_tui.ui.widgets.chat.tool_line import ToolLine
 from agent_tui.ui.widgets.chat.user_prompt import UserPrompt
+
+if TYPE_CHECKING:  # imported with the first reply (the Markdown parser is not small)
+    from agent_tui.ui.widgets.chat.assistant_reply import AssistantReply
+    from agent_tui.ui.widgets.chat.freezer import Freezer
+    from agent_tui.ui.widgets.chat.reply_stream import ReplyStream
+
+FREEZE_SECONDS = 0.25
+"""How often the chat checks which finished replies are far from the viewport."""
 
 
 class ChatView(VerticalScroll):
@@ -32,16 +43,43 @@ class ChatView(VerticalScroll):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._reply: AssistantReply | None = None
+        self._stream: ReplyStream | None = None
+        self._serial = 0
         self._lines: dict[str, ToolLine] = {}
+        self.freezer: Freezer | None = None
+        """Made with the first reply."""
 
     def on_mount(self) -> None:
         self.anchor()
+        self.set_interval(FREEZE_SECONDS, self._freeze)
+
+    def _freeze(self) -> None:
+        if self.freezer is not None:
+            self.freezer.run()
+
+    def watch_scroll_y(self) -> None:
+        """The user scrolls: show the replies coming into reach right away."""
+        if self.freezer is not None and self.freezer.frozen:
+            self.call_after_refresh(self.freezer.run)
+
+    def _replies(self) -> type[AssistantReply]:
+        """The reply widget class (imported on first use), and the freezer for replies."""
+        from agent_tui.ui.widgets.chat.assistant_reply import AssistantReply
+        from agent_tui.ui.widgets.chat.freezer import Freezer
+
+        if self.freezer is None:
+            self.freezer = Freezer(self)
+        return AssistantReply
 
     @property
     def reply(self) -> AssistantReply | None:
-        """The reply being streamed, if any."""
-        return self._reply
+        """The (latest part of the) reply being streamed, if any."""
+        return self._stream.last_part if self._stream is not None else None
+
+    @property
+    def reply_text(self) -> str:
+        """Everything the reply being streamed has said so far (all its parts)."""
+        return self._stream.text if self._stream is not None else ""
 
     async def _append(self, widget: Widget) -> None:
         await self.mount(widget)
@@ -54,20 +92,21 @@ class ChatView(VerticalScroll):
 
     async def stream(self, fragment: str) -> None:
         """Append a fragment of the assistant's reply, starting a new reply if needed."""
-        if self._reply is None:
-            self._reply = AssistantReply()
-            await self._append(self._reply)
-        await self._reply.write(fragment)
+        if self._stream is None:
+            from agent_tui.ui.widgets.chat.reply_stream import ReplyStream
+
+            self._replies()
+            self._serial += 1
+            self._stream = ReplyStream(self, self._serial)
+        await self._stream.write(fragment)
 
     async def end_reply(self, final: str | None = None) -> None:
         """Close the current reply; ``final`` is the complete text the model sent."""
-        reply, self._reply = self._reply, None
-        if reply is not None:
-            await reply.finish(final)
-            if not reply.source.strip():
-                await reply.remove()
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            await stream.close(final)
         elif final and final.strip():
-            await self._append(AssistantReply(final))
+            await self._append(self._replies()(final))
 
     async def add_error(self, title: str, message: str) -> None:
         await self.end_reply()
@@ -80,29 +119,32 @@ class ChatView(VerticalScroll):
     # -- tool calls ------------------------------------------------------------------------
 
     async def add_call(self, call: CallState) -> None:
+        """A reference row for ``call``: appended to the tool lines just above, if any."""
         await self.end_reply()
-        line = ToolLine([call])
         children = self.children
-        if not children or not isinstance(children[-1], ToolLine):
+        last = children[-1] if children else None
+        if isinstance(last, ToolLine) and not last.full:
+            last.add_row([call])
+            self._lines[call.id] = last
+            return
+        line = ToolLine([call])
+        if not isinstance(last, ToolLine):
             line.add_class("-first")
         self._lines[call.id] = line
         await self._append(line)
 
     async def group_calls(self, calls: list[CallState]) -> None:
-        """Fold the lines of a parallel batch into one line for the batch."""
-        lines = [self._lines[c.id] for c in calls if c.id in self._lines]
-        if not lines:
+        """Fold the rows of a parallel batch into one row for the batch."""
+        line = next((self._lines[c.id] for c in calls if c.id in self._lines), None)
+        if line is None:
             return
-        keep, *drop = lines
+        line.group(calls)
         for call in calls:
-            self._lines[call.id] = keep
-        keep.set_calls(calls)
-        for line in drop:
-            await line.remove()
+            self._lines[call.id] = line
 
     def refresh_call(self, call_id: str) -> None:
         if (line := self._lines.get(call_id)) is not None:
-            line.update_view()
+            line.update_view(call_id)
 
     # -- whole view ------------------------------------------------------------------------
 
@@ -113,7 +155,7 @@ class ChatView(VerticalScroll):
                 await self._append(UserPrompt(message.content))
             elif message.role == "assistant":
                 if message.content.strip():
-                    await self._append(AssistantReply(message.content))
+                    await self._append(self._replies()(message.content))
                 for call in message.tool_calls:
                     if call.id in calls:
                         await self.add_call(calls[call.id])
@@ -121,4 +163,6 @@ class ChatView(VerticalScroll):
     async def clear(self) -> None:
         await self.end_reply()
         self._lines.clear()
+        if self.freezer is not None:
+            self.freezer.clear()
         await self.remove_children()

@@ -1,7 +1,8 @@
-"""The tool-call lane: one card per call, parallel batches grouped."""
+"""The tool-call lane: a card per call, a group card per parallel batch, a block per turn."""
 
-from agent_tui.ui.widgets.lane.group_box import ToolGroupBox
+from agent_tui.ui.widgets.lane.group_card import GroupCard
 from agent_tui.ui.widgets.lane.tool_card import ToolCard
 from agent_tui.ui.widgets.lane.tool_lane import ToolLane
+from agent_tui.ui.widgets.lane.turn_block import TurnBlock
 
-__all__ = ["ToolCard", "ToolGroupBox", "ToolLane"]
+__all__ = ["GroupCard", "ToolCard", "ToolLane", "TurnBlock"]

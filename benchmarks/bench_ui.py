@@ -1,0 +1,316 @@
+"""UI benchmarks: start-up to the first painted screen, and streaming a long answer.
+
+Run from the repository root::
+
+    PYTHONPATH=src python benchmarks/bench_ui.py            # the figures in README.md
+    PYTHONPATH=src python benchmarks/bench_ui.py --quick    # fewer runs, a shorter answer
+
+Every measurement runs the real app in a child process on a pseudo-terminal (Textual's real
+driver writes its escape codes to it; this process drains them), so what is timed is what a
+user waits for:
+
+- **launch**: from spawning ``python`` to the first painted screen, for ``agent-tui``'s own
+  entry point (``cli.main``: settings, session file, permission pipeline, the app) and for a
+  trivial Textual app (one ``Static``) in the same run; the ratio is the figure that travels
+  between machines. Median of ``--runs``, the two kinds interleaved.
+- **stream**: the script model streams an answer of ``--tokens`` chunks of about one token
+  each (Markdown: headings, paragraphs, lists, code blocks) through the app as fast as the
+  loop allows. Reported: the tokens/s the UI keeps up with (first delta to the rendered final
+  text), the same stream consumed without a UI (the core alone), and the longest pause of the
+  event loop while streaming (a probe task that asks to wake every 5 ms records how late it
+  wakes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import fcntl
+import json
+import os
+import pty
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import threading
+import time
+from pathlib import Path
+
+COLUMNS, ROWS = 120, 40
+PROBE_SECONDS = 0.005
+
+
+# -- the child side ------------------------------------------------------------------------
+
+
+def _report(fd: int, **figures: object) -> None:
+    os.write(fd, (json.dumps(figures) + "\n").encode())
+
+
+def child_launch_trivial(fd: int) -> None:
+    from textual.app import App, ComposeResult
+    from textual.widgets import Static
+
+    class Trivial(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Static("hello")
+
+        def on_mount(self) -> None:
+            self.call_after_refresh(self.painted)
+
+        def painted(self) -> None:
+            _report(fd, painted=time.time())
+            self.exit()
+
+    Trivial().run()
+
+
+def child_launch_agent(fd: int, cwd: str) -> None:
+    from agent_tui import cli
+    from agent_tui.ui import app as ui_app
+
+    mount = ui_app.AgentApp.on_mount
+
+    async def on_mount(self: ui_app.AgentApp) -> None:
+        await mount(self)
+        self.call_after_refresh(lambda: (_report(fd, painted=time.time()), self.exit()))
+
+    ui_app.AgentApp.on_mount = on_mount  # type: ignore[method-assign]
+    cli.main(["--cwd", cwd, "--model", "demo"])
+
+
+def markdown_answer(tokens: int) -> list[str]:
+    """``tokens`` chunks of about one token each that make a long, varied Markdown answer."""
+    words = ["the", "agent", "reads", "files", "edits", "code", "runs", "tests"]
+    words += ["and", "explains", "what", "it", "found"]
+    chunks: list[str] = []
+    n = 0
+    while len(chunks) < tokens:
+        section = n // 400
+        if n % 400 == 0:
+            chunks += [f"\n\n## Part {section + 1}\n\n"]
+        elif n % 120 == 60:
+            chunks += ["\n\n```python\n", f"def step_{n}():\n", "    return ", f"{n}\n", "```\n\n"]
+        elif n % 50 == 25:
+            chunks += ["\n\n- ", "item ", f"{n}", "\n- ", "another ", "item\n\n"]
+        else:
+            chunks.append(words[n % len(words)] + (" " if n % 17 else ".\n\n"))
+        n += 1
+    return chunks[:tokens]
+
+
+def child_stream(fd: int, cwd: str, tokens: int, rate: float = 0.0) -> None:
+    from agent_tui.core.agent import Agent
+    from agent_tui.core.events import AssistantDelta, TurnEnd
+    from agent_tui.core.providers.script import ScriptProvider
+    from agent_tui.core.tools.builtin import default_registry
+    from agent_tui.ui.app import AgentApp
+    from agent_tui.ui.events_bridge import AgentEvent
+    from agent_tui.ui.widgets.chat import AssistantReply
+    from agent_tui.ui.widgets.chat.frozen_gap import FrozenGap
+
+    chunks = markdown_answer(tokens)
+    script = Path(cwd) / "answer.json"
+    turn = {"chunks": chunks, "delay": 1 / rate if rate else 0.0}
+    script.write_text(json.dumps({"turns": [turn]}), encoding="utf-8")
+
+    def agent() -> Agent:
+        return Agent(ScriptProvider(script), default_registry(), Path(cwd), system="bench")
+
+    async def core_alone() -> float:
+        started = time.perf_counter()
+        async for _ in agent().run("go"):
+            pass
+        return time.perf_counter() - started
+
+    core_seconds = asyncio.run(core_alone()) if not rate else 0.0
+
+    class Bench(AgentApp):
+        first: float | None = None
+        lags: list[float]
+
+        def on_mount(self) -> None:  # Textual runs AgentApp.on_mount too, right after
+            self.lags = []
+            self.call_after_refresh(self.start)
+
+        def start(self) -> None:
+            self.run_worker(self.probe(), group="probe", exit_on_error=False)
+            self.send("write a long answer")
+
+        async def probe(self) -> None:
+            while True:
+                asked = time.perf_counter()
+                await asyncio.sleep(PROBE_SECONDS)
+                self.lags.append(time.perf_counter() - asked - PROBE_SECONDS)
+
+        def on_agent_event(self, message: AgentEvent) -> None:  # AgentApp's runs next
+            if self.first is None and isinstance(message.event, AssistantDelta):
+                self.first = time.perf_counter()
+            if isinstance(message.event, TurnEnd):
+                self.call_after_refresh(self.done)
+
+        def done(self) -> None:
+            assert self.first is not None
+            seconds = time.perf_counter() - self.first
+            chat = self.main.chat
+            parts = [c for c in chat.children if isinstance(c, (AssistantReply, FrozenGap))]
+            lags = sorted(self.lags)
+            _report(
+                fd,
+                tokens=tokens,
+                chars=sum(map(len, chunks)),
+                ui_seconds=seconds,
+                core_seconds=core_seconds,
+                max_lag=lags[-1] if lags else 0.0,
+                p99_lag=lags[int(len(lags) * 0.99)] if lags else 0.0,
+                samples=len(lags),
+                parts=len(parts),
+                complete="".join(p.text for p in parts) == "".join(chunks),
+            )
+            self.exit()
+
+    Bench(agent(), cwd_label="~/bench").run()
+
+
+# -- the parent side -----------------------------------------------------------------------
+
+
+def run_child(args: list[str], cwd: Path) -> tuple[float, dict[str, object]]:
+    """Spawn ``bench_ui.py --child …`` on a pty; return (spawn time, its report)."""
+    read_end, write_end = os.pipe()
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+    paths = [
+        str(Path(p).resolve()) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p
+    ]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(paths),
+        "TERM": "xterm-256color",
+        "COLORTERM": "truecolor",
+        "AGENT_TUI_DATA_DIR": str(cwd / "data"),
+        "AGENT_TUI_CONFIG_DIR": str(cwd / "config"),
+        "AGENT_TUI_FORCE_TUI": "1",
+    }
+
+    def drain() -> None:
+        try:
+            while os.read(master, 65536):
+                pass
+        except OSError:
+            pass
+
+    drainer = threading.Thread(target=drain, daemon=True)
+    drainer.start()
+    spawned = time.time()
+    child = subprocess.Popen(
+        [sys.executable, __file__, "--child", *args, "--fd", str(write_end)],
+        stdin=slave,
+        stdout=slave,
+        stderr=subprocess.DEVNULL,
+        pass_fds=(write_end,),
+        env=env,
+        cwd=cwd,
+    )
+    os.close(slave)
+    os.close(write_end)
+    with os.fdopen(read_end) as reports:
+        line = reports.readline()
+    child.wait(timeout=600)
+    os.close(master)
+    if not line:
+        raise RuntimeError(f"the child {args} reported nothing (exit {child.returncode})")
+    return spawned, json.loads(line)
+
+
+def bench_launch(runs: int, root: Path) -> dict[str, float]:
+    times: dict[str, list[float]] = {"trivial": [], "agent": []}
+    for _ in range(runs):
+        for kind in ("trivial", "agent"):
+            work = Path(tempfile.mkdtemp(dir=root))
+            spawned, report = run_child([f"launch-{kind}", "--cwd", str(work)], work)
+            times[kind].append(float(report["painted"]) - spawned)  # type: ignore[arg-type]
+    trivial = statistics.median(times["trivial"])
+    agent = statistics.median(times["agent"])
+    return {"trivial": trivial, "agent": agent, "ratio": agent / trivial}
+
+
+def bench_stream(tokens: int, root: Path, rate: float = 0.0) -> dict[str, object]:
+    work = Path(tempfile.mkdtemp(dir=root))
+    args = ["stream", "--cwd", str(work), "--tokens", str(tokens), "--rate", str(rate)]
+    _, report = run_child(args, work)
+    return report
+
+
+def ms(seconds: object) -> str:
+    return f"{float(seconds) * 1000:,.1f} ms"  # type: ignore[arg-type]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="3 runs, a 10,000-token answer")
+    parser.add_argument("--runs", type=int, default=None, help="launch runs per kind (9)")
+    parser.add_argument("--tokens", type=int, default=None, help="answer length (50,000)")
+    parser.add_argument(
+        "--paced", type=int, default=None, help="tokens of the paced stream (5,000)"
+    )
+    parser.add_argument("--rate", type=float, default=100.0, help="paced stream tokens/s (100)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--fd", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--cwd", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        if args.child == "launch-trivial":
+            child_launch_trivial(args.fd)
+        elif args.child == "launch-agent":
+            child_launch_agent(args.fd, args.cwd)
+        else:
+            child_stream(args.fd, args.cwd, args.tokens, args.rate)
+        return
+    runs = args.runs or (3 if args.quick else 9)
+    tokens = args.tokens or (10_000 if args.quick else 50_000)
+    paced_tokens = args.paced or (1_000 if args.quick else 5_000)
+    with tempfile.TemporaryDirectory() as temp:
+        root = Path(temp)
+        launch = bench_launch(runs, root)
+        stream = bench_stream(tokens, root)
+        paced = bench_stream(paced_tokens, root, args.rate)
+    ui_rate = tokens / float(stream["ui_seconds"])  # type: ignore[arg-type]
+    core_rate = tokens / float(stream["core_seconds"])  # type: ignore[arg-type]
+    rows = [
+        (
+            "trivial Textual app: launch → first paint (median)",
+            f"{launch['trivial'] * 1000:,.0f} ms",
+        ),
+        ("agent-tui: launch → first paint (median)", f"{launch['agent'] * 1000:,.0f} ms"),
+        ("ratio agent-tui / trivial", f"{launch['ratio']:.2f}×"),
+        (
+            f"stream {tokens:,} tokens ({stream['chars']:,} chars) through the UI",
+            f"{ui_rate:,.0f} tokens/s",
+        ),
+        ("  the same stream, core alone (no UI)", f"{core_rate:,.0f} tokens/s"),
+        (
+            "  longest event-loop pause while streaming",
+            f"{float(stream['max_lag']) * 1000:,.1f} ms",
+        ),  # type: ignore[arg-type]
+        ("  99th percentile pause", f"{float(stream['p99_lag']) * 1000:,.1f} ms"),  # type: ignore[arg-type]
+        ("  final Markdown equals the answer", str(stream["complete"])),
+        (
+            f"stream {paced_tokens:,} tokens paced at {args.rate:g} tokens/s",
+            f"{paced_tokens / float(paced['ui_seconds']):,.0f} tokens/s",  # type: ignore[arg-type]
+        ),
+        ("  longest event-loop pause while streaming", ms(paced["max_lag"])),
+        ("  99th percentile pause", ms(paced["p99_lag"])),
+    ]
+    width = max(len(r[0]) for r in rows)
+    print(f"| {'measure':<{width}} | {'result':>16} |")
+    print(f"|{'-' * (width + 2)}|{'-' * 18}|")
+    for name, value in rows:
+        print(f"| {name:<{width}} | {value:>16} |")
+
+
+if __name__ == "__main__":
+    main()
