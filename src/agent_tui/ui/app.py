@@ -118,8 +118,18 @@ class AgentApp(App[None]):
         status.input_tokens = self.agent.usage.input_tokens
         status.output_tokens = self.agent.usage.output_tokens
         await self._greet(problems)
+        self._start_tool_sources()
         if self.initial_prompt:
             self.send(self.initial_prompt)
+
+    @work(group="tool-sources", exit_on_error=False, name="start-tool-sources")
+    async def _start_tool_sources(self) -> None:
+        """Start connecting MCP servers at launch, in the background: the app and the built-in
+        tools are usable at once, and the first request waits only for servers still starting."""
+        for source in self.agent.tool_sources:
+            start = getattr(source, "start", None)
+            if start is not None:
+                await start()
 
     def _install_themes(self) -> list[str]:
         problems = install_themes(self, chosen=self.agent.settings.ui.theme)
