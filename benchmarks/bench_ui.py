@@ -19,6 +19,9 @@ user waits for:
   text), the same stream consumed without a UI (the core alone), and the longest pause of the
   event loop while streaming (a probe task that asks to wake every 5 ms records how late it
   wakes).
+- **paced stream**: ``--paced`` tokens arriving at ``--rate`` tokens/s of wall-clock time (a
+  model's pace: what is due is handed over at once, like bytes waiting on a socket), to show
+  the pauses a user sees while a real answer streams.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ import tempfile
 import termios
 import threading
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 COLUMNS, ROWS = 120, 40
@@ -102,6 +106,36 @@ def markdown_answer(tokens: int) -> list[str]:
     return chunks[:tokens]
 
 
+class PacedProvider:
+    """Streams ``chunks`` at ``rate`` per second of wall-clock time, as a network stream does:
+    every chunk due by now is handed over at once (a busy loop does not slow the model)."""
+
+    kind = "script"
+    name = "paced"
+
+    def __init__(self, chunks: list[str], rate: float) -> None:
+        self.chunks = chunks
+        self.rate = rate
+
+    async def stream(self, request: object) -> AsyncIterator[object]:
+        from agent_tui.core.providers.base import Completion, TextDelta
+        from agent_tui.core.transcript import Usage
+
+        started, sent = time.perf_counter(), 0
+        while sent < len(self.chunks):
+            due = min(len(self.chunks), int((time.perf_counter() - started) * self.rate) + 1)
+            for chunk in self.chunks[sent:due]:
+                yield TextDelta(chunk)
+            sent = due
+            await asyncio.sleep(1 / self.rate)
+        text = "".join(self.chunks)
+        usage = Usage(input_tokens=10, output_tokens=len(self.chunks))
+        yield Completion(text=text, usage=usage, stop_reason="stop")
+
+    async def aclose(self) -> None:
+        return None
+
+
 def child_stream(fd: int, cwd: str, tokens: int, rate: float = 0.0) -> None:
     from agent_tui.core.agent import Agent
     from agent_tui.core.events import AssistantDelta, TurnEnd
@@ -114,11 +148,11 @@ def child_stream(fd: int, cwd: str, tokens: int, rate: float = 0.0) -> None:
 
     chunks = markdown_answer(tokens)
     script = Path(cwd) / "answer.json"
-    turn = {"chunks": chunks, "delay": 1 / rate if rate else 0.0}
-    script.write_text(json.dumps({"turns": [turn]}), encoding="utf-8")
+    script.write_text(json.dumps({"turns": [{"chunks": chunks}]}), encoding="utf-8")
 
     def agent() -> Agent:
-        return Agent(ScriptProvider(script), default_registry(), Path(cwd), system="bench")
+        provider = PacedProvider(chunks, rate) if rate else ScriptProvider(script)
+        return Agent(provider, default_registry(), Path(cwd), system="bench")
 
     async def core_alone() -> float:
         started = time.perf_counter()

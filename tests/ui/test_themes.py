@@ -13,7 +13,7 @@ from agent_tui.ui.preferences import PreferenceError, save_user_setting
 from agent_tui.ui.themes import DEFAULT_THEME, ThemeFile, load_themes, themes_dir
 from agent_tui.ui.widgets.chat import Notice
 
-from .helpers import SIZE, make_agent, make_app
+from .helpers import SIZE, make_agent, make_app, wait_for
 
 
 def test_the_shipped_themes_load() -> None:
@@ -74,8 +74,9 @@ async def test_a_user_theme_is_picked_up_and_the_choice_persists(tmp_path: Path)
         assert app.theme == DEFAULT_THEME
         notices = [n.text for n in app.main.chat.query(Notice)]
         assert any("broken.json" in text for text in notices)
+        app.theme = "agent-light"  # the picker previews themes as it passes over them
         app.theme = "my-sunset"
-        await pilot.pause()
+        await wait_for(pilot, lambda: "my-sunset" in settings.read_text(), "the theme to be saved")
     saved = json.loads(settings.read_text(encoding="utf-8"))
     assert saved == {"budget": {"preview_chars": 1234}, "ui": {"theme": "my-sunset"}}
     assert not [p for p in config.iterdir() if p.name.startswith(".settings.json")]

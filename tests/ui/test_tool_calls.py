@@ -154,6 +154,8 @@ def test_outcomes_of_each_tool() -> None:
         "3 matches+"
     )
     assert outcome_line("x", {"path": "/p", "count": 1}, False) == "1 entry"
+    wrote = "Wrote 9 lines (157 bytes) to a.py (new file)."
+    assert outcome_line(wrote, {"created": True, "diff": None}, False) == "+9 · new file"
     assert diff_stats(diff) == (2, 1)
 
 

@@ -10,6 +10,7 @@ switches in ``session_actions``.
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -19,7 +20,6 @@ from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.theme import Theme
 from textual.worker import Worker, WorkerState
 
 from agent_tui.core.agent import Agent
@@ -41,8 +41,8 @@ from agent_tui.ui.approvals import ApprovalDesk, describe_request
 from agent_tui.ui.events_bridge import AgentEvent, forward
 from agent_tui.ui.format import model_label, shorten_home
 from agent_tui.ui.screens.main import MainScreen
-from agent_tui.ui.themes import install_themes, save_theme
-from agent_tui.ui.tool_calls import CallBook, CallState, CallStatus, Clock, states_from_history
+from agent_tui.ui.themes import ThemeKeeper, install_themes
+from agent_tui.ui.tool_calls import CallBook, CallState, CallStatus, Clock
 from agent_tui.ui.widgets.chat.tool_line import ToolLine
 from agent_tui.ui.widgets.lane.tool_card import ToolCard
 from agent_tui.ui.widgets.prompt_input import PromptInput
@@ -96,7 +96,7 @@ class AgentApp(App[None]):
         self._busy = False
         self._main: MainScreen | None = None
         self._quit_armed_at: float | None = None
-        self._deltas: list[str] = []
+        self.theme_keeper: ThemeKeeper | None = None
         self.sub_title = f"{self.model} · offline demo" if demo else self.model
         agent.executor.asker = self.desk.ask
 
@@ -117,7 +117,12 @@ class AgentApp(App[None]):
         status.mode = self._mode_label()
         status.input_tokens = self.agent.usage.input_tokens
         status.output_tokens = self.agent.usage.output_tokens
-        await self._greet(problems)
+        warnings = [*(self.session.warnings if self.session else []), *problems]
+        session = self.session.session_id if self.session else None
+        await self.main.chat.greet(warnings, self.agent.messages, session, demo=self.demo)
+        if not self.is_headless:  # a process of its own (tests share theirs)
+            self.call_after_refresh(_quiet_gc)
+        self.main.status.follow_mcp(self.agent.tool_sources)
         self._start_tool_sources()
         if self.initial_prompt:
             self.send(self.initial_prompt)
@@ -133,24 +138,8 @@ class AgentApp(App[None]):
 
     def _install_themes(self) -> list[str]:
         problems = install_themes(self, chosen=self.agent.settings.ui.theme)
-        self.theme_changed_signal.subscribe(self, self._theme_changed)
+        self.theme_keeper = ThemeKeeper(self, self.agent.settings.ui)
         return problems
-
-    async def _greet(self, problems: list[str]) -> None:
-        chat = self.main.chat
-        for warning in [*(self.session.warnings if self.session else []), *problems]:
-            await chat.add_notice(warning, "warning")
-        if self.agent.messages:
-            await chat.replay(self.agent.messages, states_from_history(self.agent.messages))
-            session = f"session {self.session.session_id}" if self.session else "the session"
-            count = len(self.agent.messages)
-            await chat.add_notice(f"Resumed {session} · {count} messages", "info")
-        elif self.demo:
-            await chat.add_notice(
-                "This is the offline demo model: canned answers, no key, no network. "
-                "Type “tour” for a guided walk through tool cards and approvals.",
-                "info",
-            )
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -182,13 +171,11 @@ class AgentApp(App[None]):
 
     async def on_agent_event(self, message: AgentEvent) -> None:
         event: Event = message.event
-        if isinstance(event, AssistantDelta):  # gathered: one write for a backlog of deltas
-            self._deltas.append(event.text)
-            if len(self._deltas) == 1:
-                self.call_later(self._flush_deltas)
-            return
-        await self._flush_deltas()
         chat, lane = self.main.chat, self.main.lane
+        if isinstance(event, AssistantDelta):  # gathered: one write for a backlog of deltas
+            chat.gather(event.text)
+            return
+        await chat.flush()
         changed = self.calls.apply(event)
         match event:
             case UserMessage():
@@ -217,14 +204,6 @@ class AgentApp(App[None]):
         if changed and self.busy:
             self._set_activity(self._tool_activity())
 
-    async def _flush_deltas(self) -> None:
-        """Stream the deltas gathered since the last flush (runs after the queued messages,
-        so a reply that arrives faster than it renders is written in few large pieces)."""
-        if self._deltas:
-            text = "".join(self._deltas)
-            self._deltas.clear()
-            await self.main.chat.stream(text)
-
     def _refresh_calls(self, calls: list[CallState]) -> None:
         for call in calls:
             self.main.lane.refresh_call(call.id)
@@ -247,7 +226,6 @@ class AgentApp(App[None]):
         if not self.busy:
             return
         self.busy = False
-        await self._flush_deltas()
         await self.main.chat.end_reply()
         self._refresh_calls(self.calls.abandon(ABANDONED))
         await self.main.lane.settle()
@@ -298,6 +276,8 @@ class AgentApp(App[None]):
 
     async def action_quit(self) -> None:
         """Stop the turn, close the agent (spill cleanup, provider), then exit."""
+        if self.theme_keeper is not None:  # a theme picked a moment ago is kept
+            self.theme_keeper.save_now()
         if self.busy:
             self.agent.interrupt()
         try:
@@ -353,25 +333,12 @@ class AgentApp(App[None]):
         where = f" The full output is in {path}." if path else ""
         self.notify(f"The spill browser comes in a later issue.{where}", title="Spill")
 
-    def set_model(self, label: str, *, demo: bool) -> None:
-        self.model, self.demo = label, demo
-        self.main.status.model, self.main.status.demo = label, demo
-        self.sub_title = f"{label} · offline demo" if demo else label
-
     @work(group="sessions", exclusive=True, exit_on_error=False, name="list-sessions")
     async def pick_session(self) -> None:
         from agent_tui.ui.session_list import sessions_of
 
         found = await asyncio.to_thread(sessions_of, self.agent.sessions, self.agent.cwd)
         commands.pick_session(self, found)
-
-    def _theme_changed(self, theme: Theme) -> None:
-        """Remember a theme the user picked (in the user settings, other keys kept)."""
-        ui = self.agent.settings.ui
-        if theme.name != ui.theme:
-            ui.theme = theme.name
-            if (problem := save_theme(theme.name)) is not None:
-                self.notify(f"The theme is not saved: {problem}", severity="warning")
 
     @property
     def busy(self) -> bool:
@@ -382,3 +349,12 @@ class AgentApp(App[None]):
     def busy(self, value: bool) -> None:
         self._busy = value
         self.refresh_bindings()
+
+
+def _quiet_gc() -> None:
+    """Keep garbage-collector pauses short: what start-up built lives as long as the app, so it
+    is left out of every later collection (``gc.freeze``), and full collections — whose pause
+    grows with the number of live objects — run a fifth as often."""
+    gc.freeze()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, 50)

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
+
+_WROTE = re.compile(r"Wrote ([\d,]+) lines?")
+"""How write_file reports the lines it wrote."""
 
 # The input keys that best describe a call, most telling first.
 _SUMMARY_KEYS = ("path", "file_path", "command", "query", "url", "glob", "name")
@@ -97,6 +101,8 @@ def outcome_line(content: str, data: dict[str, Any], is_error: bool) -> str:
         return f"+{added} −{removed}{note}"
     if not is_error and (counted := _counted(data)):
         return counted
+    if not is_error and data.get("created") and (wrote := _WROTE.search(content)):
+        return f"+{wrote.group(1)} · new file"
     if is_error and (structured := _structured_error(content)):
         return structured
     return first_line(content) or "(no output)"

@@ -46,7 +46,10 @@ async def switch_model(app: AgentApp, spec: str) -> bool:
         await old.aclose()
     except Exception:  # closing the old one is housekeeping
         log.exception("closing the previous provider failed")
-    app.set_model(model_label(provider.name), demo=provider.kind == "demo")
+    label, demo = model_label(provider.name), provider.kind == "demo"
+    app.model, app.demo = label, demo
+    app.main.status.model, app.main.status.demo = label, demo
+    app.sub_title = f"{label} · offline demo" if demo else label
     await app.main.chat.add_notice(f"Model: {provider.name}", "info")
     return True
 

@@ -19,8 +19,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from textual.app import App
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
+from textual.timer import Timer
 
 from agent_tui.core.paths import config_dir
+from agent_tui.core.settings import UISettings
 from agent_tui.ui.preferences import PreferenceError, save_user_setting
 
 log = logging.getLogger(__name__)
@@ -147,3 +149,33 @@ def save_theme(name: str) -> str | None:
     except PreferenceError as exc:
         return str(exc)
     return None
+
+
+THEME_SAVE_SECONDS = 1.0
+"""A picked theme is saved once it has not changed for this long."""
+
+
+class ThemeKeeper:
+    """Saves the theme the user picks (``ui.theme`` in the user settings), once the picker
+    settles: Textual's theme picker previews each theme it passes over."""
+
+    def __init__(self, app: App[object], ui: UISettings) -> None:
+        self.app = app
+        self.ui = ui
+        self._timer: Timer | None = None
+        app.theme_changed_signal.subscribe(app, self._changed)
+
+    def _changed(self, theme: Theme) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.app.set_timer(THEME_SAVE_SECONDS, self.save_now)
+
+    def save_now(self) -> None:
+        """Save the current theme if it is not the saved one (and stop waiting)."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if self.app.theme != self.ui.theme:
+            self.ui.theme = self.app.theme
+            if (problem := save_theme(self.app.theme)) is not None:
+                self.app.notify(f"The theme is not saved: {problem}", severity="warning")

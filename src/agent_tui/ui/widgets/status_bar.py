@@ -3,6 +3,7 @@ MCP servers (n connected / n failed, once any is configured), cwd."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 
 from textual.app import ComposeResult
@@ -60,6 +61,27 @@ class StatusBar(Horizontal):
     cwd: reactive[str] = reactive("")
     mcp_connected: reactive[int] = reactive(0)
     mcp_failed: reactive[int] = reactive(0)
+    mcp_connecting: reactive[int] = reactive(0)
+
+    def follow_mcp(self, sources: Iterable[object]) -> None:
+        """Follow the server states of ``sources`` (those with ``states()`` and
+        ``add_listener``, the MCP manager) in the MCP summary."""
+        sources = list(sources)
+
+        def show(_server: object = None) -> None:
+            states = [
+                state.status
+                for source in sources
+                for state in (getattr(source, "states", list)() or [])
+            ]
+            self.mcp_connected = states.count("connected")
+            self.mcp_failed = states.count("failed")
+            self.mcp_connecting = states.count("connecting")
+
+        for source in sources:
+            if (listen := getattr(source, "add_listener", None)) is not None:
+                listen(show)
+        show()
 
     def compose(self) -> ComposeResult:
         yield Static("DEMO", id="demo-badge")
@@ -100,12 +122,16 @@ class StatusBar(Horizontal):
         self.query_one("#tokens", Static).update(tokens)
         self.query_one("#cwd", Static).update(Content(self.cwd))
         mcp = self.query_one("#mcp", Static)
-        servers = self.mcp_connected + self.mcp_failed
+        servers = self.mcp_connected + self.mcp_failed + self.mcp_connecting
         mcp.set_class(servers > 0, "-shown")
         mcp.set_class(self.mcp_failed > 0, "-failed")
-        failed = f" · {self.mcp_failed} failed" if self.mcp_failed else ""
-        mcp.update(f"MCP {self.mcp_connected} connected{failed}" if servers else "")
+        parts = [f"MCP {self.mcp_connected} connected"]
+        if self.mcp_failed:
+            parts.append(f"{self.mcp_failed} failed")
+        if self.mcp_connecting:
+            parts.append(f"{self.mcp_connecting} connecting")
+        mcp.update(" · ".join(parts) if servers else "")
 
     watch_model = watch_demo = watch_activity = watch_mode = _sync
     watch_input_tokens = watch_output_tokens = watch_cwd = _sync
-    watch_mcp_connected = watch_mcp_failed = _sync
+    watch_mcp_connected = watch_mcp_failed = watch_mcp_connecting = _sync

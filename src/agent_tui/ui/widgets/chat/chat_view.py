@@ -46,6 +46,7 @@ class ChatView(VerticalScroll):
         self._stream: ReplyStream | None = None
         self._serial = 0
         self._lines: dict[str, ToolLine] = {}
+        self._gathered: list[str] = []
         self.freezer: Freezer | None = None
         """Made with the first reply."""
 
@@ -90,6 +91,21 @@ class ChatView(VerticalScroll):
         await self.end_reply()
         await self._append(UserPrompt(text))
 
+    def gather(self, fragment: str) -> None:
+        """Take a fragment of the reply; it is written with the others gathered until the
+        fragments queued now are handled (``flush``), so a reply that arrives faster than it
+        renders goes in a few large writes, never one render per token."""
+        self._gathered.append(fragment)
+        if len(self._gathered) == 1:
+            self.app.call_later(self.flush)
+
+    async def flush(self) -> None:
+        """Write the gathered fragments (before anything else is added to the chat)."""
+        if self._gathered:
+            text = "".join(self._gathered)
+            self._gathered.clear()
+            await self.stream(text)
+
     async def stream(self, fragment: str) -> None:
         """Append a fragment of the assistant's reply, starting a new reply if needed."""
         if self._stream is None:
@@ -102,6 +118,7 @@ class ChatView(VerticalScroll):
 
     async def end_reply(self, final: str | None = None) -> None:
         """Close the current reply; ``final`` is the complete text the model sent."""
+        await self.flush()
         stream, self._stream = self._stream, None
         if stream is not None:
             await stream.close(final)
@@ -147,6 +164,26 @@ class ChatView(VerticalScroll):
             line.update_view(call_id)
 
     # -- whole view ------------------------------------------------------------------------
+
+    async def greet(
+        self, warnings: list[str], messages: list[Message], session: str | None, *, demo: bool
+    ) -> None:
+        """What the chat shows at start: start-up warnings, then a resumed transcript, or the
+        demo model's welcome."""
+        for warning in warnings:
+            await self.add_notice(warning, "warning")
+        if messages:
+            from agent_tui.ui.tool_calls import states_from_history
+
+            await self.replay(messages, states_from_history(messages))
+            which = f"session {session}" if session else "the session"
+            await self.add_notice(f"Resumed {which} · {len(messages)} messages", "info")
+        elif demo:
+            await self.add_notice(
+                "This is the offline demo model: canned answers, no key, no network. "
+                "Type “tour” for a guided walk through tool cards and approvals.",
+                "info",
+            )
 
     async def replay(self, messages: list[Message], calls: dict[str, CallState]) -> None:
         """Show a resumed transcript (static: no streaming)."""

@@ -12,6 +12,7 @@ brings them all back (their heights change); the next run freezes them again.
 from __future__ import annotations
 
 from textual.containers import ScrollableContainer
+from textual.widget import Widget
 
 from agent_tui.ui.widgets.chat.assistant_reply import AssistantReply
 from agent_tui.ui.widgets.chat.frozen_gap import FrozenGap
@@ -24,6 +25,8 @@ class Freezer:
     def __init__(self, view: ScrollableContainer) -> None:
         self.view = view
         self.gaps: list[FrozenGap] = []
+        self.leaving: set[Widget] = set()
+        """Widgets this freezer removed that may still be children for a moment."""
         self.width = 0
 
     @property
@@ -46,27 +49,34 @@ class Freezer:
             self.width = view.size.width
             self.thaw_all()
             return
+        self.leaving = {widget for widget in self.leaving if widget.is_attached}
         reach = view.size.height * SCREENS
         top, bottom = view.scroll_y - reach, view.scroll_y + view.size.height + reach
         for child in list(view.children):
+            if child in self.leaving:  # removed by an earlier run, not gone yet
+                continue
             near = child.virtual_region.bottom >= top and child.virtual_region.y <= bottom
             if isinstance(child, FrozenGap) and near:
                 self._thaw(child)
             elif isinstance(child, AssistantReply) and not near and _finished(child):
                 self._freeze(child)
 
+    def _leave(self, widget: Widget) -> None:
+        self.leaving.add(widget)
+        widget.remove()
+
     def _freeze(self, reply: AssistantReply) -> None:
         gap = FrozenGap(reply)
         self.gaps.append(gap)
         self.view.mount(gap, before=reply)
-        reply.remove()
+        self._leave(reply)
 
     def _thaw(self, gap: FrozenGap) -> None:
         if gap in self.gaps:
             self.gaps.remove(gap)
         if gap.is_attached:
             self.view.mount(gap.revive(), before=gap)
-            gap.remove()
+            self._leave(gap)
 
 
 def _finished(reply: AssistantReply) -> bool:

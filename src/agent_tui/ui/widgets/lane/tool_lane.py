@@ -237,7 +237,8 @@ class ToolLane(VerticalScroll, can_focus=False):
         if event.item not in items:
             return
         index = items.index(event.item)  # type: ignore[arg-type]
-        items[max(0, min(len(items) - 1, index + event.step))].focus()
+        # at once, not scheduled: a key typed right after (Enter) goes to the new card
+        self.screen.set_focus(items[max(0, min(len(items) - 1, index + event.step))])
 
     @on(TurnHeader.Toggle)
     async def _toggle_turn(self, event: TurnHeader.Toggle) -> None:

@@ -30,10 +30,9 @@ class ResultView(StateView):
         line = Content.assemble(label, " · ", outcome) if call.outcome else Content(label)
         if call.spill is None:
             return line
-        pointer = Content.assemble(
-            ("⤷ ", "$text-secondary"),
-            (f"{call.spill.lines:,} lines in ", "$text-secondary"),
-            (call.spill.path, "bold $text-secondary"),
+        pointer = Content.assemble(  # the path is in the expanded card and in the notice of o
+            ("⤷ full output spilled: ", "$text-secondary"),
+            (f"{call.spill.lines:,} lines", "bold $text-secondary"),
             ("  o opens", "$foreground-muted"),
         )
         return Content("\n").join([line, pointer])
