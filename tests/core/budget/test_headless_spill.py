@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 from agent_tui.core.events import Event, parse_event
+from tests.test_cli_headless import run_cli
 
 ROWS = 45_000
 PROGRAM = (
@@ -26,18 +26,7 @@ def expected_output() -> str:
 
 
 def agent_tui(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    src = str(Path(__file__).resolve().parents[3] / "src")
-    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.run(
-        [sys.executable, "-m", "agent_tui", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_cli(*args, cwd=cwd)
 
 
 def run_script(cwd: Path, turns: list[dict[str, object]], *args: str) -> list[Event]:
