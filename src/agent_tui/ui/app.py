@@ -329,9 +329,13 @@ class AgentApp(App[None]):
         await self.main.lane.clear()
 
     def action_open_spill(self, path: str = "") -> None:
-        """Open a spilled output (the spill browser comes in a later issue)."""
+        """Open the spill browser (on ``path`` when given: a card's spill pointer)."""
         where = f" The full output is in {path}." if path else ""
-        self.notify(f"The spill browser comes in a later issue.{where}", title="Spill")
+        self.notify(f"The spill browser is being built.{where}", title="Spill")
+
+    def action_mcp_panel(self) -> None:
+        """Open the MCP panel: servers, their status and their tools."""
+        self.notify("The MCP panel is being built.", title="MCP")
 
     @work(group="sessions", exclusive=True, exit_on_error=False, name="list-sessions")
     async def pick_session(self) -> None:

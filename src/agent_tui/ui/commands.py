@@ -44,13 +44,13 @@ def system_commands(app: AgentApp) -> Iterator[SystemCommand]:
     )
     yield SystemCommand(
         "Open the spill browser",
-        "Browse the full outputs saved to disk",
+        "Browse the full outputs saved to disk (ctrl+o)",
         app.action_open_spill,
     )
     yield SystemCommand(
         "MCP panel",
-        "MCP servers, their status and their tools",
-        lambda: app.notify("The MCP panel comes in a later issue.", title="MCP"),
+        "MCP servers, their status and their tools (ctrl+g)",
+        app.action_mcp_panel,
     )
 
 

@@ -28,6 +28,8 @@ class MainScreen(Screen[None]):
         Binding("tab", "cycle_focus(1)", "Focus", show=False, id="focus.next"),
         Binding("shift+tab", "app.cycle_mode", "Mode", id="mode"),
         Binding("ctrl+t", "toggle_lane", "Lane", id="lane.toggle"),
+        Binding("ctrl+o", "app.open_spill", "Spills", id="spills.open"),
+        Binding("ctrl+g", "app.mcp_panel", "MCP", id="mcp.open"),
     ]
 
     def __init__(self, clock: Clock, *, cursor_blink: bool = True) -> None:
