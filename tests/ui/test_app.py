@@ -7,6 +7,7 @@ from pathlib import Path
 
 from textual.widgets import Static
 
+from agent_tui.core.budget.excerpt import spill_pointer
 from agent_tui.core.events import Event, SessionStart, UserMessage
 from agent_tui.core.transcript import Message, ToolCall
 from agent_tui.ui.tool_calls import CallStatus
@@ -440,6 +441,40 @@ async def test_a_resumed_session_is_replayed(tmp_path: Path) -> None:
         line = chat.query_one(ToolLine).build_content().plain
         assert line.startswith("● read_file a.py — ok")
         assert chat.query(Notice).last().text == "Resumed session abc123 · 4 messages"
+        cards = app.main.lane.cards
+        assert list(cards) == ["c1"]
+        assert cards["c1"].call is app.calls.get("c1")
+
+
+async def test_a_resumed_session_gets_lane_cards_per_turn_with_spill_pointers(
+    tmp_path: Path,
+) -> None:
+    agent = make_agent(tmp_path, [])
+    shell = ToolCall(id="s1", name="run_shell", arguments='{"command": "make test"}')
+    read = ToolCall(id="r1", name="read_file", arguments='{"path": "a.py"}')
+    path = ".agent-spill/20260105T142233Z-run_shell-s1-7f3a.txt"
+    spilled = "lots of output\n" + spill_pointer(path, 120_000, 3_000, "run_shell")
+    agent.messages = [
+        Message.user("run the tests"),
+        Message.assistant("", [shell]),
+        Message.tool(shell, spilled, is_error=True),
+        Message.user("now read a.py"),
+        Message.assistant("", [read]),
+        Message.tool(read, "1\tprint()"),
+    ]
+    app = make_app(agent, session=SessionStart(session_id="x", model="s", cwd=str(tmp_path)))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        lane = app.main.lane
+        assert [b.header.prompt for b in lane.blocks] == ["run the tests", "now read a.py"]
+        assert [b.folded for b in lane.blocks] == [True, False]
+        shell_state = app.calls.get("s1")
+        assert shell_state is not None
+        assert shell_state.status is CallStatus.FAILED
+        assert shell_state.spill is not None
+        assert (shell_state.spill.path, shell_state.spill.chars) == (path, 120_000)
+        assert shell_state.spill.lines == 3_000
+        assert "r1" in lane.cards
 
 
 async def test_start_warnings_are_shown(tmp_path: Path) -> None:

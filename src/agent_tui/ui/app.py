@@ -42,7 +42,7 @@ from agent_tui.ui.events_bridge import AgentEvent, forward
 from agent_tui.ui.format import model_label, shorten_home
 from agent_tui.ui.screens.main import MainScreen
 from agent_tui.ui.themes import ThemeKeeper, install_themes
-from agent_tui.ui.tool_calls import CallBook, CallState, CallStatus, Clock
+from agent_tui.ui.tool_calls import CallBook, CallState, CallStatus, Clock, states_from_history
 from agent_tui.ui.widgets.chat.tool_line import ToolLine
 from agent_tui.ui.widgets.lane.tool_card import ToolCard
 from agent_tui.ui.widgets.prompt_input import PromptInput
@@ -119,7 +119,12 @@ class AgentApp(App[None]):
         status.output_tokens = self.agent.usage.output_tokens
         warnings = [*(self.session.warnings if self.session else []), *problems]
         session = self.session.session_id if self.session else None
-        await self.main.chat.greet(warnings, self.agent.messages, session, demo=self.demo)
+        history = states_from_history(self.agent.messages)
+        self.calls.adopt(history)
+        await self.main.chat.greet(
+            warnings, self.agent.messages, history, session, demo=self.demo
+        )
+        await self.main.lane.replay(self.agent.messages, history)
         if not self.is_headless:  # a process of its own (tests share theirs)
             self.call_after_refresh(_quiet_gc)
         self.main.status.follow_mcp(self.agent.tool_sources)

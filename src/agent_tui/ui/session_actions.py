@@ -89,7 +89,10 @@ async def resume_session(app: AgentApp, path: Path) -> bool:
         session_id=session.id, model=agent.provider.name, cwd=str(agent.cwd), resumed=True
     )
     await _reset_views(app)
-    await app.main.chat.replay(agent.messages, states_from_history(agent.messages))
+    history = states_from_history(agent.messages)
+    app.calls.adopt(history)
+    await app.main.chat.replay(agent.messages, history)
+    await app.main.lane.replay(agent.messages, history)
     count = len(agent.messages)
     await app.main.chat.add_notice(f"Resumed session {session.id} · {count} messages", "info")
     return True

@@ -7,6 +7,7 @@ Pure Python: no Textual here.
 
 from __future__ import annotations
 
+from agent_tui.core.budget.excerpt import pointer_in
 from agent_tui.core.events import (
     Event,
     PermissionRequest,
@@ -189,13 +190,18 @@ class CallBook:
             state.code, state.outcome, state.content = "abandoned", why, why
         return changed
 
+    def adopt(self, states: dict[str, CallState]) -> None:
+        """Take finished calls rebuilt from a resumed transcript (their cards can open)."""
+        self.calls.update(states)
+
     def clear(self) -> None:
         self.calls.clear()
         self.groups.clear()
 
 
 def states_from_history(messages: list[Message]) -> dict[str, CallState]:
-    """Finished call states rebuilt from a resumed transcript (for the chat's reference lines)."""
+    """Finished call states rebuilt from a resumed transcript (the chat's reference lines and
+    the lane's cards), with the spill pointer a result's text carries."""
     states: dict[str, CallState] = {}
     for message in messages:
         if message.role == "assistant":
@@ -213,6 +219,7 @@ def states_from_history(messages: list[Message]) -> dict[str, CallState]:
             state.status = _history_status(message)
             state.content = message.content
             state.outcome = outcome_line(message.content, {}, message.is_error)
+            state.spill = pointer_in(message.content)
     return states
 
 

@@ -18,6 +18,7 @@ from agent_tui.core.budget import (
     apply_budget,
     plan_spills,
 )
+from agent_tui.core.budget.excerpt import compression_note, pointer_in, spill_pointer
 
 SMALL = BudgetSettings(per_result_chars=5_000, per_turn_chars=12_000, preview_chars=1_000)
 
@@ -198,3 +199,20 @@ def test_an_unwritable_spill_dir_degrades_to_a_marked_excerpt(tmp_path: Path) ->
 def test_settings_keep_the_excerpt_inside_the_cap() -> None:
     with pytest.raises(ValueError, match="at most half"):
         BudgetSettings(per_result_chars=3_000, preview_chars=2_000)
+
+
+def test_a_pointer_read_back_from_a_saved_result() -> None:
+    path = ".agent-spill/20260105T142233Z-run_shell-call_2_1-7f3a.txt"
+    text = "head\n" + spill_pointer(path, 12_345, 678, "run_shell", first_omitted=40)
+    found = pointer_in(text)
+    assert found is not None
+    assert (found.path, found.chars, found.lines, found.reason) == (path, 12_345, 678, "budget")
+    note = compression_note(
+        "sub dir/20260105T142233Z-run_shell-c-7f3a.txt", 1_234_567, 6, "run_shell",
+        input_lines=5, output_lines=2, savings=0.5,
+    )  # fmt: skip
+    found = pointer_in("ERROR x\n" + note)
+    assert found is not None
+    assert found.path == "sub dir/20260105T142233Z-run_shell-c-7f3a.txt"
+    assert (found.chars, found.reason) == (1_234_567, "log_compression")
+    assert pointer_in("no pointer here; The full output (3 chars, 1 lines) is elsewhere") is None

@@ -10,8 +10,11 @@ lines. The pointer has the seed's three elements: where the full text is, how bi
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Literal
+
+from agent_tui.core.events import SpillPointer
 
 Mode = Literal["head", "tail"]
 SNAP = 0.25
@@ -86,4 +89,28 @@ def compression_note(
         f"folded and omitted lines show their line numbers. The full output ({chars:,} chars, "
         f"{lines:,} lines) is saved byte for byte in {path}: read any part with "
         f"read_file(path={json.dumps(path)}, offset=<line>, limit=200). {_do_not_rerun(tool)}]"
+    )
+
+
+_POINTER = re.compile(
+    r"The full output \((?P<chars>[\d,]+) chars, (?P<lines>[\d,]+) lines\) is saved byte for "
+    r"byte in (?P<path>.+?\.txt)[.:] "
+)
+
+
+def pointer_in(text: str) -> SpillPointer | None:
+    """The spill pointer that ``spill_pointer`` or ``compression_note`` wrote into ``text``
+    (a result read back from a saved session), or None."""
+    matches = list(_POINTER.finditer(text))
+    if not matches:
+        return None
+    found = matches[-1]  # the pointer is appended: the last one is the result's own
+    opening = text.rfind("[", 0, found.start())
+    compressed = text.startswith("[Log compressed", opening) if opening >= 0 else False
+    reason = "log_compression" if compressed else "budget"
+    return SpillPointer(
+        path=found["path"],
+        chars=int(found["chars"].replace(",", "")),
+        lines=int(found["lines"].replace(",", "")),
+        reason=reason,
     )

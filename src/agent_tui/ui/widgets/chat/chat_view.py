@@ -166,16 +166,20 @@ class ChatView(VerticalScroll):
     # -- whole view ------------------------------------------------------------------------
 
     async def greet(
-        self, warnings: list[str], messages: list[Message], session: str | None, *, demo: bool
+        self,
+        warnings: list[str],
+        messages: list[Message],
+        calls: dict[str, CallState],
+        session: str | None,
+        *,
+        demo: bool,
     ) -> None:
-        """What the chat shows at start: start-up warnings, then a resumed transcript, or the
-        demo model's welcome."""
+        """What the chat shows at start: start-up warnings, then a resumed transcript (with
+        ``calls``, its rebuilt call states), or the demo model's welcome."""
         for warning in warnings:
             await self.add_notice(warning, "warning")
         if messages:
-            from agent_tui.ui.tool_calls import states_from_history
-
-            await self.replay(messages, states_from_history(messages))
+            await self.replay(messages, calls)
             which = f"session {session}" if session else "the session"
             await self.add_notice(f"Resumed {which} · {len(messages)} messages", "info")
         elif demo:
