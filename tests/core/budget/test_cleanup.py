@@ -102,3 +102,28 @@ def test_files_it_did_not_write_are_never_touched(tmp_path: Path) -> None:
     os.utime(spill, (LONG_AGO, LONG_AGO))
     assert collect_spills(store, [], grace=0).deleted == [spill]
     assert notes.read_text() == "mine"
+
+
+def test_mcp_media_files_follow_the_same_rule(tmp_path: Path) -> None:
+    from agent_tui.core.mcp.adapter import MediaStore
+
+    store = SpillStore(Path(".agent-spill"), tmp_path, durable=False)
+    media = MediaStore(store.root / "mcp-media", tmp_path)
+    shown = [
+        media.save(b"\x89PNG" + bytes([n]), "image/png", "mcp__e__img", f"c{n}") for n in range(3)
+    ]
+    live, in_session, forgotten = (tmp_path / s for s in shown)
+    for path in (live, in_session, forgotten):
+        os.utime(path, (LONG_AGO, LONG_AGO))
+    young = tmp_path / media.save(b"RIFF", "audio/wav", "mcp__e__snd", "c9")
+    sessions = SessionStore(tmp_path / "sessions")
+    session = sessions.new(tmp_path, "demo")
+    call = ToolCall(id="c", name="mcp__e__img")
+    session.append(Message.tool(call, f"[image/png saved to {shown[1]}]"))
+    messages = [Message.tool(call, f"[image/png saved to {shown[0]}]")]
+    report = collect_spills(store, messages, sessions.all(), grace=3600)
+    assert report.deleted == [forgotten]
+    assert young in report.young
+    assert all(p.exists() for p in (live, in_session, young))
+    assert not forgotten.exists()
+    assert (store.root / "mcp-media" / ".gitignore").exists()  # not a media file: left alone

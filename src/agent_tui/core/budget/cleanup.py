@@ -7,6 +7,9 @@ Unreferenced files are deleted; age alone never deletes anything. The one age ru
 young files: a spill written in the last ``grace`` seconds is kept even when unreferenced,
 because another agent in the same directory may not have recorded its message yet.
 
+Images and audio that MCP results saved to ``<spill dir>/mcp-media/`` follow the same rule:
+results point to them by path, so they go when nothing refers to them any more.
+
 Run it when a session ends and after the transcript shrinks (compaction): ``Agent.close()``
 and ``Agent.collect_spills()`` do.
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -25,6 +29,9 @@ from agent_tui.core.budget.store import SPILL_NAME, SpillStore, is_spill_name
 from agent_tui.core.transcript import Message
 
 GRACE_SECONDS = 3600.0
+MEDIA_DIR = "mcp-media"
+"""Inside the spill directory: media files of MCP results (``core.mcp.adapter.MediaStore``)."""
+MEDIA_NAME = re.compile(r"\d{8}T\d{6}Z-[A-Za-z0-9_-]+?-[0-9a-f]{4}\.[A-Za-z0-9]{1,8}")
 
 
 @dataclass
@@ -43,15 +50,15 @@ def message_texts(messages: Iterable[Message]) -> Iterator[str]:
             yield call.arguments
 
 
-def referenced_names(texts: Iterable[str]) -> set[str]:
-    """Spill file names mentioned in ``texts``."""
+def referenced_names(texts: Iterable[str], pattern: re.Pattern[str] = SPILL_NAME) -> set[str]:
+    """Spill file names (or other names ``pattern`` matches) mentioned in ``texts``."""
     found: set[str] = set()
     for text in texts:
-        found.update(SPILL_NAME.findall(text))
+        found.update(pattern.findall(text))
     return found
 
 
-def _names_in_files(paths: Iterable[Path], wanted: set[str]) -> set[str]:
+def _names_in_files(paths: Iterable[Path], wanted: set[str], pattern: re.Pattern[str]) -> set[str]:
     """Which of ``wanted`` appear in the files ``paths`` (streamed line by line)."""
     found: set[str] = set()
     for path in paths:
@@ -61,7 +68,7 @@ def _names_in_files(paths: Iterable[Path], wanted: set[str]) -> set[str]:
             with path.open(encoding="utf-8", errors="replace") as fh:
                 for line in fh:
                     if "Z-" in line:
-                        found.update(n for n in SPILL_NAME.findall(line) if n in wanted)
+                        found.update(n for n in pattern.findall(line) if n in wanted)
         except OSError:
             # An unreadable session may still be resumed later: keep everything.
             return set(wanted)
@@ -76,17 +83,43 @@ def collect_spills(
     grace: float = GRACE_SECONDS,
     now: float | None = None,
 ) -> CleanupReport:
-    """Delete the spill files of ``store`` that nothing refers to. Blocking: use a thread."""
+    """Delete the spill files (and MCP media files) of ``store`` that nothing refers to.
+    Blocking: use a thread."""
     report = CleanupReport()
-    files = store.files()
     now = time.time() if now is None else now
     _remove_leftovers(store, now - grace)
-    if not files:
-        return report
-    names = {p.name for p in files}
-    unreferenced = names - referenced_names(message_texts(messages))
-    if unreferenced:
-        unreferenced -= _names_in_files(session_files, unreferenced)
+    texts = list(message_texts(messages))
+    sessions = list(session_files)
+    kinds = ((store.files(), SPILL_NAME), (_media_files(store.root / MEDIA_DIR), MEDIA_NAME))
+    for files, pattern in kinds:
+        if not files:
+            continue
+        unreferenced = {p.name for p in files} - referenced_names(texts, pattern)
+        if unreferenced:
+            unreferenced -= _names_in_files(sessions, unreferenced, pattern)
+        _sweep(store, files, unreferenced, now - grace, report)
+    return report
+
+
+def _media_files(directory: Path) -> list[Path]:
+    try:
+        entries = sorted(os.listdir(directory))
+    except OSError:
+        return []
+    return [
+        directory / n
+        for n in entries
+        if MEDIA_NAME.fullmatch(n) is not None and (directory / n).is_file()
+    ]
+
+
+def _sweep(
+    store: SpillStore,
+    files: list[Path],
+    unreferenced: set[str],
+    before: float,
+    report: CleanupReport,
+) -> None:
     for path in files:
         if path.name not in unreferenced:
             report.kept.append(path)
@@ -95,12 +128,11 @@ def collect_spills(
             mtime = path.stat().st_mtime
         except OSError:
             continue
-        if mtime > now - grace:
+        if mtime > before:
             report.young.append(path)
             continue
         store.remove(path)
         report.deleted.append(path)
-    return report
 
 
 def _remove_leftovers(store: SpillStore, before: float) -> None:
