@@ -155,41 +155,46 @@ def _manager(cwd: Path, only: set[str] | None = None) -> McpManager:
 
 async def _list(cwd: Path, *, as_json: bool) -> int:
     from agent_tui.core.disclosure import Disclosure
+    from agent_tui.core.mcp.overview import build_overview
     from agent_tui.core.settings import load_settings
 
     manager = _manager(cwd)
     try:
         await manager.start()
         await manager.wait_ready()
-        states = manager.states()
         disclosure = Disclosure(manager.registry, load_settings(cwd).settings.disclosure)
-        deferred = {t.name for t in disclosure.deferred()}
-        tools_cost = disclosure.estimate()
+        overview = build_overview(
+            manager, registry=manager.registry, cwd=cwd, disclosure=disclosure
+        )
     finally:
         await manager.aclose()
-    problems = [str(p) for p in manager.problems]
+    problems = [str(p) for p in overview.problems]
     if as_json:
-        servers = [_state_json(s) for s in states]
-        for server in servers:
-            for tool in server["tools"]:
-                tool["disclosure"] = "deferred" if tool["name"] in deferred else "direct"
+        servers = []
+        for row in overview.servers:
+            server = _state_json(row.state)
+            for tool, tool_row in zip(server["tools"], row.tools, strict=True):
+                tool["disclosure"] = tool_row.mark.kind
+            servers.append(server)
         payload = {
             "servers": servers,
             "problems": problems,
-            "files": [str(p) for p in manager.config.paths],
-            "tools_cost": tools_cost,
+            "files": [str(p) for p in overview.files],
+            "tools_cost": dict(overview.cost),
         }
         print(json.dumps(payload, indent=2, ensure_ascii=False))
         return 0
-    if not states:
-        files = " or ".join(str(p) for p in manager.config.paths)
+    if not overview.servers:
+        files = " or ".join(str(p) for p in overview.files)
         print(f"No MCP servers configured (looked in {files}).")
-    for state in states:
+    for row in overview.servers:
+        state = row.state
         print(_state_line(state))
-        for tool in state.tools:
+        for tool_row in row.tools:
+            tool = tool_row.info
             marks = "read-only" if tool.read_only else ("destructive" if tool.destructive else "")
-            if tool.name in deferred:
-                marks = ", ".join(filter(None, [marks, "deferred"]))
+            if tool_row.mark.kind != "direct":
+                marks = ", ".join(filter(None, [marks, tool_row.mark.kind]))
             print(f"    {tool.name}" + (f"  [{marks}]" if marks else ""))
             if tool.schema_problem:
                 print(
@@ -199,12 +204,8 @@ async def _list(cwd: Path, *, as_json: bool) -> int:
             print(f"    stderr: {line}")
         for note in state.notes:
             print(f"    note: {note}")
-    if deferred:
-        print(
-            f"tools array: ~{tools_cost['total_tokens']:,} tokens per request with disclosure "
-            f"(~{tools_cost['without_disclosure_tokens']:,} with every tool direct); "
-            f"{len(deferred)} deferred tools reachable through search_tool"
-        )
+    if any(row.tools for row in overview.servers):
+        print(overview.cost_line)
     if problems:
         print("configuration problems:")
         for problem in problems:

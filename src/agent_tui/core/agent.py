@@ -23,6 +23,7 @@ from typing import Protocol, TypeVar
 from agent_tui.core.budget import CleanupReport, SpillStore, collect_spills
 from agent_tui.core.budget.cleanup import GRACE_SECONDS
 from agent_tui.core.disclosure import Disclosure
+from agent_tui.core.disclosure.marks import request_filters
 from agent_tui.core.events import (
     AssistantDelta,
     AssistantMessage,
@@ -125,14 +126,7 @@ class Agent:
         if self.disclosure is None:
             return self.registry, None
         self.disclosure.protocol = "strict" if self.provider.kind == "anthropic" else "free-text"
-        mode = getattr(self.policy, "mode", None)
-        rules = getattr(self.policy, "rules", None)
-        denied = [
-            t.name
-            for t in self.registry.tools()
-            if rules and any(r.pattern is None and r.names_tool(t.name) for r in rules.deny)
-        ]
-        filters = {"read_only_only": str(mode) == "plan", "denied": denied}
+        filters = request_filters(self.policy, self.registry)
         cost = ToolsCost(**self.disclosure.estimate(**filters))
         changed = cost != self._tools_cost
         self._tools_cost = cost

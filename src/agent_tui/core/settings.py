@@ -5,7 +5,8 @@ The user file lives in the config dir (``paths.config_dir()``). Objects merge re
 other value replaces. Each top-level key is a *section* with its own pydantic model, registered
 in ``SECTIONS``; a later feature adds its section there (``disclosure``, …) and nothing else
 changes. Sections in ``EXTERNAL`` are read by their own package (``permissions`` combines
-rules across files, deny anywhere winning: ``core.permissions.config``) and only skipped here.
+rules across files, deny anywhere winning: ``core.permissions.config``; ``mcp`` holds the MCP
+servers turned off in a project: ``core.mcp.disabled``) and only skipped here.
 
 A broken file never stops the app: the problem is reported with the file name and what is
 wrong, the broken part is ignored, and the rest (or the defaults) apply. ``load_settings``
@@ -70,7 +71,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "ui": UISettings,
 }
 """Top-level keys and their models. Keys starting with ``$`` (``$schema``) are ignored."""
-EXTERNAL = frozenset({"permissions"})
+EXTERNAL = frozenset({"permissions", "mcp"})
 """Sections another package reads from the same files (not validated or merged here)."""
 
 

@@ -339,8 +339,13 @@ class AgentApp(App[None]):
         self.notify(f"The spill browser is being built.{where}", title="Spill")
 
     def action_mcp_panel(self) -> None:
-        """Open the MCP panel: servers, their status and their tools."""
-        self.notify("The MCP panel is being built.", title="MCP")
+        """Open the MCP panel: servers, their status and their tools (closes it when open)."""
+        from agent_tui.ui.screens.mcp_panel import McpPanel
+
+        if isinstance(self.screen, McpPanel):
+            self.screen.dismiss(None)
+            return
+        self.push_screen(McpPanel.for_agent(self.agent))
 
     @work(group="sessions", exclusive=True, exit_on_error=False, name="list-sessions")
     async def pick_session(self) -> None:

@@ -6,9 +6,11 @@ only for the servers still starting (the agent calls it before a model request).
 tools enter the registry when it connects, as ``mcp__<server>__<tool>`` (``naming``), are
 replaced when its tool list changes, and leave it when it fails or stops; a failed server
 fails only its own calls. ``reconnect``, ``disable`` and ``enable`` act on one server at run
-time; ``reload`` re-reads the configuration and (re)starts what changed; ``start(watch=True)``
-does that whenever a configuration file changes. ``aclose()`` stops every server and its
-processes.
+time; ``disable`` is remembered for the project (``disabled``: in the personal
+``.agent-tui/settings.local.json``, never in the shared ``.mcp.json``), so a server turned off
+stays off in later sessions and in ``mcp list`` until ``enable``. ``reload`` re-reads the
+configuration and (re)starts what changed; ``start(watch=True)`` does that whenever a
+configuration file changes. ``aclose()`` stops every server and its processes.
 
 What the UI needs: ``states()`` (status, reason, stderr tail, protocol version, tool count,
 connect time, tools with their names and metadata) and ``add_listener`` (called on every
@@ -28,10 +30,12 @@ from typing import Any
 from agent_tui.core.mcp.adapter import MediaStore, ToolInfo, build_tool
 from agent_tui.core.mcp.config import ConfigProblem, McpConfig, ServerSpec, load_config
 from agent_tui.core.mcp.connection import Connection, Status
+from agent_tui.core.mcp.disabled import read_disabled, remember_disabled
 from agent_tui.core.mcp.failures import unavailable
 from agent_tui.core.mcp.naming import qualify
-from agent_tui.core.mcp.state import ServerState, snapshot
+from agent_tui.core.mcp.state import DisabledBy, ServerState, snapshot
 from agent_tui.core.mcp.watch import watch_files
+from agent_tui.core.settings import local_settings_path
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.registry import ToolRegistry
 
@@ -53,13 +57,26 @@ class McpManager:
     """Start only these servers (``mcp call``); the others are listed but left alone."""
     watch: bool = False
     """Follow changes of the configuration files once started (the TUI does)."""
+    disabled_file: Path | None = None
+    """Where the servers turned off in this project are remembered (default: the project's
+    ``.agent-tui/settings.local.json``)."""
 
     def __post_init__(self) -> None:
         self.config: McpConfig = load_config(self.cwd, paths=self.paths, environ=self.environ)
         root = self.media_dir or self.cwd / ".agent-spill" / "mcp-media"
         self.media = MediaStore(root if root.is_absolute() else self.cwd / root, self.cwd)
         self._connections: dict[str, Connection] = {}
-        self._disabled: set[str] = set()
+        self.disabled_file = self.disabled_file or local_settings_path(self.cwd)
+        remembered, problem = read_disabled(self.disabled_file)
+        self._remembered: set[str] = remembered
+        """Turned off for the project (in ``disabled_file``)."""
+        self._disabled: set[str] = set(remembered)
+        """Turned off: for the project, or for this session when that could not be saved."""
+        self._remember_problem = (
+            ConfigProblem(self.disabled_file, problem.removeprefix(f"{self.disabled_file}: "))
+            if problem
+            else None
+        )
         self._registered: dict[str, tuple[str, str, Any]] = {}
         self._infos: dict[str, list[ToolInfo]] = {}
         self._listeners: list[Listener] = []
@@ -79,7 +96,8 @@ class McpManager:
 
     @property
     def problems(self) -> list[ConfigProblem]:
-        return list(self.config.problems)
+        extra = [self._remember_problem] if self._remember_problem is not None else []
+        return [*self.config.problems, *extra]
 
     def states(self) -> list[ServerState]:
         return [self.state(name) for name in self.config.servers]
@@ -90,7 +108,7 @@ class McpManager:
             spec,
             self._connections.get(name),
             self._infos.get(name, []),
-            disabled=self._is_disabled(spec),
+            disabled=self._disabled_by(spec),
         )
 
     def tool_infos(self) -> list[ToolInfo]:
@@ -143,26 +161,37 @@ class McpManager:
     async def reconnect(self, name: str) -> None:
         """Stop ``name`` if running and connect it again (also re-enables it)."""
         spec = self._spec(name)
-        self._disabled.discard(name)
+        if name in self._disabled:
+            await self._turn(name, on=True)
         await self._stop(name)
         self._launch(spec, force=True)
 
-    async def disable(self, name: str) -> None:
-        """Stop ``name`` and keep it stopped for this session (the file is not changed)."""
+    async def disable(self, name: str) -> str:
+        """Stop ``name`` and keep it stopped, in this session and the next ones of this project
+        (remembered in ``disabled_file``; the ``.mcp.json`` files are not changed). Returns
+        what was done, as a sentence for the user."""
         self._spec(name)
-        self._disabled.add(name)
+        note = await self._turn(name, on=False)
         await self._stop(name)
         self._emit(name)
+        return note
 
-    async def enable(self, name: str) -> None:
-        """Start ``name`` unless it is connecting or connected (even if its entry says
-        ``disabled``: for this session)."""
+    async def enable(self, name: str) -> str:
+        """Start ``name`` unless it is connecting or connected, and forget that it was turned
+        off. An entry that says ``"disabled": true`` is started for this session only (the
+        file is not changed). Returns what was done, as a sentence for the user."""
         spec = self._spec(name)
-        self._disabled.discard(name)
+        note = await self._turn(name, on=True)
         conn = self._connections.get(name)
         if conn is None or conn.status not in (Status.CONNECTING, Status.CONNECTED):
             await self._stop(name)
             self._launch(spec, force=True)
+        if spec.disabled:
+            note = (
+                f"{name} enabled for this session only: its entry in {spec.source} says "
+                '"disabled": true (remove that to enable it for good)'
+            )
+        return note
 
     async def reload(self) -> None:
         """Re-read the configuration; start, stop or restart the servers that changed."""
@@ -229,11 +258,46 @@ class McpManager:
         return spec
 
     def _is_disabled(self, spec: ServerSpec) -> bool:
-        return (
-            spec.name in self._disabled
-            or spec.disabled
-            or (self.only is not None and spec.name not in self.only)
-        )
+        return self._disabled_by(spec) is not None
+
+    def _disabled_by(self, spec: ServerSpec) -> tuple[DisabledBy, str] | None:
+        """Whether ``spec`` is off, and why (a sentence for the user)."""
+        name = spec.name
+        if self.only is not None and name not in self.only:
+            return "command", "not started by this command"
+        if name in self._disabled:
+            if name in self._remembered:
+                return "project", f"turned off for this project (remembered in {self._where()})"
+            return "session", "turned off for this session"
+        if spec.disabled:
+            return "file", f'turned off in {spec.source} ("disabled": true)'
+        return None
+
+    def _where(self) -> str:
+        """``disabled_file``, relative to the project when it is inside."""
+        assert self.disabled_file is not None
+        with contextlib.suppress(ValueError):
+            return str(self.disabled_file.relative_to(self.cwd))
+        return str(self.disabled_file)
+
+    async def _turn(self, name: str, *, on: bool) -> str:
+        """Mark ``name`` on or off and remember it for the project; says what was done."""
+        assert self.disabled_file is not None
+        verb = "enabled" if on else "disabled"
+        if on:
+            self._disabled.discard(name)
+        else:
+            self._disabled.add(name)
+        try:
+            await asyncio.to_thread(remember_disabled, self.disabled_file, name, not on)
+        except (OSError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            return f"{name} {verb} for this session only: it could not be remembered ({reason})"
+        if on:
+            self._remembered.discard(name)
+            return f"{name} {verb}"
+        self._remembered.add(name)
+        return f"{name} {verb}; remembered for this project in {self._where()}"
 
     def _launch(self, spec: ServerSpec, *, force: bool = False) -> None:
         if spec.error or self._closed or (self._is_disabled(spec) and not force):

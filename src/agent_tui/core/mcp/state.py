@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from agent_tui.core.mcp.adapter import ToolInfo
 from agent_tui.core.mcp.config import ServerSpec
 from agent_tui.core.mcp.connection import Connection, Status
+
+DisabledBy = Literal["file", "project", "session", "command"]
+"""Why a server is off: its entry says ``"disabled": true``; the user turned it off for the
+project (remembered) or for this session; or this command starts other servers only."""
 
 
 @dataclass(frozen=True)
@@ -18,8 +23,9 @@ class ServerState:
     transport: str
     target: str
     status: str
-    """``connecting``, ``connected``, ``failed`` or ``disabled``."""
+    """``connecting``, ``connected``, ``failed``, ``disabled`` or ``stopped``."""
     reason: str | None = None
+    """Why it failed, or why it is disabled."""
     stderr_tail: tuple[str, ...] = ()
     protocol_version: str | None = None
     server_info: str | None = None
@@ -27,6 +33,10 @@ class ServerState:
     tools: tuple[ToolInfo, ...] = ()
     notes: tuple[str, ...] = ()
     source: str | None = None
+    disabled_by: DisabledBy | None = None
+    """Set when the status is ``disabled``."""
+    disabled_in_file: bool = False
+    """Its entry says ``"disabled": true`` (even when it was enabled for this session)."""
 
     @property
     def tool_count(self) -> int:
@@ -34,23 +44,32 @@ class ServerState:
 
 
 def snapshot(
-    spec: ServerSpec, conn: Connection | None, tools: Sequence[ToolInfo], *, disabled: bool
+    spec: ServerSpec,
+    conn: Connection | None,
+    tools: Sequence[ToolInfo],
+    *,
+    disabled: tuple[DisabledBy, str] | None,
 ) -> ServerState:
-    """The state of ``spec``: broken entry, not running (``disabled`` or ``stopped``), or the
-    state of its current connection."""
+    """The state of ``spec``: broken entry, not running (``disabled``, with why, or
+    ``stopped``), or the state of its current connection."""
     base = {
         "name": spec.name,
         "transport": spec.transport,
         "target": spec.describe(),
         "source": str(spec.source) if spec.source else None,
+        "disabled_in_file": spec.disabled,
     }
     notes = tuple(spec.warnings)
-    if spec.error:
-        return ServerState(**base, status="failed", reason=spec.error, notes=notes)
     if conn is None or conn.status is Status.STOPPED:
         tail = tuple(conn.stderr_tail()) if conn is not None else ()
-        status = "disabled" if disabled else "stopped"
-        return ServerState(**base, status=status, notes=notes, stderr_tail=tail)
+        if disabled is not None:  # turned off wins over a broken entry (still a problem)
+            by, why = disabled
+            return ServerState(
+                **base, status="disabled", reason=why, disabled_by=by, notes=notes, stderr_tail=tail
+            )
+        if spec.error:
+            return ServerState(**base, status="failed", reason=spec.error, notes=notes)
+        return ServerState(**base, status="stopped", notes=notes, stderr_tail=tail)
     return ServerState(
         **base,
         status=conn.status.value,

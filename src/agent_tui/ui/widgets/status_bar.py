@@ -3,7 +3,7 @@ MCP servers (n connected / n failed, once any is configured), cwd."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from enum import StrEnum
 
 from textual.app import ComposeResult
@@ -63,6 +63,10 @@ class StatusBar(Horizontal):
     mcp_failed: reactive[int] = reactive(0)
     mcp_connecting: reactive[int] = reactive(0)
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._unsubscribe: list[Callable[[], object]] = []
+
     def follow_mcp(self, sources: Iterable[object]) -> None:
         """Follow the server states of ``sources`` (those with ``states()`` and
         ``add_listener``, the MCP manager) in the MCP summary."""
@@ -80,8 +84,16 @@ class StatusBar(Horizontal):
 
         for source in sources:
             if (listen := getattr(source, "add_listener", None)) is not None:
-                listen(show)
+                unsubscribe = listen(show)
+                if callable(unsubscribe):
+                    self._unsubscribe.append(unsubscribe)
         show()
+
+    def on_unmount(self) -> None:
+        """Stop following the MCP sources (the manager may outlive the app)."""
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe.clear()
 
     def compose(self) -> ComposeResult:
         yield Static("DEMO", id="demo-badge")

@@ -1,0 +1,134 @@
+"""How each tool reaches the model, and what the tools array costs: the marks and the cost line
+that ``agent-tui mcp list`` and the MCP panel show.
+
+A tool is *direct* (in the tools array of every request), *deferred* (not in the array; the
+model finds it with ``search_tool`` and calls it through ``run_tool``), *unmasked* (deferred,
+but found by ``search_tool`` in this session) or *promoted* (direct by configuration:
+``disclosure.promote`` or a server in ``disclosure.always_load``).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from agent_tui.core.disclosure.proxies import RUN_TOOL
+from agent_tui.core.disclosure.state import PROXIES, Disclosure, server_of
+from agent_tui.core.tools.registry import ToolRegistry
+
+Exposure = Literal["direct", "deferred", "unmasked", "promoted"]
+
+
+@dataclass(frozen=True)
+class Mark:
+    kind: Exposure
+    why: str
+    """One sentence: what puts the tool in this bucket."""
+
+
+def exposure(disclosure: Disclosure | None, names: Iterable[str]) -> dict[str, Mark]:
+    """The mark of each tool in ``names`` (registered tool names)."""
+    names = list(names)
+    if disclosure is None:
+        why = "progressive disclosure is not used in this session: every tool is direct"
+        return {name: Mark("direct", why) for name in names}
+    settings = disclosure.settings
+    threshold = settings.threshold
+    deferred = {t.name for t in disclosure.deferred()}
+    strict = disclosure.protocol == "strict"
+    count = sum(1 for t in disclosure.registry.tools() if t.name not in PROXIES)
+    marks: dict[str, Mark] = {}
+    for name in names:
+        if name in deferred and name in disclosure.unmasked:
+            then = (
+                "it is in the tools array from the next request"
+                if strict
+                else f"the model calls it through {RUN_TOOL}"
+            )
+            marks[name] = Mark("unmasked", f"deferred, found with search_tool this session: {then}")
+        elif name in deferred:
+            marks[name] = Mark(
+                "deferred",
+                f"not in the tools array ({count} tools > auto:{threshold}); the model finds "
+                f"it with search_tool and calls it through {RUN_TOOL}",
+            )
+        elif pattern := next(
+            (p for p in disclosure.promoted if fnmatch.fnmatchcase(name, p)), None
+        ):
+            marks[name] = Mark(
+                "promoted", f"promoted by disclosure.promote ({pattern}): direct from the start"
+            )
+        elif server_of(name) and server_of(name) in settings.always_load:
+            marks[name] = Mark(
+                "promoted", f"its server {server_of(name)} is in disclosure.always_load: direct"
+            )
+        elif threshold is None:
+            marks[name] = Mark("direct", 'disclosure is off (disclosure.deferred = "off")')
+        elif not server_of(name):
+            marks[name] = Mark("direct", "built-in tools are always direct")
+        else:
+            marks[name] = Mark(
+                "direct",
+                f"{count} tools in all, not more than {threshold} "
+                f"(disclosure.deferred = auto:{threshold}): every tool is direct",
+            )
+    return marks
+
+
+def request_filters(policy: Any, registry: ToolRegistry) -> dict[str, Any]:
+    """The filters of the next request's tools array (``Disclosure.exposed``): plan mode offers
+    read-only tools only; a tool denied outright by a rule is left out."""
+    mode = getattr(policy, "mode", None)
+    rules = getattr(policy, "rules", None)
+    denied = [
+        t.name
+        for t in registry.tools()
+        if rules and any(r.pattern is None and r.names_tool(t.name) for r in rules.deny)
+    ]
+    return {"read_only_only": str(mode) == "plan", "denied": denied}
+
+
+def tools_cost(
+    disclosure: Disclosure | None, registry: ToolRegistry, policy: Any = None
+) -> dict[str, int]:
+    """``Disclosure.estimate`` for the next request (the same figures without disclosure:
+    then the whole registry is the array)."""
+    if disclosure is not None:
+        return disclosure.estimate(**request_filters(policy, registry))
+    total = len(registry.openai_tools_json()) // 4 if len(registry) else 0
+    return {
+        "direct_tokens": total,
+        "proxy_tokens": 0,
+        "unmasked_tokens": 0,
+        "total_tokens": total,
+        "without_disclosure_tokens": total,
+        "deferred_count": 0,
+    }
+
+
+def approx_tokens(count: int) -> str:
+    """``950``, ``7.2k``, ``69k``, ``1.2M``."""
+    if count < 1000:
+        return str(count)
+    if count < 10_000:
+        return f"{count / 1000:.1f}k"
+    if count < 1_000_000:
+        return f"{count // 1000}k"
+    return f"{count / 1_000_000:.1f}M"
+
+
+def cost_line(cost: Mapping[str, int], *, unmasked: int = 0) -> str:
+    """One line about the tools array: its size with disclosure and without, and how many
+    tools are deferred (and found since)."""
+    total = approx_tokens(cost["total_tokens"])
+    deferred = cost.get("deferred_count", 0)
+    if not deferred:
+        return f"tools array ~{total} tokens per request; every tool is direct"
+    without = approx_tokens(cost["without_disclosure_tokens"])
+    found = f" ({unmasked} found so far)" if unmasked else ""
+    return (
+        f"tools array ~{total} tokens per request with disclosure, ~{without} without; "
+        f"{deferred} deferred tools reachable through search_tool{found}"
+    )
