@@ -41,7 +41,11 @@ def failed(call_id: str) -> ToolErrorEvent:
 
 
 async def test_j_k_space_c_and_o_on_cards(tmp_path: Path) -> None:
-    pointer = SpillPointer(path=".agent-spill/run_shell-s.log", chars=90_000, lines=2_000)
+    from agent_tui.ui.screens.spill_browser import SpillBrowser
+
+    agent = make_agent(tmp_path, [])
+    record = agent.spills.write("".join(f"out {n}\n" for n in range(2_000)), "run_shell", "s")
+    pointer = SpillPointer(path=record.shown, chars=record.chars, lines=record.lines)
     events: list[Event] = [
         UserMessage(text="go"),
         use("a", "read_file", path="a.py"),
@@ -49,7 +53,7 @@ async def test_j_k_space_c_and_o_on_cards(tmp_path: Path) -> None:
         use("s", "run_shell", command="make"),
         ToolResult(id="s", name="run_shell", content="…tail", data={"exit_code": 0}, spill=pointer),
     ]
-    app = make_app(make_agent(tmp_path, []))
+    app = make_app(agent)
     async with app.run_test(size=SIZE) as pilot:
         await feed(app, events)
         lane = app.main.lane
@@ -71,13 +75,14 @@ async def test_j_k_space_c_and_o_on_cards(tmp_path: Path) -> None:
         await pilot.press("c")
         assert app.clipboard == "1\talpha\n2\tbeta"
         await pilot.press("o")  # no spill here: the key does nothing
+        assert app.screen is app.main
         await pilot.press("down", "o")
-        await wait_for(
-            pilot,
-            lambda: any(".agent-spill/run_shell-s.log" in n.message for n in app._notifications),
-            "the spill notice",
-        )
-        assert any("later issue" in n.message for n in app._notifications)
+        await wait_for(pilot, lambda: isinstance(app.screen, SpillBrowser), "the spill browser")
+        browser = app.screen
+        assert isinstance(browser, SpillBrowser)
+        assert browser.path == record.path  # the spill of that call, from line 1
+        assert browser.window is not None
+        assert browser.window.offset == 1
 
 
 @pytest.mark.parametrize(

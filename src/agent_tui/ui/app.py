@@ -121,9 +121,7 @@ class AgentApp(App[None]):
         session = self.session.session_id if self.session else None
         history = states_from_history(self.agent.messages)
         self.calls.adopt(history)
-        await self.main.chat.greet(
-            warnings, self.agent.messages, history, session, demo=self.demo
-        )
+        await self.main.chat.greet(warnings, self.agent.messages, history, session, demo=self.demo)
         await self.main.lane.replay(self.agent.messages, history)
         if not self.is_headless:  # a process of its own (tests share theirs)
             self.call_after_refresh(_quiet_gc)
@@ -334,9 +332,30 @@ class AgentApp(App[None]):
         await self.main.lane.clear()
 
     def action_open_spill(self, path: str = "") -> None:
-        """Open the spill browser (on ``path`` when given: a card's spill pointer)."""
-        where = f" The full output is in {path}." if path else ""
-        self.notify(f"The spill browser is being built.{where}", title="Spill")
+        """Open the spill browser: on ``path`` (a card's spill pointer) at line 1, or on the
+        newest spill. A path that is not an openable spill (outside the spill directory,
+        missing, not a spill, not indexed) is refused with a notice saying why."""
+        from agent_tui.core.budget.browse import SpillRefused, resolve_spill
+        from agent_tui.ui.screens.spill_browser import SpillBrowser
+
+        target = None
+        if path:
+            try:
+                target = resolve_spill(self.agent.spills, path)
+            except SpillRefused as refused:
+                self.notify(str(refused), title="Cannot open the spill", severity="error")
+                return
+        if isinstance(self.screen, SpillBrowser):
+            if target is not None:
+                self.screen.open_spill(target)
+            return
+        browser = SpillBrowser(
+            self.agent.spills,
+            lambda: self.agent.messages,
+            path=target,
+            cursor_blink=self.CURSOR_BLINK,
+        )
+        self.push_screen(browser)
 
     def action_mcp_panel(self) -> None:
         """Open the MCP panel: servers, their status and their tools (closes it when open)."""

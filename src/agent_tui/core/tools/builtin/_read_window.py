@@ -6,6 +6,14 @@ import codecs
 from dataclasses import dataclass, field
 
 
+def numbered_row(line: int, text: str, total: int) -> str:
+    """One row as read_file shows it: the number, a tab, the text (with a cut marker when
+    ``text`` is only the first characters of a line of ``total`` characters)."""
+    if total > len(text):
+        text += f" [… line cut: {total - len(text):,} more chars]"
+    return f"{line:>6}\t{text}"
+
+
 @dataclass
 class Rows:
     """Numbered rows of a window, capped in size; remembers which lines were cut."""
@@ -21,10 +29,7 @@ class Rows:
 
     def add(self, line: int, text: str, total: int) -> bool:
         """Add a row; False (and ``capped``) when it no longer fits."""
-        shown = text
-        if total > len(text):
-            shown += f" [… line cut: {total - len(text):,} more chars]"
-        row = f"{line:>6}\t{shown}"
+        row = numbered_row(line, text, total)
         if self.rows and self.chars + len(row) + 1 > self.cap:
             self.capped = True
             return False

@@ -124,6 +124,19 @@ def _scan(path: Path, where: str, inp: ReadFileInput, limit: int, stop: threadin
     return _View(window.out, total, window.segment, stamp=stamp, digest=hasher.hexdigest())
 
 
+def spill_rows(reader: SpillReader, offset: int, limit: int) -> Rows:
+    """The numbered rows ``read_file(path, offset, limit)`` returns for a spill file: lines
+    from ``offset``, at most ``limit`` (clipped to MAX_LINES) and MAX_WINDOW_CHARS in all, long
+    lines cut. The spill browser shows exactly these rows; only the window is read."""
+    rows = Rows(MAX_WINDOW_CHARS)
+    if offset > reader.lines:
+        return rows
+    for row in reader.rows(offset, min(limit, MAX_LINES), MAX_LINE_CHARS):
+        if not rows.add(row.line, row.text, row.chars):
+            break
+    return rows
+
+
 def _read_spill(reader: SpillReader, inp: ReadFileInput, limit: int) -> _View:
     """A window of a spill file through its index: never more than the window is read."""
     with reader:
@@ -135,9 +148,7 @@ def _read_spill(reader: SpillReader, inp: ReadFileInput, limit: int) -> _View:
             view.segment = (piece.text, piece.line_chars)
             view.rows.last = inp.offset
             return view
-        for row in reader.rows(inp.offset, limit, MAX_LINE_CHARS):
-            if not view.rows.add(row.line, row.text, row.chars):
-                break
+        view.rows = spill_rows(reader, inp.offset, limit)
         return view
 
 
@@ -148,9 +159,14 @@ def _read(path: Path, where: str, inp: ReadFileInput, limit: int, stop: threadin
     return _scan(path, where, inp, limit, stop)
 
 
-def _next(inp: ReadFileInput, **args: int) -> str:
-    parts = [f"path={json.dumps(inp.path)}", *(f"{k}={v}" for k, v in args.items())]
+def call_text(path: str, **args: int) -> str:
+    """A read_file call as the footers write it: ``read_file(path="…", offset=…)``."""
+    parts = [f"path={json.dumps(path)}", *(f"{k}={v}" for k, v in args.items())]
     return f"read_file({', '.join(parts)})"
+
+
+def _next(inp: ReadFileInput, **args: int) -> str:
+    return call_text(inp.path, **args)
 
 
 def _end(view: _View) -> str:
@@ -180,6 +196,12 @@ def _rows_footer(inp: ReadFileInput, view: _View) -> str:
             )
         cut += resume
     return f"[{span}{tail}{cut}]"
+
+
+def rows_footer(path: str, offset: int, rows: Rows, total: int, final_newline: bool) -> str:
+    """The footer read_file writes under the rows of a spill window (``spill_rows``)."""
+    view = _View(rows, total, final_newline=final_newline)
+    return _rows_footer(ReadFileInput(path=path, offset=offset), view)
 
 
 def _segment_footer(inp: ReadFileInput, view: _View, text: str, line_chars: int) -> str:

@@ -1,0 +1,121 @@
+"""The list of spill files, newest first: two lines per spill — the tool and call that made it
+and when; its size in lines and characters and whether a live message points to it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import tzinfo
+
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from agent_tui.core.budget.browse import SpillEntry
+
+DISPLAY_TZ: tzinfo | None = None
+"""The time zone spill times are shown in (None: the local one; tests pin it)."""
+
+
+def count(value: int) -> str:
+    """A compact count: 950, 12.3k, 4.5M, 1.1G."""
+    for unit, size in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if value >= size * 0.9995 and value >= 1000:
+            scaled = value / size
+            return f"{scaled:.1f}{unit}" if scaled < 100 else f"{scaled:.0f}{unit}"
+    return str(value)
+
+
+def size_text(value: int) -> str:
+    """Bytes as B / KB / MB / GB (decimal, like the benchmarks)."""
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if value >= size:
+            return f"{value / size:.1f} {unit}"
+    return f"{value} B"
+
+
+def when_text(entry: SpillEntry) -> str:
+    return entry.when.astimezone(DISPLAY_TZ).strftime("%b %d %H:%M:%S")
+
+
+def describe(entry: SpillEntry) -> Content:
+    """The two lines of one spill in the list: ``● tool call`` (● when a live message points
+    to it, ○ when none does), then when, lines and characters."""
+    mark = ("● ", "$text-success") if entry.referenced else ("○ ", "$text-muted")
+    head = Content.assemble(mark, (entry.tool, "bold"), "  ", (entry.call_id, "$text-secondary"))
+    if entry.lines is None or entry.chars is None:
+        size = Content.styled(f"{size_text(entry.bytes)} · no valid index", "$text-error")
+    else:
+        size = Content.styled(
+            f"{count(entry.lines)} lines · {count(entry.chars)} chars", "$text-muted"
+        )
+    details = Content.assemble(("  " + when_text(entry), "$text-muted"), ("  ·  ", "$text-muted"))
+    return Content("\n").join([head, details + size])
+
+
+class SpillList(OptionList):
+    """Spill entries; the highlighted one is the one the viewer shows."""
+
+    DEFAULT_CSS = """
+    SpillList {
+        height: 1fr;
+        border: none;
+        padding: 0;
+        background: $surface;
+        &:focus { border: none; }
+        & > .option-list--option { padding: 0 1; }
+    }
+    """
+
+    class Picked(Message):
+        """The highlight moved to ``entry`` (keys or mouse)."""
+
+        def __init__(self, entry: SpillEntry) -> None:
+            super().__init__()
+            self.entry = entry
+
+    class Entered(Message):
+        """Enter on ``entry``: look at it (focus the viewer)."""
+
+        def __init__(self, entry: SpillEntry) -> None:
+            super().__init__()
+            self.entry = entry
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.entries: list[SpillEntry] = []
+
+    def set_entries(self, entries: Sequence[SpillEntry], keep: str | None) -> None:
+        """Show ``entries``, keeping the highlight on the spill named ``keep`` when listed
+        (no ``Picked`` is posted for it) and the scroll position."""
+        scroll = self.scroll_y
+        self.entries = list(entries)
+        with self.prevent(OptionList.OptionHighlighted):
+            self.set_options(Option(describe(entry), id=entry.name) for entry in self.entries)
+            names = [entry.name for entry in self.entries]
+            if keep in names:
+                self.highlighted = names.index(keep)
+        self.scroll_to(y=scroll, animate=False)
+        if keep in names:
+            self.call_after_refresh(self.scroll_to_highlight)
+
+    def entry(self, name: str) -> SpillEntry | None:
+        return next((e for e in self.entries if e.name == name), None)
+
+    def select_name(self, name: str) -> None:
+        """Highlight the spill ``name`` without posting ``Picked``."""
+        names = [entry.name for entry in self.entries]
+        if name in names:
+            with self.prevent(OptionList.OptionHighlighted):
+                self.highlighted = names.index(name)
+            self.scroll_to_highlight()
+
+    def _on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        if 0 <= event.option_index < len(self.entries):
+            self.post_message(self.Picked(self.entries[event.option_index]))
+
+    def _on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if 0 <= event.option_index < len(self.entries):
+            self.post_message(self.Entered(self.entries[event.option_index]))

@@ -1,0 +1,302 @@
+"""The window of a spill: read_file's numbered rows, drawn line by line (the Line API), so a
+2,000-line window costs only the rows on screen.
+
+It holds one ``SpillWindow`` (at most read_file's 100,000 characters) and draws each row as
+``number │ text``: tabs expanded, control characters as visible symbols (a terminal never
+receives raw escapes from a spill), read_file's cut marker dimmed, every match of the search
+highlighted and the current one stronger; the marked line (a goto target or the line of the
+current match) spans the width. read_file's footer is the last row: what the model reads
+after the rows. Paging between windows belongs to the screen (its keys are here, routed to
+``screen.*`` actions); inside a window the keys scroll.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rich.cells import cell_len
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from agent_tui.core.budget.browse import SpillWindow
+
+TAB = 8
+_SPECIAL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_CUT = re.compile(r" \[… line cut: [\d,]+ more chars\]$")
+
+
+def _symbol(char: str) -> str:
+    code = ord(char)
+    if code < 0x20:
+        return chr(0x2400 + code)  # ␀ … ␟
+    if code == 0x7F:
+        return "␡"
+    return "�"  # C1 controls
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One row of text prepared for the screen."""
+
+    text: str
+    """What is drawn: tabs expanded, control characters replaced."""
+    starts: tuple[int, ...] | None
+    """Where each character of the original text starts in ``text`` (and its end), when
+    ``text`` is not the original character for character."""
+    controls: tuple[int, ...] = ()
+    """Positions in ``text`` of replaced control characters."""
+
+    def at(self, index: int) -> int:
+        if self.starts is None:
+            return index
+        return self.starts[min(index, len(self.starts) - 1)]
+
+
+def prepare(text: str) -> Shown:
+    """``text`` as drawn: tabs to the next multiple of 8 cells, control characters shown as
+    symbols. The common case (neither) keeps the string as it is."""
+    if not _SPECIAL.search(text):
+        return Shown(text, None)
+    parts: list[str] = []
+    starts: list[int] = []
+    controls: list[int] = []
+    column = position = 0
+    for char in text:
+        starts.append(position)
+        if char == "\t":
+            piece = " " * (TAB - column % TAB)
+            column += len(piece)
+        else:
+            if _SPECIAL.match(char):
+                piece = _symbol(char)
+                controls.append(position)
+            else:
+                piece = char
+            column += cell_len(piece)
+        parts.append(piece)
+        position += len(piece)
+    starts.append(position)
+    return Shown("".join(parts), tuple(starts), tuple(controls))
+
+
+@dataclass(frozen=True)
+class Row:
+    line: int
+    text: str
+    """The text read_file shows (without its cut marker)."""
+    body: Shown
+    cut_marker: str
+    """read_file's `` [… line cut: N more chars]`` when the line is cut, else empty."""
+
+
+def split_row(row: str) -> tuple[int, str, str]:
+    """(line, text, cut marker) of one of read_file's rows."""
+    number, _, text = row.partition("\t")
+    marker = _CUT.search(text)
+    if marker is None:
+        return int(number), text, ""
+    return int(number), text[: marker.start()], marker.group()
+
+
+@dataclass(frozen=True)
+class Highlight:
+    """The current search: its pattern over text and the current match (line, column, chars)."""
+
+    pattern: re.Pattern[str] | None = None
+    line: int = 0
+    column: int = 0
+    length: int = 0
+
+
+class SpillViewer(ScrollView, can_focus=True):
+    """The rows of one window, scrollable in both directions."""
+
+    COMPONENT_CLASSES = {
+        "spill-viewer--gutter",
+        "spill-viewer--marked",
+        "spill-viewer--match",
+        "spill-viewer--current",
+        "spill-viewer--cut",
+        "spill-viewer--control",
+        "spill-viewer--footer",
+    }
+
+    DEFAULT_CSS = """
+    SpillViewer {
+        height: 1fr;
+        background: $background;
+        scrollbar-size-vertical: 1;
+        scrollbar-size-horizontal: 1;
+        &:focus { background-tint: $foreground 3%; }
+        & > .spill-viewer--gutter { color: $text-muted; }
+        & > .spill-viewer--marked { background: $primary 25%; }
+        & > .spill-viewer--match { background: $warning 35%; }
+        & > .spill-viewer--current { background: $accent; color: $text; text-style: bold; }
+        & > .spill-viewer--cut { color: $text-warning; text-style: italic; }
+        & > .spill-viewer--control { color: $text-secondary; }
+        & > .spill-viewer--footer { color: $text-muted; text-style: italic; }
+    }
+    """
+
+    BINDINGS = [
+        Binding("pagedown", "screen.next_window", "Next", key_display="PgDn"),
+        Binding("pageup", "screen.previous_window", "Prev", key_display="PgUp"),
+        Binding("j", "scroll_down", show=False),
+        Binding("k", "scroll_up", show=False),
+        Binding("h", "scroll_left", show=False),
+        Binding("l", "scroll_right", show=False),
+        Binding("ctrl+d", "half_page(1)", show=False),
+        Binding("ctrl+u", "half_page(-1)", show=False),
+        Binding("space", "half_page(1)", show=False),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.window: SpillWindow | None = None
+        self.rows: list[Row] = []
+        self.marked: int | None = None
+        self.highlight = Highlight()
+        self._gutter = 6
+        self._cache: LRUCache[int, Strip] = LRUCache(512)
+
+    # -- content ---------------------------------------------------------------------------
+
+    def show(
+        self,
+        window: SpillWindow | None,
+        *,
+        marked: int | None = None,
+        highlight: Highlight | None = None,
+        at: int | str | None = None,
+    ) -> None:
+        """Show ``window``; ``at`` is a line to bring into view, ``"end"`` or None (the top)."""
+        self.window = window
+        self.rows = []
+        width = 0
+        if window is not None:
+            self._gutter = max(6, len(str(window.last)))
+            for raw in window.rows:
+                line, text, marker = split_row(raw)
+                row = Row(line, text, prepare(text), marker)
+                self.rows.append(row)
+                width = max(width, cell_len(row.body.text) + len(marker))
+            width = max(width, len(window.footer))
+        self.marked = marked
+        self.highlight = highlight or Highlight()
+        self._cache.clear()
+        self.virtual_size = Size(self._gutter + 3 + width, len(self.rows) + 1 if window else 0)
+        self.refresh()
+        self.call_after_refresh(self._bring_into_view, at)
+
+    def set_highlight(self, highlight: Highlight, marked: int | None) -> None:
+        self.highlight = highlight
+        self.marked = marked
+        self._cache.clear()
+        self.refresh()
+
+    def _bring_into_view(self, at: int | str | None) -> None:
+        if at == "end":
+            self.scroll_to(x=0, y=self.max_scroll_y, animate=False)
+            return
+        if not isinstance(at, int) or self.window is None:
+            self.scroll_to(x=0, y=0, animate=False)
+            return
+        index = self.window.row_index(at) or 0
+        self.bring_line(index)
+
+    def bring_line(self, index: int) -> None:
+        """Scroll so row ``index`` is in view (a third down the view), with the current match
+        in view horizontally."""
+        height = max(self.scrollable_content_region.height, 1)
+        y = self.scroll_y
+        if not y <= index < y + height:
+            y = max(0, index - height // 3)
+        x = 0
+        highlight = self.highlight
+        if self.rows and 0 <= index < len(self.rows) and highlight.line == self.rows[index].line:
+            body = self.rows[index].body
+            end = self._gutter + 3 + cell_len(body.text[: body.at(highlight.column)])
+            width = self.scrollable_content_region.width
+            if end + highlight.length > width:
+                x = end - width // 2
+        self.scroll_to(x=x, y=y, animate=False)
+
+    def line_at_top(self) -> int | None:
+        """The file line of the first row in view."""
+        if not self.rows:
+            return None
+        return self.rows[min(int(self.scroll_y), len(self.rows) - 1)].line
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cache.clear()
+
+    # -- drawing ---------------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        index = scroll_y + y
+        base = self.rich_style
+        width = self.size.width
+        if self.window is None or index > len(self.rows):
+            return Strip.blank(width, base)
+        strip = self._cache.get(index)
+        if strip is None:
+            strip = self._draw(index, base)
+            self._cache[index] = strip
+        marked = index < len(self.rows) and self.rows[index].line == self.marked
+        fill = base + self.get_component_rich_style("spill-viewer--marked") if marked else base
+        return strip.crop_extend(scroll_x, scroll_x + width, fill).apply_offsets(scroll_x, index)
+
+    def _style(self, name: str) -> Style:
+        """A component's style; for the text parts (not the highlights) without their
+        background, so a marked row's background shows through them. (Full styles, not
+        partial ones: those carry theme colours with alpha unblended.)"""
+        full = self.get_component_rich_style(f"spill-viewer--{name}")
+        if name in {"marked", "match", "current"}:
+            return full
+        return Style(color=full.color, bold=full.bold, italic=full.italic)
+
+    def _draw(self, index: int, base: Style) -> Strip:
+        assert self.window is not None
+        if index == len(self.rows):
+            text = Text(" " * (self._gutter + 3), no_wrap=True, end="")
+            text.append(self.window.footer, self._style("footer"))
+            text.stylize_before(base)
+            return Strip(text.render(self.app.console), text.cell_len)
+        row = self.rows[index]
+        body = row.body
+        line = Text(no_wrap=True, end="")
+        line.append(f"{row.line:>{self._gutter}} │ ", self._style("gutter"))
+        start = len(line)
+        line.append(body.text)
+        for at in body.controls:
+            line.stylize(self._style("control"), start + at, start + at + 1)
+        highlight = self.highlight
+        if highlight.pattern is not None:
+            for found in highlight.pattern.finditer(row.text):
+                a, b = body.at(found.start()), body.at(found.end())
+                line.stylize(self._style("match"), start + a, start + b)
+        if highlight.line == row.line and highlight.length:
+            a = body.at(highlight.column)
+            b = body.at(highlight.column + highlight.length)
+            if a < len(body.text):
+                line.stylize(self._style("current"), start + a, start + max(b, a + 1))
+        if row.cut_marker:
+            line.append(row.cut_marker, self._style("cut"))
+        if row.line == self.marked:
+            line.stylize_before(self._style("marked"))
+        line.stylize_before(base)
+        return Strip(line.render(self.app.console), line.cell_len)
+
+    # -- keys ------------------------------------------------------------------------------
+
+    def action_half_page(self, direction: int) -> None:
+        step = max(1, self.scrollable_content_region.height // 2)
+        self.scroll_to(y=self.scroll_y + direction * step, animate=False)

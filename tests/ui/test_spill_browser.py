@@ -1,0 +1,427 @@
+"""The spill browser as a user drives it: opened from a card, the palette key or a path;
+refused paths; paging, goto, end, search, copy and window size; live updates; deleting."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual import events
+from textual.pilot import Pilot
+
+from agent_tui.core.agent import Agent
+from agent_tui.core.budget import search as search_module
+from agent_tui.core.budget.index import index_path
+from agent_tui.core.budget.store import SpillRecord, SpillStore
+from agent_tui.core.events import SpillPointer, ToolResult, UserMessage
+from agent_tui.core.tools.base import ToolContext
+from agent_tui.core.transcript import Message, ToolCall
+from agent_tui.ui.screens.spill_browser import ConfirmDelete, SpillBrowser
+from agent_tui.ui.widgets.spills import SpillList, SpillViewer
+from agent_tui.ui.widgets.spills.spill_viewer import prepare, split_row
+from tests.core.budget.helpers import call_read
+
+from .helpers import SIZE, QuietApp, feed, make_agent, make_app, use, wait_for
+
+WHEN = datetime(2026, 1, 5, 14, 22, 33, tzinfo=UTC)
+
+
+def store_of(agent: Agent) -> SpillStore:
+    """The agent's spill directory, written without fsync (tests)."""
+    return SpillStore(agent.spills.root, agent.cwd, durable=False)
+
+
+def log_lines(count: int, start: int = 1) -> str:
+    return "".join(f"{n:6d} INFO step {n} done in {n % 97} ms\n" for n in range(start, count + 1))
+
+
+async def open_browser(pilot: Pilot[Any], path: str = "") -> SpillBrowser:
+    app = pilot.app
+    assert isinstance(app, QuietApp)
+    app.action_open_spill(path)
+    await wait_for(pilot, lambda: isinstance(app.screen, SpillBrowser), "the spill browser")
+    await pilot.pause()
+    assert isinstance(app.screen, SpillBrowser)
+    return app.screen
+
+
+def errors(app: QuietApp) -> list[str]:
+    return [n.message for n in app._notifications if n.severity == "error"]
+
+
+async def test_o_on_a_card_lands_on_that_calls_spill_at_line_1(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [])
+    store = store_of(agent)
+    mine = store.write(log_lines(5000), "run_shell", "s", WHEN)
+    store.write("newer\n", "grep", "g", datetime(2026, 1, 6, tzinfo=UTC))
+    pointer = SpillPointer(path=mine.shown, chars=mine.chars, lines=mine.lines)
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        await feed(
+            app,
+            [
+                UserMessage(text="go"),
+                use("s", "run_shell", command="make"),
+                ToolResult(id="s", name="run_shell", content="…", data={}, spill=pointer),
+            ],
+        )
+        assert app.main.lane.focus_lane()
+        await pilot.press("o")
+        await wait_for(pilot, lambda: isinstance(app.screen, SpillBrowser), "the browser")
+        browser = app.screen
+        assert isinstance(browser, SpillBrowser)
+        await pilot.pause()
+        assert browser.path == mine.path
+        window = browser.window
+        assert window is not None
+        assert (window.offset, window.last, window.total) == (1, 2000, 5000)
+        assert window.span == "lines 1–2,000 of 5,000"
+        assert window.call == f'read_file(path="{mine.shown}", offset=1)'
+        assert isinstance(app.focused, SpillViewer)
+        listed = browser.query_one(SpillList)
+        assert [e.tool for e in listed.entries] == ["grep", "run_shell"]  # newest first
+        assert listed.highlighted == 1  # … and the card's spill is the one highlighted
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is app.main, "the main screen again")
+
+
+async def test_ctrl_o_opens_the_newest_spill_or_says_there_are_none(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [])
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, SpillBrowser), "the browser")
+        browser = app.screen
+        assert isinstance(browser, SpillBrowser)
+        await pilot.pause()
+        assert browser.has_class("-empty")
+        assert browser.path is None
+        assert "Watching .agent-spill/" in browser.status.text
+        assert browser.check_action("next_window", ()) is None  # paging keys are disabled
+        await pilot.press("q")
+        await wait_for(pilot, lambda: app.screen is app.main, "the main screen again")
+        store = store_of(agent)
+        store.write("old\n", "run_shell", "a", datetime(2026, 1, 4, tzinfo=UTC))
+        newest = store.write("new\n", "grep", "b", WHEN)
+        browser = await open_browser(pilot)
+        assert browser.path == newest.path
+        assert not browser.has_class("-empty")
+        assert isinstance(app.focused, SpillList)
+
+
+REFUSED = [
+    ("../outside/20260105T142233Z-run_shell-c-abcd.txt", "outside the spill directory"),
+    ("/etc/hostname", "outside the spill directory"),
+    (".agent-spill/notes.txt", "is not a spill file"),
+    (".agent-spill/20260101T000000Z-run_shell-x-0000.txt", "does not exist"),
+    ("LINK", "through a symlink"),
+    ("NOINDEX", "no valid line index"),
+]
+
+
+async def test_a_pointer_that_is_not_an_openable_spill_is_refused(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [])
+    store = store_of(agent)
+    unindexed = store.write("x\n", "run_shell", "n", WHEN)
+    index_path(unindexed.path).unlink()
+    (store.root / "notes.txt").write_text("hello")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("do not show")
+    link = store.root / "20260105T142233Z-run_shell-l-beef.txt"
+    link.symlink_to(secret)
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        for path, says in REFUSED:
+            path = {"LINK": store.shown(link), "NOINDEX": unindexed.shown}.get(path, path)
+            app.clear_notifications()
+            app.action_open_spill(path)
+            await pilot.pause()
+            assert app.screen is app.main, path  # refused: nothing opens
+            (message,) = errors(app)
+            assert says in message
+            assert path in message
+
+
+async def test_paging_goto_end_and_window_size(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [])
+    record = store_of(agent).write(log_lines(5000), "run_shell", "p", WHEN)
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        browser = await open_browser(pilot, record.shown)
+
+        def span() -> tuple[int, int]:
+            assert browser.window is not None
+            return browser.window.offset, browser.window.last
+
+        await pilot.press("pagedown")
+        assert span() == (2001, 4000)
+        await pilot.press("pagedown")
+        assert span() == (4001, 5000)
+        await pilot.press("pagedown")  # at the end: stays, says so
+        assert span() == (4001, 5000)
+        assert "End of file" in browser.status.text
+        await pilot.press("pageup")
+        assert span() == (2001, 4000)
+        await pilot.press("g", *"1,234", "enter")
+        assert span() == (1, 2000) or span()[0] <= 1234 <= span()[1]
+        assert browser.marked == 1234
+        await pilot.press("g", *"4500", "enter")
+        assert span() == (4500, 5000)
+        assert browser.viewer.rows[0].text.strip().startswith("4500 INFO")
+        await pilot.press("g", *"99999", "enter")  # past the end: the last line
+        assert browser.marked == 5000
+        assert "past the end" in browser.status.text
+        await pilot.press("g", *"abc", "enter")
+        assert "Not a line number" in browser.status.text
+        await pilot.press("home")
+        await pilot.press("G")
+        assert span() == (3001, 5000)
+        await pilot.press("w", "ctrl+u", *"100", "enter")
+        assert span() == (3001, 3100)
+        assert browser.window is not None
+        assert browser.window.call == f'read_file(path="{record.shown}", offset=3001, limit=100)'
+        await pilot.press("G")
+        assert span() == (4901, 5000)
+        await pilot.press("pageup", "pageup")
+        assert span() == (4701, 4800)
+
+
+async def test_y_copies_exactly_what_read_file_returns(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [])
+    text = "".join(
+        f"{n}\t" + "é" * (n % 7) + "x" * (3000 if n % 500 == 0 else 1) + "\n"
+        for n in range(1, 3001)
+    )
+    record = store_of(agent).write(text, "run_shell", "y", WHEN)
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        browser = await open_browser(pilot, record.shown)
+        await pilot.press("pagedown")
+        assert browser.window is not None
+        offset = browser.window.offset
+        await pilot.press("y")
+        out = await call_read(ToolContext(cwd=tmp_path), path=record.shown, offset=offset)
+        assert app.clipboard == out.content
+        assert "line 1000 is cut" in out.content or "are cut" in out.content
+
+
+async def test_search_forward_backward_next_previous_and_wrap(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [])
+    text = (
+        log_lines(6000)
+        .replace("step 1500 done", "step 1500 Boom")
+        .replace("step 4500 done", "step 4500 Boom")
+    )
+    record = store_of(agent).write(text, "run_shell", "f", WHEN)
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        browser = await open_browser(pilot, record.shown)
+
+        async def searched() -> None:
+            await wait_for(pilot, lambda: not browser.searching, "the search")
+            await pilot.pause()
+
+        await pilot.press("slash", *"boom", "enter")  # smart case: finds "Boom"
+        await searched()
+        assert browser.hit is not None
+        assert browser.hit.line == 1500
+        assert browser.window is not None
+        assert browser.window.contains(1500)
+        assert browser.window.offset == 1  # already in the window: no jump
+        assert "Match at line 1,500, column 23" in browser.status.text
+        await pilot.press("n")
+        await searched()
+        assert browser.hit.line == 4500
+        assert browser.window.offset == 4500  # jumped to the window holding it
+        await pilot.press("n")
+        await searched()
+        assert browser.hit.line == 1500
+        assert browser.hit.wrapped
+        assert "wrapped to the top" in browser.status.text
+        await pilot.press("N")
+        await searched()
+        assert browser.hit.line == 4500
+        assert "wrapped to the bottom" in browser.status.text
+        await pilot.press("N")
+        await searched()
+        assert browser.hit.line == 1500
+        assert not browser.hit.wrapped
+        await pilot.press("question_mark", *"step 5999 ", "enter")  # backward from the view
+        await searched()
+        assert browser.hit.line == 5999
+        assert browser.hit.wrapped
+        await pilot.press("slash", *"Nowhere", "enter")
+        await searched()
+        assert "Not found: Nowhere" in browser.status.text
+
+
+async def burst(pilot: Pilot[Any], *keys: str) -> None:
+    """Keys arriving together, as a fast typist or a paste sends them (``pilot.press`` waits
+    for the app between keys)."""
+    driver = pilot.app._driver
+    assert driver is not None
+    for key in keys:
+        char = {"slash": "/", "enter": "\r"}.get(key, key)
+        event = events.Key(key, char)
+        event.set_sender(pilot.app)
+        driver.send_message(event)
+    await pilot.pause(0.2)
+
+
+async def test_keys_typed_right_after_a_prompt_opens_go_into_it(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [])
+    text = log_lines(3000).replace("step 2500 done", "step 2500 odd")
+    record = store_of(agent).write(text, "run_shell", "t", WHEN)
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        browser = await open_browser(pilot, record.shown)
+        await burst(pilot, "slash", *"odd", "enter")  # "d" must not reach the delete key
+        await wait_for(pilot, lambda: not browser.searching, "the search")
+        await burst(pilot, "g", *"12", "enter")
+        assert browser.search_text == "odd"
+        assert browser.hit is not None
+        assert browser.hit.line == 2500
+        assert browser.marked == 12
+        assert not isinstance(app.screen, ConfirmDelete)
+        assert errors(app) == []
+        assert isinstance(app.focused, SpillViewer)
+
+
+async def test_escape_cancels_a_running_search_and_progress_shows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent = make_agent(tmp_path, [])
+    record = store_of(agent).write(log_lines(20_000), "run_shell", "c", WHEN)
+    real_step = search_module._Scan._step
+
+    def slow_step(self: Any, size: int) -> None:
+        time.sleep(0.02)
+        real_step(self, size)
+
+    monkeypatch.setattr(search_module, "CHUNK_BYTES", 4096)
+    monkeypatch.setattr(search_module._Scan, "_step", slow_step)
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        browser = await open_browser(pilot, record.shown)
+        await pilot.press("slash", *"absent", "enter")
+        bar = browser.query_one("#status-progress")
+        await wait_for(pilot, lambda: (bar.progress or 0) > 0, "some progress")  # type: ignore[attr-defined]
+        assert browser.searching
+        assert browser.status.has_class("-searching")
+        await pilot.press("escape")
+        assert not browser.searching
+        assert browser.status.text == "Search cancelled."
+        assert isinstance(app.screen, SpillBrowser)  # Esc cancelled, it did not close
+        await pilot.pause(0.1)
+        assert browser.status.text == "Search cancelled."  # the late result is ignored
+
+
+async def test_new_spills_appear_live_and_removed_ones_go(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [])
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        browser = await open_browser(pilot)
+        assert browser.has_class("-empty")  # no .agent-spill directory yet
+        await asyncio.sleep(0.3)  # the watcher is on the cwd, waiting for the directory
+        store = store_of(agent)
+        first = await asyncio.to_thread(store.write, log_lines(10), "run_shell", "a", WHEN)
+        await wait_for(pilot, lambda: browser.path == first.path, "the first spill to show")
+        assert not browser.has_class("-empty")
+        second = await asyncio.to_thread(
+            store.write, "x\n", "grep", "b", datetime(2026, 1, 6, tzinfo=UTC)
+        )
+        await wait_for(
+            pilot, lambda: len(browser.query_one(SpillList).entries) == 2, "the second spill"
+        )
+        assert browser.path == first.path  # a new spill does not take the view away
+        assert browser.query_one(SpillList).entries[0].path == second.path
+        await asyncio.to_thread(store.remove, first.path)
+        await wait_for(pilot, lambda: browser.gone, "the deletion to be noticed")
+        assert [e.path for e in browser.query_one(SpillList).entries] == [second.path]
+        assert "deleted from disk" in browser.status.text
+        await pilot.press("G")  # reading a deleted spill: the error state says why
+        assert browser.has_class("-error")
+        assert browser.error is not None
+        assert "was deleted" in browser.error.what
+
+
+async def test_live_marks_follow_the_transcript(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [])
+    record = store_of(agent).write("x\n", "run_shell", "call_9", WHEN)
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        browser = await open_browser(pilot, record.shown)
+        assert not browser.query_one(SpillList).entries[0].referenced
+        call = ToolCall(id="call_9", name="run_shell", arguments="{}")
+        agent.messages.append(Message.tool(call, f"excerpt … saved in {record.shown}."))
+        await wait_for(
+            pilot, lambda: browser.query_one(SpillList).entries[0].referenced, "the live mark"
+        )
+
+
+async def test_delete_asks_and_is_refused_while_a_live_message_points_to_it(
+    tmp_path: Path,
+) -> None:
+    agent = make_agent(tmp_path, [])
+    store = store_of(agent)
+    kept = store.write("kept\n", "run_shell", "call_1", WHEN)
+    victim = store.write("bye\n", "grep", "call_2", datetime(2026, 1, 6, tzinfo=UTC))
+    call = ToolCall(id="call_1", name="run_shell", arguments="{}")
+    agent.messages.append(Message.tool(call, f"… saved in {kept.shown}."))
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        browser = await open_browser(pilot, kept.shown)
+        await pilot.press("d")
+        await pilot.pause()
+        assert isinstance(app.screen, SpillBrowser)  # refused without asking
+        (message,) = errors(app)
+        assert "the result of run_shell call_1" in message
+        assert kept.path.exists()
+        browser.open_spill(victim.path)
+        await pilot.press("d")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDelete), "the question")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.screen is browser, "the browser again")
+        assert victim.path.exists()
+        await pilot.press("d")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDelete), "the question")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not victim.path.exists(), "the deletion")
+        assert not index_path(victim.path).exists()
+        await pilot.pause()
+        assert [e.path for e in browser.query_one(SpillList).entries] == [kept.path]
+        assert browser.path == kept.path  # the next spill in the list is shown
+
+
+async def test_a_spill_without_index_in_the_list_shows_the_error_state(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [])
+    store = store_of(agent)
+    broken: SpillRecord = store.write("x\n", "run_shell", "b", WHEN)
+    index_path(broken.path).unlink()
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        browser = await open_browser(pilot)
+        assert browser.path == broken.path
+        assert browser.has_class("-error")
+        assert browser.error is not None
+        assert browser.error.kind == "not_indexed"
+        await pilot.press("G")  # nothing to page: the keys are disabled, nothing breaks
+        assert browser.has_class("-error")
+
+
+def test_rows_are_drawn_safely_and_matches_map_onto_them() -> None:
+    shown = prepare("a\tb\x1b[31mred\x07")
+    assert shown.text == "a       b␛[31mred␇"  # a tab to the next stop, escapes as symbols
+    assert shown.controls == (9, 17)
+    assert shown.at(2) == 8  # "b" is drawn after the tab's spaces
+    assert shown.at(len("a\tb\x1b[31mred\x07")) == len(shown.text)
+    wide = prepare("日本\tx")
+    assert wide.text == "日本    x"  # the tab counts cells, not characters
+    assert prepare("plain").starts is None
+    row = "  1234\tabc [… line cut: 1,998 more chars]"
+    assert split_row(row) == (1234, "abc", " [… line cut: 1,998 more chars]")
+    assert split_row("     7\tno cut") == (7, "no cut", "")
