@@ -4,13 +4,14 @@ The loop runs in the ``agent`` worker group; every core event arrives as one ``A
 message and is routed here to the widgets (attributes down). Asks from the executor queue at
 the ``ApprovalDesk``, which shows the permission prompt; a crash of the worker is shown in the
 chat and the app keeps running. Palette entries live in ``commands``, session and model
-switches in ``session_actions``.
+switches in ``session_actions``, quitting and the permission mode in ``control_actions``,
+opening the spill browser and the MCP panel in ``screen_actions``, and what mounting does in
+``startup``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import gc
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -35,14 +36,14 @@ from agent_tui.core.events import (
     UserMessage,
 )
 from agent_tui.core.events import SessionStart as SessionInfo
-from agent_tui.core.permissions import Approval, ApprovalRequest, Mode, PermissionPipeline
-from agent_tui.ui import commands
+from agent_tui.core.permissions import Approval, ApprovalRequest, Mode
+from agent_tui.ui import commands, control_actions, screen_actions, startup
 from agent_tui.ui.approvals import ApprovalDesk, describe_request
 from agent_tui.ui.events_bridge import AgentEvent, forward
 from agent_tui.ui.format import model_label, shorten_home
 from agent_tui.ui.screens.main import MainScreen
-from agent_tui.ui.themes import ThemeKeeper, install_themes
-from agent_tui.ui.tool_calls import CallBook, CallState, CallStatus, Clock, states_from_history
+from agent_tui.ui.themes import ThemeKeeper
+from agent_tui.ui.tool_calls import CallBook, CallState, CallStatus, Clock
 from agent_tui.ui.widgets.chat.tool_line import ToolLine
 from agent_tui.ui.widgets.lane.tool_card import ToolCard
 from agent_tui.ui.widgets.prompt_input import PromptInput
@@ -52,10 +53,6 @@ if TYPE_CHECKING:
     from agent_tui.ui.screens.approval import Ask
 
 ABANDONED = "the turn ended before this call finished"
-CLOSE_TIMEOUT = 5.0
-"""Seconds quitting waits for the agent to clean up before exiting anyway."""
-QUIT_WINDOW = 3.0
-"""A second Ctrl+C within this many seconds quits."""
 
 
 class AgentApp(App[None]):
@@ -95,7 +92,8 @@ class AgentApp(App[None]):
         )
         self._busy = False
         self._main: MainScreen | None = None
-        self._quit_armed_at: float | None = None
+        self.quit_armed_at: float | None = None
+        """When Ctrl+C was last pressed (``control_actions.ctrl_c``)."""
         self.theme_keeper: ThemeKeeper | None = None
         self.sub_title = f"{self.model} · offline demo" if demo else self.model
         agent.executor.asker = self.desk.ask
@@ -109,22 +107,12 @@ class AgentApp(App[None]):
         return self._main
 
     async def on_mount(self) -> None:
-        problems = self._install_themes()
+        problems = startup.install_app_themes(self)
         self._main = MainScreen(self.clock, cursor_blink=self.CURSOR_BLINK)
         await self.push_screen(self._main)
-        status = self.main.status
-        status.model, status.demo, status.cwd = self.model, self.demo, self.cwd_label
-        status.mode = self._mode_label()
-        status.input_tokens = self.agent.usage.input_tokens
-        status.output_tokens = self.agent.usage.output_tokens
-        warnings = [*(self.session.warnings if self.session else []), *problems]
-        session = self.session.session_id if self.session else None
-        history = states_from_history(self.agent.messages)
-        self.calls.adopt(history)
-        await self.main.chat.greet(warnings, self.agent.messages, history, session, demo=self.demo)
-        await self.main.lane.replay(self.agent.messages, history)
+        await startup.show_session(self, problems)
         if not self.is_headless:  # a process of its own (tests share theirs)
-            self.call_after_refresh(_quiet_gc)
+            self.call_after_refresh(startup.quiet_gc)
         self.main.status.follow_mcp(self.agent.tool_sources)
         self._start_tool_sources()
         if self.initial_prompt:
@@ -132,17 +120,8 @@ class AgentApp(App[None]):
 
     @work(group="tool-sources", exit_on_error=False, name="start-tool-sources")
     async def _start_tool_sources(self) -> None:
-        """Start connecting MCP servers at launch, in the background: the app and the built-in
-        tools are usable at once, and the first request waits only for servers still starting."""
-        for source in self.agent.tool_sources:
-            start = getattr(source, "start", None)
-            if start is not None:
-                await start()
-
-    def _install_themes(self) -> list[str]:
-        problems = install_themes(self, chosen=self.agent.settings.ui.theme)
-        self.theme_keeper = ThemeKeeper(self, self.agent.settings.ui)
-        return problems
+        """Start connecting MCP servers at launch, in the background (``startup``)."""
+        await startup.start_tool_sources(self.agent)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
@@ -279,45 +258,18 @@ class AgentApp(App[None]):
 
     async def action_quit(self) -> None:
         """Stop the turn, close the agent (spill cleanup, provider), then exit."""
-        if self.theme_keeper is not None:  # a theme picked a moment ago is kept
-            self.theme_keeper.save_now()
-        if self.busy:
-            self.agent.interrupt()
-        try:
-            await asyncio.wait_for(self.agent.close(), CLOSE_TIMEOUT)
-        except TimeoutError:
-            pass
-        self.exit()
+        await control_actions.quit_app(self)
 
     async def action_ctrl_c(self) -> None:
         """First press: interrupt the running turn and arm; a second press soon after quits."""
-        now = time.monotonic()
-        if self._quit_armed_at is not None and now - self._quit_armed_at <= QUIT_WINDOW:
-            await self.action_quit()
-            return
-        self._quit_armed_at = now
-        self.action_interrupt()
-        self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
-
-    def _mode_label(self) -> str:
-        mode = getattr(self.agent.policy, "mode", None)
-        return str(mode) if mode is not None else ""
+        await control_actions.ctrl_c(self)
 
     def action_cycle_mode(self) -> None:
-        """Next permission mode (default → accept-edits → plan → bypass); takes effect at
-        the next decision, also in the running turn."""
-        policy = self.agent.policy
-        if not isinstance(policy, PermissionPipeline):
-            self.notify("Permission modes are not available with this policy.")
-            return
-        self.set_mode(policy.mode.next())
+        """Next permission mode (default → accept-edits → plan → bypass)."""
+        control_actions.cycle_mode(self)
 
     def set_mode(self, mode: Mode) -> None:
-        policy = self.agent.policy
-        if isinstance(policy, PermissionPipeline):
-            policy.mode = mode
-            self.main.status.mode = mode.value
-            self.notify(f"Permission mode: {mode.value} — {mode.describe}")
+        control_actions.set_mode(self, mode)
 
     def action_interrupt(self) -> None:
         if self.busy:
@@ -333,38 +285,12 @@ class AgentApp(App[None]):
 
     def action_open_spill(self, path: str = "") -> None:
         """Open the spill browser: on ``path`` (a card's spill pointer) at line 1, or on the
-        newest spill. A path that is not an openable spill (outside the spill directory,
-        missing, not a spill, not indexed) is refused with a notice saying why."""
-        from agent_tui.core.budget.browse import SpillRefused, resolve_spill
-        from agent_tui.ui.screens.spill_browser import SpillBrowser
-
-        target = None
-        if path:
-            try:
-                target = resolve_spill(self.agent.spills, path)
-            except SpillRefused as refused:
-                self.notify(str(refused), title="Cannot open the spill", severity="error")
-                return
-        if isinstance(self.screen, SpillBrowser):
-            if target is not None:
-                self.screen.open_spill(target)
-            return
-        browser = SpillBrowser(
-            self.agent.spills,
-            lambda: self.agent.messages,
-            path=target,
-            cursor_blink=self.CURSOR_BLINK,
-        )
-        self.push_screen(browser)
+        newest spill (``screen_actions.open_spill``)."""
+        screen_actions.open_spill(self, path)
 
     def action_mcp_panel(self) -> None:
         """Open the MCP panel: servers, their status and their tools (closes it when open)."""
-        from agent_tui.ui.screens.mcp_panel import McpPanel
-
-        if isinstance(self.screen, McpPanel):
-            self.screen.dismiss(None)
-            return
-        self.push_screen(McpPanel.for_agent(self.agent))
+        screen_actions.mcp_panel(self)
 
     @work(group="sessions", exclusive=True, exit_on_error=False, name="list-sessions")
     async def pick_session(self) -> None:
@@ -382,12 +308,3 @@ class AgentApp(App[None]):
     def busy(self, value: bool) -> None:
         self._busy = value
         self.refresh_bindings()
-
-
-def _quiet_gc() -> None:
-    """Keep garbage-collector pauses short: what start-up built lives as long as the app, so it
-    is left out of every later collection (``gc.freeze``), and full collections — whose pause
-    grows with the number of live objects — run a fifth as often."""
-    gc.freeze()
-    young, middle, _ = gc.get_threshold()
-    gc.set_threshold(young, middle, 50)

@@ -10,13 +10,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 
 from agent_tui.ui.call_state import Clock
 from agent_tui.ui.widgets.chat.chat_view import ChatView
 from agent_tui.ui.widgets.lane.tool_lane import ToolLane
 from agent_tui.ui.widgets.prompt_input import PromptInput
 from agent_tui.ui.widgets.status_bar import StatusBar
+from agent_tui.ui.widgets.steady_footer import SteadyFooter
 
 NARROW_BELOW = 100
 
@@ -44,7 +45,7 @@ class MainScreen(Screen[None]):
             yield ToolLane(self.clock, id="lane")
         yield PromptInput(cursor_blink=self.cursor_blink, id="prompt")
         yield StatusBar(id="status")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self.prompt.focus()

@@ -33,7 +33,7 @@ from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets import Header, OptionList, Static
 
 from agent_tui.core.mcp.overview import McpOverview, ServerRow
 from agent_tui.ui.format import shorten_home
@@ -45,6 +45,7 @@ from agent_tui.ui.widgets.mcp.server_list import ServerList
 from agent_tui.ui.widgets.mcp.source import ManagerSource, PanelSource
 from agent_tui.ui.widgets.mcp.tool_summary import ToolSummary
 from agent_tui.ui.widgets.mcp.tool_table import ToolTable
+from agent_tui.ui.widgets.steady_footer import SteadyFooter
 
 log = logging.getLogger(__name__)
 COALESCE_SECONDS = 0.05
@@ -103,7 +104,7 @@ class McpPanel(Screen[None]):
         yield Static(id="cost")
         yield EmptyState(id="empty")
         yield ProblemsBlock(id="problems")
-        yield Footer()
+        yield SteadyFooter()
 
     # -- life cycle -------------------------------------------------------------------------
 

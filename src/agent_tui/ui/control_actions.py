@@ -1,0 +1,66 @@
+"""Keys around the turn: quitting (Ctrl+C twice, Ctrl+Q) and the permission mode (Shift+Tab,
+the palette)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING
+
+from agent_tui.core.permissions import Mode, PermissionPipeline
+
+if TYPE_CHECKING:
+    from agent_tui.ui.app import AgentApp
+
+CLOSE_TIMEOUT = 5.0
+"""Seconds quitting waits for the agent to clean up before exiting anyway."""
+QUIT_WINDOW = 3.0
+"""A second Ctrl+C within this many seconds quits."""
+
+
+async def quit_app(app: AgentApp) -> None:
+    """Stop the turn, close the agent (spill cleanup, provider), then exit."""
+    if app.theme_keeper is not None:  # a theme picked a moment ago is kept
+        app.theme_keeper.save_now()
+    if app.busy:
+        app.agent.interrupt()
+    try:
+        await asyncio.wait_for(app.agent.close(), CLOSE_TIMEOUT)
+    except TimeoutError:
+        pass
+    app.exit()
+
+
+async def ctrl_c(app: AgentApp) -> None:
+    """First press: interrupt the running turn and arm; a second press soon after quits."""
+    now = time.monotonic()
+    if app.quit_armed_at is not None and now - app.quit_armed_at <= QUIT_WINDOW:
+        await app.action_quit()
+        return
+    app.quit_armed_at = now
+    app.action_interrupt()
+    app.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
+
+
+def mode_label(app: AgentApp) -> str:
+    """The permission mode for the status bar ("" when the policy has none)."""
+    mode = getattr(app.agent.policy, "mode", None)
+    return str(mode) if mode is not None else ""
+
+
+def cycle_mode(app: AgentApp) -> None:
+    """Next permission mode (default → accept-edits → plan → bypass); takes effect at
+    the next decision, also in the running turn."""
+    policy = app.agent.policy
+    if not isinstance(policy, PermissionPipeline):
+        app.notify("Permission modes are not available with this policy.")
+        return
+    app.set_mode(policy.mode.next())
+
+
+def set_mode(app: AgentApp, mode: Mode) -> None:
+    policy = app.agent.policy
+    if isinstance(policy, PermissionPipeline):
+        policy.mode = mode
+        app.main.status.mode = mode.value
+        app.notify(f"Permission mode: {mode.value} — {mode.describe}")
