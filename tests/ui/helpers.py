@@ -18,6 +18,7 @@ from agent_tui.core.tools.builtin import default_registry
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.events_bridge import AgentEvent
 from agent_tui.ui.screens.approval import ApprovalScreen
+from agent_tui.ui.screens.spill_browser import SpillBrowser
 
 SIZE = (120, 36)
 DEADLINE = 10.0
@@ -96,3 +97,14 @@ async def feed(app: AgentApp, events: list[Event], *, settle: bool = True) -> No
 
 def use(call_id: str, name: str, **input: Any) -> ToolUse:
     return ToolUse(id=call_id, name=name, input=input, raw_arguments="")
+
+
+async def open_browser(pilot: Pilot[Any], path: str = "") -> SpillBrowser:
+    """Open the spill browser as ``o`` on a card (``path``) or Ctrl+O (no path) does."""
+    app = pilot.app
+    assert isinstance(app, AgentApp)
+    app.action_open_spill(path)
+    await wait_for(pilot, lambda: isinstance(app.screen, SpillBrowser), "the spill browser")
+    await pilot.pause()
+    assert isinstance(app.screen, SpillBrowser)
+    return app.screen

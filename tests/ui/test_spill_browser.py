@@ -25,7 +25,7 @@ from agent_tui.ui.widgets.spills import SpillList, SpillViewer
 from agent_tui.ui.widgets.spills.spill_viewer import prepare, split_row
 from tests.core.budget.helpers import call_read
 
-from .helpers import SIZE, QuietApp, feed, make_agent, make_app, use, wait_for
+from .helpers import SIZE, QuietApp, feed, make_agent, make_app, open_browser, use, wait_for
 
 WHEN = datetime(2026, 1, 5, 14, 22, 33, tzinfo=UTC)
 
@@ -37,16 +37,6 @@ def store_of(agent: Agent) -> SpillStore:
 
 def log_lines(count: int, start: int = 1) -> str:
     return "".join(f"{n:6d} INFO step {n} done in {n % 97} ms\n" for n in range(start, count + 1))
-
-
-async def open_browser(pilot: Pilot[Any], path: str = "") -> SpillBrowser:
-    app = pilot.app
-    assert isinstance(app, QuietApp)
-    app.action_open_spill(path)
-    await wait_for(pilot, lambda: isinstance(app.screen, SpillBrowser), "the spill browser")
-    await pilot.pause()
-    assert isinstance(app.screen, SpillBrowser)
-    return app.screen
 
 
 def errors(app: QuietApp) -> list[str]:

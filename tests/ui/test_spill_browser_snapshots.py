@@ -18,10 +18,9 @@ from agent_tui.core.budget import store as store_module
 from agent_tui.core.budget.index import index_path
 from agent_tui.core.budget.store import SpillRecord, SpillStore
 from agent_tui.core.transcript import Message, ToolCall
-from agent_tui.ui.screens.spill_browser import SpillBrowser
 from agent_tui.ui.widgets.spills import spill_list
 
-from .helpers import QuietApp, make_agent, make_app, wait_for
+from .helpers import make_agent, make_app, open_browser, wait_for
 
 SnapCompare = Callable[..., bool]
 SIZE = (130, 36)
@@ -65,16 +64,6 @@ def spills(agent: Agent) -> tuple[SpillRecord, SpillRecord]:
     return log, grep
 
 
-async def open_on(pilot: Pilot[Any], path: str = "") -> SpillBrowser:
-    app = pilot.app
-    assert isinstance(app, QuietApp)
-    app.action_open_spill(path)
-    await wait_for(pilot, lambda: isinstance(app.screen, SpillBrowser), "the browser")
-    await pilot.pause()
-    assert isinstance(app.screen, SpillBrowser)
-    return app.screen
-
-
 @pytest.mark.parametrize("theme", ["agent-dark", "agent-light"])
 def test_browser_with_a_search_match(snap_compare: SnapCompare, tmp_path: Path, theme: str) -> None:
     agent = make_agent(tmp_path, [])
@@ -82,7 +71,7 @@ def test_browser_with_a_search_match(snap_compare: SnapCompare, tmp_path: Path, 
 
     async def run_before(pilot: Pilot[Any]) -> None:
         pilot.app.theme = theme
-        browser = await open_on(pilot, log.shown)
+        browser = await open_browser(pilot, log.shown)
         await pilot.press("w", "ctrl+u", *"120", "enter")
         await pilot.press("slash", *"expected 200", "enter")
         await wait_for(pilot, lambda: not browser.searching, "the search")
@@ -93,7 +82,7 @@ def test_browser_with_a_search_match(snap_compare: SnapCompare, tmp_path: Path, 
 
 def test_browser_with_no_spills_yet(snap_compare: SnapCompare, tmp_path: Path) -> None:
     async def run_before(pilot: Pilot[Any]) -> None:
-        await open_on(pilot)
+        await open_browser(pilot)
 
     app = make_app(make_agent(tmp_path, []))
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
@@ -105,7 +94,7 @@ def test_browser_on_a_spill_it_cannot_show(snap_compare: SnapCompare, tmp_path: 
     index_path(grep.path).unlink()
 
     async def run_before(pilot: Pilot[Any]) -> None:
-        browser = await open_on(pilot)
+        browser = await open_browser(pilot)
         assert browser.error is not None
 
     assert snap_compare(make_app(agent), terminal_size=SIZE, run_before=run_before)
