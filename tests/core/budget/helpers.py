@@ -50,7 +50,8 @@ async def read_back(ctx: ToolContext, path: str, limit: int = 2000) -> str:
         if "end of file" in footer:
             break
         offset = out.data["last"] + 1
-        assert f"offset={offset})" in footer, footer
+        more = f", limit={limit}" if limit != 2000 else ""
+        assert f"offset={offset}{more})" in footer, footer  # the same window size on
     text = "\n".join(lines)
     return text + "\n" if out.data.get("final_newline") else text
 

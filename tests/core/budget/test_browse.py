@@ -224,9 +224,10 @@ async def test_every_window_is_what_read_file_returns(
         assert window.call.startswith(f'read_file(path="{record.shown}", offset={offset}')
         assert window.span == f"lines {offset:,}–{window.last:,} of {total:,}"
         if not window.at_end:  # PgDn goes on where read_file's footer says
-            assert f'next: read_file(path="{record.shown}", offset={window.last + 1})' in (
-                window.footer
-            )
+            size = min(limit, read_file.MAX_LINES)
+            more = f", limit={size}" if size != read_file.MAX_LINES else ""
+            following = f'read_file(path="{record.shown}", offset={window.last + 1}{more})'
+            assert f"next: {following}" in window.footer
         with open_reader(record.path, record.shown) as reader:
             end_line = data.draw(st.integers(1, total))
             start = window_ending_at(reader, end_line, min(limit, read_file.MAX_LINES))

@@ -75,7 +75,8 @@ def test_a_2mb_shell_output_is_spilled_excerpted_and_read_back(workspace: Path) 
     assert rows[:5] == [f"{n:>6}\trow {n - 1}: id={(n - 1) * 7} name=user_{n - 1} status=active"
                         for n in range(20_000, 20_005)]  # fmt: skip
     assert rows[5] == (
-        f'[lines 20000-20004 of {ROWS + 1} — next: read_file(path="{spill.path}", offset=20005)]'
+        f"[lines 20000-20004 of {ROWS + 1} — next: "
+        f'read_file(path="{spill.path}", offset=20005, limit=5)]'
     )
     assert page.spill is None
 

@@ -59,8 +59,8 @@ async def test_offset_and_limit_select_a_window(read, tmp_path: Path) -> None:
     out = await read(path="a.txt", offset=10, limit=3)
     assert out.content.split("\n") == [
         *numbered(10, ["10", "11", "12"]),
-        '[lines 10-12 of 100 — next: read_file(path="a.txt", offset=13)]',
-    ]
+        '[lines 10-12 of 100 — next: read_file(path="a.txt", offset=13, limit=3)]',
+    ]  # the next call keeps the window size the model chose
 
 
 async def test_limit_is_clamped_to_the_maximum(read, tmp_path: Path) -> None:

@@ -322,7 +322,7 @@ def window_of(reader: SpillReader, shown: str, offset: int, limit: int) -> Spill
         capped=rows.capped,
         cut=tuple(rows.cut),
         final_newline=final_newline,
-        footer=read_file.rows_footer(shown, offset, rows, total, final_newline),
+        footer=read_file.rows_footer(shown, offset, rows, total, final_newline, limit),
     )
 
 

@@ -178,7 +178,10 @@ def _rows_footer(inp: ReadFileInput, view: _View) -> str:
     span = f"lines {inp.offset}-{rows.last} of {total}"
     if rows.last < total:
         capped = f" (output capped at {MAX_WINDOW_CHARS:,} chars)" if rows.capped else ""
-        tail = f"{capped} — next: {_next(inp, offset=rows.last + 1)}"
+        # The limit the model chose carries on (the default is left out, as in the call).
+        keep = min(inp.limit, MAX_LINES)
+        more = {"limit": keep} if keep != MAX_LINES else {}
+        tail = f"{capped} — next: {_next(inp, offset=rows.last + 1, **more)}"
     else:
         tail = f" — {_end(view)}"
     cut = ""
@@ -198,10 +201,12 @@ def _rows_footer(inp: ReadFileInput, view: _View) -> str:
     return f"[{span}{tail}{cut}]"
 
 
-def rows_footer(path: str, offset: int, rows: Rows, total: int, final_newline: bool) -> str:
+def rows_footer(
+    path: str, offset: int, rows: Rows, total: int, final_newline: bool, limit: int = MAX_LINES
+) -> str:
     """The footer read_file writes under the rows of a spill window (``spill_rows``)."""
     view = _View(rows, total, final_newline=final_newline)
-    return _rows_footer(ReadFileInput(path=path, offset=offset), view)
+    return _rows_footer(ReadFileInput(path=path, offset=offset, limit=limit), view)
 
 
 def _segment_footer(inp: ReadFileInput, view: _View, text: str, line_chars: int) -> str:
