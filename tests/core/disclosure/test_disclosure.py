@@ -7,6 +7,7 @@ import time
 import pytest
 
 from agent_tui.core.disclosure import Disclosure, DisclosureSettings
+from agent_tui.core.disclosure.state import CATALOG_CHARS, server_of
 from tests.core.disclosure.catalog import RETRIEVAL, catalog_tools, registry_with
 
 
@@ -114,3 +115,19 @@ def test_search_over_1000_tools_is_fast() -> None:
         index.search(query, 5)
     per_query = (time.perf_counter() - started) / len(RETRIEVAL)
     assert per_query < 0.25  # generous: the figure itself is in benchmarks/README.md
+
+
+def test_the_catalog_stays_bounded_with_thousands_of_tools() -> None:
+    huge = Disclosure(registry_with(catalog_tools(extra=3000)))
+    catalog = huge.catalog()
+    assert len(catalog) <= CATALOG_CHARS + 200
+    assert f"Deferred tools ({len(huge.deferred())})" in catalog
+    servers = {server_of(t.name) for t in huge.deferred()}
+    for server in servers:  # every server is still named, with a way to its tools
+        assert f"mcp__{server}__*:" in catalog
+    collapsed = [line for line in catalog.splitlines() if "not listed" in line]
+    assert collapsed
+    assert 'search_tool(query="' in collapsed[0]
+    # and a collapsed server's tools are still found
+    name = collapsed[0].split("__")[1]
+    assert huge.search(f"{name}:", limit=3)

@@ -30,6 +30,9 @@ from agent_tui.core.tools.registry import ToolRegistry, tool_schema
 Protocol = Literal["free-text", "strict"]
 PROXIES = frozenset({SEARCH_TOOL, RUN_TOOL})
 CATALOG_SUMMARIES = 60  # up to this many deferred tools get a one-line summary in the catalog
+CATALOG_CHARS = 24_000
+"""The most the by-server catalog may take (~6k tokens): past it the servers with the most
+tools are named with their tool count only, and the model browses them with search_tool."""
 
 
 def server_of(name: str) -> str:
@@ -41,6 +44,24 @@ def server_of(name: str) -> str:
 def _summary(description: str, width: int = 80) -> str:
     line = " ".join(description.strip().split("\n", 1)[0].split())
     return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _server_lines(by_server: dict[str, list[str]]) -> list[str]:
+    """A line per server naming its deferred tools; within ``CATALOG_CHARS`` by listing only
+    the tool count of the biggest servers (a catalog that grows with every tool would eat the
+    context disclosure saves)."""
+    full = {s: f"- mcp__{s}__*: {', '.join(names)}" for s, names in by_server.items()}
+    total = sum(len(line) + 1 for line in full.values())
+    short: dict[str, str] = {}
+    for server in sorted(by_server, key=lambda s: (-len(full[s]), s)):
+        if total <= CATALOG_CHARS:
+            break
+        short[server] = (
+            f"- mcp__{server}__*: {len(by_server[server])} tools, not listed — find them with "
+            f'search_tool(query="{server}: what to do")'
+        )
+        total -= len(full[server]) - len(short[server])
+    return [short.get(s, line) for s, line in full.items()]
 
 
 class Disclosure:
@@ -129,7 +150,7 @@ class Disclosure:
             by_server: dict[str, list[str]] = {}
             for t in deferred:
                 by_server.setdefault(server_of(t.name), []).append(t.name.rsplit("__", 1)[-1])
-            lines = [f"- mcp__{s}__*: {', '.join(names)}" for s, names in by_server.items()]
+            lines = _server_lines(by_server)
         return f"Deferred tools ({len(deferred)}):\n" + "\n".join(lines)
 
     # -- the array of one request -------------------------------------------------------------
