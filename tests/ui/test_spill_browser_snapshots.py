@@ -98,3 +98,15 @@ def test_browser_on_a_spill_it_cannot_show(snap_compare: SnapCompare, tmp_path: 
         assert browser.error is not None
 
     assert snap_compare(make_app(agent), terminal_size=SIZE, run_before=run_before)
+
+
+def test_browser_on_a_small_terminal(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    """80×24: the list narrows to a fixed width so the viewer keeps most of the screen."""
+    agent = make_agent(tmp_path, [])
+    log, _ = spills(agent)
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        browser = await open_browser(pilot, log.shown)
+        assert browser.has_class("-narrow")
+
+    assert snap_compare(make_app(agent), terminal_size=(80, 24), run_before=run_before)

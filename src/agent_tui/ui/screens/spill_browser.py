@@ -59,12 +59,15 @@ from agent_tui.ui.widgets.steady_footer import SteadyFooter
 
 __all__ = ["ConfirmDelete", "SpillBrowser"]  # ConfirmDelete: still importable from here
 
+NARROW_BELOW = 110
+"""Terminal columns under which the list gets a fixed narrow width (the viewer keeps the rest)."""
 MESSAGES_POLL_SECONDS = 1.0
 """How often the "a live message points to it" marks are checked against the transcript."""
 
 
 class SpillBrowser(Screen[None]):
     AUTO_FOCUS = None  # on_mount focuses the viewer (opened on a spill) or the list
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_BELOW, "-wide")]
     DEFAULT_CSS = """
     SpillBrowser {
         & #spill-body { height: 1fr; }
@@ -76,6 +79,7 @@ class SpillBrowser(Screen[None]):
         & #spill-filter { margin: 0 1; }
         & #spill-summary { height: auto; padding: 0 1; color: $text-muted; }
         & #spill-main { width: 1fr; }
+        &.-narrow #spill-side { width: 28; min-width: 0; }
         & SpillNotice { display: none; }
         &.-empty SpillNotice, &.-error SpillNotice { display: block; }
         &.-empty SpillViewer, &.-error SpillViewer { display: none; }
