@@ -41,10 +41,12 @@ from agent_tui.core.budget.search import Hit, Matcher
 from agent_tui.core.budget.store import SpillStore
 from agent_tui.core.tools.builtin import read_file
 from agent_tui.core.transcript import Message
-from agent_tui.ui.screens import spill_deletion, spill_listing, spill_paging
 from agent_tui.ui.screens.confirm_delete import ConfirmDelete
-from agent_tui.ui.screens.spill_search import SpillSearch
-from agent_tui.ui.screens.spill_watch import follow_spill_directory
+from agent_tui.ui.spills import deletion as spill_deletion
+from agent_tui.ui.spills import listing as spill_listing
+from agent_tui.ui.spills import paging as spill_paging
+from agent_tui.ui.spills.search import SpillSearch
+from agent_tui.ui.spills.watch import follow_spill_directory
 from agent_tui.ui.widgets.spills import (
     LinePrompt,
     SearchStatus,

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_tui.core.budget.browse import SpillRefused, delete_spill, list_spills, live_references
-from agent_tui.ui.screens import spill_listing
 from agent_tui.ui.screens.confirm_delete import ConfirmDelete
+from agent_tui.ui.spills import listing as spill_listing
 
 if TYPE_CHECKING:
     from agent_tui.ui.screens.spill_browser import SpillBrowser
