@@ -255,7 +255,7 @@ async def burst(pilot: Pilot[Any], *keys: str) -> None:
     driver = pilot.app._driver
     assert driver is not None
     for key in keys:
-        char = {"slash": "/", "enter": "\r"}.get(key, key)
+        char = {"slash": "/", "enter": "\r", "escape": "\x1b"}.get(key, key)
         event = events.Key(key, char)
         event.set_sender(pilot.app)
         driver.send_message(event)
@@ -421,3 +421,36 @@ def test_rows_are_drawn_safely_and_matches_map_onto_them() -> None:
     row = "  1234\tabc [… line cut: 1,998 more chars]"
     assert split_row(row) == (1234, "abc", " [… line cut: 1,998 more chars]")
     assert split_row("     7\tno cut") == (7, "no cut", "")
+
+
+async def test_keys_pasted_after_enter_act_on_the_browser_not_the_answer(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [])
+    text = log_lines(3000).replace("step 2500 done", "step 2500 odd")
+    record = store_of(agent).write(text, "run_shell", "t", WHEN)
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        browser = await open_browser(pilot, record.shown)
+        await burst(pilot, "slash", *"odd", "enter", "g", *"12", "enter")
+        await wait_for(
+            pilot,
+            lambda: not browser.prompt.is_open and not browser.searching and browser.hit,
+            "the search and the goto",
+        )
+        assert browser.search_text == "odd"  # "g12" did not join the query
+        assert browser.hit is not None
+        assert browser.hit.line == 2500
+        await wait_for(pilot, lambda: browser.marked == 12, "the goto typed after Enter")
+        assert errors(app) == []
+
+
+async def test_keys_pasted_after_esc_act_on_the_browser(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [])
+    record = store_of(agent).write(log_lines(3000), "run_shell", "t", WHEN)
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        browser = await open_browser(pilot, record.shown)
+        await burst(pilot, "slash", *"step", "escape", "G")
+        await wait_for(pilot, lambda: browser.window is not None and browser.window.at_end, "G")
+        assert not browser.prompt.is_open
+        assert browser.search_text is None  # dismissed: nothing searched
+        assert errors(app) == []

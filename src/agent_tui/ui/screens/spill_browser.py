@@ -144,6 +144,8 @@ class SpillBrowser(Screen[None]):
         self.backward = False
         self.hit: Hit | None = None
         self.marked: int | None = None
+        self.moves = 0
+        """How many times the user moved (paged, went to a line or the end) in this spill."""
         self.searcher = SpillSearch(self)
         self._messages_seen = -1
         self._window_keys = (False, False)

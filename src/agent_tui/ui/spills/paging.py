@@ -1,6 +1,7 @@
 """Moving through a spill in the spill browser: PgDn / PgUp the next / previous window (PgDn
 continues where read_file's footer says), ``g`` a line, ``G`` the end, ``w`` the window size.
-Each reads one window through the spill's line index (``SpillBrowser._load``)."""
+Each reads one window through the spill's line index (``SpillBrowser._load``) and counts as a
+move (``SpillBrowser.moves``): a search that ends after the user moved does not jump away."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ def next_window(browser: SpillBrowser) -> None:
         browser._say(f"End of file: line {window.total:,} is the last.", "warning")
         return
     browser.marked = None
+    browser.moves += 1
     if browser._load(window.last + 1):
         browser._say(f"{browser.window.span if browser.window else ''}")
 
@@ -39,6 +41,7 @@ def previous_window(browser: SpillBrowser) -> None:
         browser._fail(refused)
         return
     browser.marked = None
+    browser.moves += 1
     if browser._load(offset, at="end"):
         browser._say(f"{browser.window.span if browser.window else ''}")
 
@@ -47,6 +50,7 @@ def end(browser: SpillBrowser) -> None:
     if browser._ready() is None:
         return
     browser.marked = None
+    browser.moves += 1
     if browser._load(1, at="end", end=True) and browser.window is not None:
         browser._say(f"End of file: {browser.window.span}.")
 
@@ -64,6 +68,7 @@ def go_to_line(browser: SpillBrowser, line: int) -> None:
         note, line = f" (line {line:,} is past the end)", total
     line = max(line, 1)
     browser.marked = line
+    browser.moves += 1
     if window.contains(line):
         browser.viewer.set_highlight(browser._highlight(), line)
         browser.viewer.bring_line(line - window.offset)

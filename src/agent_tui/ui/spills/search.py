@@ -35,6 +35,8 @@ class SpillSearch:
         self._cancel: threading.Event | None = None
         self._progress = (0, 0)
         self._timer: Timer | None = None
+        self._moves = 0
+        """``browser.moves`` when the running search started."""
 
     def start_timer(self) -> None:
         """Create the (paused) timer that shows a running search's progress (on mount)."""
@@ -97,6 +99,7 @@ class SpillSearch:
         cancel = threading.Event()
         self._cancel = cancel
         self._progress = (0, 0)
+        self._moves = browser.moves
         browser.status.searching(query, backward)
         self._progress_timer.resume()
         path, shown = browser.path, browser._shown()
@@ -171,6 +174,14 @@ class SpillSearch:
             browser._say("Search cancelled.", "warning")
         elif result is None:
             browser._say(f"Not found: {query}", "error")
+        elif isinstance(result, Hit) and browser.moves != self._moves:
+            # The user moved while it ran (keys typed after Enter): the move wins.
+            browser.hit = result
+            browser._say(
+                f"Match at line {result.line:,}, not shown: you moved meanwhile "
+                f"(g {result.line} goes there, n to the next one).",
+                "warning",
+            )
         elif isinstance(result, Hit):
             self._show_hit(result, backward)
 

@@ -3,13 +3,55 @@
 
 from __future__ import annotations
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Static
+
+
+class PromptField(Input):
+    """The prompt's input. Keys that reach it after Enter or Esc — a paste, or typing faster
+    than the app handles the answer — are held and sent on once the prompt has closed, so
+    they act on the browser as if typed after it closed (``/odd⏎g12⏎`` searches, then goes
+    to line 12), never appended to the answer.
+
+    Enter and Esc act through bindings, which Textual checks when the key has bubbled up to
+    the app — after this input has taken the keys queued behind them. So the input marks
+    itself answered as soon as it sees Enter or Esc, and holds what follows."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, compact=True)
+        self.answered = False
+        """Enter or Esc was pressed: the prompt is closing."""
+        self._held: list[events.Key] = []
+
+    async def _on_key(self, event: events.Key) -> None:
+        prompt = self.parent
+        closed = isinstance(prompt, LinePrompt) and not prompt.is_open
+        if self.answered or closed:
+            event.stop()
+            event.prevent_default()  # not typed here (Input's own handler is skipped)
+            self._held.append(event)
+            if closed and not self.answered:
+                self.release()
+        elif event.key in ("enter", "escape"):
+            self.answered = True  # the binding runs once the key reaches the app
+
+    def open(self) -> None:
+        self.answered = False
+        self._held.clear()
+
+    def release(self) -> None:
+        """Send the held keys on to the app (the prompt has closed), in their order."""
+        self.answered = False
+        held, self._held = self._held, []
+        for key in held:
+            again = events.Key(key.key, key.character)
+            again.set_sender(self.app)  # as from the terminal: it bubbles back up to the app
+            self.app.post_message(again)
 
 
 class LinePrompt(Horizontal):
@@ -42,7 +84,7 @@ class LinePrompt(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Static(id="prompt-label", markup=False)
-        yield Input(id="prompt-input", compact=True)
+        yield PromptField(id="prompt-input")
 
     def on_mount(self) -> None:
         self.query_one(Input).cursor_blink = self.cursor_blink
@@ -59,7 +101,8 @@ class LinePrompt(Horizontal):
         self.kind = kind
         self._back_to = back_to
         self.query_one("#prompt-label", Static).update(label)
-        field = self.query_one(Input)
+        field = self.query_one(PromptField)
+        field.open()
         field.value = value
         field.placeholder = placeholder
         self.add_class("-open")
@@ -74,6 +117,7 @@ class LinePrompt(Horizontal):
     def action_dismiss(self) -> None:
         self.close()
         self.post_message(self.Answered("", ""))
+        self.query_one(PromptField).release()
 
     @on(Input.Submitted, "#prompt-input")
     def _submitted(self, event: Input.Submitted) -> None:
@@ -81,3 +125,4 @@ class LinePrompt(Horizontal):
         kind = self.kind
         self.close()
         self.post_message(self.Answered(kind, event.value))
+        self.query_one(PromptField).release()  # after the answer: keys typed after Enter
