@@ -16,6 +16,7 @@ returns the problems next to the settings so every front end can show them.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -178,6 +179,35 @@ def read_json_object(path: Path) -> tuple[dict[str, Any] | None, str, str | None
             ),
         )
     return raw, text, None
+
+
+class SettingsFileError(ValueError):
+    """A settings file that cannot be changed safely (unreadable, or not a JSON object): it is
+    left as it is. ``problem`` says why, without the file name."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        super().__init__(f"{path} {problem}")
+        self.path = path
+        self.problem = problem
+
+
+def update_json_object(path: Path, change: Callable[[dict[str, Any]], bool]) -> bool:
+    """Change one settings file in place: read it (missing: ``{}``), let ``change`` edit the
+    object and say whether it changed anything, then write it back atomically with every other
+    key kept. Returns True when the file was written. A file that cannot be read or is not a
+    JSON object is never overwritten (``SettingsFileError``); a failed write raises
+    ``OSError`` and leaves the old file. Blocking."""
+    # Imported here: importing the tools package loads every built-in tool.
+    from agent_tui.core.tools.builtin.atomic import atomic_write
+
+    data, _, problem = read_json_object(path)
+    if problem is not None:
+        raise SettingsFileError(path, problem)
+    data = dict(data or {})
+    if not change(data):
+        return False
+    atomic_write(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    return True
 
 
 def _read_file(path: Path, problems: list[SettingsProblem]) -> dict[str, Any] | None:

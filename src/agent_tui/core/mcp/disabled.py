@@ -14,12 +14,10 @@ kept for the session only, and the caller says why).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.settings import read_json_object
-from agent_tui.core.tools.builtin.atomic import atomic_write
+from agent_tui.core.settings import read_json_object, update_json_object
 
 SECTION = "mcp"
 KEY = "disabled"
@@ -46,28 +44,27 @@ def remember_disabled(path: Path, name: str, disabled: bool) -> bool:
     """Add ``name`` to (``disabled``) or remove it from the remembered list; other keys are
     kept. Returns True when the file changed. Raises ``ValueError`` when the file cannot be
     used (it is then left untouched) and ``OSError`` when it cannot be written."""
-    data, _, problem = read_json_object(path)
-    if problem is not None:
-        raise ValueError(f"{path} {problem}")
-    data = dict(data or {})
-    section: Any = data.get(SECTION, {})
-    if not isinstance(section, dict):
-        raise ValueError(f'{path}: "{SECTION}" is not an object; fix it by hand first')
-    names = section.get(KEY, [])
-    if not isinstance(names, list):
-        raise ValueError(f'{path}: "{SECTION}.{KEY}" is not a list; fix it by hand first')
-    if disabled:
-        wanted = names if name in names else [*names, name]
-    else:
-        wanted = [n for n in names if n != name]
-    if wanted == names:
-        return False
-    section = {**section, KEY: wanted}
-    if not wanted:
-        section.pop(KEY)
-    if section:
-        data[SECTION] = section
-    else:
-        data.pop(SECTION, None)
-    atomic_write(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
-    return True
+
+    def change(data: dict[str, Any]) -> bool:
+        section: Any = data.get(SECTION, {})
+        if not isinstance(section, dict):
+            raise ValueError(f'{path}: "{SECTION}" is not an object; fix it by hand first')
+        names = section.get(KEY, [])
+        if not isinstance(names, list):
+            raise ValueError(f'{path}: "{SECTION}.{KEY}" is not a list; fix it by hand first')
+        if disabled:
+            wanted = names if name in names else [*names, name]
+        else:
+            wanted = [n for n in names if n != name]
+        if wanted == names:
+            return False
+        section = {**section, KEY: wanted}
+        if not wanted:
+            section.pop(KEY)
+        if section:
+            data[SECTION] = section
+        else:
+            data.pop(SECTION, None)
+        return True
+
+    return update_json_object(path, change)

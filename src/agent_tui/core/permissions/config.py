@@ -10,8 +10,6 @@ mode comes from the most specific file that sets one: ``.agent-tui/settings.loca
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,8 +20,10 @@ from agent_tui.core.permissions.rules import Rule, RuleError
 from agent_tui.core.settings import (
     LOCAL_SETTINGS_FILE,
     PROJECT_DIR,
+    SettingsFileError,
     read_json_object,
     settings_paths,
+    update_json_object,
 )
 
 LOCAL_SETTINGS = Path(PROJECT_DIR) / LOCAL_SETTINGS_FILE
@@ -113,23 +113,18 @@ def add_local_rules(workspace: Path, rules: list[Rule]) -> Path:
     A malformed local file is left untouched and raises ``ValueError`` saying so.
     """
     path = workspace / LOCAL_SETTINGS
-    data, _, problem = read_json_file(path)
-    if problem:
-        raise ValueError(f"{problem} — fix it by hand; the rule was not saved")
-    data = data or {}
-    permissions = data.setdefault("permissions", {})
-    allow = permissions.setdefault("allow", [])
-    for rule in rules:
-        if str(rule) not in allow:
-            allow.append(str(rule))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".settings.", suffix=".tmp")
+
+    def add(data: dict[str, Any]) -> bool:
+        permissions = data.setdefault("permissions", {})
+        allow = permissions.setdefault("allow", [])
+        for rule in rules:
+            if str(rule) not in allow:
+                allow.append(str(rule))
+        return True
+
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        update_json_object(path, add)
+    except SettingsFileError as exc:
+        why = f"{path}: {exc.problem} — fix it by hand; the rule was not saved"
+        raise ValueError(why) from None
     return path
