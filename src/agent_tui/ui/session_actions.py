@@ -89,10 +89,17 @@ async def resume_session(app: AgentApp, path: Path) -> bool:
         session_id=session.id, model=agent.provider.name, cwd=str(agent.cwd), resumed=True
     )
     await _reset_views(app)
-    history = states_from_history(agent.messages)
-    app.calls.adopt(history)
-    await app.main.chat.replay(agent.messages, history)
-    await app.main.lane.replay(agent.messages, history)
-    count = len(agent.messages)
-    await app.main.chat.add_notice(f"Resumed session {session.id} · {count} messages", "info")
+    await show_transcript(app, session.id)
     return True
+
+
+async def show_transcript(app: AgentApp, session_id: str | None) -> None:
+    """The transcript of a resumed session: its messages in the chat, its calls as cards in the
+    lane (their states rebuilt from the results, adopted by the app), then a notice."""
+    messages = app.agent.messages
+    history = states_from_history(messages)
+    app.calls.adopt(history)
+    await app.main.chat.replay(messages, history)
+    await app.main.lane.replay(messages, history)
+    which = f"session {session_id}" if session_id else "the session"
+    await app.main.chat.add_notice(f"Resumed {which} · {len(messages)} messages", "info")

@@ -7,9 +7,8 @@ from __future__ import annotations
 import gc
 from typing import TYPE_CHECKING
 
-from agent_tui.ui import control_actions
+from agent_tui.ui import control_actions, session_actions
 from agent_tui.ui.themes import ThemeKeeper, install_themes
-from agent_tui.ui.tool_calls import states_from_history
 
 if TYPE_CHECKING:
     from agent_tui.core.agent import Agent
@@ -33,11 +32,10 @@ async def show_session(app: AgentApp, problems: list[str]) -> None:
     status.input_tokens = app.agent.usage.input_tokens
     status.output_tokens = app.agent.usage.output_tokens
     warnings = [*(app.session.warnings if app.session else []), *problems]
-    session = app.session.session_id if app.session else None
-    history = states_from_history(app.agent.messages)
-    app.calls.adopt(history)
-    await app.main.chat.greet(warnings, app.agent.messages, history, session, demo=app.demo)
-    await app.main.lane.replay(app.agent.messages, history)
+    await app.main.chat.greet(warnings, demo=app.demo and not app.agent.messages)
+    if app.agent.messages:
+        session = app.session.session_id if app.session else None
+        await session_actions.show_transcript(app, session)
 
 
 async def start_tool_sources(agent: Agent) -> None:

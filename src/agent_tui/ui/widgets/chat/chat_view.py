@@ -165,24 +165,12 @@ class ChatView(VerticalScroll):
 
     # -- whole view ------------------------------------------------------------------------
 
-    async def greet(
-        self,
-        warnings: list[str],
-        messages: list[Message],
-        calls: dict[str, CallState],
-        session: str | None,
-        *,
-        demo: bool,
-    ) -> None:
-        """What the chat shows at start: start-up warnings, then a resumed transcript (with
-        ``calls``, its rebuilt call states), or the demo model's welcome."""
+    async def greet(self, warnings: list[str], *, demo: bool) -> None:
+        """What the chat shows first: start-up warnings, then the demo model's welcome (a
+        resumed transcript follows them: ``session_actions.show_transcript``)."""
         for warning in warnings:
             await self.add_notice(warning, "warning")
-        if messages:
-            await self.replay(messages, calls)
-            which = f"session {session}" if session else "the session"
-            await self.add_notice(f"Resumed {which} · {len(messages)} messages", "info")
-        elif demo:
+        if demo:
             await self.add_notice(
                 "This is the offline demo model: canned answers, no key, no network. "
                 "Type “tour” for a guided walk through tool cards and approvals.",
