@@ -121,19 +121,14 @@ async def test_parallel_batch_is_bracketed_as_a_group(tmp_path: Path) -> None:
         assert lines[0].build_content().plain.startswith("● Read 1 file · 1 search a.txt, *.txt")
 
 
+def write_out_turns(reply: str) -> list[dict[str, object]]:
+    """A turn that writes ``hi`` to out.txt (an ask), then ``reply``."""
+    call = {"id": "w", "name": "write_file", "arguments": {"path": "out.txt", "content": "hi\n"}}
+    return [{"tool_calls": [call]}, {"text": reply}]
+
+
 async def test_approval_allow_runs_the_write(tmp_path: Path) -> None:
-    turns = [
-        {
-            "tool_calls": [
-                {
-                    "id": "w",
-                    "name": "write_file",
-                    "arguments": {"path": "out.txt", "content": "hi\n"},
-                }
-            ]
-        },
-        {"text": "Written."},
-    ]
+    turns = write_out_turns("Written.")
     app = make_app(make_agent(tmp_path, turns))
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "write it")
@@ -148,18 +143,7 @@ async def test_approval_allow_runs_the_write(tmp_path: Path) -> None:
 
 
 async def test_approval_always_remembers_the_tool(tmp_path: Path) -> None:
-    turns = [
-        {
-            "tool_calls": [
-                {
-                    "id": "w",
-                    "name": "write_file",
-                    "arguments": {"path": "out.txt", "content": "hi\n"},
-                }
-            ]
-        },
-        {"text": "Written."},
-    ]
+    turns = write_out_turns("Written.")
     app = make_app(make_agent(tmp_path, turns))
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "write it")
@@ -171,18 +155,7 @@ async def test_approval_always_remembers_the_tool(tmp_path: Path) -> None:
 
 
 async def test_approval_deny_rejects_the_write(tmp_path: Path) -> None:
-    turns = [
-        {
-            "tool_calls": [
-                {
-                    "id": "w",
-                    "name": "write_file",
-                    "arguments": {"path": "out.txt", "content": "hi\n"},
-                }
-            ]
-        },
-        {"text": "Fine, I will not."},
-    ]
+    turns = write_out_turns("Fine, I will not.")
     app = make_app(make_agent(tmp_path, turns))
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "write it")
@@ -196,18 +169,7 @@ async def test_approval_deny_rejects_the_write(tmp_path: Path) -> None:
 
 
 async def test_deny_with_feedback_reaches_the_card(tmp_path: Path) -> None:
-    turns = [
-        {
-            "tool_calls": [
-                {
-                    "id": "w",
-                    "name": "write_file",
-                    "arguments": {"path": "out.txt", "content": "hi\n"},
-                }
-            ]
-        },
-        {"text": "Understood."},
-    ]
+    turns = write_out_turns("Understood.")
     app = make_app(make_agent(tmp_path, turns))
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "write it")
