@@ -279,9 +279,7 @@ class SpillWindow:
     @property
     def call(self) -> str:
         """The read_file call that returns exactly this window."""
-        if self.limit == read_file.MAX_LINES:
-            return read_file.call_text(self.shown, offset=self.offset)
-        return read_file.call_text(self.shown, offset=self.offset, limit=self.limit)
+        return read_file.window_call(self.shown, self.offset, self.limit)
 
     @property
     def span(self) -> str:

@@ -165,6 +165,12 @@ def call_text(path: str, **args: int) -> str:
     return f"read_file({', '.join(parts)})"
 
 
+def window_call(path: str, offset: int, limit: int = MAX_LINES) -> str:
+    """The call that reads ``limit`` lines from ``offset`` (the default limit left out)."""
+    limit = min(limit, MAX_LINES)
+    return call_text(path, offset=offset, **({"limit": limit} if limit != MAX_LINES else {}))
+
+
 def _next(inp: ReadFileInput, **args: int) -> str:
     return call_text(inp.path, **args)
 
@@ -178,10 +184,8 @@ def _rows_footer(inp: ReadFileInput, view: _View) -> str:
     span = f"lines {inp.offset}-{rows.last} of {total}"
     if rows.last < total:
         capped = f" (output capped at {MAX_WINDOW_CHARS:,} chars)" if rows.capped else ""
-        # The limit the model chose carries on (the default is left out, as in the call).
-        keep = min(inp.limit, MAX_LINES)
-        more = {"limit": keep} if keep != MAX_LINES else {}
-        tail = f"{capped} — next: {_next(inp, offset=rows.last + 1, **more)}"
+        # The limit the model chose carries on.
+        tail = f"{capped} — next: {window_call(inp.path, rows.last + 1, inp.limit)}"
     else:
         tail = f" — {_end(view)}"
     cut = ""
