@@ -18,14 +18,13 @@ from __future__ import annotations
 import os
 import re
 import stat
-import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from agent_tui.core.budget.cleanup import message_texts, referenced_names
-from agent_tui.core.budget.index import HEADER, SpillIndex
+from agent_tui.core.budget.index import SpillIndex
 from agent_tui.core.budget.reader import SpillReader
 from agent_tui.core.budget.store import SPILL_NAME, SpillStore, _safe, is_spill_name
 from agent_tui.core.tools.builtin import read_file
@@ -33,7 +32,6 @@ from agent_tui.core.tools.builtin._read_window import numbered_row
 from agent_tui.core.transcript import Message
 
 _PARTS = re.compile(r"(?P<when>\d{8}T\d{6}Z)-(?P<middle>[A-Za-z0-9_-]+?)-[0-9a-f]{4}\.txt")
-_ENTRY = struct.Struct("<Q")
 NAMED_LIKE = "<UTC time>-<tool>-<call id>-<token>.txt"
 
 
@@ -353,47 +351,26 @@ def window_ending_at(reader: SpillReader, end_line: int, limit: int) -> int:
 # -- lines and bytes ------------------------------------------------------------------------
 
 
-def _entry(index: SpillIndex, k: int) -> int:
-    """Line-starts entry ``k``: the byte just after the ``k + 1``-th newline."""
-    return int(_ENTRY.unpack(os.pread(index.fd, 8, HEADER.size + 8 * k))[0])
-
-
 def line_start(index: SpillIndex, line: int) -> int:
     """The byte offset where ``line`` (1-based) starts."""
-    return 0 if line <= 1 else _entry(index, min(line, index.newlines + 1) - 2)
+    return index.line_start(line)
 
 
 def line_of_byte(index: SpillIndex, byte: int) -> int:
-    """The line holding byte ``byte``: a binary search of the line starts, one ``pread`` per
-    step (about 24 for 13 million lines), never a count from the start."""
-    lo, hi = 0, index.newlines  # number of line starts (after the first) at or before byte
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if _entry(index, mid) <= byte:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo + 1
+    """The line holding byte ``byte`` (a binary search of the index's line starts)."""
+    return index.line_at(byte)
 
 
 def column_of_byte(reader: SpillReader, line: int, byte: int) -> int:
     """Characters between the start of ``line`` and ``byte``: decoded from the nearest index
     checkpoint, so at most one checkpoint step of text is read even inside a huge line."""
     index = reader.index
-    start = line_start(index, line)
+    start = index.line_start(line)
     char, base = 0, start
     if byte - start > 4 * index.step:
-        lo, hi = 0, index.checkpoints  # the last checkpoint at or before byte
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if index._checkpoint(mid)[2] <= byte:
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo:
-            found_line, found_char, found_byte = index._checkpoint(lo - 1)
-            if found_line == line:
-                char, base = found_char, found_byte
+        found = index.checkpoint_before(byte)
+        if found is not None and found[0] == line:
+            char, base = found[1], found[2]
     return char + len(os.pread(reader.fd, byte - base, base).decode("utf-8", "replace"))
 
 

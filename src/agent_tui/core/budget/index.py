@@ -187,6 +187,35 @@ class SpillIndex:
             spans.append((start, end))
         return spans
 
+    def line_start(self, line: int) -> int:
+        """The byte offset where ``line`` (1-based) starts."""
+        if line <= 1:
+            return 0
+        return int(self._starts(min(line, self.newlines + 1) - 2, 1)[0])
+
+    def line_at(self, byte: int) -> int:
+        """The line holding byte ``byte``: a binary search of the line starts, one ``pread``
+        per step (about 24 for 13 million lines), never a count from the start."""
+        lo, hi = 0, self.newlines  # number of line starts (after the first) at or before byte
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._starts(mid, 1)[0] <= byte:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo + 1
+
+    def checkpoint_before(self, byte: int) -> tuple[int, int, int] | None:
+        """The last ``(line, char in line, byte)`` checkpoint at or before ``byte``."""
+        lo, hi = 0, self.checkpoints
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._checkpoint(mid)[2] <= byte:
+                lo = mid + 1
+            else:
+                hi = mid
+        return self._checkpoint(lo - 1) if lo else None
+
     def _checkpoint(self, i: int) -> tuple[int, int, int]:
         base = HEADER.size + 8 * self.newlines + 24 * i
         line, char, byte = _unpack(os.pread(self.fd, 24, base))
