@@ -13,17 +13,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from agent_tui.core.tools.file_state import FileStateCache
+from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
 
 InputT = TypeVar("InputT", bound=BaseModel)
 
 
 class ToolInput(BaseModel):
-    """Base for tool input models: unknown keys are a schema violation, not silently dropped."""
+    """Base for tool input models: unknown keys are a schema violation, not silently dropped,
+    and no string may hold a NUL byte (no path, pattern or command can contain one: the OS
+    would refuse it deep inside the call, so it is refused here as a schema violation)."""
 
     model_config = ConfigDict(extra="forbid")
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        if isinstance(value, str) and "\0" in value:
+            raise ValueError(
+                "contains a NUL byte (\\0), which no path, pattern or command can hold; "
+                "remove it"
+            )
+        return value
 
 
 class JsonInput(BaseModel):
@@ -89,6 +102,12 @@ class ToolContext:
     call_id: str = ""
     progress: ProgressCallback = _no_progress
     started: float = field(default_factory=time.monotonic)
+    judged_path: Path | None = None
+    """The resolved path the permission decision judged for this call (path tools). A file
+    tool opens exactly this path, never following a symlink on the way, and refuses the call
+    when the argument resolves elsewhere now (a symlink swapped after the decision)."""
+    reads: ReadGuard = NO_GUARD
+    """Which file contents must not be returned (read-deny rules, ``mcp serve``'s root)."""
 
     def resolve(self, path: str) -> Path:
         """A path argument resolved against the session cwd (``~`` expanded)."""
