@@ -27,7 +27,11 @@ def _serve_entry(root: Path) -> dict[str, Any]:
     return {
         "command": sys.executable,
         "args": ["-m", "agent_tui", "mcp", "--cwd", str(root), "serve"],
-        "env": {"PYTHONPATH": str(ROOT / "src")},
+        # No user settings: the rules of whoever runs the tests must not change the results.
+        "env": {
+            "PYTHONPATH": str(ROOT / "src"),
+            "AGENT_TUI_CONFIG_DIR": str(root.with_name(root.name + "-no-config")),
+        },
     }
 
 

@@ -1,12 +1,18 @@
 """search_files: find files whose name or path contains a substring (served by ``mcp serve``).
 
 Read-only and cheap: it lists paths, never contents, case-insensitively, skipping the usual
-VCS, dependency and cache directories like glob and grep do.
+VCS, dependency and cache directories like glob and grep do. A file the read guard withholds
+(``ctx.reads``: a ``read_file`` deny or ask rule, or, under ``mcp serve``, a symlink leading out
+of the served directory) is not listed: its name alone can tell what it holds (``.env``,
+``id_rsa``), and a listed name invites a read that would be refused anyway. Only their count
+is reported, so the model knows the listing is incomplete and why.
 """
 
 from __future__ import annotations
 
+import os
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import Field
@@ -15,6 +21,7 @@ from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
 from agent_tui.core.tools.builtin._paths import READ_ONLY_PATH_META, in_thread, not_found, shown
 from agent_tui.core.tools.builtin._walk import SKIPPED_TEXT, walk_files
 from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.reads import ReadGuard
 
 MAX_RESULTS = 200
 
@@ -30,17 +37,36 @@ class SearchFilesInput(ToolInput):
     path: str = Field(default=".", description="Directory to search in. Default: the root.")
 
 
-def _scan(base: Path, query: str, stop: threading.Event) -> tuple[list[Path], int]:
+@dataclass
+class _Found:
+    paths: list[Path] = field(default_factory=list)
+    total: int = 0
+    withheld: int = 0
+    why: str | None = None
+    """The reason the first withheld file was withheld."""
+
+
+def _scan(base: Path, query: str, reads: ReadGuard, stop: threading.Event) -> _Found:
     needle = query.lower()
     by_name: list[Path] = []
     by_path: list[Path] = []
+    found = _Found()
     for path, rel in walk_files(base, stop):
         if needle in path.name.lower():
-            by_name.append(path)
+            bucket = by_name
         elif needle in rel.lower():
-            by_path.append(path)
-    found = by_name + by_path
-    return found[:MAX_RESULTS], len(found)
+            bucket = by_path
+        else:
+            continue
+        why = reads.withheld(Path(os.path.realpath(path)))
+        if why is not None:
+            found.withheld += 1
+            found.why = found.why or why
+            continue
+        bucket.append(path)
+    matches = by_name + by_path
+    found.paths, found.total = matches[:MAX_RESULTS], len(matches)
+    return found
 
 
 async def _call(inp: SearchFilesInput, ctx: ToolContext) -> ToolOutput:
@@ -53,17 +79,34 @@ async def _call(inp: SearchFilesInput, ctx: ToolContext) -> ToolOutput:
             f"{shown(root, ctx)} is a file, not a directory to search in.",
             "Pass a directory as path.",
         )
-    found, total = await in_thread(lambda stop: _scan(root, inp.query, stop))
-    data = {"query": inp.query, "path": str(root), "count": total}
-    if not found:
-        return ToolOutput(
-            f"No file name or path under {shown(root, ctx)} contains {inp.query!r}.", data=data
+    found = await in_thread(lambda stop: _scan(root, inp.query, ctx.reads, stop))
+    data = {
+        "query": inp.query,
+        "path": str(root),
+        "count": found.total,
+        "withheld": found.withheld,
+    }
+    withheld = ""
+    if found.withheld:
+        plural = "s" if found.withheld != 1 else ""
+        more = "more " if found.paths else ""
+        withheld = (
+            f"[{found.withheld} {more}matching file{plural} withheld, not listed "
+            f"({'e.g. ' if plural else ''}{found.why}); do not try to reach "
+            f"{'them' if plural else 'it'} another way]"
         )
-    lines = [shown(path, ctx) for path in found]
-    if total > len(found):
-        lines.append(f"[{len(found)} of {total:,} matches shown; narrow the query or the path]")
+    if not found.paths:
+        text = f"No file name or path under {shown(root, ctx)} contains {inp.query!r}."
+        return ToolOutput(f"{text}\n{withheld}" if withheld else text, data=data)
+    lines = [shown(path, ctx) for path in found.paths]
+    if found.total > len(found.paths):
+        lines.append(
+            f"[{len(found.paths)} of {found.total:,} matches shown; narrow the query or the path]"
+        )
     else:
-        lines.append(f"[{total} matching file{'s' if total != 1 else ''}]")
+        lines.append(f"[{found.total} matching file{'s' if found.total != 1 else ''}]")
+    if withheld:
+        lines.append(withheld)
     return ToolOutput("\n".join(lines), data=data)
 
 
