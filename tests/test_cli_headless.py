@@ -102,8 +102,8 @@ def test_demo_tour_runs_headless_and_is_labelled(workspace: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "offline demo model" in done.stderr
     assert "Welcome to agent-tui" in done.stdout
-    assert (workspace / ".agent-tui" / "tour" / "hello.py").exists()
-    assert 'greet("agent-tui")' in (workspace / ".agent-tui/tour/hello.py").read_text()
+    assert (workspace / ".agent-tour" / "hello.py").exists()
+    assert 'greet("agent-tui")' in (workspace / ".agent-tour/hello.py").read_text()
     assert "✓ run_shell" in done.stderr
     as_json = run_cli("-p", "tour", "--output-format", "json", cwd=workspace)
     result = json.loads(as_json.stdout)

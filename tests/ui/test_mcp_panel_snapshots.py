@@ -16,8 +16,7 @@ from agent_tui.core.mcp.adapter import ToolInfo
 from agent_tui.core.mcp.config import ConfigProblem
 from agent_tui.core.mcp.overview import McpOverview, ServerRow, ToolRow
 from agent_tui.core.mcp.state import ServerState
-from agent_tui.core.permissions import Decision, Rule
-from agent_tui.core.permissions.pipeline import Explanation
+from agent_tui.core.permissions import Decision, Rule, Step
 from agent_tui.core.providers.demo import DemoProvider
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.ui.screens.mcp_panel import McpPanel
@@ -43,17 +42,17 @@ PROMOTED = Mark("promoted", "promoted by disclosure.promote (mcp__everything__ec
 RULE = Rule.parse("mcp__everything__get-env", source=".agent-tui/settings.json")
 
 
-def read_only(name: str) -> Explanation:
-    return Explanation(Decision("allow", f"{name} is read-only"), "read-only")
+def read_only(name: str) -> Decision:
+    return Decision("allow", f"{name} is read-only", Step.READ_ONLY)
 
 
-def asks(name: str) -> Explanation:
+def asks(name: str) -> Decision:
     why = f"{name} is not marked read-only by its MCP server, so it may change things"
-    return Explanation(Decision("ask", why), "not read-only")
+    return Decision("ask", why, Step.DEFAULT)
 
 
 def tool(
-    server: str, remote: str, description: str, mark: Mark, *, ro: bool, rule: Explanation | None
+    server: str, remote: str, description: str, mark: Mark, *, ro: bool, rule: Decision | None
 ) -> ToolRow:
     name = f"mcp__{server}__{remote}"
     info = ToolInfo(name, server, remote, description, ro, not ro)
@@ -78,10 +77,8 @@ EVERYTHING_TOOLS = (
         "Returns all environment variables, helpful for debugging MCP server configuration.",
         DEFERRED,
         ro=False,
-        rule=Explanation(
-            Decision("deny", f"denied by the rule {RULE} (from {RULE.source})"),
-            f"rule {RULE}",
-            RULE,
+        rule=Decision(
+            "deny", f"denied by the rule {RULE} (from {RULE.source})", Step.DENY_RULE, RULE
         ),
     ),
     tool(

@@ -145,11 +145,24 @@ class ToolErrorEvent(_Event):
 
 
 class PermissionRequest(_Event):
+    """A call waits for the user's approval: the policy's typed decision, field by field."""
+
     type: Literal["permission_request"] = "permission_request"
     id: str
     name: str
     input: dict[str, Any] | None = None
     reason: str = ""
+    step: str = ""
+    """The pipeline step that asks (``Step`` values: ``protected path``, ``ask rule``…)."""
+    rule: str | None = None
+    understood: bool = True
+    """False when the command has parts the analysis does not understand."""
+    every_mode: bool = False
+    """True when no permission mode would run it without asking."""
+    suggestions: list[str] = Field(default_factory=list)
+    """The rules "always allow" saves; empty when it is not offered."""
+    no_suggestion: str | None = None
+    """Why "always allow" is not offered."""
 
 
 class ToolsCost(_Event):

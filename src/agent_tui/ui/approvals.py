@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.core.permissions import Approval, ApprovalRequest, PermissionPipeline
+from agent_tui.core.permissions import Approval, ApprovalRequest
 from agent_tui.core.permissions.policy import PermissionPolicy, describe_input
 from agent_tui.core.settings import LOCAL_SETTINGS_FILE, PROJECT_DIR
 
@@ -26,17 +26,22 @@ if TYPE_CHECKING:
 
 
 def describe_request(request: ApprovalRequest, policy: PermissionPolicy, cwd: Path) -> Ask:
-    """What the prompt shows for ``request``: the rule "always" saves, and where."""
+    """What the prompt shows for ``request``: the rule "always" saves and where, or why
+    "always" is not offered (all from the request's typed decision)."""
     from agent_tui.ui.screens.approval import Ask
 
-    suggest = getattr(policy, "suggest", None)
-    saves = isinstance(policy, PermissionPipeline) and bool(policy.on_remember)
+    decision = request.decision
+    suggestions = decision.suggestions if decision is not None else ()
     return Ask(
         tool=request.call.name,
         input=describe_input(request.input),
         reason=request.reason,
-        always=", ".join(map(str, suggest(request))) if suggest else None,
-        saves_to=f"{PROJECT_DIR}/{LOCAL_SETTINGS_FILE}" if saves else None,
+        always=", ".join(map(str, suggestions)) if suggestions else None,
+        no_always=(decision.no_suggestion or "no rule can allow this call")
+        if decision is not None and not suggestions
+        else None,
+        every_mode=decision is not None and decision.every_mode,
+        saves_to=f"{PROJECT_DIR}/{LOCAL_SETTINGS_FILE}" if policy.saves_rules else None,
         cwd=cwd,
     )
 

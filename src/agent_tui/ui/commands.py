@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from textual.app import SystemCommand
 from textual.command import SimpleCommand
 
-from agent_tui.core.permissions import Mode, PermissionPipeline
+from agent_tui.core.permissions import Mode
 from agent_tui.ui import session_actions
 from agent_tui.ui.models import model_specs
 
@@ -68,13 +68,13 @@ def pick_model(app: AgentApp) -> None:
 
 
 def pick_mode(app: AgentApp) -> None:
-    policy = app.agent.policy
-    if not isinstance(policy, PermissionPipeline):
+    current = app.agent.policy.mode
+    if current is None:
         app.notify("Permission modes are not available with this policy.")
         return
     choices = [
         SimpleCommand(
-            f"{mode.value}{'  (current)' if mode is policy.mode else ''}",
+            f"{mode.value}{'  (current)' if mode is current else ''}",
             lambda mode=mode: app.set_mode(mode),  # type: ignore[misc]
             mode.describe,
         )

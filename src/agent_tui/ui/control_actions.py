@@ -7,7 +7,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING
 
-from agent_tui.core.permissions import Mode, PermissionPipeline
+from agent_tui.core.permissions import Mode
 
 if TYPE_CHECKING:
     from agent_tui.ui.app import AgentApp
@@ -44,23 +44,23 @@ async def ctrl_c(app: AgentApp) -> None:
 
 def mode_label(app: AgentApp) -> str:
     """The permission mode for the status bar ("" when the policy has none)."""
-    mode = getattr(app.agent.policy, "mode", None)
+    mode = app.agent.policy.mode
     return str(mode) if mode is not None else ""
 
 
 def cycle_mode(app: AgentApp) -> None:
     """Next permission mode (default → accept-edits → plan → bypass); takes effect at
     the next decision, also in the running turn."""
-    policy = app.agent.policy
-    if not isinstance(policy, PermissionPipeline):
+    mode = app.agent.policy.mode
+    if mode is None:
         app.notify("Permission modes are not available with this policy.")
         return
-    app.set_mode(policy.mode.next())
+    app.set_mode(mode.next())
 
 
 def set_mode(app: AgentApp, mode: Mode) -> None:
     policy = app.agent.policy
-    if isinstance(policy, PermissionPipeline):
-        policy.mode = mode
+    if policy.mode is not None:
+        policy.set_mode(mode)
         app.main.status.mode = mode.value
         app.notify(f"Permission mode: {mode.value} — {mode.describe}")

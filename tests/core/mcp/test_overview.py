@@ -119,10 +119,8 @@ def test_permissions_per_tool(tmp_path: Path) -> None:
     registry.register(_tool("mcp__fx__write", read_only=False))
     rules = RuleSet(deny=[Rule.parse("mcp__fx__write", source="settings.json")])
     pipeline = PermissionPipeline(tmp_path, rules)
-    from agent_tui.core.permissions.pipeline import explain_tool
-
     write = registry.get("mcp__fx__write")
     assert write is not None
-    assert str(explain_tool(pipeline, write)) == (
+    assert str(pipeline.explain(write)) == (
         "deny — denied by the rule mcp__fx__write (from settings.json)"
     )

@@ -16,7 +16,6 @@ from agent_tui.core.permissions import (
     RuleSet,
     SimplePolicy,
 )
-from agent_tui.core.permissions.pipeline import explain_tool
 from agent_tui.core.tools.base import JsonInput, Tool, ToolContext, ToolMeta, ToolOutput
 from agent_tui.core.transcript import ToolCall
 
@@ -111,7 +110,7 @@ def test_explain_names_the_deciding_step(
     if reason is not None:
         assert explained.reason == reason
     # The same code path as decide: the same decision for a real call.
-    assert (explained.decision.kind, explained.decision.reason) == decided(pipeline, tool)
+    assert (explained.kind, explained.reason) == decided(pipeline, tool)
     assert explained.rule is None or str(explained.rule) == basis.removeprefix("rule ")
     assert str(explained) == f"{kind} — {explained.reason}"
 
@@ -134,15 +133,15 @@ def test_session_rules_count(tmp_path: Path) -> None:
     assert explained.reason == "allowed by the rule mcp__fx__write"
 
 
-def test_explain_tool_works_with_any_policy(tmp_path: Path) -> None:
+def test_explain_works_with_any_policy(tmp_path: Path) -> None:
+    """One protocol: every policy explains itself with a typed decision."""
     pipeline = PermissionPipeline(tmp_path, rules(allow=["mcp__fx__write"]))
-    assert explain_tool(pipeline, WRITE).basis == "rule mcp__fx__write"
+    assert pipeline.explain(WRITE).basis == "rule mcp__fx__write"
     simple = SimplePolicy(["mcp__fx__write"])
-    allowed = explain_tool(simple, WRITE)
-    assert (allowed.kind, allowed.basis) == ("allow", "is allowed by configuration")
-    assert (explain_tool(simple, READ).kind, explain_tool(simple, READ).basis) == (
-        "allow",
-        "is read-only",
-    )
-    asked = explain_tool(SimplePolicy(), WRITE)
+    allowed = simple.explain(WRITE)
+    assert (allowed.kind, allowed.basis) == ("allow", "rule mcp__fx__write")
+    assert allowed.reason == "mcp__fx__write is allowed by configuration"
+    assert (simple.explain(READ).kind, simple.explain(READ).basis) == ("allow", "read-only")
+    asked = SimplePolicy().explain(WRITE)
     assert (asked.kind, asked.reason) == ("ask", "mcp__fx__write can change files or run commands")
+    assert [str(r) for r in asked.suggestions] == ["mcp__fx__write"]

@@ -81,10 +81,19 @@ def test_deny_is_reported_before_ask(ws: Path) -> None:
 
 
 def test_a_rule_without_pattern_or_for_every_tool_withholds_everything(ws: Path) -> None:
-    for rules in ({"deny": ("read_file",)}, {"ask": ("read_file",)}, {"deny": ("*",)}):
+    for rules in ({"deny": ("read_file",)}, {"deny": ("*",)}):
         guard = _guard(ws, **rules)
         assert guard.withheld(ws / "README.md") is not None, rules
         assert guard.withheld(Path("/etc/hostname")) is not None, rules
+
+
+def test_an_ask_rule_without_pattern_withholds_only_where_nobody_can_be_asked(ws: Path) -> None:
+    """``ask: [read_file]`` asks before each read_file call (the agent's prompt); it does not
+    hide files from other tools. ``mcp serve`` can ask nobody, so there it withholds all."""
+    rules = RuleSet(ask=[Rule.parse("read_file"), Rule.parse("*")])
+    assert RuleReadGuard(rules, ws).withheld(ws / "README.md") is None
+    served = RuleReadGuard(rules, ws, nobody_to_ask=True)
+    assert served.withheld(ws / "README.md") is not None
 
 
 def test_only_rules_for_read_file_count(ws: Path) -> None:

@@ -12,11 +12,16 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agent_tui.core.disclosure.proxies import RUN_TOOL
 from agent_tui.core.disclosure.state import PROXIES, Disclosure, server_of
+from agent_tui.core.permissions.decision import Step
+from agent_tui.core.permissions.modes import Mode
 from agent_tui.core.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from agent_tui.core.permissions.policy import PermissionPolicy
 
 Exposure = Literal["direct", "deferred", "unmasked", "promoted"]
 
@@ -77,21 +82,25 @@ def exposure(disclosure: Disclosure | None, names: Iterable[str]) -> dict[str, M
     return marks
 
 
-def request_filters(policy: Any, registry: ToolRegistry) -> dict[str, Any]:
+def request_filters(policy: PermissionPolicy | None, registry: ToolRegistry) -> dict[str, Any]:
     """The filters of the next request's tools array (``Disclosure.exposed``): plan mode offers
     read-only tools only; a tool denied outright by a rule is left out."""
-    mode = getattr(policy, "mode", None)
-    rules = getattr(policy, "rules", None)
-    denied = [
-        t.name
-        for t in registry.tools()
-        if rules and any(r.pattern is None and r.names_tool(t.name) for r in rules.deny)
-    ]
-    return {"read_only_only": str(mode) == "plan", "denied": denied}
+    if policy is None:
+        return {"read_only_only": False, "denied": []}
+    denied = []
+    for tool in registry.tools():
+        decision = policy.explain(tool)
+        if (
+            decision.step is Step.DENY_RULE
+            and decision.rule is not None
+            and (decision.rule.pattern is None)
+        ):
+            denied.append(tool.name)
+    return {"read_only_only": policy.mode is Mode.PLAN, "denied": denied}
 
 
 def tools_cost(
-    disclosure: Disclosure | None, registry: ToolRegistry, policy: Any = None
+    disclosure: Disclosure | None, registry: ToolRegistry, policy: PermissionPolicy | None = None
 ) -> dict[str, int]:
     """``Disclosure.estimate`` for the next request (the same figures without disclosure:
     then the whole registry is the array)."""

@@ -13,7 +13,14 @@ from collections.abc import AsyncIterator
 from agent_tui.core.events import Event, PermissionRequest
 from agent_tui.core.executor.partition import CallPlan
 from agent_tui.core.executor.results import CallResults
-from agent_tui.core.permissions import Approval, ApprovalRequest, Asker, PermissionPolicy
+from agent_tui.core.permissions import (
+    Approval,
+    ApprovalRequest,
+    Asker,
+    Decision,
+    PermissionPolicy,
+    Step,
+)
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +45,40 @@ async def ask_unless_interrupted(
     return answer.result()
 
 
+def _decide(policy: PermissionPolicy, request: ApprovalRequest) -> Decision:
+    """The policy's decision; a policy that fails denies (fail closed) and says why."""
+    try:
+        return policy.decide(request)
+    except Exception as exc:
+        log.exception("the permission check failed")
+        return Decision(
+            "deny",
+            f"the permission check failed on this call ({type(exc).__name__}: {exc}); it was "
+            "not run",
+            Step.INVALID,
+        )
+
+
+def headless_reason(name: str, decision: Decision) -> str:
+    """What the model is told when a call would ask and nobody can be asked."""
+    if decision.every_mode:
+        how = (
+            "It asks in every permission mode, so only a rule that names it explicitly "
+            + (f"(e.g. --allow '{decision.suggestions[0]}') " if decision.suggestions else "")
+            + "or an interactive session can permit it."
+        )
+    elif decision.suggestions:
+        flags = " ".join(f"--allow '{rule}'" for rule in decision.suggestions)
+        how = f"Re-run with {flags} (or --permission-mode) to permit it."
+    else:
+        why = f" ({decision.no_suggestion})" if decision.no_suggestion else ""
+        how = f"No rule can permit it{why}; approve it in an interactive session."
+    return (
+        f"{name} needs approval ({decision.reason}) and nobody can be asked here "
+        f"(headless mode). {how}"
+    )
+
+
 async def authorize(
     plan: CallPlan,
     policy: PermissionPolicy,
@@ -47,13 +88,15 @@ async def authorize(
 ) -> AsyncIterator[Event]:
     """Decide allow/ask/deny for ``plan``; yield the prompt event and any final event.
 
-    A call that may run stays ``queued``; any other already has its outcome (a rejection, or
-    ``interrupted`` when the turn stopped during the prompt) and is ``completed``.
+    A call that may run stays ``queued`` (with the path the decision judged in
+    ``plan.judged_path``); any other already has its outcome (a rejection, or ``interrupted``
+    when the turn stopped during the prompt) and is ``completed``.
     """
     assert plan.prepared is not None
     prepared = plan.prepared
     request = ApprovalRequest(plan.call, prepared.tool, prepared.input)
-    decision = policy.decide(request)
+    decision = _decide(policy, request)
+    plan.judged_path = decision.path
     if decision.kind == "allow":
         return
     feedback: str | None = None
@@ -63,8 +106,14 @@ async def authorize(
             name=prepared.tool.name,
             input=prepared.input.model_dump(mode="json"),
             reason=decision.reason,
+            step=decision.step.value,
+            rule=str(decision.rule) if decision.rule is not None else None,
+            understood=decision.understood,
+            every_mode=decision.every_mode,
+            suggestions=[str(rule) for rule in decision.suggestions],
+            no_suggestion=decision.no_suggestion,
         )
-        asking = ApprovalRequest(plan.call, prepared.tool, prepared.input, decision.reason)
+        asking = ApprovalRequest(plan.call, prepared.tool, prepared.input, decision)
         try:
             approval = await ask_unless_interrupted(asker, asking, interrupted)
         except Exception as exc:  # a broken prompt denies; it must not end the session
@@ -79,18 +128,12 @@ async def authorize(
                 yield event
             return
         if approval.allowed:
-            if approval.always:
-                policy.remember(request)
+            if approval.always and decision.suggestions:
+                policy.remember(asking)
             return
         feedback = approval.feedback
     elif decision.kind == "ask":
-        suggest = getattr(policy, "suggest", None)
-        rules = [str(r) for r in suggest(request)] if suggest else [plan.call.name]
-        flags = " ".join(f"--allow '{rule}'" for rule in rules)
-        reason = (
-            f"{plan.call.name} needs approval ({decision.reason}) and nobody can be asked "
-            f"here (headless mode). Re-run with {flags} (or --permission-mode) to permit it."
-        )
+        reason = headless_reason(plan.call.name, decision)
     else:
         reason = decision.reason or "Denied by a permission rule."
     await results.rejected(plan, reason, feedback)

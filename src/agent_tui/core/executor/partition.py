@@ -10,6 +10,7 @@ three batches, not two.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from agent_tui.core.tools.errors import ToolErrorInfo
 from agent_tui.core.tools.registry import PreparedCall, ToolRegistry
@@ -27,6 +28,8 @@ class CallPlan:
     prepared: PreparedCall | None = None
     error: ToolErrorInfo | None = None
     concurrency_safe: bool = False
+    judged_path: Path | None = None
+    """The resolved path the permission decision judged: the tool opens exactly this."""
 
 
 def plan_calls(registry: ToolRegistry, calls: list[ToolCall]) -> list[CallPlan]:

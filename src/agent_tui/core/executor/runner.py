@@ -112,5 +112,10 @@ class ToolExecutor:
 
     def _context(self, plan: CallPlan, progress: ProgressCallback) -> ToolContext:
         return ToolContext(
-            cwd=self.cwd, file_state=self.file_state, call_id=plan.call.id, progress=progress
+            cwd=self.cwd,
+            file_state=self.file_state,
+            call_id=plan.call.id,
+            progress=progress,
+            judged_path=plan.judged_path,
+            reads=self.policy.reads,
         )

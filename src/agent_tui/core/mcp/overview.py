@@ -2,7 +2,7 @@
 ``agent-tui mcp list`` show.
 
 Per server its state (``ServerState``); per tool its disclosure mark (direct / deferred /
-unmasked / promoted, and why), the permission step that decides its calls (``explain_tool``:
+unmasked / promoted, and why), the permission step that decides its calls (``policy.explain``:
 an MCP tool has no rule subject, so that is the decision of every call), and its input schema;
 then the configuration problems, the files read, and the cost of the tools array with and
 without disclosure. Two overviews compare equal when nothing visible changed, so a front end
@@ -20,19 +20,20 @@ from agent_tui.core.disclosure.marks import Mark, cost_line, exposure, tools_cos
 from agent_tui.core.mcp.adapter import ToolInfo
 from agent_tui.core.mcp.config import ConfigProblem, config_paths
 from agent_tui.core.mcp.state import ServerState
-from agent_tui.core.permissions.pipeline import Explanation, explain_tool
+from agent_tui.core.permissions.decision import Decision
 from agent_tui.core.tools.registry import ToolRegistry, tool_schema
 
 if TYPE_CHECKING:
     from agent_tui.core.disclosure import Disclosure
     from agent_tui.core.mcp.manager import McpManager
+    from agent_tui.core.permissions.policy import PermissionPolicy
 
 
 @dataclass(frozen=True)
 class ToolRow:
     info: ToolInfo
     mark: Mark
-    permission: Explanation | None
+    permission: Decision | None
     """None without a policy (``mcp list``)."""
     schema: Mapping[str, Any] = field(default_factory=dict)
     """The input schema the model sees."""
@@ -76,7 +77,7 @@ def build_overview(
     registry: ToolRegistry,
     cwd: Path,
     disclosure: Disclosure | None = None,
-    policy: Any = None,
+    policy: PermissionPolicy | None = None,
 ) -> McpOverview:
     """The overview of ``manager``'s servers as of now (``manager`` None: nothing configured
     in this session, only the files that would be read)."""
@@ -91,7 +92,7 @@ def build_overview(
         rows = []
         for info in state.tools:
             tool = registry.get(info.name)
-            permission = explain_tool(policy, tool) if tool is not None and policy else None
+            permission = policy.explain(tool) if tool is not None and policy else None
             schema = tool_schema(tool) if tool is not None else {}
             rows.append(ToolRow(info, marks[info.name], permission, schema))
         own = tuple(p for p in problems if p.server == state.name)

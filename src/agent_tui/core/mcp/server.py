@@ -134,7 +134,9 @@ class ToolServer:
         if rules is None:
             rules, self.problems = load_rules(self.root)
         self.rules = rules
-        self.reads: ReadGuard = RootGuard(self.root, RuleReadGuard(rules, self.root))
+        self.reads: ReadGuard = RootGuard(
+            self.root, RuleReadGuard(rules, self.root, nobody_to_ask=True)
+        )
 
     def report_problems(self, stream: TextIO) -> None:
         """One line per settings problem, saying that the server keeps serving."""

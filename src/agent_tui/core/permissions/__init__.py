@@ -1,20 +1,22 @@
 """Permissions: one pipeline decides allow / ask / deny for every tool call.
 
-``PermissionPipeline`` applies deny → plan mode → ask → allow rules → the mode → the tool's
-own check; ``SimplePolicy`` is the minimal policy used where no rules are configured.
+``PermissionPipeline`` applies deny → plan mode → the every-mode checks → ask → allow rules →
+the mode → the tool's own default, and answers with a typed ``Decision``; ``SimplePolicy`` is
+the minimal policy used where no rules are configured. Shell commands are analysed by
+``permissions.shell`` (tree-sitter-bash, fail closed).
 """
 
+from agent_tui.core.permissions.decision import Decision, Step
 from agent_tui.core.permissions.modes import Mode, parse_mode
-from agent_tui.core.permissions.pipeline import PermissionPipeline, RuleSet
+from agent_tui.core.permissions.pipeline import PermissionPipeline
 from agent_tui.core.permissions.policy import (
     Approval,
     ApprovalRequest,
     Asker,
-    Decision,
     PermissionPolicy,
     SimplePolicy,
 )
-from agent_tui.core.permissions.rules import Rule, RuleError
+from agent_tui.core.permissions.rules import Rule, RuleError, RuleSet
 
 __all__ = [
     "Approval",
@@ -28,5 +30,6 @@ __all__ = [
     "RuleError",
     "RuleSet",
     "SimplePolicy",
+    "Step",
     "parse_mode",
 ]

@@ -1,31 +1,40 @@
-"""Decision types and the first permission policy."""
+"""The policy protocol every front end uses, and the simplest policy.
+
+A policy answers ``decide`` with a typed ``Decision`` (kind, reason, step, rule, understood,
+suggested rules); ``explain`` answers the same for a tool without a call (the MCP panel);
+``remember`` saves the suggested rules when the user chose "always allow"; ``reads`` is the
+read guard the file tools obey; ``mode`` is the permission mode (None: the policy has none).
+Front ends read these fields only — no probing with ``getattr`` or ``isinstance``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from agent_tui.core.permissions.decision import Decision, Step
+from agent_tui.core.permissions.modes import Mode
+from agent_tui.core.permissions.rules import Rule
 from agent_tui.core.tools.base import Tool
+from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
 from agent_tui.core.transcript import ToolCall
 
 
 @dataclass(frozen=True)
 class ApprovalRequest:
-    """A call waiting for a decision."""
+    """A call waiting for a decision (``decision`` is set once the policy asked)."""
 
     call: ToolCall
     tool: Tool[Any]
     input: BaseModel
-    reason: str = ""
+    decision: Decision | None = None
 
-
-@dataclass(frozen=True)
-class Decision:
-    kind: Literal["allow", "ask", "deny"]
-    reason: str = ""
+    @property
+    def reason(self) -> str:
+        return self.decision.reason if self.decision is not None else ""
 
 
 @dataclass(frozen=True)
@@ -41,29 +50,67 @@ Asker = Callable[[ApprovalRequest], Awaitable[Approval]]
 
 
 class PermissionPolicy(Protocol):
+    mode: Mode | None
+
     def decide(self, request: ApprovalRequest) -> Decision: ...
 
-    def remember(self, request: ApprovalRequest) -> None:
-        """Called when the user answered "always" for this request."""
+    def explain(self, tool: Tool[Any], arguments: dict[str, Any] | None = None) -> Decision: ...
+
+    def remember(self, request: ApprovalRequest) -> list[Rule]:
+        """The user answered "always": allow the request's suggested rules from now on."""
         ...
+
+    def set_mode(self, mode: Mode) -> None: ...
+
+    @property
+    def saves_rules(self) -> bool:
+        """Whether ``remember`` writes rules to a settings file (else: this session only)."""
+        ...
+
+    @property
+    def reads(self) -> ReadGuard: ...
 
 
 class SimplePolicy:
     """Read-only tools run; other tools run when allowed by name (``*`` allows all)."""
 
+    mode: Mode | None = None
+
     def __init__(self, allowed: Iterable[str] = ()) -> None:
         self.allowed = set(allowed)
 
     def decide(self, request: ApprovalRequest) -> Decision:
-        tool = request.tool
-        if "*" in self.allowed or tool.name in self.allowed:
-            return Decision("allow", f"{tool.name} is allowed by configuration")
-        if tool.meta.read_only:
-            return Decision("allow", f"{tool.name} is read-only")
-        return Decision("ask", f"{tool.name} can change files or run commands")
+        return self.explain(request.tool)
 
-    def remember(self, request: ApprovalRequest) -> None:
+    def explain(self, tool: Tool[Any], arguments: dict[str, Any] | None = None) -> Decision:
+        if "*" in self.allowed or tool.name in self.allowed:
+            rule = Rule(tool.name, None, "configuration")
+            return Decision(
+                "allow", f"{tool.name} is allowed by configuration", Step.ALLOW_RULE, rule
+            )
+        if tool.meta.read_only:
+            return Decision("allow", f"{tool.name} is read-only", Step.READ_ONLY)
+        return Decision(
+            "ask",
+            f"{tool.name} can change files or run commands",
+            Step.DEFAULT,
+            suggestions=(Rule(tool.name, None, "always allow"),),
+        )
+
+    def remember(self, request: ApprovalRequest) -> list[Rule]:
         self.allowed.add(request.tool.name)
+        return [Rule(request.tool.name)]
+
+    def set_mode(self, mode: Mode) -> None:
+        return None
+
+    @property
+    def saves_rules(self) -> bool:
+        return False
+
+    @property
+    def reads(self) -> ReadGuard:
+        return NO_GUARD
 
 
 def describe_input(value: BaseModel) -> dict[str, Any]:

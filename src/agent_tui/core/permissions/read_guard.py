@@ -19,8 +19,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agent_tui.core.permissions.pipeline import RuleSet
-from agent_tui.core.permissions.rules import Rule
+from agent_tui.core.permissions.rules import Rule, RuleSet
 from agent_tui.core.tools.reads import ReadGuard
 
 READ_TOOL = "read_file"
@@ -47,15 +46,19 @@ class RuleReadGuard:
 
     Only rules whose tool part is ``read_file`` itself or ``*`` count: ``grep(secret/**)``
     forbids running grep on those paths, which the permission pipeline judges per call; it
-    says nothing about showing the files' content through another tool. A rule without a
-    pattern (``read_file``, ``*``) withholds every file. Patterns match the resolved path the
-    way the pipeline matches them (``Rule.matches_path``, relative to ``workspace``).
+    says nothing about showing the files' content through another tool. A deny rule without a
+    pattern (``read_file``, ``*``) withholds every file; an ask rule without one is about
+    calls (each is asked about), not about files, so it withholds nothing — unless
+    ``nobody_to_ask`` (``mcp serve``: no call can be asked about, so every file is withheld).
+    Patterns match the resolved path the way the pipeline matches them
+    (``Rule.matches_path``, relative to ``workspace``).
     """
 
-    def __init__(self, rules: RuleSet, workspace: Path) -> None:
+    def __init__(self, rules: RuleSet, workspace: Path, *, nobody_to_ask: bool = False) -> None:
         self.workspace = _resolved(workspace)
+        asks = rules.ask if nobody_to_ask else [r for r in rules.ask if r.pattern is not None]
         self.rules: tuple[Rule, ...] = tuple(
-            rule for rule in (*rules.deny, *rules.ask) if rule.names_tool(READ_TOOL)
+            rule for rule in (*rules.deny, *asks) if rule.names_tool(READ_TOOL)
         )
         """Deny rules first, so a file matched by both is reported as denied."""
 

@@ -10,20 +10,31 @@ directory).
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from pathlib import Path
 
-from agent_tui.core.permissions.shell import SimpleCommand
-
+SHELL_TOOLS = frozenset({"run_shell"})
+"""Tools whose rule patterns are shell commands (checked for balanced quotes when parsed)."""
 _RULE = re.compile(r"^\s*([A-Za-z0-9_.*-]+)\s*(?:\((.*)\))?\s*$", re.S)
 
 
 class RuleError(ValueError):
     """A rule string that cannot be parsed."""
+
+
+@dataclass
+class RuleSet:
+    allow: list[Rule] = field(default_factory=list)
+    ask: list[Rule] = field(default_factory=list)
+    deny: list[Rule] = field(default_factory=list)
+
+    def extend(self, other: RuleSet) -> None:
+        self.allow.extend(other.allow)
+        self.ask.extend(other.ask)
+        self.deny.extend(other.deny)
 
 
 @dataclass(frozen=True)
@@ -49,10 +60,12 @@ class Rule:
             raise RuleError(f"{text!r}: '*' (every tool) takes no pattern")
         if "*" in tool and tool != "*" and not (tool.startswith("mcp__") and tool.endswith("__*")):
             raise RuleError(f"{text!r}: '*' in a tool name only works as * or mcp__server__*")
-        return cls(tool, pattern, source)
-
-    def __str__(self) -> str:
-        return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"
+        rule = cls(tool, pattern, source)
+        if tool in SHELL_TOOLS and pattern is not None:
+            words, _ = rule.shell_words()  # raises on unbalanced quotes
+            if not words:
+                raise RuleError(f"{text!r} has no command in its pattern")
+        return rule
 
     # -- tool names -------------------------------------------------------------------------
 
@@ -69,39 +82,16 @@ class Rule:
 
     # -- shell ------------------------------------------------------------------------------
 
-    @cached_property
-    def _shell(self) -> tuple[list[str], bool]:
-        pattern = self.pattern or ""
-        prefix = pattern.endswith(":*")
-        text = pattern[:-2] if prefix else pattern
-        if text.endswith(" *"):  # "git status *" reads like a prefix too
-            text, prefix = text[:-2], True
-        try:
-            words = shlex.split(text)
-        except ValueError:
-            words = text.split()
-        return words, prefix
+    def shell_words(self) -> tuple[list[str], bool]:
+        """A shell pattern as (words, prefix): ``git status:*`` → (["git", "status"], True).
 
-    def matches_command(self, command: SimpleCommand, *, loose: bool) -> bool:
-        """Whether the shell pattern covers one simple command.
-
-        ``loose`` is for deny/ask rules: the command name also matches by its basename and
-        ignoring case (``/bin/RM`` is ``rm`` to a deny rule), so tricks cannot dodge them.
+        Words are split like the shell would (quotes kept together, so ``python3 -c "print(1,
+        2)"`` is three words). A pattern whose quotes do not close raises ``RuleError``.
         """
-        words, prefix = self._shell
-        if not words:
-            return False
-        n = len(words)
-        if len(command.argv) < n or (not prefix and len(command.argv) != n):
-            return False
-        if not command.known_prefix(n):
-            return False
-        head, rest = command.argv[0], command.argv[1:n]
-        if loose:
-            if os.path.basename(head).lower() != words[0].lower():
-                return False
-            return [w.lower() for w in rest] == [w.lower() for w in words[1:]]
-        return head == words[0] and rest == words[1:]
+        return _shell_words(self.pattern or "")
+
+    def __str__(self) -> str:
+        return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"
 
     # -- paths ------------------------------------------------------------------------------
 
@@ -127,6 +117,22 @@ class Rule:
         return bool(regex.fullmatch(rel.as_posix()))
 
 
+@lru_cache(maxsize=1024)
+def _shell_words(pattern: str) -> tuple[list[str], bool]:
+    prefix = pattern.endswith(":*")
+    text = pattern[:-2] if prefix else pattern
+    if text.endswith(" *"):  # "git status *" reads like a prefix too
+        text, prefix = text[:-2], True
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise RuleError(
+            f"the shell pattern {pattern!r} has unbalanced quotes ({exc}): quote it the way "
+            "the command is written"
+        ) from None
+    return words, prefix
+
+
 def _glob_regex(pattern: str) -> tuple[re.Pattern[str], str]:
     """Translate a gitignore-style glob into a regex and its anchor (workspace/absolute/home)."""
     anchor = "workspace"
@@ -145,6 +151,8 @@ def _glob_regex(pattern: str) -> tuple[re.Pattern[str], str]:
         if pattern.startswith("**/", i):
             out += "(?:.*/)?"
             i += 3
+            while pattern.startswith("**/", i):  # more of them match nothing more (and would
+                i += 3  # make the regex backtrack exponentially)
             continue
         if pattern.startswith("**", i):
             out += ".*"
@@ -171,17 +179,27 @@ def _glob_regex(pattern: str) -> tuple[re.Pattern[str], str]:
 
 
 def split_rule_list(text: str) -> list[str]:
-    """``"read_file, run_shell(git log:*)"`` -> two rules; commas inside ``(…)`` stay."""
-    parts, depth, current = [], 0, ""
+    """``"read_file, run_shell(git log:*)"`` -> two rules. A comma splits only outside the
+    parentheses of a rule and outside quotes, so ``run_shell(python3 -c "print(1, 2)")`` and
+    ``run_shell(echo ")", x)`` stay whole."""
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
+    quote = ""
     for ch in text:
-        if ch == "(":
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif depth and ch in "'\"":
+            quote = ch
+        elif ch == "(":
             depth += 1
         elif ch == ")":
             depth = max(0, depth - 1)
-        if ch == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += ch
-    parts.append(current)
+        elif ch == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+            continue
+        current.append(ch)
+    parts.append("".join(current))
     return [p.strip() for p in parts if p.strip()]

@@ -16,7 +16,7 @@ from typing import Any
 from agent_tui.core.transcript import Message
 
 Calls = list[tuple[str, dict[str, Any]]]
-TOUR_DIR = ".agent-tui/tour"
+TOUR_DIR = ".agent-tour"  # not .agent-tui/: that is a protected path (it configures us)
 TOUR_FILE = f"{TOUR_DIR}/hello.py"
 PY = shlex.quote(sys.executable)
 

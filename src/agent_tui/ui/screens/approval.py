@@ -35,6 +35,10 @@ class Ask:
     reason: str = ""
     always: str | None = None
     """The rule(s) "always allow" saves (default: the tool's name)."""
+    no_always: str | None = None
+    """Why "always allow" is not offered (an opaque command, a protected file…)."""
+    every_mode: bool = False
+    """No permission mode would run this call without asking."""
     saves_to: str | None = None
     """Where "always allow" writes the rule, when it is written to a file."""
     cwd: Path | None = None
@@ -122,11 +126,21 @@ class ApprovalScreen(ModalScreen[Approval]):
                 yield Static(describe_call(ask.tool, ask.input, cwd=ask.cwd))
             with Vertical(id="choices"):
                 yield Button(_label("y", "$success", "Allow once"), id="allow", compact=True)
-                yield Button(
-                    _label("a", "$primary", "Always allow  ", self.always),
-                    id="always",
-                    compact=True,
-                )
+                if self.ask.no_always is None:
+                    yield Button(
+                        _label("a", "$primary", "Always allow  ", self.always),
+                        id="always",
+                        compact=True,
+                    )
+                else:
+                    yield Static(
+                        Content.assemble(
+                            (" a ", "$foreground-muted reverse"),
+                            ("  Always allow is not offered: ", "$foreground-muted"),
+                            (self.ask.no_always, "$foreground-muted italic"),
+                        ),
+                        id="no-always",
+                    )
                 yield Button(_label("n", "$error", "Deny"), id="deny", compact=True)
                 yield Button(
                     _label("f", "$warning", "Deny with feedback…"),
@@ -137,8 +151,13 @@ class ApprovalScreen(ModalScreen[Approval]):
             yield Static(self._hint(), id="hint")
 
     def _hint(self) -> Content:
+        every = "asks in every mode · " if self.ask.every_mode else ""
+        if self.ask.no_always is not None:
+            return Content.assemble(every, "y allows this once · n or esc denies")
         where = f" to {self.ask.saves_to}" if self.ask.saves_to else " for this session"
-        return Content.assemble("a saves ", (self.always, "bold"), where, " · n or esc denies")
+        return Content.assemble(
+            every, "a saves ", (self.always, "bold"), where, " · n or esc denies"
+        )
 
     def on_mount(self) -> None:
         for button in self.query(Button):
@@ -166,6 +185,9 @@ class ApprovalScreen(ModalScreen[Approval]):
         if choice == "allow":
             self.dismiss(Approval(allowed=True))
         elif choice == "always":
+            if self.ask.no_always is not None:
+                self.notify(f"Always allow is not offered: {self.ask.no_always}")
+                return
             self.dismiss(Approval(allowed=True, always=True))
         elif choice == "feedback" and not dialog.has_class("-feedback"):
             dialog.add_class("-feedback")

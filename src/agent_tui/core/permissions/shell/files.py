@@ -1,0 +1,499 @@
+"""Which files a command writes and reads, for the file rules and the read-deny rules.
+
+Writes: the known file-writing forms (a maintained table) — ``tee``, ``dd of=``, ``sed -i``,
+``cp``/``mv``/``install``/``ln`` targets, ``touch``, ``rm`` and friends, ``sort -o``, ``curl -o``,
+``wget``, ``git config``, ``find -delete``, ``tar c -f``, ``zip``, ``rsync``. Each becomes a
+``FileWrite`` that the pipeline judges like a ``write_file`` of that path. What a program
+writes on its own (a build, a package manager, archive extraction) is not seen here.
+
+Reads: every literal argument may name a file the command reads, and is checked against the
+read-deny rules; an argument known only at run time to a program that reads files is noted as
+an unknown read. Programs that read whole trees (``grep -r``, ``rg``, ``tar c``, ``cp -r``)
+note their directories as tree reads.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING
+
+from agent_tui.core.permissions.shell.model import (
+    DYN,
+    FileWrite,
+    ShellAnalysis,
+    SimpleCommand,
+    Word,
+)
+from agent_tui.core.permissions.shell.options import Scan, has, scan, values
+from agent_tui.core.permissions.shell.programs import (
+    GIT_CODE_OPTIONS,
+    GIT_CONFIG_READ_FLAGS,
+    GIT_DANGEROUS_GLOBAL,
+    GIT_GLOBAL_VALUED,
+    NO_FILE_READS,
+)
+
+if TYPE_CHECKING:
+    from agent_tui.core.permissions.shell.walker import Walker
+
+
+def _set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+def note_reads(a: ShellAnalysis, words: list[Word], base: str) -> None:
+    """Arguments of ``base`` that may name files it reads."""
+    for word in words:
+        if word.literal or word.glob:
+            a.reads.append(word)
+        elif base not in NO_FILE_READS:
+            a.reads.append(word)
+            a.unknown_reads.append(f"{base or 'a command'} {word.shown[:60]}")
+
+
+def _write(a: ShellAnalysis, word: Word, how: str, tree: bool = False) -> None:
+    if word.text in ("-", "/dev/null", "/dev/stdout", "/dev/stderr"):
+        return
+    a.writes.append(FileWrite(word, how, tree))
+
+
+def _into(directory: Word, source: Word) -> Word:
+    name = os.path.basename(source.text.rstrip("/")) if DYN not in source.text else DYN
+    text = directory.text.rstrip("/") + "/" + name
+    return Word(text, text, directory.glob or source.glob)
+
+
+CP_VALUED = {
+    "cp": _set("-S -t --suffix --target-directory"),
+    "mv": _set("-S -t --suffix --target-directory"),
+    "ln": _set("-S -t --suffix --target-directory"),
+    "install": _set(
+        "-m -o -g -S -t --mode --owner --group --suffix --target-directory --strip-program"
+    ),
+}
+SIMPLE_WRITERS = {
+    "touch": _set("-d -t -r --date --reference --time"),
+    "truncate": _set("-s -r --size --reference"),
+    "mkdir": _set("-m --mode --context"),
+    "rmdir": frozenset(),
+    "rm": frozenset(),
+    "unlink": frozenset(),
+    "shred": _set("-n -s --iterations --size --random-source"),
+    "mkfifo": _set("-m --mode --context"),
+    "tee": frozenset(),
+}
+MODE_WRITERS = {"chmod", "chown", "chgrp"}
+GREP = {"grep", "egrep", "fgrep", "zgrep"}
+GREP_VALUED = _set(
+    "-e -f -m -A -B -C -d -D --regexp --file --max-count --after-context --before-context "
+    "--context --directories --devices --include --exclude --exclude-dir --exclude-from --label "
+    "--binary-files --group-separator"
+)
+RG_VALUED = _set(
+    "-e -f -g -t -T -m -A -B -C -j -M -E -r --regexp --file --glob --iglob --type --type-not "
+    "--max-count --after-context --before-context --context --threads --max-columns --encoding "
+    "--replace --max-depth --sort --sortr --type-add --type-clear --ignore-file --max-filesize "
+    "--path-separator --colors --color --engine --dfa-size-limit --regex-size-limit "
+    "--field-match-separator --field-context-separator --context-separator --hostname-bin "
+    "--hyperlink-format --pre-glob --pre"
+)
+
+
+def command_files(w: Walker, command: SimpleCommand, base: str) -> None:
+    a = w.a
+    args = command.words[1:]
+    recursive = _recursive_flag(args)
+    if base in CP_VALUED:
+        _copy(a, base, args, recursive)
+    elif base in SIMPLE_WRITERS:
+        found = scan(args, SIMPLE_WRITERS[base])
+        tree = base == "rm" and recursive
+        for word in found.operands:
+            _write(a, word, base, tree)
+        if base == "touch":
+            note_reads(a, list(values(found, _set("-r --reference"))), base)
+    elif base in MODE_WRITERS:
+        found = scan(args, _set("--reference --from"))
+        operands = (
+            found.operands
+            if any(o.name == "--reference" for o in found.options)
+            else found.operands[1:]
+        )
+        for word in operands:
+            _write(a, word, base, recursive)
+    elif base == "dd":
+        for word in args:
+            key, eq, value = word.text.partition("=")
+            if eq and key == "of":
+                _write(a, Word(value, value, word.glob), "dd of=")
+            elif eq and key == "if":
+                note_reads(a, [Word(value, value, word.glob)], base)
+        return
+    elif base == "sed":
+        _sed(w, args)
+        return
+    elif base == "sort":
+        found = scan(
+            args,
+            _set(
+                "-k -t -o -S -T --key --field-separator --output "
+                "--buffer-size --temporary-directory --batch-size --parallel "
+                "--files0-from --compress-program"
+            ),
+        )
+        for word in values(found, _set("-o --output")):
+            _write(a, word, "sort -o")
+        if has(found, _set("--compress-program")):
+            a.note_unseen("sort --compress-program runs a program")
+    elif base == "uniq":
+        found = scan(args, _set("-f -s -w --skip-fields --skip-chars --check-chars"))
+        if len(found.operands) >= 2:
+            _write(a, found.operands[1], "uniq output")
+    elif base == "curl":
+        _curl(a, args)
+    elif base == "wget":
+        _wget(a, args)
+    elif base == "git":
+        _git(w, args)
+    elif base == "find":
+        _find(w, command, args)
+        return
+    elif base in ("tar", "bsdtar"):
+        _tar(a, args)
+    elif base == "zip":
+        found = scan(args, _set("-b -n -t -tt -x -i -O --out -P --password"))
+        if found.operands:
+            _write(a, found.operands[0], "zip archive")
+            reads = found.operands[1:]
+            (a.tree_reads if recursive else a.reads).extend(reads)
+    elif base in ("rsync", "scp"):
+        found = scan(
+            args,
+            _set(
+                "-e -f -i -l -o -P -c -F -J -S --rsh --filter --exclude "
+                "--include --rsync-path --port --password-file"
+            ),
+        )
+        if has(found, _set("-e --rsh --rsync-path")):
+            a.note_unseen(f"{base} -e runs a program")
+        local = [w_ for w_ in found.operands if ":" not in w_.text]
+        if len(found.operands) >= 2 and local and local[-1] is found.operands[-1]:
+            _write(a, found.operands[-1], f"{base} target", tree=True)
+        sources = [w_ for w_ in found.operands[:-1] if ":" not in w_.text]
+        (a.tree_reads if recursive or base == "rsync" else a.reads).extend(sources)
+    elif base in GREP or base in ("rg", "ag", "ack", "ack-grep", "git-grep"):
+        _grep(a, base, args)
+        return
+    elif base in ("patch",):
+        found = scan(
+            args,
+            _set(
+                "-p -o -i -d -r -D -F -z -B -Y -V --strip --output --input "
+                "--directory --reject-file --suffix"
+            ),
+        )
+        outputs = list(values(found, _set("-o --output")))
+        for word in outputs or found.operands[:1]:
+            _write(a, word, "patch")
+        if not outputs and not found.operands:
+            _write(a, Word(DYN, ""), "patch (the files its diff names)")
+    note_reads(a, args, base)
+
+
+def _recursive_flag(args: list[Word]) -> bool:
+    for word in args:
+        text = word.text
+        if text in ("--recursive", "--dereference-recursive", "--archive"):
+            return True
+        if text.startswith("-") and not text.startswith("--") and any(c in text[1:] for c in "rRa"):
+            return True
+    return False
+
+
+def _copy(a: ShellAnalysis, base: str, args: list[Word], recursive: bool) -> None:
+    found = scan(args, CP_VALUED[base])
+    target_dir = next(values(found, _set("-t --target-directory")), None)
+    operands = found.operands
+    if base == "install" and has(found, _set("-d --directory")):
+        for word in operands:
+            _write(a, word, "install -d")
+        return
+    sources = operands if target_dir is not None else operands[:-1]
+    if target_dir is None and len(operands) >= 2:
+        dest = operands[-1]
+        is_dir = dest.literal and os.path.isdir(dest.text)
+        if (len(sources) > 1 or is_dir or dest.text.endswith("/")) and not has(
+            found, _set("-T --no-target-directory")
+        ):
+            target_dir = dest
+        else:
+            _write(a, dest, f"{base} target", recursive)
+    if target_dir is not None:
+        for source in sources:
+            _write(a, _into(target_dir, source), f"{base} target", recursive)
+    if base == "mv":
+        for source in sources:
+            _write(a, source, "mv source", True)
+    elif base in ("cp", "install") and recursive:
+        a.tree_reads.extend(sources)
+
+
+_SED_COMMAND = re.compile(r"(?:^|[;\n{}!]|[0-9$/]\s*)\s*[ewWrR](?:\s|$)")
+_SED_FLAGS = re.compile(r"s(.)(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpiImMe0-9w]*[ew]")
+
+
+def _sed(w: Walker, args: list[Word]) -> None:
+    a = w.a
+    found = scan(args, _set("-e -f -l --expression --file --line-length"))
+    in_place = any(o.name in ("-i", "--in-place") for o in found.options)
+    if not in_place:  # -i.bak and -iE come out of the scan as clusters of letters
+        in_place = any(word.literal and re.fullmatch(r"-[nrsuzE]*i.*", word.text) for word in args)
+    scripts = list(values(found, _set("-e --expression")))
+    operands = found.operands
+    if not scripts and not any(o.name in ("-f", "--file") for o in found.options) and operands:
+        scripts, operands = operands[:1], operands[1:]
+    sandbox = any(o.name == "--sandbox" for o in found.options)
+    for script in scripts:
+        a.texts.append(script.text)
+        if not script.literal:
+            a.note_opaque("a sed script known only at run time")
+        elif not sandbox and (_SED_COMMAND.search(script.text) or _SED_FLAGS.search(script.text)):
+            a.note_opaque("a sed script that can run commands or write files (e, w, r)")
+            a.code_texts.append(script.text)
+    for word in operands:
+        if in_place:
+            _write(a, word, "sed -i")
+    note_reads(a, operands, "sed")
+
+
+def _curl(a: ShellAnalysis, args: list[Word]) -> None:
+    writes = _set(
+        "-o --output -D --dump-header -c --cookie-jar --trace --trace-ascii --stderr "
+        "--libcurl --etag-save --hsts --alt-svc"
+    )
+    valued = writes | _set(
+        "-d --data --data-binary --data-raw --data-urlencode -F --form -H --header -u --user "
+        "-X --request -A --user-agent -e --referer -b --cookie -T --upload-file -K --config "
+        "--output-dir -w --write-out -x --proxy -m --max-time --connect-timeout -r --range "
+        "-E --cert --key --cacert --json"
+    )
+    found = scan(args, valued)
+    for option in found.options:
+        if option.name in writes and option.value is not None:
+            _write(a, option.value, f"curl {option.name}")
+        if option.name in ("-K", "--config"):
+            a.note_opaque("curl -K (a config file can set where it writes)")
+    if has(found, _set("-O --remote-name --remote-name-all -J --remote-header-name")):
+        directory = next(values(found, _set("--output-dir")), Word(".", "."))
+        _write(a, _into(directory, Word(DYN, "")), "curl -O")
+    note_reads(a, [o.value for o in found.options if o.value is not None], "curl")
+
+
+def _wget(a: ShellAnalysis, args: list[Word]) -> None:
+    valued = _set(
+        "-O -o -a -P -i -e -t -T -w -U -Q --output-document --output-file "
+        "--append-output --directory-prefix --input-file --execute --tries --timeout "
+        "--wait --user-agent --quota --post-file --post-data --header --user "
+        "--password --body-file --load-cookies --save-cookies --config"
+    )
+    found = scan(args, valued)
+    documents = list(values(found, _set("-O --output-document")))
+    for word in documents:
+        _write(a, word, "wget -O")
+    for word in values(found, _set("-o --output-file -a --append-output --save-cookies")):
+        _write(a, word, "wget log")
+    if not documents:
+        directory = next(values(found, _set("-P --directory-prefix")), Word(".", "."))
+        _write(a, _into(directory, Word(DYN, "")), "wget (a file named by the URL)")
+    if has(found, _set("-e --execute --config")):
+        a.note_opaque("wget -e / --config (commands that can change where it writes)")
+
+
+def _git(w: Walker, args: list[Word]) -> None:
+    a = w.a
+    i = 0
+    while i < len(args) and args[i].text.startswith("-"):
+        text = args[i].text
+        name = text.split("=", 1)[0]
+        short_c = text.startswith("-c") and not text.startswith("--")
+        if name in GIT_DANGEROUS_GLOBAL or short_c:
+            a.dangerous_options.append(
+                (
+                    text,
+                    "configuration for one run can make git run programs: core.pager, "
+                    "core.fsmonitor, alias.*",
+                )
+            )
+            if "=" not in text and not (short_c and len(text) > 2) and i + 1 < len(args):
+                a.dangerous_options.append((args[i + 1].text, "git configuration for one run"))
+        if name == "-C" and i + 1 < len(args):
+            a.cd_targets.append(args[i + 1])
+        consumes = name in GIT_GLOBAL_VALUED and "=" not in text and text in GIT_GLOBAL_VALUED
+        i += 2 if consumes else 1
+    if i >= len(args):
+        return
+    sub = args[i].text
+    rest = args[i + 1 :]
+    if sub == "config":
+        _git_config(a, rest)
+    for option in GIT_CODE_OPTIONS.get(sub, frozenset()):
+        for index, word in enumerate(rest):
+            code: Word | None = None
+            if word.text == option and index + 1 < len(rest):
+                code = rest[index + 1]
+            elif word.text.startswith(option + "="):
+                value = word.text.split("=", 1)[1]
+                code = Word(value, value)
+            if code is not None:
+                from agent_tui.core.permissions.shell.commands import nested_code
+
+                nested_code(w, code, f"git {sub} {option}")
+    if sub == "bisect" and rest[:1] and rest[0].text == "run" and len(rest) > 1:
+        from agent_tui.core.permissions.shell.commands import add_simple
+        from agent_tui.core.permissions.shell.model import Layer
+
+        layer = Layer(tuple([Word("git", "git"), *args[: i + 2]]), True)
+        add_simple(w, rest[1:], [], None, (layer,))
+    if sub == "submodule" and any(word.text == "foreach" for word in rest):
+        index = next(k for k, word in enumerate(rest) if word.text == "foreach")
+        code_words = [word for word in rest[index + 1 :] if word.text != "--recursive"]
+        code = " ".join(word.text for word in code_words)
+        from agent_tui.core.permissions.shell.commands import nested_code
+
+        literal = all(word.literal for word in code_words)
+        nested_code(w, Word(code if literal else code + DYN, code), "git submodule foreach")
+
+
+def _git_config(a: ShellAnalysis, args: list[Word]) -> None:
+    valued = _set("-f --file --blob --type --default --comment --value --fixed-value")
+    found = scan(args, valued)
+    names = {o.name for o in found.options}
+    operands = [word.text for word in found.operands]
+    verbs_read = {"get", "list", "get-all", "get-regexp", "get-urlmatch", "get-color"}
+    verbs_write = {"set", "unset", "rename-section", "remove-section", "edit", "add"}
+    if operands and operands[0] in verbs_read:
+        return
+    writes = bool(operands and operands[0] in verbs_write)
+    writes |= bool(
+        names
+        & _set(
+            "--add --unset --unset-all --replace-all --rename-section --remove-section -e --edit"
+        )
+    )
+    if not writes and (names & GIT_CONFIG_READ_FLAGS or len(found.operands) < 2):
+        return
+    if "--global" in names:
+        target = os.path.expanduser("~/.gitconfig")
+    elif "--system" in names:
+        target = "/etc/gitconfig"
+    else:
+        chosen = next(values(found, _set("-f --file")), None)
+        target = chosen.text if chosen is not None else ".git/config"
+    _write(a, Word(target, target), "git config")
+
+
+def _find(w: Walker, command: SimpleCommand, args: list[Word]) -> None:
+    from agent_tui.core.permissions.shell.commands import add_simple
+    from agent_tui.core.permissions.shell.model import Layer
+
+    a = w.a
+    i = 0
+    while (i < len(args) and args[i].text in ("-H", "-L", "-P")) or (
+        i < len(args) and args[i].text.startswith(("-D", "-O"))
+    ):
+        i += 2 if args[i].text == "-D" else 1
+    roots: list[Word] = []
+    while i < len(args) and not args[i].text.startswith("-") and args[i].text not in "(!)":
+        roots.append(args[i])
+        i += 1
+    roots = roots or [Word(".", ".")]
+    while i < len(args):
+        text = args[i].text
+        if text in ("-exec", "-execdir", "-ok", "-okdir"):
+            j = i + 1
+            while j < len(args) and args[j].text not in (";", "+"):
+                j += 1
+            inner = [
+                Word(word.text.replace("{}", DYN), word.raw, word.glob) for word in args[i + 1 : j]
+            ]
+            if inner:
+                layer = Layer(tuple(command.words[: i + 2]), True)
+                plus = j < len(args) and args[j].text == "+"
+                add_simple(w, inner, [], None, (*command.layers, layer), extra_args=plus)
+            i = j + 1
+            continue
+        if text == "-delete":
+            for root in roots:
+                _write(a, root, "find -delete", tree=True)
+        elif text in ("-fprint", "-fprint0", "-fls", "-fprintf") and i + 1 < len(args):
+            _write(a, args[i + 1], f"find {text}")
+        elif text == "-files0-from" and i + 1 < len(args):
+            a.reads.append(args[i + 1])
+        i += 1
+    a.reads.extend(roots)
+
+
+def _tar(a: ShellAnalysis, args: list[Word]) -> None:
+    if not args:
+        return
+    words = list(args)
+    first = words[0].text
+    if first and not first.startswith("-") and first.isalpha():
+        words[0] = Word("-" + first, words[0].raw)
+    found: Scan = scan(
+        words,
+        _set(
+            "-f -C -T -X -b -g -H -I -K -N -V --file --directory "
+            "--files-from --exclude-from --exclude --use-compress-program "
+            "--to-command --info-script --new-volume-script "
+            "--checkpoint-action --format --owner --group --mode --transform"
+        ),
+    )
+    names = {o.name for o in found.options}
+    if names & _set(
+        "-I --use-compress-program --to-command --info-script "
+        "--new-volume-script --checkpoint-action -F"
+    ):
+        a.note_unseen("tar runs a program given in its options")
+    creating = bool(names & _set("-c --create -r --append -u --update"))
+    if creating:
+        for word in values(found, _set("-f --file")):
+            _write(a, word, "tar archive")
+        a.tree_reads.extend(found.operands)
+
+
+def _grep(a: ShellAnalysis, base: str, args: list[Word]) -> None:
+    valued = RG_VALUED if base == "rg" else GREP_VALUED
+    found = scan(args, valued)
+    if base == "rg" and has(found, _set("--pre")):
+        a.note_unseen("rg --pre runs a program on each file")
+    patterns_given = has(found, _set("-e -f --regexp --file"))
+    operands = found.operands if patterns_given else found.operands[1:]
+    pattern_words = [] if patterns_given else found.operands[:1]
+    a.texts.extend(word.text for word in pattern_words)
+    recursive = (
+        base in ("rg", "ag", "ack", "ack-grep")
+        or any(
+            o.name in ("-r", "-R", "--recursive", "--dereference-recursive") for o in found.options
+        )
+        or any(
+            o.name in ("-d", "--directories") and o.value is not None and o.value.text == "recurse"
+            for o in found.options
+        )
+    )
+    if recursive and base in ("rg", "ag", "ack", "ack-grep") and has(found, _set("--files")):
+        operands = found.operands
+    if recursive:
+        a.tree_reads.extend(operands or [Word(".", ".")])
+    else:
+        note_reads(a, operands, base)
+    note_reads(
+        a,
+        [
+            o.value
+            for o in found.options
+            if o.value is not None and o.name in ("-f", "--file", "--exclude-from", "--ignore-file")
+        ],
+        base,
+    )

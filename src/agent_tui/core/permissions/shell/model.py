@@ -1,0 +1,163 @@
+"""What the shell analysis finds in a command: facts, not decisions.
+
+``analyse`` (``walker``) turns a command line into a ``ShellAnalysis``: every simple command the
+shell would run (anywhere: in lists, pipelines, compound commands, ``$(…)``, ``<(…)``, the code
+given to ``bash -c``, the commands behind wrappers such as ``timeout`` or ``xargs``), every file
+it writes, every word that may name a file it reads, every variable it sets, and — the part
+that keeps the analysis honest — ``opaque``: each construct it does not fully understand. The
+permission pipeline turns these facts into allow / ask / deny; nothing here decides.
+
+A word's text is its value after quote removal. A part whose value is only known when the
+command runs (``$x``, ``$(…)``, an arithmetic result) is kept as ``DYN`` in the text, so the
+literal pieces around it stay visible (``"$(pwd)/.env"`` is ``DYN + "/.env"``).
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+
+DYN = "\0"
+"""Stands for text that is only known at run time (a command string can never hold a NUL)."""
+
+
+@dataclass(frozen=True)
+class Word:
+    text: str
+    """The value after quote removal; run-time parts are ``DYN``."""
+    raw: str
+    """The source text of the word."""
+    glob: bool = False
+    """It has unquoted ``*``, ``?`` or ``[…]``: the shell replaces it with matching file names."""
+
+    @property
+    def literal(self) -> bool:
+        """Fully known before the command runs."""
+        return DYN not in self.text and not self.glob
+
+    @property
+    def shown(self) -> str:
+        """The text for messages: run-time parts shown as ``…``."""
+        return self.text.replace(DYN, "…") if DYN in self.text else self.text
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """A variable the command sets: ``NAME=value cmd``, ``export NAME=…``, ``for NAME in``…"""
+
+    name: str
+    value: Word | None
+    how: str
+    """``prefix`` (for one command), ``statement``, ``declare``, ``env``, ``loop``, ``read``…"""
+
+    @property
+    def text(self) -> str:
+        return f"{self.name}={self.value.text if self.value else ''}"
+
+
+@dataclass(frozen=True)
+class Layer:
+    """A wrapper a command runs under (``timeout 5``, ``sudo -u x``), with its own words."""
+
+    words: tuple[Word, ...]
+    transparent: bool
+    """A transparent wrapper (``timeout``, ``nice``, ``env``) only changes how the command runs:
+    rules judge the command inside. Any other (``sudo``, ``uv run``) is judged with its words."""
+
+
+@dataclass
+class SimpleCommand:
+    """One command the shell would run: a program and its arguments."""
+
+    words: list[Word]
+    assignments: list[Assignment] = field(default_factory=list)
+    """``NAME=value`` words before it (and ``env NAME=value``): its environment."""
+    layers: list[Layer] = field(default_factory=list)
+    """The wrappers it runs under, outermost first."""
+    extra_args: bool = False
+    """It also gets arguments not known here (``xargs``, ``find -exec … {} +``)."""
+    stdin: str | None = None
+    """What feeds its standard input: ``pipe``, ``heredoc``, ``herestring``, ``file``."""
+    runs_code: bool = False
+    """A shell given code (``bash -c '…'``, ``eval``): the commands in the code are judged on
+    their own; the shell itself needs no rule unless a non-transparent wrapper runs it."""
+    guessed: bool = False
+    """Found behind a wrapper whose options are not all known (``uv run``): a best guess."""
+
+    @property
+    def name(self) -> Word | None:
+        return self.words[0] if self.words else None
+
+    @property
+    def argv(self) -> list[str]:
+        return [w.text for w in self.words]
+
+    @property
+    def outer_words(self) -> list[Word]:
+        """The words rules match for allow: from the outermost wrapper that is not transparent
+        (``sudo apt update``), else the command itself (``timeout 5 git status`` → ``git
+        status``)."""
+        for index, layer in enumerate(self.layers):
+            if not layer.transparent:
+                inner = [w for outer in self.layers[index:] for w in outer.words]
+                return [*inner, *self.words]
+        return list(self.words)
+
+    def shown(self) -> str:
+        """The command as a person would type it: literal words quoted where needed."""
+        return " ".join(
+            shlex.quote(w.text) if w.literal else w.raw or w.shown for w in self.outer_words
+        )
+
+
+@dataclass(frozen=True)
+class FileWrite:
+    """A file the command writes (or deletes): a redirection target or a writer's operand."""
+
+    target: Word
+    how: str
+    """``> redirection``, ``tee``, ``cp target``, ``rm``, ``git config``…"""
+    tree: bool = False
+    """Everything below the target too (``rm -r``, ``find … -delete``)."""
+
+
+@dataclass
+class ShellAnalysis:
+    source: str
+    commands: list[SimpleCommand] = field(default_factory=list)
+    opaque: list[str] = field(default_factory=list)
+    """Each construct the analysis does not fully understand, in words; empty = understood."""
+    unseen_code: list[str] = field(default_factory=list)
+    """Code handed to a shell that the analysis did not see (``bash -c "$x"``, ``| sh``,
+    ``source f``): it could run anything, a denied program included."""
+    code_texts: list[str] = field(default_factory=list)
+    """Code handed to an interpreter (``python3 -c …``, ``awk '…'``): not shell, so not analysed,
+    but searched for the names of denied programs and files."""
+    writes: list[FileWrite] = field(default_factory=list)
+    reads: list[Word] = field(default_factory=list)
+    """Words that may name a file the command reads: arguments, ``<`` sources, sourced files."""
+    tree_reads: list[Word] = field(default_factory=list)
+    """Directories read recursively (``grep -r``, ``rg``, ``tar c``, ``cp -r``)."""
+    unknown_reads: list[str] = field(default_factory=list)
+    """Commands that read files whose names are only known at run time (``cat $f``)."""
+    assignments: list[Assignment] = field(default_factory=list)
+    """Every variable set anywhere in the command."""
+    dangerous_options: list[tuple[str, str]] = field(default_factory=list)
+    """(option word, why): options that make a program run configured code (``git -c
+    core.pager=…``), judged like a dangerous environment variable."""
+    cd_targets: list[Word] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    """Every literal string seen (words, heredoc bodies, code), for mention checks."""
+
+    @property
+    def understood(self) -> bool:
+        return not self.opaque
+
+    def note_opaque(self, reason: str) -> None:
+        if reason not in self.opaque:
+            self.opaque.append(reason)
+
+    def note_unseen(self, reason: str) -> None:
+        self.note_opaque(reason)
+        if reason not in self.unseen_code:
+            self.unseen_code.append(reason)

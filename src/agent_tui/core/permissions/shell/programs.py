@@ -1,0 +1,158 @@
+"""What the analysis knows about particular programs: shells, interpreters, the environment
+variables that make programs run code, and the words bash reserves.
+
+Maintained tables, each documented in README.md (Permissions). A program missing from them is an
+ordinary command: rules judge its words, and what it does with them is its own business (the OS
+sandbox bounds that, not the parser).
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def _set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+SHELLS = _set("bash sh dash ash")
+"""Shells whose ``-c`` code is bash-compatible: it is parsed and analysed like the command."""
+OTHER_SHELLS = _set("zsh ksh mksh ksh93 pdksh fish csh tcsh yash elvish nu xonsh pwsh powershell")
+"""Shells with another grammar: code given to them is never seen by the analysis."""
+
+INTERPRETERS = _set(
+    "python python2 python3 pypy pypy3 node nodejs deno bun ruby irb perl php lua luajit tclsh "
+    "wish Rscript R julia osascript awk gawk mawk nawk busybox jshell groovy scala kotlin "
+    "expect gdb lldb sqlite3 psql mysql vim vi nvim emacs ex ed make cmake"
+)
+"""Programs that run code they are given (inline, from stdin or a file)."""
+_PYTHON = re.compile(r"python\d*(\.\d+)*|pypy\d*")
+
+INLINE_CODE_OPTIONS: dict[str, frozenset[str]] = {
+    "python": _set("-c"),
+    "node": _set("-e --eval -p --print"),
+    "deno": _set("eval"),
+    "bun": _set("-e --eval -p --print"),
+    "ruby": _set("-e"),
+    "perl": _set("-e -E"),
+    "php": _set("-r"),
+    "lua": _set("-e"),
+    "Rscript": _set("-e"),
+    "osascript": _set("-e"),
+    "julia": _set("-e -E"),
+    "gdb": _set("-ex -eval-command"),
+    "vim": _set("-c --cmd"),
+}
+
+
+def interpreter_family(name: str) -> str | None:
+    """``python3.12`` → ``python``; ``nodejs`` → ``node``; None when not an interpreter."""
+    if _PYTHON.fullmatch(name):
+        return "python"
+    if name in ("nodejs",):
+        return "node"
+    if name in ("nvim", "vi", "ex"):
+        return "vim"
+    if name in ("gawk", "mawk", "nawk"):
+        return "awk"
+    return name if name in INTERPRETERS else None
+
+
+RESERVED = _set(
+    "if then else elif fi case esac for select while until do done in function time { } ! [[ ]] "
+    "coproc"
+)
+"""Bash's reserved words: seen as a command *name* they mean the parser and bash disagree."""
+
+NO_FILE_READS = _set(
+    "echo printf true false : test [ expr seq sleep basename dirname export declare local "
+    "typeset readonly set unset shift exit return cd pushd popd kill wait jobs type which "
+    "hash date id whoami uname pwd umask ulimit let printenv hostname nproc tput"
+)
+"""Programs that never open a file named by an argument: a run-time argument (``echo $x``)
+cannot make them read a denied file."""
+
+# -- the environment ---------------------------------------------------------------------------
+
+DANGEROUS_ENV_PREFIXES = (
+    "GIT_",
+    "LD_",
+    "DYLD_",
+    "PYTHON",
+    "NODE_",
+    "NPM_CONFIG_",
+    "YARN_",
+    "PERL",
+    "RUBY",
+    "BASH_FUNC_",
+    "BUNDLE_",
+    "CARGO_",
+    "RUSTC",
+    "MAVEN_",
+    "GRADLE_",
+    "JAVA_",
+    "_JAVA_",
+    "JDK_",
+    "DOTNET_",
+    "PIP_",
+    "UV_",
+    "LUA_",
+    "PHP",
+    "GEM_",
+    "LESS",
+    "SSH_",
+    "GNUPG",
+    "XDG_",
+    "GCONV_",
+)
+DANGEROUS_ENV = _set(
+    "PATH BASH_ENV ENV SHELLOPTS BASHOPTS PS4 PROMPT_COMMAND PAGER MANPAGER EDITOR VISUAL "
+    "BROWSER SHELL HOME CDPATH ZDOTDIR INPUTRC TERMINFO MAKEFLAGS MFLAGS CC CXX CPP LDFLAGS "
+    "CFLAGS CXXFLAGS CPPFLAGS NODE_OPTIONS NODE_PATH RUBYOPT RUBYLIB PERL5OPT PERL5LIB PERLLIB "
+    "PYTHONPATH PYTHONSTARTUP PYTHONHOME TAR_OPTIONS GREP_OPTIONS CLASSPATH "
+    "PKG_CONFIG_PATH EXINIT VIMINIT MYVIMRC WGETRC CURL_HOME NETRC HISTFILE"
+)
+
+
+def dangerous_variable(name: str) -> str | None:
+    """Why setting ``name`` can make an allowed program run other code, or None."""
+    upper = name.upper()
+    if upper == "PATH":
+        return "PATH decides which program a command name runs"
+    if upper in ("BASH_ENV", "ENV", "ZDOTDIR"):
+        return f"{name} names a script every new shell runs"
+    if upper in ("HOME", "XDG_CONFIG_HOME", "CDPATH"):
+        return f"{name} moves where programs find their configuration"
+    if upper in DANGEROUS_ENV or any(upper.startswith(p) for p in DANGEROUS_ENV_PREFIXES):
+        return f"{name} changes what programs load or run"
+    return None
+
+
+# -- git ----------------------------------------------------------------------------------------
+
+GIT_GLOBAL_VALUED = _set(
+    "-C -c --config-env --exec-path --git-dir --work-tree --namespace --super-prefix "
+    "--list-cmds --attr-source"
+)
+GIT_DANGEROUS_GLOBAL = _set("-c --config-env --exec-path")
+"""``git -c core.pager=…`` & co. set configuration for one run: configuration runs programs."""
+GIT_CODE_OPTIONS: dict[str, frozenset[str]] = {
+    "rebase": _set("-x --exec"),
+    "fetch": _set("--upload-pack"),
+    "clone": _set("--upload-pack -u --template"),
+    "pull": _set("--upload-pack"),
+    "ls-remote": _set("--upload-pack"),
+    "push": _set("--receive-pack --exec"),
+    "archive": _set("--exec"),
+    "difftool": _set("-x --extcmd"),
+    "filter-branch": _set(
+        "--env-filter --tree-filter --index-filter --parent-filter --msg-filter "
+        "--commit-filter --tag-name-filter"
+    ),
+}
+"""Sub-command options whose value is a command git runs through the shell."""
+GIT_CONFIG_READ_FLAGS = _set(
+    "--get --get-all --get-regexp --get-urlmatch --list -l --show-origin --show-scope "
+    "--name-only --get-color --get-colorbool --null -z --type --default --blob --includes "
+    "--no-includes"
+)

@@ -1,0 +1,717 @@
+"""The syntax tree of a command → ``ShellAnalysis`` facts.
+
+Every node type has a handler, and a node the walker has no handler for makes the command
+opaque: nothing is understood by omission. Words are evaluated as bash would (quotes,
+``$'…'``, braces, globs); expansions are checked for the forms that can run code (``${x@P}``,
+``${!x}``, arithmetic on variables, array subscripts); command and process substitutions are
+walked like the command itself, so the commands inside them count everywhere. The meaning of
+each simple command (wrappers, shells, writers…) is ``commands.add_simple``'s business.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_tui.core.permissions.shell.model import (
+    DYN,
+    Assignment,
+    FileWrite,
+    ShellAnalysis,
+    Word,
+)
+from agent_tui.core.permissions.shell.parse import parse
+from agent_tui.core.permissions.shell.words import (
+    Segment,
+    decode_ansi_c,
+    double_quoted,
+    make_words,
+    unquoted_segments,
+)
+
+Node = Any
+MAX_NODES = 60_000
+"""Nodes one analysis visits at most (a 1 MB heredoc is a handful; a 1 MB command line of
+dense syntax is hundreds of thousands): past it the command is opaque."""
+MAX_DEPTH = 12
+"""Nested ``bash -c`` / ``eval`` levels followed."""
+MAX_NESTING = 200
+"""Syntax nesting followed (``$($($(…)))``, deep ``if``s) before the command is opaque."""
+
+SPECIAL_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"})
+WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
+STATEMENTS = frozenset(
+    {
+        "program",
+        "list",
+        "pipeline",
+        "redirected_statement",
+        "command",
+        "variable_assignment",
+        "variable_assignments",
+        "declaration_command",
+        "unset_command",
+        "negated_command",
+        "subshell",
+        "compound_statement",
+        "if_statement",
+        "elif_clause",
+        "else_clause",
+        "while_statement",
+        "for_statement",
+        "c_style_for_statement",
+        "case_statement",
+        "case_item",
+        "function_definition",
+        "test_command",
+        "do_group",
+    }
+)
+ARITHMETIC_OK = frozenset(
+    {
+        "number",
+        "binary_expression",
+        "unary_expression",
+        "parenthesized_expression",
+        "ternary_expression",
+        "postfix_expression",
+    }
+)
+ARITH_TEST_OPS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+SAFE_EXPANSION_OPS = frozenset(
+    {
+        ":-",
+        "-",
+        ":+",
+        "+",
+        ":?",
+        "?",
+        "#",
+        "##",
+        "%",
+        "%%",
+        "/",
+        "//",
+        "/#",
+        "/%",
+        "^",
+        "^^",
+        ",",
+        ",,",
+        ":=",
+        "=",
+    }
+)
+SAFE_TRANSFORMS = frozenset({"Q", "U", "u", "L", "a"})
+
+
+@dataclass
+class Budget:
+    nodes: int = 0
+    exhausted: bool = False
+
+
+@dataclass
+class Redirection:
+    op: str
+    target: Word | None
+    extra: list[Word] = field(default_factory=list)
+    """Words tree-sitter puts after the target (``echo a > f b``): bash's arguments."""
+
+
+class Walker:
+    def __init__(
+        self,
+        analysis: ShellAnalysis,
+        source: bytes,
+        depth: int,
+        budget: Budget,
+        in_substitution: bool = False,
+    ) -> None:
+        self.a = analysis
+        self.src = source
+        self.depth = depth
+        self.budget = budget
+        self.in_substitution = in_substitution
+        self.nesting = 0
+
+    # -- entry --------------------------------------------------------------------------------
+
+    def run(self, root: Node) -> None:
+        if root.has_error:
+            self.a.note_opaque(_parse_error(root, self.src))
+        self.statement(root)
+
+    def text(self, node: Node) -> str:
+        return self.src[node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
+
+    def _visit(self, node: Node) -> bool:
+        self.budget.nodes += 1
+        if self.budget.nodes > MAX_NODES:
+            if not self.budget.exhausted:
+                self.budget.exhausted = True
+                self.a.note_opaque("a command too large to analyse (over 60,000 syntax nodes)")
+            return False
+        if node.type == "ERROR" or node.is_missing:
+            self.a.note_opaque(_parse_error(node, self.src))
+            return False
+        return True
+
+    # -- statements ---------------------------------------------------------------------------
+
+    def statement(self, node: Node, stdin: str | None = None) -> None:
+        if not self._visit(node):
+            return
+        self.nesting += 1
+        try:
+            if self.nesting > MAX_NESTING:
+                self.a.note_opaque("commands nested too deeply to analyse")
+                return
+            self._statement(node, stdin)
+        finally:
+            self.nesting -= 1
+
+    def _statement(self, node: Node, stdin: str | None) -> None:
+        kind = node.type
+        if kind in (
+            "program",
+            "list",
+            "subshell",
+            "do_group",
+            "else_clause",
+            "elif_clause",
+            "if_statement",
+            "while_statement",
+            "case_item",
+        ):
+            self.children(node, stdin)
+        elif kind == "pipeline":
+            first = True
+            for child in node.named_children:
+                self.statement_or_word(child, stdin if first else "pipe")
+                first = False
+        elif kind == "compound_statement":
+            if node.child_count and node.children[0].type == "((":
+                self.arithmetic_children(node, "an arithmetic command (( … ))")
+            else:
+                self.children(node, stdin)
+        elif kind == "redirected_statement":
+            self.redirected(node, stdin)
+        elif kind == "command":
+            self.command(node, stdin, [])
+        elif kind == "variable_assignment":
+            self.assignment(node, "statement")
+        elif kind == "variable_assignments":
+            for child in node.named_children:
+                self.statement(child)
+        elif kind == "declaration_command":
+            self.declaration(node)
+        elif kind == "unset_command":
+            for child in node.named_children:
+                if child.type != "variable_name":
+                    self.word(child)
+        elif kind == "negated_command":
+            self.children(node, stdin)
+        elif kind == "for_statement":
+            self.for_statement(node)
+        elif kind == "c_style_for_statement":
+            self.a.note_opaque("a C-style for loop (its arithmetic can run code)")
+            self.children(node, None)
+        elif kind == "case_statement" or kind == "function_definition":
+            self.children(node, None)
+        elif kind == "test_command":
+            self.test(node)
+        elif kind == "comment":
+            self.comment(node)
+        else:
+            self.a.note_opaque(f"{_describe(kind)}, which the analysis does not understand")
+
+    def children(self, node: Node, stdin: str | None) -> None:
+        for child in node.named_children:
+            self.statement_or_word(child, stdin)
+
+    def statement_or_word(self, node: Node, stdin: str | None) -> None:
+        kind = node.type
+        if kind in STATEMENTS or kind == "comment":
+            self.statement(node, stdin)
+        elif kind == "variable_name":
+            self._visit(node)
+        elif kind in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
+            self.a.note_opaque("a redirection in a place the analysis does not follow")
+        elif kind in ("extglob_pattern", "regex"):
+            self._visit(node)
+            self.a.texts.append(self.text(node))
+        else:
+            self.word(node)
+
+    def comment(self, node: Node) -> None:
+        if self.in_substitution or self.nesting > 2:
+            self.a.note_opaque("a # comment inside a substitution or compound command")
+
+    def redirected(self, node: Node, stdin: str | None) -> None:
+        body = node.child_by_field_name("body")
+        redirections: list[Redirection] = []
+        later: list[Node] = []
+        for child in node.named_children:
+            if child is body or (body is not None and child.id == body.id):
+                continue
+            if child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
+                redirections.append(self.redirect(child, later))
+            else:
+                self.statement_or_word(child, stdin)
+        body_stdin = stdin
+        for r in redirections:
+            if r.op in ("<<", "<<-"):
+                body_stdin = "heredoc"
+            elif r.op == "<<<":
+                body_stdin = "herestring"
+            elif r.op in ("<", "<&"):
+                body_stdin = "file"
+        if body is None:
+            self.redirect_only(redirections)
+        elif body.type == "command":
+            self.command(body, body_stdin, redirections)
+        else:
+            self.apply_redirections(redirections, "")
+            self.statement(body, body_stdin)
+        for statement, piped in later:  # what tree-sitter hangs inside a heredoc redirect
+            self.statement(statement, "pipe" if piped else None)
+
+    def redirect_only(self, redirections: list[Redirection]) -> None:
+        self.apply_redirections(redirections, "")
+        for r in redirections:
+            if r.extra:
+                from agent_tui.core.permissions.shell.commands import add_simple
+
+                add_simple(self, r.extra, [], None)
+
+    # -- redirections ---------------------------------------------------------------------------
+
+    def redirect(self, node: Node, later: list[Any]) -> Redirection:
+        self._visit(node)
+        op = ""
+        target: Word | None = None
+        extra: list[Word] = []
+        for child in node.children:
+            kind = child.type
+            if not child.is_named:
+                if kind in ("&&", "||", "|", "|&", ";", "&"):
+                    continue
+                op = op or kind
+                continue
+            field_name = _field(node, child)
+            if kind == "file_descriptor":
+                continue
+            if kind == "heredoc_start":
+                self.a.texts.append(self.text(child))
+                continue
+            if kind == "heredoc_body":
+                self.heredoc_body(node, child)
+                continue
+            if kind == "heredoc_end":
+                continue
+            if node.type == "heredoc_redirect" and kind in ("file_redirect", "herestring_redirect"):
+                inner = self.redirect(child, later)
+                self.apply_redirections([inner], "")
+                continue
+            if node.type == "heredoc_redirect" and (kind in STATEMENTS):
+                if kind == "pipeline":
+                    for piped in child.named_children:
+                        later.append((piped, True))
+                else:
+                    later.append((child, field_name != "right"))
+                continue
+            words = self.word(child)
+            if target is None and words:
+                target, rest = words[0], words[1:]
+                extra.extend(rest)
+            else:
+                extra.extend(words)
+        return Redirection(op, target, extra)
+
+    def heredoc_body(self, redirect: Node, body: Node) -> None:
+        start = next((c for c in redirect.children if c.type == "heredoc_start"), None)
+        quoted = start is not None and any(q in self.text(start) for q in "'\"\\")
+        self.a.texts.append(self.text(body))
+        if quoted:
+            return
+        for child in body.named_children:
+            if child.type == "heredoc_content":
+                continue
+            self.segments(child, quoted=True)
+
+    def apply_redirections(self, redirections: list[Redirection], command: str) -> None:
+        for r in redirections:
+            target = r.target
+            if r.op in ("<<", "<<-", "<<<") or target is None:
+                continue
+            if r.op in (">&", "<&") and (target.text.isdigit() or target.text == "-"):
+                continue  # between descriptors
+            if r.op == "<&":
+                self.a.note_opaque(f"the redirection <&{target.shown}")
+                continue
+            if r.op in WRITE_OPS:
+                if target.text not in SPECIAL_FILES and not target.text.startswith("/dev/fd/"):
+                    self.a.writes.append(FileWrite(target, f"{r.op} redirection"))
+            elif r.op == "<":
+                self.a.reads.append(target)
+            else:
+                self.a.note_opaque(f"the redirection {r.op}")
+
+    # -- commands -----------------------------------------------------------------------------
+
+    def command(self, node: Node, stdin: str | None, redirections: list[Redirection]) -> None:
+        from agent_tui.core.permissions.shell.commands import add_simple
+
+        words: list[Word] = []
+        assignments: list[Assignment] = []
+        redirections = list(redirections)
+        for child in node.named_children:
+            kind = child.type
+            if kind == "variable_assignment":
+                if words:
+                    words.extend(self.word(child))  # an argument that looks like one
+                else:
+                    assignment = self.assignment(child, "prefix", record=False)
+                    if assignment is not None:
+                        assignments.append(assignment)
+            elif kind == "command_name":
+                self._visit(child)
+                for part in child.named_children:
+                    words.extend(self.word(part))
+            elif kind in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
+                later: list[Any] = []
+                redirection = self.redirect(child, later)
+                redirections.append(redirection)
+                if redirection.op in ("<<", "<<-"):
+                    stdin = "heredoc"
+                elif redirection.op == "<<<":
+                    stdin = "herestring"
+                elif redirection.op == "<":
+                    stdin = "file"
+                if later:
+                    self.a.note_opaque("a heredoc inside a command's words")
+            elif kind == "subshell":
+                self.a.note_opaque("a subshell in a command's words")
+                self.statement(child)
+            else:
+                words.extend(self.word(child))
+        self.apply_redirections(redirections, "")
+        for r in redirections:
+            words.extend(r.extra)
+        self.a.assignments.extend(assignments)
+        if not words:
+            return
+        add_simple(self, words, assignments, stdin)
+
+    def assignment(self, node: Node, how: str, record: bool = True) -> Assignment | None:
+        self._visit(node)
+        name_node = node.child_by_field_name("name")
+        value_node = node.child_by_field_name("value")
+        if name_node is None:
+            self.a.note_opaque("an assignment the analysis cannot read")
+            return None
+        if name_node.type == "subscript":
+            self.subscript(name_node)
+            name = self.text(name_node.child_by_field_name("name") or name_node)
+        else:
+            name = self.text(name_node)
+        value: Word | None = None
+        if value_node is not None:
+            if value_node.type == "array":
+                texts = []
+                for element in value_node.named_children:
+                    texts.extend(w.text for w in self.word(element))
+                value = Word(" ".join(texts), self.text(value_node))
+            else:
+                value = _join(self.word(value_node), self.text(value_node))
+        elif any(c.type in ("=", "+=") for c in node.children):
+            value = Word("", "")
+        assignment = Assignment(name, value, how)
+        if record:
+            self.a.assignments.append(assignment)
+        return assignment
+
+    def declaration(self, node: Node) -> None:
+        keyword = node.children[0].type if node.child_count else "declare"
+        words = []
+        for child in node.named_children:
+            if child.type == "variable_assignment":
+                self.assignment(child, keyword)
+            elif child.type == "variable_name":
+                self.a.assignments.append(Assignment(self.text(child), None, keyword))
+            else:
+                words.extend(self.word(child))
+        for word in words:
+            if not word.literal:
+                self.a.note_opaque(f"{keyword} with a run-time argument ({word.shown})")
+            elif not word.text.startswith(("-", "+")):
+                name, _, value = word.text.partition("=")
+                self.a.assignments.append(Assignment(name, Word(value, value), keyword))
+
+    def for_statement(self, node: Node) -> None:
+        variable = node.child_by_field_name("variable")
+        if variable is not None:
+            self.a.assignments.append(Assignment(self.text(variable), Word(DYN, ""), "loop"))
+        for child in node.named_children:
+            if variable is not None and child.id == variable.id:
+                continue
+            self.statement_or_word(child, None)
+
+    def test(self, node: Node) -> None:
+        double = node.child_count > 0 and node.children[0].type == "[["
+        if not double:  # [ … ] is the test builtin: its operands are plain words
+            for child in node.named_children:
+                self.test_part(child, arithmetic_checked=False)
+            return
+        for child in node.named_children:
+            self.test_part(child, arithmetic_checked=True)
+
+    def test_part(self, node: Node, *, arithmetic_checked: bool) -> None:
+        if not self._visit(node):
+            return
+        kind = node.type
+        if kind in ("binary_expression", "unary_expression", "parenthesized_expression"):
+            operator = node.child_by_field_name("operator")
+            if (
+                arithmetic_checked
+                and operator is not None
+                and self.text(operator) in ARITH_TEST_OPS
+                and any(c.type != "number" for c in node.named_children if c.id != operator.id)
+            ):
+                self.a.note_opaque(
+                    f"an arithmetic comparison on run-time values in [[ … ]] "
+                    f"({self.text(node)[:60]}): bash evaluates it as code"
+                )
+            for child in node.named_children:
+                if operator is not None and child.id == operator.id:
+                    continue
+                self.test_part(child, arithmetic_checked=arithmetic_checked)
+        elif kind in ("test_operator", "regex", "extglob_pattern"):
+            self.a.texts.append(self.text(node))
+        else:
+            self.word(node)
+
+    # -- arithmetic -----------------------------------------------------------------------------
+
+    def arithmetic_children(self, node: Node, what: str) -> None:
+        for child in node.named_children:
+            self.arithmetic(child, what)
+
+    def arithmetic(self, node: Node, what: str) -> None:
+        if not self._visit(node):
+            return
+        kind = node.type
+        if kind == "number":
+            return
+        if kind in ARITHMETIC_OK:
+            for child in node.named_children:
+                self.arithmetic(child, what)
+            return
+        if kind in ("command_substitution", "process_substitution"):
+            self.substitution(node)
+        elif kind in ("simple_expansion", "expansion") or kind == "string":
+            self.segments(node, quoted=True)
+        self.a.note_opaque(
+            f"{what} on run-time values ({self.text(node)[:60]}): bash evaluates variables "
+            "there as code"
+        )
+
+    # -- words ------------------------------------------------------------------------------------
+
+    def word(self, node: Node) -> list[Word]:
+        """The words one argument node becomes (several after brace expansion)."""
+        if not self._visit(node):
+            return [Word(DYN, self.text(node))]
+        segments = self.segments(node, quoted=False)
+        raw = self.text(node)
+        words = make_words(segments, raw)
+        for word in words:
+            if DYN not in word.text:
+                self.a.texts.append(word.text)
+        return words
+
+    def segments(self, node: Node, quoted: bool) -> list[Segment]:
+        kind = node.type
+        if kind == "word":
+            text = self.text(node)
+            return [(text, True)] if quoted else unquoted_segments(text)
+        if kind == "number":
+            return [(self.text(node), quoted)]
+        if kind == "raw_string":
+            return [(self.text(node)[1:-1], True)]
+        if kind == "ansi_c_string":
+            return [(decode_ansi_c(self.text(node)[2:-1]), True)]
+        if kind in ("string", "translated_string"):
+            return self.string(node)
+        if kind == "concatenation":
+            out: list[Segment] = []
+            last_end = node.start_byte
+            for child in node.children:
+                if child.start_byte != last_end:
+                    self.a.note_opaque(f"a word the analysis cannot read ({self.text(node)[:60]})")
+                last_end = child.end_byte
+                if not self._visit(child):
+                    out.append((DYN, True))
+                    continue
+                out.extend(self.segments(child, quoted))
+            return out
+        if kind == "simple_expansion":
+            return [(DYN, quoted)]
+        if kind == "expansion":
+            self.expansion(node)
+            return [(DYN, quoted)]
+        if kind in ("command_substitution", "process_substitution"):
+            self.substitution(node)
+            return [(DYN, quoted)]
+        if kind == "arithmetic_expansion":
+            self.arithmetic_children(node, "an arithmetic expansion $(( … ))")
+            return [(DYN, quoted)]
+        if kind == "brace_expression":
+            text = self.text(node)
+            return [(text, quoted)]
+        if kind in ("extglob_pattern", "regex", "string_content", "heredoc_content"):
+            return [(self.text(node), quoted)]
+        if kind == "variable_assignment":  # `cmd a=b` — a plain word to the command
+            return [(self.text(node), True)] if self._plain(node) else self._dynamic_word(node)
+        self.a.note_opaque(f"{_describe(kind)} in a word, which the analysis does not understand")
+        return [(DYN, quoted)]
+
+    def _plain(self, node: Node) -> bool:
+        return all(c.type in ("variable_name", "=", "word", "number") for c in node.children)
+
+    def _dynamic_word(self, node: Node) -> list[Segment]:
+        for child in node.named_children:
+            self.segments(child, True)
+        return [(DYN, True)]
+
+    def string(self, node: Node) -> list[Segment]:
+        out: list[Segment] = []
+        for child in node.named_children:
+            if not self._visit(child):
+                out.append((DYN, True))
+                continue
+            if child.type == "string_content":
+                out.append((double_quoted(self.text(child)), True))
+            elif child.type == "string":
+                out.extend(self.string(child))
+            else:
+                out.extend(self.segments(child, quoted=True))
+        return out or [("", True)]
+
+    def expansion(self, node: Node) -> None:
+        """``${…}``: the forms that can run code are opaque; defaults are walked."""
+        operators = [self.text(c) for c in node.children if _field(node, c) == "operator"]
+        body = self.text(node)
+        if operators[:1] == ["!"] or body.startswith("${!"):
+            self.a.note_opaque(f"an indirect expansion {body[:60]} (its target can run code)")
+        if "@" in operators:
+            transform = [op for op in operators if op != "@"]
+            if not transform or transform[0] not in SAFE_TRANSFORMS:
+                self.a.note_opaque(f"the expansion {body[:60]} (it can run code)")
+        for op in operators:
+            if op in ("@", "!") or op in SAFE_EXPANSION_OPS or op in SAFE_TRANSFORMS:
+                continue
+            if op == ":":
+                self.a.note_opaque(
+                    f"a substring expansion {body[:60]} (its offsets are arithmetic)"
+                )
+            elif op not in ("#",):
+                self.a.note_opaque(f"the expansion operator {op} in {body[:60]}")
+        for child in node.named_children:
+            kind = child.type
+            if _field(node, child) == "operator":
+                continue
+            if kind in ("variable_name", "special_variable_name"):
+                self._visit(child)
+            elif kind == "subscript":
+                self.subscript(child)
+            elif kind in ("number",):
+                self._visit(child)
+            elif kind in ARITHMETIC_OK:
+                self.arithmetic(child, "an arithmetic offset in ${…}")
+            else:
+                self.segments(child, quoted=True)
+
+    def subscript(self, node: Node) -> None:
+        self._visit(node)
+        index = node.child_by_field_name("index")
+        if index is None:
+            return
+        text = self.text(index)
+        if index.type == "number" or text in ("@", "*"):
+            return
+        if index.type == "word" and text.replace("_", "a").isalnum() and not text[0].isdigit():
+            self.a.note_opaque(f"an array subscript [{text}] (evaluated as arithmetic)")
+            return
+        self.segments(index, quoted=True)
+        self.a.note_opaque(
+            f"an array subscript [{text[:60]}] (evaluated as arithmetic, can run code)"
+        )
+
+    def substitution(self, node: Node) -> None:
+        """``$(…)``, backticks, ``<(…)``, ``>(…)``: their commands run too."""
+        raw = self.text(node)
+        if raw.startswith("`") and "\\" in raw:
+            self.a.note_opaque("backquotes with backslashes (bash re-reads their text)")
+        inner = Walker(self.a, self.src, self.depth, self.budget, in_substitution=True)
+        inner.nesting = self.nesting
+        children = node.named_children
+        if children and all(c.type == "file_redirect" for c in children):  # $(<file)
+            later: list[Any] = []
+            inner.apply_redirections([inner.redirect(c, later) for c in children], "")
+            return
+        for child in children:
+            inner.statement_or_word(child, None)
+
+
+def _field(parent: Node, child: Node) -> str | None:
+    for index, candidate in enumerate(parent.children):
+        if candidate.id == child.id:
+            name: str | None = parent.field_name_for_child(index)
+            return name
+    return None
+
+
+def _join(words: list[Word], raw: str) -> Word:
+    if len(words) == 1:
+        return words[0]
+    return Word(" ".join(w.text for w in words), raw, glob=any(w.glob for w in words))
+
+
+def _describe(kind: str) -> str:
+    return {
+        "process_substitution": "a process substitution",
+        "heredoc_redirect": "a heredoc",
+    }.get(kind, f"the construct '{kind.replace('_', ' ')}'")
+
+
+def _parse_error(node: Node, source: bytes) -> str:
+    error = _first_error(node)
+    if error is None:
+        return "a command that does not parse as bash"
+    start = error.start_byte
+    snippet = source[max(0, start - 10) : start + 20].decode("utf-8", "replace")
+    return f"a command that does not parse as bash (near {snippet!r})"
+
+
+def _first_error(node: Node) -> Node | None:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "ERROR" or current.is_missing:
+            return current
+        if current.has_error:
+            stack.extend(reversed(current.children))
+    return None
+
+
+def analyse_into(
+    analysis: ShellAnalysis, code: str, depth: int, budget: Budget, in_substitution: bool = False
+) -> None:
+    """Add the facts of ``code`` (a whole command or nested shell code) to ``analysis``."""
+    source = code.encode("utf-8", "surrogateescape")
+    parsed = parse(source)
+    if parsed.cut:
+        analysis.note_opaque(f"a command too long to analyse in time ({len(source):,} bytes)")
+    Walker(analysis, source, depth, budget, in_substitution).run(parsed.root)

@@ -1,0 +1,313 @@
+"""The pipeline's judgement of a shell command, from the facts of ``shell.analyse``.
+
+In order: deny rules (any command of the tree, any layer, loosely matched; the files it writes
+against the file deny rules) → plan mode → the checks that ask in every mode: an opaque part
+that could run a denied program, a file a read rule protects, a variable that makes programs
+run other code, a protected path → ask rules → allow rules (every command allowed, every write
+allowed, the whole tree understood) → the mode → ask.
+"""
+
+from __future__ import annotations
+
+import glob as globbing
+import os
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_tui.core.permissions.decision import Decision, Step
+from agent_tui.core.permissions.matching import (
+    Match,
+    allows,
+    loose_match,
+    mentioned,
+    rule_program,
+)
+from agent_tui.core.permissions.modes import Mode
+from agent_tui.core.permissions.protected import protection, protection_below
+from agent_tui.core.permissions.read_check import read_hits
+from agent_tui.core.permissions.rules import Rule
+from agent_tui.core.permissions.shell import DYN, FileWrite, ShellAnalysis, SimpleCommand
+from agent_tui.core.permissions.shell.programs import dangerous_variable
+from agent_tui.core.tools.base import Tool
+
+if TYPE_CHECKING:
+    from agent_tui.core.permissions.pipeline import PermissionPipeline
+
+MAX_GLOB_PATHS = 500
+
+
+@dataclass(frozen=True)
+class Target:
+    write: FileWrite
+    path: Path | None
+    """Resolved; None when the path is only known at run time."""
+
+
+def _source(rule: Rule) -> str:
+    return f" (from {rule.source})" if rule.source else ""
+
+
+def bases(p: PermissionPipeline, a: ShellAnalysis) -> tuple[list[Path], bool]:
+    """Directories a relative path may be relative to (the workspace and every ``cd``
+    target), and whether some ``cd`` goes somewhere only known at run time."""
+    out = [p.workspace]
+    unknown = False
+    for word in a.cd_targets:
+        if not word.literal:
+            unknown = True
+            continue
+        target = Path(os.path.expanduser(word.text))
+        out.append(Path(os.path.realpath(target if target.is_absolute() else p.workspace / target)))
+    return out, unknown
+
+
+def resolve_word_paths(text: str, glob: bool, roots: list[Path]) -> list[Path]:
+    """The paths a literal (or glob) word names, relative to each of ``roots``."""
+    found: list[Path] = []
+    expanded = os.path.expanduser(text)
+    for root in roots:
+        full = expanded if os.path.isabs(expanded) else os.path.join(root, expanded)
+        if glob:
+            matches = list(islice(globbing.iglob(full, recursive=False), MAX_GLOB_PATHS + 1))
+            found.extend(Path(os.path.realpath(m)) for m in matches[:MAX_GLOB_PATHS])
+            if not matches:
+                found.append(Path(os.path.realpath(full)))
+        else:
+            found.append(Path(os.path.realpath(full)))
+        if os.path.isabs(expanded):
+            break
+    return found
+
+
+def targets(p: PermissionPipeline, a: ShellAnalysis) -> list[Target]:
+    roots, unknown_cd = bases(p, a)
+    out: list[Target] = []
+    for write in a.writes:
+        word = write.target
+        if DYN in word.text:
+            out.append(Target(write, None))
+            continue
+        relative = not os.path.isabs(os.path.expanduser(word.text))
+        if relative and unknown_cd:
+            out.append(Target(write, None))
+        for path in resolve_word_paths(word.text, word.glob, roots):
+            out.append(Target(write, path))
+    return out
+
+
+def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> Decision:
+    understood = a.understood
+    commands = [c for c in a.commands if not _is_cd(c)]
+    writes = targets(p, a)
+
+    def decision(kind: str, reason: str, step: Step, rule: Rule | None = None) -> Decision:
+        return Decision(kind, reason, step, rule, understood)  # type: ignore[arg-type]
+
+    # 1. deny rules
+    maybes: list[tuple[Rule, str]] = []
+    for rule in p.rules_for("deny", tool):
+        if rule.pattern is None:
+            return decision(
+                "deny", f"denied by the rule {rule}{_source(rule)}", Step.DENY_RULE, rule
+            )
+        for command in commands:
+            found = loose_match(rule, command)
+            if found is Match.YES:
+                return decision(
+                    "deny",
+                    f"denied by the rule {rule}{_source(rule)}: the command runs "
+                    f"{command.shown()[:120]}",
+                    Step.DENY_RULE,
+                    rule,
+                )
+            if found is Match.MAYBE:
+                maybes.append(
+                    (rule, f"{command.shown()[:80]} could run what the rule {rule} denies")
+                )
+        program = rule_program(rule)
+        if not understood and a.unseen_code:
+            maybes.append(
+                (
+                    rule,
+                    f"it hands code the analysis cannot see to a shell "
+                    f"({a.unseen_code[0]}), which could run {program}",
+                )
+            )
+        elif (not understood or a.code_texts) and program and mentioned(program, a):
+            where = a.opaque[0] if a.opaque else "code given to an interpreter"
+            maybes.append(
+                (rule, f"it mentions {program} in a part the analysis does not follow ({where})")
+            )
+    file_denies = [r for r in p.rules.deny if r.names_tool("write_file")]
+    for target in writes:
+        if target.path is None:
+            if file_denies:
+                maybes.append(
+                    (
+                        file_denies[0],
+                        f"it writes a file named only at run time ({target.write.how})",
+                    )
+                )
+            continue
+        rule = p.path_rule("deny", "write_file", target.path)
+        if rule is not None:
+            return decision(
+                "deny",
+                f"denied by the rule {rule}{_source(rule)}: the command writes "
+                f"{p.shown(target.path)} ({target.write.how})",
+                Step.DENY_RULE,
+                rule,
+            )
+    # 2. plan mode
+    if p.mode is Mode.PLAN:
+        from agent_tui.core.permissions.pipeline import plan_mode
+
+        return plan_mode(tool).with_(understood=understood)
+    # 3. the checks no mode skips
+    if maybes:
+        rule, why = maybes[0]
+        return decision(
+            "ask",
+            f"{why}; a deny rule applies, so this asks in every mode",
+            Step.OPAQUE,
+            rule,
+        )
+    hit = read_hits(p, a)
+    if hit is not None:
+        rule, why = hit
+        return decision("ask", f"{why}; it asks in every mode", Step.READ_DENY, rule)
+    env = _dangerous_environment(p, tool, a, commands)
+    if env is not None:
+        return decision(
+            "ask", f"{env}; it asks in every mode unless a rule names it", Step.ENVIRONMENT
+        )
+    for target in writes:
+        why = _protected(p, target)
+        if why is not None:
+            return decision("ask", why, Step.PROTECTED)
+    # 4. ask rules
+    if p.mode is not Mode.BYPASS:
+        for rule in p.rules_for("ask", tool):
+            if rule.pattern is None:
+                return decision(
+                    "ask", f"the rule {rule}{_source(rule)} asks for this call", Step.ASK_RULE, rule
+                )
+            matched = next((c for c in commands if loose_match(rule, c) is not Match.NO), None)
+            if matched is not None:
+                return decision(
+                    "ask",
+                    f"the rule {rule}{_source(rule)} asks for {matched.shown()[:100]}",
+                    Step.ASK_RULE,
+                    rule,
+                )
+            program = rule_program(rule)
+            if not understood and program and mentioned(program, a):
+                return decision(
+                    "ask",
+                    f"the rule {rule}{_source(rule)} asks, and the command mentions {program} "
+                    "in a part the analysis does not follow",
+                    Step.ASK_RULE,
+                    rule,
+                )
+    # 5. allow rules
+    allow = p.rules_for("allow", tool)
+    missing = _not_allowed(p, allow, commands, writes) if understood else None
+    if understood and missing is None:
+        return decision("allow", "every part of the command is allowed by a rule", Step.ALLOW_RULE)
+    # 6. the mode
+    if p.mode is Mode.BYPASS:
+        return decision("allow", "bypass mode", Step.BYPASS)
+    if not understood:
+        return decision("ask", f"the command contains {a.opaque[0]}", Step.DEFAULT)
+    return decision("ask", missing or "run_shell runs commands on your machine", Step.DEFAULT)
+
+
+def _is_cd(command: SimpleCommand) -> bool:
+    return (
+        bool(command.words)
+        and command.words[0].text in ("cd", "pushd", "popd")
+        and (not command.layers)
+    )
+
+
+def _not_allowed(
+    p: PermissionPipeline, allow: list[Rule], commands: list[SimpleCommand], writes: list[Target]
+) -> str | None:
+    """Why the allow rules do not cover the command, or None when they do."""
+    if not commands:
+        return "the command runs nothing a rule could allow"
+    everything = any(rule.pattern is None for rule in allow)
+    for command in commands:
+        if command.runs_code and all(layer.transparent for layer in command.layers):
+            continue  # bash -c '…': the commands of the code are judged themselves
+        if everything:
+            continue
+        if not any(allows(rule, command) for rule in allow):
+            return f"no rule allows {command.shown()[:120]}"
+    for target in writes:
+        if everything:
+            break
+        if target.path is None:
+            return f"it writes a file named only at run time ({target.write.how})"
+        if p.path_rule("allow", "write_file", target.path) is not None:
+            continue
+        if p.mode is Mode.ACCEPT_EDITS and p.inside_workspace(target.path):
+            continue
+        return f"it writes {p.shown(target.path)} ({target.write.how}), which no rule allows"
+    return None
+
+
+def _dangerous_environment(
+    p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis, commands: list[SimpleCommand]
+) -> str | None:
+    """A variable (or option) that makes programs run other code, unless the allow rule that
+    covers its command names it word for word (``run_shell(GIT_PAGER=cat git log:*)``)."""
+    rules = [rule for rule in p.rules_for("allow", tool) if rule.pattern]
+    for command in commands:
+        named = {word for rule in rules if allows(rule, command) for word in _words(rule)}
+        for assignment in command.assignments:
+            why = dangerous_variable(assignment.name)
+            if why is not None and assignment.text not in named:
+                return f"it sets {assignment.name} for {command.shown()[:60]} ({why})"
+        for option, why in command_options(a, command):
+            if option not in named:
+                return f"it runs {command.shown()[:60]} with {option} ({why})"
+    for assignment in a.assignments:
+        if assignment.how in ("prefix", "env"):
+            continue
+        why = dangerous_variable(assignment.name)
+        if why is not None:
+            return f"it sets {assignment.name} ({why})"
+    return None
+
+
+def _words(rule: Rule) -> list[str]:
+    try:
+        return rule.shell_words()[0]
+    except ValueError:
+        return []
+
+
+def command_options(a: ShellAnalysis, command: SimpleCommand) -> list[tuple[str, str]]:
+    """The dangerous options (``git -c …``) among ``command``'s words."""
+    texts = {w.text for w in command.words}
+    return [(option, why) for option, why in a.dangerous_options if option in texts]
+
+
+def _protected(p: PermissionPipeline, target: Target) -> str | None:
+    if target.path is None:
+        return (
+            f"it writes a file named only at run time ({target.write.how}), which could be a "
+            "protected file (.git/, .mcp.json, shell startup files…); it asks in every mode"
+        )
+    guarded = protection_below(target.path) if target.write.tree else protection(target.path)
+    if guarded is None:
+        return None
+    if p.explicit_allow("write_file", target.path, guarded.key) is not None:
+        return None
+    return (
+        f"it writes {p.shown(target.path)} ({target.write.how}), a protected path: "
+        f"{guarded.what}. It asks in every mode unless a rule names it"
+    )

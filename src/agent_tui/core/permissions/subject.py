@@ -1,0 +1,51 @@
+"""What the rules of one call are matched against: a shell command's analysis, a resolved
+path, or nothing (MCP tools: their rules match by tool name)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_tui.core.permissions.shell import ShellAnalysis, analyse
+from agent_tui.core.tools.base import Tool
+
+
+class SubjectError(ValueError):
+    """The argument cannot be judged (a path the OS cannot represent…)."""
+
+
+@dataclass(frozen=True)
+class Subject:
+    kind: str  # "command", "path" or "none"
+    command: str = ""
+    analysis: ShellAnalysis | None = None
+    path: Path | None = None
+
+
+def resolve_path(raw: str, workspace: Path) -> Path:
+    """``raw`` resolved as the file tools resolve it: ``~`` expanded, relative to the
+    workspace, ``..`` and symlinks followed."""
+    if "\0" in raw:
+        raise SubjectError("the path contains a NUL byte")
+    try:
+        target = Path(raw).expanduser()
+        if not target.is_absolute():
+            target = workspace / target
+        return Path(os.path.realpath(target))
+    except (ValueError, OSError, RuntimeError) as exc:
+        raise SubjectError(f"the path {raw[:200]!r} cannot be resolved ({exc})") from None
+
+
+def subject_of(tool: Tool[Any], arguments: dict[str, Any], workspace: Path) -> Subject:
+    field_name = tool.meta.rule_subject
+    value = arguments.get(field_name) if field_name else None
+    if tool.meta.rule_kind == "command":
+        if not isinstance(value, str):
+            raise SubjectError(f"{field_name} must be a string to be judged")
+        return Subject("command", command=value, analysis=analyse(value))
+    if tool.meta.rule_kind == "path":
+        raw = value if isinstance(value, str) and value else "."
+        return Subject("path", path=resolve_path(raw, workspace))
+    return Subject("none")
