@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 import os
+import random
+from fnmatch import fnmatchcase
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -112,3 +115,78 @@ def test_glob_regex(pattern: str, path: str, matches: bool) -> None:
 
 def test_expand_braces_nested() -> None:
     assert expand_braces("{a,b{c,d}}.x") == ["a.x", "bc.x", "bd.x"]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "matches"),
+    [
+        ("**/**/x", "x", True),
+        ("**/**/x", "a/b/x", True),
+        ("a/**/**/b", "a/b", True),
+        ("a/**/**/b", "a/1/b", True),
+        ("**.py", "a/b.py", True),
+        ("**.py", "b.py", True),
+        ("a**b", "axb", True),
+        ("a**b", "a/b", False),
+        ("a[!x]b", "a/b", False),
+        ("**/a/**/b", "x/a/y/a/z/b", True),
+        ("**/a/**/b", "a/b/c", False),
+        ("*a*b", "xaayb", True),
+    ],
+)
+def test_globstar_segments_and_classes(pattern: str, path: str, matches: bool) -> None:
+    assert (glob_regex(pattern).fullmatch(path) is not None) is matches
+
+
+@pytest.mark.parametrize(
+    ("pattern", "miss", "hit"),
+    [
+        ("/".join(["**"] * 12) + "/x", "a/" * 30 + "y", "a/" * 30 + "x"),
+        ("*a" * 12 + "*b", "a" * 250, "a" * 250 + "b"),
+        ("**/a/" * 10 + "**/b", "a/" * 1000 + "c", "a/" * 1000 + "b"),
+        ("**/" + "*a" * 8 + "*b/**/c", ("a" * 200 + "/") * 20 + "d", "a/" * 20 + "a" * 8 + "b/c"),
+    ],
+)
+def test_hostile_globs_answer_at_once_on_long_paths(pattern: str, miss: str, hit: str) -> None:
+    # Translated naively, each of these backtracks for minutes on the path that does not
+    # match (the first took 400 s on a 61-character path), holding the GIL all along: a
+    # regression hangs this test.
+    assert glob_regex(pattern).fullmatch(miss) is None
+    assert glob_regex(pattern).fullmatch(hit) is not None
+
+
+def _reference_match(pattern: str, path: str) -> bool:
+    """Glob semantics spelled out segment by segment (no regex), to check the translation."""
+    segments: list[str | None] = []
+    for segment in pattern.split("/"):
+        if segment == "**":
+            segments.append(None)
+        elif segment.startswith("**"):
+            segments += [None, segment[1:]]
+        else:
+            segments.append(segment)
+    parts = path.split("/")
+
+    @cache
+    def match(i: int, j: int) -> bool:
+        if i == len(segments):
+            return j == len(parts)
+        if segments[i] is None:
+            if i == len(segments) - 1:  # a final ** takes the rest (but not nothing after "a/")
+                return i == 0 or j < len(parts)
+            return any(match(i + 1, k) for k in range(j, len(parts)))
+        return j < len(parts) and fnmatchcase(parts[j], segments[i] or "") and match(i + 1, j + 1)
+
+    return match(0, 0)
+
+
+def test_translation_agrees_with_a_reference_matcher() -> None:
+    rng = random.Random(7)
+    atoms = ["a", "b", "*", "?", "/", "**", "[ab]", "[!a]", "**/", "/**/"]
+    for _ in range(3000):
+        pattern = "".join(rng.choice(atoms) for _ in range(rng.randint(1, 6)))
+        regex = glob_regex(pattern)
+        for _ in range(10):
+            path = "".join(rng.choice("ab/") for _ in range(rng.randint(1, 9)))
+            expected = _reference_match(pattern, path)
+            assert (regex.fullmatch(path) is not None) is expected, (pattern, path)
