@@ -1,77 +1,32 @@
-"""Atomic file replacement shared by ``write_file`` and ``edit_file``.
+"""Atomic file replacement shared by ``write_file``, ``edit_file`` and the settings writers.
 
 The new bytes go to a temporary file in the target's directory, are flushed to disk, then
 ``os.replace`` swaps them in: a reader (or a crash) sees the old file or the new one, never a
 partial write. An existing file keeps its permission bits; a new file gets the ordinary
 ``0o666 & ~umask`` mode (the kernel applies the umask, unlike ``mkstemp``'s 0600). Writing
 through a symlink replaces the file it points to, not the link.
+
+The work is done by ``_safe_open.replace_file``: relative to a descriptor of the parent
+directory, reached without following a symlink, so a symlink swapped in after the path was
+resolved cannot redirect the write.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import secrets
-import stat
 from pathlib import Path
 
-
-def _temp_name(target: Path) -> Path:
-    return target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+from agent_tui.core.tools.builtin._safe_open import replace_file
 
 
-def _open_temp(target: Path) -> tuple[Path, int]:
-    for _ in range(100):
-        temp = _temp_name(target)
-        try:
-            return temp, os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"could not create a temporary file next to {target}")
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Make the rename itself durable; not every platform or filesystem allows it."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def atomic_write(path: Path, data: bytes) -> bool:
+def atomic_write(path: Path, data: bytes, *, resolved: bool = False) -> bool:
     """Replace ``path``'s content with ``data`` atomically. Returns True if the file was created.
 
-    Parent directories are created as needed. Blocking: call it from a worker thread.
+    Parent directories are created as needed. Symlinks in ``path`` are resolved first (the
+    file a link points to is written), unless ``resolved``: then ``path`` is already the
+    symlink-free path a permission decision judged, and is written exactly — a symlink found
+    on it now was swapped in, and the write is refused (``path_changed``) instead of followed.
+    Blocking: call it from a worker thread.
     """
-    target = Path(os.path.realpath(path))
-    try:
-        existing: os.stat_result | None = os.stat(target)
-    except FileNotFoundError:
-        existing = None
-    if existing is None:
-        target.parent.mkdir(parents=True, exist_ok=True)
-    temp, fd = _open_temp(target)
-    try:
-        try:
-            if existing is not None:
-                os.fchmod(fd, stat.S_IMODE(existing.st_mode))
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-    _fsync_dir(target.parent)
-    return existing is None
+    target = path if resolved else Path(os.path.realpath(path))
+    return replace_file(target, data)

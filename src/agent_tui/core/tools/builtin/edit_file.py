@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,12 @@ from agent_tui.core.tools.builtin._paths import (
     looks_binary,
     not_found,
     shown,
+)
+from agent_tui.core.tools.builtin._safe_open import (
+    NotRegularFile,
+    read_bytes,
+    resolve_target,
+    swapped,
 )
 from agent_tui.core.tools.builtin.atomic import atomic_write
 from agent_tui.core.tools.errors import ToolFailure
@@ -102,16 +109,32 @@ def _not_found_hint(text: str, old: str) -> str:
     return ""
 
 
+def _changed(state: FileStateCache, path: Path, raw: bytes | None = None) -> bool | None:
+    """``state.changed_since_read``, which keys by realpath: that raises if a symlink on the
+    judged path is being swapped, which is a changed path, not a crash."""
+    try:
+        return state.changed_since_read(path, raw)
+    except OSError as exc:
+        raise swapped(path, "a symlink on it was swapped while it was checked") from exc
+
+
 def _edit(path: Path, where: str, inp: EditFileInput, state: FileStateCache) -> _Edited:
-    changed = state.changed_since_read(path)
+    changed = _changed(state, path)
     if changed is None:
         raise ToolFailure(
             "not_read",
             f"{where} has not been read in this session, so it cannot be edited safely.",
             f"Call read_file on {where} first, then call edit_file again.",
         )
-    raw = path.read_bytes()
-    if changed or state.changed_since_read(path, raw):
+    try:
+        raw = read_bytes(path)
+    except NotRegularFile:
+        raise ToolFailure(
+            "not_a_file",
+            f"{where} is not a regular file (a device, socket or pipe).",
+            "edit_file only edits regular text files.",
+        ) from None
+    if changed or _changed(state, path, raw):
         raise ToolFailure(
             "stale_file",
             f"{where} changed on disk since you last read it (another program or command "
@@ -158,17 +181,19 @@ def _edit(path: Path, where: str, inp: EditFileInput, state: FileStateCache) -> 
     parts.append(text[pos:])
     new_text = "".join(parts)
     data = new_text.encode("utf-8", errors="surrogateescape")
-    atomic_write(path, data)
-    state.record(path, digest=content_digest(data))
+    atomic_write(path, data, resolved=True)
+    with contextlib.suppress(OSError):  # as in _changed; unrecorded only means "read it again"
+        state.record(path, digest=content_digest(data))
     return _Edited(text, new_text, len(matches))
 
 
 async def _call(inp: EditFileInput, ctx: ToolContext) -> ToolOutput:
     path = ctx.resolve(inp.path)
     where = shown(path, ctx)
-    if path.is_dir():
+    real = resolve_target(inp.path, ctx)
+    if real.is_dir():
         raise is_directory(path, ctx, "edit_file")
-    if not path.exists():
+    if not real.exists():
         failure = not_found(path, ctx)
         failure.info.next_step += " To create a new file, use write_file."
         raise failure
@@ -186,7 +211,7 @@ async def _call(inp: EditFileInput, ctx: ToolContext) -> ToolOutput:
             "Put the new text in new_string; if the file is already as wanted, move on.",
         )
     try:
-        edited = await asyncio.to_thread(_edit, path, where, inp, ctx.file_state)
+        edited = await asyncio.to_thread(_edit, real, where, inp, ctx.file_state)
     except PermissionError as exc:
         raise ToolFailure(
             "permission_denied",

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
-import stat
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from pydantic import Field
 
@@ -24,6 +25,13 @@ from agent_tui.core.tools.builtin._paths import (
     shown,
 )
 from agent_tui.core.tools.builtin._read_window import Rows, Window
+from agent_tui.core.tools.builtin._safe_open import (
+    NotRegularFile,
+    open_regular,
+    resolve_target,
+    same_file,
+    swapped,
+)
 from agent_tui.core.tools.errors import CANCELLED, ToolFailure
 from agent_tui.core.tools.file_state import FileStamp
 
@@ -90,36 +98,29 @@ def _window(offset: int, limit: int, char_offset: int) -> Window:
     return Window(offset, offset + limit - 1, MAX_LINE_CHARS, Rows(MAX_WINDOW_CHARS))
 
 
-def _scan(path: Path, where: str, inp: ReadFileInput, limit: int, stop: threading.Event) -> _View:
-    if not stat.S_ISREG(os.stat(path).st_mode):  # before open(): a FIFO would block it
+def _scan(f: BinaryIO, where: str, inp: ReadFileInput, limit: int, stop: threading.Event) -> _View:
+    st = os.fstat(f.fileno())
+    reason = looks_binary(f.read(SAMPLE_BYTES))
+    if reason:
         raise ToolFailure(
-            "not_a_file",
-            f"{where} is not a regular file (a device, socket or pipe).",
-            "Only regular files can be read. Use run_shell if you must inspect it.",
+            "binary_file",
+            f"{where} does not look like a text file: {reason}.",
+            "Do not read it with read_file. To learn about it, use run_shell "
+            "(e.g. `file PATH`, `xxd PATH | head`, or `iconv -f ENCODING -t UTF-8 PATH` "
+            "for text in another encoding).",
         )
-    with open(path, "rb") as f:
-        st = os.fstat(f.fileno())
-        reason = looks_binary(f.read(SAMPLE_BYTES))
-        if reason:
-            raise ToolFailure(
-                "binary_file",
-                f"{where} does not look like a text file: {reason}.",
-                "Do not read it with read_file. To learn about it, use run_shell "
-                "(e.g. `file PATH`, `xxd PATH | head`, or `iconv -f ENCODING -t UTF-8 PATH` "
-                "for text in another encoding).",
-            )
-        f.seek(0)
-        hasher = hashlib.sha256()
-        window = _window(inp.offset, limit, inp.char_offset)
-        size, last_byte = 0, b""
-        while chunk := f.read(CHUNK_BYTES):
-            if stop.is_set():
-                raise ToolFailure(CANCELLED, "read_file was cancelled.")
-            hasher.update(chunk)
-            window.feed(chunk)
-            size += len(chunk)
-            last_byte = chunk[-1:]
-        total = window.finish(size, last_byte)
+    f.seek(0)
+    hasher = hashlib.sha256()
+    window = _window(inp.offset, limit, inp.char_offset)
+    size, last_byte = 0, b""
+    while chunk := f.read(CHUNK_BYTES):
+        if stop.is_set():
+            raise ToolFailure(CANCELLED, "read_file was cancelled.")
+        hasher.update(chunk)
+        window.feed(chunk)
+        size += len(chunk)
+        last_byte = chunk[-1:]
+    total = window.finish(size, last_byte)
     stamp = FileStamp.from_stat(st)
     return _View(window.out, total, window.segment, stamp=stamp, digest=hasher.hexdigest())
 
@@ -152,11 +153,43 @@ def _read_spill(reader: SpillReader, inp: ReadFileInput, limit: int) -> _View:
         return view
 
 
+def _open(path: Path, where: str) -> BinaryIO:
+    """The judged file, opened without following a symlink; only a regular file is opened (a
+    FIFO would block the open)."""
+    try:
+        fd = open_regular(path)
+    except NotRegularFile:
+        raise ToolFailure(
+            "not_a_file",
+            f"{where} is not a regular file (a device, socket or pipe).",
+            "Only regular files can be read. Use run_shell if you must inspect it.",
+        ) from None
+    return os.fdopen(fd, "rb")
+
+
 def _read(path: Path, where: str, inp: ReadFileInput, limit: int, stop: threading.Event) -> _View:
-    reader = SpillReader.open(path)
-    if reader is not None:
+    with _open(path, where) as f:
+        reader = SpillReader.open(path)
+        if reader is None:
+            return _scan(f, where, inp, limit, stop)
+        # SpillReader opens the file by name: it must have opened the file judged and opened
+        # above, not one a symlink swapped in since.
+        if not same_file(reader.fd, f.fileno()):
+            reader.close()
+            raise swapped(path, "the spill file opened by name is another file")
         return _read_spill(reader, inp, limit)
-    return _scan(path, where, inp, limit, stop)
+
+
+def _refuse_withheld(path: Path, shown_path: str, ctx: ToolContext) -> None:
+    """Refuse a file whose content the read guard withholds (a ``read_file`` deny rule)."""
+    why = ctx.reads.withheld(path)
+    if why is not None:
+        raise ToolFailure(
+            "withheld",
+            f"{shown_path} is withheld by {why}: its content cannot be read.",
+            "Do not try to read it another way (a shell command, a copy, a link, another "
+            "tool); work without it or ask the user for what you need from it.",
+        )
 
 
 def call_text(path: str, **args: int) -> str:
@@ -226,13 +259,15 @@ def _segment_footer(inp: ReadFileInput, view: _View, text: str, line_chars: int)
 async def _call(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
     path = ctx.resolve(inp.path)
     where = shown(path, ctx)
-    if path.is_dir():
+    real = resolve_target(inp.path, ctx)
+    _refuse_withheld(real, where, ctx)
+    if real.is_dir():
         raise is_directory(path, ctx, "read_file")
-    if not path.exists():
+    if not real.exists():
         raise not_found(path, ctx)
     limit = min(inp.limit, MAX_LINES)
     try:
-        view = await in_thread(lambda stop: _read(path, where, inp, limit, stop))
+        view = await in_thread(lambda stop: _read(real, where, inp, limit, stop))
     except PermissionError as exc:
         raise ToolFailure(
             "permission_denied",
@@ -253,7 +288,11 @@ async def _call(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
     if view.final_newline is not None:
         data.update(spill=True, final_newline=view.final_newline)
     if view.stamp is not None:
-        ctx.file_state.record(path, digest=view.digest, stamp=view.stamp)
+        # FileStateCache keys by realpath, which raises if a symlink on the path is being
+        # swapped; the read itself is done, and an unrecorded file only makes edit_file ask
+        # for a fresh read.
+        with contextlib.suppress(OSError):
+            ctx.file_state.record(real, digest=view.digest, stamp=view.stamp)
     if total == 0 and inp.offset == 1:
         return ToolOutput("[empty file: 0 lines]", data=data, never_spill=True)
     if inp.offset > total:

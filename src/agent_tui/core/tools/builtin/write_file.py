@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,6 +13,7 @@ from pydantic import Field
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
 from agent_tui.core.tools.builtin._diff import unified_diff
 from agent_tui.core.tools.builtin._paths import SAMPLE_BYTES, is_directory, looks_binary, shown
+from agent_tui.core.tools.builtin._safe_open import NotRegularFile, open_regular, resolve_target
 from agent_tui.core.tools.builtin.atomic import atomic_write
 from agent_tui.core.tools.errors import ToolFailure
 from agent_tui.core.tools.file_state import content_digest
@@ -42,14 +45,21 @@ class _Written:
     previous: bytes | None
 
 
-def _write(path: Path, data: bytes) -> _Written:
-    previous: bytes | None = None
+def _previous(path: Path) -> bytes | None:
+    """The content being replaced, for the diff: read like the file is written, following no
+    symlink (a swapped-in link refuses the call here already); None if absent or too big."""
     try:
-        if path.is_file() and path.stat().st_size <= DIFF_MAX_BYTES:
-            previous = path.read_bytes()
-    except OSError:
-        previous = None
-    return _Written(atomic_write(path, data), previous)
+        with os.fdopen(open_regular(path), "rb") as f:
+            if os.fstat(f.fileno()).st_size > DIFF_MAX_BYTES:
+                return None
+            return f.read()
+    except (OSError, NotRegularFile):
+        return None
+
+
+def _write(path: Path, data: bytes) -> _Written:
+    previous = _previous(path)
+    return _Written(atomic_write(path, data, resolved=True), previous)
 
 
 def _line_count(text: str) -> int:
@@ -59,12 +69,13 @@ def _line_count(text: str) -> int:
 async def _call(inp: WriteFileInput, ctx: ToolContext) -> ToolOutput:
     path = ctx.resolve(inp.path)
     where = shown(path, ctx)
-    if path.is_dir():
+    real = resolve_target(inp.path, ctx)
+    if real.is_dir():
         raise is_directory(path, ctx, "write_file")
     data = inp.content.encode("utf-8", errors="surrogateescape")
     try:
         # Once started the write completes or fails as a whole, even if the call is cancelled.
-        written = await asyncio.to_thread(_write, path, data)
+        written = await asyncio.to_thread(_write, real, data)
     except (FileExistsError, NotADirectoryError) as exc:
         raise ToolFailure(
             "not_a_directory",
@@ -81,7 +92,10 @@ async def _call(inp: WriteFileInput, ctx: ToolContext) -> ToolOutput:
         raise ToolFailure(
             "io_error", f"Cannot write {where}: {exc.strerror or exc}.", "Check the path."
         ) from exc
-    ctx.file_state.record(path, digest=content_digest(data))
+    # FileStateCache keys by realpath, which raises if a symlink on the path is being swapped;
+    # the write is done, and an unrecorded file only makes edit_file ask for a read first.
+    with contextlib.suppress(OSError):
+        ctx.file_state.record(real, digest=content_digest(data))
     diff: str | None = None
     if written.previous is not None and not looks_binary(written.previous[:SAMPLE_BYTES]):
         old = written.previous.decode("utf-8", errors="replace")
