@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,60 @@ async def test_no_match_and_missing_path(grep, tmp_path: Path) -> None:
     with pytest.raises(ToolFailure) as failure:
         await grep(pattern="x", path="nope")
     assert failure.value.info.code == "not_found"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "needles"),
+    [
+        (r"def \w+_handler", ("_handler",)),
+        ("TODO|FIXME", ("TODO", "FIXME")),
+        (r"print\(", ("print(",)),
+        ("(?i)todo", ()),
+        (r"TODO|\w+", ()),
+        (r"(a+)+$", ()),
+        ("x(?:ab|cd)yz", ("yz",)),
+    ],
+)
+def test_literal_needles_of_a_pattern(pattern: str, needles: tuple[str, ...]) -> None:
+    assert grep_tool._compile(pattern, ignore_case=False).needles == needles
+
+
+def test_ignore_case_has_no_needles() -> None:
+    assert grep_tool._compile("todo", ignore_case=True).needles == ()
+
+
+def test_a_line_without_the_needles_never_matches() -> None:
+    # Lines without any needle are not searched: that must never hide a match.
+    rng = random.Random(3)
+    atoms = ["a", "b", "ab", "(a|b)", "a*", "b+", "[ab]", r"\w", "(?:ab)?", "|", "^", "$", "."]
+    for _ in range(2000):
+        pattern = "".join(rng.choice(atoms) for _ in range(rng.randint(1, 6)))
+        try:
+            compiled = grep_tool._compile(pattern, ignore_case=False)
+        except ToolFailure:
+            continue
+        for _ in range(10):
+            line = "".join(rng.choice("ab c") for _ in range(rng.randint(0, 8)))
+            if compiled.needles and not any(n in line for n in compiled.needles):
+                found = compiled.searcher.search(line, concurrent=False, timeout=1.0)
+                assert found is None, (pattern, line)
+
+
+async def test_python_re_syntax_works(grep, tmp_path: Path) -> None:
+    make(tmp_path, {"a.py": "value = value\nx = y\n", "b.py": "price: $5\n"})
+    assert rows((await grep(pattern=r"(?P<name>\w+) = (?P=name)")).content) == [
+        "a.py:1:value = value"
+    ]
+    assert rows((await grep(pattern=r"(?<=\$)\d")).content) == ["b.py:1:price: $5"]
+    assert rows((await grep(pattern=r"^X = Y$", ignore_case=True)).content) == ["a.py:2:x = y"]
+
+
+async def test_conflicting_inline_flags_are_an_invalid_pattern(grep) -> None:
+    # regex raises ValueError here, not regex.error: still a structured error, no traceback.
+    with pytest.raises(ToolFailure) as failure:
+        await grep(pattern="(?V0V1)a")
+    assert failure.value.info.code == "invalid_pattern"
+    assert failure.value.info.message == (
+        "Invalid regular expression '(?V0V1)a': "
+        "VERSION0 and VERSION1 flags are mutually incompatible."
+    )
