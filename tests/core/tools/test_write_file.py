@@ -74,7 +74,7 @@ async def test_failed_replace_leaves_original_intact_and_no_temp_file(
     target = tmp_path / "a.txt"
     target.write_text("original\n")
 
-    def broken_replace(src: str, dst: str) -> None:
+    def broken_replace(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(atomic.os, "replace", broken_replace)

@@ -36,7 +36,6 @@ from agent_tui.core.permissions.shell.wrappers import RUNNERS, WRAPPERS, Wrapper
 if TYPE_CHECKING:
     from agent_tui.core.permissions.shell.walker import Walker
 
-_ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\+?=)(.*)$", re.S)
 NOT_WRAPPED = frozenset({"time", "coproc"})
 """Reserved words tree-sitter reads as command names and we read as wrappers."""
 
@@ -173,12 +172,11 @@ def _unwrap(
                 SimpleCommand(list(words), assignments, [*layers], stdin=stdin, runs_code=True)
             )
             return
-        if spec.assignments:
-            while i < len(args) and _ASSIGNMENT.match(args[i].text):
-                match = _ASSIGNMENT.match(args[i].text)
-                assert match is not None
-                value_text = match.group(3)
-                env.append(Assignment(match.group(1), Word(value_text, value_text), "env"))
+        if spec.assignments:  # env: any operand with a "=" before the command is NAME=VALUE
+            while i < len(args) and "=" in args[i].text.lstrip("="):
+                var, _, value_text = args[i].text.partition("=")
+                value = Word(value_text, value_text) if args[i].literal else Word(DYN, "")
+                env.append(Assignment(var, value, "env"))
                 i += 1
     a.assignments.extend(env)
     inner = args[i:]

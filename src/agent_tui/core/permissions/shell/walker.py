@@ -10,6 +10,7 @@ each simple command (wrappers, shells, writers…) is ``commands.add_simple``'s 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +39,7 @@ MAX_DEPTH = 12
 MAX_NESTING = 200
 """Syntax nesting followed (``$($($(…)))``, deep ``if``s) before the command is opaque."""
 
+_UNPARSED = re.compile(r"(?<!\\)(?:`|\$\(|\$\{|\$\[)")
 SPECIAL_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"})
 WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
 STATEMENTS = frozenset(
@@ -335,9 +337,9 @@ class Walker:
         self.a.texts.append(self.text(body))
         if quoted:
             return
+        if not body.named_children:  # tree-sitter found no expansion: there must be none
+            self._leftover(self.text(body), body)
         for child in body.named_children:
-            if child.type == "heredoc_content":
-                continue
             self.segments(child, quoted=True)
 
     def apply_redirections(self, redirections: list[Redirection], command: str) -> None:
@@ -535,6 +537,7 @@ class Walker:
         kind = node.type
         if kind == "word":
             text = self.text(node)
+            self._leftover(text, node)
             return [(text, True)] if quoted else unquoted_segments(text)
         if kind == "number":
             return [(self.text(node), quoted)]
@@ -571,11 +574,20 @@ class Walker:
             text = self.text(node)
             return [(text, quoted)]
         if kind in ("extglob_pattern", "regex", "string_content", "heredoc_content"):
+            self._leftover(self.text(node), node)
             return [(self.text(node), quoted)]
         if kind == "variable_assignment":  # `cmd a=b` — a plain word to the command
             return [(self.text(node), True)] if self._plain(node) else self._dynamic_word(node)
         self.a.note_opaque(f"{_describe(kind)} in a word, which the analysis does not understand")
         return [(DYN, quoted)]
+
+    def _leftover(self, text: str, node: Node) -> None:
+        """Text the parser took as literal that bash would still expand (a backquote inside
+        ``${…}`` or a heredoc, which tree-sitter-bash leaves as text): opaque."""
+        if _UNPARSED.search(text):
+            self.a.note_opaque(
+                f"an expansion the parser left unread ({text[:60]!r}): bash would run it"
+            )
 
     def _plain(self, node: Node) -> bool:
         return all(c.type in ("variable_name", "=", "word", "number") for c in node.children)
@@ -592,6 +604,7 @@ class Walker:
                 out.append((DYN, True))
                 continue
             if child.type == "string_content":
+                self._leftover(self.text(child), child)
                 out.append((double_quoted(self.text(child)), True))
             elif child.type == "string":
                 out.extend(self.string(child))
