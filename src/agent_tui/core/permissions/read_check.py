@@ -101,6 +101,12 @@ def read_hits(p: PermissionPipeline, a: ShellAnalysis) -> tuple[Rule, str] | Non
                     return found, f"it names {p.shown(path)}, which the rule {found} protects"
             if unknown_cd and not os.path.isabs(text):
                 return rules[0], f"it names {text} after a cd to a directory known only at run time"
+    if a.unseen_code or a.interpreters:
+        who = a.unseen_code[0] if a.unseen_code else f"code given to {a.interpreters[0]}"
+        return rules[0], (
+            f"it runs code the analysis cannot follow ({who}), which could read files the rule "
+            f"{rules[0]} protects"
+        )
     if a.unknown_reads:
         return rules[0], (
             f"it reads files named only at run time ({a.unknown_reads[0]}), which could be "

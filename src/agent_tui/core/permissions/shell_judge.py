@@ -127,7 +127,7 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
                     (rule, f"{command.shown()[:80]} could run what the rule {rule} denies")
                 )
         program = rule_program(rule)
-        if not understood and a.unseen_code:
+        if a.unseen_code:
             maybes.append(
                 (
                     rule,
@@ -135,10 +135,16 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
                     f"({a.unseen_code[0]}), which could run {program}",
                 )
             )
-        elif (not understood or a.code_texts) and program and mentioned(program, a):
-            where = a.opaque[0] if a.opaque else "code given to an interpreter"
+        elif a.interpreters:
             maybes.append(
-                (rule, f"it mentions {program} in a part the analysis does not follow ({where})")
+                (rule, f"it gives code to {a.interpreters[0]}, which could run {program}")
+            )
+        elif not understood and program and mentioned(program, a):
+            maybes.append(
+                (
+                    rule,
+                    f"it mentions {program} in a part the analysis does not follow ({a.opaque[0]})",
+                )
             )
     file_denies = [r for r in p.rules.deny if r.names_tool("write_file")]
     for target in writes:

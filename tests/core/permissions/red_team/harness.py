@@ -16,6 +16,7 @@ script that creates ``pwned``, a ``BASH_ENV`` script, a git repository). For eve
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import hashlib
 import json
@@ -106,6 +107,10 @@ def make_lab(base: Path, name: str) -> Lab:
     (root / "canary").write_text("canary\n")
     (root / ".env").write_text(f"TOKEN={SECRET}\n")
     (root / "src" / "app.py").write_text("print('app')\n")
+    (root / "src" / "notes.txt").write_text("innocent\n")
+    (root / "envlink").symlink_to(root / ".env")
+    (root / "config").mkdir()
+    (root / "config" / ".env").write_text(f"NESTED={SECRET}\n")
     (root / ".mcp.json").write_text('{"mcpServers": {}}\n')
     (root / ".agent-tui").mkdir()
     (root / ".agent-tui" / "settings.json").write_text("{}\n")
@@ -155,7 +160,8 @@ class Effect:
                 )
             )
         if self.kind == "leaked":
-            return SECRET in output
+            encoded = base64.b64encode(f"TOKEN={SECRET}\n".encode()).decode()
+            return SECRET in output or encoded in output
         if self.kind == "changed":
             return lab.digest() != before
         raise AssertionError(self.kind)

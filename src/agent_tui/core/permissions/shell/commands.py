@@ -376,20 +376,19 @@ def _interpreter(w: Walker, command: SimpleCommand, family: str) -> None:
             code = Word(value, value)
         if code is not None:
             if code.literal:
-                a.code_texts.append(code.text)
-                a.texts.append(code.text)
+                a.note_code(f"{command.words[0].text} {text.split('=', 1)[0]}", code.text)
             else:
                 a.note_unseen(f"{command.words[0].text} runs code known only at run time")
             return
     if family == "awk":
         program = next((word for word in args if not word.text.startswith("-")), None)
         if program is not None and not any(word.text in ("-f", "--file") for word in args):
-            a.code_texts.append(program.text)
+            a.note_code(f"the {command.words[0].text} program", program.text)
             if re.search(r'system\s*\(|\|\s*"|"\s*\||>\s*"|getline|\|&', program.text):
                 a.note_opaque("an awk program that runs commands or writes files")
         return
     if command.stdin and not any(not word.text.startswith("-") for word in args):
-        a.code_texts.append(f"<{command.stdin}>")
+        a.note_code(f"{command.words[0].text} (code from its {command.stdin})", "")
 
 
 def _builtin_assignments(w: Walker, base: str, args: list[Word]) -> None:

@@ -103,6 +103,8 @@ RG_VALUED = _set(
 def command_files(w: Walker, command: SimpleCommand, base: str) -> None:
     a = w.a
     args = command.words[1:]
+    if command.extra_args and base not in NO_FILE_READS:  # xargs cat: names known at run time
+        a.unknown_reads.append(f"{base} with arguments read at run time")
     recursive = _recursive_flag(args)
     if base in CP_VALUED:
         _copy(a, base, args, recursive)
@@ -260,7 +262,7 @@ def _sed(w: Walker, args: list[Word]) -> None:
             a.note_opaque("a sed script known only at run time")
         elif not sandbox and (_SED_COMMAND.search(script.text) or _SED_FLAGS.search(script.text)):
             a.note_opaque("a sed script that can run commands or write files (e, w, r)")
-            a.code_texts.append(script.text)
+            a.note_code("a sed script", script.text)
     for word in operands:
         if in_place:
             _write(a, word, "sed -i")

@@ -133,6 +133,9 @@ class ShellAnalysis:
     code_texts: list[str] = field(default_factory=list)
     """Code handed to an interpreter (``python3 -c …``, ``awk '…'``): not shell, so not analysed,
     but searched for the names of denied programs and files."""
+    interpreters: list[str] = field(default_factory=list)
+    """Who gets that code (``python3 -c``, ``an awk program``): such code could run or read
+    anything, so with deny or read rules in force the command asks in every mode."""
     writes: list[FileWrite] = field(default_factory=list)
     reads: list[Word] = field(default_factory=list)
     """Words that may name a file the command reads: arguments, ``<`` sources, sourced files."""
@@ -152,6 +155,12 @@ class ShellAnalysis:
     @property
     def understood(self) -> bool:
         return not self.opaque
+
+    def note_code(self, who: str, text: str) -> None:
+        self.code_texts.append(text)
+        self.texts.append(text)
+        if who not in self.interpreters:
+            self.interpreters.append(who)
 
     def note_opaque(self, reason: str) -> None:
         if reason not in self.opaque:
