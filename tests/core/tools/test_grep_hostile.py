@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -19,10 +19,12 @@ import pytest
 
 from agent_tui.core.tools.base import ToolOutput
 from agent_tui.core.tools.builtin import grep_tool
+from agent_tui.core.tools.builtin._withheld import Withheld
 from agent_tui.core.tools.builtin.grep_tool import TOOL
 from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.reads import NO_GUARD
 
-Grep = Callable[..., Awaitable[ToolOutput]]
+Grep = Callable[..., Coroutine[Any, Any, ToolOutput]]
 
 
 @pytest.fixture
@@ -138,7 +140,7 @@ def test_the_stop_flag_is_checked_before_every_search(tmp_path: Path) -> None:
             return None
 
     pattern = grep_tool._Pattern(Searcher())
-    grep_tool._scan(tmp_path / "long.txt", pattern, None, stop)
+    grep_tool._scan(tmp_path / "long.txt", pattern, None, Withheld(NO_GUARD), stop)
     assert len(searched) == 3
 
 

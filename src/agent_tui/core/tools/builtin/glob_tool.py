@@ -10,6 +10,7 @@ from pydantic import Field
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
 from agent_tui.core.tools.builtin._paths import READ_ONLY_PATH_META, in_thread, not_found, shown
 from agent_tui.core.tools.builtin._walk import SKIPPED_TEXT, glob_regex, has_magic, walk_files
+from agent_tui.core.tools.builtin._withheld import Withheld, refuse_if_withheld
 from agent_tui.core.tools.errors import ToolFailure
 
 MAX_RESULTS = 500
@@ -45,12 +46,14 @@ def _split(base: Path, pattern: str) -> tuple[Path, str]:
     return base, "/".join(segments)
 
 
-def _scan(base: Path, pattern: str, stop: threading.Event) -> list[tuple[float, Path]]:
+def _scan(
+    base: Path, pattern: str, withheld: Withheld, stop: threading.Event
+) -> list[tuple[float, Path]]:
     regex = glob_regex(pattern)
     depth = None if "**" in pattern else pattern.count("/")
     found: list[tuple[float, Path]] = []
     for path, rel in walk_files(base, stop, depth):
-        if regex.fullmatch(rel):
+        if regex.fullmatch(rel) and withheld.reason(path) is None:
             try:
                 mtime = path.stat().st_mtime
             except OSError:
@@ -70,6 +73,7 @@ async def _call(inp: GlobInput, ctx: ToolContext) -> ToolOutput:
             f"{shown(root, ctx)} is a file, not a directory to search in.",
             "Pass a directory as path (or read the file with read_file).",
         )
+    refuse_if_withheld(root, ctx, "it cannot be searched")
     base, pattern = _split(root, inp.pattern)
     if not pattern or ".." in pattern.split("/"):
         raise ToolFailure(
@@ -78,23 +82,31 @@ async def _call(inp: GlobInput, ctx: ToolContext) -> ToolOutput:
             'Give a pattern such as "**/*.py", and put directories outside the search in `path`.',
         )
     found: list[tuple[float, Path]] = []
+    withheld = Withheld(ctx.reads)
     if base.is_dir():
-        found = await in_thread(lambda stop: _scan(base, pattern, stop))
+        found = await in_thread(lambda stop: _scan(base, pattern, withheld, stop))
     lines = [shown(path, ctx) for _, path in found[:MAX_RESULTS]]
     where = shown(root, ctx)
-    data = {"pattern": inp.pattern, "path": str(root), "count": len(found)}
+    data = {
+        "pattern": inp.pattern,
+        "path": str(root),
+        "count": len(found),
+        "withheld": withheld.total,
+    }
+    note = f"; {withheld.note()}, not listed" if withheld.total else ""
     if not found:
         return ToolOutput(
-            f"No files match {inp.pattern!r} in {where} (skipped: {SKIPPED_TEXT}).", data=data
+            f"No files match {inp.pattern!r} in {where} (skipped: {SKIPPED_TEXT}{note}).",
+            data=data,
         )
     if len(found) > MAX_RESULTS:
         lines.append(
             f"[{MAX_RESULTS} of {len(found):,} matching files shown, newest first — "
-            f"{len(found) - MAX_RESULTS:,} more not shown; narrow the pattern or the path]"
+            f"{len(found) - MAX_RESULTS:,} more not shown; narrow the pattern or the path{note}]"
         )
     else:
         plural = "s" if len(found) != 1 else ""
-        lines.append(f"[{len(found)} matching file{plural}, newest first]")
+        lines.append(f"[{len(found)} matching file{plural}, newest first{note}]")
     return ToolOutput("\n".join(lines), data=data)
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -29,7 +28,9 @@ from agent_tui.core.tools.builtin._paths import (
     not_found,
     shown,
 )
+from agent_tui.core.tools.builtin._safe_open import NotRegularFile, open_regular
 from agent_tui.core.tools.builtin._walk import SKIPPED_TEXT, glob_regex, walk_files
+from agent_tui.core.tools.builtin._withheld import Withheld, refuse_if_withheld
 from agent_tui.core.tools.errors import ToolFailure
 
 MAX_MATCHES = 200
@@ -101,6 +102,7 @@ class _Pattern:
 
 @dataclass
 class _Found:
+    withheld: Withheld
     left: float
     """Matching seconds left in the call's budget (``MATCH_SECONDS``)."""
     matches: list[tuple[Path, int, str]] = field(default_factory=list)
@@ -121,9 +123,10 @@ def _search_lines(
     search = pattern.searcher.search
     needles = pattern.needles
     needle = needles[0] if len(needles) == 1 else None
+    stopped = stop.is_set
     try:
         for number, raw in enumerate(lines, 1):
-            if stop.is_set():
+            if stopped():
                 return
             if left <= 0:  # never pass timeout <= 0: regex takes a negative one as "no limit"
                 found.timed_out = (path, number)
@@ -151,18 +154,17 @@ def _search_lines(
 
 
 def _search_file(path: Path, pattern: _Pattern, found: _Found, stop: threading.Event) -> None:
+    real = found.withheld.open_path(path)
+    if real is None:
+        return
     try:
-        # O_NONBLOCK so that a FIFO does not block the open (it is then refused as not a
-        # regular file).
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
+        # Exactly the judged path: a symlink swapped in on the way since is not followed.
+        fd = open_regular(real)
+    except (OSError, NotRegularFile, ToolFailure):  # gone, a FIFO or device, swapped
         return
     with open(fd, "rb") as f:
         try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                return
-            if st.st_size > MAX_FILE_BYTES:
+            if os.fstat(fd).st_size > MAX_FILE_BYTES:
                 found.large += 1
                 return
             if b"\0" in f.read(SAMPLE_BYTES):
@@ -179,9 +181,10 @@ def _scan(
     root: Path,
     pattern: _Pattern,
     keep: Callable[[str], bool] | None,
+    withheld: Withheld,
     stop: threading.Event,
 ) -> _Found:
-    found = _Found(left=MATCH_SECONDS)
+    found = _Found(withheld=withheld, left=MATCH_SECONDS)
     files: Iterable[tuple[Path, str]] = (
         [(root, root.name)] if root.is_file() else walk_files(root, stop)
     )
@@ -345,8 +348,10 @@ async def _call(inp: GrepInput, ctx: ToolContext) -> ToolOutput:
     root = ctx.resolve(inp.path)
     if not root.exists():
         raise not_found(root, ctx, kind="file or directory")
+    refuse_if_withheld(root, ctx, "its content cannot be searched")
     keep = _file_filter(inp.glob)
-    found = await in_thread(lambda stop: _scan(root, pattern, keep, stop))
+    withheld = Withheld(ctx.reads)
+    found = await in_thread(lambda stop: _scan(root, pattern, keep, withheld, stop))
     if found.timed_out is not None:
         raise _timed_out(inp, found, ctx)
     where = shown(root, ctx)
@@ -356,11 +361,14 @@ async def _call(inp: GrepInput, ctx: ToolContext) -> ToolOutput:
     if found.large:
         skipped.append(f"{found.large} over {MAX_FILE_BYTES >> 20} MB")
     skip_note = f"; skipped {', '.join(skipped)} file(s)" if skipped else ""
+    if withheld.total:
+        skip_note += f"; {withheld.note()}, not searched"
     data = {
         "pattern": inp.pattern,
         "path": str(root),
         "matches": len(found.matches),
         "truncated": found.more,
+        "withheld": withheld.total,
     }
     if not found.matches:
         return ToolOutput(
@@ -370,9 +378,11 @@ async def _call(inp: GrepInput, ctx: ToolContext) -> ToolOutput:
         )
     lines = [f"{shown(path, ctx)}:{number}:{_cut(text)}" for path, number, text in found.matches]
     if found.more:
+        withheld_note = f" ({withheld.note()}, not searched)" if withheld.total else ""
         lines.append(
-            f"[only the first {MAX_MATCHES} matches are shown; there are more. Narrow the "
-            'search: a more specific pattern, a sub-directory or file as path, or glob="*.py"]'
+            f"[only the first {MAX_MATCHES} matches are shown; there are more{withheld_note}. "
+            "Narrow the search: a more specific pattern, a sub-directory or file as path, or "
+            'glob="*.py"]'
         )
     else:
         files = len({path for path, _, _ in found.matches})

@@ -12,6 +12,7 @@ from pydantic import Field
 
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
 from agent_tui.core.tools.builtin._paths import READ_ONLY_PATH_META, in_thread, not_found, shown
+from agent_tui.core.tools.builtin._withheld import Withheld, refuse_if_withheld
 from agent_tui.core.tools.errors import ToolFailure
 
 MAX_ENTRIES = 1000
@@ -19,8 +20,9 @@ MAX_ENTRIES = 1000
 DESCRIPTION = f"""\
 List the entries of one directory (not recursive): directories first, then files and links, \
 each sorted by name. Each line shows the type (dir, file or link), the size and the name; \
-directory names end with `/`, links show their target. At most {MAX_ENTRIES:,} entries. Use \
-glob to find files by pattern across subdirectories."""
+directory names end with `/`, links show their target. An entry marked `[withheld: ...]` is \
+listed but its content cannot be read. At most {MAX_ENTRIES:,} entries. Use glob to find files \
+by pattern across subdirectories."""
 
 
 class ListDirInput(ToolInput):
@@ -36,6 +38,13 @@ class _Entry:
     kind: str
     size: int | None
     name: str
+    withheld: str | None = None
+    """Why the entry's content (where it resolves to) is withheld: it is listed all the same,
+    a name is not content, but marked so that the model does not try to read it."""
+
+    def line(self) -> str:
+        mark = f"  [withheld: {self.withheld}]" if self.withheld else ""
+        return f"{self.kind:<5}{_human(self.size):>8}  {self.name}{mark}"
 
 
 def _human(size: int | None) -> str:
@@ -66,14 +75,16 @@ def _entry(item: os.DirEntry[str]) -> _Entry:
         return _Entry("?", None, item.name)
 
 
-def _list(path: Path, stop: threading.Event) -> tuple[list[_Entry], int]:
+def _list(path: Path, withheld: Withheld, stop: threading.Event) -> tuple[list[_Entry], int]:
     with os.scandir(path) as it:
         names = sorted(it, key=lambda e: (not e.is_dir(follow_symlinks=False), e.name))
     entries: list[_Entry] = []
     for item in names[:MAX_ENTRIES]:
         if stop.is_set():
             break
-        entries.append(_entry(item))
+        entry = _entry(item)
+        entry.withheld = withheld.reason(Path(item.path))
+        entries.append(entry)
     return entries, len(names)
 
 
@@ -88,18 +99,20 @@ async def _call(inp: ListDirInput, ctx: ToolContext) -> ToolOutput:
             f"{where} is a file, not a directory.",
             f"Use read_file on {where} to see its content, or list_dir on its parent.",
         )
+    refuse_if_withheld(path, ctx, "it cannot be listed")
+    withheld = Withheld(ctx.reads)
     try:
-        entries, total = await in_thread(lambda stop: _list(path, stop))
+        entries, total = await in_thread(lambda stop: _list(path, withheld, stop))
     except PermissionError as exc:
         raise ToolFailure(
             "permission_denied",
             f"Cannot list {where}: permission denied.",
             "List another directory.",
         ) from exc
-    data = {"path": str(path), "count": total}
+    data = {"path": str(path), "count": total, "withheld": withheld.total}
     if not entries:
         return ToolOutput(f"{where}/ is empty.", data=data)
-    lines = [f"{e.kind:<5}{_human(e.size):>8}  {e.name}" for e in entries]
+    lines = [entry.line() for entry in entries]
     if total > len(entries):
         lines.append(
             f"[{len(entries):,} of {total:,} entries shown — {total - len(entries):,} more not "
