@@ -80,7 +80,11 @@ def read_hits(p: PermissionPipeline, a: ShellAnalysis) -> tuple[Rule, str] | Non
                 return rule
         return None
 
+    words: list[Word] = []
     for word in a.reads:
+        looped = _loop_variable(word, a)
+        words.extend(looped if looped is not None else [word])
+    for word in words:
         for text in _candidates(word):
             if DYN in text:
                 piece = text.rsplit(DYN, 1)[1]
@@ -93,7 +97,7 @@ def read_hits(p: PermissionPipeline, a: ShellAnalysis) -> tuple[Rule, str] | Non
                 continue
             base = os.path.basename(text.rstrip("/"))
             for rule, last in names:
-                if fnmatch.fnmatch(base, last) or (word.glob and fnmatch.fnmatch(last, base)):
+                if fnmatch.fnmatch(base, last) or (word.glob and shell_glob_match(last, base)):
                     return rule, f"it names {text}, which the rule {rule} protects"
             for path in resolve_word_paths(text, word.glob, roots):
                 found = judge(path)
@@ -107,16 +111,30 @@ def read_hits(p: PermissionPipeline, a: ShellAnalysis) -> tuple[Rule, str] | Non
             f"it runs code the analysis cannot follow ({who}), which could read files the rule "
             f"{rules[0]} protects"
         )
-    if a.unknown_reads:
+    unknown = [
+        why for why, word in a.unknown_reads if word is None or _loop_variable(word, a) is None
+    ]
+    if unknown:
         return rules[0], (
-            f"it reads files named only at run time ({a.unknown_reads[0]}), which could be "
+            f"it reads files named only at run time ({unknown[0]}), which could be "
             f"ones the rule {rules[0]} protects"
         )
-    for word in a.tree_reads:
+    for index, word in enumerate(a.tree_reads):
         if not word.literal and not word.glob:
             return rules[0], f"it reads a directory named only at run time ({word.shown})"
+        filters = a.tree_filters.get(index)
+
+        def judge_filtered(path: Path, filters: tuple[str, ...] | None = filters) -> Rule | None:
+            if (
+                filters is not None
+                and path.is_file()
+                and not any(fnmatch.fnmatch(path.name, f.rsplit("/", 1)[-1]) for f in filters)
+            ):
+                return None
+            return judge(path)
+
         for root in resolve_word_paths(word.text, word.glob, roots):
-            hit = _walk(root, judge, rules[0])
+            hit = _walk(root, judge_filtered, rules[0])
             if hit is not None:
                 rule, why = hit
                 return rule, f"it reads {p.shown(root)} recursively, {why}"
@@ -155,3 +173,29 @@ def _walk(
             if found is not None:
                 return found, f"and {path} inside it is protected by the rule {found}"
     return None
+
+
+_LOOP_WORD = re.compile(r'^"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?$')
+
+
+def _loop_variable(word: Word, a: ShellAnalysis) -> list[Word] | None:
+    """``$f`` / ``"$f"`` of a ``for f in WORDS`` loop (and set nowhere else): those words."""
+    if word.text != DYN:
+        return None
+    match = _LOOP_WORD.match(word.raw)
+    if match is None:
+        return None
+    name = match.group(1)
+    values = a.loop_values.get(name)
+    if not values or any(x.name == name and x.how != "loop" for x in a.assignments):
+        return None
+    if any(DYN in value.text for value in values):  # for f in $(ls): names known only then
+        return None
+    return values
+
+
+def shell_glob_match(name: str, pattern: str) -> bool:
+    """``fnmatch`` as bash matches file names: a leading dot is matched only by a dot."""
+    if name.startswith(".") and not pattern.startswith("."):
+        return False
+    return fnmatch.fnmatch(name, pattern)

@@ -87,6 +87,13 @@ SHELL_READS: list[Attack] = attacks(
     "python3 -c \"print(open('.env').read())\"",
     "python3 -c \"import pathlib; print(pathlib.Path('.e' + 'nv').read_text())\"",
     "git show :.env 2>/dev/null || cat .env",
+    'for f in .env; do cat "$f"; done',
+    "for f in .*; do cat $f 2>/dev/null; done",
+    "for f in $(ls -a); do cat $f 2>/dev/null; done",
+    "for f in src; do f=.env; cat $f; done",
+    "grep -r --include='.e*' SECRET .",
+    "grep -r --include='*' SECRET .",
+    "awk 1 .env",
 )
 
 

@@ -382,10 +382,13 @@ def _interpreter(w: Walker, command: SimpleCommand, family: str) -> None:
             return
     if family == "awk":
         program = next((word for word in args if not word.text.startswith("-")), None)
-        if program is not None and not any(word.text in ("-f", "--file") for word in args):
+        if program is None or any(word.text in ("-f", "--file") for word in args):
+            a.note_code(f"{command.words[0].text} -f (a program file)", "")
+        elif re.search(r'system\s*\(|\|\s*"|"\s*\||>\s*"|getline|\|&|@load', program.text):
+            a.note_opaque("an awk program that runs commands or writes files")
             a.note_code(f"the {command.words[0].text} program", program.text)
-            if re.search(r'system\s*\(|\|\s*"|"\s*\||>\s*"|getline|\|&', program.text):
-                a.note_opaque("an awk program that runs commands or writes files")
+        else:  # a plain awk program reads its input and prints: data, not code that acts
+            a.texts.append(program.text)
         return
     if command.stdin and not any(not word.text.startswith("-") for word in args):
         a.note_code(f"{command.words[0].text} (code from its {command.stdin})", "")

@@ -49,7 +49,7 @@ def note_reads(a: ShellAnalysis, words: list[Word], base: str) -> None:
             a.reads.append(word)
         elif base not in NO_FILE_READS:
             a.reads.append(word)
-            a.unknown_reads.append(f"{base or 'a command'} {word.shown[:60]}")
+            a.unknown_reads.append((f"{base or 'a command'} {word.shown[:60]}", word))
 
 
 def _write(a: ShellAnalysis, word: Word, how: str, tree: bool = False) -> None:
@@ -104,7 +104,7 @@ def command_files(w: Walker, command: SimpleCommand, base: str) -> None:
     a = w.a
     args = command.words[1:]
     if command.extra_args and base not in NO_FILE_READS:  # xargs cat: names known at run time
-        a.unknown_reads.append(f"{base} with arguments read at run time")
+        a.unknown_reads.append((f"{base} with arguments read at run time", None))
     recursive = _recursive_flag(args)
     if base in CP_VALUED:
         _copy(a, base, args, recursive)
@@ -487,7 +487,11 @@ def _grep(a: ShellAnalysis, base: str, args: list[Word]) -> None:
     if recursive and base in ("rg", "ag", "ack", "ack-grep") and has(found, _set("--files")):
         operands = found.operands
     if recursive:
-        a.tree_reads.extend(operands or [Word(".", ".")])
+        filters = _grep_filters(base, found)
+        for root in operands or [Word(".", ".")]:
+            if filters is not None:
+                a.tree_filters[len(a.tree_reads)] = filters
+            a.tree_reads.append(root)
     else:
         note_reads(a, operands, base)
     note_reads(
@@ -499,3 +503,50 @@ def _grep(a: ShellAnalysis, base: str, args: list[Word]) -> None:
         ],
         base,
     )
+
+
+RG_TYPES: dict[str, tuple[str, ...]] = {
+    "py": ("*.py", "*.pyi", "*.pyw"),
+    "python": ("*.py", "*.pyi", "*.pyw"),
+    "js": ("*.js", "*.jsx", "*.mjs", "*.cjs", "*.vue"),
+    "ts": ("*.ts", "*.tsx", "*.cts", "*.mts"),
+    "rust": ("*.rs",),
+    "go": ("*.go",),
+    "md": ("*.md", "*.markdown", "*.mdx"),
+    "markdown": ("*.md", "*.markdown", "*.mdx"),
+    "json": ("*.json",),
+    "yaml": ("*.yaml", "*.yml"),
+    "toml": ("*.toml",),
+    "c": ("*.c", "*.h"),
+    "cpp": ("*.cpp", "*.cc", "*.cxx", "*.hpp", "*.hh", "*.h"),
+    "java": ("*.java",),
+    "sh": ("*.sh", "*.bash", "*.zsh"),
+    "html": ("*.html", "*.htm"),
+    "css": ("*.css", "*.scss", "*.sass"),
+    "rb": ("*.rb",),
+    "ruby": ("*.rb",),
+    "txt": ("*.txt",),
+}
+
+
+def _grep_filters(base: str, found: Scan) -> tuple[str, ...] | None:
+    """The file-name globs a recursive search is limited to, or None (every file)."""
+    globs: list[str] = []
+    for option in found.options:
+        value = option.value
+        if value is None:
+            continue
+        if not value.literal:
+            return None
+        if base == "rg" and option.name in ("-g", "--glob", "--iglob"):
+            if value.text.startswith("!"):
+                continue  # an exclusion narrows nothing we rely on
+            globs.append(value.text)
+        elif base == "rg" and option.name in ("-t", "--type"):
+            known = RG_TYPES.get(value.text)
+            if known is None:
+                return None
+            globs.extend(known)
+        elif base != "rg" and option.name == "--include":
+            globs.append(value.text)
+    return tuple(globs) or None

@@ -453,12 +453,19 @@ class Walker:
 
     def for_statement(self, node: Node) -> None:
         variable = node.child_by_field_name("variable")
+        name = self.text(variable) if variable is not None else ""
         if variable is not None:
-            self.a.assignments.append(Assignment(self.text(variable), Word(DYN, ""), "loop"))
+            self.a.assignments.append(Assignment(name, Word(DYN, ""), "loop"))
+        values: list[Word] = []
         for child in node.named_children:
             if variable is not None and child.id == variable.id:
                 continue
-            self.statement_or_word(child, None)
+            if _field(node, child) == "value":
+                values.extend(self.word(child))
+            else:
+                self.statement_or_word(child, None)
+        if name and not any(v.raw == "" for v in values):
+            self.a.loop_values.setdefault(name, []).extend(values)
 
     def test(self, node: Node) -> None:
         double = node.child_count > 0 and node.children[0].type == "[["
