@@ -10,7 +10,7 @@ from pathlib import Path
 
 from textual.command import CommandPalette
 
-from agent_tui.core.permissions import Approval, ApprovalRequest, Mode
+from agent_tui.core.permissions import Approval, ApprovalRequest, Decision, Mode, Rule, Step
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.session import SessionStore
 from agent_tui.core.transcript import Message, ToolCall
@@ -60,7 +60,8 @@ def _request(agent_tools: object, call_id: str, command: str) -> ApprovalRequest
     tool = default_registry().get("run_shell")
     assert tool is not None
     call = ToolCall(id=call_id, name="run_shell", arguments="{}")
-    return ApprovalRequest(call, tool, tool.input_model(command=command), "asks")
+    decision = Decision("ask", "asks", Step.DEFAULT, suggestions=(Rule("run_shell", "make:*"),))
+    return ApprovalRequest(call, tool, tool.input_model(command=command), decision)
 
 
 async def test_pending_asks_queue_and_show_one_at_a_time(tmp_path: Path) -> None:
