@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 
+from agent_tui.core.globs import translate
+
 SHELL_TOOLS = frozenset({"run_shell"})
 """Tools whose rule patterns are shell commands (checked for balanced quotes when parsed)."""
 _RULE = re.compile(r"^\s*([A-Za-z0-9_.*-]+)\s*(?:\((.*)\))?\s*$", re.S)
@@ -134,7 +136,13 @@ def _shell_words(pattern: str) -> tuple[list[str], bool]:
 
 
 def _glob_regex(pattern: str) -> tuple[re.Pattern[str], str]:
-    """Translate a gitignore-style glob into a regex and its anchor (workspace/absolute/home)."""
+    """Translate a gitignore-style glob into a regex and its anchor (workspace/absolute/home).
+
+    The segments are translated by ``core.globs.translate`` (no pattern can make the regex
+    backtrack badly: a settings file is something a repository can ship). A pattern without a
+    ``/`` in the middle matches a name at any depth, like gitignore; a match also covers
+    everything below it (a directory's content); a trailing ``/`` matches only below.
+    """
     anchor = "workspace"
     if pattern.startswith("//"):
         anchor, pattern = "absolute", pattern[1:]
@@ -144,34 +152,7 @@ def _glob_regex(pattern: str) -> tuple[re.Pattern[str], str]:
     pattern = pattern.lstrip("/") if anchor != "absolute" else pattern
     directory = pattern.endswith("/")
     pattern = pattern.rstrip("/")
-    out = ""
-    i = 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if pattern.startswith("**/", i):
-            out += "(?:.*/)?"
-            i += 3
-            while pattern.startswith("**/", i):  # more of them match nothing more (and would
-                i += 3  # make the regex backtrack exponentially)
-            continue
-        if pattern.startswith("**", i):
-            out += ".*"
-            i += 2
-            continue
-        if ch == "*":
-            out += "[^/]*"
-        elif ch == "?":
-            out += "[^/]"
-        elif ch == "[":
-            end = pattern.find("]", i + 1)
-            if end > i:
-                out += "[" + pattern[i + 1 : end].replace("\\", "\\\\") + "]"
-                i = end + 1
-                continue
-            out += re.escape(ch)
-        else:
-            out += re.escape(ch)
-        i += 1
+    out = "/" + translate(pattern.lstrip("/")) if anchor == "absolute" else translate(pattern)
     if not anchored and anchor == "workspace":
         out = "(?:.*/)?" + out  # like gitignore: a bare name matches at any depth
     out += "(?:/.*)?" if not directory else "/.*"
