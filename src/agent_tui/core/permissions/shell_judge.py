@@ -105,8 +105,24 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
     def decision(kind: str, reason: str, step: Step, rule: Rule | None = None) -> Decision:
         return Decision(kind, reason, step, rule, understood)  # type: ignore[arg-type]
 
-    # 1. deny rules
+    # 1. deny rules (a command too large to analyse matches none for sure, and asks below)
     maybes: list[tuple[Rule, str]] = []
+    if a.too_large:
+        for rule in p.rules_for("deny", tool):
+            if rule.pattern is None:
+                return decision(
+                    "deny", f"denied by the rule {rule}{_source(rule)}", Step.DENY_RULE, rule
+                )
+        if p.mode is Mode.PLAN:
+            from agent_tui.core.permissions.pipeline import plan_mode
+
+            return plan_mode(tool).with_(understood=False)
+        return decision(
+            "ask",
+            f"the command is too large to analyse ({len(a.source):,} characters): what it runs "
+            "and writes is not known, so it asks in every mode",
+            Step.OPAQUE,
+        )
     for rule in p.rules_for("deny", tool):
         if rule.pattern is None:
             return decision(

@@ -157,6 +157,10 @@ class ShellAnalysis:
     texts: list[str] = field(default_factory=list)
     """Every literal string seen (words, heredoc bodies, code), for mention checks."""
 
+    too_large: bool = False
+    """The command was too large to analyse whole (parser out of time, node budget spent):
+    nothing about it is known, so it asks in every mode."""
+
     @property
     def understood(self) -> bool:
         return not self.opaque

@@ -152,6 +152,7 @@ class Walker:
         if self.budget.nodes > MAX_NODES:
             if not self.budget.exhausted:
                 self.budget.exhausted = True
+                self.a.too_large = True
                 self.a.note_opaque("a command too large to analyse (over 60,000 syntax nodes)")
             return False
         if node.type == "ERROR" or node.is_missing:
@@ -230,6 +231,8 @@ class Walker:
 
     def children(self, node: Node, stdin: str | None) -> None:
         for child in node.named_children:
+            if self.budget.exhausted:
+                return
             self.statement_or_word(child, stdin)
 
     def statement_or_word(self, node: Node, stdin: str | None) -> None:
@@ -591,7 +594,7 @@ class Walker:
     def _leftover(self, text: str, node: Node) -> None:
         """Text the parser took as literal that bash would still expand (a backquote inside
         ``${…}`` or a heredoc, which tree-sitter-bash leaves as text): opaque."""
-        if _UNPARSED.search(text):
+        if ("`" in text or "$" in text) and _UNPARSED.search(text):
             self.a.note_opaque(
                 f"an expansion the parser left unread ({text[:60]!r}): bash would run it"
             )
@@ -732,6 +735,8 @@ def analyse_into(
     """Add the facts of ``code`` (a whole command or nested shell code) to ``analysis``."""
     source = code.encode("utf-8", "surrogateescape")
     parsed = parse(source)
-    if parsed.cut:
+    if parsed.cut:  # only a prefix was parsed: walking it would tell nothing reliable
+        analysis.too_large = True
         analysis.note_opaque(f"a command too long to analyse in time ({len(source):,} bytes)")
+        return
     Walker(analysis, source, depth, budget, in_substitution).run(parsed.root)

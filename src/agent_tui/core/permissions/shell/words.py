@@ -35,58 +35,41 @@ _SIMPLE_ESCAPES = {
 }
 
 
+_ANSI_ESCAPE = re.compile(
+    r"\\(x[0-9A-Fa-f]{1,2}|u[0-9A-Fa-f]{1,4}|U[0-9A-Fa-f]{1,8}|[0-7]{1,3}|c.|.)", re.S
+)
+
+
+def _ansi_escape(match: re.Match[str]) -> str:
+    code = match.group(1)
+    first = code[0]
+    if first in _SIMPLE_ESCAPES and len(code) == 1:
+        return _SIMPLE_ESCAPES[first]
+    if first in "01234567":
+        return chr(int(code, 8) & 0xFF)
+    if first == "x" and len(code) > 1:
+        return chr(int(code[1:], 16))
+    if first in "uU" and len(code) > 1:
+        try:
+            return chr(int(code[1:], 16))
+        except (ValueError, OverflowError):
+            return "\ufffd"
+    if first == "c" and len(code) == 2:
+        return chr(ord(code[1]) & 0x1F)
+    return "\\" + code
+
+
 def decode_ansi_c(body: str) -> str:
     """The value of ``$'body'`` (without the ``$'`` and ``'``), as bash decodes it; like bash,
     a NUL ends the string."""
-    out: list[str] = []
-    i = 0
-    while i < len(body):
-        ch = body[i]
-        if ch != "\\" or i + 1 >= len(body):
-            out.append(ch)
-            i += 1
-            continue
-        nxt = body[i + 1]
-        if nxt in _SIMPLE_ESCAPES:
-            out.append(_SIMPLE_ESCAPES[nxt])
-            i += 2
-        elif nxt in "01234567":
-            match = re.match(r"[0-7]{1,3}", body[i + 1 :])
-            assert match is not None
-            out.append(chr(int(match.group(), 8) & 0xFF))
-            i += 1 + len(match.group())
-        elif nxt == "x":
-            match = re.match(r"[0-9A-Fa-f]{1,2}", body[i + 2 :])
-            if match is None:
-                out.append("\\x")
-                i += 2
-            else:
-                out.append(chr(int(match.group(), 16)))
-                i += 2 + len(match.group())
-        elif nxt in "uU":
-            width = 4 if nxt == "u" else 8
-            match = re.match(rf"[0-9A-Fa-f]{{1,{width}}}", body[i + 2 :])
-            if match is None:
-                out.append("\\" + nxt)
-                i += 2
-            else:
-                try:
-                    out.append(chr(int(match.group(), 16)))
-                except (ValueError, OverflowError):
-                    out.append("\ufffd")
-                i += 2 + len(match.group())
-        elif nxt == "c" and i + 2 < len(body):
-            out.append(chr(ord(body[i + 2]) & 0x1F))
-            i += 3
-        else:
-            out.append("\\" + nxt)
-            i += 2
-    text = "".join(out)
+    text = _ANSI_ESCAPE.sub(_ansi_escape, body) if "\\" in body else body
     return text.split("\0", 1)[0]
 
 
 def unquoted_segments(text: str) -> list[Segment]:
     """An unquoted word's text: ``\\x`` is a quoted ``x``, backslash-newline disappears."""
+    if "\\" not in text:
+        return [(text, False)]
     out: list[Segment] = []
     plain: list[str] = []
     i = 0
@@ -117,6 +100,8 @@ _GLOB = re.compile(r"[*?]|\[.*\]")
 
 
 def _is_glob(segments: list[Segment]) -> bool:
+    if not any(c in text for text, quoted in segments if not quoted for c in "*?["):
+        return False
     unquoted = "".join(text if not quoted else "\x01" * len(text) for text, quoted in segments)
     return bool(_GLOB.search(unquoted.replace(DYN, "\x01")))
 
@@ -156,11 +141,16 @@ def _chars(segments: list[Segment]) -> Chars:
 
 def _regroup(chars: Chars) -> list[Segment]:
     out: list[Segment] = []
+    run: list[str] = []
+    current: bool | None = None
     for ch, quoted in chars:
-        if out and out[-1][1] == quoted:
-            out[-1] = (out[-1][0] + ch, quoted)
-        else:
-            out.append((ch, quoted))
+        if quoted is not current and run:
+            out.append(("".join(run), bool(current)))
+            run = []
+        current = quoted
+        run.append(ch)
+    if run:
+        out.append(("".join(run), bool(current)))
     return out
 
 
@@ -212,6 +202,11 @@ def _range_words(text: str) -> list[str] | None:
 
 def expand_braces(segments: list[Segment]) -> list[list[Segment]] | None:
     """Bash brace expansion of one word, or None when it cannot be followed here."""
+    unquoted = [text for text, quoted in segments if not quoted]
+    if not any("{" in text for text in unquoted):
+        return [segments]
+    if sum(text.count(",") for text in unquoted) + 1 > MAX_BRACE_WORDS:
+        return None  # k groups of c_i commas make at least sum(c_i) + 1 words
     start_chars = _chars(segments)
     todo: list[Chars] = [start_chars]
     done: list[Chars] = []
@@ -230,6 +225,8 @@ def expand_braces(segments: list[Segment]) -> list[list[Segment]] | None:
                 return None
             continue
         open_, close, commas = found
+        if len(commas) + 1 + len(done) + len(todo) > MAX_BRACE_WORDS:
+            return None
         if any(c == DYN for c, _ in chars[open_ : close + 1]):
             return None
         bounds = [open_, *commas, close]
