@@ -131,6 +131,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_tui.mcp_cli import main as mcp_main
 
         return mcp_main(argv[1:])
+    if argv[:1] == ["permissions"]:  # agent-tui permissions check RULE... -- SUBJECT
+        from agent_tui.permissions_cli import main as permissions_main
+
+        return permissions_main(argv[1:])
     args = build_parser().parse_args(argv)
     cwd = (args.cwd or Path.cwd()).resolve()
     if not cwd.is_dir():

@@ -33,8 +33,7 @@ class ToolInput(BaseModel):
     def _no_nul(cls, value: Any) -> Any:
         if isinstance(value, str) and "\0" in value:
             raise ValueError(
-                "contains a NUL byte (\\0), which no path, pattern or command can hold; "
-                "remove it"
+                "contains a NUL byte (\\0), which no path, pattern or command can hold; remove it"
             )
         return value
 
