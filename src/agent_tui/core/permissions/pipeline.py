@@ -193,14 +193,14 @@ class PermissionPipeline:
                     path=path,
                 )
         if content and tool.name != READ_TOOL:
-            rule = self.path_rule("deny", READ_TOOL, path)
-            if rule is not None:
+            protecting = self.path_rule("deny", READ_TOOL, path)
+            if protecting is not None:
                 return Decision(
                     "deny",
-                    f"{shown} is protected by the rule {rule}"
-                    f"{source_of(rule)}: its content cannot be read by any tool",
+                    f"{shown} is protected by the rule {protecting}"
+                    f"{source_of(protecting)}: its content cannot be read by any tool",
                     Step.DENY_RULE,
-                    rule,
+                    protecting,
                     path=path,
                 )
         if self.mode is Mode.PLAN and not tool.meta.read_only:

@@ -173,14 +173,14 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
                     )
                 )
             continue
-        rule = p.path_rule("deny", "write_file", target.path)
-        if rule is not None:
+        denying = p.path_rule("deny", "write_file", target.path)
+        if denying is not None:
             return decision(
                 "deny",
-                f"denied by the rule {rule}{_source(rule)}: the command writes "
+                f"denied by the rule {denying}{_source(denying)}: the command writes "
                 f"{p.shown(target.path)} ({target.write.how})",
                 Step.DENY_RULE,
-                rule,
+                denying,
             )
     # 2. plan mode
     if p.mode is Mode.PLAN:
@@ -206,9 +206,9 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
             "ask", f"{env}; it asks in every mode unless a rule names it", Step.ENVIRONMENT
         )
     for target in writes:
-        why = _protected(p, target)
-        if why is not None:
-            return decision("ask", why, Step.PROTECTED)
+        protected = _protected(p, target)
+        if protected is not None:
+            return decision("ask", protected, Step.PROTECTED)
     # 4. ask rules
     if p.mode is not Mode.BYPASS:
         for rule in p.rules_for("ask", tool):

@@ -11,7 +11,7 @@ import asyncio
 import difflib
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,7 +82,7 @@ class ToolRegistry:
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self.get(name) is not None
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Tool[Any]]:
         return iter(self.tools())
 
     def __len__(self) -> int:

@@ -108,13 +108,13 @@ def _unwrap(
             if text == "--":
                 i += 1
                 break
-            option, eq, value = text.partition("=")
-            if option in spec.code:
-                code = Word(value, value) if eq else (args[i + 1] if i + 1 < len(args) else None)
+            flag, eq, inline = text.partition("=")
+            if flag in spec.code:
+                code = Word(inline, inline) if eq else (args[i + 1] if i + 1 < len(args) else None)
                 if code is not None:
-                    nested_code(w, code, f"{name} {option}")
+                    nested_code(w, code, f"{name} {flag}")
                 a.note_unseen(
-                    f"{name} {option} runs its code in a shell the analysis cannot "
+                    f"{name} {flag} runs its code in a shell the analysis cannot "
                     "follow (as another user or with other startup files)"
                 )
                 i += 1 if eq else 2
@@ -175,8 +175,8 @@ def _unwrap(
         if spec.assignments:  # env: any operand with a "=" before the command is NAME=VALUE
             while i < len(args) and "=" in args[i].text.lstrip("="):
                 var, _, value_text = args[i].text.partition("=")
-                value = Word(value_text, value_text) if args[i].literal else Word(DYN, "")
-                env.append(Assignment(var, value, "env"))
+                assigned = Word(value_text, value_text) if args[i].literal else Word(DYN, "")
+                env.append(Assignment(var, assigned, "env"))
                 i += 1
     a.assignments.extend(env)
     inner = args[i:]
@@ -194,8 +194,8 @@ def _unwrap(
     if replace:
         inner = [_replaced(word, replace) for word in inner]
     if joins:
-        code = " ".join(word.text for word in inner)
-        nested_code(w, Word(code, code), f"{name} (it runs its arguments with sh -c)")
+        joined = " ".join(word.text for word in inner)
+        nested_code(w, Word(joined, joined), f"{name} (it runs its arguments with sh -c)")
         a.commands.append(
             SimpleCommand(list(words), assignments + env, list(layers), stdin=stdin, runs_code=True)
         )

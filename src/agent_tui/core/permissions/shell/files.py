@@ -360,11 +360,11 @@ def _git(w: Walker, args: list[Word]) -> None:
     if sub == "submodule" and any(word.text == "foreach" for word in rest):
         index = next(k for k, word in enumerate(rest) if word.text == "foreach")
         code_words = [word for word in rest[index + 1 :] if word.text != "--recursive"]
-        code = " ".join(word.text for word in code_words)
+        joined = " ".join(word.text for word in code_words)
         from agent_tui.core.permissions.shell.commands import nested_code
 
         literal = all(word.literal for word in code_words)
-        nested_code(w, Word(code if literal else code + DYN, code), "git submodule foreach")
+        nested_code(w, Word(joined if literal else joined + DYN, joined), "git submodule foreach")
 
 
 def _git_config(a: ShellAnalysis, args: list[Word]) -> None:

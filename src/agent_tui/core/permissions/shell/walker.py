@@ -424,7 +424,7 @@ class Walker:
         value: Word | None = None
         if value_node is not None:
             if value_node.type == "array":
-                texts = []
+                texts: list[str] = []
                 for element in value_node.named_children:
                     texts.extend(w.text for w in self.word(element))
                 value = Word(" ".join(texts), self.text(value_node))

@@ -159,7 +159,7 @@ def _find_brace(chars: Chars) -> tuple[int, int, list[int]] | None:
     for start, (ch, quoted) in enumerate(chars):
         if ch != "{" or quoted:
             continue
-        depth, commas = 0, []
+        depth, commas = 0, list[int]()
         for pos in range(start, len(chars)):
             c, q = chars[pos]
             if q:

@@ -199,7 +199,7 @@ def _scan(
 def _parse(pattern: str, flags: int) -> Any:
     """``pattern`` parsed by ``regex``'s own parser, exactly as ``regex.compile`` parses it (so
     what is judged here is what the compiler gets); raises ``regex.error`` as it would."""
-    from regex import _regex_core as core  # type: ignore[import-untyped]
+    from regex import _regex_core as core
 
     global_flags = flags
     while True:  # regex.compile's own loop: an inline global flag restarts the parse
