@@ -80,3 +80,23 @@ async def test_interrupt_while_the_prompt_is_open_closes_it(tmp_path: Path) -> N
         call = app.main.lane.cards["w"].call
         assert (call.status.value, call.code) == ("interrupted", "interrupted")
     assert not (tmp_path / "a.txt").exists()
+
+
+async def test_an_opaque_command_offers_no_always_and_a_does_nothing(tmp_path: Path) -> None:
+    """The prompt reads the typed decision: no rule to save, the reason shown, 'a' refused."""
+    agent = make_agent(tmp_path, _shell_turns("x=$(printf touch); $x made-it"))
+    agent.policy = agent.executor.policy = build_pipeline(tmp_path).pipeline
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "go")
+        screen = await wait_approval(pilot)
+        assert screen.ask.no_always is not None
+        assert "not fully understood" in screen.ask.no_always
+        assert not screen.query("#always")
+        await pilot.press("a")
+        await pilot.pause()
+        assert app.screen is screen  # still asking: "always" is not an answer here
+        await pilot.press("y")
+        await wait_idle(pilot)
+    assert (tmp_path / "made-it").exists()  # allowed once, it ran
+    assert not (tmp_path / ".agent-tui" / "settings.local.json").exists()  # nothing saved

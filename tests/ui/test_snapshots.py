@@ -289,3 +289,19 @@ def test_permission_prompt_for_an_mcp_tool(snap_compare: SnapCompare, tmp_path: 
         cwd=tmp_path,
     )
     assert _prompt_snapshot(snap_compare, tmp_path, ask)
+
+
+def test_permission_prompt_without_always_allow(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    """An opaque command that could run a denied program: it asks in every mode, and the prompt
+    says why "always allow" is not offered."""
+    ask = Ask(
+        tool="run_shell",
+        input={"command": "x=$(printf rm); $x -rf build"},
+        reason="$x -rf build could run what the rule run_shell(rm:*) denies; a deny rule applies, "
+        "so this asks in every mode",
+        no_always="the command is not fully understood, so no rule can allow it; allow it once",
+        every_mode=True,
+        saves_to=".agent-tui/settings.local.json",
+        cwd=tmp_path,
+    )
+    assert _prompt_snapshot(snap_compare, tmp_path, ask)

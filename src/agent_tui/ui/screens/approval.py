@@ -72,6 +72,7 @@ class ApprovalScreen(ModalScreen[Approval]):
             background: $background; scrollbar-size-vertical: 1;
         }
         & > #choices { height: auto; margin-top: 1; }
+        & #choices #no-always { padding: 0 0 0 1; color: $foreground-muted; }
         & #choices Button {
             width: auto; min-width: 0; height: 1; padding: 0 1 0 0;
             background: transparent; border: none; color: $foreground;
