@@ -96,3 +96,35 @@ def test_headless_rejection_suggests_the_narrow_rule(workspace: Path) -> None:
     events = _run(workspace, calls)
     rejected = next(e for e in events if e["type"] == "tool_rejected")
     assert "--allow 'run_shell(git log:*)'" in rejected["reason"]
+
+
+def test_headless_rejects_what_asks_in_every_mode_even_in_bypass(workspace: Path) -> None:
+    """Nobody can be asked headless: an opaque command near a deny rule, a protected path and a
+    dangerous variable are rejected in bypass mode too, and the model is told why and what
+    (only a rule naming it) could permit it."""
+    (workspace / "canary").write_text("canary\n")
+    (workspace / ".mcp.json").write_text('{"mcpServers": {}}\n')
+    calls = [
+        {"id": "o", "name": "run_shell", "arguments": {"command": "x=rm; $x canary"}},
+        {
+            "id": "p",
+            "name": "write_file",
+            "arguments": {"path": ".mcp.json", "content": '{"mcpServers": {"x": {}}}'},
+        },
+        {"id": "e", "name": "run_shell", "arguments": {"command": "PATH=. ls"}},
+        {"id": "ok", "name": "run_shell", "arguments": {"command": "echo fine"}},
+    ]
+    events = _run(workspace, calls, "--permission-mode", "bypass", "--deny", "run_shell(rm:*)")
+    outcomes = _outcomes(events)
+    assert outcomes == {
+        "o": "tool_rejected",
+        "p": "tool_rejected",
+        "e": "tool_rejected",
+        "ok": "tool_result",
+    }
+    reasons = {e["id"]: e["reason"] for e in events if e["type"] == "tool_rejected"}
+    for reason in reasons.values():
+        assert "asks in every permission mode" in reason
+    assert "--allow 'write_file(/.mcp.json)'" in reasons["p"]
+    assert (workspace / "canary").exists()
+    assert json.loads((workspace / ".mcp.json").read_text()) == {"mcpServers": {}}
