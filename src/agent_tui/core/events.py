@@ -121,12 +121,21 @@ class ToolResult(_Event):
     spill: SpillPointer | None = None
 
 
+RejectedBy = Literal["user", "rule", "policy", "headless", "prompt"]
+
+
 class ToolRejected(_Event):
     type: Literal["tool_rejected"] = "tool_rejected"
     id: str
     name: str
     reason: str
     feedback: str | None = None
+    by: RejectedBy | None = None
+    """Who refused: the user at the prompt, a deny rule (``rule``), the policy (plan mode, a
+    failed check), headless mode (an ask nobody could answer), a prompt that failed."""
+    step: str | None = None
+    """The pipeline step that decided (``Step`` values), when the policy did."""
+    rule: str | None = None
 
 
 class ToolErrorEvent(_Event):

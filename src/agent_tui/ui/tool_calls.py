@@ -52,10 +52,21 @@ __all__ = [
 ]
 
 
-def rejection(reason: str, feedback: str | None) -> tuple[str, str]:
-    """(who denied, one-line outcome) of a rejection, from the core's reason text."""
+def rejection(
+    reason: str, feedback: str | None, by: str | None = None, rule: str | None = None
+) -> tuple[str, str]:
+    """(who denied, one-line outcome) of a rejection: from the event's typed fields; a
+    rejection read back from a saved session has only the reason text."""
     if feedback:
         return "you", one_line(f"“{feedback}”")
+    if by == "user":
+        return "you", "no feedback"
+    if by == "rule" and rule:
+        return "rule", one_line(rule)
+    if by is not None and reason.startswith("plan mode"):
+        return "plan mode", "only read-only tools run"
+    if by is not None:
+        return "policy", one_line(reason)
     if reason.startswith("The user denied"):
         return "you", "no feedback"
     if reason.startswith("denied by the rule "):
@@ -147,7 +158,9 @@ class CallBook:
         elif isinstance(event, ToolRejected):
             state.status, state.reported_at = CallStatus.REJECTED, None
             state.feedback = event.feedback
-            state.rejected_by, state.outcome = rejection(event.reason, event.feedback)
+            state.rejected_by, state.outcome = rejection(
+                event.reason, event.feedback, event.by, event.rule
+            )
             state.content = event.reason + (
                 f"\nfeedback: {event.feedback}" if event.feedback else ""
             )

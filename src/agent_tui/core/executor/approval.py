@@ -10,7 +10,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 
-from agent_tui.core.events import Event, PermissionRequest
+from agent_tui.core.events import Event, PermissionRequest, RejectedBy
 from agent_tui.core.executor.partition import CallPlan
 from agent_tui.core.executor.results import CallResults
 from agent_tui.core.permissions import (
@@ -100,6 +100,7 @@ async def authorize(
     if decision.kind == "allow":
         return
     feedback: str | None = None
+    by: RejectedBy = "policy"
     if decision.kind == "ask" and asker is not None:
         yield PermissionRequest(  # names the tool judged: a proxy's target, not the proxy
             id=plan.call.id,
@@ -120,8 +121,10 @@ async def authorize(
             log.exception("the permission asker failed")
             approval = Approval(allowed=False, feedback=None)
             reason = f"The permission prompt failed ({type(exc).__name__}: {exc})."
+            by = "prompt"
         else:
             reason = "The user denied this call."
+            by = "user"
         if approval is None:
             await results.interrupted(plan)
             for event in results.drain():
@@ -134,8 +137,11 @@ async def authorize(
         feedback = approval.feedback
     elif decision.kind == "ask":
         reason = headless_reason(plan.call.name, decision)
+        by = "headless"
     else:
         reason = decision.reason or "Denied by a permission rule."
-    await results.rejected(plan, reason, feedback)
+        by = "rule" if decision.step is Step.DENY_RULE else "policy"
+    rule = str(decision.rule) if decision.rule is not None else None
+    await results.rejected(plan, reason, feedback, by=by, step=decision.step.value, rule=rule)
     for event in results.drain():
         yield event

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from agent_tui.core.budget import BudgetedResult, PendingResult
 from agent_tui.core.budget.ordered import Maker, OrderedResults, spill_pointer
-from agent_tui.core.events import Event, ToolErrorEvent, ToolRejected, ToolResult
+from agent_tui.core.events import Event, RejectedBy, ToolErrorEvent, ToolRejected, ToolResult
 from agent_tui.core.executor.lifecycle import CallState, Lifecycle
 from agent_tui.core.executor.partition import CallPlan
 from agent_tui.core.tools.base import ToolOutput
@@ -102,7 +102,16 @@ class CallResults:
         pending = PendingResult(call.id, call.name, error.message, is_error=True, frame=frame)
         await self._add(plan, pending, make)
 
-    async def rejected(self, plan: CallPlan, reason: str, feedback: str | None) -> None:
+    async def rejected(
+        self,
+        plan: CallPlan,
+        reason: str,
+        feedback: str | None,
+        *,
+        by: RejectedBy | None = None,
+        step: str | None = None,
+        rule: str | None = None,
+    ) -> None:
         call = plan.call
         text = f"Permission denied: {reason}"
         if feedback:
@@ -110,7 +119,15 @@ class CallResults:
         text += "\nDo not retry the same call; choose another approach or ask the user."
 
         def make(result: BudgetedResult) -> tuple[Event, Message]:
-            event = ToolRejected(id=call.id, name=call.name, reason=reason, feedback=feedback)
+            event = ToolRejected(
+                id=call.id,
+                name=call.name,
+                reason=reason,
+                feedback=feedback,
+                by=by,
+                step=step,
+                rule=rule,
+            )
             return event, Message.tool(call, result.content, is_error=True)
 
         pending = PendingResult(call.id, call.name, text, is_error=True, spillable=False)
