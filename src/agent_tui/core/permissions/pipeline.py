@@ -130,6 +130,13 @@ class PermissionPipeline:
                 return rule
         return None
 
+    def _first_matching(self, kind: str, tool: Tool[Any], path: Path) -> Rule | None:
+        """The first ``kind`` rule naming ``tool`` (or an alias) whose pattern matches."""
+        for rule in self.rules_for(kind, tool):
+            if rule.pattern is None or rule.matches_path(path, self.workspace):
+                return rule
+        return None
+
     def inside_workspace(self, path: Path | None) -> bool:
         return path is not None and (path == self.workspace or self.workspace in path.parents)
 
@@ -183,15 +190,15 @@ class PermissionPipeline:
     def _judge_path(self, tool: Tool[Any], path: Path) -> Decision:
         shown = self.shown(path)
         content = tool.name in CONTENT_READERS
-        for rule in self.rules_for("deny", tool):
-            if rule.pattern is None or rule.matches_path(path, self.workspace):
-                return Decision(
-                    "deny",
-                    f"denied by the rule {rule}{source_of(rule)}",
-                    Step.DENY_RULE,
-                    rule,
-                    path=path,
-                )
+        denying = self._first_matching("deny", tool, path)
+        if denying is not None:
+            return Decision(
+                "deny",
+                f"denied by the rule {denying}{source_of(denying)}",
+                Step.DENY_RULE,
+                denying,
+                path=path,
+            )
         if content and tool.name != READ_TOOL:
             protecting = self.path_rule("deny", READ_TOOL, path)
             if protecting is not None:
@@ -216,32 +223,26 @@ class PermissionPipeline:
                     path=path,
                 )
         if self.mode is not Mode.BYPASS:
-            asking = [
-                r
-                for r in self.rules_for("ask", tool)
-                if r.pattern is None or r.matches_path(path, self.workspace)
-            ]
-            if content and tool.name != READ_TOOL and not asking:
-                found = self.path_rule("ask", READ_TOOL, path)
-                asking = [found] if found is not None else []
-            if asking:
-                rule = asking[0]
+            asking = self._first_matching("ask", tool, path)
+            if asking is None and content and tool.name != READ_TOOL:
+                asking = self.path_rule("ask", READ_TOOL, path)
+            if asking is not None:
                 return Decision(
                     "ask",
-                    f"the rule {rule}{source_of(rule)} asks for this call",
+                    f"the rule {asking}{source_of(asking)} asks for this call",
                     Step.ASK_RULE,
-                    rule,
+                    asking,
                     path=path,
                 )
-        for rule in self.rules_for("allow", tool):
-            if rule.pattern is None or rule.matches_path(path, self.workspace):
-                return Decision(
-                    "allow",
-                    f"allowed by the rule {rule}{source_of(rule)}",
-                    Step.ALLOW_RULE,
-                    rule,
-                    path=path,
-                )
+        allowing = self._first_matching("allow", tool, path)
+        if allowing is not None:
+            return Decision(
+                "allow",
+                f"allowed by the rule {allowing}{source_of(allowing)}",
+                Step.ALLOW_RULE,
+                allowing,
+                path=path,
+            )
         if (
             self.mode is Mode.ACCEPT_EDITS
             and not tool.meta.read_only
