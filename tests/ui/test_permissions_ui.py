@@ -96,6 +96,8 @@ async def test_an_opaque_command_offers_no_always_and_a_does_nothing(tmp_path: P
         await pilot.press("a")
         await pilot.pause()
         assert app.screen is screen  # still asking: "always" is not an answer here
+        hint = str(screen.query_one("#hint").render())
+        assert "always allow is not offered for this call" in hint  # said in the dialog
         await pilot.press("y")
         await wait_idle(pilot)
     assert (tmp_path / "made-it").exists()  # allowed once, it ran

@@ -297,9 +297,9 @@ def test_permission_prompt_without_always_allow(snap_compare: SnapCompare, tmp_p
     ask = Ask(
         tool="run_shell",
         input={"command": "x=$(printf rm); $x -rf build"},
-        reason="$x -rf build could run what the rule run_shell(rm:*) denies; a deny rule applies, "
-        "so this asks in every mode",
-        no_always="the command is not fully understood, so no rule can allow it; allow it once",
+        reason="$x -rf build could run what the rule run_shell(rm:*) denies; with that deny rule "
+        "in force it asks in every mode",
+        no_always="the command is not fully understood, so no rule can allow it",
         every_mode=True,
         saves_to=".agent-tui/settings.local.json",
         cwd=tmp_path,

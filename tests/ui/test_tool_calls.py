@@ -130,6 +130,11 @@ def test_wording_helpers() -> None:
     assert outcome_line("\n\nWrote it.\n", {}, False) == "Wrote it."
     error = '{"error": "No such file.", "code": "not_found", "retryable": false}'
     assert outcome_line(error, {}, True) == "not_found: No such file."
+    grep = {"pattern": "TOKEN", "matches": 0, "withheld": 1}
+    assert outcome_line("No matches", grep, False) == "no matches · 1 withheld"
+    glob = {"pattern": "**/*", "count": 3, "withheld": 2}
+    assert outcome_line("a\nb\nc", glob, False) == "3 files · 2 withheld"
+    assert outcome_line("", {"count": 4, "withheld": 0}, False) == "4 entries"
     assert format_elapsed(0.012) == "12ms"
     assert format_elapsed(0.4, live=True) == "0.4s"
     assert format_elapsed(42.7) == "42s"

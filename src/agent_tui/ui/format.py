@@ -67,14 +67,17 @@ def diff_stats(diff: str) -> tuple[int, int]:
 
 
 def _counted(data: dict[str, Any]) -> str | None:
-    """``12 files`` / ``3 matches`` / ``8 entries`` from the data of glob, grep, list_dir."""
+    """``12 files`` / ``3 matches`` / ``8 entries`` from the data of glob, grep, list_dir, with
+    ``· 1 withheld`` when a read rule kept files out (so the card's one line says so)."""
+    withheld = data.get("withheld")
+    note = f" · {withheld} withheld" if isinstance(withheld, int) and withheld else ""
     if isinstance(matches := data.get("matches"), int):
         more = "+" if data.get("truncated") else ""
-        return plural(matches, "match", "matches") + more if matches else "no matches"
+        return (plural(matches, "match", "matches") + more if matches else "no matches") + note
     if isinstance(count := data.get("count"), int):
         if "pattern" in data:
-            return plural(count, "file") if count else "no files"
-        return plural(count, "entry", "entries") if count else "empty"
+            return (plural(count, "file") if count else "no files") + note
+        return (plural(count, "entry", "entries") if count else "empty") + note
     return None
 
 

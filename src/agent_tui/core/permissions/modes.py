@@ -17,7 +17,7 @@ class Mode(StrEnum):
             Mode.DEFAULT: "asks before edits and commands",
             Mode.ACCEPT_EDITS: "file edits inside the workspace run; commands still ask",
             Mode.PLAN: "read-only: only tools that change nothing run",
-            Mode.BYPASS: "no prompts; deny rules still apply",
+            Mode.BYPASS: "no prompts, except what asks in every mode; deny rules still apply",
         }[self]
 
     def next(self) -> Mode:

@@ -270,7 +270,9 @@ class PermissionPipeline:
         return Decision("ask", why, Step.DEFAULT, path=path)
 
     def shown(self, path: Path) -> str:
-        if self.inside_workspace(path) and path != self.workspace:
+        if path == self.workspace:
+            return "."
+        if self.inside_workspace(path):
             return path.relative_to(self.workspace).as_posix()
         return str(path)
 

@@ -182,6 +182,11 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
                 Step.DENY_RULE,
                 denying,
             )
+        if target.write.tree and file_denies:  # rm -r DIR, find DIR -delete: all below too
+            below = _denied_below(p, target.path, file_denies[0])
+            if below is not None:
+                rule, why = below
+                maybes.append((rule, f"{target.write.how} of {p.shown(target.path)} {why}"))
     # 2. plan mode
     if p.mode is Mode.PLAN:
         from agent_tui.core.permissions.pipeline import plan_mode
@@ -192,7 +197,7 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
         rule, why = maybes[0]
         return decision(
             "ask",
-            f"{why}; a deny rule applies, so this asks in every mode",
+            f"{why}; with that deny rule in force it asks in every mode",
             Step.OPAQUE,
             rule,
         )
@@ -333,3 +338,23 @@ def _protected(p: PermissionPipeline, target: Target) -> str | None:
         f"it writes {p.shown(target.path)} ({target.write.how}), a protected path: "
         f"{guarded.what}. It asks in every mode unless a rule names it"
     )
+
+
+def _denied_below(p: PermissionPipeline, root: Path, fallback: Rule) -> tuple[Rule, str] | None:
+    """A file below ``root`` that a ``write_file`` deny rule protects (a bounded walk: past
+    ``MAX_TREE_ENTRIES`` the tree is taken as holding one)."""
+    from agent_tui.core.permissions.read_check import MAX_TREE_ENTRIES
+
+    if not root.is_dir():
+        return None
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in (*dirnames, *filenames):
+            seen += 1
+            if seen > MAX_TREE_ENTRIES:
+                return fallback, f"reaches more than {MAX_TREE_ENTRIES:,} files, too many to check"
+            path = Path(dirpath) / name
+            rule = p.path_rule("deny", "write_file", path)
+            if rule is not None:
+                return rule, f"reaches {p.shown(path)}, which the rule {rule} protects"
+    return None

@@ -76,13 +76,13 @@ def _why_not(decision: Decision, subject: Subject) -> str | None:
             for a in subject.analysis.assignments
         )
     ):
-        return "it sets a variable for everything after it, which no rule can name; allow it once"
+        return "it sets a variable for everything after it, which no rule can name"
     if not decision.understood:
-        return "the command is not fully understood, so no rule can allow it; allow it once"
+        return "the command is not fully understood, so no rule can allow it"
     if decision.step is Step.OPAQUE:
-        return "it could run a program a deny rule forbids; allow it once if that is intended"
+        return "it may do what a deny rule forbids"
     if decision.step is Step.READ_DENY:
-        return "it reads a file a read rule protects; allow it once if that is intended"
+        return "it reads a file a read rule protects"
     return None
 
 

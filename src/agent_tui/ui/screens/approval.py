@@ -137,7 +137,8 @@ class ApprovalScreen(ModalScreen[Approval]):
                     yield Static(
                         Content.assemble(
                             (" a ", "$foreground-muted reverse"),
-                            ("  Always allow is not offered: ", "$foreground-muted"),
+                            ("  Always allow is not offered:", "$foreground-muted"),
+                            "\n     ",
                             (self.ask.no_always, "$foreground-muted italic"),
                         ),
                         id="no-always",
@@ -186,8 +187,13 @@ class ApprovalScreen(ModalScreen[Approval]):
         if choice == "allow":
             self.dismiss(Approval(allowed=True))
         elif choice == "always":
-            if self.ask.no_always is not None:
-                self.notify(f"Always allow is not offered: {self.ask.no_always}")
+            if self.ask.no_always is not None:  # said in the dialog itself, not in a toast
+                self.query_one("#hint", Static).update(
+                    Content.assemble(
+                        ("always allow is not offered for this call", "bold $warning"),
+                        " · y allows it once · n or esc denies",
+                    )
+                )
                 return
             self.dismiss(Approval(allowed=True, always=True))
         elif choice == "feedback" and not dialog.has_class("-feedback"):

@@ -158,3 +158,18 @@ def test_ordinary_files_are_not_protected(tmp_path: Path) -> None:
     policy = pipeline(lab, rules(allow=(), deny=()), Mode.ACCEPT_EDITS)
     for path in ("src/app.py", "README.md", "docs/git.md", "gitconfig.txt", "src/.github/x.yml"):
         assert decide(policy, "write_file", {"path": path, "content": "x"}).kind == "allow", path
+
+
+@pytest.mark.parametrize("command", ["rm -rf .", "rm -r src/..", "find . -name '*.tmp' -delete"])
+def test_a_recursive_delete_reaching_a_denied_file_asks_in_bypass(
+    tmp_path: Path, command: str
+) -> None:
+    lab = make_lab(tmp_path, "tree")
+    (lab.root / "secrets").mkdir()
+    (lab.root / "secrets" / "key").write_text("k\n")
+    (lab.root / ".git").rename(lab.root / "git-moved")  # no protected path to hide behind
+    policy = pipeline(lab, rules(allow=(), deny=("write_file(secrets/**)",)), Mode.BYPASS)
+    decision = decide(policy, "run_shell", {"command": command})
+    assert decision.kind == "ask"
+    assert "secrets/key" in decision.reason
+    assert decision.every_mode
