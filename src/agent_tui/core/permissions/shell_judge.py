@@ -240,7 +240,7 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
                 )
     # 5. allow rules
     allow = p.rules_for("allow", tool)
-    missing = _not_allowed(p, allow, commands, writes) if understood else None
+    missing = _not_allowed(p, allow, commands, writes, a.functions) if understood else None
     if understood and missing is None:
         return decision("allow", "every part of the command is allowed by a rule", Step.ALLOW_RULE)
     # 6. the mode
@@ -260,7 +260,11 @@ def _is_cd(command: SimpleCommand) -> bool:
 
 
 def _not_allowed(
-    p: PermissionPipeline, allow: list[Rule], commands: list[SimpleCommand], writes: list[Target]
+    p: PermissionPipeline,
+    allow: list[Rule],
+    commands: list[SimpleCommand],
+    writes: list[Target],
+    functions: set[str],
 ) -> str | None:
     """Why the allow rules do not cover the command, or None when they do."""
     if not commands:
@@ -269,9 +273,17 @@ def _not_allowed(
     for command in commands:
         if command.runs_code and all(layer.transparent for layer in command.layers):
             continue  # bash -c '…': the commands of the code are judged themselves
-        if everything:
-            continue
+        if everything or _calls_own_function(command, functions):
+            continue  # f() { …; }; f — the body was judged where it is defined
         if not any(allows(rule, command) for rule in allow):
+            if command.assignments and any(
+                allows(rule, _without_assignments(command)) for rule in allow
+            ):
+                named = " ".join(x.text for x in command.assignments)
+                return (
+                    f"no rule allows {command.shown()[:80]} with {named[:60]} (an allow rule "
+                    "covers leading assignments only when it names them)"
+                )
             return f"no rule allows {command.shown()[:120]}"
     for target in writes:
         if everything:
@@ -284,6 +296,22 @@ def _not_allowed(
             continue
         return f"it writes {p.shown(target.path)} ({target.write.how}), which no rule allows"
     return None
+
+
+def _calls_own_function(command: SimpleCommand, functions: set[str]) -> bool:
+    """A call of a function the command itself defines (its literal name, no wrapper)."""
+    name = command.name
+    return (
+        bool(functions)
+        and name is not None
+        and name.literal
+        and not command.layers
+        and (name.text in functions)
+    )
+
+
+def _without_assignments(command: SimpleCommand) -> SimpleCommand:
+    return SimpleCommand(command.words, [], command.layers, command.extra_args, command.stdin)
 
 
 def _dangerous_environment(

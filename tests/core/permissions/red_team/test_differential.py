@@ -253,99 +253,90 @@ class KnownBug:
     fails_here: bool = True
 
 
-KNOWN_BUGS: dict[str, KnownBug] = {
-    "heredoc-then-semicolon": KnownBug(
+FIXED: list[tuple[str, str, str]] = [
+    # Disagreements this test found and the analysis now handles, kept as regressions:
+    # (name, command, what went wrong before the fix).
+    (
+        "heredoc-then-semicolon",
         "catx <<EOF; evil\n$(lsx)\nEOF\n",
-        "BYPASS: `catx <<EOF; evil` + a body with a substitution + a newline after EOF: "
-        "tree-sitter makes `evil` a word of the heredoc redirect (argument: word), the walker "
-        "takes it for the redirect's target: bash runs evil, the analysis lists catx, lsx",
-        re.compile(r"(?<!<)<<(?!<)-?[ \t]*[^\s;&|<>()]+[ \t]*(?:;|&(?!&))"),
-        hides_programs=True,
+        "BYPASS: `catx <<EOF; evil` + a body with a substitution + a newline after EOF: tree-"
+        "sitter makes `evil` a word of the heredoc redirect (argument: word), the walker takes "
+        "it for the redirect's target: bash runs evil, the analysis lists catx, lsx",
     ),
-    "continuation-in-word": KnownBug(
+    (
+        "continuation-in-word",
         "lsx\\\nevil a",
-        "BYPASS: backslash-newline inside a word: bash removes it before splitting words "
-        "(runs `lsxevil a`), tree-sitter splits the word there (analysis: `lsx evil a`)",
-        re.compile(r"(?:[^\s;&|()<>]|\\\s)\\\n"),
-        hides_programs=True,
+        "BYPASS: backslash-newline inside a word: bash removes it before splitting words (runs "
+        "`lsxevil a`), tree-sitter splits the word there (analysis: `lsx evil a`)",
     ),
-    "newline-then-backslash": KnownBug(
+    (
+        "newline-then-backslash",
         "lsx\n\\evil",
         "BYPASS: a newline right before a backslash-escaped word: tree-sitter makes "
-        "`<newline>\\evil` one more argument of the command before it (analysis: "
-        "`lsx '<newline>evil'`), bash runs a new command, evil",
-        re.compile(r"\n\\"),
-        hides_programs=True,
+        "`<newline>\\evil` one more argument of the command before it (analysis: `lsx "
+        "'<newline>evil'`), bash runs a new command, evil",
     ),
-    "carriage-return-then-hash": KnownBug(
+    (
+        "carriage-return-then-hash",
         "echo2 a\r# ; evil",
         "BYPASS: a carriage return: tree-sitter takes it for a blank, so a `#` after it starts "
         "a comment; to bash it is a word character (`a<CR>#` is a word), and `; evil` runs",
-        re.compile(r"\r#"),
-        hides_programs=True,
     ),
-    "dash-ansi-c": KnownBug(
-        "/bin/sh -c " + shlex.quote("echo2 $'\\';evil;#'"),
+    (
+        "dash-ansi-c",
+        "/bin/sh -c 'echo2 $'\"'\"'\\'\"'\"';evil;#'\"'\"''",
         "BYPASS: /bin/sh is dash, and the analysis reads `sh -c` code as bash: bash takes "
         "$'\\';evil;#' for one ANSI-C string, dash (no $'...') runs evil",
-        re.compile(r"/bin/sh\b"),
-        hides_programs=True,
-        fails_here=SH_IS_DASH,
     ),
-    "ansi-c-ending-in-backslash": KnownBug(
+    (
+        "ansi-c-ending-in-backslash",
         "echo2 $'a\\\\' ; evil #'",
-        "BYPASS: an ANSI-C string whose text ends in an escaped backslash ($'a\\\\'): "
-        "tree-sitter's token runs on to the next quote, so `$'a\\\\' ; evil #'` is one word "
-        "to the analysis, while bash ends the string and runs evil",
-        re.compile(r"\$'(?:[^'\\]|\\[\s\S])*\\\\'"),
-        hides_programs=True,
+        "BYPASS: an ANSI-C string whose text ends in an escaped backslash ($'a\\\\'): tree-"
+        "sitter's token runs on to the next quote, so `$'a\\\\' ; evil #'` is one word to the "
+        "analysis, while bash ends the string and runs evil",
     ),
-    "heredoc-blank-before-substitution": KnownBug(
+    (
+        "heredoc-blank-before-substitution",
         "echo2 <<F\nabc\n $(evil) $(lsx)\nF\n",
         "BYPASS: in a heredoc body, tree-sitter leaves ` $(evil)` (after a line's leading "
         "blank) unparsed, and the walker checks for unread text only when the body has no "
         "parsed expansion at all: bash runs evil, the analysis lists lsx, echo2",
-        re.compile(r"<<[^<][\s\S]*\n[ \t]+[^\n]*[$`]"),
-        hides_programs=True,
     ),
-    "words-after-a-list-redirect": KnownBug(
+    (
+        "words-after-a-list-redirect",
         "lsx && echo2 >/dev/null b",
-        "MISMATCH: the last command of a list or pipeline with a redirection then words: "
-        "tree-sitter hangs the redirection (with the words) on the whole list, the walker "
-        "drops those words: bash runs `echo2 b`, the analysis lists `echo2` (a read rule "
-        "misses `true && cat 2>/dev/null .env`)",
-        re.compile(r"[<>][&|]?[ \t]*[^\s;&|<>()]+[ \t]+[^\s;&|<>()#]"),
-        hides_programs=False,
+        "MISMATCH: the last command of a list or pipeline with a redirection then words: tree-"
+        "sitter hangs the redirection (with the words) on the whole list, the walker drops "
+        "those words: bash runs `echo2 b`, the analysis lists `echo2` (a read rule misses `true"
+        " && cat 2>/dev/null .env`)",
     ),
-    "escaped-blank-starts-word": KnownBug(
+    (
+        "escaped-blank-starts-word",
         "lsx \\ x",
-        "MISMATCH: a word starting with an escaped blank: tree-sitter drops the `\\ ` "
-        "(analysis: `lsx x`, bash: `lsx ' x'`)",
-        re.compile(r"(?:^|[\s;&|()<>])\\[ \t]"),
-        hides_programs=False,
+        "MISMATCH: a word starting with an escaped blank: tree-sitter drops the `\\ ` (analysis:"
+        " `lsx x`, bash: `lsx ' x'`)",
     ),
-    "carriage-return-in-word": KnownBug(
+    (
+        "carriage-return-in-word",
         "lsx a\r\necho2",
-        "MISMATCH: a carriage return ends a word for tree-sitter, not for bash (analysis: "
-        "`lsx a`, bash: `lsx 'a<CR>'`)",
-        re.compile(r"\r"),
-        hides_programs=False,
+        "MISMATCH: a carriage return ends a word for tree-sitter, not for bash (analysis: `lsx "
+        "a`, bash: `lsx 'a<CR>'`)",
     ),
-    "empty-brace-word": KnownBug(
+    (
+        "empty-brace-word",
         "echo2 {,y} a",
-        "MISMATCH: brace expansion to an empty unquoted word: bash drops the word (runs "
-        "`echo2 y a`), the analysis keeps it (`echo2 '' y a`)",
-        re.compile(r"\{,|,\}|,,"),
-        hides_programs=False,
+        "MISMATCH: brace expansion to an empty unquoted word: bash drops the word (runs `echo2 "
+        "y a`), the analysis keeps it (`echo2 '' y a`)",
     ),
-    "newline-in-double-quotes": KnownBug(
+    (
+        "newline-in-double-quotes",
         'echo2 "a\nb"',
         'MISMATCH: a newline inside "..." is dropped from the word: tree-sitter splits the '
         "string_content there and the walker joins the pieces (bash: a<newline>b, analysis: ab)",
-        re.compile(r'"[^"]*\n'),
-        hides_programs=False,
     ),
-}
+]
+
+KNOWN_BUGS: dict[str, KnownBug] = {}
 
 
 def known_bug(command: str, *, bypass: bool) -> str | None:
@@ -426,9 +417,6 @@ def test_known_bug_signatures_are_narrow() -> None:
     for name, bug in KNOWN_BUGS.items():
         assert bug.signature.search(bug.example), name
     assert known_bug("echo2 a; evil", bypass=True) is None
-    assert known_bug("catx <<EOF && evil\n$(lsx)\nEOF\n", bypass=True) is None
-    assert known_bug("lsx && echo2 >/dev/null b", bypass=True) is None  # arguments only
-    assert known_bug("lsx | echo2 >|/dev/null b", bypass=False) == "words-after-a-list-redirect"
 
 
 # -- hand-written tricky commands ------------------------------------------------------------
@@ -488,6 +476,7 @@ TRICKY = [
     "/bin/bash -c \"echo2 \\$'\\\\';evil;#'\"",
     "eval 'echo2 x; evil'",
     "command echo2 x; command evil",
+    *(pytest.param(command, id=name) for name, command, _ in FIXED),
     *(
         pytest.param(bug.example, marks=xfail_known(name), id=name)
         for name, bug in KNOWN_BUGS.items()

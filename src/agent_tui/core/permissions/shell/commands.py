@@ -348,6 +348,12 @@ def _shell(w: Walker, command: SimpleCommand, base: str) -> None:
         if not rest:
             a.note_opaque(f"{base} -c without code")
             return
+        if base != "bash" and ("$'" in rest[0].text or '$"' in rest[0].text):
+            a.note_unseen(
+                f"{base} -c with $'…' quoting, which {base} (often dash) reads "
+                "differently from bash"
+            )
+            return
         nested_code(w, rest[0], f"{base} -c")
         return
     if rest and not reads_stdin:

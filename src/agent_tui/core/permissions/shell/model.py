@@ -154,6 +154,8 @@ class ShellAnalysis:
     """(option word, why): options that make a program run configured code (``git -c
     core.pager=…``), judged like a dangerous environment variable."""
     cd_targets: list[Word] = field(default_factory=list)
+    functions: set[str] = field(default_factory=set)
+    """Functions the command defines: calling one runs its body, which is judged itself."""
     texts: list[str] = field(default_factory=list)
     """Every literal string seen (words, heredoc bodies, code), for mention checks."""
 

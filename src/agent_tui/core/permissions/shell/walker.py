@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_tui.core.permissions.shell.coverage import skipped
 from agent_tui.core.permissions.shell.model import (
     DYN,
     Assignment,
@@ -142,6 +143,9 @@ class Walker:
     def run(self, root: Node) -> None:
         if root.has_error:
             self.a.note_opaque(_parse_error(root, self.src))
+        problem = skipped(root, self.src, MAX_NODES)
+        if problem is not None:
+            self.a.note_opaque(problem)
         self.statement(root)
 
     def text(self, node: Node) -> str:
@@ -220,7 +224,12 @@ class Walker:
         elif kind == "c_style_for_statement":
             self.a.note_opaque("a C-style for loop (its arithmetic can run code)")
             self.children(node, None)
-        elif kind == "case_statement" or kind == "function_definition":
+        elif kind == "case_statement":
+            self.children(node, None)
+        elif kind == "function_definition":
+            name = node.child_by_field_name("name")
+            if name is not None:
+                self.a.functions.add(self.text(name))
             self.children(node, None)
         elif kind == "test_command":
             self.test(node)
@@ -250,8 +259,8 @@ class Walker:
             self.word(node)
 
     def comment(self, node: Node) -> None:
-        if self.in_substitution or self.nesting > 2:
-            self.a.note_opaque("a # comment inside a substitution or compound command")
+        if self.in_substitution:
+            self.a.note_opaque("a # comment inside a substitution")
 
     def redirected(self, node: Node, stdin: str | None) -> None:
         body = node.child_by_field_name("body")
@@ -277,6 +286,10 @@ class Walker:
         elif body.type == "command":
             self.command(body, body_stdin, redirections)
         else:
+            if any(r.extra for r in redirections):  # `a && b > f c`: c is b's argument
+                self.a.note_opaque(
+                    "words after a redirection that the parser attached to a whole list"
+                )
             self.apply_redirections(redirections, "")
             self.statement(body, body_stdin)
         for statement, piped in later:  # what tree-sitter hangs inside a heredoc redirect
@@ -308,7 +321,12 @@ class Walker:
             if kind == "file_descriptor":
                 continue
             if kind == "heredoc_start":
-                self.a.texts.append(self.text(child))
+                delimiter = self.text(child)
+                self.a.texts.append(delimiter)
+                if any(c in delimiter for c in ";&|()<> \t"):
+                    self.a.note_opaque(
+                        f"a heredoc delimiter the parser read with an operator ({delimiter!r})"
+                    )
                 continue
             if kind == "heredoc_body":
                 self.heredoc_body(node, child)
@@ -327,6 +345,10 @@ class Walker:
                     later.append((child, field_name != "right"))
                 continue
             words = self.word(child)
+            if node.type == "heredoc_redirect":
+                self.a.note_opaque(
+                    "words after a heredoc that the parser did not place (bash may run them)"
+                )
             if target is None and words:
                 target, rest = words[0], words[1:]
                 extra.extend(rest)
@@ -548,13 +570,21 @@ class Walker:
         if kind == "word":
             text = self.text(node)
             self._leftover(text, node)
+            if not quoted and "\n" in text.replace("\\\n", ""):
+                self.a.note_opaque(
+                    f"a word with a line break in it ({text[:40]!r}): bash starts a new command "
+                    "there"
+                )
             return [(text, True)] if quoted else unquoted_segments(text)
         if kind == "number":
             return [(self.text(node), quoted)]
         if kind == "raw_string":
             return [(self.text(node)[1:-1], True)]
         if kind == "ansi_c_string":
-            return [(decode_ansi_c(self.text(node)[2:-1]), True)]
+            raw = self.text(node)
+            if _ansi_c_end(raw) != len(raw) - 1:
+                self.a.note_opaque(f"a $'…' string read differently by bash ({raw[:40]!r})")
+            return [(decode_ansi_c(raw[2:-1]), True)]
         if kind in ("string", "translated_string"):
             return self.string(node)
         if kind == "concatenation":
@@ -609,7 +639,21 @@ class Walker:
 
     def string(self, node: Node) -> list[Segment]:
         out: list[Segment] = []
+        position = node.start_byte + 1  # after the opening quote
         for child in node.named_children:
+            if child.start_byte > position:  # text no token covers is still the string's
+                gap = self.src[position : child.start_byte].decode("utf-8", "surrogateescape")
+                out.append(
+                    (
+                        double_quoted(
+                            gap.lstrip('"')
+                            if position == node.start_byte + 1 and gap.startswith('"')
+                            else gap
+                        ),
+                        True,
+                    )
+                )
+            position = child.end_byte
             if not self._visit(child):
                 out.append((DYN, True))
                 continue
@@ -740,3 +784,17 @@ def analyse_into(
         analysis.note_opaque(f"a command too long to analyse in time ({len(source):,} bytes)")
         return
     Walker(analysis, source, depth, budget, in_substitution).run(parsed.root)
+
+
+def _ansi_c_end(raw: str) -> int:
+    """Where bash ends the ``$'…'`` string that starts ``raw``: the first quote not escaped
+    by a backslash (each ``\\x`` is one unit)."""
+    index = 2
+    while index < len(raw):
+        if raw[index] == "\\":
+            index += 2
+            continue
+        if raw[index] == "'":
+            return index
+        index += 1
+    return -1

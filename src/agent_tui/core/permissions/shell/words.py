@@ -125,6 +125,8 @@ def make_words(segments: list[Segment], raw: str) -> list[Word]:
         return [Word(text + DYN if DYN not in text else text, raw)]
     words = []
     for parts in expanded:
+        if len(expanded) > 1 and not any(text for text, _ in parts):
+            continue  # {,y}: bash drops the empty word brace expansion makes
         parts = _tilde(parts)
         words.append(Word("".join(t for t, _ in parts), raw, glob=_is_glob(parts)))
     return words
