@@ -101,7 +101,7 @@ def report(pipeline: PermissionPipeline, tool: Tool[Any], arguments: dict[str, A
             verdict = f"asks: {asked}"
         elif found.runs_code and all(layer.transparent for layer in found.layers):
             verdict = "runs the code after it (judged part by part)"
-        elif found.words and found.words[0].text in ("cd", "pushd", "popd"):
+        elif found.changes_directory:
             verdict = "changes directory (needs no rule)"
         elif allowed is not None:
             verdict = f"allowed by {allowed}"

@@ -99,7 +99,7 @@ def targets(p: PermissionPipeline, a: ShellAnalysis) -> list[Target]:
 
 def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> Decision:
     understood = a.understood
-    commands = [c for c in a.commands if not _is_cd(c)]
+    commands = [c for c in a.commands if not c.changes_directory]
     writes = targets(p, a)
 
     def decision(kind: str, reason: str, step: Step, rule: Rule | None = None) -> Decision:
@@ -249,14 +249,6 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
     if not understood:
         return decision("ask", f"the command contains {a.opaque[0]}", Step.DEFAULT)
     return decision("ask", missing or "run_shell runs commands on your machine", Step.DEFAULT)
-
-
-def _is_cd(command: SimpleCommand) -> bool:
-    return (
-        bool(command.words)
-        and command.words[0].text in ("cd", "pushd", "popd")
-        and (not command.layers)
-    )
 
 
 def _not_allowed(

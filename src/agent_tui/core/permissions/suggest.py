@@ -113,7 +113,7 @@ def _command_rules(
     allow = p.rules_for("allow", tool)
     rules: list[Rule] = []
     for command in analysis.commands:
-        if command.words and command.words[0].text in ("cd", "pushd", "popd"):
+        if command.changes_directory:
             continue
         risky = whole and (
             any(dangerous_variable(a.name) for a in command.assignments)

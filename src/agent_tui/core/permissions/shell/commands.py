@@ -25,7 +25,6 @@ from agent_tui.core.permissions.shell.model import (
 from agent_tui.core.permissions.shell.options import scan
 from agent_tui.core.permissions.shell.programs import (
     INLINE_CODE_OPTIONS,
-    NO_FILE_READS,
     OTHER_SHELLS,
     RESERVED,
     SHELLS,
@@ -429,7 +428,3 @@ def _builtin_assignments(w: Walker, base: str, args: list[Word]) -> None:
             a.assignments.append(Assignment(word.text, Word(DYN, ""), base))
     if base == "read" and not names and not any(o.name == "-a" for o in found.options):
         a.assignments.append(Assignment("REPLY", Word(DYN, ""), base))
-
-
-def no_file_reads(base: str) -> bool:
-    return base in NO_FILE_READS

@@ -93,6 +93,21 @@ class SimpleCommand:
         return [w.text for w in self.words]
 
     @property
+    def changes_directory(self) -> bool:
+        """``cd``/``pushd``/``popd`` (no wrapper): it only moves, so it needs no rule (the
+        paths after it are resolved against where it goes)."""
+        return (
+            bool(self.words)
+            and not self.layers
+            and self.words[0].text
+            in (
+                "cd",
+                "pushd",
+                "popd",
+            )
+        )
+
+    @property
     def outer_words(self) -> list[Word]:
         """The words rules match for allow: from the outermost wrapper that is not transparent
         (``sudo apt update``), else the command itself (``timeout 5 git status`` → ``git
