@@ -95,7 +95,9 @@ async def authorize(
     assert plan.prepared is not None
     prepared = plan.prepared
     request = ApprovalRequest(plan.call, prepared.tool, prepared.input)
-    decision = _decide(policy, request)
+    # In a worker thread: a 1 MB command or a bounded walk of a tree (recursive reads and
+    # deletes) takes up to ~100 ms, which the event loop should not wait out.
+    decision = await asyncio.to_thread(_decide, policy, request)
     plan.judged_path = decision.path
     if decision.kind == "allow":
         return

@@ -477,6 +477,8 @@ TRICKY = [
     "eval 'echo2 x; evil'",
     "command echo2 x; command evil",
     *(pytest.param(command, id=name) for name, command, _ in FIXED),
+    # found by a longer random run: a line break just before the closing quote was dropped
+    pytest.param('echo2 "\n evil \n" "\n evil \n"', id="newline-before-closing-quote"),
     *(
         pytest.param(bug.example, marks=xfail_known(name), id=name)
         for name, bug in KNOWN_BUGS.items()

@@ -638,21 +638,17 @@ class Walker:
         return [(DYN, True)]
 
     def string(self, node: Node) -> list[Segment]:
+        """``"…"`` (or ``$"…"``): its tokens, and the text between them that no token covers
+        (tree-sitter leaves line breaks out of ``string_content``), which is the string's
+        too."""
+        if node.type == "translated_string":
+            inner = [c for c in node.named_children if c.type == "string"]
+            return self.string(inner[0]) if inner else [("", True)]
         out: list[Segment] = []
-        position = node.start_byte + 1  # after the opening quote
+        position, end = node.start_byte + 1, node.end_byte - 1  # inside the quotes
         for child in node.named_children:
-            if child.start_byte > position:  # text no token covers is still the string's
-                gap = self.src[position : child.start_byte].decode("utf-8", "surrogateescape")
-                out.append(
-                    (
-                        double_quoted(
-                            gap.lstrip('"')
-                            if position == node.start_byte + 1 and gap.startswith('"')
-                            else gap
-                        ),
-                        True,
-                    )
-                )
+            if child.start_byte > position:
+                out.append((double_quoted(self._bytes(position, child.start_byte)), True))
             position = child.end_byte
             if not self._visit(child):
                 out.append((DYN, True))
@@ -664,7 +660,12 @@ class Walker:
                 out.extend(self.string(child))
             else:
                 out.extend(self.segments(child, quoted=True))
+        if end > position:
+            out.append((double_quoted(self._bytes(position, end)), True))
         return out or [("", True)]
+
+    def _bytes(self, start: int, end: int) -> str:
+        return self.src[start:end].decode("utf-8", "surrogateescape")
 
     def expansion(self, node: Node) -> None:
         """``${…}``: the forms that can run code are opaque; defaults are walked."""
