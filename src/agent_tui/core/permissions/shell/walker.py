@@ -1,20 +1,27 @@
-"""The syntax tree of a command → ``ShellAnalysis`` facts.
+"""The syntax tree of a command → ``ShellAnalysis`` facts: statements, commands, redirections.
 
 Every node type has a handler, and a node the walker has no handler for makes the command
-opaque: nothing is understood by omission. Words are evaluated as bash would (quotes,
-``$'…'``, braces, globs); expansions are checked for the forms that can run code (``${x@P}``,
-``${!x}``, arithmetic on variables, array subscripts); command and process substitutions are
-walked like the command itself, so the commands inside them count everywhere. The meaning of
+opaque: nothing is understood by omission. Words and expansions are read by ``expand``'s
+``WordReader`` (the base class); command and process substitutions are walked like the
+command itself, so the commands inside them count everywhere. The meaning of
 each simple command (wrappers, shells, writers…) is ``commands.add_simple``'s business.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent_tui.core.permissions.shell.coverage import skipped
+from agent_tui.core.permissions.shell.expand import (
+    MAX_NODES,
+    Budget,
+    Node,
+    WordReader,
+    describe_kind,
+    field_of,
+    parse_error,
+)
 from agent_tui.core.permissions.shell.model import (
     DYN,
     Assignment,
@@ -23,24 +30,12 @@ from agent_tui.core.permissions.shell.model import (
     Word,
 )
 from agent_tui.core.permissions.shell.parse import parse
-from agent_tui.core.permissions.shell.words import (
-    Segment,
-    decode_ansi_c,
-    double_quoted,
-    make_words,
-    unquoted_segments,
-)
 
-Node = Any
-MAX_NODES = 60_000
-"""Nodes one analysis visits at most (a 1 MB heredoc is a handful; a 1 MB command line of
-dense syntax is hundreds of thousands): past it the command is opaque."""
 MAX_DEPTH = 12
 """Nested ``bash -c`` / ``eval`` levels followed."""
 MAX_NESTING = 200
 """Syntax nesting followed (``$($($(…)))``, deep ``if``s) before the command is opaque."""
 
-_UNPARSED = re.compile(r"(?<!\\)(?:`|\$\(|\$\{|\$\[)")
 SPECIAL_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"})
 WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
 STATEMENTS = frozenset(
@@ -70,48 +65,6 @@ STATEMENTS = frozenset(
         "do_group",
     }
 )
-ARITHMETIC_OK = frozenset(
-    {
-        "number",
-        "binary_expression",
-        "unary_expression",
-        "parenthesized_expression",
-        "ternary_expression",
-        "postfix_expression",
-    }
-)
-ARITH_TEST_OPS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
-SAFE_EXPANSION_OPS = frozenset(
-    {
-        ":-",
-        "-",
-        ":+",
-        "+",
-        ":?",
-        "?",
-        "#",
-        "##",
-        "%",
-        "%%",
-        "/",
-        "//",
-        "/#",
-        "/%",
-        "^",
-        "^^",
-        ",",
-        ",,",
-        ":=",
-        "=",
-    }
-)
-SAFE_TRANSFORMS = frozenset({"Q", "U", "u", "L", "a"})
-
-
-@dataclass
-class Budget:
-    nodes: int = 0
-    exhausted: bool = False
 
 
 @dataclass
@@ -122,7 +75,7 @@ class Redirection:
     """Words tree-sitter puts after the target (``echo a > f b``): bash's arguments."""
 
 
-class Walker:
+class Walker(WordReader):
     def __init__(
         self,
         analysis: ShellAnalysis,
@@ -142,27 +95,11 @@ class Walker:
 
     def run(self, root: Node) -> None:
         if root.has_error:
-            self.a.note_opaque(_parse_error(root, self.src))
+            self.a.note_opaque(parse_error(root, self.src))
         problem = skipped(root, self.src, MAX_NODES)
         if problem is not None:
             self.a.note_opaque(problem)
         self.statement(root)
-
-    def text(self, node: Node) -> str:
-        return self.src[node.start_byte : node.end_byte].decode("utf-8", "surrogateescape")
-
-    def _visit(self, node: Node) -> bool:
-        self.budget.nodes += 1
-        if self.budget.nodes > MAX_NODES:
-            if not self.budget.exhausted:
-                self.budget.exhausted = True
-                self.a.too_large = True
-                self.a.note_opaque("a command too large to analyse (over 60,000 syntax nodes)")
-            return False
-        if node.type == "ERROR" or node.is_missing:
-            self.a.note_opaque(_parse_error(node, self.src))
-            return False
-        return True
 
     # -- statements ---------------------------------------------------------------------------
 
@@ -236,7 +173,7 @@ class Walker:
         elif kind == "comment":
             self.comment(node)
         else:
-            self.a.note_opaque(f"{_describe(kind)}, which the analysis does not understand")
+            self.a.note_opaque(f"{describe_kind(kind)}, which the analysis does not understand")
 
     def children(self, node: Node, stdin: str | None) -> None:
         for child in node.named_children:
@@ -317,7 +254,7 @@ class Walker:
                     continue
                 op = op or kind
                 continue
-            field_name = _field(node, child)
+            field_name = field_of(node, child)
             if kind == "file_descriptor":
                 continue
             if kind == "heredoc_start":
@@ -485,237 +422,16 @@ class Walker:
         for child in node.named_children:
             if variable is not None and child.id == variable.id:
                 continue
-            if _field(node, child) == "value":
+            if field_of(node, child) == "value":
                 values.extend(self.word(child))
             else:
                 self.statement_or_word(child, None)
         if name and not any(v.raw == "" for v in values):
             self.a.loop_values.setdefault(name, []).extend(values)
 
-    def test(self, node: Node) -> None:
-        double = node.child_count > 0 and node.children[0].type == "[["
-        if not double:  # [ … ] is the test builtin: its operands are plain words
-            for child in node.named_children:
-                self.test_part(child, arithmetic_checked=False)
-            return
-        for child in node.named_children:
-            self.test_part(child, arithmetic_checked=True)
-
-    def test_part(self, node: Node, *, arithmetic_checked: bool) -> None:
-        if not self._visit(node):
-            return
-        kind = node.type
-        if kind in ("binary_expression", "unary_expression", "parenthesized_expression"):
-            operator = node.child_by_field_name("operator")
-            if (
-                arithmetic_checked
-                and operator is not None
-                and self.text(operator) in ARITH_TEST_OPS
-                and any(c.type != "number" for c in node.named_children if c.id != operator.id)
-            ):
-                self.a.note_opaque(
-                    f"an arithmetic comparison on run-time values in [[ … ]] "
-                    f"({self.text(node)[:60]}): bash evaluates it as code"
-                )
-            for child in node.named_children:
-                if operator is not None and child.id == operator.id:
-                    continue
-                self.test_part(child, arithmetic_checked=arithmetic_checked)
-        elif kind in ("test_operator", "regex", "extglob_pattern"):
-            self.a.texts.append(self.text(node))
-        else:
-            self.word(node)
-
     # -- arithmetic -----------------------------------------------------------------------------
 
-    def arithmetic_children(self, node: Node, what: str) -> None:
-        for child in node.named_children:
-            self.arithmetic(child, what)
-
-    def arithmetic(self, node: Node, what: str) -> None:
-        if not self._visit(node):
-            return
-        kind = node.type
-        if kind == "number":
-            return
-        if kind in ARITHMETIC_OK:
-            for child in node.named_children:
-                self.arithmetic(child, what)
-            return
-        if kind in ("command_substitution", "process_substitution"):
-            self.substitution(node)
-        elif kind in ("simple_expansion", "expansion") or kind == "string":
-            self.segments(node, quoted=True)
-        self.a.note_opaque(
-            f"{what} on run-time values ({self.text(node)[:60]}): bash evaluates variables "
-            "there as code"
-        )
-
     # -- words ------------------------------------------------------------------------------------
-
-    def word(self, node: Node) -> list[Word]:
-        """The words one argument node becomes (several after brace expansion)."""
-        if not self._visit(node):
-            return [Word(DYN, self.text(node))]
-        segments = self.segments(node, quoted=False)
-        raw = self.text(node)
-        words = make_words(segments, raw)
-        for word in words:
-            if DYN not in word.text:
-                self.a.texts.append(word.text)
-        return words
-
-    def segments(self, node: Node, quoted: bool) -> list[Segment]:
-        kind = node.type
-        if kind == "word":
-            text = self.text(node)
-            self._leftover(text, node)
-            if not quoted and "\n" in text.replace("\\\n", ""):
-                self.a.note_opaque(
-                    f"a word with a line break in it ({text[:40]!r}): bash starts a new command "
-                    "there"
-                )
-            return [(text, True)] if quoted else unquoted_segments(text)
-        if kind == "number":
-            return [(self.text(node), quoted)]
-        if kind == "raw_string":
-            return [(self.text(node)[1:-1], True)]
-        if kind == "ansi_c_string":
-            raw = self.text(node)
-            if _ansi_c_end(raw) != len(raw) - 1:
-                self.a.note_opaque(f"a $'…' string read differently by bash ({raw[:40]!r})")
-            return [(decode_ansi_c(raw[2:-1]), True)]
-        if kind in ("string", "translated_string"):
-            return self.string(node)
-        if kind == "concatenation":
-            out: list[Segment] = []
-            last_end = node.start_byte
-            for child in node.children:
-                if child.start_byte != last_end:
-                    self.a.note_opaque(f"a word the analysis cannot read ({self.text(node)[:60]})")
-                last_end = child.end_byte
-                if not self._visit(child):
-                    out.append((DYN, True))
-                    continue
-                out.extend(self.segments(child, quoted))
-            return out
-        if kind == "simple_expansion":
-            return [(DYN, quoted)]
-        if kind == "expansion":
-            self.expansion(node)
-            return [(DYN, quoted)]
-        if kind in ("command_substitution", "process_substitution"):
-            self.substitution(node)
-            return [(DYN, quoted)]
-        if kind == "arithmetic_expansion":
-            self.arithmetic_children(node, "an arithmetic expansion $(( … ))")
-            return [(DYN, quoted)]
-        if kind == "brace_expression":
-            text = self.text(node)
-            return [(text, quoted)]
-        if kind in ("extglob_pattern", "regex", "string_content", "heredoc_content"):
-            self._leftover(self.text(node), node)
-            return [(self.text(node), quoted)]
-        if kind == "variable_assignment":  # `cmd a=b` — a plain word to the command
-            return [(self.text(node), True)] if self._plain(node) else self._dynamic_word(node)
-        self.a.note_opaque(f"{_describe(kind)} in a word, which the analysis does not understand")
-        return [(DYN, quoted)]
-
-    def _leftover(self, text: str, node: Node) -> None:
-        """Text the parser took as literal that bash would still expand (a backquote inside
-        ``${…}`` or a heredoc, which tree-sitter-bash leaves as text): opaque."""
-        if ("`" in text or "$" in text) and _UNPARSED.search(text):
-            self.a.note_opaque(
-                f"an expansion the parser left unread ({text[:60]!r}): bash would run it"
-            )
-
-    def _plain(self, node: Node) -> bool:
-        return all(c.type in ("variable_name", "=", "word", "number") for c in node.children)
-
-    def _dynamic_word(self, node: Node) -> list[Segment]:
-        for child in node.named_children:
-            self.segments(child, True)
-        return [(DYN, True)]
-
-    def string(self, node: Node) -> list[Segment]:
-        """``"…"`` (or ``$"…"``): its tokens, and the text between them that no token covers
-        (tree-sitter leaves line breaks out of ``string_content``), which is the string's
-        too."""
-        if node.type == "translated_string":
-            inner = [c for c in node.named_children if c.type == "string"]
-            return self.string(inner[0]) if inner else [("", True)]
-        out: list[Segment] = []
-        position, end = node.start_byte + 1, node.end_byte - 1  # inside the quotes
-        for child in node.named_children:
-            if child.start_byte > position:
-                out.append((double_quoted(self._bytes(position, child.start_byte)), True))
-            position = child.end_byte
-            if not self._visit(child):
-                out.append((DYN, True))
-                continue
-            if child.type == "string_content":
-                self._leftover(self.text(child), child)
-                out.append((double_quoted(self.text(child)), True))
-            elif child.type == "string":
-                out.extend(self.string(child))
-            else:
-                out.extend(self.segments(child, quoted=True))
-        if end > position:
-            out.append((double_quoted(self._bytes(position, end)), True))
-        return out or [("", True)]
-
-    def _bytes(self, start: int, end: int) -> str:
-        return self.src[start:end].decode("utf-8", "surrogateescape")
-
-    def expansion(self, node: Node) -> None:
-        """``${…}``: the forms that can run code are opaque; defaults are walked."""
-        operators = [self.text(c) for c in node.children if _field(node, c) == "operator"]
-        body = self.text(node)
-        if operators[:1] == ["!"] or body.startswith("${!"):
-            self.a.note_opaque(f"an indirect expansion {body[:60]} (its target can run code)")
-        if "@" in operators:
-            transform = [op for op in operators if op != "@"]
-            if not transform or transform[0] not in SAFE_TRANSFORMS:
-                self.a.note_opaque(f"the expansion {body[:60]} (it can run code)")
-        for op in operators:
-            if op in ("@", "!") or op in SAFE_EXPANSION_OPS or op in SAFE_TRANSFORMS:
-                continue
-            if op == ":":
-                self.a.note_opaque(
-                    f"a substring expansion {body[:60]} (its offsets are arithmetic)"
-                )
-            elif op not in ("#",):
-                self.a.note_opaque(f"the expansion operator {op} in {body[:60]}")
-        for child in node.named_children:
-            kind = child.type
-            if _field(node, child) == "operator":
-                continue
-            if kind in ("variable_name", "special_variable_name"):
-                self._visit(child)
-            elif kind == "subscript":
-                self.subscript(child)
-            elif kind in ("number",):
-                self._visit(child)
-            elif kind in ARITHMETIC_OK:
-                self.arithmetic(child, "an arithmetic offset in ${…}")
-            else:
-                self.segments(child, quoted=True)
-
-    def subscript(self, node: Node) -> None:
-        self._visit(node)
-        index = node.child_by_field_name("index")
-        if index is None:
-            return
-        text = self.text(index)
-        if index.type == "number" or text in ("@", "*"):
-            return
-        if index.type == "word" and text.replace("_", "a").isalnum() and not text[0].isdigit():
-            self.a.note_opaque(f"an array subscript [{text}] (evaluated as arithmetic)")
-            return
-        self.segments(index, quoted=True)
-        self.a.note_opaque(
-            f"an array subscript [{text[:60]}] (evaluated as arithmetic, can run code)"
-        )
 
     def substitution(self, node: Node) -> None:
         """``$(…)``, backticks, ``<(…)``, ``>(…)``: their commands run too."""
@@ -733,45 +449,10 @@ class Walker:
             inner.statement_or_word(child, None)
 
 
-def _field(parent: Node, child: Node) -> str | None:
-    for index, candidate in enumerate(parent.children):
-        if candidate.id == child.id:
-            name: str | None = parent.field_name_for_child(index)
-            return name
-    return None
-
-
 def _join(words: list[Word], raw: str) -> Word:
     if len(words) == 1:
         return words[0]
     return Word(" ".join(w.text for w in words), raw, glob=any(w.glob for w in words))
-
-
-def _describe(kind: str) -> str:
-    return {
-        "process_substitution": "a process substitution",
-        "heredoc_redirect": "a heredoc",
-    }.get(kind, f"the construct '{kind.replace('_', ' ')}'")
-
-
-def _parse_error(node: Node, source: bytes) -> str:
-    error = _first_error(node)
-    if error is None:
-        return "a command that does not parse as bash"
-    start = error.start_byte
-    snippet = source[max(0, start - 10) : start + 20].decode("utf-8", "replace")
-    return f"a command that does not parse as bash (near {snippet!r})"
-
-
-def _first_error(node: Node) -> Node | None:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type == "ERROR" or current.is_missing:
-            return current
-        if current.has_error:
-            stack.extend(reversed(current.children))
-    return None
 
 
 def analyse_into(
@@ -785,17 +466,3 @@ def analyse_into(
         analysis.note_opaque(f"a command too long to analyse in time ({len(source):,} bytes)")
         return
     Walker(analysis, source, depth, budget, in_substitution).run(parsed.root)
-
-
-def _ansi_c_end(raw: str) -> int:
-    """Where bash ends the ``$'…'`` string that starts ``raw``: the first quote not escaped
-    by a backslash (each ``\\x`` is one unit)."""
-    index = 2
-    while index < len(raw):
-        if raw[index] == "\\":
-            index += 2
-            continue
-        if raw[index] == "'":
-            return index
-        index += 1
-    return -1
