@@ -119,10 +119,21 @@ class SimpleCommand:
         return list(self.words)
 
     def shown(self) -> str:
-        """The command as a person would type it: literal words quoted where needed."""
-        return " ".join(
-            shlex.quote(w.text) if w.literal else w.raw or w.shown for w in self.outer_words
-        )
+        """The command as it was typed where a word's source still says what it is, else
+        quoted where needed."""
+        return " ".join(_as_typed(w) for w in self.outer_words)
+
+
+def _as_typed(word: Word) -> str:
+    if not word.literal:
+        return word.raw or word.shown
+    if word.raw:
+        try:
+            if shlex.split(word.raw) == [word.text]:
+                return word.raw
+        except ValueError:
+            pass
+    return shlex.quote(word.text)
 
 
 @dataclass(frozen=True)
