@@ -61,3 +61,29 @@ async def test_a_long_reply_streams_in_parts_and_far_parts_leave_the_dom(tmp_pat
         assert isinstance(first, AssistantReply)
         assert text.startswith(first.text)
         assert chat_text(app) == text
+
+
+async def test_the_chat_follows_new_output_again_after_a_scroll_up_and_back(
+    tmp_path: Path,
+) -> None:
+    """Scrolling up releases the anchor; scrolling back to the bottom must re-anchor, so the
+    next reply is followed (a watcher that replaced Textual's own lost that)."""
+    first, second = long_answer(30), long_answer(30)
+    app = make_app(make_agent(tmp_path, [{"text": first}, {"text": second}]))
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "one")
+        await wait_idle(pilot)
+        chat = app.main.chat
+        await wait_for(pilot, lambda: chat.max_scroll_y > 0, "a chat taller than the screen")
+        chat.scroll_to(y=0, animate=False)  # as a mouse wheel up would
+        chat.release_anchor()
+        await wait_for(pilot, lambda: chat.scroll_y == 0, "the top")
+        chat.scroll_to(y=chat.max_scroll_y, animate=False)  # and back down
+        await wait_for(pilot, lambda: chat.scroll_y == chat.max_scroll_y, "the bottom")
+        await submit(pilot, "two")
+        await wait_idle(pilot)
+        await wait_for(
+            pilot,
+            lambda: chat.max_scroll_y > 0 and chat.scroll_y == chat.max_scroll_y,
+            "the chat at the bottom of the new reply",
+        )

@@ -127,7 +127,7 @@ class Agent:
             return self.registry, None
         self.disclosure.protocol = "strict" if self.provider.kind == "anthropic" else "free-text"
         filters = request_filters(self.policy, self.registry)
-        cost = ToolsCost(**self.disclosure.estimate(**filters))
+        cost = ToolsCost.model_validate(self.disclosure.estimate(**filters))
         changed = cost != self._tools_cost
         self._tools_cost = cost
         return self.disclosure.view(**filters), (cost if changed else None)

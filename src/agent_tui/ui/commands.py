@@ -59,7 +59,7 @@ def pick_model(app: AgentApp) -> None:
     choices = [
         SimpleCommand(
             f"{spec}{'  (current)' if spec == current else ''}",
-            lambda spec=spec: session_actions.switch_model(app, spec),  # type: ignore[misc]
+            lambda spec=spec: session_actions.switch_model(app, spec),
             "the offline demo model" if spec == "demo" else None,
         )
         for spec in model_specs(current)
@@ -75,7 +75,7 @@ def pick_mode(app: AgentApp) -> None:
     choices = [
         SimpleCommand(
             f"{mode.value}{'  (current)' if mode is current else ''}",
-            lambda mode=mode: app.set_mode(mode),  # type: ignore[misc]
+            lambda mode=mode: app.set_mode(mode),
             mode.describe,
         )
         for mode in Mode
@@ -88,7 +88,7 @@ def pick_session(app: AgentApp, sessions: list[SessionSummary]) -> None:
     choices = [
         SimpleCommand(
             f"{s.title}",
-            lambda s=s: session_actions.resume_session(app, s.path),  # type: ignore[misc]
+            lambda s=s: session_actions.resume_session(app, s.path),
             f"{s.created} · {s.model} · {s.id}",
         )
         for s in sessions

@@ -14,6 +14,7 @@ import logging
 from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from textual.app import App
@@ -119,7 +120,7 @@ def load_themes(
 
 
 def install_themes(
-    app: App[object],
+    app: App[Any],
     directory: Traversable | None = None,
     *,
     user_directory: Path | None = None,
@@ -159,7 +160,7 @@ class ThemeKeeper:
     """Saves the theme the user picks (``ui.theme`` in the user settings), once the picker
     settles: Textual's theme picker previews each theme it passes over."""
 
-    def __init__(self, app: App[object], ui: UISettings) -> None:
+    def __init__(self, app: App[Any], ui: UISettings) -> None:
         self.app = app
         self.ui = ui
         self._timer: Timer | None = None

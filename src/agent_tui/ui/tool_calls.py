@@ -130,15 +130,16 @@ class CallBook:
             group = event.ids[0]
             self.groups[group] = list(event.ids)
             changed = []
-            for call_id in event.ids:
-                if (state := self.calls.get(call_id)) is not None:
-                    state.group, state.group_size = group, len(event.ids)
-                    changed.append(state)
+            for member in event.ids:
+                if (joined := self.calls.get(member)) is not None:
+                    joined.group, joined.group_size = group, len(event.ids)
+                    changed.append(joined)
             return changed
-        call_id = getattr(event, "id", None)
-        state = self.calls.get(call_id) if isinstance(call_id, str) else None
-        if state is None:
+        event_id = getattr(event, "id", None)
+        found = self.calls.get(event_id) if isinstance(event_id, str) else None
+        if found is None:
             return []
+        state = found
         if isinstance(event, PermissionRequest):
             state.status = CallStatus.APPROVAL
         elif isinstance(event, ToolProgress):

@@ -124,7 +124,9 @@ def compress_log(
         return unchanged
     data = b"\n" + text.encode("utf-8", "replace")
     lowered = data.lower()
-    searches = [(keyword, lowered) for keyword in _KEYWORDS]
+    searches: list[tuple[re.Pattern[bytes] | bytes, bytes]] = [
+        (keyword, lowered) for keyword in _KEYWORDS
+    ]
     searches += [(_LINE_START, data), (_BANNER, data), (_NPM, data)]
     anchors = _lines_matching(data, searches)
     if not anchors:

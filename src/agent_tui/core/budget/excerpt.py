@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from agent_tui.core.events import SpillPointer
+from agent_tui.core.events import SpillPointer, SpillReason
 
 Mode = Literal["head", "tail"]
 SNAP = 0.25
@@ -107,7 +107,7 @@ def pointer_in(text: str) -> SpillPointer | None:
     found = matches[-1]  # the pointer is appended: the last one is the result's own
     opening = text.rfind("[", 0, found.start())
     compressed = text.startswith("[Log compressed", opening) if opening >= 0 else False
-    reason = "log_compression" if compressed else "budget"
+    reason: SpillReason = "log_compression" if compressed else "budget"
     return SpillPointer(
         path=found["path"],
         chars=int(found["chars"].replace(",", "")),

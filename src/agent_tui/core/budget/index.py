@@ -41,14 +41,14 @@ def index_path(data_path: Path) -> Path:
     return data_path.parent / INDEX_DIR / f"{data_path.name}.idx"
 
 
-def _pack(values: array) -> bytes:  # type: ignore[type-arg]
+def _pack(values: array[int]) -> bytes:
     if _SWAP:
         values = array("Q", values)
         values.byteswap()
     return values.tobytes()
 
 
-def _unpack(data: bytes) -> array:  # type: ignore[type-arg]
+def _unpack(data: bytes) -> array[int]:
     values = array("Q")
     values.frombytes(data)
     if _SWAP:
@@ -164,7 +164,7 @@ class SpillIndex:
     def __exit__(self, *_: object) -> None:
         self.close()
 
-    def _starts(self, first: int, count: int) -> array:  # type: ignore[type-arg]
+    def _starts(self, first: int, count: int) -> array[int]:
         """Line-starts entries ``first .. first + count - 1`` (0-based, clipped)."""
         count = max(0, min(count, self.newlines - first))
         if count == 0:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from agent_tui.core.budget.turn import BudgetedResult, PendingResult, SpillNotice, TurnBudget
-from agent_tui.core.events import Event, Spill, SpillPointer
+from agent_tui.core.events import Event, Spill, SpillPointer, SpillReason
 from agent_tui.core.transcript import Message
 
 log = logging.getLogger(__name__)
@@ -23,7 +23,7 @@ Maker = Callable[[BudgetedResult], tuple[Event, Message]]
 def spill_pointer(result: BudgetedResult) -> SpillPointer | None:
     if result.spill is None:
         return None
-    reason = (
+    reason: SpillReason = (
         "budget" if result.spilled_by_budget or result.compressed is None else "log_compression"
     )
     return SpillPointer(

@@ -25,6 +25,7 @@ from typing import Literal
 from agent_tui.core.budget.compress import Compressed, compress_log
 from agent_tui.core.budget.config import BudgetSettings
 from agent_tui.core.budget.excerpt import (
+    Mode,
     compression_note,
     count_lines,
     excerpt,
@@ -208,7 +209,7 @@ class TurnBudget:
 
     def _spilled_content(self, slot: _Slot, path: str) -> str:
         pending = slot.pending
-        mode = "tail" if pending.is_error else "head"
+        mode: Mode = "tail" if pending.is_error else "head"
         preview = self.settings.preview_chars
         if slot.compressed is not None:
             cut = excerpt(slot.body, preview, mode, line_numbers=False)

@@ -245,6 +245,5 @@ def _expand(value: Any, environ: Mapping[str, str], missing: list[str]) -> Any:
 
 
 def _kind(value: Any) -> str:
-    return {dict: "an object", list: "an array", str: "a string"}.get(
-        type(value), type(value).__name__
-    )
+    names: dict[type, str] = {dict: "an object", list: "an array", str: "a string"}
+    return names.get(type(value), type(value).__name__)

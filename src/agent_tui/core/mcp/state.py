@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from agent_tui.core.mcp.adapter import ToolInfo
 from agent_tui.core.mcp.config import ServerSpec
@@ -52,7 +52,7 @@ def snapshot(
 ) -> ServerState:
     """The state of ``spec``: broken entry, not running (``disabled``, with why, or
     ``stopped``), or the state of its current connection."""
-    base = {
+    base: dict[str, Any] = {
         "name": spec.name,
         "transport": spec.transport,
         "target": spec.describe(),

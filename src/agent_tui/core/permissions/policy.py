@@ -50,7 +50,10 @@ Asker = Callable[[ApprovalRequest], Awaitable[Approval]]
 
 
 class PermissionPolicy(Protocol):
-    mode: Mode | None
+    @property
+    def mode(self) -> Mode | None:
+        """The permission mode (None: the policy has none)."""
+        ...
 
     def decide(self, request: ApprovalRequest) -> Decision: ...
 

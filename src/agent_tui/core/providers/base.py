@@ -63,7 +63,8 @@ class Provider(Protocol):
     name: str
     """The model spec as the user wrote it, e.g. ``openai:gpt-4o`` or ``demo``."""
 
-    kind: Literal["demo", "script", "openai", "anthropic"]
+    @property
+    def kind(self) -> Literal["demo", "script", "openai", "anthropic"]: ...
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         """Stream one response; the last item is always a ``Completion``."""

@@ -70,7 +70,7 @@ class McpPanel(Screen[None]):
 
     BINDINGS = [
         Binding("r", "reconnect", "Reconnect", id="mcp.reconnect"),
-        Binding("d", "toggle", "Disable/enable", id="mcp.toggle"),
+        Binding("d", "disable_server", "Disable/enable", id="mcp.toggle"),
         Binding("o", "open_config", "Open config", id="mcp.open_config"),
         Binding("tab", "switch_focus", "Servers/tools", id="mcp.focus"),
         Binding("shift+tab", "switch_focus", show=False, id="mcp.focus.back"),
@@ -238,7 +238,7 @@ class McpPanel(Screen[None]):
             return
         self._run(lambda: self.source.reconnect(row.name), f"reconnect {row.name}")
 
-    def action_toggle(self) -> None:
+    def action_disable_server(self) -> None:
         row = self._require_server()
         if row is None:
             return

@@ -196,7 +196,9 @@ class SpillSearch:
         elif not browser._load(hit.line, at=hit.line) or browser.window is None:
             return
         message = f"Match at line {hit.line:,}, column {hit.column + 1:,}"
-        cut = next((chars for line, chars in browser.window.cut if line == hit.line), None)
+        window = browser.window
+        assert window is not None  # loaded just above
+        cut = next((chars for line, chars in window.cut if line == hit.line), None)
         if cut is not None and hit.column >= read_file.MAX_LINE_CHARS:
             call = read_file.call_text(browser._shown(), offset=hit.line, char_offset=hit.column)
             message += (

@@ -58,8 +58,10 @@ class ChatView(VerticalScroll):
         if self.freezer is not None:
             self.freezer.run()
 
-    def watch_scroll_y(self) -> None:
-        """The user scrolls: show the replies coming into reach right away."""
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """The user scrolls: Textual's own watcher first (scrollbar, re-anchoring at the
+        bottom, refresh), then show the replies coming into reach right away."""
+        super().watch_scroll_y(old_value, new_value)
         if self.freezer is not None and self.freezer.frozen:
             self.call_after_refresh(self.freezer.run)
 

@@ -39,7 +39,7 @@ class GroupCard(Vertical, can_focus=True):
     """
 
     BINDINGS = [
-        Binding("enter,space", "toggle", "Fold", id="group.toggle"),
+        Binding("enter,space", "fold", "Fold", id="group.toggle"),
         Binding("up,k", "move(-1)", "Previous", show=False, id="group.previous"),
         Binding("down,j", "move(1)", "Next", show=False, id="group.next"),
     ]
@@ -85,7 +85,7 @@ class GroupCard(Vertical, can_focus=True):
             self._timer.stop()
             self._timer = None
 
-    def action_toggle(self) -> None:
+    def action_fold(self) -> None:
         self.user_folded = not self.user_folded
         self.update_view()
         self.call_after_refresh(self.scroll_visible)

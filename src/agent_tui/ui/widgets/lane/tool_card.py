@@ -49,7 +49,7 @@ class ToolCard(Vertical, can_focus=True):
     """
 
     BINDINGS = [
-        Binding("enter,space", "toggle", "Expand", id="card.toggle"),
+        Binding("enter,space", "expand", "Expand", id="card.toggle"),
         Binding("up,k", "move(-1)", "Previous", show=False, id="card.previous"),
         Binding("down,j", "move(1)", "Next", show=False, id="card.next"),
         Binding("o", "open_spill", "Open spill", id="card.open_spill"),
@@ -150,7 +150,7 @@ class ToolCard(Vertical, can_focus=True):
 
     # -- actions ---------------------------------------------------------------------------
 
-    def action_toggle(self) -> None:
+    def action_expand(self) -> None:
         self.call.expanded = not self.call.expanded
         self.update_view()
         self.call_after_refresh(self.scroll_visible)

@@ -189,7 +189,7 @@ class ToolLane(VerticalScroll, can_focus=False):
         block.update_header()
         group = self.groups.get(self.entries.group_of.get(call_id, ""))
         if group is not None and group.user_folded:
-            group.action_toggle()
+            group.action_fold()
         card = self.cards.get(call_id)
         if card is None:
             return False
@@ -248,7 +248,7 @@ class ToolLane(VerticalScroll, can_focus=False):
         items = self.items()
         if event.item not in items:
             return
-        index = items.index(event.item)  # type: ignore[arg-type]
+        index = items.index(event.item)
         # at once, not scheduled: a key typed right after (Enter) goes to the new card
         self.screen.set_focus(items[max(0, min(len(items) - 1, index + event.step))])
 

@@ -41,7 +41,7 @@ class TurnHeader(Widget, can_focus=True):
     """
 
     BINDINGS = [
-        Binding("enter,space", "toggle", "Fold turn", id="turn.toggle"),
+        Binding("enter,space", "fold", "Fold turn", id="turn.toggle"),
         Binding("up,k", "move(-1)", "Previous", show=False, id="turn.previous"),
         Binding("down,j", "move(1)", "Next", show=False, id="turn.next"),
     ]
@@ -62,7 +62,7 @@ class TurnHeader(Widget, can_focus=True):
     def render(self) -> Content:
         return turn_line(self.prompt, self.calls, self.folded, self.size.width)
 
-    def action_toggle(self) -> None:
+    def action_fold(self) -> None:
         self.post_message(self.Toggle(self))
 
     def action_move(self, step: int) -> None:

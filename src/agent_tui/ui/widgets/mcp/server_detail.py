@@ -33,7 +33,7 @@ FACTS = (
 def _tools(row: ServerRow) -> str:
     if row.state.status != "connected" and not row.tools:
         return ""
-    marks = Counter(tool.mark.kind for tool in row.tools)
+    marks: Counter[str] = Counter(tool.mark.kind for tool in row.tools)
     order = ("direct", "promoted", "unmasked", "deferred")
     parts = [f"{marks[kind]} {kind}" for kind in order if marks[kind]]
     head = plural(len(row.tools), "tool")
