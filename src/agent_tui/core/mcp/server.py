@@ -35,9 +35,8 @@ from typing import Any, TextIO
 from agent_tui import __version__
 from agent_tui.core.mcp import search_files
 from agent_tui.core.permissions.config import load_permission_config
-from agent_tui.core.permissions.pipeline import RuleSet
+from agent_tui.core.permissions.pipeline import PermissionPipeline, RuleSet
 from agent_tui.core.permissions.read_guard import RootGuard, RuleReadGuard, describe_rule
-from agent_tui.core.permissions.rules import Rule
 from agent_tui.core.tools.base import Tool, ToolContext
 from agent_tui.core.tools.builtin import builtin_tools
 from agent_tui.core.tools.builtin._walk import expand_braces, has_magic
@@ -134,6 +133,8 @@ class ToolServer:
         if rules is None:
             rules, self.problems = load_rules(self.root)
         self.rules = rules
+        self.pipeline = PermissionPipeline(self.root, rules)
+        """Its rule matching (deny and ask rules refuse calls here: nobody can be asked)."""
         self.reads: ReadGuard = RootGuard(
             self.root, RuleReadGuard(rules, self.root, nobody_to_ask=True)
         )
@@ -216,14 +217,14 @@ class ToolServer:
                 if escape is not None:
                     return escape
         shown = _shown(subject, self.root)
-        rule = self._matching_rule(self.rules.deny, tool, subject)
+        rule = self.pipeline.first_matching("deny", tool, subject)
         if rule is not None:
             return (
                 f"{tool.name} on {shown} is denied by {describe_rule(rule)}; this server never "
                 "runs a call a deny rule forbids. Work without it, or ask the user to change "
                 "the rule."
             )
-        rule = self._matching_rule(self.rules.ask, tool, subject)
+        rule = self.pipeline.first_matching("ask", tool, subject)
         if rule is not None:
             return (
                 f"{tool.name} on {shown} needs the user's approval under {describe_rule(rule)}, "
@@ -236,17 +237,6 @@ class ToolServer:
                 f"{shown} is withheld ({withheld}), so {tool.name} was not run on it. Do not "
                 "try to reach it another way; work without it or ask the user."
             )
-        return None
-
-    def _matching_rule(self, rules: list[Rule], tool: Tool[Any], subject: Path) -> Rule | None:
-        """The first of ``rules`` that names ``tool`` (or an alias) and covers ``subject``,
-        matched as the permission pipeline matches path tools."""
-        names = (tool.name, *tool.aliases)
-        for rule in rules:
-            if not any(rule.names_tool(name) for name in names):
-                continue
-            if rule.pattern is None or rule.matches_path(subject, self.root):
-                return rule
         return None
 
     def build(self) -> Any:

@@ -130,8 +130,9 @@ class PermissionPipeline:
                 return rule
         return None
 
-    def _first_matching(self, kind: str, tool: Tool[Any], path: Path) -> Rule | None:
-        """The first ``kind`` rule naming ``tool`` (or an alias) whose pattern matches."""
+    def first_matching(self, kind: str, tool: Tool[Any], path: Path) -> Rule | None:
+        """The first ``kind`` rule naming ``tool`` (or an alias) whose pattern matches
+        ``path`` (resolved); ``mcp serve`` refuses calls with it too."""
         for rule in self.rules_for(kind, tool):
             if rule.pattern is None or rule.matches_path(path, self.workspace):
                 return rule
@@ -190,7 +191,7 @@ class PermissionPipeline:
     def _judge_path(self, tool: Tool[Any], path: Path) -> Decision:
         shown = self.shown(path)
         content = tool.name in CONTENT_READERS
-        denying = self._first_matching("deny", tool, path)
+        denying = self.first_matching("deny", tool, path)
         if denying is not None:
             return Decision(
                 "deny",
@@ -223,7 +224,7 @@ class PermissionPipeline:
                     path=path,
                 )
         if self.mode is not Mode.BYPASS:
-            asking = self._first_matching("ask", tool, path)
+            asking = self.first_matching("ask", tool, path)
             if asking is None and content and tool.name != READ_TOOL:
                 asking = self.path_rule("ask", READ_TOOL, path)
             if asking is not None:
@@ -234,7 +235,7 @@ class PermissionPipeline:
                     asking,
                     path=path,
                 )
-        allowing = self._first_matching("allow", tool, path)
+        allowing = self.first_matching("allow", tool, path)
         if allowing is not None:
             return Decision(
                 "allow",

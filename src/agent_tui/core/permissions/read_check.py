@@ -149,29 +149,46 @@ def read_hits(p: PermissionPipeline, a: ShellAnalysis) -> tuple[Rule, str] | Non
     return None
 
 
-def _walk(
-    root: Path, judge: Callable[[Path], Rule | None], fallback: Rule
-) -> tuple[Rule, str] | None:
-    """A protected file at or below ``root`` (at most ``MAX_TREE_ENTRIES`` looked at: past
-    that, the tree is taken as holding one)."""
-    found = judge(root)
-    if found is not None:
-        return found, f"which the rule {found} protects"
+TOO_MANY = "too many"
+
+
+def rule_below(
+    root: Path, judge: Callable[[Path], Rule | None], *, resolve: bool
+) -> tuple[Rule, Path] | str | None:
+    """The first entry below directory ``root`` a rule ``judge`` names, as (rule, path);
+    ``TOO_MANY`` past ``MAX_TREE_ENTRIES`` entries (the tree is then taken as holding one);
+    None when there is none. ``resolve``: judge where symlinks point (reads follow them)."""
     if not root.is_dir():
         return None
     seen = 0
     for dirpath, dirnames, filenames in os.walk(root):
-        for name in [*dirnames, *filenames]:
+        for name in (*dirnames, *filenames):
             seen += 1
             if seen > MAX_TREE_ENTRIES:
-                return fallback, (
-                    f"which holds more than {MAX_TREE_ENTRIES:,} entries: too many to check "
-                    f"for files the rule {fallback} protects"
-                )
+                return TOO_MANY
             path = Path(dirpath) / name
-            found = judge(Path(os.path.realpath(path)))
+            found = judge(Path(os.path.realpath(path)) if resolve else path)
             if found is not None:
-                return found, f"and {path} inside it is protected by the rule {found}"
+                return found, path
+    return None
+
+
+def _walk(
+    root: Path, judge: Callable[[Path], Rule | None], fallback: Rule
+) -> tuple[Rule, str] | None:
+    """A protected file at or below ``root``, and how to say so."""
+    found = judge(root)
+    if found is not None:
+        return found, f"which the rule {found} protects"
+    below = rule_below(root, judge, resolve=True)
+    if below == TOO_MANY:
+        return fallback, (
+            f"which holds more than {MAX_TREE_ENTRIES:,} entries: too many to check "
+            f"for files the rule {fallback} protects"
+        )
+    if isinstance(below, tuple):
+        rule, path = below
+        return rule, f"and {path} inside it is protected by the rule {rule}"
     return None
 
 

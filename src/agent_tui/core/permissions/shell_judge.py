@@ -361,20 +361,14 @@ def _protected(p: PermissionPipeline, target: Target) -> str | None:
 
 
 def _denied_below(p: PermissionPipeline, root: Path, fallback: Rule) -> tuple[Rule, str] | None:
-    """A file below ``root`` that a ``write_file`` deny rule protects (a bounded walk: past
-    ``MAX_TREE_ENTRIES`` the tree is taken as holding one)."""
-    from agent_tui.core.permissions.read_check import MAX_TREE_ENTRIES
+    """A file below ``root`` that a ``write_file`` deny rule protects (a recursive delete
+    does not follow symlinks, so neither does the check)."""
+    from agent_tui.core.permissions.read_check import MAX_TREE_ENTRIES, TOO_MANY, rule_below
 
-    if not root.is_dir():
-        return None
-    seen = 0
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in (*dirnames, *filenames):
-            seen += 1
-            if seen > MAX_TREE_ENTRIES:
-                return fallback, f"reaches more than {MAX_TREE_ENTRIES:,} files, too many to check"
-            path = Path(dirpath) / name
-            rule = p.path_rule("deny", "write_file", path)
-            if rule is not None:
-                return rule, f"reaches {p.shown(path)}, which the rule {rule} protects"
+    below = rule_below(root, lambda path: p.path_rule("deny", "write_file", path), resolve=False)
+    if below == TOO_MANY:
+        return fallback, f"reaches more than {MAX_TREE_ENTRIES:,} files, too many to check"
+    if isinstance(below, tuple):
+        rule, path = below
+        return rule, f"reaches {p.shown(path)}, which the rule {rule} protects"
     return None
