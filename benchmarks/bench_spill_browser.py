@@ -51,7 +51,7 @@ from agent_tui.core.budget.store import SpillRecord, SpillStore
 from agent_tui.core.providers.demo import DemoProvider
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.ui.app import AgentApp
-from agent_tui.ui.screens.spill_browser import SpillBrowser
+from agent_tui.ui.spills.browser import SpillBrowser
 
 NEEDLE = "LAST LINE: the needle"
 SIZE = (120, 40)

@@ -142,9 +142,9 @@ def child_stream(fd: int, cwd: str, tokens: int, rate: float = 0.0) -> None:
     from agent_tui.core.providers.script import ScriptProvider
     from agent_tui.core.tools.builtin import default_registry
     from agent_tui.ui.app import AgentApp
-    from agent_tui.ui.events_bridge import AgentEvent
-    from agent_tui.ui.widgets.chat import AssistantReply
-    from agent_tui.ui.widgets.chat.frozen_gap import FrozenGap
+    from agent_tui.ui.chat import AssistantReply
+    from agent_tui.ui.chat.frozen_gap import FrozenGap
+    from agent_tui.ui.shell.events_bridge import AgentEvent
 
     chunks = markdown_answer(tokens)
     script = Path(cwd) / "answer.json"

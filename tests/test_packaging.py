@@ -66,7 +66,7 @@ def test_installed_wheel_loads_its_themes_without_the_checkout(wheel: Path, tmp_
         capture_output=True,
     )
     code = (
-        "import agent_tui, agent_tui.ui.themes as t\n"
+        "import agent_tui, agent_tui.ui.shell.themes as t\n"
         "print(agent_tui.__file__)\n"
         "print(str(t.themes_dir()))\n"
         "print(','.join(sorted(th.name for th in t.load_themes())))\n"

@@ -10,10 +10,10 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 
 from agent_tui.core.events import Event, SpillPointer, ToolGroup, ToolUse
-from agent_tui.ui.themes import install_themes
-from agent_tui.ui.tool_calls import CallBook
-from agent_tui.ui.widgets.lane.group_card import GroupCard
-from agent_tui.ui.widgets.lane.tool_card import ToolCard
+from agent_tui.ui.calls.book import CallBook
+from agent_tui.ui.lane.group_card import GroupCard
+from agent_tui.ui.lane.tool_card import ToolCard
+from agent_tui.ui.shell.themes import install_themes
 
 NOW = 1000.0
 

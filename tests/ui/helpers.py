@@ -16,9 +16,9 @@ from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.ui.app import AgentApp
-from agent_tui.ui.events_bridge import AgentEvent
-from agent_tui.ui.screens.approval import ApprovalScreen
-from agent_tui.ui.screens.spill_browser import SpillBrowser
+from agent_tui.ui.approval.screen import ApprovalScreen
+from agent_tui.ui.shell.events_bridge import AgentEvent
+from agent_tui.ui.spills.browser import SpillBrowser
 
 SIZE = (120, 36)
 DEADLINE = 10.0

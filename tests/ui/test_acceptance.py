@@ -12,11 +12,11 @@ from textual.message import Message
 from agent_tui.core.agent import Agent
 from agent_tui.core.events import AssistantDelta, PermissionRequest
 from agent_tui.core.permissions.setup import build_pipeline
-from agent_tui.ui.events_bridge import AgentEvent
-from agent_tui.ui.screens.approval import ApprovalScreen
-from agent_tui.ui.tool_calls import CallStatus
-from agent_tui.ui.widgets.chat import AssistantReply
-from agent_tui.ui.widgets.lane import GroupCard
+from agent_tui.ui.approval.screen import ApprovalScreen
+from agent_tui.ui.calls.book import CallStatus
+from agent_tui.ui.chat import AssistantReply
+from agent_tui.ui.lane import GroupCard
+from agent_tui.ui.shell.events_bridge import AgentEvent
 
 from .helpers import SIZE, make_agent, make_app, submit, wait_approval, wait_for, wait_idle
 

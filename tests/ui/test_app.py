@@ -10,10 +10,10 @@ from textual.widgets import Static
 from agent_tui.core.budget.excerpt import spill_pointer
 from agent_tui.core.events import Event, SessionStart, UserMessage
 from agent_tui.core.transcript import Message, ToolCall
-from agent_tui.ui.tool_calls import CallStatus
-from agent_tui.ui.widgets.chat import AssistantReply, ErrorBlock, Notice, ToolLine, UserPrompt
-from agent_tui.ui.widgets.lane import GroupCard, ToolCard
-from agent_tui.ui.widgets.status_bar import Activity
+from agent_tui.ui.calls.book import CallStatus
+from agent_tui.ui.chat import AssistantReply, ErrorBlock, Notice, ToolLine, UserPrompt
+from agent_tui.ui.lane import GroupCard, ToolCard
+from agent_tui.ui.shell.status_bar import Activity
 
 from .helpers import SIZE, make_agent, make_app, submit, wait_approval, wait_for, wait_idle
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_tui.ui.widgets.chat import AssistantReply
-from agent_tui.ui.widgets.chat.frozen_gap import FrozenGap
-from agent_tui.ui.widgets.chat.reply_stream import PART_CHARS, boundary
+from agent_tui.ui.chat import AssistantReply
+from agent_tui.ui.chat.frozen_gap import FrozenGap
+from agent_tui.ui.chat.reply_stream import PART_CHARS, boundary
 
 from .helpers import SIZE, make_agent, make_app, submit, wait_for, wait_idle
 

@@ -14,11 +14,11 @@ from agent_tui.core.permissions import Approval, ApprovalRequest, Decision, Mode
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.session import SessionStore
 from agent_tui.core.transcript import Message, ToolCall
-from agent_tui.ui import session_actions
-from agent_tui.ui.models import model_specs
-from agent_tui.ui.screens.approval import ApprovalScreen
-from agent_tui.ui.session_list import sessions_of
-from agent_tui.ui.widgets.chat import AssistantReply, Notice, UserPrompt
+from agent_tui.ui.approval.screen import ApprovalScreen
+from agent_tui.ui.chat import AssistantReply, Notice, UserPrompt
+from agent_tui.ui.shell import session_actions
+from agent_tui.ui.shell.models import model_specs
+from agent_tui.ui.shell.session_list import sessions_of
 
 from .helpers import SIZE, make_agent, make_app, submit, wait_approval, wait_for, wait_idle
 
@@ -167,7 +167,7 @@ def test_starting_the_ui_imports_no_provider_sdk_mcp_markdown_or_other_screen() 
     code = (
         "import sys, agent_tui.ui.app\n"
         "bad = [m for m in ('httpx', 'mcp', 'anthropic', 'openai',"
-        " 'agent_tui.ui.screens.approval', 'agent_tui.ui.session_list', 'markdown_it',"
+        " 'agent_tui.ui.approval.screen', 'agent_tui.ui.shell.session_list', 'markdown_it',"
         " 'agent_tui.core.providers.openai', 'agent_tui.core.providers.anthropic')"
         " if m in sys.modules]\n"
         "print(','.join(bad))\n"

@@ -19,12 +19,12 @@ from agent_tui.core.events import (
     UserMessage,
 )
 from agent_tui.core.settings import Settings, UISettings
-from agent_tui.ui.tool_calls import CallStatus
-from agent_tui.ui.widgets.chat import ToolLine
-from agent_tui.ui.widgets.lane import GroupCard, ToolCard
-from agent_tui.ui.widgets.lane.earlier_line import EarlierLine
-from agent_tui.ui.widgets.lane.lane_entries import LIVE_CARDS
-from agent_tui.ui.widgets.lane.turn_header import TurnHeader
+from agent_tui.ui.calls.book import CallStatus
+from agent_tui.ui.chat import ToolLine
+from agent_tui.ui.lane import GroupCard, ToolCard
+from agent_tui.ui.lane.earlier_line import EarlierLine
+from agent_tui.ui.lane.lane_entries import LIVE_CARDS
+from agent_tui.ui.lane.turn_header import TurnHeader
 
 from .helpers import SIZE, feed, make_agent, make_app, use, wait_for
 
@@ -41,7 +41,7 @@ def failed(call_id: str) -> ToolErrorEvent:
 
 
 async def test_j_k_space_c_and_o_on_cards(tmp_path: Path) -> None:
-    from agent_tui.ui.screens.spill_browser import SpillBrowser
+    from agent_tui.ui.spills.browser import SpillBrowser
 
     agent = make_agent(tmp_path, [])
     record = agent.spills.write("".join(f"out {n}\n" for n in range(2_000)), "run_shell", "s")

@@ -23,17 +23,17 @@ from agent_tui.core.mcp.manager import McpManager
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.settings import local_settings_path
 from agent_tui.core.tools.base import ToolContext
-from agent_tui.ui.screens import mcp_panel
-from agent_tui.ui.screens.main import MainScreen
-from agent_tui.ui.screens.mcp_panel import McpPanel
-from agent_tui.ui.widgets.mcp.empty_state import EmptyState
-from agent_tui.ui.widgets.mcp.fact_row import FactRow
-from agent_tui.ui.widgets.mcp.problems_block import ProblemsBlock
-from agent_tui.ui.widgets.mcp.schema_dialog import SchemaDialog
-from agent_tui.ui.widgets.mcp.server_list import ServerList
-from agent_tui.ui.widgets.mcp.stderr_tail import StderrTail
-from agent_tui.ui.widgets.mcp.tool_summary import ToolSummary
-from agent_tui.ui.widgets.mcp.tool_table import ToolTable
+from agent_tui.ui.mcp import panel as mcp_panel
+from agent_tui.ui.mcp.empty_state import EmptyState
+from agent_tui.ui.mcp.fact_row import FactRow
+from agent_tui.ui.mcp.panel import McpPanel
+from agent_tui.ui.mcp.problems_block import ProblemsBlock
+from agent_tui.ui.mcp.schema_dialog import SchemaDialog
+from agent_tui.ui.mcp.server_list import ServerList
+from agent_tui.ui.mcp.stderr_tail import StderrTail
+from agent_tui.ui.mcp.tool_summary import ToolSummary
+from agent_tui.ui.mcp.tool_table import ToolTable
+from agent_tui.ui.shell.main_screen import MainScreen
 from tests.core.mcp.conftest import fixture_entry, npm_bin, write_config
 from tests.core.mcp.servers import fixture_pids
 from tests.core.tools.conftest import wait_until

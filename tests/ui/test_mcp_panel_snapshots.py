@@ -19,8 +19,8 @@ from agent_tui.core.mcp.state import ServerState
 from agent_tui.core.permissions import Decision, Rule, Step
 from agent_tui.core.providers.demo import DemoProvider
 from agent_tui.core.tools.builtin import default_registry
-from agent_tui.ui.screens.mcp_panel import McpPanel
-from agent_tui.ui.widgets.mcp.schema_dialog import SchemaDialog
+from agent_tui.ui.mcp.panel import McpPanel
+from agent_tui.ui.mcp.schema_dialog import SchemaDialog
 
 from .helpers import QuietApp, wait_for
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from agent_tui.core.permissions.setup import build_pipeline
-from agent_tui.ui.screens.approval import ApprovalScreen
+from agent_tui.ui.approval.screen import ApprovalScreen
 
 from .helpers import SIZE, make_agent, make_app, submit, wait_approval, wait_for, wait_idle
 

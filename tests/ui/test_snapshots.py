@@ -32,8 +32,8 @@ from agent_tui.core.events import (
 from agent_tui.core.providers.demo import DemoProvider
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.transcript import Usage
-from agent_tui.ui.events_bridge import AgentEvent
-from agent_tui.ui.screens.approval import ApprovalScreen, Ask
+from agent_tui.ui.approval.screen import ApprovalScreen, Ask
+from agent_tui.ui.shell.events_bridge import AgentEvent
 
 from .helpers import QuietApp, wait_for
 

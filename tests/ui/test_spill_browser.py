@@ -20,9 +20,9 @@ from agent_tui.core.budget.store import SpillRecord, SpillStore
 from agent_tui.core.events import SpillPointer, ToolResult, UserMessage
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.transcript import Message, ToolCall
-from agent_tui.ui.screens.spill_browser import ConfirmDelete, SpillBrowser
-from agent_tui.ui.widgets.spills import SpillList, SpillViewer
-from agent_tui.ui.widgets.spills.spill_viewer import prepare, split_row
+from agent_tui.ui.spills.browser import ConfirmDelete, SpillBrowser
+from agent_tui.ui.spills.spill_viewer import prepare, split_row
+from agent_tui.ui.spills.widgets import SpillList, SpillViewer
 from tests.core.budget.helpers import call_read
 
 from .helpers import SIZE, QuietApp, feed, make_agent, make_app, open_browser, use, wait_for

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from agent_tui.core.budget.store import SpillRecord, SpillStore
-from agent_tui.ui.screens.spill_browser import SpillBrowser
+from agent_tui.ui.spills.browser import SpillBrowser
 
 from .helpers import SIZE, make_agent, make_app, wait_for
 

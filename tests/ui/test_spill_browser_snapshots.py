@@ -18,7 +18,7 @@ from agent_tui.core.budget import store as store_module
 from agent_tui.core.budget.index import index_path
 from agent_tui.core.budget.store import SpillRecord, SpillStore
 from agent_tui.core.transcript import Message, ToolCall
-from agent_tui.ui.widgets.spills import spill_list
+from agent_tui.ui.spills import spill_list
 
 from .helpers import make_agent, make_app, open_browser, wait_for
 

@@ -7,7 +7,7 @@ from textual.binding import Binding
 from textual.widget import Widget
 from textual.widgets._footer import FooterKey
 
-from agent_tui.ui.widgets.steady_footer import SteadyFooter
+from agent_tui.ui.common.steady_footer import SteadyFooter
 
 
 class Card(Widget, can_focus=True):

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from agent_tui.core.settings import Settings, UISettings
-from agent_tui.ui.preferences import PreferenceError, save_user_setting
-from agent_tui.ui.themes import DEFAULT_THEME, ThemeFile, load_themes, themes_dir
-from agent_tui.ui.widgets.chat import Notice
+from agent_tui.ui.chat import Notice
+from agent_tui.ui.shell.preferences import PreferenceError, save_user_setting
+from agent_tui.ui.shell.themes import DEFAULT_THEME, ThemeFile, load_themes, themes_dir
 
 from .helpers import SIZE, make_agent, make_app, wait_for
 
@@ -44,7 +44,7 @@ def test_broken_theme_files_are_skipped(tmp_path: Path, caplog: pytest.LogCaptur
         json.dumps({**good, "name": "extra", "sparkle": True}), encoding="utf-8"
     )
     (tmp_path / "notes.txt").write_text("ignored", encoding="utf-8")
-    with caplog.at_level(logging.WARNING, logger="agent_tui.ui.themes"):
+    with caplog.at_level(logging.WARNING, logger="agent_tui.ui.shell.themes"):
         themes = load_themes(tmp_path)
     assert [theme.name for theme in themes] == ["fine"]
     skipped = sorted(r.getMessage().split()[2].rstrip(":") for r in caplog.records)

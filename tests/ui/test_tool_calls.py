@@ -16,8 +16,9 @@ from agent_tui.core.events import (
     ToolUse,
 )
 from agent_tui.core.transcript import Message, ToolCall
-from agent_tui.ui.call_details import describe_call
-from agent_tui.ui.format import (
+from agent_tui.ui.calls.book import CallBook, CallStatus, states_from_history
+from agent_tui.ui.calls.details import describe_call
+from agent_tui.ui.common.format import (
     diff_stats,
     format_elapsed,
     format_tokens,
@@ -28,7 +29,6 @@ from agent_tui.ui.format import (
     shorten_home,
     summarize_input,
 )
-from agent_tui.ui.tool_calls import CallBook, CallStatus, states_from_history
 
 
 class FakeClock:

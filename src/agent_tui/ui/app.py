@@ -37,20 +37,21 @@ from agent_tui.core.events import (
 )
 from agent_tui.core.events import SessionStart as SessionInfo
 from agent_tui.core.permissions import Approval, ApprovalRequest, Mode
-from agent_tui.ui import commands, control_actions, screen_actions, startup
-from agent_tui.ui.approvals import ApprovalDesk, describe_request
-from agent_tui.ui.events_bridge import AgentEvent, forward
-from agent_tui.ui.format import model_label, shorten_home
-from agent_tui.ui.screens.main import MainScreen
-from agent_tui.ui.themes import ThemeKeeper
-from agent_tui.ui.tool_calls import CallBook, CallState, CallStatus, Clock
-from agent_tui.ui.widgets.chat.tool_line import ToolLine
-from agent_tui.ui.widgets.lane.tool_card import ToolCard
-from agent_tui.ui.widgets.prompt_input import PromptInput
-from agent_tui.ui.widgets.status_bar import Activity
+from agent_tui.ui.approval.desk import ApprovalDesk, describe_request
+from agent_tui.ui.calls.book import CallBook, CallState, CallStatus, Clock
+from agent_tui.ui.chat.tool_line import ToolLine
+from agent_tui.ui.common.format import model_label, shorten_home
+from agent_tui.ui.lane.tool_card import ToolCard
+from agent_tui.ui.shell import control_actions, screen_actions, startup
+from agent_tui.ui.shell import palette as commands
+from agent_tui.ui.shell.events_bridge import AgentEvent, forward
+from agent_tui.ui.shell.main_screen import MainScreen
+from agent_tui.ui.shell.prompt_input import PromptInput
+from agent_tui.ui.shell.status_bar import Activity
+from agent_tui.ui.shell.themes import ThemeKeeper
 
 if TYPE_CHECKING:
-    from agent_tui.ui.screens.approval import Ask
+    from agent_tui.ui.approval.screen import Ask
 
 ABANDONED = "the turn ended before this call finished"
 
@@ -294,7 +295,7 @@ class AgentApp(App[None]):
 
     @work(group="sessions", exclusive=True, exit_on_error=False, name="list-sessions")
     async def pick_session(self) -> None:
-        from agent_tui.ui.session_list import sessions_of
+        from agent_tui.ui.shell.session_list import sessions_of
 
         found = await asyncio.to_thread(sessions_of, self.agent.sessions, self.agent.cwd)
         commands.pick_session(self, found)

@@ -1,2 +1,2 @@
-"""The spill browser's controllers: search, paging, the listing, deletion and the directory
-watch. Each works on the ``SpillBrowser`` screen (``ui/screens/spill_browser.py``)."""
+"""The spill browser: the screen (``browser``), its widgets, and its controllers (search,
+paging, the listing, deletion and the directory watch)."""

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_tui.core.budget.browse import SpillRefused, delete_spill, list_spills, live_references
-from agent_tui.ui.screens.confirm_delete import ConfirmDelete
 from agent_tui.ui.spills import listing as spill_listing
+from agent_tui.ui.spills.confirm_delete import ConfirmDelete
 
 if TYPE_CHECKING:
-    from agent_tui.ui.screens.spill_browser import SpillBrowser
+    from agent_tui.ui.spills.browser import SpillBrowser
 
 
 def ask_to_delete(browser: SpillBrowser) -> None:

@@ -10,11 +10,11 @@ from textual.content import Content
 from textual.widgets import Static
 
 from agent_tui.core.budget.browse import SpillEntry
-from agent_tui.ui.widgets.spills import SpillNotice
-from agent_tui.ui.widgets.spills.spill_list import size_text
+from agent_tui.ui.spills.spill_list import size_text
+from agent_tui.ui.spills.widgets import SpillNotice
 
 if TYPE_CHECKING:
-    from agent_tui.ui.screens.spill_browser import SpillBrowser
+    from agent_tui.ui.spills.browser import SpillBrowser
 
 
 def apply_entries(browser: SpillBrowser, entries: list[SpillEntry], auto_open: bool = True) -> None:

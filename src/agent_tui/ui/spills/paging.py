@@ -11,7 +11,7 @@ from agent_tui.core.budget.browse import SpillRefused, open_reader, window_endin
 from agent_tui.core.tools.builtin import read_file
 
 if TYPE_CHECKING:
-    from agent_tui.ui.screens.spill_browser import SpillBrowser
+    from agent_tui.ui.spills.browser import SpillBrowser
 
 
 def next_window(browser: SpillBrowser) -> None:

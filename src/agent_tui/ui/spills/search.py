@@ -17,7 +17,7 @@ from agent_tui.core.budget.search import Hit, SearchCancelled, search_spill
 from agent_tui.core.tools.builtin import read_file
 
 if TYPE_CHECKING:
-    from agent_tui.ui.screens.spill_browser import SpillBrowser
+    from agent_tui.ui.spills.browser import SpillBrowser
 
 PROGRESS_SECONDS = 0.1
 

@@ -1,0 +1,1 @@
+"""The permission prompt: the desk that queues asks (``desk``) and the modal (``screen``)."""

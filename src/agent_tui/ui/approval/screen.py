@@ -1,0 +1,223 @@
+"""The permission prompt: allow once (y), always allow (a — the exact rule it saves is shown),
+deny (n / Esc), or deny with feedback for the model (f).
+
+A modal over the main screen that shows what the call will do — the full command, an edit as
+a diff against the file, a write's path and size, an MCP tool's server, tool and arguments —
+and why it asks. Its keys are ignored for a moment after it opens, so a keystroke meant for the
+prompt box cannot answer it by accident.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
+
+from agent_tui.core.permissions import Approval
+from agent_tui.ui.calls.details import describe_call
+from agent_tui.ui.common.format import mcp_parts
+
+
+@dataclass
+class Ask:
+    """Everything the prompt shows about one call that waits for approval."""
+
+    tool: str
+    input: dict[str, Any]
+    reason: str = ""
+    always: str | None = None
+    """The rule(s) "always allow" saves (default: the tool's name)."""
+    no_always: str | None = None
+    """Why "always allow" is not offered (an opaque command, a protected file…)."""
+    every_mode: bool = False
+    """No permission mode would run this call without asking."""
+    saves_to: str | None = None
+    """Where "always allow" writes the rule, when it is written to a file."""
+    cwd: Path | None = None
+    """The workspace: edits and writes are previewed against its files."""
+
+
+def _label(key: str, style: str, text: str, detail: str = "") -> Content:
+    return Content.assemble((f" {key} ", f"bold {style} reverse"), "  ", text, (detail, "bold"))
+
+
+class ApprovalScreen(ModalScreen[Approval]):
+    DEFAULT_CSS = """
+    ApprovalScreen {
+        align: center middle;
+        background: $background 60%;
+    }
+    ApprovalScreen > #dialog {
+        width: 90;
+        max-width: 96%;
+        height: auto;
+        max-height: 90%;
+        padding: 0 1;
+        background: $surface;
+        border: round $warning;
+        border-title-color: $warning;
+        border-title-style: bold;
+        border-subtitle-color: $text-muted;
+        & > #reason { color: $text-muted; margin-bottom: 1; }
+        & > #details {
+            height: auto; max-height: 22; padding: 0 1;
+            background: $background; scrollbar-size-vertical: 1;
+        }
+        & > #choices { height: auto; margin-top: 1; }
+        & #choices #no-always { padding: 0 0 0 1; color: $foreground-muted; }
+        & #choices Button {
+            width: auto; min-width: 0; height: 1; padding: 0 1 0 0;
+            background: transparent; border: none; color: $foreground;
+            text-style: none; content-align: left middle;
+            &:hover { background: $boost; }
+        }
+        & > #feedback { display: none; margin-top: 1; }
+        &.-feedback > #feedback { display: block; }
+        & > #hint { color: $text-muted; margin-top: 1; }
+    }
+    """
+
+    AUTO_FOCUS = None
+    ARM_SECONDS = 0.25
+    """Keys pressed sooner than this after the prompt opens are ignored."""
+
+    BINDINGS = [
+        Binding("y", "answer('allow')", "Allow once", id="approval.allow"),
+        Binding("a", "answer('always')", "Always allow", id="approval.always"),
+        Binding("n", "answer('deny')", "Deny", id="approval.deny"),
+        Binding("f", "answer('feedback')", "Deny with feedback", id="approval.feedback"),
+        Binding("escape", "answer('deny')", "Deny", show=False, id="approval.escape"),
+        Binding("pageup", "scroll_details(-1)", show=False, id="approval.page_up"),
+        Binding("pagedown", "scroll_details(1)", show=False, id="approval.page_down"),
+    ]
+
+    def __init__(self, ask: Ask, *, waiting: int = 0, cursor_blink: bool = True) -> None:
+        super().__init__()
+        self.ask = ask
+        self.always = ask.always or ask.tool
+        """What "always allow" allows: the rule it will save."""
+        self.waiting = waiting
+        self.cursor_blink = cursor_blink
+        self.armed = False
+
+    def _title(self) -> str:
+        parts = mcp_parts(self.ask.tool)
+        if parts is not None:
+            return f"Allow {parts[1]} from the MCP server {parts[0]}?"
+        return f"Allow {self.ask.tool}?"
+
+    def compose(self) -> ComposeResult:
+        ask = self.ask
+        with Vertical(id="dialog") as dialog:
+            dialog.border_title = self._title()
+            why = ask.reason or "this tool needs your approval"
+            yield Static(
+                Content.assemble(("asks because ", "$foreground-muted"), (why, "italic")),
+                id="reason",
+            )
+            with VerticalScroll(id="details", can_focus=False):
+                yield Static(describe_call(ask.tool, ask.input, cwd=ask.cwd))
+            with Vertical(id="choices"):
+                yield Button(_label("y", "$success", "Allow once"), id="allow", compact=True)
+                if self.ask.no_always is None:
+                    yield Button(
+                        _label("a", "$primary", "Always allow  ", self.always),
+                        id="always",
+                        compact=True,
+                    )
+                else:
+                    yield Static(
+                        Content.assemble(
+                            (" a ", "$foreground-muted reverse"),
+                            ("  Always allow is not offered:", "$foreground-muted"),
+                            "\n     ",
+                            (self.ask.no_always, "$foreground-muted italic"),
+                        ),
+                        id="no-always",
+                    )
+                yield Button(_label("n", "$error", "Deny"), id="deny", compact=True)
+                yield Button(
+                    _label("f", "$warning", "Deny with feedback…"),
+                    id="feedback-button",
+                    compact=True,
+                )
+            yield Input(placeholder="Tell the agent what to do instead…  (Enter)", id="feedback")
+            yield Static(self._hint(), id="hint")
+
+    def _hint(self) -> Content:
+        every = "asks in every mode · " if self.ask.every_mode else ""
+        if self.ask.no_always is not None:
+            return Content.assemble(every, "y allows this once · n or esc denies")
+        where = f" to {self.ask.saves_to}" if self.ask.saves_to else " for this session"
+        return Content.assemble(
+            every, "a saves ", (self.always, "bold"), where, " · n or esc denies"
+        )
+
+    def on_mount(self) -> None:
+        for button in self.query(Button):
+            button.can_focus = False
+        self.query_one("#feedback", Input).cursor_blink = self.cursor_blink
+        self.set_waiting(self.waiting)
+        self.set_timer(self.ARM_SECONDS, self._arm)
+
+    def _arm(self) -> None:
+        self.armed = True
+
+    def set_waiting(self, count: int) -> None:
+        """How many more asks wait behind this one (shown on the frame)."""
+        self.waiting = count
+        for dialog in self.query("#dialog"):  # none before the prompt is composed
+            dialog.border_subtitle = f"{count} more waiting" if count else ""
+
+    # -- answers ---------------------------------------------------------------------------
+
+    def action_answer(self, choice: str) -> None:
+        if not self.armed:
+            return
+        dialog = self.query_one("#dialog")
+        feedback = self.query_one("#feedback", Input)
+        if choice == "allow":
+            self.dismiss(Approval(allowed=True))
+        elif choice == "always":
+            if self.ask.no_always is not None:  # said in the dialog itself, not in a toast
+                self.query_one("#hint", Static).update(
+                    Content.assemble(
+                        ("always allow is not offered for this call", "bold $warning"),
+                        " · y allows it once · n or esc denies",
+                    )
+                )
+                return
+            self.dismiss(Approval(allowed=True, always=True))
+        elif choice == "feedback" and not dialog.has_class("-feedback"):
+            dialog.add_class("-feedback")
+            self.query_one("#hint", Static).update("Enter (or esc) denies with this feedback")
+            feedback.focus()
+        else:
+            text = feedback.value.strip() if dialog.has_class("-feedback") else ""
+            self.dismiss(Approval(allowed=False, feedback=text or None))
+
+    def action_scroll_details(self, direction: int) -> None:
+        details = self.query_one("#details", VerticalScroll)
+        if direction < 0:
+            details.scroll_page_up()
+        else:
+            details.scroll_page_down()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        choice = {"feedback-button": "feedback"}.get(event.button.id or "", event.button.id)
+        self.action_answer(choice or "deny")
+
+    @on(Input.Submitted, "#feedback")
+    def _feedback(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self.armed:
+            self.dismiss(Approval(allowed=False, feedback=event.value.strip() or None))

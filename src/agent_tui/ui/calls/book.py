@@ -1,0 +1,249 @@
+"""The render state of every tool call, folded from the core's tool events.
+
+``CallBook.apply`` takes each event and updates the ``CallState`` of its call (see
+``call_state``); it answers which states an event changed, so the app re-renders only those.
+Pure Python: no Textual here.
+"""
+
+from __future__ import annotations
+
+from agent_tui.core.budget.excerpt import pointer_in
+from agent_tui.core.events import (
+    Event,
+    PermissionRequest,
+    ToolErrorEvent,
+    ToolGroup,
+    ToolProgress,
+    ToolRejected,
+    ToolResult,
+    ToolUse,
+)
+from agent_tui.core.transcript import Message
+from agent_tui.ui.calls.state import (
+    FAILURES,
+    INTERRUPTED_CODES,
+    STARTED,
+    STATUS_GLYPH,
+    STATUS_STYLE,
+    AutoExpand,
+    CallState,
+    CallStatus,
+    Clock,
+    batch_status,
+    opens_by_itself,
+)
+from agent_tui.ui.common.format import one_line, outcome_line
+
+__all__ = [
+    "FAILURES",
+    "INTERRUPTED_CODES",
+    "STARTED",
+    "STATUS_GLYPH",
+    "STATUS_STYLE",
+    "AutoExpand",
+    "CallBook",
+    "CallState",
+    "CallStatus",
+    "Clock",
+    "batch_status",
+    "opens_by_itself",
+    "rejection",
+    "states_from_history",
+]
+
+
+def rejection(
+    reason: str, feedback: str | None, by: str | None = None, rule: str | None = None
+) -> tuple[str, str]:
+    """(who denied, one-line outcome) of a rejection: from the event's typed fields; a
+    rejection read back from a saved session has only the reason text."""
+    if feedback:
+        return "you", one_line(f"“{feedback}”")
+    if by == "user":
+        return "you", "no feedback"
+    if by == "rule" and rule:
+        return "rule", one_line(rule)
+    if by is not None and reason.startswith("plan mode"):
+        return "plan mode", "only read-only tools run"
+    if by is not None:
+        return "policy", one_line(reason)
+    if reason.startswith("The user denied"):
+        return "you", "no feedback"
+    if reason.startswith("denied by the rule "):
+        rule = reason.removeprefix("denied by the rule ")
+        return "rule", one_line(rule)
+    if reason.startswith("plan mode"):
+        return "plan mode", "only read-only tools run"
+    return "policy", one_line(reason)
+
+
+class CallBook:
+    """Applies tool events to call states; answers which calls an event touched.
+
+    ``auto_expand`` is the policy that opens cards as calls finish (never / always /
+    failures / success)."""
+
+    def __init__(self, clock: Clock, auto_expand: AutoExpand = "failures") -> None:
+        self.clock = clock
+        self.auto_expand: AutoExpand = auto_expand
+        self.calls: dict[str, CallState] = {}
+        self.groups: dict[str, list[str]] = {}
+
+    def get(self, call_id: str) -> CallState | None:
+        return self.calls.get(call_id)
+
+    def members(self, group: str) -> list[CallState]:
+        return [self.calls[i] for i in self.groups.get(group, []) if i in self.calls]
+
+    def unfinished(self) -> list[CallState]:
+        return [c for c in self.calls.values() if not c.status.finished]
+
+    def apply(self, event: Event) -> list[CallState]:
+        """Fold one event in; return the states it changed (empty for non-tool events)."""
+        call_id = getattr(event, "id", None)
+        before = (
+            self.calls[call_id].status
+            if isinstance(call_id, str) and call_id in self.calls
+            else None
+        )
+        changed = self._apply(event)
+        for state in changed:
+            if before is not None and not before.finished and state.status.finished:
+                state.expanded = state.expanded or opens_by_itself(state.status, self.auto_expand)
+        return changed
+
+    def _apply(self, event: Event) -> list[CallState]:
+        now = self.clock()
+        if isinstance(event, ToolUse):
+            state = CallState(
+                id=event.id,
+                name=event.name,
+                input=event.input,
+                raw_arguments=event.raw_arguments,
+                read_only=event.read_only,
+            )
+            self.calls[event.id] = state
+            return [state]
+        if isinstance(event, ToolGroup):
+            if not event.ids:
+                return []
+            group = event.ids[0]
+            self.groups[group] = list(event.ids)
+            changed = []
+            for member in event.ids:
+                if (joined := self.calls.get(member)) is not None:
+                    joined.group, joined.group_size = group, len(event.ids)
+                    changed.append(joined)
+            return changed
+        event_id = getattr(event, "id", None)
+        found = self.calls.get(event_id) if isinstance(event_id, str) else None
+        if found is None:
+            return []
+        state = found
+        if isinstance(event, PermissionRequest):
+            state.status = CallStatus.APPROVAL
+        elif isinstance(event, ToolProgress):
+            state.status = CallStatus.RUNNING
+            state.elapsed, state.reported_at = event.elapsed, now
+            state.message = event.message or state.message
+            if event.tail is not None:
+                state.tail = list(event.tail)
+                state.content = "\n".join(event.tail)
+            if event.progress is not None:
+                state.progress, state.total = event.progress, event.total
+        elif isinstance(event, ToolResult):
+            state.status = CallStatus.FAILED if event.is_error else CallStatus.OK
+            state.elapsed, state.reported_at = event.elapsed, None
+            state.content, state.data, state.spill = event.content, event.data, event.spill
+            state.outcome = outcome_line(event.content, event.data, event.is_error)
+        elif isinstance(event, ToolRejected):
+            state.status, state.reported_at = CallStatus.REJECTED, None
+            state.feedback = event.feedback
+            state.rejected_by, state.outcome = rejection(
+                event.reason, event.feedback, event.by, event.rule
+            )
+            state.content = event.reason + (
+                f"\nfeedback: {event.feedback}" if event.feedback else ""
+            )
+        elif isinstance(event, ToolErrorEvent):
+            stopped = event.code in INTERRUPTED_CODES
+            state.status = CallStatus.INTERRUPTED if stopped else CallStatus.ERROR
+            state.reported_at = None
+            state.elapsed = event.elapsed or state.live_elapsed(now)
+            state.code, state.spill = event.code, event.spill
+            state.next_step, state.details = event.next_step, list(event.details)
+            if event.code == "interrupted":
+                state.outcome = "stopped by Esc"
+            elif stopped:
+                state.outcome = one_line(event.message)
+            else:
+                state.outcome = one_line(f"{event.code}: {event.message}")
+            lines = [event.message, *event.details]
+            if event.next_step:
+                lines.append(f"next: {event.next_step}")
+            state.content = "\n".join(lines)
+        else:
+            return []
+        return [state]
+
+    def start(self, call_id: str) -> CallState | None:
+        """Mark a call running before any progress arrives (the user just approved it)."""
+        state = self.calls.get(call_id)
+        if state is None or state.status.finished:
+            return None
+        state.status, state.elapsed, state.reported_at = CallStatus.RUNNING, 0.0, self.clock()
+        return state
+
+    def abandon(self, why: str) -> list[CallState]:
+        """End every unfinished call (the turn stopped without a final event for them)."""
+        now = self.clock()
+        changed = self.unfinished()
+        for state in changed:
+            state.elapsed = state.live_elapsed(now)
+            state.status, state.reported_at = CallStatus.ERROR, None
+            state.code, state.outcome, state.content = "abandoned", why, why
+        return changed
+
+    def adopt(self, states: dict[str, CallState]) -> None:
+        """Take finished calls rebuilt from a resumed transcript (their cards can open)."""
+        self.calls.update(states)
+
+    def clear(self) -> None:
+        self.calls.clear()
+        self.groups.clear()
+
+
+def states_from_history(messages: list[Message]) -> dict[str, CallState]:
+    """Finished call states rebuilt from a resumed transcript (the chat's reference lines and
+    the lane's cards), with the spill pointer a result's text carries."""
+    states: dict[str, CallState] = {}
+    for message in messages:
+        if message.role == "assistant":
+            for call in message.tool_calls:
+                states[call.id] = CallState(
+                    id=call.id,
+                    name=call.name,
+                    input=call.parsed_arguments(),
+                    raw_arguments=call.arguments,
+                    status=CallStatus.ERROR,
+                    outcome="no result recorded",
+                )
+        elif message.role == "tool" and message.tool_call_id in states:
+            state = states[message.tool_call_id]
+            state.status = _history_status(message)
+            state.content = message.content
+            state.outcome = outcome_line(message.content, {}, message.is_error)
+            state.spill = pointer_in(message.content)
+    return states
+
+
+def _history_status(message: Message) -> CallStatus:
+    """The status of a recorded result: what the model was told says how the call ended."""
+    if not message.is_error:
+        return CallStatus.OK
+    text = message.content.lstrip()
+    if text.startswith("Permission denied:"):
+        return CallStatus.REJECTED
+    if text.startswith("Interrupted") or any(f'"code": "{c}"' in text for c in INTERRUPTED_CODES):
+        return CallStatus.INTERRUPTED
+    return CallStatus.FAILED

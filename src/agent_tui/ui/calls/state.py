@@ -1,0 +1,194 @@
+"""The render state of one tool call: its status, what to show for it, how it looks.
+
+One ``CallState`` per call id (``tool_calls.CallBook`` folds the core's events into them); the
+chat's reference rows and the lane's cards both render from it, so they can never disagree.
+Pure Python: no Textual here, the widgets only read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import cached_property
+from typing import Any, Literal
+
+from agent_tui.core.events import SpillPointer
+from agent_tui.ui.common.format import summarize_input
+
+Clock = Callable[[], float]
+
+
+class CallStatus(StrEnum):
+    QUEUED = "queued"
+    APPROVAL = "approval"
+    RUNNING = "running"
+    OK = "ok"
+    FAILED = "failed"
+    REJECTED = "rejected"
+    ERROR = "error"
+    INTERRUPTED = "interrupted"
+
+    @property
+    def finished(self) -> bool:
+        return self in _FINISHED
+
+    @property
+    def label(self) -> str:
+        return _LABELS[self]
+
+
+# How each status looks, in theme variables (resolved by Textual when rendered).
+STATUS_GLYPH = {
+    CallStatus.QUEUED: "○",
+    CallStatus.APPROVAL: "◆",
+    CallStatus.RUNNING: "◐",
+    CallStatus.OK: "✓",
+    CallStatus.FAILED: "✗",
+    CallStatus.REJECTED: "⊘",
+    CallStatus.ERROR: "✗",
+    CallStatus.INTERRUPTED: "■",
+}
+STATUS_STYLE = {
+    CallStatus.QUEUED: "$foreground-muted",
+    CallStatus.APPROVAL: "$warning",
+    CallStatus.RUNNING: "$primary",
+    CallStatus.OK: "$success",
+    CallStatus.FAILED: "$error",
+    CallStatus.REJECTED: "$warning",
+    CallStatus.ERROR: "$error",
+    CallStatus.INTERRUPTED: "$accent",
+}
+
+_FINISHED = frozenset(
+    {
+        CallStatus.OK,
+        CallStatus.FAILED,
+        CallStatus.REJECTED,
+        CallStatus.ERROR,
+        CallStatus.INTERRUPTED,
+    }
+)
+FAILURES = frozenset({CallStatus.FAILED, CallStatus.ERROR})
+"""The statuses the ``failures`` auto-open policy opens."""
+INTERRUPTED_CODES = frozenset({"interrupted", "cancelled"})
+"""Error codes of calls stopped from outside (Esc, or a failing sibling), not failed."""
+
+_LABELS = {
+    CallStatus.QUEUED: "queued",
+    CallStatus.APPROVAL: "waiting for approval",
+    CallStatus.RUNNING: "running",
+    CallStatus.OK: "ok",
+    CallStatus.FAILED: "failed",
+    CallStatus.REJECTED: "rejected",
+    CallStatus.ERROR: "error",
+    CallStatus.INTERRUPTED: "interrupted",
+}
+
+
+@dataclass
+class CallState:
+    """Everything a card or a reference line shows about one call."""
+
+    id: str
+    name: str
+    input: dict[str, Any] | None = None
+    raw_arguments: str = ""
+    read_only: bool = False
+    status: CallStatus = CallStatus.QUEUED
+    group: str | None = None
+    """The id of the first call of this call's parallel batch, if it is in one."""
+    group_size: int = 0
+    elapsed: float = 0.0
+    """Seconds, as last reported by an event."""
+    reported_at: float | None = None
+    """Clock time of that report while running; None once the call is finished."""
+    message: str | None = None
+    tail: list[str] = field(default_factory=list)
+    progress: float | None = None
+    total: float | None = None
+    content: str = ""
+    """The full output (result text, or the error with its details)."""
+    outcome: str = ""
+    """One line: what came of it."""
+    code: str | None = None
+    feedback: str | None = None
+    rejected_by: str = ""
+    """Who denied the call: ``you``, ``rule …``, ``plan mode`` or ``policy``."""
+    next_step: str = ""
+    details: list[str] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+    spill: SpillPointer | None = None
+    """Where the full output is when the model got an excerpt."""
+    expanded: bool = False
+    """The card shows the full input and output (the user's choice, or the auto-open policy)."""
+
+    @cached_property
+    def summary(self) -> str:
+        """The input in one line (the input never changes, so it is computed once)."""
+        return summarize_input(self.input, self.raw_arguments)
+
+    def live_elapsed(self, now: float) -> float:
+        """Elapsed seconds: the last reported value, plus the time since while running."""
+        if self.reported_at is None:
+            return self.elapsed
+        return self.elapsed + max(0.0, now - self.reported_at)
+
+    def spill_line(self) -> str:
+        """Where the full output went, when it was spilled; empty otherwise."""
+        if self.spill is None:
+            return ""
+        return f"full output ({self.spill.lines:,} lines): {self.spill.path}"
+
+    def status_line(self) -> str:
+        """The second line of a card: the state and its detail."""
+        status = self.status
+        if status is CallStatus.RUNNING:
+            detail = "" if self.message == STARTED else (self.message or "")
+            if self.progress is not None:
+                counted = f"{self.progress:g}" + (f"/{self.total:g}" if self.total else "")
+                detail = f"{counted} {detail}".strip()
+            return f"running · {detail}" if detail else "running"
+        if status is CallStatus.REJECTED:
+            by = f"rejected by {self.rejected_by}" if self.rejected_by else status.label
+            return f"{by} · {self.outcome}" if self.outcome else by
+        if status.finished and self.outcome:
+            return f"{status.label} · {self.outcome}"
+        return status.label
+
+
+STARTED = "started"
+"""The message of the progress event every call reports as it starts running."""
+
+
+# The status a batch shows: the most pressing one among its calls.
+_PRECEDENCE = (
+    CallStatus.APPROVAL,
+    CallStatus.RUNNING,
+    CallStatus.QUEUED,
+    CallStatus.ERROR,
+    CallStatus.FAILED,
+    CallStatus.INTERRUPTED,
+    CallStatus.REJECTED,
+    CallStatus.OK,
+)
+
+
+def batch_status(calls: list[CallState]) -> CallStatus:
+    """The status a batch (or a turn) of calls shows: its most pressing member status."""
+    present = {c.status for c in calls}
+    return next((s for s in _PRECEDENCE if s in present), CallStatus.OK)
+
+
+AutoExpand = Literal["never", "always", "failures", "success"]
+
+
+def opens_by_itself(status: CallStatus, policy: AutoExpand) -> bool:
+    """Whether a call that just finished with ``status`` opens its card under ``policy``."""
+    if policy == "always":
+        return status.finished
+    if policy == "failures":
+        return status in FAILURES
+    if policy == "success":
+        return status is CallStatus.OK
+    return False

@@ -1,0 +1,199 @@
+"""The chat pane: user prompts, streamed replies, tool references, errors and notices.
+
+It keeps itself scrolled to the bottom while content arrives (unless the user scrolled up)
+and only ever appends: a token appends to the current reply's Markdown stream (a long reply
+continues in a new part, see ``ReplyStream``), a tool event updates one widget of reference
+rows. Finished replies far from the viewport leave the DOM (``Freezer``), so a long transcript
+does not slow every refresh.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+
+from agent_tui.core.transcript import Message
+from agent_tui.ui.calls.state import CallState
+from agent_tui.ui.chat.error_block import ErrorBlock
+from agent_tui.ui.chat.notice import Notice, NoticeKind
+from agent_tui.ui.chat.tool_line import ToolLine
+from agent_tui.ui.chat.user_prompt import UserPrompt
+
+if TYPE_CHECKING:  # imported with the first reply (the Markdown parser is not small)
+    from agent_tui.ui.chat.assistant_reply import AssistantReply
+    from agent_tui.ui.chat.freezer import Freezer
+    from agent_tui.ui.chat.reply_stream import ReplyStream
+
+FREEZE_SECONDS = 0.25
+"""How often the chat checks which finished replies are far from the viewport."""
+
+
+class ChatView(VerticalScroll):
+    DEFAULT_CSS = """
+    ChatView {
+        height: 1fr;
+        padding: 0 1 1 1;
+        background: $background;
+        scrollbar-size-vertical: 1;
+        &:focus { background-tint: $foreground 3%; }
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._stream: ReplyStream | None = None
+        self._serial = 0
+        self._lines: dict[str, ToolLine] = {}
+        self._gathered: list[str] = []
+        self.freezer: Freezer | None = None
+        """Made with the first reply."""
+
+    def on_mount(self) -> None:
+        self.anchor()
+        self.set_interval(FREEZE_SECONDS, self._freeze)
+
+    def _freeze(self) -> None:
+        if self.freezer is not None:
+            self.freezer.run()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """The user scrolls: Textual's own watcher first (scrollbar, re-anchoring at the
+        bottom, refresh), then show the replies coming into reach right away."""
+        super().watch_scroll_y(old_value, new_value)
+        if self.freezer is not None and self.freezer.frozen:
+            self.call_after_refresh(self.freezer.run)
+
+    def _replies(self) -> type[AssistantReply]:
+        """The reply widget class (imported on first use), and the freezer for replies."""
+        from agent_tui.ui.chat.assistant_reply import AssistantReply
+        from agent_tui.ui.chat.freezer import Freezer
+
+        if self.freezer is None:
+            self.freezer = Freezer(self)
+        return AssistantReply
+
+    @property
+    def reply(self) -> AssistantReply | None:
+        """The (latest part of the) reply being streamed, if any."""
+        return self._stream.last_part if self._stream is not None else None
+
+    @property
+    def reply_text(self) -> str:
+        """Everything the reply being streamed has said so far (all its parts)."""
+        return self._stream.text if self._stream is not None else ""
+
+    async def _append(self, widget: Widget) -> None:
+        await self.mount(widget)
+
+    # -- messages --------------------------------------------------------------------------
+
+    async def add_user(self, text: str) -> None:
+        await self.end_reply()
+        await self._append(UserPrompt(text))
+
+    def gather(self, fragment: str) -> None:
+        """Take a fragment of the reply; it is written with the others gathered until the
+        fragments queued now are handled (``flush``), so a reply that arrives faster than it
+        renders goes in a few large writes, never one render per token."""
+        self._gathered.append(fragment)
+        if len(self._gathered) == 1:
+            self.app.call_later(self.flush)
+
+    async def flush(self) -> None:
+        """Write the gathered fragments (before anything else is added to the chat)."""
+        if self._gathered:
+            text = "".join(self._gathered)
+            self._gathered.clear()
+            await self.stream(text)
+
+    async def stream(self, fragment: str) -> None:
+        """Append a fragment of the assistant's reply, starting a new reply if needed."""
+        if self._stream is None:
+            from agent_tui.ui.chat.reply_stream import ReplyStream
+
+            self._replies()
+            self._serial += 1
+            self._stream = ReplyStream(self, self._serial)
+        await self._stream.write(fragment)
+
+    async def end_reply(self, final: str | None = None) -> None:
+        """Close the current reply; ``final`` is the complete text the model sent."""
+        await self.flush()
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            await stream.close(final)
+        elif final and final.strip():
+            await self._append(self._replies()(final))
+
+    async def add_error(self, title: str, message: str) -> None:
+        await self.end_reply()
+        await self._append(ErrorBlock(title, message))
+
+    async def add_notice(self, text: str, kind: NoticeKind = "muted") -> None:
+        await self.end_reply()
+        await self._append(Notice(text, kind))
+
+    # -- tool calls ------------------------------------------------------------------------
+
+    async def add_call(self, call: CallState) -> None:
+        """A reference row for ``call``: appended to the tool lines just above, if any."""
+        await self.end_reply()
+        children = self.children
+        last = children[-1] if children else None
+        if isinstance(last, ToolLine) and not last.full:
+            last.add_row([call])
+            self._lines[call.id] = last
+            return
+        line = ToolLine([call])
+        if not isinstance(last, ToolLine):
+            line.add_class("-first")
+        self._lines[call.id] = line
+        await self._append(line)
+
+    async def group_calls(self, calls: list[CallState]) -> None:
+        """Fold the rows of a parallel batch into one row for the batch."""
+        line = next((self._lines[c.id] for c in calls if c.id in self._lines), None)
+        if line is None:
+            return
+        line.group(calls)
+        for call in calls:
+            self._lines[call.id] = line
+
+    def refresh_call(self, call_id: str) -> None:
+        if (line := self._lines.get(call_id)) is not None:
+            line.update_view(call_id)
+
+    # -- whole view ------------------------------------------------------------------------
+
+    async def greet(self, warnings: list[str], *, demo: bool) -> None:
+        """What the chat shows first: start-up warnings, then the demo model's welcome (a
+        resumed transcript follows them: ``session_actions.show_transcript``)."""
+        for warning in warnings:
+            await self.add_notice(warning, "warning")
+        if demo:
+            await self.add_notice(
+                "This is the offline demo model: canned answers, no key, no network. "
+                "Type “tour” for a guided walk through tool cards and approvals.",
+                "info",
+            )
+
+    async def replay(self, messages: list[Message], calls: dict[str, CallState]) -> None:
+        """Show a resumed transcript (static: no streaming)."""
+        for message in messages:
+            if message.role == "user":
+                await self._append(UserPrompt(message.content))
+            elif message.role == "assistant":
+                if message.content.strip():
+                    await self._append(self._replies()(message.content))
+                for call in message.tool_calls:
+                    if call.id in calls:
+                        await self.add_call(calls[call.id])
+
+    async def clear(self) -> None:
+        await self.end_reply()
+        self._lines.clear()
+        if self.freezer is not None:
+            self.freezer.clear()
+        await self.remove_children()

@@ -1,0 +1,84 @@
+"""One assistant reply streamed into the chat, in parts.
+
+Fragments go to the current part, an ``AssistantReply`` (Markdown, appended incrementally). At
+the first block boundary (a blank line outside code fences) past ``PART_CHARS`` the part ends
+and the reply continues in a new one, so a long reply is a column of bounded Markdown widgets:
+a refresh re-arranges only the growing part, and the finished ones can leave the DOM when far
+from the viewport (``Freezer``). Every part carries the reply's ``serial``; the stream keeps the
+finished parts' text, not their widgets.
+"""
+
+from __future__ import annotations
+
+from textual.containers import ScrollableContainer
+
+from agent_tui.ui.chat.assistant_reply import AssistantReply
+
+PART_CHARS = 3000
+"""A streamed reply continues in a new part after about this many characters."""
+
+
+def boundary(text: str, fragment: str) -> int | None:
+    """Where in ``fragment`` a part that holds ``text`` may end: after the first blank line
+    outside code fences once the part is ``PART_CHARS`` long; None to go on."""
+    start = max(0, PART_CHARS - len(text) - 2)
+    fences = text.count("```")
+    position = fragment.find("\n\n", start)
+    while position >= 0:
+        end = position + 2
+        if (fences + fragment.count("```", 0, end)) % 2 == 0:
+            return end
+        position = fragment.find("\n\n", end)
+    return None
+
+
+class ReplyStream:
+    def __init__(self, view: ScrollableContainer, serial: int) -> None:
+        self.view = view
+        self.serial = serial
+        self.texts: list[str] = []
+        """The text of each finished part."""
+        self.current: AssistantReply | None = None
+        self.last_part: AssistantReply | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(self.texts) + (self.current.text if self.current else "")
+
+    def _new_part(self) -> AssistantReply:
+        part = AssistantReply(continued=bool(self.texts))
+        part.serial = self.serial
+        return part
+
+    async def write(self, fragment: str) -> None:
+        while fragment:
+            if self.current is None:
+                self.current = self.last_part = self._new_part()
+                await self.view.mount(self.current)
+            cut = boundary(self.current.text, fragment)
+            if cut is None:
+                await self.current.write(fragment)
+                return
+            await self.current.write(fragment[:cut])
+            await self._close_part(last=False)
+            fragment = fragment[cut:]
+
+    async def _close_part(self, *, last: bool) -> None:
+        part, self.current = self.current, None
+        if part is not None:
+            await part.finish(last=last)
+            self.texts.append(part.text)
+
+    async def close(self, final: str | None) -> None:
+        """The reply is complete; ``final`` is the text the model sent (shown instead when it
+        differs from what was streamed)."""
+        await self._close_part(last=True)
+        text = "".join(self.texts)
+        parts = [c for c in self.view.children if getattr(c, "serial", None) == self.serial]
+        if final is not None and final.strip() and final.strip() != text.strip():
+            await self.view.remove_children(parts)
+            await self.view.mount(AssistantReply(final))
+        elif not text.strip():
+            await self.view.remove_children(parts)
+        elif self.last_part is not None and self.last_part.is_attached:
+            await self.last_part.finish(last=True)

@@ -1,0 +1,38 @@
+"""*result*: a one-line outcome (lines read, files found, exit 0, ``+12 −3``), and the pointer to
+the full output when it was spilled."""
+
+from __future__ import annotations
+
+from textual.content import Content
+
+from agent_tui.ui.calls.state import CallState, CallStatus
+from agent_tui.ui.common.format import diff_stats
+from agent_tui.ui.lane.states.base import StateView
+
+
+class ResultView(StateView):
+    DEFAULT_CSS = """
+    ResultView.-failed { color: $error; }
+    """
+
+    def build(self, call: CallState, now: float) -> Content:
+        failed = call.status is CallStatus.FAILED
+        self.set_class(failed, "-failed")
+        label = "failed" if failed else "ok"
+        diff = call.data.get("diff")
+        if not failed and isinstance(diff, str) and diff:
+            added, removed = diff_stats(diff)
+            outcome = Content.assemble((f"+{added}", "$success"), " ", (f"−{removed}", "$error"))
+            if call.data.get("created"):
+                outcome += Content(" · new file")
+        else:
+            outcome = Content(call.outcome)
+        line = Content.assemble(label, " · ", outcome) if call.outcome else Content(label)
+        if call.spill is None:
+            return line
+        pointer = Content.assemble(  # the path is in the expanded card and in the notice of o
+            ("⤷ full output spilled: ", "$text-secondary"),
+            (f"{call.spill.lines:,} lines", "bold $text-secondary"),
+            ("  o opens", "$foreground-muted"),
+        )
+        return Content("\n").join([line, pointer])

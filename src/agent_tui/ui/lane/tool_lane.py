@@ -1,0 +1,291 @@
+"""The tool-call lane: one card per call, one group card per parallel batch, one block per turn.
+
+The app hands it ``CallState``s (attributes down) and tells it which call changed. Changes are
+applied together a moment later (``SETTLE_SECONDS``), so a burst — ten parallel calls announced,
+grouped and finished within milliseconds — mounts one group card with its final states once;
+an update touches that call's card (and its group's title) only. The lane stays light however
+long the session: when a turn starts, the finished turns before it fold into one line each, and
+an open turn mounts at most ``LIVE_CARDS`` calls (older finished ones are counted on one line,
+Enter brings them back a page at a time). A call waiting for approval is always shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from textual import events, on
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Static
+
+from agent_tui.core.transcript import Message
+from agent_tui.ui.calls.state import CallState, CallStatus, Clock
+from agent_tui.ui.lane.earlier_line import EarlierLine
+from agent_tui.ui.lane.group_card import GroupCard
+from agent_tui.ui.lane.lane_entries import LIVE_CARDS, LaneEntries
+from agent_tui.ui.lane.tool_card import ToolCard
+from agent_tui.ui.lane.turn_block import TurnBlock
+from agent_tui.ui.lane.turn_header import TurnHeader
+
+SETTLE_SECONDS = 0.03
+"""How long changes gather before the lane applies them (one layout for a burst)."""
+PAGE = 30
+"""Entries the earlier-calls line brings back per Enter."""
+ITEMS = "TurnHeader, EarlierLine, GroupCard, ToolCard"
+
+__all__ = ["LIVE_CARDS", "PAGE", "SETTLE_SECONDS", "ToolLane"]
+
+
+class ToolLane(VerticalScroll, can_focus=False):
+    DEFAULT_CSS = """
+    ToolLane {
+        height: 1fr;
+        padding: 0 1 0 1;
+        background: $background;
+        border: round $foreground 20%;
+        border-title-color: $text-muted;
+        border-subtitle-color: $text-muted;
+        scrollbar-size-vertical: 1;
+        &:focus-within { border: round $primary 60%; border-title-color: $primary; }
+        & > .empty { color: $text-muted; padding: 1 1; display: none; }
+        &.-empty > .empty { display: block; }
+    }
+    """
+
+    def __init__(self, clock: Clock = time.monotonic, *, id: str | None = None) -> None:
+        super().__init__(id=id, classes="-empty")
+        self.clock = clock
+        self.entries = LaneEntries(clock)
+        self.blocks: list[TurnBlock] = []
+        self.last_focused: Widget | None = None
+        self._prompt = ""
+        self._current: TurnBlock | None = None
+        self._dirty: set[str] = set()
+        self._timer: Timer | None = None
+        self._lock = asyncio.Lock()
+        self.border_title = "tools"
+
+    @property
+    def cards(self) -> dict[str, ToolCard]:
+        """Mounted cards by call id (group members included)."""
+        return self.entries.cards
+
+    @property
+    def groups(self) -> dict[str, GroupCard]:
+        return self.entries.groups
+
+    def compose(self) -> ComposeResult:
+        yield Static("No tool calls yet.", classes="empty")
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The lane or its content changed size (cards added, expanded, folded)."""
+        self.call_after_refresh(self._follow)
+
+    def _follow(self) -> None:
+        """Once the cards overflow, follow new ones while the user stays at the bottom.
+
+        (Anchored while the cards fit, Textual would bottom-align them: the anchor is dropped
+        again when they fit, e.g. after a turn folded.)"""
+        if self.max_scroll_y > 0:
+            if not self.is_anchored:
+                self.anchor()
+        elif self.is_anchored:
+            self.anchor(False)
+
+    def _update_counts(self) -> None:
+        n = len(self.entries.calls)
+        self.set_class(not n, "-empty")
+        self.border_subtitle = f"{n:,} call{'s' if n != 1 else ''}" if n else ""
+
+    # -- attributes down -------------------------------------------------------------------
+
+    async def begin_turn(self, prompt: str) -> None:
+        """A user turn starts: fold the turns before it; its calls go to a new block."""
+        async with self._lock:
+            for block in self.blocks:
+                if not block.folded:
+                    await self.entries.fold(block)
+                    block.update_header()
+            self._current = None
+            self._prompt = prompt
+
+    async def add_call(self, call: CallState) -> None:
+        """A new call: its card is mounted at the next settle."""
+        async with self._lock:
+            if self._current is None:
+                self._current = TurnBlock(self._prompt)
+                self.blocks.append(self._current)
+                await self.mount(self._current)
+            self.entries.add(self._current, call)
+        self._schedule()
+
+    async def group_calls(self, calls: list[CallState]) -> None:
+        """Turn the entries of a parallel batch into one group card, in place."""
+        ids = [c.id for c in calls if c.id in self.entries.calls]
+        if len(ids) < 2:
+            return
+        async with self._lock:
+            focused = next((i for i in ids if (c := self.cards.get(i)) and c.has_focus), None)
+            await self.entries.group(ids)
+            if focused is not None and focused in self.cards:
+                self.cards[focused].focus()
+        self._schedule()
+
+    def refresh_call(self, call_id: str) -> None:
+        """``call_id`` changed: its card (and group title) re-render at the next settle."""
+        if call_id in self.entries.calls:
+            self._dirty.add(call_id)
+            self._schedule()
+
+    def _schedule(self) -> None:
+        if self._timer is None:
+            self._timer = self.set_timer(SETTLE_SECONDS, self.settle)
+
+    async def settle(self) -> None:
+        """Apply the gathered changes now: mount new entries, re-render changed calls, show
+        calls that wait for approval, keep the open turn bounded."""
+        async with self._lock:
+            await self._settle()
+
+    async def _settle(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        dirty, self._dirty = self._dirty, set()
+        for block in self.blocks:
+            if block.mounted_upto < len(block.entries):
+                await self.entries.mount_new(block)
+                await self.entries.trim(block)
+                block.update_header()
+        groups = set()
+        for call_id in dirty:
+            if (card := self.cards.get(call_id)) is not None:
+                card.update_view()
+            groups.add(self.entries.group_of.get(call_id))
+            self.entries.block_of[call_id].header.refresh()
+        for group_id in groups:
+            if group_id is not None and (group := self.groups.get(group_id)) is not None:
+                group.update_view()
+        for call_id in dirty:
+            if self.entries.calls[call_id].status is CallStatus.APPROVAL:
+                await self._reveal(call_id, focus=False)
+        self._update_counts()
+        self.call_after_refresh(self._follow)
+
+    async def reveal(self, call_id: str, focus: bool = True) -> bool:
+        """Make the card of ``call_id`` visible (unfolding what hides it); focus it."""
+        async with self._lock:
+            await self._settle()
+            return await self._reveal(call_id, focus)
+
+    async def _reveal(self, call_id: str, focus: bool) -> bool:
+        block = self.entries.block_of.get(call_id)
+        if block is None:
+            return False
+        await self.entries.unfold(block, upto=block.entry_index(call_id))
+        block.update_header()
+        group = self.groups.get(self.entries.group_of.get(call_id, ""))
+        if group is not None and group.user_folded:
+            group.action_fold()
+        card = self.cards.get(call_id)
+        if card is None:
+            return False
+        if focus:
+            card.focus()
+        self.call_after_refresh(card.scroll_visible)
+        return True
+
+    async def replay(self, messages: list[Message], calls: dict[str, CallState]) -> None:
+        """Cards for a resumed transcript: a block per user turn, the earlier ones folded."""
+        for message in messages:
+            if message.role == "user":
+                await self.begin_turn(message.content)
+            elif message.role == "assistant":
+                for call in message.tool_calls:
+                    if call.id in calls:
+                        await self.add_call(calls[call.id])
+        await self.settle()
+
+    async def clear(self) -> None:
+        async with self._lock:
+            if self._timer is not None:
+                self._timer.stop()
+                self._timer = None
+            self._dirty.clear()
+            self.entries.clear()
+            self.blocks.clear()
+            self._current = None
+            self.last_focused = None
+            self.anchor(False)
+            await self.remove_children([c for c in self.children if not c.has_class("empty")])
+            self._update_counts()
+
+    # -- focus -----------------------------------------------------------------------------
+
+    def items(self) -> list[Widget]:
+        """The focusable lines of the lane in screen order (hidden ones left out)."""
+        return [w for w in self.query(ITEMS) if _shown(w, self)]
+
+    def ordered_cards(self) -> list[ToolCard]:
+        return [w for w in self.items() if isinstance(w, ToolCard)]
+
+    def focus_lane(self) -> bool:
+        """Focus the last focused item, else the newest; False when there is none."""
+        items = self.items()
+        target = self.last_focused if self.last_focused in items else None
+        target = target or (items[-1] if items else None)
+        if target is None:
+            return False
+        target.focus()
+        return True
+
+    @on(ToolCard.Move)
+    def _move(self, event: ToolCard.Move) -> None:
+        event.stop()
+        items = self.items()
+        if event.item not in items:
+            return
+        index = items.index(event.item)
+        # at once, not scheduled: a key typed right after (Enter) goes to the new card
+        self.screen.set_focus(items[max(0, min(len(items) - 1, index + event.step))])
+
+    @on(TurnHeader.Toggle)
+    async def _toggle_turn(self, event: TurnHeader.Toggle) -> None:
+        event.stop()
+        block = event.header.parent
+        if not isinstance(block, TurnBlock):
+            return
+        async with self._lock:
+            if block.folded:
+                await self.entries.unfold(block)
+            else:
+                await self.entries.fold(block)
+            block.update_header()
+        event.header.focus()
+
+    @on(EarlierLine.ShowMore)
+    async def _show_more(self, event: EarlierLine.ShowMore) -> None:
+        event.stop()
+        block = event.line.parent
+        if isinstance(block, TurnBlock):
+            async with self._lock:
+                await self.entries.unfold(block, upto=max(0, block.hidden - PAGE))
+                block.update_header()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        focused = event.widget
+        if isinstance(focused, (ToolCard, GroupCard, TurnHeader, EarlierLine)):
+            self.last_focused = focused
+            focused.scroll_visible()
+
+
+def _shown(widget: Widget, root: Widget) -> bool:
+    node: Widget | None = widget
+    while node is not None and node is not root:
+        if not node.display:
+            return False
+        node = node.parent if isinstance(node.parent, Widget) else None
+    return True

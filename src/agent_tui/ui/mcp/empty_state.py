@@ -1,0 +1,73 @@
+"""What the panel says when no server is configured: which files are read, and how to add a
+server (the ``agent-tui mcp add`` command, or an example entry)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from textual.content import Content
+from textual.highlight import highlight
+from textual.widgets import Static
+
+from agent_tui.ui.common.format import shorten_home
+
+EXAMPLE = """{
+  "mcpServers": {
+    "files": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-filesystem", "."]
+    },
+    "remote": {"type": "http", "url": "https://example.com/mcp"}
+  }
+}"""
+
+
+def empty_text(files: Sequence[Path], project_file: Path | None) -> Content:
+    muted = "$foreground-muted"
+    lines: list[Content] = [
+        Content.styled("No MCP servers configured.", "bold"),
+        Content(""),
+        Content("MCP servers are read from:"),
+    ]
+    width = max((len(shorten_home(p)) for p in files), default=0)
+    for path in files:
+        which = (
+            "this project; usually shared with the team"
+            if path == project_file
+            else "yours, for every project"
+        )
+        lines.append(
+            Content.assemble(
+                "  ", (shorten_home(path).ljust(width), "bold"), (f"   {which}", muted)
+            )
+        )
+    lines += [
+        Content(""),
+        Content("Add one from the command line:"),
+        Content.styled("  agent-tui mcp add NAME COMMAND [ARGS...]", "$accent"),
+        Content.styled("  agent-tui mcp add --transport http NAME URL", "$accent"),
+        Content(""),
+        Content.assemble(
+            "or write an entry like this one ", ("(o opens the project file)", muted), ":"
+        ),
+        highlight(EXAMPLE, language="json"),
+        Content(""),
+        Content.styled("Changes to these files show up here as soon as they are saved.", muted),
+    ]
+    return Content("\n").join(lines)
+
+
+class EmptyState(Static):
+    DEFAULT_CSS = """
+    EmptyState {
+        height: auto;
+        padding: 1 2;
+        border: round $panel-lighten-2;
+        display: none;
+        &.-shown { display: block; }
+    }
+    """
+
+    def show(self, files: Sequence[Path], project_file: Path | None) -> None:
+        self.update(empty_text(files, project_file))

@@ -1,0 +1,314 @@
+"""The MCP panel: every configured server with its status, and the tools of the selected one.
+
+Left, the servers (status glyph, name, tool count); right, the selected server in full (why it
+failed or is off, transport, protocol, server, time to connect, config file, stderr tail).
+Below, its tools with their disclosure marks, access and permission; Enter opens a tool's input
+schema. Then the cost of the tools array and the configuration problems (file and reason). With
+no server configured it says which files are read and how to add one.
+
+Keys: r reconnects the selected server, d disables or enables it (remembered for the project),
+o opens its configuration file in ``$VISUAL``/``$EDITOR`` with the app suspended (else shows
+the path and copies it to the clipboard), tab moves between the servers and the tools, Enter
+on a tool shows its input schema, q, Esc or ctrl+g closes.
+
+Live: the panel listens to the manager (status changes, tool list changes, configuration
+reloads; bursts coalesced) and refreshes once a second for what changes without an event (the
+stderr tail, tools unmasked by search_tool, the permission mode). Nothing is redrawn unless
+what it shows changed, and the selection stays on the same server and tool by name.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import shlex
+import subprocess
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult, SuspendNotSupported
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Header, OptionList, Static
+
+from agent_tui.core.mcp.overview import McpOverview, ServerRow
+from agent_tui.ui.common.format import shorten_home
+from agent_tui.ui.common.steady_footer import SteadyFooter
+from agent_tui.ui.mcp.empty_state import EmptyState
+from agent_tui.ui.mcp.problems_block import ProblemsBlock
+from agent_tui.ui.mcp.schema_dialog import SchemaDialog
+from agent_tui.ui.mcp.server_detail import ServerDetail
+from agent_tui.ui.mcp.server_list import ServerList
+from agent_tui.ui.mcp.source import ManagerSource, PanelSource
+from agent_tui.ui.mcp.tool_summary import ToolSummary
+from agent_tui.ui.mcp.tool_table import ToolTable
+
+log = logging.getLogger(__name__)
+COALESCE_SECONDS = 0.05
+"""Changes reported within this long are drawn once."""
+REFRESH_SECONDS = 1.0
+"""How often the panel looks for changes that come without an event."""
+
+
+class McpPanel(Screen[None]):
+    DEFAULT_CSS = """
+    McpPanel {
+        layout: vertical;
+        & > #top { height: 40%; min-height: 10; max-height: 20; }
+        & #servers { width: 34; max-width: 40%; }
+        & > #cost { height: auto; padding: 0 2; background: $panel; color: $foreground; }
+        &.-empty > #top, &.-empty > #tools, &.-empty > #tool-summary, &.-empty > #cost {
+            display: none;
+        }
+        &.-empty > #empty { display: block; }
+    }
+    """
+
+    BINDINGS = [
+        Binding("r", "reconnect", "Reconnect", id="mcp.reconnect"),
+        Binding("d", "disable_server", "Disable/enable", id="mcp.toggle"),
+        Binding("o", "open_config", "Open config", id="mcp.open_config"),
+        Binding("tab", "switch_focus", "Servers/tools", id="mcp.focus"),
+        Binding("shift+tab", "switch_focus", show=False, id="mcp.focus.back"),
+        Binding("escape", "close", "Close", id="mcp.close"),
+        Binding("q", "close", "Close", show=False, id="mcp.quit"),
+        Binding("ctrl+g", "close", "Close", show=False, id="mcp.toggle_panel"),
+        Binding("ctrl+l", "nothing", show=False, id="mcp.no_clear"),  # not the chat's clear
+    ]
+
+    def __init__(self, source: PanelSource) -> None:
+        super().__init__()
+        self.source = source
+        self.overview = McpOverview()
+        self.title = "MCP servers"
+        self._drawn = False
+        self._pending = False
+        self._unsubscribe: Callable[[], None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @classmethod
+    def for_agent(cls, agent: Any) -> McpPanel:
+        return cls(ManagerSource.of_agent(agent))
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="◆")
+        with Horizontal(id="top"):
+            yield ServerList(id="servers")
+            yield ServerDetail(id="detail")
+        yield ToolTable(id="tools")
+        yield ToolSummary(id="tool-summary")
+        yield Static(id="cost")
+        yield EmptyState(id="empty")
+        yield ProblemsBlock(id="problems")
+        yield SteadyFooter()
+
+    # -- life cycle -------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._unsubscribe = self.source.subscribe(self._changed)
+        self.refresh_data()
+        self.set_interval(REFRESH_SECONDS, self.refresh_data, name="mcp panel refresh")
+        self.query_one(ServerList).focus()
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    def _changed(self) -> None:
+        """A listener of the source: may be called on another thread, often in bursts."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            self._schedule()
+        else:
+            loop.call_soon_threadsafe(self._schedule)
+
+    def _schedule(self) -> None:
+        if not self._pending and self.is_attached:
+            self._pending = True
+            self.set_timer(COALESCE_SECONDS, self._flush)
+
+    def _flush(self) -> None:
+        self._pending = False
+        self.refresh_data()
+
+    def refresh_data(self) -> None:
+        """Rebuild the overview; redraw what changed."""
+        overview = self.source.overview()
+        if overview == self.overview and self._drawn:
+            return
+        self.overview = overview
+        self._drawn = True
+        self._draw()
+
+    # -- drawing ----------------------------------------------------------------------------
+
+    def _draw(self) -> None:
+        overview = self.overview
+        empty = not overview.servers
+        self.set_class(empty, "-empty")
+        self.query_one(ServerList).show(overview.servers)
+        self._show_selected()
+        self.query_one("#cost", Static).update(overview.cost_line)
+        self.query_one(ProblemsBlock).show(overview.problems)
+        if empty:
+            self.query_one(EmptyState).show(overview.files, overview.project_file)
+        self.sub_title = self._summary()
+
+    def _summary(self) -> str:
+        states = [s.state.status for s in self.overview.servers]
+        if not states:
+            return "no servers"
+        parts = [
+            f"{states.count(s)} {s}"
+            for s in ("connected", "connecting", "failed", "disabled", "stopped")
+            if states.count(s)
+        ]
+        return " · ".join(parts)
+
+    def _show_selected(self) -> None:
+        row = self.selected_server
+        self.query_one(ServerDetail).show(row)
+        tools = self.query_one(ToolTable)
+        tools.show(row)
+        self.query_one(ToolSummary).show(tools.selected)
+
+    @property
+    def selected_server(self) -> ServerRow | None:
+        return self.overview.server(self.query_one(ServerList).selected)
+
+    @on(OptionList.OptionHighlighted, "#servers")
+    def _server_highlighted(self) -> None:
+        self._show_selected()
+
+    @on(OptionList.OptionSelected, "#servers")
+    def _server_chosen(self) -> None:
+        self.query_one(ToolTable).focus_rows()
+
+    @on(ToolTable.Highlighted)
+    def _tool_highlighted(self, event: ToolTable.Highlighted) -> None:
+        self.query_one(ToolSummary).show(event.tool)
+
+    @on(ToolTable.Opened)
+    def _tool_opened(self, event: ToolTable.Opened) -> None:
+        self.app.push_screen(SchemaDialog(event.tool))
+
+    # -- actions ----------------------------------------------------------------------------
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_nothing(self) -> None:
+        """Keys of the main screen that mean nothing here."""
+
+    def action_switch_focus(self) -> None:
+        servers = self.query_one(ServerList)
+        if servers.has_focus:
+            if not self.query_one(ToolTable).focus_rows():
+                self.notify("The selected server has no tools to go to.")
+        else:
+            servers.focus()
+
+    def action_reconnect(self) -> None:
+        row = self._require_server()
+        if row is None:
+            return
+        state = row.state
+        if state.status == "disabled":
+            self.notify(f"{row.name} is disabled: d enables it.", severity="warning")
+            return
+        if row.problems:
+            where = shorten_home(row.problems[0].path)
+            self.notify(
+                f"{row.name} cannot start: its entry in {where} is broken (see the reason). "
+                "Fix it there (o opens the file); the change applies as soon as it is saved.",
+                severity="warning",
+            )
+            return
+        self._run(lambda: self.source.reconnect(row.name), f"reconnect {row.name}")
+
+    def action_disable_server(self) -> None:
+        row = self._require_server()
+        if row is None:
+            return
+        if row.state.disabled_by == "command":
+            self.notify(f"{row.name} is not started by this command.")
+            return
+        self._run(lambda: self.source.toggle(row.name), f"disable or enable {row.name}")
+
+    def action_open_config(self) -> None:
+        path = self.config_file()
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        if editor and self._edit(editor, path):
+            self._run(self.source.reload, "reload the MCP configuration", quiet=True)
+            return
+        self.app.copy_to_clipboard(str(path))
+        exists = "" if path.exists() else " (it does not exist yet)"
+        how = "" if editor else " Set $VISUAL or $EDITOR to open it from here."
+        self.notify(
+            f"{path}{exists}\nThe path is copied to the clipboard.{how}",
+            title="Configuration file",
+            timeout=12,
+        )
+
+    def config_file(self) -> Path:
+        """The file ``o`` opens: the selected server's, else the first one with a problem,
+        else the project's ``.mcp.json``."""
+        row = self.selected_server
+        if row is not None and row.state.source:
+            return Path(row.state.source)
+        if self.overview.problems:
+            return self.overview.problems[0].path
+        if self.overview.project_file is not None:
+            return self.overview.project_file
+        return self.overview.files[-1] if self.overview.files else Path(".mcp.json")
+
+    def _edit(self, editor: str, path: Path) -> bool:
+        """Open ``path`` in ``editor`` with the app suspended; False when it cannot be."""
+        try:
+            command = [*shlex.split(editor), str(path)]
+        except ValueError:
+            return False
+        try:
+            with self.app.suspend():
+                done = subprocess.run(command, check=False)
+        except (SuspendNotSupported, RuntimeError):  # no terminal to hand over (tests, web)
+            return False
+        except OSError as exc:
+            self.notify(f"Could not run {editor!r}: {exc}", severity="error")
+            return False
+        if done.returncode != 0:
+            self.notify(f"{editor} exited with status {done.returncode}.", severity="warning")
+        return True
+
+    def _require_server(self) -> ServerRow | None:
+        row = self.selected_server
+        if row is None:
+            self.notify("No server is selected.", severity="warning")
+        return row
+
+    def _run(self, act: Callable[[], Awaitable[Any]], what: str, *, quiet: bool = False) -> None:
+        """Run ``act`` in an app worker (it outlives the panel); notify what it says."""
+
+        async def work() -> None:
+            try:
+                said = await act()
+            except Exception as exc:
+                log.exception("MCP panel: %s failed", what)
+                self.app.notify(f"Could not {what}: {exc}", severity="error")
+                return
+            if isinstance(said, str) and said and not quiet:
+                self.app.notify(said, title="MCP")
+
+        self.app.run_worker(work(), group="mcp-panel", exit_on_error=False)

@@ -1,0 +1,126 @@
+"""The selected server in full: status (and why it failed or is off, wrapped, never cut),
+transport and command or URL, protocol version, server name and version, time to connect, tool
+count by disclosure mark, the configuration file, notes, and the tail of its stderr."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+
+from agent_tui.core.mcp.overview import ServerRow
+from agent_tui.ui.common.format import format_elapsed, plural, shorten_home
+from agent_tui.ui.mcp.fact_row import FactRow
+from agent_tui.ui.mcp.look import status_word
+from agent_tui.ui.mcp.stderr_tail import StderrTail
+
+FACTS = (
+    ("status", "status"),
+    ("reason", "reason"),
+    ("transport", "transport"),
+    ("target", "command"),
+    ("protocol", "protocol"),
+    ("server", "server"),
+    ("tools", "tools"),
+    ("config", "config"),
+    ("notes", "notes"),
+    ("hint", ""),
+)
+
+
+def _tools(row: ServerRow) -> str:
+    if row.state.status != "connected" and not row.tools:
+        return ""
+    marks: Counter[str] = Counter(tool.mark.kind for tool in row.tools)
+    order = ("direct", "promoted", "unmasked", "deferred")
+    parts = [f"{marks[kind]} {kind}" for kind in order if marks[kind]]
+    head = plural(len(row.tools), "tool")
+    return f"{head} · {', '.join(parts)}" if parts else head
+
+
+def _status(row: ServerRow) -> Content:
+    state = row.state
+    word = status_word(state)
+    if state.status == "connected" and state.connect_seconds is not None:
+        return word + Content.styled(
+            f"  in {format_elapsed(state.connect_seconds)}", "$foreground-muted"
+        )
+    if state.status == "connecting":
+        return word + Content.styled("  …", "$foreground-muted")
+    return word
+
+
+def _hint(row: ServerRow) -> str:
+    """What the user can do about the state, when it needs something."""
+    state = row.state
+    if state.status == "disabled":
+        if state.disabled_by == "command":
+            return ""
+        return "d enables it"
+    if row.problems:
+        return "fix its entry (o opens the file); the change applies as soon as it is saved"
+    if state.status == "failed":
+        return "r reconnects (after fixing the cause); the stderr tail below may say more"
+    if state.disabled_in_file and state.status in ("connected", "connecting"):
+        return 'enabled for this session: its entry says "disabled": true'
+    return ""
+
+
+class ServerDetail(Vertical):
+    DEFAULT_CSS = """
+    ServerDetail {
+        height: 1fr;
+        border: round $panel-lighten-2;
+        border-title-color: $foreground;
+        border-title-style: bold;
+        padding: 0 1;
+        & > #facts { height: 1fr; scrollbar-size-vertical: 1; }
+        & > #facts:focus { background-tint: transparent; }
+        & #fact-reason .fact-value { color: $error; }
+        & #fact-reason.-off .fact-value { color: $foreground; }
+        & #fact-hint .fact-value { color: $foreground-muted; text-style: italic; }
+        & #fact-notes .fact-value { color: $warning; }
+        & > #stderr { margin-top: 0; }
+        & > #none { color: $foreground-muted; }
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.row: ServerRow | None = None
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="facts"):
+            for key, label in FACTS:
+                yield FactRow(label, id=f"fact-{key}")
+        yield StderrTail(id="stderr")
+
+    def show(self, row: ServerRow | None) -> None:
+        if row == self.row and self.row is not None:
+            return
+        self.row = row
+        facts = {key: self.query_one(f"#fact-{key}", FactRow) for key, _ in FACTS}
+        if row is None:
+            self.border_title = ""
+            for fact in facts.values():
+                fact.set(None)
+            self.query_one(StderrTail).show(())
+            return
+        state = row.state
+        self.border_title = state.name
+        facts["status"].set(_status(row))
+        facts["reason"].relabel("why" if state.status == "disabled" else "reason")
+        facts["reason"].set_class(state.status == "disabled", "-off")
+        facts["reason"].set(state.reason if state.status in ("failed", "disabled") else None)
+        facts["transport"].set(state.transport)
+        facts["target"].relabel("url" if state.transport == "http" else "command")
+        facts["target"].set(state.target)
+        facts["protocol"].set(state.protocol_version)
+        facts["server"].set(state.server_info)
+        facts["tools"].set(_tools(row))
+        facts["config"].set(shorten_home(state.source) if state.source else None)
+        facts["notes"].set("\n".join(state.notes) if state.notes else None)
+        facts["hint"].set(_hint(row))
+        self.query_one(StderrTail).show(state.stderr_tail)

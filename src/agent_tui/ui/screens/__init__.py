@@ -1,1 +1,0 @@
-"""Screens: the main screen and the modals pushed over it."""

@@ -1,0 +1,102 @@
+"""The main screen: chat and tool lane side by side (stacked when narrow), prompt, status.
+
+Layout and focus only: the app routes agent events to the widgets this screen composes.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Header
+
+from agent_tui.ui.calls.state import Clock
+from agent_tui.ui.chat.chat_view import ChatView
+from agent_tui.ui.common.steady_footer import SteadyFooter
+from agent_tui.ui.lane.tool_lane import ToolLane
+from agent_tui.ui.shell.prompt_input import PromptInput
+from agent_tui.ui.shell.status_bar import StatusBar
+
+NARROW_BELOW = 100
+
+
+class MainScreen(Screen[None]):
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_BELOW, "-wide")]
+
+    BINDINGS = [
+        Binding("tab", "cycle_focus(1)", "Focus", show=False, id="focus.next"),
+        Binding("shift+tab", "app.cycle_mode", "Mode", id="mode"),
+        Binding("ctrl+t", "toggle_lane", "Lane", id="lane.toggle"),
+        Binding("ctrl+o", "app.open_spill", "Spills", id="spills.open"),
+        Binding("ctrl+g", "app.mcp_panel", "MCP", id="mcp.open"),
+    ]
+
+    def __init__(self, clock: Clock, *, cursor_blink: bool = True) -> None:
+        super().__init__()
+        self.clock = clock
+        self.cursor_blink = cursor_blink
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="◆")
+        with Horizontal(id="body"):
+            yield ChatView(id="chat")
+            yield ToolLane(self.clock, id="lane")
+        yield PromptInput(cursor_blink=self.cursor_blink, id="prompt")
+        yield StatusBar(id="status")
+        yield SteadyFooter()
+
+    def on_mount(self) -> None:
+        self.prompt.focus()
+
+    # -- parts (for the app to route to) ---------------------------------------------------
+
+    @property
+    def chat(self) -> ChatView:
+        return self.query_one("#chat", ChatView)
+
+    @property
+    def lane(self) -> ToolLane:
+        return self.query_one("#lane", ToolLane)
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one("#prompt", PromptInput)
+
+    @property
+    def status(self) -> StatusBar:
+        return self.query_one("#status", StatusBar)
+
+    # -- actions ---------------------------------------------------------------------------
+
+    def action_toggle_lane(self) -> None:
+        body = self.query_one("#body")
+        body.toggle_class("-lane-hidden")
+        if body.has_class("-lane-hidden") and self._region(self.focused) == 2:
+            self.prompt.focus()
+
+    def _region(self, widget: Widget | None) -> int:
+        """0 prompt, 1 chat, 2 lane, -1 elsewhere."""
+        for index, part in enumerate((self.prompt, self.chat, self.lane)):
+            node = widget
+            while node is not None:
+                if node is part:
+                    return index
+                node = node.parent if isinstance(node.parent, Widget) else None
+        return -1
+
+    def action_cycle_focus(self, step: int) -> None:
+        """Tab walks prompt → chat → lane (its last focused card), skipping what is hidden."""
+        current = max(0, self._region(self.focused))
+        lane_shown = not self.query_one("#body").has_class("-lane-hidden")
+        for offset in range(1, 4):
+            region = (current + step * offset) % 3
+            if region == 0:
+                self.prompt.focus()
+                return
+            if region == 1:
+                self.chat.focus()
+                return
+            if region == 2 and lane_shown and self.lane.focus_lane():
+                return

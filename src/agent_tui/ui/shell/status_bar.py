@@ -1,0 +1,149 @@
+"""The status bar: DEMO badge, model, what the agent is doing, permission mode, session tokens,
+MCP servers (n connected / n failed, once any is configured), cwd."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from enum import StrEnum
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from agent_tui.ui.common.format import format_tokens
+
+
+class Activity(StrEnum):
+    IDLE = "idle"
+    THINKING = "thinking"
+    RUNNING = "running tool"
+    APPROVAL = "waiting for approval"
+    INTERRUPTING = "interrupting"
+
+
+class StatusBar(Horizontal):
+    DEFAULT_CSS = """
+    StatusBar {
+        height: 1;
+        background: $panel;
+        color: $text-muted;
+        padding: 0 1;
+        & > Static { width: auto; margin-right: 2; text-wrap: nowrap; }
+        & > #demo-badge {
+            display: none;
+            background: $warning;
+            color: $background;
+            text-style: bold;
+            padding: 0 1;
+            margin-right: 1;
+        }
+        &.-demo > #demo-badge { display: block; }
+        & > #model { color: $foreground; text-style: bold; }
+        & > #activity.-busy { color: $primary; text-style: bold; }
+        & > #activity.-approval { color: $warning; text-style: bold; }
+        & > #mode.-relaxed { color: $warning; }
+        & > #mode.-plan { color: $accent; }
+        & > #mcp { display: none; }
+        & > #mcp.-shown { display: block; }
+        & > #mcp.-failed { color: $error; }
+        & > #cwd { width: 1fr; margin-right: 0; text-align: right; text-overflow: ellipsis; }
+    }
+    """
+
+    model: reactive[str] = reactive("")
+    demo: reactive[bool] = reactive(False)
+    activity: reactive[Activity] = reactive(Activity.IDLE)
+    mode: reactive[str] = reactive("")
+    input_tokens: reactive[int] = reactive(0)
+    output_tokens: reactive[int] = reactive(0)
+    cwd: reactive[str] = reactive("")
+    mcp_connected: reactive[int] = reactive(0)
+    mcp_failed: reactive[int] = reactive(0)
+    mcp_connecting: reactive[int] = reactive(0)
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._unsubscribe: list[Callable[[], object]] = []
+
+    def follow_mcp(self, sources: Iterable[object]) -> None:
+        """Follow the server states of ``sources`` (those with ``states()`` and
+        ``add_listener``, the MCP manager) in the MCP summary."""
+        sources = list(sources)
+
+        def show(_server: object = None) -> None:
+            states = [
+                state.status
+                for source in sources
+                for state in (getattr(source, "states", list)() or [])
+            ]
+            self.mcp_connected = states.count("connected")
+            self.mcp_failed = states.count("failed")
+            self.mcp_connecting = states.count("connecting")
+
+        for source in sources:
+            if (listen := getattr(source, "add_listener", None)) is not None:
+                unsubscribe = listen(show)
+                if callable(unsubscribe):
+                    self._unsubscribe.append(unsubscribe)
+        show()
+
+    def on_unmount(self) -> None:
+        """Stop following the MCP sources (the manager may outlive the app)."""
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe.clear()
+
+    def compose(self) -> ComposeResult:
+        yield Static("DEMO", id="demo-badge")
+        yield Static(id="model")
+        yield Static(id="activity")
+        yield Static(id="mode")
+        yield Static(id="tokens")
+        yield Static(id="mcp")
+        yield Static(id="cwd")
+
+    def on_mount(self) -> None:
+        self.tooltip = (
+            "model · state · permission mode (shift+tab) · session tokens (in/out) · MCP · cwd"
+        )
+        self.query_one(
+            "#demo-badge", Static
+        ).tooltip = "The offline demo model: canned answers, no API key, no network."
+        self._sync()
+
+    def _sync(self) -> None:
+        """Show the current values (every watcher lands here; cheap: five labels)."""
+        if not self.is_mounted:
+            return
+        self.set_class(self.demo, "-demo")
+        self.query_one("#model", Static).update(Content(self.model))
+        activity = self.activity
+        label = self.query_one("#activity", Static)
+        glyph = "○" if activity is Activity.IDLE else "●"
+        label.update(f"{glyph} {activity.value}")
+        label.set_class(activity not in (Activity.IDLE, Activity.APPROVAL), "-busy")
+        label.set_class(activity is Activity.APPROVAL, "-approval")
+        mode = self.query_one("#mode", Static)
+        mode.update(f"mode: {self.mode}" if self.mode else "")
+        mode.display = bool(self.mode)
+        mode.set_class(self.mode in ("accept-edits", "bypass"), "-relaxed")
+        mode.set_class(self.mode == "plan", "-plan")
+        tokens = f"{format_tokens(self.input_tokens)} in · {format_tokens(self.output_tokens)} out"
+        self.query_one("#tokens", Static).update(tokens)
+        self.query_one("#cwd", Static).update(Content(self.cwd))
+        mcp = self.query_one("#mcp", Static)
+        servers = self.mcp_connected + self.mcp_failed + self.mcp_connecting
+        mcp.set_class(servers > 0, "-shown")
+        mcp.set_class(self.mcp_failed > 0, "-failed")
+        parts = [f"MCP {self.mcp_connected} connected"]
+        if self.mcp_failed:
+            parts.append(f"{self.mcp_failed} failed")
+        if self.mcp_connecting:
+            parts.append(f"{self.mcp_connecting} connecting")
+        mcp.update(" · ".join(parts) if servers else "")
+
+    watch_model = watch_demo = watch_activity = watch_mode = _sync
+    watch_input_tokens = watch_output_tokens = watch_cwd = _sync
+    watch_mcp_connected = watch_mcp_failed = watch_mcp_connecting = _sync

@@ -1,1 +1,0 @@
-"""Widgets, grouped by feature: ``chat/``, ``lane/``, and the prompt and status bar."""

@@ -1,2 +1,0 @@
-"""The MCP panel's parts: server list and details, tool list and summary, problems, the empty
-state, the schema dialog, and the panel's data source."""
