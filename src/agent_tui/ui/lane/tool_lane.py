@@ -85,15 +85,24 @@ class ToolLane(VerticalScroll, can_focus=False):
         self.call_after_refresh(self._follow)
 
     def _follow(self) -> None:
-        """Once the cards overflow, follow new ones while the user stays at the bottom.
+        """Keep the scroll position true to the content after it changed size: follow new
+        cards while they overflow (unless the user scrolled away), top-aligned while they fit,
+        and never scrolled past either end.
 
-        (Anchored while the cards fit, Textual would bottom-align them: the anchor is dropped
-        again when they fit, e.g. after a turn folded.)"""
+        Textual's anchor writes ``scroll_y`` without clamping it: anchored while the cards fit,
+        it bottom-aligns them (a negative offset); released by a scroll and then shrunk (a
+        tall turn folding), it leaves the lane scrolled past its content — blank. Both are
+        undone here (``force``: Textual ignores a scroll of content that fits)."""
         if self.max_scroll_y > 0:
             if not self.is_anchored:
                 self.anchor()
         elif self.is_anchored:
             self.anchor(False)
+        inside = min(max(self.scroll_y, 0), self.max_scroll_y)
+        if inside != self.scroll_y:
+            self.scroll_to(
+                y=inside, animate=False, immediate=True, release_anchor=False, force=True
+            )
 
     def _update_counts(self) -> None:
         n = len(self.entries.calls)
@@ -111,6 +120,11 @@ class ToolLane(VerticalScroll, can_focus=False):
                     block.update_header()
             self._current = None
             self._prompt = prompt
+            # a new turn: its cards start from the top of what is left, followed once they
+            # overflow (``_follow``); the old scroll offset means nothing after the fold
+            self.anchor(False)
+            self.scroll_to(y=0, animate=False, immediate=True, force=True)
+        self.call_after_refresh(self._follow)
 
     async def add_call(self, call: CallState) -> None:
         """A new call: its card is mounted at the next settle."""
