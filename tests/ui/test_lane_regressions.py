@@ -74,7 +74,8 @@ async def test_the_second_turn_is_visible_after_a_tall_turn_folds(
             "the second turn's card in the lane's viewport",
         )
         first, second = lane.blocks
-        assert first.folded and not second.folded
+        assert first.folded
+        assert not second.folded
         assert _in_viewport(lane.content_region, first.header)
 
 
