@@ -148,7 +148,7 @@ async def test_esc_during_a_long_shell_call_interrupts_it(tmp_path: Path) -> Non
         card = app.main.lane.cards["s"]
         assert card.call.status is CallStatus.INTERRUPTED
         assert card.has_class("-interrupted")
-        assert card.call.status_line() == "interrupted · stopped by Esc"
+        assert card.call.status_line() == "interrupted · stopped by you"
         assert card._timer is None
 
 

@@ -193,7 +193,7 @@ async def test_escape_interrupts_a_slow_turn(tmp_path: Path) -> None:
             lambda: app.main.chat.reply is not None and "word3" in app.main.chat.reply.source,
             "the reply to start streaming",
         )
-        assert app.main.status.activity is Activity.THINKING
+        assert app.main.status.activity is Activity.WRITING  # not "thinking" while it writes
         assert app.main.prompt.has_class("-busy")
         await pilot.press("escape")
         await wait_idle(pilot)
@@ -298,7 +298,7 @@ async def test_a_crashing_worker_is_reported_and_the_app_lives_on(tmp_path: Path
     agent = make_agent(tmp_path, [{"text": "after the crash"}])
     real_run = agent.run
 
-    async def broken(prompt: str) -> AsyncIterator[Event]:
+    async def broken(prompt: str, **_: object) -> AsyncIterator[Event]:
         yield UserMessage(text=prompt)
         raise RuntimeError("loop exploded")
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
+from agent_tui.core.calls import ResultFacts
 from agent_tui.core.events import (
     Event,
     PermissionRequest,
@@ -17,6 +18,7 @@ from agent_tui.core.events import (
     ToolRejected,
     ToolResult,
 )
+from agent_tui.core.tools.summary import changed, diff_stats
 
 from .card_app import CardApp, spill, use
 
@@ -75,7 +77,8 @@ STATES: dict[str, list[Event]] = {
             name="read_file",
             content="1\t# agent-tui",
             elapsed=0.004,
-            data={"first": 1, "last": 40, "total_lines": 40},
+            summary="lines 1–40 of 40",
+            facts=ResultFacts(first=1, last=40, total_lines=40),
         ),
     ],
     "result_edit": [
@@ -85,6 +88,8 @@ STATES: dict[str, list[Event]] = {
             name="edit_file",
             content=f"Edited src/app.py: 1 replacement.\n{EDIT_DIFF}",
             elapsed=0.02,
+            summary=changed(*diff_stats(EDIT_DIFF)),  # as edit_file words it
+            facts=ResultFacts(added=diff_stats(EDIT_DIFF)[0], removed=diff_stats(EDIT_DIFF)[1]),
             data={"path": "src/app.py", "diff": EDIT_DIFF, "replacements": 1},
         ),
     ],
@@ -95,7 +100,8 @@ STATES: dict[str, list[Event]] = {
             name="run_shell",
             content="…\n[full output: .agent-spill/run_shell-c.log]",
             elapsed=41.0,
-            data={"exit_code": 0},
+            summary="exit 0",
+            facts=ResultFacts(exit_code=0),
             spill=spill(".agent-spill/run_shell-c.log", 12_000),
         ),
     ],
@@ -105,6 +111,7 @@ STATES: dict[str, list[Event]] = {
             id="c",
             name="write_file",
             reason="The user denied this call.",
+            by="user",
             feedback="write to notes.md instead",
         ),
     ],
@@ -114,6 +121,8 @@ STATES: dict[str, list[Event]] = {
             id="c",
             name="run_shell",
             reason="denied by the rule run_shell(rm:*) (from .agent-tui/settings.json)",
+            by="rule",
+            rule="run_shell(rm:*)",
         ),
     ],
     "error": [
@@ -166,14 +175,16 @@ GROUP: list[Event] = [
         name="read_file",
         content="1\tx",
         elapsed=0.004,
-        data={"first": 1, "last": 120, "total_lines": 120},
+        summary="lines 1–120 of 120",
+        facts=ResultFacts(first=1, last=120, total_lines=120),
     ),
     ToolResult(
         id="r2",
         name="read_file",
         content="1\tx",
         elapsed=0.006,
-        data={"first": 1, "last": 88, "total_lines": 88},
+        summary="lines 1–88 of 88",
+        facts=ResultFacts(first=1, last=88, total_lines=88),
     ),
     ToolProgress(id="r3", name="read_file", elapsed=0.3, message="started"),
     ToolErrorEvent(

@@ -8,16 +8,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from textual.command import CommandPalette
+from textual.command import CommandList, CommandPalette
 
 from agent_tui.core.permissions import Approval, ApprovalRequest, Decision, Mode, Rule, Step
 from agent_tui.core.permissions.setup import build_pipeline
-from agent_tui.core.session import SessionStore
+from agent_tui.core.session import SessionLog, SessionStore
 from agent_tui.core.transcript import Message, ToolCall
 from agent_tui.ui.approval.screen import ApprovalScreen
 from agent_tui.ui.chat import AssistantReply, Notice, UserPrompt
-from agent_tui.ui.shell import session_actions
 from agent_tui.ui.shell.models import model_specs
+from agent_tui.ui.shell.palette import ENTRIES, AgentCommands
 from agent_tui.ui.shell.session_list import sessions_of
 
 from .helpers import SIZE, make_agent, make_app, submit, wait_approval, wait_for, wait_idle
@@ -87,23 +87,43 @@ async def test_pending_asks_queue_and_show_one_at_a_time(tmp_path: Path) -> None
         assert not app.desk.pending
 
 
-async def test_the_palette_lists_our_commands(tmp_path: Path) -> None:
-    app = make_app(make_agent(tmp_path, []))
+async def test_the_palette_lists_our_commands_and_runs_them(tmp_path: Path) -> None:
+    app = make_app(make_agent(tmp_path, [{"text": "an answer"}]))
     async with app.run_test(size=SIZE) as pilot:
-        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert AgentCommands in app.COMMANDS
+        titles = [name for name, _, _ in ENTRIES]
         for title in (
             "Switch model",
             "Permission mode",
-            "Theme",
-            "New session",
+            "New conversation",
+            "Clear the screen",
             "Resume a session",
             "Toggle the tool lane",
             "Open the spill browser",
             "MCP panel",
         ):
             assert title in titles
+        for _, _, action in ENTRIES:  # every entry names an action the app has
+            assert callable(getattr(app, f"action_{action}", None)), action
+        await submit(pilot, "hello")
+        await wait_idle(pilot)
         await pilot.press("ctrl+p")
         await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
+        await pilot.press(*"clear the screen")
+        palette = app.screen
+        assert isinstance(palette, CommandPalette)
+        options = palette.query_one(CommandList)
+        await wait_for(
+            pilot,
+            lambda: any(
+                "Clear the screen" in str(options.get_option_at_index(i).prompt)
+                for i in range(options.option_count)
+            ),
+            "the entry to be found",
+        )
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not list(app.main.chat.query(UserPrompt)), "a clear screen")
+        assert [m.role for m in app.agent.messages] == ["user", "assistant"]  # context kept
 
 
 async def test_switch_model_and_mode_between_turns(tmp_path: Path) -> None:
@@ -111,11 +131,11 @@ async def test_switch_model_and_mode_between_turns(tmp_path: Path) -> None:
     agent.policy = agent.executor.policy = build_pipeline(tmp_path).pipeline
     app = make_app(agent)
     async with app.run_test(size=SIZE) as pilot:
-        assert await session_actions.switch_model(app, "demo")
+        assert await app.switch_model("demo")
         assert agent.provider.kind == "demo"
         assert app.main.status.model == "demo"
         assert app.main.status.demo
-        assert not await session_actions.switch_model(app, "nonsense:x")
+        assert not await app.switch_model("nonsense:x")
         app.set_mode(Mode.PLAN)
         assert agent.policy.mode is Mode.PLAN
         assert app.main.status.mode == "plan"
@@ -148,7 +168,7 @@ async def test_new_session_and_resume_a_saved_one(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "hello")
         await wait_idle(pilot)
-        assert await session_actions.new_session(app)
+        assert await app.new_session()
         assert agent.messages == []
         assert agent.session is not None
         assert agent.session.id != old.id
@@ -156,7 +176,7 @@ async def test_new_session_and_resume_a_saved_one(tmp_path: Path) -> None:
         found = sessions_of(store, tmp_path)
         assert [s.title for s in found if s.id == old.id] == ["the earlier question"]
         assert all(s.title != "not here" for s in found)
-        assert await session_actions.resume_session(app, old.path)
+        assert await app.resume(old.path)
         assert [m.content for m in agent.messages] == ["the earlier question", "the earlier answer"]
         assert [p.text for p in app.main.chat.query(UserPrompt)] == ["the earlier question"]
         assert app.main.chat.query(Notice).last().text.startswith(f"Resumed session {old.id}")
@@ -180,3 +200,31 @@ def test_starting_the_ui_imports_no_provider_sdk_mcp_markdown_or_other_screen() 
         env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
     )
     assert result.stdout.strip() == ""
+
+
+async def test_ctrl_l_starts_a_new_conversation_the_model_sees_nothing_of_the_old(
+    tmp_path: Path,
+) -> None:
+    store = SessionStore(tmp_path / "sessions")
+    agent = make_agent(tmp_path, [{"text": "first answer"}, {"text": "second answer"}])
+    agent.sessions = store
+    agent.session = store.new(tmp_path, "script")
+    first_session = agent.session.id
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "remember 42")
+        await wait_idle(pilot)
+        app.main.chat.focus()  # focus elsewhere: the key still works
+        await pilot.press("ctrl+l")
+        await wait_for(pilot, lambda: agent.messages == [], "an empty transcript")
+        assert agent.session is not None
+        assert agent.session.id != first_session
+        assert (app.input_tokens, app.output_tokens) == (0, 0)
+        assert app.main.status.input_tokens == 0
+        notice = app.main.chat.query(Notice).last().text
+        assert notice.startswith("New conversation")
+        await submit(pilot, "what did I say?")
+        await wait_idle(pilot)
+        assert [m.content for m in agent.messages if m.role == "user"] == ["what did I say?"]
+        old = SessionLog.load(store.all()[-1])
+        assert [m.content for m in old.messages if m.role == "user"] == ["remember 42"]

@@ -101,3 +101,15 @@ async def test_lane_keys_go_to_the_lane_after_a_tall_turn_folds(tmp_path: Path) 
         assert app.main.prompt.text == ""
         card = lane.cards["s1"]
         await wait_for(pilot, lambda: _in_viewport(lane.content_region, card), "the card in view")
+
+
+async def test_typed_text_lands_in_the_prompt_wherever_the_focus_is(tmp_path: Path) -> None:
+    app = make_app(make_agent(tmp_path, []))
+    async with app.run_test(size=(140, 40)) as pilot:
+        app.main.chat.focus()
+        await pilot.press(*"hello")
+        assert app.main.prompt.text == "hello"
+        assert app.focused is app.main.prompt
+        app.set_focus(None)  # e.g. after a screen closed
+        await pilot.press(*" world")
+        assert app.main.prompt.text == "hello world"

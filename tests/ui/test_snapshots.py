@@ -12,6 +12,7 @@ import pytest
 from textual.pilot import Pilot
 
 from agent_tui.core.agent import Agent
+from agent_tui.core.calls import ResultFacts
 from agent_tui.core.events import (
     AssistantDelta,
     AssistantMessage,
@@ -95,7 +96,8 @@ LANE_EVENTS: list[Event] = [
         name="read_file",
         content="     1\t# agent-tui\n[lines 1-40 of 40]",
         elapsed=0.004,
-        data={"first": 1, "last": 40, "total_lines": 40},
+        summary="lines 1–40 of 40",
+        facts=ResultFacts(first=1, last=40, total_lines=40),
     ),
     use("f", "run_shell", command="make lint"),
     ToolResult(
@@ -104,7 +106,8 @@ LANE_EVENTS: list[Event] = [
         content="ruff: 3 errors\n",
         is_error=True,
         elapsed=1.25,
-        data={"exit_code": 2},
+        summary="exit 2 · ruff: 3 errors",
+        facts=ResultFacts(exit_code=2),
         spill=SpillPointer(path=".agent-spill/run_shell-f.log", chars=180_000, lines=4_000),
     ),
     use("x", "write_file", path="config.toml", content="x = 1\n"),
@@ -113,6 +116,7 @@ LANE_EVENTS: list[Event] = [
         name="write_file",
         reason="The user denied this call.",
         feedback="write to notes.md instead",
+        by="user",
     ),
     ToolUse(id="e", name="fetch_url", input=None, raw_arguments='{"url": oops'),
     ToolErrorEvent(
@@ -121,7 +125,14 @@ LANE_EVENTS: list[Event] = [
     use("g1", "glob", pattern="**/*.py"),
     use("g2", "grep", pattern="TODO", path="src"),
     ToolGroup(ids=["g1", "g2"]),
-    ToolResult(id="g1", name="glob", content="src/a.py\nsrc/b.py", elapsed=0.012),
+    ToolResult(
+        id="g1",
+        name="glob",
+        content="src/a.py\nsrc/b.py",
+        elapsed=0.012,
+        summary="2 files",
+        facts=ResultFacts(files=2),
+    ),
     ToolProgress(id="g2", name="grep", elapsed=0.8, message="scanning 120 files"),
 ]
 
@@ -136,7 +147,8 @@ THEME_EVENTS: list[Event] = [
         content="F.\n1 failed",
         is_error=True,
         elapsed=2.4,
-        data={"exit_code": 1},
+        summary="exit 1 · 1 failed",
+        facts=ResultFacts(exit_code=1),
     ),
     use("e", "edit_file", path="src/app.py", old_string="a", new_string="b"),
     ToolResult(
@@ -145,10 +157,14 @@ THEME_EVENTS: list[Event] = [
         content="Edited src/app.py: 1 replacement.\n--- a/src/app.py\n+++ b/src/app.py\n"
         "@@ -1 +1 @@\n-a\n+b",
         elapsed=0.01,
+        summary="+1 −1",
+        facts=ResultFacts(added=1, removed=1),
         data={"diff": "--- a/src/app.py\n+++ b/src/app.py\n@@ -1 +1 @@\n-a\n+b"},
     ),
     use("x", "write_file", path="config.toml", content="x = 1\n"),
-    ToolRejected(id="x", name="write_file", reason="The user denied this call.", feedback="no"),
+    ToolRejected(
+        id="x", name="write_file", reason="The user denied this call.", feedback="no", by="user"
+    ),
     use("s", "run_shell", command="sleep 60"),
     ToolErrorEvent(id="s", name="run_shell", code="interrupted", message="stopped", elapsed=3.0),
     AssistantDelta(text="Fixed: the test expected **Hello**, got `hi`."),
@@ -190,7 +206,8 @@ def test_expanded_card(snap_compare: SnapCompare, tmp_path: Path) -> None:
             content="\n".join(f"{n:>6}\tline {n}" for n in range(1, 6))
             + "\n[lines 1-5 of 5 — end of file]",
             elapsed=0.004,
-            data={"first": 1, "last": 5, "total_lines": 5},
+            summary="lines 1–5 of 5",
+            facts=ResultFacts(first=1, last=5, total_lines=5),
         ),
     ]
 
@@ -212,7 +229,8 @@ def test_conversation(snap_compare: SnapCompare, tmp_path: Path) -> None:
             name="read_file",
             content="1\t# x",
             elapsed=0.01,
-            data={"first": 1, "last": 12, "total_lines": 12},
+            summary="lines 1–12 of 12",
+            facts=ResultFacts(first=1, last=12, total_lines=12),
         ),
         UsageEvent(
             turn=Usage(input_tokens=1234, output_tokens=56),

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_tui.core.calls import ResultFacts
 from agent_tui.core.events import (
     PermissionRequest,
     ToolErrorEvent,
@@ -15,17 +16,14 @@ from agent_tui.core.events import (
     ToolResult,
     ToolUse,
 )
-from agent_tui.core.transcript import Message, ToolCall
-from agent_tui.ui.calls.book import CallBook, CallStatus, states_from_history
+from agent_tui.ui.calls.book import CallBook, CallStatus
 from agent_tui.ui.calls.details import describe_call
 from agent_tui.ui.common.format import (
-    diff_stats,
     format_elapsed,
     format_tokens,
     group_title,
     mcp_parts,
     model_label,
-    outcome_line,
     shorten_home,
     summarize_input,
 )
@@ -59,7 +57,8 @@ def test_a_call_walks_through_its_states() -> None:
             content="boom\n",
             is_error=True,
             elapsed=4.0,
-            data={"exit_code": 2},
+            summary="exit 2 · boom",
+            facts=ResultFacts(exit_code=2),
         )
     )
     assert state.status is CallStatus.FAILED
@@ -76,7 +75,9 @@ def test_rejections_errors_groups_and_abandoned_calls() -> None:
     changed = book.apply(ToolGroup(ids=["a", "b"]))
     assert [s.group for s in changed] == ["a", "a"]
     assert changed[0].group_size == 2
-    book.apply(ToolRejected(id="a", name="read_file", reason="no", feedback="not that one"))
+    book.apply(
+        ToolRejected(id="a", name="read_file", reason="no", feedback="not that one", by="user")
+    )
     book.apply(
         ToolErrorEvent(
             id="b", name="read_file", code="not_found", message="gone", next_step="list the dir"
@@ -91,18 +92,6 @@ def test_rejections_errors_groups_and_abandoned_calls() -> None:
     abandoned = book.abandon("stopped")
     assert [s.id for s in abandoned] == ["c", "d"]
     assert all(s.status is CallStatus.ERROR for s in abandoned)
-
-
-def test_history_states_for_a_resumed_session() -> None:
-    call = ToolCall(id="x", name="read_file", arguments='{"path": "a.py"}')
-    messages = [
-        Message.user("hi"),
-        Message.assistant("", [call]),
-        Message.tool(call, "1\tprint()", is_error=False),
-    ]
-    states = states_from_history(messages)
-    assert states["x"].status is CallStatus.OK
-    assert states["x"].summary == "a.py"
 
 
 @pytest.mark.parametrize(
@@ -122,19 +111,6 @@ def test_summaries(input: dict[str, object] | None, raw: str, expected: str) -> 
 
 
 def test_wording_helpers() -> None:
-    assert (
-        outcome_line("1\ta\n[lines 1-1 of 1]", {"first": 1, "last": 1, "total_lines": 1}, False)
-        == "lines 1–1 of 1"
-    )
-    assert outcome_line("", {"total_lines": 0, "first": 1, "last": 0}, False) == "empty file"
-    assert outcome_line("\n\nWrote it.\n", {}, False) == "Wrote it."
-    error = '{"error": "No such file.", "code": "not_found", "retryable": false}'
-    assert outcome_line(error, {}, True) == "not_found: No such file."
-    grep = {"pattern": "TOKEN", "matches": 0, "withheld": 1}
-    assert outcome_line("No matches", grep, False) == "no matches · 1 withheld"
-    glob = {"pattern": "**/*", "count": 3, "withheld": 2}
-    assert outcome_line("a\nb\nc", glob, False) == "3 files · 2 withheld"
-    assert outcome_line("", {"count": 4, "withheld": 0}, False) == "4 entries"
     assert format_elapsed(0.012) == "12ms"
     assert format_elapsed(0.4, live=True) == "0.4s"
     assert format_elapsed(42.7) == "42s"
@@ -147,21 +123,23 @@ def test_wording_helpers() -> None:
     assert model_label("openai:gpt-4o") == "openai:gpt-4o"
 
 
-def test_outcomes_of_each_tool() -> None:
-    diff = "--- a/x\n+++ b/x\n@@ -1,2 +1,3 @@\n-a\n+b\n+c\n d"
-    assert outcome_line("Edited x.", {"diff": diff}, False) == "+2 −1"
-    assert outcome_line("Wrote.", {"diff": "+++ b/x\n+1", "created": True}, False) == (
-        "+1 −0 · new file"
+def test_a_result_shows_the_summary_its_tool_wrote() -> None:
+    book = CallBook(FakeClock())
+    book.apply(ToolUse(id="w", name="write_file", input={"path": "a.py"}))
+    book.apply(ToolUse(id="m", name="mcp__x__y", input={}))
+    book.apply(
+        ToolResult(
+            id="w",
+            name="write_file",
+            content="Wrote 9 lines (157 bytes) to a.py (new file).",
+            summary="+9 · new file",
+            facts=ResultFacts(added=9, removed=0, created=True),
+        )
     )
-    assert outcome_line("x", {"pattern": "*.py", "count": 12}, False) == "12 files"
-    assert outcome_line("x", {"pattern": "*.py", "count": 0}, False) == "no files"
-    assert outcome_line("x", {"pattern": "T", "matches": 3, "truncated": True}, False) == (
-        "3 matches+"
-    )
-    assert outcome_line("x", {"path": "/p", "count": 1}, False) == "1 entry"
-    wrote = "Wrote 9 lines (157 bytes) to a.py (new file)."
-    assert outcome_line(wrote, {"created": True, "diff": None}, False) == "+9 · new file"
-    assert diff_stats(diff) == (2, 1)
+    book.apply(ToolResult(id="m", name="mcp__x__y", content="\n\nfirst words\nmore"))
+    assert book.calls["w"].status_line() == "ok · +9 · new file"
+    assert book.calls["w"].facts.added == 9
+    assert book.calls["m"].status_line() == "ok · first words"  # no summary: its first line
 
 
 def test_group_titles_name_what_a_batch_does() -> None:
@@ -184,12 +162,16 @@ def test_interrupted_and_rejected_calls_say_how_they_ended() -> None:
             id="c", name="run_shell", code="cancelled", message="cancelled because make failed"
         )
     )
-    book.apply(ToolRejected(id="u", name="run_shell", reason="The user denied this call."))
-    book.apply(ToolRejected(id="r", name="run_shell", reason="denied by the rule run_shell(rm:*)"))
-    book.apply(ToolRejected(id="p", name="run_shell", reason="plan mode is on: only …"))
+    book.apply(
+        ToolRejected(id="u", name="run_shell", reason="The user denied this call.", by="user")
+    )
+    book.apply(
+        ToolRejected(id="r", name="run_shell", reason="anything", by="rule", rule="run_shell(rm:*)")
+    )
+    book.apply(ToolRejected(id="p", name="run_shell", reason="plan mode is on: only …", by="plan"))
     states = book.calls
     assert states["i"].status is CallStatus.INTERRUPTED
-    assert states["i"].status_line() == "interrupted · stopped by Esc"
+    assert states["i"].status_line() == "interrupted · stopped by you"  # Esc or Ctrl+C
     assert states["c"].status is CallStatus.INTERRUPTED
     assert "cancelled because make failed" in states["c"].status_line()
     assert states["u"].status_line() == "rejected by you · no feedback"

@@ -29,6 +29,7 @@ from agent_tui.core.events import (
     AssistantMessage,
     ErrorEvent,
     Event,
+    SessionStart,
     ToolsCost,
     ToolUse,
     TurnEnd,
@@ -46,11 +47,11 @@ from agent_tui.core.providers.base import (
     StreamItem,
     TextDelta,
 )
-from agent_tui.core.session import SessionLog, SessionStore
+from agent_tui.core.session import SessionLog, SessionStore, interrupted_result, session_usage
 from agent_tui.core.settings import Settings
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.registry import ToolRegistry
-from agent_tui.core.transcript import Message, Usage
+from agent_tui.core.transcript import INTERRUPTED_NOTE, Message, Usage
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -59,6 +60,10 @@ DEFAULT_MAX_TURNS = 50
 
 class Interrupted(Exception):
     """Raised inside the loop when ``Agent.interrupt()`` was called."""
+
+
+class AgentBusy(RuntimeError):
+    """A session change was asked for while a turn runs (the turn owns the transcript)."""
 
 
 class ToolSource(Protocol):
@@ -99,7 +104,7 @@ class Agent:
         self.max_turns = max_turns
         self.system = system if system is not None else system_prompt(cwd)
         self.messages: list[Message] = list(session.messages) if session else []
-        self.usage = Usage()
+        self.usage = session_usage(self.messages)
         self.file_state = FileStateCache()
         self.settings = settings or Settings()
         self.sessions = sessions or SessionStore()
@@ -131,6 +136,59 @@ class Agent:
         changed = cost != self._tools_cost
         self._tools_cost = cost
         return self.disclosure.view(**filters), (cost if changed else None)
+
+    # -- the session ------------------------------------------------------------------------
+
+    def describe(self, warnings: Sequence[str] = ()) -> SessionStart:
+        """The ``session_start`` event of the session as it is now (every front end shows it)."""
+        mode = self.policy.mode
+        return SessionStart(
+            session_id=self.session.id if self.session is not None else "",
+            model=self.provider.name,
+            cwd=str(self.cwd),
+            demo=self.provider.kind == "demo",
+            resumed=bool(self.messages),
+            permission_mode=mode.value if mode is not None else "default",
+            warnings=list(warnings),
+        )
+
+    def _idle(self, what: str) -> None:
+        if self.running:
+            raise AgentBusy(f"A turn is running: {what} after it ends (Esc interrupts it).")
+
+    async def new_session(self) -> SessionStart:
+        """Start over: an empty transcript (the model sees nothing of the old one), saved to a
+        new session file; the old session stays on disk and can be resumed."""
+        self._idle("start a new conversation")
+        session = await asyncio.to_thread(self.sessions.new, self.cwd, self.provider.name)
+        self.session, self.messages, self.usage = session, [], Usage()
+        self.file_state.clear()  # what was read is no longer in the model's context
+        return self.describe()
+
+    async def resume(self, path: Path) -> SessionStart:
+        """Continue the session saved in ``path`` (``OSError`` when it cannot be read)."""
+        self._idle("resume a session")
+        session = await asyncio.to_thread(SessionLog.load, path)
+        messages = list(session.messages)
+        self.session, self.messages, self.usage = session, messages, session_usage(messages)
+        self.file_state.clear()
+        skipped = session.skipped_lines
+        warnings = [f"{path.name}: {skipped} unreadable line(s) skipped"] if skipped else []
+        return self.describe(warnings)
+
+    async def switch_model(self, spec: str) -> SessionStart:
+        """Use the model ``spec`` from the next request on; the transcript is kept
+        (``ProviderError`` when the spec is not valid)."""
+        self._idle("switch the model")
+        from agent_tui.core.providers.spec import make_provider
+
+        provider = make_provider(spec, cwd=self.cwd)
+        old, self.provider = self.provider, provider
+        try:
+            await old.aclose()
+        except Exception:  # closing the old one is housekeeping
+            log.exception("closing the previous provider failed")
+        return self.describe()
 
     # -- control ----------------------------------------------------------------------------
 
@@ -206,8 +264,9 @@ class Agent:
 
     # -- the loop ---------------------------------------------------------------------------
 
-    async def run(self, prompt: str) -> AsyncIterator[Event]:
-        """Run one user turn to completion, yielding every event."""
+    async def run(self, prompt: str, *, asker: Asker | None = None) -> AsyncIterator[Event]:
+        """Run one user turn to completion, yielding every event. ``asker`` answers the asks
+        of this turn (the front end's prompt); without it, the one given at construction."""
         self._interrupt.clear()
         self.running = True
         self._append(Message.user(prompt))
@@ -253,7 +312,9 @@ class Agent:
                 except Interrupted:
                     partial = "".join(text_parts)
                     if partial:
-                        self._append(Message.assistant(partial + "\n\n[interrupted by the user]"))
+                        self._append(
+                            Message.assistant(partial + INTERRUPTED_NOTE, interrupted=True)
+                        )
                     yield TurnEnd(reason="interrupted", turns=turns, text=partial)
                     return
                 except ProviderError as exc:
@@ -277,7 +338,7 @@ class Agent:
                 yield UsageEvent(turn=completion.usage, session=self.usage)
                 text = completion.text or "".join(text_parts)
                 final_text = text
-                self._append(Message.assistant(text, completion.tool_calls))
+                self._append(Message.assistant(text, completion.tool_calls, usage=completion.usage))
                 yield AssistantMessage(text=text, tool_calls=completion.tool_calls)
                 if not completion.tool_calls:
                     yield TurnEnd(reason="completed", turns=turns, text=final_text)
@@ -294,7 +355,7 @@ class Agent:
                 results: list[Message] = []
                 try:
                     async for event in self.executor.execute(
-                        completion.tool_calls, results, self._interrupt
+                        completion.tool_calls, results, self._interrupt, asker=asker
                     ):
                         yield event
                 finally:
@@ -320,4 +381,4 @@ class Agent:
         answered = {m.tool_call_id for m in self.messages if m.role == "tool"}
         for call in completion.tool_calls:
             if call.id not in answered:
-                self._append(Message.tool(call, "Interrupted before this call ran.", is_error=True))
+                self._append(interrupted_result(call, "Interrupted before this call ran."))

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from agent_tui.core.transcript import ToolCall, Usage
+from agent_tui.core.calls import ResultFacts, ToolCall, Usage
 
 
 class _Event(BaseModel):
@@ -109,7 +109,9 @@ class Spill(_Event):
 
 class ToolResult(_Event):
     """A finished call. ``content`` is exactly what the model sees; ``spill`` points at the
-    full output when the model got an excerpt or a compressed log."""
+    full output when the model got an excerpt or a compressed log. ``summary`` (one line) and
+    ``facts`` are what the tool says came of it, for people: ``lines 1–40 of 120``,
+    ``exit 2 · No such file``, ``+9 −0 · new file``."""
 
     type: Literal["tool_result"] = "tool_result"
     id: str
@@ -117,11 +119,14 @@ class ToolResult(_Event):
     content: str
     is_error: bool = False
     elapsed: float = 0.0
+    summary: str = ""
+    facts: ResultFacts = Field(default_factory=ResultFacts)
     data: dict[str, Any] = Field(default_factory=dict)
+    """The tool's own payload for its card (an edit's ``diff``, MCP ``media``)."""
     spill: SpillPointer | None = None
 
 
-RejectedBy = Literal["user", "rule", "policy", "headless", "prompt"]
+RejectedBy = Literal["user", "rule", "plan", "policy", "hook", "headless", "prompt"]
 
 
 class ToolRejected(_Event):
@@ -131,8 +136,9 @@ class ToolRejected(_Event):
     reason: str
     feedback: str | None = None
     by: RejectedBy | None = None
-    """Who refused: the user at the prompt, a deny rule (``rule``), the policy (plan mode, a
-    failed check), headless mode (an ask nobody could answer), a prompt that failed."""
+    """Who refused: the user at the prompt, a deny rule (``rule``), plan mode (``plan``), the
+    policy (a failed check), a hook, headless mode (an ask nobody could answer), a prompt
+    that failed."""
     step: str | None = None
     """The pipeline step that decided (``Step`` values), when the policy did."""
     rule: str | None = None

@@ -17,8 +17,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from agent_tui.core.events import ToolErrorEvent
 from agent_tui.core.paths import data_dir
-from agent_tui.core.transcript import Message
+from agent_tui.core.transcript import CallRecord, Message, ToolCall, Usage
 
 log = logging.getLogger(__name__)
 
@@ -87,14 +88,34 @@ def repair(messages: list[Message]) -> list[Message]:
         out.append(message)
         if message.role == "assistant" and message.tool_calls:
             pending = [
-                Message.tool(
-                    call, "Interrupted: the session ended before this call finished.", is_error=True
+                interrupted_result(
+                    call, "Interrupted: the session ended before this call finished."
                 )
                 for call in message.tool_calls
                 if call.id not in answered
             ]
     out.extend(pending)
     return out
+
+
+ENDED_MID_CALL = "Interrupted: the session ended before this call finished."
+
+
+def interrupted_result(call: ToolCall, text: str) -> Message:
+    """The result of a call that never finished (an interrupt, a crash): ``text`` for the
+    model, an ``interrupted`` error for the front ends."""
+    end = ToolErrorEvent(id=call.id, name=call.name, code="interrupted", message=text)
+    return Message.tool(call, text, is_error=True, record=CallRecord.of(end))
+
+
+def session_usage(messages: list[Message]) -> Usage:
+    """The tokens of a transcript: the sum of its requests' usage (as the live session
+    counted them)."""
+    total = Usage()
+    for message in messages:
+        if message.usage is not None:
+            total = total + message.usage
+    return total
 
 
 class SessionStore:

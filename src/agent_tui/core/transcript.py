@@ -3,25 +3,49 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from agent_tui.core.calls import ToolCall, Usage
+from agent_tui.core.events import ToolErrorEvent, ToolRejected, ToolResult
 
-class ToolCall(BaseModel):
-    """One call the model asked for. ``arguments`` is the raw JSON text exactly as received."""
+__all__ = ["CallRecord", "Message", "ToolCall", "ToolEnd", "Usage"]
 
-    id: str
-    name: str
-    arguments: str = "{}"
+ToolEnd = Annotated[ToolResult | ToolRejected | ToolErrorEvent, Field(discriminator="type")]
+"""The event a call ends with."""
+INTERRUPTED_NOTE = "\n\n[interrupted by the user]"
+"""Ends the text of a reply cut by an interrupt (``Message.interrupted``), for the model."""
+MAX_KEPT_DATA = 64 * 1024
+"""Characters of a result's ``data`` (an edit's diff) the transcript keeps; beyond, the card of
+a resumed session shows the summary and the output without it."""
 
-    def parsed_arguments(self) -> dict[str, Any] | None:
-        """The arguments as an object, or None when they are not a JSON object."""
-        try:
-            value = json.loads(self.arguments or "{}")
-        except (json.JSONDecodeError, TypeError):
-            return None
-        return value if isinstance(value, dict) else None
+
+class CallRecord(BaseModel):
+    """How a call ended, kept with its result so a resumed session shows it exactly as the
+    live one did: the final event (a result's text lives once, in the message's content), the
+    ids of its parallel batch, and whether the call was read-only."""
+
+    end: ToolEnd
+    group: list[str] = Field(default_factory=list)
+    read_only: bool = False
+
+    @classmethod
+    def of(
+        cls, end: ToolEnd, *, group: list[str] | None = None, read_only: bool = False
+    ) -> CallRecord:
+        if isinstance(end, ToolResult):
+            data = end.data
+            if data and len(json.dumps(data, default=str)) > MAX_KEPT_DATA:
+                data = {}
+            end = end.model_copy(update={"content": "", "data": data})
+        return cls(end=end, group=list(group or []), read_only=read_only)
+
+    def event(self, content: str) -> ToolEnd:
+        """The final event as it was emitted (``content``: the message's text)."""
+        if isinstance(self.end, ToolResult):
+            return self.end.model_copy(update={"content": content})
+        return self.end
 
 
 class Message(BaseModel):
@@ -37,36 +61,48 @@ class Message(BaseModel):
     tool_call_id: str | None = None
     name: str | None = None
     is_error: bool = False
+    record: CallRecord | None = None
+    """Tool messages: how the call ended (typed), for front ends; providers never send it."""
+    usage: Usage | None = None
+    """Assistant messages: the tokens of the request that produced it."""
+    interrupted: bool = False
+    """Assistant messages: the reply was cut by an interrupt."""
 
     @classmethod
     def user(cls, text: str) -> Message:
         return cls(role="user", content=text)
 
     @classmethod
-    def assistant(cls, text: str, tool_calls: list[ToolCall] | None = None) -> Message:
-        return cls(role="assistant", content=text, tool_calls=tool_calls or [])
-
-    @classmethod
-    def tool(cls, call: ToolCall, content: str, *, is_error: bool = False) -> Message:
+    def assistant(
+        cls,
+        text: str,
+        tool_calls: list[ToolCall] | None = None,
+        *,
+        usage: Usage | None = None,
+        interrupted: bool = False,
+    ) -> Message:
         return cls(
-            role="tool", content=content, tool_call_id=call.id, name=call.name, is_error=is_error
+            role="assistant",
+            content=text,
+            tool_calls=tool_calls or [],
+            usage=usage,
+            interrupted=interrupted,
         )
 
-
-class Usage(BaseModel):
-    """Token counts for one model request (or a running total)."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-
-    @property
-    def total_tokens(self) -> int:
-        return self.input_tokens + self.output_tokens
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+    @classmethod
+    def tool(
+        cls,
+        call: ToolCall,
+        content: str,
+        *,
+        is_error: bool = False,
+        record: CallRecord | None = None,
+    ) -> Message:
+        return cls(
+            role="tool",
+            content=content,
+            tool_call_id=call.id,
+            name=call.name,
+            is_error=is_error,
+            record=record,
         )

@@ -1,64 +1,70 @@
 """``AgentApp``: wires the agent loop (on a worker) to the chat, the tool lane and the prompt.
 
 The loop runs in the ``agent`` worker group; every core event arrives as one ``AgentEvent``
-message and is routed here to the widgets (attributes down). Asks from the executor queue at
-the ``ApprovalDesk``, which shows the permission prompt; a crash of the worker is shown in the
-chat and the app keeps running. Palette entries live in ``commands``, session and model
-switches in ``session_actions``, quitting and the permission mode in ``control_actions``,
-opening the spill browser and the MCP panel in ``screen_actions``, and what mounting does in
-``startup``.
+message and is rendered by ``show_event`` — the same path renders a resumed transcript, told
+again as events (``core.replay``). The session's state (model, mode, busy, demo, tokens, MCP
+counts) lives in reactives here, bound by the status bar and the prompt (``data_bind``).
+Session changes are the core agent's (``new_session``, ``resume``, ``switch_model``), each
+answering a ``SessionStart`` the app renders. Asks queue at the ``ApprovalDesk``; a crash of
+the worker is shown in the chat and the app keeps running.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
-from textual.app import App, SystemCommand
+from textual.app import App
 from textual.binding import Binding
-from textual.screen import Screen
+from textual.css.query import NoMatches
+from textual.reactive import reactive
 from textual.worker import Worker, WorkerState
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent import Agent, AgentBusy
 from agent_tui.core.events import (
     AssistantDelta,
     AssistantMessage,
     ErrorEvent,
     Event,
+    SessionStart,
     ToolGroup,
     ToolUse,
     TurnEnd,
     UsageEvent,
     UserMessage,
 )
-from agent_tui.core.events import SessionStart as SessionInfo
 from agent_tui.core.permissions import Approval, ApprovalRequest, Mode
+from agent_tui.core.providers.base import ProviderError
 from agent_tui.ui.approval.desk import ApprovalDesk, describe_request
 from agent_tui.ui.calls.book import CallBook, CallState, CallStatus, Clock
 from agent_tui.ui.chat.tool_line import ToolLine
 from agent_tui.ui.common.format import model_label, shorten_home
 from agent_tui.ui.lane.tool_card import ToolCard
-from agent_tui.ui.shell import control_actions, screen_actions, startup
-from agent_tui.ui.shell import palette as commands
-from agent_tui.ui.shell.events_bridge import AgentEvent, forward
+from agent_tui.ui.shell import palette, screen_actions, startup
+from agent_tui.ui.shell.events_bridge import AgentEvent, SourcesChanged, forward, watch_sources
 from agent_tui.ui.shell.main_screen import MainScreen
 from agent_tui.ui.shell.prompt_input import PromptInput
-from agent_tui.ui.shell.status_bar import Activity
-from agent_tui.ui.shell.themes import ThemeKeeper
+from agent_tui.ui.shell.status_bar import Activity, StatusBar
+from agent_tui.ui.shell.themes import ThemeKeeper, install_themes
 
 if TYPE_CHECKING:
     from agent_tui.ui.approval.screen import Ask
+    from agent_tui.ui.shell.session_list import SessionSummary
 
 ABANDONED = "the turn ended before this call finished"
+CLOSE_TIMEOUT = 5.0
+"""Seconds quitting waits for the agent to clean up before exiting anyway."""
+QUIT_WINDOW = 3.0
+"""A second Ctrl+C within this many seconds quits."""
 
 
 class AgentApp(App[None]):
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "agent-tui"
+    COMMANDS = App.COMMANDS | {palette.AgentCommands}
     CURSOR_BLINK: ClassVar[bool] = True
     """Blinking cursors in the prompt and dialogs (tests and snapshots turn it off)."""
 
@@ -66,38 +72,53 @@ class AgentApp(App[None]):
         Binding("escape", "interrupt", "Interrupt", id="interrupt"),
         Binding("ctrl+c", "ctrl_c", "Quit", priority=True, id="quit"),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="quit.alt"),
-        Binding("ctrl+l", "clear", "Clear", id="clear"),
+        Binding("ctrl+l", "new_session", "New chat", id="new"),
     ]
+
+    # The session's state, bound by the status bar and the prompt.
+    model: reactive[str] = reactive("")
+    demo: reactive[bool] = reactive(False)
+    mode: reactive[str] = reactive("")
+    busy: reactive[bool] = reactive(False, bindings=True)
+    """A turn is running."""
+    activity: reactive[Activity] = reactive(Activity.IDLE)
+    input_tokens: reactive[int] = reactive(0)
+    output_tokens: reactive[int] = reactive(0)
+    cwd: reactive[str] = reactive("")
+    mcp_connected: reactive[int] = reactive(0)
+    mcp_failed: reactive[int] = reactive(0)
+    mcp_connecting: reactive[int] = reactive(0)
 
     def __init__(
         self,
         agent: Agent,
         demo: bool = False,
         initial_prompt: str | None = None,
-        session: SessionInfo | None = None,
+        session: SessionStart | None = None,
         *,
         cwd_label: str | None = None,
         clock: Clock = time.monotonic,
     ) -> None:
         super().__init__()
         self.agent = agent
-        self.demo = demo
         self.initial_prompt = initial_prompt
-        self.session = session
+        self.session = session if session is not None else agent.describe()
         self.clock = clock
-        self.cwd_label = cwd_label if cwd_label is not None else shorten_home(agent.cwd)
-        self.model = model_label(agent.provider.name)
         self.calls = CallBook(clock, agent.settings.ui.auto_expand)
         self.desk = ApprovalDesk(
             self, self._describe_ask, self._answered, cursor_blink=self.CURSOR_BLINK
         )
-        self._busy = False
         self._main: MainScreen | None = None
+        self._unwatch: list[Any] = []
         self.quit_armed_at: float | None = None
-        """When Ctrl+C was last pressed (``control_actions.ctrl_c``)."""
+        """When Ctrl+C was last pressed."""
         self.theme_keeper: ThemeKeeper | None = None
-        self.sub_title = f"{self.model} · offline demo" if demo else self.model
-        agent.executor.asker = self.desk.ask
+        self.set_reactive(
+            AgentApp.cwd, cwd_label if cwd_label is not None else shorten_home(agent.cwd)
+        )
+        self._take(self.session)
+        self.set_reactive(AgentApp.demo, demo or self.session.demo)
+        self.watch_model()
 
     # -- wiring ----------------------------------------------------------------------------
 
@@ -107,26 +128,142 @@ class AgentApp(App[None]):
         assert self._main is not None, "the app is not mounted yet"
         return self._main
 
+    @property
+    def cwd_label(self) -> str:
+        return self.cwd
+
     async def on_mount(self) -> None:
-        problems = startup.install_app_themes(self)
-        self._main = MainScreen(self.clock, cursor_blink=self.CURSOR_BLINK)
+        problems = install_themes(self, chosen=self.agent.settings.ui.theme)
+        self.theme_keeper = ThemeKeeper(self, self.agent.settings.ui)
+        # made here, so their data binds to the app's reactives
+        status = StatusBar(id="status").data_bind(
+            AgentApp.model,
+            AgentApp.demo,
+            AgentApp.mode,
+            AgentApp.activity,
+            AgentApp.input_tokens,
+            AgentApp.output_tokens,
+            AgentApp.cwd,
+            AgentApp.mcp_connected,
+            AgentApp.mcp_failed,
+            AgentApp.mcp_connecting,
+        )
+        prompt = PromptInput(cursor_blink=self.CURSOR_BLINK, id="prompt").data_bind(AgentApp.busy)
+        self._main = MainScreen(self.clock, status=status, prompt=prompt)
         await self.push_screen(self._main)
-        await startup.show_session(self, problems)
+        warnings = [*self.session.warnings, *problems]
+        await self.main.chat.greet(warnings, demo=self.demo and not self.agent.messages)
+        if self.agent.messages:
+            await self._show_transcript()
         if not self.is_headless:  # a process of its own (tests share theirs)
             self.call_after_refresh(startup.quiet_gc)
-        self.main.status.follow_mcp(self.agent.tool_sources)
+        self._unwatch = watch_sources(self.agent.tool_sources, self)
+        self._count_sources()
         self._start_tool_sources()
         if self.initial_prompt:
             self.send(self.initial_prompt)
+
+    def on_unmount(self) -> None:
+        """Stop following the tool sources (the MCP manager may outlive the app)."""
+        for stop in self._unwatch:
+            stop()
+        self._unwatch.clear()
 
     @work(group="tool-sources", exit_on_error=False, name="start-tool-sources")
     async def _start_tool_sources(self) -> None:
         """Start connecting MCP servers at launch, in the background (``startup``)."""
         await startup.start_tool_sources(self.agent)
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        yield from commands.system_commands(self)
+    @on(SourcesChanged)
+    def _count_sources(self) -> None:
+        states = [
+            state.status
+            for source in self.agent.tool_sources
+            for state in (getattr(source, "states", list)() or [])
+        ]
+        self.mcp_connected = states.count("connected")
+        self.mcp_failed = states.count("failed")
+        self.mcp_connecting = states.count("connecting")
+
+    # -- the session -----------------------------------------------------------------------
+
+    def _take(self, start: SessionStart) -> None:
+        """Show the session ``start`` describes: model, demo, mode, tokens."""
+        self.session = start
+        self.model = model_label(start.model)
+        self.demo = start.demo
+        self.mode = start.permission_mode if self.agent.policy.mode is not None else ""
+        self.input_tokens = self.agent.usage.input_tokens
+        self.output_tokens = self.agent.usage.output_tokens
+
+    def watch_model(self) -> None:
+        self.sub_title = f"{self.model} · offline demo" if self.demo else self.model
+
+    watch_demo = watch_model
+
+    async def _reset_views(self) -> None:
+        self.calls.clear()
+        await self.main.chat.clear()
+        await self.main.lane.clear()
+
+    async def _show_transcript(self) -> None:
+        """The transcript of a resumed session, told again as the events that made it and
+        rendered exactly as a live turn is (``core.replay``), then a notice."""
+        from agent_tui.core.replay import transcript_events
+
+        messages = self.agent.messages
+        for event in transcript_events(messages):
+            await self.show_event(event)
+        await self.main.lane.settle()
+        which = f"session {self.session.session_id}" if self.session.session_id else "session"
+        await self.main.chat.add_notice(f"Resumed {which} · {len(messages)} messages", "info")
+
+    async def new_session(self) -> bool:
+        """A new conversation: the model starts with an empty context (a new session file;
+        the old one can be resumed)."""
+        try:
+            start = await self.agent.new_session()
+        except AgentBusy as busy:
+            self.notify(str(busy), severity="warning")
+            return False
+        self._take(start)
+        await self._reset_views()
+        await self.main.chat.add_notice(
+            f"New conversation · session {start.session_id} (the model starts from scratch)",
+            "info",
+        )
+        return True
+
+    async def resume(self, path: Path) -> bool:
+        """Load the session file ``path`` and continue it."""
+        try:
+            start = await self.agent.resume(path)
+        except AgentBusy as busy:
+            self.notify(str(busy), severity="warning")
+            return False
+        except OSError as exc:
+            self.notify(f"Cannot read {path}: {exc.strerror or exc}", severity="error")
+            return False
+        self._take(start.model_copy(update={"resumed": True}))
+        await self._reset_views()
+        for warning in start.warnings:
+            await self.main.chat.add_notice(warning, "warning")
+        await self._show_transcript()
+        return True
+
+    async def switch_model(self, spec: str) -> bool:
+        """Use the model ``spec`` from the next turn on (the transcript is kept)."""
+        try:
+            start = await self.agent.switch_model(spec)
+        except AgentBusy as busy:
+            self.notify(str(busy), severity="warning")
+            return False
+        except ProviderError as exc:
+            self.notify(str(exc), title="Cannot switch the model", severity="error")
+            return False
+        self._take(start)
+        await self.main.chat.add_notice(f"Model: {start.model}", "info")
+        return True
 
     # -- sending ---------------------------------------------------------------------------
 
@@ -136,7 +273,6 @@ class AgentApp(App[None]):
             self.notify("A turn is running. Press Esc to interrupt it first.", severity="warning")
             return False
         self.busy = True
-        self.main.prompt.busy = True
         self._set_activity(Activity.THINKING)
         self._run_turn(text)
         return True
@@ -148,15 +284,31 @@ class AgentApp(App[None]):
 
     @work(exclusive=True, group="agent", exit_on_error=False, name="agent-turn")
     async def _run_turn(self, prompt: str) -> None:
-        await forward(self.agent.run(prompt), self)
+        await forward(self.agent.run(prompt, asker=self.desk.ask), self)
 
     # -- events ----------------------------------------------------------------------------
 
     async def on_agent_event(self, message: AgentEvent) -> None:
-        event: Event = message.event
+        if not self._showing():  # an event of a turn still ending while the app shuts down
+            return
+        try:
+            await self.show_event(message.event)
+        except NoMatches:
+            if self._showing():
+                raise
+
+    def _showing(self) -> bool:
+        """The main screen is up (not yet, or no longer while the app shuts down)."""
+        main = self._main
+        return main is not None and main.is_attached and main.is_running and self.is_running
+
+    async def show_event(self, event: Event) -> None:
+        """Render one core event: the same path for a live turn and a resumed transcript."""
         chat, lane = self.main.chat, self.main.lane
         if isinstance(event, AssistantDelta):  # gathered: one write for a backlog of deltas
             chat.gather(event.text)
+            if self.busy:
+                self._set_activity(Activity.WRITING)
             return
         await chat.flush()
         changed = self.calls.apply(event)
@@ -174,8 +326,8 @@ class AgentApp(App[None]):
                 await chat.group_calls(changed)
                 await lane.group_calls(changed)
             case UsageEvent():
-                self.main.status.input_tokens = event.session.input_tokens
-                self.main.status.output_tokens = event.session.output_tokens
+                self.input_tokens = event.session.input_tokens
+                self.output_tokens = event.session.output_tokens
             case ErrorEvent():
                 await chat.add_error(f"{event.where} error", event.message)
             case TurnEnd():
@@ -199,10 +351,9 @@ class AgentApp(App[None]):
         return Activity.RUNNING if pending else Activity.THINKING
 
     def _set_activity(self, activity: Activity) -> None:
-        status = self.main.status
-        if status.activity is Activity.INTERRUPTING and activity is not Activity.IDLE:
+        if self.activity is Activity.INTERRUPTING and activity is not Activity.IDLE:
             return
-        status.activity = activity
+        self.activity = activity
 
     async def _end_turn(self) -> None:
         """Back to idle (idempotent: the turn_end event and the worker's end both land here)."""
@@ -212,11 +363,12 @@ class AgentApp(App[None]):
         await self.main.chat.end_reply()
         self._refresh_calls(self.calls.abandon(ABANDONED))
         await self.main.lane.settle()
-        self.main.prompt.busy = False
         self._set_activity(Activity.IDLE)
 
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "agent" or not event.worker.is_finished:
+            return
+        if not self._showing():
             return
         if event.state is WorkerState.ERROR:
             error = event.worker.error
@@ -230,7 +382,7 @@ class AgentApp(App[None]):
     @on(ToolLine.Selected)
     async def _show_card(self, event: ToolLine.Selected) -> None:
         if not await self.main.lane.reveal(event.call_id):
-            self.notify("That call has no card in the lane (it is from a resumed session).")
+            self.notify("That call has no card in the lane any more.")
 
     @on(ToolCard.OpenSpill)
     def _open_card_spill(self, event: ToolCard.OpenSpill) -> None:
@@ -253,59 +405,96 @@ class AgentApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "interrupt":
             return True if self.busy else None
-        if action == "clear":
+        if action in ("new_session", "clear_screen"):
             return None if self.busy else True
         return True
 
     async def action_quit(self) -> None:
         """Stop the turn, close the agent (spill cleanup, provider), then exit."""
-        await control_actions.quit_app(self)
+        if self.theme_keeper is not None:  # a theme picked a moment ago is kept
+            self.theme_keeper.save_now()
+        if self.busy:
+            self.agent.interrupt()
+        try:
+            await asyncio.wait_for(self.agent.close(), CLOSE_TIMEOUT)
+        except TimeoutError:
+            pass
+        self.exit()
 
     async def action_ctrl_c(self) -> None:
         """First press: interrupt the running turn and arm; a second press soon after quits."""
-        await control_actions.ctrl_c(self)
+        now = time.monotonic()
+        if self.quit_armed_at is not None and now - self.quit_armed_at <= QUIT_WINDOW:
+            await self.action_quit()
+            return
+        self.quit_armed_at = now
+        self.action_interrupt()
+        self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
 
     def action_cycle_mode(self) -> None:
-        """Next permission mode (default → accept-edits → plan → bypass)."""
-        control_actions.cycle_mode(self)
+        """Next permission mode (default → accept-edits → plan → bypass); takes effect at
+        the next decision, also in the running turn."""
+        mode = self.agent.policy.mode
+        if mode is None:
+            self.notify("Permission modes are not available with this policy.")
+            return
+        self.set_mode(mode.next())
 
     def set_mode(self, mode: Mode) -> None:
-        control_actions.set_mode(self, mode)
+        policy = self.agent.policy
+        if policy.mode is not None:
+            policy.set_mode(mode)
+            self.mode = mode.value
+            self.notify(f"Permission mode: {mode.value} — {mode.describe}")
 
     def action_interrupt(self) -> None:
         if self.busy:
             self.agent.interrupt()
             self._set_activity(Activity.INTERRUPTING)
 
-    async def action_clear(self) -> None:
+    async def action_new_session(self) -> None:
+        """Ctrl+L: a new conversation (the model forgets this one)."""
+        await self.new_session()
+
+    async def action_clear_screen(self) -> None:
+        """Clear the chat and the lane; the model keeps its context (the palette)."""
         if self.busy:
             return
-        self.calls.clear()
-        await self.main.chat.clear()
-        await self.main.lane.clear()
+        await self._reset_views()
+        await self.main.chat.add_notice(
+            "Screen cleared · the model still has the whole conversation (ctrl+l starts a new one)",
+            "muted",
+        )
+
+    def action_toggle_lane(self) -> None:
+        self.main.action_toggle_lane()
 
     def action_open_spill(self, path: str = "") -> None:
         """Open the spill browser: on ``path`` (a card's spill pointer) at line 1, or on the
-        newest spill (``screen_actions.open_spill``)."""
-        screen_actions.open_spill(self, path)
+        newest spill."""
+        screen_actions.open_spill(self, self.agent, path, cursor_blink=self.CURSOR_BLINK)
 
     def action_mcp_panel(self) -> None:
         """Open the MCP panel: servers, their status and their tools (closes it when open)."""
-        screen_actions.mcp_panel(self)
+        screen_actions.mcp_panel(self, self.agent)
+
+    def action_pick_model(self) -> None:
+        palette.pick_model(self, self.agent.provider.name, self.switch_model)
+
+    def action_pick_mode(self) -> None:
+        current = self.agent.policy.mode
+        if current is None:
+            self.notify("Permission modes are not available with this policy.")
+            return
+        palette.pick_mode(self, current, self.set_mode)
 
     @work(group="sessions", exclusive=True, exit_on_error=False, name="list-sessions")
-    async def pick_session(self) -> None:
+    async def action_pick_session(self) -> None:
         from agent_tui.ui.shell.session_list import sessions_of
 
         found = await asyncio.to_thread(sessions_of, self.agent.sessions, self.agent.cwd)
-        commands.pick_session(self, found)
+        current = self.agent.session.id if self.agent.session is not None else None
+        palette.pick_session(self, found, current, self._resume_summary)
 
-    @property
-    def busy(self) -> bool:
-        """A turn is running."""
-        return self._busy
-
-    @busy.setter
-    def busy(self, value: bool) -> None:
-        self._busy = value
-        self.refresh_bindings()
+    async def _resume_summary(self, summary: SessionSummary) -> None:
+        await self.resume(summary.path)

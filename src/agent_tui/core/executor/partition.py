@@ -9,7 +9,7 @@ three batches, not two.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_tui.core.tools.errors import ToolErrorInfo
@@ -30,6 +30,10 @@ class CallPlan:
     concurrency_safe: bool = False
     judged_path: Path | None = None
     """The resolved path the permission decision judged: the tool opens exactly this."""
+    group: list[str] = field(default_factory=list)
+    """The ids of the parallel batch the call runs in (empty when it runs alone)."""
+    read_only: bool = False
+    """The named tool is read-only (as the ``tool_use`` event said)."""
 
 
 def plan_calls(registry: ToolRegistry, calls: list[ToolCall]) -> list[CallPlan]:

@@ -18,7 +18,8 @@ from agent_tui.core.executor.lifecycle import CallState, Lifecycle
 from agent_tui.core.executor.partition import CallPlan
 from agent_tui.core.tools.base import ToolOutput
 from agent_tui.core.tools.errors import CANCELLED, ToolErrorInfo
-from agent_tui.core.transcript import Message
+from agent_tui.core.tools.summary import default_summary
+from agent_tui.core.transcript import CallRecord, Message, ToolEnd
 
 INTERRUPTED = "interrupted"
 
@@ -42,6 +43,13 @@ def cancelled_info(because: str) -> ToolErrorInfo:
     )
 
 
+def _message(plan: CallPlan, event: ToolEnd, content: str, is_error: bool) -> Message:
+    """The transcript message of a call's outcome: what the model reads, plus the typed record
+    a resumed session renders from."""
+    record = CallRecord.of(event, group=plan.group, read_only=plan.read_only)
+    return Message.tool(plan.call, content, is_error=is_error, record=record)
+
+
 class CallResults:
     """The sink of one request's outcomes (see the module docstring)."""
 
@@ -61,10 +69,12 @@ class CallResults:
                 content=result.content,
                 is_error=output.is_error,
                 elapsed=round(elapsed, 3),
+                summary=output.summary or default_summary(output.content),
+                facts=output.facts,
                 data=output.data,
                 spill=spill_pointer(result),
             )
-            return event, Message.tool(call, result.content, is_error=output.is_error)
+            return event, _message(plan, event, result.content, output.is_error)
 
         pending = PendingResult(
             call.id,
@@ -97,7 +107,7 @@ class CallResults:
                 elapsed=round(elapsed, 3),
                 spill=spill_pointer(result),
             )
-            return event, Message.tool(call, result.content, is_error=True)
+            return event, _message(plan, event, result.content, True)
 
         pending = PendingResult(call.id, call.name, error.message, is_error=True, frame=frame)
         await self._add(plan, pending, make)
@@ -128,7 +138,7 @@ class CallResults:
                 step=step,
                 rule=rule,
             )
-            return event, Message.tool(call, result.content, is_error=True)
+            return event, _message(plan, event, result.content, True)
 
         pending = PendingResult(call.id, call.name, text, is_error=True, spillable=False)
         await self._add(plan, pending, make)

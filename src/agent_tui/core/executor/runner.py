@@ -72,10 +72,20 @@ class ToolExecutor:
         return plan_calls(self.registry, calls)
 
     async def execute(
-        self, calls: list[ToolCall], out: list[Message], interrupted: asyncio.Event
+        self,
+        calls: list[ToolCall],
+        out: list[Message],
+        interrupted: asyncio.Event,
+        *,
+        asker: Asker | None = None,
     ) -> AsyncIterator[Event]:
-        """Run ``calls``; append one tool message per call to ``out``; yield events."""
+        """Run ``calls``; append one tool message per call to ``out``; yield events. ``asker``
+        answers this request's asks (default: the executor's own)."""
+        asker = asker if asker is not None else self.asker
         plans = self.plan(calls)
+        for plan in plans:
+            tool = self.registry.get(plan.call.name)
+            plan.read_only = bool(tool and tool.meta.read_only)
         self.lifecycle = Lifecycle([p.call.id for p in plans], self.on_transition)
         turn = TurnBudget(self.budget, self.store, len(plans))
         results = CallResults(OrderedResults(turn, out), self.lifecycle)
@@ -83,7 +93,10 @@ class ToolExecutor:
         try:
             for batch in partition(plans, self.max_parallel):
                 if len(batch) > 1 and not interrupted.is_set():
-                    yield ToolGroup(ids=[p.call.id for p in batch])
+                    ids = [p.call.id for p in batch]
+                    for plan in batch:
+                        plan.group = ids
+                    yield ToolGroup(ids=ids)
                 runnable: list[CallPlan] = []
                 for plan in batch:
                     if interrupted.is_set():
@@ -92,7 +105,7 @@ class ToolExecutor:
                         await results.error(plan, plan.error)
                     else:
                         async for event in authorize(
-                            plan, self.policy, self.asker, results, interrupted
+                            plan, self.policy, asker, results, interrupted
                         ):
                             yield event
                         if self.lifecycle.state(plan.index) is CallState.QUEUED:

@@ -31,6 +31,10 @@ from typing import TYPE_CHECKING
 from agent_tui.core.permissions.matching import mentioned
 from agent_tui.core.permissions.rules import Rule
 from agent_tui.core.permissions.shell import DYN, ShellAnalysis, Word
+from agent_tui.core.permissions.shell_paths import (
+    bases,
+    resolve_word_paths,
+)
 
 if TYPE_CHECKING:
     from agent_tui.core.permissions.pipeline import PermissionPipeline
@@ -69,9 +73,8 @@ def read_hits(p: PermissionPipeline, a: ShellAnalysis) -> tuple[Rule, str] | Non
     rules = _read_rules(p)
     if not rules:
         return None
-    from agent_tui.core.permissions.shell_judge import bases, resolve_word_paths
 
-    roots, unknown_cd = bases(p, a)
+    roots, unknown_cd = bases(p.workspace, a)
     names = [(rule, last) for rule in rules if (last := _last_component(rule)) is not None]
 
     def judge(path: Path) -> Rule | None:

@@ -82,7 +82,7 @@ def report(pipeline: PermissionPipeline, tool: Tool[Any], arguments: dict[str, A
     command = arguments.get(tool.meta.rule_subject or "command")
     if not isinstance(command, str):
         return out
-    from agent_tui.core.permissions.shell_judge import targets
+    from agent_tui.core.permissions.shell_paths import targets
 
     analysis = analyse(command)
     out.not_understood = list(analysis.opaque)
@@ -106,7 +106,7 @@ def report(pipeline: PermissionPipeline, tool: Tool[Any], arguments: dict[str, A
         elif allowed is not None:
             verdict = f"allowed by {allowed}"
         out.commands.append(Part(found.shown(), verdict))
-    for target in targets(pipeline, analysis):
+    for target in targets(pipeline.workspace, analysis):
         if target.path is None:
             out.writes.append(Part(target.write.target.shown, "named only at run time"))
             continue

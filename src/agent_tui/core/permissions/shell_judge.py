@@ -9,10 +9,6 @@ allowed, the whole tree understood) → the mode → ask.
 
 from __future__ import annotations
 
-import glob as globbing
-import os
-from dataclasses import dataclass
-from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,79 +24,27 @@ from agent_tui.core.permissions.modes import Mode
 from agent_tui.core.permissions.protected import protection, protection_below
 from agent_tui.core.permissions.read_check import read_hits
 from agent_tui.core.permissions.rules import Rule
-from agent_tui.core.permissions.shell import DYN, FileWrite, ShellAnalysis, SimpleCommand
+from agent_tui.core.permissions.shell import ShellAnalysis, SimpleCommand
 from agent_tui.core.permissions.shell.programs import dangerous_variable
+from agent_tui.core.permissions.shell_paths import (
+    Target,
+    command_options,
+    targets,
+)
 from agent_tui.core.tools.base import Tool
 
 if TYPE_CHECKING:
     from agent_tui.core.permissions.pipeline import PermissionPipeline
-
-MAX_GLOB_PATHS = 500
-
-
-@dataclass(frozen=True)
-class Target:
-    write: FileWrite
-    path: Path | None
-    """Resolved; None when the path is only known at run time."""
 
 
 def _source(rule: Rule) -> str:
     return f" (from {rule.source})" if rule.source else ""
 
 
-def bases(p: PermissionPipeline, a: ShellAnalysis) -> tuple[list[Path], bool]:
-    """Directories a relative path may be relative to (the workspace and every ``cd``
-    target), and whether some ``cd`` goes somewhere only known at run time."""
-    out = [p.workspace]
-    unknown = False
-    for word in a.cd_targets:
-        if not word.literal:
-            unknown = True
-            continue
-        target = Path(os.path.expanduser(word.text))
-        out.append(Path(os.path.realpath(target if target.is_absolute() else p.workspace / target)))
-    return out, unknown
-
-
-def resolve_word_paths(text: str, glob: bool, roots: list[Path]) -> list[Path]:
-    """The paths a literal (or glob) word names, relative to each of ``roots``."""
-    found: list[Path] = []
-    expanded = os.path.expanduser(text)
-    for root in roots:
-        full = expanded if os.path.isabs(expanded) else os.path.join(root, expanded)
-        if glob:
-            matches = list(islice(globbing.iglob(full, recursive=False), MAX_GLOB_PATHS + 1))
-            found.extend(Path(os.path.realpath(m)) for m in matches[:MAX_GLOB_PATHS])
-            if not matches:
-                found.append(Path(os.path.realpath(full)))
-        else:
-            found.append(Path(os.path.realpath(full)))
-        if os.path.isabs(expanded):
-            break
-    return found
-
-
-def targets(p: PermissionPipeline, a: ShellAnalysis) -> list[Target]:
-    roots, unknown_cd = bases(p, a)
-    out: list[Target] = []
-    for write in a.writes:
-        word = write.target
-        if DYN in word.text:
-            out.append(Target(write, None))
-            continue
-        relative = not os.path.isabs(os.path.expanduser(word.text))
-        if relative and unknown_cd:
-            out.append(Target(write, None))
-        for path in resolve_word_paths(word.text, word.glob, roots):
-            out.append(Target(write, path))
-    return out
-
-
 def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> Decision:
     understood = a.understood
     commands = [c for c in a.commands if not c.changes_directory]
-    writes = targets(p, a)
+    writes = targets(p.workspace, a)
 
     def decision(kind: str, reason: str, step: Step, rule: Rule | None = None) -> Decision:
         return Decision(kind, reason, step, rule, understood)  # type: ignore[arg-type]
@@ -335,12 +279,6 @@ def _words(rule: Rule) -> list[str]:
         return rule.shell_words()[0]
     except ValueError:
         return []
-
-
-def command_options(a: ShellAnalysis, command: SimpleCommand) -> list[tuple[str, str]]:
-    """The dangerous options (``git -c …``) among ``command``'s words."""
-    texts = {w.text for w in command.words}
-    return [(option, why) for option, why in a.dangerous_options if option in texts]
 
 
 def _protected(p: PermissionPipeline, target: Target) -> str | None:

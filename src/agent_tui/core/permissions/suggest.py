@@ -19,6 +19,10 @@ from agent_tui.core.permissions.decision import Decision, Step
 from agent_tui.core.permissions.matching import allow_words, allows
 from agent_tui.core.permissions.rules import Rule
 from agent_tui.core.permissions.shell.programs import dangerous_variable
+from agent_tui.core.permissions.shell_paths import (
+    command_options,
+    targets,
+)
 from agent_tui.core.tools.base import Tool
 
 if TYPE_CHECKING:
@@ -106,7 +110,6 @@ def _command_rules(
     """One rule per command no rule allows yet (its prefix; with ``whole`` its every literal
     word, so the variables and options that made it ask are named), plus ``write_file`` rules
     for the files it writes."""
-    from agent_tui.core.permissions.shell_judge import command_options, targets
 
     analysis = subject.analysis
     assert analysis is not None
@@ -138,7 +141,7 @@ def _command_rules(
             return [], f"no rule written as text matches {command.shown()[:80]} exactly"
         if rule not in rules:
             rules.append(rule)
-    for target in targets(p, analysis):
+    for target in targets(p.workspace, analysis):
         if target.path is None:
             return [], "it writes a file named only at run time"
         if p.path_rule("allow", "write_file", target.path) is not None:

@@ -15,6 +15,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from agent_tui.core.calls import ResultFacts
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
 
@@ -77,12 +78,18 @@ class ToolOutput:
 
     ``is_error`` marks a call that ran but failed (a non-zero exit): the model still gets the
     output, excerpted from its tail. ``never_spill`` marks output that limits itself (read_file).
+    ``summary`` and ``facts`` say what came of it for people (the lane, headless JSON).
     """
 
     content: str
     is_error: bool = False
     data: dict[str, Any] = field(default_factory=dict)
     never_spill: bool = False
+    summary: str = ""
+    """One line for people: what came of the call (``core.tools.summary`` helps word it);
+    empty: the first line of ``content``."""
+    facts: ResultFacts = field(default_factory=ResultFacts)
+    """The same in numbers (lines, exit code, +/−, files…)."""
 
 
 ProgressCallback = Callable[[ProgressUpdate], None]

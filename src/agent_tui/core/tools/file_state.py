@@ -39,6 +39,11 @@ class FileStateCache:
         self._stamps: dict[Path, FileStamp] = {}
         self._digests: dict[Path, str] = {}
 
+    def clear(self) -> None:
+        """Forget every file (a new conversation: nothing read is in the model's context)."""
+        self._stamps.clear()
+        self._digests.clear()
+
     @staticmethod
     def _key(path: Path) -> Path:
         return Path(os.path.realpath(path))

@@ -7,7 +7,6 @@ Pure Python: no Textual here.
 
 from __future__ import annotations
 
-from agent_tui.core.budget.excerpt import pointer_in
 from agent_tui.core.events import (
     Event,
     PermissionRequest,
@@ -18,7 +17,6 @@ from agent_tui.core.events import (
     ToolResult,
     ToolUse,
 )
-from agent_tui.core.transcript import Message
 from agent_tui.ui.calls.state import (
     FAILURES,
     INTERRUPTED_CODES,
@@ -32,7 +30,7 @@ from agent_tui.ui.calls.state import (
     batch_status,
     opens_by_itself,
 )
-from agent_tui.ui.common.format import one_line, outcome_line
+from agent_tui.ui.common.format import first_line, one_line
 
 __all__ = [
     "FAILURES",
@@ -48,33 +46,31 @@ __all__ = [
     "batch_status",
     "opens_by_itself",
     "rejection",
-    "states_from_history",
 ]
 
 
-def rejection(
-    reason: str, feedback: str | None, by: str | None = None, rule: str | None = None
-) -> tuple[str, str]:
-    """(who denied, one-line outcome) of a rejection: from the event's typed fields; a
-    rejection read back from a saved session has only the reason text."""
-    if feedback:
-        return "you", one_line(f"“{feedback}”")
-    if by == "user":
+_REJECTED_BY: dict[str, str] = {
+    "user": "you",
+    "rule": "rule",
+    "plan": "plan mode",
+    "policy": "policy",
+    "hook": "a hook",
+    "headless": "headless mode",
+    "prompt": "a failed prompt",
+}
+
+
+def rejection(event: ToolRejected) -> tuple[str, str]:
+    """(who denied, one-line outcome) of a rejection, from the event's typed fields."""
+    if event.feedback:
+        return "you", one_line(f"“{event.feedback}”")
+    if event.by == "user":
         return "you", "no feedback"
-    if by == "rule" and rule:
-        return "rule", one_line(rule)
-    if by is not None and reason.startswith("plan mode"):
+    if event.by == "rule" and event.rule:
+        return "rule", one_line(event.rule)
+    if event.by == "plan":
         return "plan mode", "only read-only tools run"
-    if by is not None:
-        return "policy", one_line(reason)
-    if reason.startswith("The user denied"):
-        return "you", "no feedback"
-    if reason.startswith("denied by the rule "):
-        rule = reason.removeprefix("denied by the rule ")
-        return "rule", one_line(rule)
-    if reason.startswith("plan mode"):
-        return "plan mode", "only read-only tools run"
-    return "policy", one_line(reason)
+    return _REJECTED_BY.get(event.by or "policy", "policy"), one_line(event.reason)
 
 
 class CallBook:
@@ -155,13 +151,12 @@ class CallBook:
             state.status = CallStatus.FAILED if event.is_error else CallStatus.OK
             state.elapsed, state.reported_at = event.elapsed, None
             state.content, state.data, state.spill = event.content, event.data, event.spill
-            state.outcome = outcome_line(event.content, event.data, event.is_error)
+            state.facts = event.facts
+            state.outcome = event.summary or first_line(event.content) or "(no output)"
         elif isinstance(event, ToolRejected):
             state.status, state.reported_at = CallStatus.REJECTED, None
             state.feedback = event.feedback
-            state.rejected_by, state.outcome = rejection(
-                event.reason, event.feedback, event.by, event.rule
-            )
+            state.rejected_by, state.outcome = rejection(event)
             state.content = event.reason + (
                 f"\nfeedback: {event.feedback}" if event.feedback else ""
             )
@@ -173,7 +168,7 @@ class CallBook:
             state.code, state.spill = event.code, event.spill
             state.next_step, state.details = event.next_step, list(event.details)
             if event.code == "interrupted":
-                state.outcome = "stopped by Esc"
+                state.outcome = "stopped by you"
             elif stopped:
                 state.outcome = one_line(event.message)
             else:
@@ -204,46 +199,6 @@ class CallBook:
             state.code, state.outcome, state.content = "abandoned", why, why
         return changed
 
-    def adopt(self, states: dict[str, CallState]) -> None:
-        """Take finished calls rebuilt from a resumed transcript (their cards can open)."""
-        self.calls.update(states)
-
     def clear(self) -> None:
         self.calls.clear()
         self.groups.clear()
-
-
-def states_from_history(messages: list[Message]) -> dict[str, CallState]:
-    """Finished call states rebuilt from a resumed transcript (the chat's reference lines and
-    the lane's cards), with the spill pointer a result's text carries."""
-    states: dict[str, CallState] = {}
-    for message in messages:
-        if message.role == "assistant":
-            for call in message.tool_calls:
-                states[call.id] = CallState(
-                    id=call.id,
-                    name=call.name,
-                    input=call.parsed_arguments(),
-                    raw_arguments=call.arguments,
-                    status=CallStatus.ERROR,
-                    outcome="no result recorded",
-                )
-        elif message.role == "tool" and message.tool_call_id in states:
-            state = states[message.tool_call_id]
-            state.status = _history_status(message)
-            state.content = message.content
-            state.outcome = outcome_line(message.content, {}, message.is_error)
-            state.spill = pointer_in(message.content)
-    return states
-
-
-def _history_status(message: Message) -> CallStatus:
-    """The status of a recorded result: what the model was told says how the call ended."""
-    if not message.is_error:
-        return CallStatus.OK
-    text = message.content.lstrip()
-    if text.startswith("Permission denied:"):
-        return CallStatus.REJECTED
-    if text.startswith("Interrupted") or any(f'"code": "{c}"' in text for c in INTERRUPTED_CODES):
-        return CallStatus.INTERRUPTED
-    return CallStatus.FAILED

@@ -13,6 +13,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Any, Literal
 
+from agent_tui.core.calls import ResultFacts
 from agent_tui.core.events import SpillPointer
 from agent_tui.ui.common.format import summarize_input
 
@@ -118,6 +119,9 @@ class CallState:
     next_step: str = ""
     details: list[str] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)
+    """The tool's own payload (an edit's ``diff``)."""
+    facts: ResultFacts = field(default_factory=ResultFacts)
+    """What the tool reported in numbers (+/− of an edit, an exit code…)."""
     spill: SpillPointer | None = None
     """Where the full output is when the model got an excerpt."""
     expanded: bool = False

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
-from agent_tui.core.transcript import Message
 from agent_tui.ui.calls.state import CallState
 from agent_tui.ui.chat.error_block import ErrorBlock
 from agent_tui.ui.chat.notice import Notice, NoticeKind
@@ -169,7 +168,7 @@ class ChatView(VerticalScroll):
 
     async def greet(self, warnings: list[str], *, demo: bool) -> None:
         """What the chat shows first: start-up warnings, then the demo model's welcome (a
-        resumed transcript follows them: ``session_actions.show_transcript``)."""
+        resumed transcript follows them)."""
         for warning in warnings:
             await self.add_notice(warning, "warning")
         if demo:
@@ -178,18 +177,6 @@ class ChatView(VerticalScroll):
                 "Type “tour” for a guided walk through tool cards and approvals.",
                 "info",
             )
-
-    async def replay(self, messages: list[Message], calls: dict[str, CallState]) -> None:
-        """Show a resumed transcript (static: no streaming)."""
-        for message in messages:
-            if message.role == "user":
-                await self._append(UserPrompt(message.content))
-            elif message.role == "assistant":
-                if message.content.strip():
-                    await self._append(self._replies()(message.content))
-                for call in message.tool_calls:
-                    if call.id in calls:
-                        await self.add_call(calls[call.id])
 
     async def clear(self) -> None:
         await self.end_reply()

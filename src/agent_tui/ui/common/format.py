@@ -7,30 +7,16 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 from typing import Any
 
-_WROTE = re.compile(r"Wrote ([\d,]+) lines?")
-"""How write_file reports the lines it wrote."""
+from agent_tui.core.tools.summary import MAX_SUMMARY as MAX_SUMMARY
+from agent_tui.core.tools.summary import first_line as first_line
+from agent_tui.core.tools.summary import one_line as one_line
+from agent_tui.core.tools.summary import plural as plural
 
 # The input keys that best describe a call, most telling first.
 _SUMMARY_KEYS = ("path", "file_path", "command", "query", "url", "glob", "name")
-MAX_SUMMARY = 80
-
-
-def one_line(text: str, limit: int = MAX_SUMMARY) -> str:
-    """``text`` folded onto one line and cut to ``limit`` characters with an ellipsis."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: max(0, limit - 1)] + "…"
-
-
-def first_line(text: str, limit: int = MAX_SUMMARY) -> str:
-    """The first non-blank line of ``text``, shortened."""
-    for line in text.splitlines():
-        if line.strip():
-            return one_line(line, limit)
-    return ""
 
 
 def summarize_input(input: dict[str, Any] | None, raw_arguments: str = "") -> str:
@@ -48,81 +34,6 @@ def summarize_input(input: dict[str, Any] | None, raw_arguments: str = "") -> st
     if not input:
         return ""
     return one_line(json.dumps(input, ensure_ascii=False, separators=(", ", ": ")))
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """``1 file``, ``3 files``, ``2 searches`` (``many`` when the plural is irregular)."""
-    return f"{count:,} {word if count == 1 else (many or word + 's')}"
-
-
-def diff_stats(diff: str) -> tuple[int, int]:
-    """(added, removed) lines of a unified diff (the ``---``/``+++`` headers not counted)."""
-    added = removed = 0
-    for line in diff.splitlines():
-        if line.startswith("+") and not line.startswith("+++"):
-            added += 1
-        elif line.startswith("-") and not line.startswith("---"):
-            removed += 1
-    return added, removed
-
-
-def _counted(data: dict[str, Any]) -> str | None:
-    """``12 files`` / ``3 matches`` / ``8 entries`` from the data of glob, grep, list_dir, with
-    ``· 1 withheld`` when a read rule kept files out (so the card's one line says so)."""
-    withheld = data.get("withheld")
-    note = f" · {withheld} withheld" if isinstance(withheld, int) and withheld else ""
-    if isinstance(matches := data.get("matches"), int):
-        more = "+" if data.get("truncated") else ""
-        return (plural(matches, "match", "matches") + more if matches else "no matches") + note
-    if isinstance(count := data.get("count"), int):
-        if "pattern" in data:
-            return (plural(count, "file") if count else "no files") + note
-        return (plural(count, "entry", "entries") if count else "empty") + note
-    return None
-
-
-def outcome_line(content: str, data: dict[str, Any], is_error: bool) -> str:
-    """One line describing a finished call: a line range, files found, an exit code,
-    ``+12 −3`` for an edit, or the first line of the output."""
-    exit_code = data.get("exit_code", data.get("returncode"))
-    if is_error and isinstance(exit_code, int):
-        tail = first_line(content, 60)
-        return f"exit {exit_code}" + (f" · {tail}" if tail else "")
-    total = data.get("total_lines")
-    if isinstance(total, int) and not is_error:
-        first, last = data.get("first"), data.get("last")
-        if total == 0:
-            return "empty file"
-        if isinstance(first, int) and isinstance(last, int):
-            return f"lines {first}–{last} of {total:,}"
-        return f"{total:,} lines"
-    if isinstance(exit_code, int) and not is_error:
-        return f"exit {exit_code}"
-    if not is_error and isinstance(diff := data.get("diff"), str) and diff:
-        added, removed = diff_stats(diff)
-        note = " · new file" if data.get("created") else ""
-        return f"+{added} −{removed}{note}"
-    if not is_error and (counted := _counted(data)):
-        return counted
-    if not is_error and data.get("created") and (wrote := _WROTE.search(content)):
-        return f"+{wrote.group(1)} · new file"
-    if is_error and (structured := _structured_error(content)):
-        return structured
-    return first_line(content) or "(no output)"
-
-
-def _structured_error(content: str) -> str | None:
-    """``code: message`` from a structured tool error as the model saw it (JSON), if it is one."""
-    if not content.lstrip().startswith("{"):
-        return None
-    try:
-        payload = json.loads(content)
-    except json.JSONDecodeError:
-        return None
-    if not isinstance(payload, dict) or not isinstance(payload.get("error"), str):
-        return None
-    code = payload.get("code")
-    return one_line(f"{code}: {payload['error']}" if isinstance(code, str) else payload["error"])
 
 
 def format_elapsed(seconds: float, *, live: bool = False) -> str:

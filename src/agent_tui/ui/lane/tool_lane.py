@@ -21,7 +21,6 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
-from agent_tui.core.transcript import Message
 from agent_tui.ui.calls.state import CallState, CallStatus, Clock
 from agent_tui.ui.lane.earlier_line import EarlierLine
 from agent_tui.ui.lane.group_card import GroupCard
@@ -211,17 +210,6 @@ class ToolLane(VerticalScroll, can_focus=False):
             card.focus()
         self.call_after_refresh(card.scroll_visible)
         return True
-
-    async def replay(self, messages: list[Message], calls: dict[str, CallState]) -> None:
-        """Cards for a resumed transcript: a block per user turn, the earlier ones folded."""
-        for message in messages:
-            if message.role == "user":
-                await self.begin_turn(message.content)
-            elif message.role == "assistant":
-                for call in message.tool_calls:
-                    if call.id in calls:
-                        await self.add_call(calls[call.id])
-        await self.settle()
 
     async def clear(self) -> None:
         async with self._lock:

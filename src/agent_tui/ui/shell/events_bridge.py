@@ -1,13 +1,15 @@
-"""The one adapter between the core's event stream and Textual: one message per event.
+"""The adapters between the core and Textual: each source of news posts messages, so the app
+learns everything on its own message loop and nothing is called from the side.
 
-The agent loop yields typed pydantic events (``agent_tui.core.events``); ``forward`` iterates
-them on the agent worker and posts each as an ``AgentEvent`` message, so every render state
-the TUI shows comes from exactly one core event, handled on the app's message loop.
+``forward`` iterates the agent loop's typed events (``agent_tui.core.events``) on the agent
+worker and posts each as an ``AgentEvent``, so every render state the TUI shows comes from
+exactly one core event. ``watch_sources`` turns the listener callbacks of tool sources (the MCP
+manager) into ``SourcesChanged`` messages.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterable
 
 from textual.message import Message
 from textual.message_pump import MessagePump
@@ -26,6 +28,10 @@ class AgentEvent(Message):
         return f"AgentEvent({self.event.type})"
 
 
+class SourcesChanged(Message):
+    """A tool source (an MCP server) changed state: connected, failed, reloaded…"""
+
+
 async def forward(events: AsyncIterator[Event], target: MessagePump) -> int:
     """Post every event of ``events`` to ``target``; return how many were posted."""
     count = 0
@@ -33,3 +39,17 @@ async def forward(events: AsyncIterator[Event], target: MessagePump) -> int:
         target.post_message(AgentEvent(event))
         count += 1
     return count
+
+
+def watch_sources(sources: Iterable[object], target: MessagePump) -> list[Callable[[], object]]:
+    """Post ``SourcesChanged`` to ``target`` whenever a source with ``add_listener`` reports a
+    change; returns the unsubscribe callables (call them when ``target`` goes away)."""
+    unsubscribe: list[Callable[[], object]] = []
+    for source in sources:
+        listen = getattr(source, "add_listener", None)
+        if listen is None:
+            continue
+        stop = listen(lambda *_: target.post_message(SourcesChanged()))
+        if callable(stop):
+            unsubscribe.append(stop)
+    return unsubscribe

@@ -5,12 +5,13 @@ Layout and focus only: the app routes agent events to the widgets this screen co
 
 from __future__ import annotations
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Header
+from textual.widgets import Header, Input, TextArea
 
 from agent_tui.ui.calls.state import Clock
 from agent_tui.ui.chat.chat_view import ChatView
@@ -33,22 +34,40 @@ class MainScreen(Screen[None]):
         Binding("ctrl+g", "app.mcp_panel", "MCP", id="mcp.open"),
     ]
 
-    def __init__(self, clock: Clock, *, cursor_blink: bool = True) -> None:
+    def __init__(self, clock: Clock, *, status: StatusBar, prompt: PromptInput) -> None:
+        """``status`` and ``prompt`` are made by the app, bound to its state."""
         super().__init__()
         self.clock = clock
-        self.cursor_blink = cursor_blink
+        self._status = status
+        self._prompt = prompt
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
         with Horizontal(id="body"):
             yield ChatView(id="chat")
             yield ToolLane(self.clock, id="lane")
-        yield PromptInput(cursor_blink=self.cursor_blink, id="prompt")
-        yield StatusBar(id="status")
+        yield self._prompt
+        yield self._status
         yield SteadyFooter()
 
     def on_mount(self) -> None:
         self.prompt.focus()
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key nothing focused uses goes to the prompt (focus on the chat, on no
+        widget after a screen closed, one Tab too many): typed text is never lost."""
+        character = event.character
+        if not event.is_printable or character is None:
+            return
+        focused = self.focused
+        if isinstance(focused, (Input, TextArea)):
+            return  # the prompt itself, or a field of a widget
+        if event.key in self.app.active_bindings:
+            return  # a key of the focused card, the chat or the app
+        event.stop()
+        event.prevent_default()
+        self.prompt.focus()
+        self.prompt.insert(character)
 
     # -- parts (for the app to route to) ---------------------------------------------------
 

@@ -6,13 +6,14 @@ The screens are imported when first opened, not at start-up.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
-if TYPE_CHECKING:
-    from agent_tui.ui.app import AgentApp
+from textual.app import App
+
+from agent_tui.core.agent import Agent
 
 
-def open_spill(app: AgentApp, path: str = "") -> None:
+def open_spill(app: App[Any], agent: Agent, path: str = "", *, cursor_blink: bool) -> None:
     """Open the spill browser: on ``path`` (a card's spill pointer) at line 1, or on the
     newest spill. A path that is not an openable spill (outside the spill directory,
     missing, not a spill, not indexed) is refused with a notice saying why."""
@@ -22,7 +23,7 @@ def open_spill(app: AgentApp, path: str = "") -> None:
     target = None
     if path:
         try:
-            target = resolve_spill(app.agent.spills, path)
+            target = resolve_spill(agent.spills, path)
         except SpillRefused as refused:
             app.notify(str(refused), title="Cannot open the spill", severity="error")
             return
@@ -31,19 +32,19 @@ def open_spill(app: AgentApp, path: str = "") -> None:
             app.screen.open_spill(target)
         return
     browser = SpillBrowser(
-        app.agent.spills,
-        lambda: app.agent.messages,
+        agent.spills,
+        lambda: agent.messages,
         path=target,
-        cursor_blink=app.CURSOR_BLINK,
+        cursor_blink=cursor_blink,
     )
     app.push_screen(browser)
 
 
-def mcp_panel(app: AgentApp) -> None:
+def mcp_panel(app: App[Any], agent: Agent) -> None:
     """Open the MCP panel: servers, their status and their tools (closes it when open)."""
     from agent_tui.ui.mcp.panel import McpPanel
 
     if isinstance(app.screen, McpPanel):
         app.screen.dismiss(None)
         return
-    app.push_screen(McpPanel.for_agent(app.agent))
+    app.push_screen(McpPanel.for_agent(agent))

@@ -3,7 +3,6 @@ MCP servers (n connected / n failed, once any is configured), cwd."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from enum import StrEnum
 
 from textual.app import ComposeResult
@@ -18,6 +17,7 @@ from agent_tui.ui.common.format import format_tokens
 class Activity(StrEnum):
     IDLE = "idle"
     THINKING = "thinking"
+    WRITING = "writing"
     RUNNING = "running tool"
     APPROVAL = "waiting for approval"
     INTERRUPTING = "interrupting"
@@ -62,38 +62,6 @@ class StatusBar(Horizontal):
     mcp_connected: reactive[int] = reactive(0)
     mcp_failed: reactive[int] = reactive(0)
     mcp_connecting: reactive[int] = reactive(0)
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self._unsubscribe: list[Callable[[], object]] = []
-
-    def follow_mcp(self, sources: Iterable[object]) -> None:
-        """Follow the server states of ``sources`` (those with ``states()`` and
-        ``add_listener``, the MCP manager) in the MCP summary."""
-        sources = list(sources)
-
-        def show(_server: object = None) -> None:
-            states = [
-                state.status
-                for source in sources
-                for state in (getattr(source, "states", list)() or [])
-            ]
-            self.mcp_connected = states.count("connected")
-            self.mcp_failed = states.count("failed")
-            self.mcp_connecting = states.count("connecting")
-
-        for source in sources:
-            if (listen := getattr(source, "add_listener", None)) is not None:
-                unsubscribe = listen(show)
-                if callable(unsubscribe):
-                    self._unsubscribe.append(unsubscribe)
-        show()
-
-    def on_unmount(self) -> None:
-        """Stop following the MCP sources (the manager may outlive the app)."""
-        for unsubscribe in self._unsubscribe:
-            unsubscribe()
-        self._unsubscribe.clear()
 
     def compose(self) -> ComposeResult:
         yield Static("DEMO", id="demo-badge")

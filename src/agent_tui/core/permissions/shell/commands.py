@@ -223,17 +223,14 @@ def _replaced(word: Word, tokens: list[str]) -> Word:
 
 def nested_code(w: Walker, code: Word, how: str) -> None:
     """Code given to a shell: analysed like the command itself when it is known."""
-    from agent_tui.core.permissions.shell.walker import MAX_DEPTH, analyse_into
-
     a = w.a
     if not code.literal:
         a.note_unseen(f"{how} with code known only at run time ({code.shown[:60]})")
         return
-    if w.depth >= MAX_DEPTH:
-        a.note_unseen(f"{how}: shell code nested too deeply to follow")
-        return
     a.texts.append(code.text)
-    analyse_into(a, code.text, w.depth + 1, w.budget, in_substitution=True)
+    if not w.nested(code.text):
+        a.texts.pop()
+        a.note_unseen(f"{how}: shell code nested too deeply to follow")
 
 
 def _meaning(w: Walker, command: SimpleCommand, base: str) -> None:

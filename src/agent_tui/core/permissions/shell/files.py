@@ -348,23 +348,18 @@ def _git(w: Walker, args: list[Word]) -> None:
                 value = word.text.split("=", 1)[1]
                 code = Word(value, value)
             if code is not None:
-                from agent_tui.core.permissions.shell.commands import nested_code
-
-                nested_code(w, code, f"git {sub} {option}")
+                w.shell_code(code, f"git {sub} {option}")
     if sub == "bisect" and rest[:1] and rest[0].text == "run" and len(rest) > 1:
-        from agent_tui.core.permissions.shell.commands import add_simple
         from agent_tui.core.permissions.shell.model import Layer
 
         layer = Layer(tuple([Word("git", "git"), *args[: i + 2]]), True)
-        add_simple(w, rest[1:], [], None, (layer,))
+        w.simple(rest[1:], (layer,))
     if sub == "submodule" and any(word.text == "foreach" for word in rest):
         index = next(k for k, word in enumerate(rest) if word.text == "foreach")
         code_words = [word for word in rest[index + 1 :] if word.text != "--recursive"]
         joined = " ".join(word.text for word in code_words)
-        from agent_tui.core.permissions.shell.commands import nested_code
-
         literal = all(word.literal for word in code_words)
-        nested_code(w, Word(joined if literal else joined + DYN, joined), "git submodule foreach")
+        w.shell_code(Word(joined if literal else joined + DYN, joined), "git submodule foreach")
 
 
 def _git_config(a: ShellAnalysis, args: list[Word]) -> None:
@@ -396,7 +391,6 @@ def _git_config(a: ShellAnalysis, args: list[Word]) -> None:
 
 
 def _find(w: Walker, command: SimpleCommand, args: list[Word]) -> None:
-    from agent_tui.core.permissions.shell.commands import add_simple
     from agent_tui.core.permissions.shell.model import Layer
 
     a = w.a
@@ -422,7 +416,7 @@ def _find(w: Walker, command: SimpleCommand, args: list[Word]) -> None:
             if inner:
                 layer = Layer(tuple(command.words[: i + 2]), True)
                 plus = j < len(args) and args[j].text == "+"
-                add_simple(w, inner, [], None, (*command.layers, layer), extra_args=plus)
+                w.simple(inner, (*command.layers, layer), extra_args=plus)
             i = j + 1
             continue
         if text == "-delete":

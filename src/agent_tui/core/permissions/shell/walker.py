@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_tui.core.permissions.shell.commands import add_simple, nested_code
 from agent_tui.core.permissions.shell.coverage import skipped
 from agent_tui.core.permissions.shell.expand import (
     MAX_NODES,
@@ -26,6 +27,7 @@ from agent_tui.core.permissions.shell.model import (
     DYN,
     Assignment,
     FileWrite,
+    Layer,
     ShellAnalysis,
     Word,
 )
@@ -232,12 +234,33 @@ class Walker(WordReader):
         for statement, piped in later:  # what tree-sitter hangs inside a heredoc redirect
             self.statement(statement, "pipe" if piped else None)
 
+    def simple(
+        self,
+        words: list[Word],
+        layers: tuple[Layer, ...],
+        *,
+        extra_args: bool = False,
+    ) -> None:
+        """A command found inside another one's arguments (``find -exec``, ``git`` aliases):
+        judged like any simple command."""
+        add_simple(self, words, [], None, layers, extra_args=extra_args)
+
+    def shell_code(self, code: Word, how: str) -> None:
+        """Code a command hands to a shell (``git rebase -x``…): analysed like the command."""
+        nested_code(self, code, how)
+
+    def nested(self, code: str) -> bool:
+        """Analyse shell code given to a shell or ``eval`` into the same analysis, one level
+        deeper; False when it is nested too deeply to follow."""
+        if self.depth >= MAX_DEPTH:
+            return False
+        analyse_into(self.a, code, self.depth + 1, self.budget, in_substitution=True)
+        return True
+
     def redirect_only(self, redirections: list[Redirection]) -> None:
         self.apply_redirections(redirections, "")
         for r in redirections:
             if r.extra:
-                from agent_tui.core.permissions.shell.commands import add_simple
-
                 add_simple(self, r.extra, [], None)
 
     # -- redirections ---------------------------------------------------------------------------
@@ -325,8 +348,6 @@ class Walker(WordReader):
     # -- commands -----------------------------------------------------------------------------
 
     def command(self, node: Node, stdin: str | None, redirections: list[Redirection]) -> None:
-        from agent_tui.core.permissions.shell.commands import add_simple
-
         words: list[Word] = []
         assignments: list[Assignment] = []
         redirections = list(redirections)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pydantic import Field
 
+from agent_tui.core.calls import ResultFacts
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
 from agent_tui.core.tools.builtin._diff import unified_diff
 from agent_tui.core.tools.builtin._paths import (
@@ -28,6 +29,7 @@ from agent_tui.core.tools.builtin._safe_open import (
 from agent_tui.core.tools.builtin.atomic import atomic_write
 from agent_tui.core.tools.errors import ToolFailure
 from agent_tui.core.tools.file_state import FileStateCache, content_digest
+from agent_tui.core.tools.summary import changed, diff_stats
 
 MAX_LINES_LISTED = 20
 _LINE_PREFIX = re.compile(r"^\s*\d+\t", re.MULTILINE)
@@ -220,10 +222,13 @@ async def _call(inp: EditFileInput, ctx: ToolContext) -> ToolOutput:
         ) from exc
     diff = unified_diff(edited.old_text, edited.new_text, where)
     count = edited.count
-    summary = f"Edited {where}: {count} replacement{'s' if count != 1 else ''}."
+    said = f"Edited {where}: {count} replacement{'s' if count != 1 else ''}."
+    added, removed = diff_stats(diff)
     return ToolOutput(
-        f"{summary}\n{diff}" if diff else summary,
+        f"{said}\n{diff}" if diff else said,
         data={"path": str(path), "diff": diff, "replacements": count},
+        summary=changed(added, removed),
+        facts=ResultFacts(added=added, removed=removed, created=False),
     )
 
 

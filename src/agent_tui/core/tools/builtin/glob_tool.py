@@ -7,11 +7,13 @@ from pathlib import Path
 
 from pydantic import Field
 
+from agent_tui.core.calls import ResultFacts
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
 from agent_tui.core.tools.builtin._paths import READ_ONLY_PATH_META, in_thread, not_found, shown
 from agent_tui.core.tools.builtin._walk import SKIPPED_TEXT, glob_regex, has_magic, walk_files
 from agent_tui.core.tools.builtin._withheld import Withheld, refuse_if_withheld
 from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.summary import plural, withheld_note
 
 MAX_RESULTS = 500
 
@@ -94,10 +96,14 @@ async def _call(inp: GlobInput, ctx: ToolContext) -> ToolOutput:
         "withheld": withheld.total,
     }
     note = f"; {withheld.note()}, not listed" if withheld.total else ""
+    facts = ResultFacts(files=len(found), withheld=withheld.total)
+    summary = (plural(len(found), "file") if found else "no files") + withheld_note(withheld.total)
     if not found:
         return ToolOutput(
             f"No files match {inp.pattern!r} in {where} (skipped: {SKIPPED_TEXT}{note}).",
             data=data,
+            summary=summary,
+            facts=facts,
         )
     if len(found) > MAX_RESULTS:
         lines.append(
@@ -105,9 +111,9 @@ async def _call(inp: GlobInput, ctx: ToolContext) -> ToolOutput:
             f"{len(found) - MAX_RESULTS:,} more not shown; narrow the pattern or the path{note}]"
         )
     else:
-        plural = "s" if len(found) != 1 else ""
-        lines.append(f"[{len(found)} matching file{plural}, newest first{note}]")
-    return ToolOutput("\n".join(lines), data=data)
+        many = "s" if len(found) != 1 else ""
+        lines.append(f"[{len(found)} matching file{many}, newest first{note}]")
+    return ToolOutput("\n".join(lines), data=data, summary=summary, facts=facts)
 
 
 TOOL = Tool(

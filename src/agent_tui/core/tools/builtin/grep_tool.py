@@ -20,6 +20,7 @@ from typing import Any, BinaryIO, Protocol
 
 from pydantic import Field
 
+from agent_tui.core.calls import ResultFacts
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
 from agent_tui.core.tools.builtin._paths import (
     READ_ONLY_PATH_META,
@@ -32,6 +33,7 @@ from agent_tui.core.tools.builtin._safe_open import NotRegularFile, open_regular
 from agent_tui.core.tools.builtin._walk import SKIPPED_TEXT, glob_regex, walk_files
 from agent_tui.core.tools.builtin._withheld import Withheld, refuse_if_withheld
 from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.summary import plural, withheld_note
 
 MAX_MATCHES = 200
 MAX_LINE_CHARS = 300
@@ -370,17 +372,23 @@ async def _call(inp: GrepInput, ctx: ToolContext) -> ToolOutput:
         "truncated": found.more,
         "withheld": withheld.total,
     }
+    count = len(found.matches)
+    facts = ResultFacts(matches=count, truncated=found.more, withheld=withheld.total)
+    counted = plural(count, "match", "matches") + ("+" if found.more else "")
+    summary = (counted if count else "no matches") + withheld_note(withheld.total)
     if not found.matches:
         return ToolOutput(
             f"No matches for {inp.pattern!r} in {where} "
             f"({found.searched} file(s) searched{skip_note}).",
             data=data,
+            summary=summary,
+            facts=facts,
         )
     lines = [f"{shown(path, ctx)}:{number}:{_cut(text)}" for path, number, text in found.matches]
     if found.more:
-        withheld_note = f" ({withheld.note()}, not searched)" if withheld.total else ""
+        unsearched = f" ({withheld.note()}, not searched)" if withheld.total else ""
         lines.append(
-            f"[only the first {MAX_MATCHES} matches are shown; there are more{withheld_note}. "
+            f"[only the first {MAX_MATCHES} matches are shown; there are more{unsearched}. "
             "Narrow the search: a more specific pattern, a sub-directory or file as path, or "
             'glob="*.py"]'
         )
@@ -390,7 +398,7 @@ async def _call(inp: GrepInput, ctx: ToolContext) -> ToolOutput:
             f"[{len(found.matches)} match(es) in {files} file(s); "
             f"{found.searched} file(s) searched{skip_note}]"
         )
-    return ToolOutput("\n".join(lines), data=data)
+    return ToolOutput("\n".join(lines), data=data, summary=summary, facts=facts)
 
 
 TOOL = Tool(

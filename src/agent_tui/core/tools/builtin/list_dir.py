@@ -10,10 +10,12 @@ from pathlib import Path
 
 from pydantic import Field
 
+from agent_tui.core.calls import ResultFacts
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
 from agent_tui.core.tools.builtin._paths import READ_ONLY_PATH_META, in_thread, not_found, shown
 from agent_tui.core.tools.builtin._withheld import Withheld, refuse_if_withheld
 from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.summary import plural, withheld_note
 
 MAX_ENTRIES = 1000
 
@@ -110,8 +112,12 @@ async def _call(inp: ListDirInput, ctx: ToolContext) -> ToolOutput:
             "List another directory.",
         ) from exc
     data = {"path": str(path), "count": total, "withheld": withheld.total}
+    facts = ResultFacts(entries=total, withheld=withheld.total)
+    summary = (plural(total, "entry", "entries") if total else "empty") + withheld_note(
+        withheld.total
+    )
     if not entries:
-        return ToolOutput(f"{where}/ is empty.", data=data)
+        return ToolOutput(f"{where}/ is empty.", data=data, summary=summary, facts=facts)
     lines = [entry.line() for entry in entries]
     if total > len(entries):
         lines.append(
@@ -120,7 +126,7 @@ async def _call(inp: ListDirInput, ctx: ToolContext) -> ToolOutput:
         )
     else:
         lines.append(f"[{total} entr{'ies' if total != 1 else 'y'} in {where}/]")
-    return ToolOutput("\n".join(lines), data=data)
+    return ToolOutput("\n".join(lines), data=data, summary=summary, facts=facts)
 
 
 TOOL = Tool(

@@ -14,6 +14,7 @@ from typing import BinaryIO
 from pydantic import Field
 
 from agent_tui.core.budget.reader import SpillReader
+from agent_tui.core.calls import ResultFacts
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
 from agent_tui.core.tools.builtin._paths import (
     READ_ONLY_PATH_META,
@@ -293,8 +294,11 @@ async def _call(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
         # for a fresh read.
         with contextlib.suppress(OSError):
             ctx.file_state.record(real, digest=view.digest, stamp=view.stamp)
+    facts = ResultFacts(first=inp.offset, last=view.rows.last, total_lines=total)
     if total == 0 and inp.offset == 1:
-        return ToolOutput("[empty file: 0 lines]", data=data, never_spill=True)
+        return ToolOutput(
+            "[empty file: 0 lines]", data=data, never_spill=True, summary="empty file", facts=facts
+        )
     if inp.offset > total:
         raise ToolFailure(
             "offset_out_of_range",
@@ -313,11 +317,19 @@ async def _call(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
             )
         data.update(char_offset=inp.char_offset, line_chars=line_chars)
         rows = [f"{inp.offset:>6}\t{text}", _segment_footer(inp, view, text, line_chars)]
-        return ToolOutput("\n".join(rows), data=data, never_spill=True)
+        shown_chars = f"chars {inp.char_offset:,}–{inp.char_offset + len(text):,}"
+        return ToolOutput(
+            "\n".join(rows),
+            data=data,
+            never_spill=True,
+            summary=f"line {inp.offset:,} {shown_chars} of {line_chars:,}",
+            facts=facts,
+        )
     if view.rows.cut:
         data["cut_lines"] = [line for line, _ in view.rows.cut]
     content = "\n".join([*view.rows.rows, _rows_footer(inp, view)])
-    return ToolOutput(content, data=data, never_spill=True)
+    summary = f"lines {inp.offset:,}–{view.rows.last:,} of {total:,}"
+    return ToolOutput(content, data=data, never_spill=True, summary=summary, facts=facts)
 
 
 TOOL = Tool(

@@ -14,6 +14,7 @@ import time
 
 from pydantic import Field
 
+from agent_tui.core.calls import ResultFacts
 from agent_tui.core.tools.base import (
     ProgressCallback,
     ProgressUpdate,
@@ -25,6 +26,7 @@ from agent_tui.core.tools.base import (
 )
 from agent_tui.core.tools.builtin._paths import shown
 from agent_tui.core.tools.errors import TIMEOUT, ToolFailure
+from agent_tui.core.tools.summary import first_line
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
@@ -254,11 +256,20 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
     text = output.text()
     output.close()
     text = text.removesuffix("\n").removesuffix("\r") or "(no output)"
+    last = "" if code == 0 else first_line(_last_lines(text), 60)
     return ToolOutput(
         f"{text}\n{_footer(code)}",
         is_error=code != 0,
         data={"exit_code": code, "command": inp.command, "cwd": shown(ctx.cwd, ctx)},
+        summary=f"exit {code}" + (f" · {last}" if last else ""),
+        facts=ResultFacts(exit_code=code),
     )
+
+
+def _last_lines(text: str, count: int = 1) -> str:
+    """The last non-blank line of the output: what a failing command said last."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    return "\n".join(lines[-count:])
 
 
 TOOL = Tool(

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pydantic import Field
 
+from agent_tui.core.calls import ResultFacts
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
 from agent_tui.core.tools.builtin._diff import unified_diff
 from agent_tui.core.tools.builtin._paths import SAMPLE_BYTES, is_directory, looks_binary, shown
@@ -17,6 +18,7 @@ from agent_tui.core.tools.builtin._safe_open import NotRegularFile, open_regular
 from agent_tui.core.tools.builtin.atomic import atomic_write
 from agent_tui.core.tools.errors import ToolFailure
 from agent_tui.core.tools.file_state import content_digest
+from agent_tui.core.tools.summary import changed, diff_stats
 
 DIFF_MAX_BYTES = 1 << 20
 """Above this size the previous content is not read back for a diff."""
@@ -102,9 +104,12 @@ async def _call(inp: WriteFileInput, ctx: ToolContext) -> ToolOutput:
         diff = unified_diff(old, inp.content, where)
     lines = _line_count(inp.content)
     note = " (new file)" if written.created else ""
+    added, removed = diff_stats(diff) if diff is not None else (lines, 0)
     return ToolOutput(
         f"Wrote {lines:,} line{'s' if lines != 1 else ''} ({len(data):,} bytes) to {where}{note}.",
         data={"path": str(path), "created": written.created, "diff": diff},
+        summary=changed(added, removed, created=written.created),
+        facts=ResultFacts(added=added, removed=removed, created=written.created),
     )
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from textual.content import Content
 
 from agent_tui.ui.calls.state import CallState, CallStatus
-from agent_tui.ui.common.format import diff_stats
 from agent_tui.ui.lane.states.base import StateView
 
 
@@ -19,12 +18,13 @@ class ResultView(StateView):
         failed = call.status is CallStatus.FAILED
         self.set_class(failed, "-failed")
         label = "failed" if failed else "ok"
-        diff = call.data.get("diff")
-        if not failed and isinstance(diff, str) and diff:
-            added, removed = diff_stats(diff)
-            outcome = Content.assemble((f"+{added}", "$success"), " ", (f"−{removed}", "$error"))
-            if call.data.get("created"):
+        facts = call.facts
+        if not failed and facts.added is not None and facts.removed is not None:
+            outcome = Content.styled(f"+{facts.added}", "$success")
+            if facts.created:
                 outcome += Content(" · new file")
+            else:
+                outcome += Content.assemble(" ", (f"−{facts.removed}", "$error"))
         else:
             outcome = Content(call.outcome)
         line = Content.assemble(label, " · ", outcome) if call.outcome else Content(label)

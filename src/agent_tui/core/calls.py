@@ -1,0 +1,74 @@
+"""A tool call as the model made it, token usage, and the facts a tool reports about what came
+of a call: the small typed vocabulary the transcript, the events and the tools share.
+
+``ResultFacts`` is written by the tool (``ToolOutput.summary``/``facts``), carried by the
+``tool_result`` event and kept in the transcript, so every front end — the lane live, the lane
+after a resume, headless JSON — shows the same outcome without reading the tool's prose.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+
+class ToolCall(BaseModel):
+    """One call the model asked for. ``arguments`` is the raw JSON text exactly as received."""
+
+    id: str
+    name: str
+    arguments: str = "{}"
+
+    def parsed_arguments(self) -> dict[str, Any] | None:
+        """The arguments as an object, or None when they are not a JSON object."""
+        try:
+            value = json.loads(self.arguments or "{}")
+        except (json.JSONDecodeError, TypeError):
+            return None
+        return value if isinstance(value, dict) else None
+
+
+class Usage(BaseModel):
+    """Token counts for one model request (or a running total)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+        )
+
+
+class ResultFacts(BaseModel):
+    """What a finished call found or did, in numbers (each ``None`` when it does not apply)."""
+
+    first: int | None = None
+    """First line shown (read_file)."""
+    last: int | None = None
+    total_lines: int | None = None
+    """Lines in the file read (read_file)."""
+    exit_code: int | None = None
+    added: int | None = None
+    """Lines added by a write or an edit."""
+    removed: int | None = None
+    created: bool | None = None
+    """The write created the file."""
+    files: int | None = None
+    """Files found (glob)."""
+    matches: int | None = None
+    """Matches found (grep); ``truncated`` when there were more."""
+    entries: int | None = None
+    """Directory entries listed (list_dir)."""
+    withheld: int | None = None
+    """Files a read rule kept out of the answer."""
+    truncated: bool | None = None

@@ -1,0 +1,77 @@
+"""Where the words of a shell command point: the directories a relative path may be relative
+to, the paths a literal or glob word names, the files a command writes, its dangerous options.
+Shared by the judgement (``shell_judge``), the read checks, the suggestions and the report."""
+
+from __future__ import annotations
+
+import glob as globbing
+import os
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+
+from agent_tui.core.permissions.shell import DYN, FileWrite, ShellAnalysis, SimpleCommand
+
+MAX_GLOB_PATHS = 500
+
+
+@dataclass(frozen=True)
+class Target:
+    write: FileWrite
+    path: Path | None
+    """Resolved; None when the path is only known at run time."""
+
+
+def bases(workspace: Path, a: ShellAnalysis) -> tuple[list[Path], bool]:
+    """Directories a relative path may be relative to (the workspace and every ``cd``
+    target), and whether some ``cd`` goes somewhere only known at run time."""
+    out = [workspace]
+    unknown = False
+    for word in a.cd_targets:
+        if not word.literal:
+            unknown = True
+            continue
+        target = Path(os.path.expanduser(word.text))
+        out.append(Path(os.path.realpath(target if target.is_absolute() else workspace / target)))
+    return out, unknown
+
+
+def resolve_word_paths(text: str, glob: bool, roots: list[Path]) -> list[Path]:
+    """The paths a literal (or glob) word names, relative to each of ``roots``."""
+    found: list[Path] = []
+    expanded = os.path.expanduser(text)
+    for root in roots:
+        full = expanded if os.path.isabs(expanded) else os.path.join(root, expanded)
+        if glob:
+            matches = list(islice(globbing.iglob(full, recursive=False), MAX_GLOB_PATHS + 1))
+            found.extend(Path(os.path.realpath(m)) for m in matches[:MAX_GLOB_PATHS])
+            if not matches:
+                found.append(Path(os.path.realpath(full)))
+        else:
+            found.append(Path(os.path.realpath(full)))
+        if os.path.isabs(expanded):
+            break
+    return found
+
+
+def targets(workspace: Path, a: ShellAnalysis) -> list[Target]:
+    """The files ``a`` writes, resolved against the workspace and every ``cd`` target."""
+    roots, unknown_cd = bases(workspace, a)
+    out: list[Target] = []
+    for write in a.writes:
+        word = write.target
+        if DYN in word.text:
+            out.append(Target(write, None))
+            continue
+        relative = not os.path.isabs(os.path.expanduser(word.text))
+        if relative and unknown_cd:
+            out.append(Target(write, None))
+        for path in resolve_word_paths(word.text, word.glob, roots):
+            out.append(Target(write, path))
+    return out
+
+
+def command_options(a: ShellAnalysis, command: SimpleCommand) -> list[tuple[str, str]]:
+    """The dangerous options (``git -c …``) among ``command``'s words."""
+    texts = {w.text for w in command.words}
+    return [(option, why) for option, why in a.dangerous_options if option in texts]

@@ -1,0 +1,101 @@
+"""A transcript told again as the event stream that produced it.
+
+A resumed session is shown by feeding these events to the same code that renders a live turn,
+so the two cannot differ: every call gets its ``tool_use``, its batch's ``tool_group``, and the
+final event it ended with (``Message.record``); each model request its ``usage``; each user
+turn its ``turn_end``. Transcripts written before calls were recorded (no ``record``) replay
+their results as plain ``tool_result`` events: ok, or failed when marked as an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from agent_tui.core.budget.excerpt import pointer_in
+from agent_tui.core.calls import Usage
+from agent_tui.core.events import (
+    AssistantMessage,
+    Event,
+    ToolGroup,
+    ToolResult,
+    ToolUse,
+    TurnEnd,
+    UsageEvent,
+    UserMessage,
+)
+from agent_tui.core.tools.summary import default_summary
+from agent_tui.core.transcript import INTERRUPTED_NOTE, Message, ToolEnd
+
+
+def transcript_events(messages: list[Message]) -> Iterator[Event]:
+    """The events of ``messages``, in the order a live session emitted them."""
+    total = Usage()
+    turns = 0
+    interrupted = False
+    announced: set[str] = set()
+    open_turn = False
+    for index, message in enumerate(messages):
+        if message.role == "user":
+            if open_turn:
+                yield _turn_end(turns, interrupted)
+            open_turn, turns, interrupted = True, 0, False
+            yield UserMessage(text=message.content)
+        elif message.role == "assistant":
+            turns += 1
+            interrupted = interrupted or message.interrupted
+            if message.usage is not None:
+                total = total + message.usage
+                yield UsageEvent(turn=message.usage, session=total)
+            text = message.content
+            if message.interrupted:  # live, the cut reply was shown as streamed so far
+                text = text.removesuffix(INTERRUPTED_NOTE)
+            yield AssistantMessage(text=text, tool_calls=message.tool_calls)
+            read_only = _read_only(messages, index)
+            for call in message.tool_calls:
+                yield ToolUse(
+                    id=call.id,
+                    name=call.name,
+                    input=call.parsed_arguments(),
+                    raw_arguments=call.arguments,
+                    read_only=read_only.get(call.id, False),
+                )
+        elif message.role == "tool" and message.tool_call_id is not None:
+            record = message.record
+            if record is not None and record.group and record.group[0] not in announced:
+                announced.add(record.group[0])
+                yield ToolGroup(ids=record.group)
+            end = _end(message)
+            interrupted = interrupted or getattr(end, "code", None) == "interrupted"
+            yield end
+    if open_turn:
+        yield _turn_end(turns, interrupted)
+
+
+def _turn_end(turns: int, interrupted: bool) -> TurnEnd:
+    return TurnEnd(reason="interrupted" if interrupted else "completed", turns=turns)
+
+
+def _read_only(messages: list[Message], index: int) -> dict[str, bool]:
+    """Which calls of the assistant message at ``index`` were read-only (their records)."""
+    found: dict[str, bool] = {}
+    for message in messages[index + 1 :]:
+        if message.role != "tool":
+            break
+        if message.tool_call_id is not None and message.record is not None:
+            found[message.tool_call_id] = message.record.read_only
+    return found
+
+
+def _end(message: Message) -> ToolEnd:
+    """The final event of a tool message: recorded, or (an older transcript) its text."""
+    assert message.tool_call_id is not None
+    if message.record is not None:
+        return message.record.event(message.content)
+    return ToolResult(
+        id=message.tool_call_id,
+        name=message.name or "",
+        content=message.content,
+        is_error=message.is_error,
+        summary=default_summary(message.content),
+        spill=pointer_in(message.content),  # the budget's own pointer format
+    )
