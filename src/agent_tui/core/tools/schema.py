@@ -40,11 +40,12 @@ def json_path(loc: tuple[int | str, ...]) -> str:
     return out
 
 
-def describe_validation_error(error: ValidationError) -> list[str]:
-    """One line per problem: the JSON path, what is wrong, and what was given."""
+def describe_validation_error(error: ValidationError, at: tuple[int | str, ...] = ()) -> list[str]:
+    """One line per problem: the JSON path, what is wrong, and what was given. ``at`` is where
+    the validated value sits in a larger document (``("ui",)``: paths read ``$.ui.theme``)."""
     lines = []
     for problem in error.errors(include_url=False):
-        path = json_path(tuple(problem.get("loc", ())))
+        path = json_path((*at, *problem.get("loc", ())))
         message = problem.get("msg", "invalid")
         kind = problem.get("type", "")
         if kind == "missing":

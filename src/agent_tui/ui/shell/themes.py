@@ -158,25 +158,42 @@ THEME_SAVE_SECONDS = 1.0
 
 class ThemeKeeper:
     """Saves the theme the user picks (``ui.theme`` in the user settings), once the picker
-    settles: Textual's theme picker previews each theme it passes over."""
+    settles: Textual's theme picker previews each theme it passes over.
+
+    Only a pick is saved: the theme start-up applied (the saved one, or the default when none
+    is saved or the saved one is missing) is the baseline, and a theme equal to it is never
+    written — Textual also reports the theme start-up applies, a moment after it is set."""
 
     def __init__(self, app: App[Any], ui: UISettings) -> None:
         self.app = app
         self.ui = ui
+        self.kept = app.theme
+        """The theme in effect that needs no saving: the one start-up applied, then the last
+        one saved (or that could not be)."""
         self._timer: Timer | None = None
         app.theme_changed_signal.subscribe(app, self._changed)
 
     def _changed(self, theme: Theme) -> None:
         if self._timer is not None:
             self._timer.stop()
-        self._timer = self.app.set_timer(THEME_SAVE_SECONDS, self.save_now)
+            self._timer = None
+        if theme.name != self.kept:
+            self._timer = self.app.set_timer(THEME_SAVE_SECONDS, self.save_now)
 
     def save_now(self) -> None:
-        """Save the current theme if it is not the saved one (and stop waiting)."""
+        """Save the current theme if the user picked another one (and stop waiting)."""
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        if self.app.theme != self.ui.theme:
-            self.ui.theme = self.app.theme
-            if (problem := save_theme(self.app.theme)) is not None:
-                self.app.notify(f"The theme is not saved: {problem}", severity="warning")
+        name = self.app.theme
+        if name == self.kept:
+            return
+        self.kept = name
+        if (problem := save_theme(name)) is not None:
+            self.app.notify(
+                f"The theme {name!r} is used for this session but not saved: {problem}",
+                severity="warning",
+                timeout=12,
+            )
+            return
+        self.ui.theme = name
