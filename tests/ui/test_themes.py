@@ -201,3 +201,36 @@ async def test_a_theme_is_not_saved_into_an_invalid_section(tmp_path: Path) -> N
         assert "the 'ui' section is invalid, so it is ignored at start" in message
         assert "$.ui.auto_expand:" in message
     assert settings.read_text(encoding="utf-8") == text
+
+
+async def test_a_broken_theme_file_names_the_file_the_field_and_the_problem(
+    tmp_path: Path,
+) -> None:
+    themes = tmp_path / "config" / "themes"
+    themes.mkdir(parents=True)
+    colour = themes / "x.json"
+    colour.write_text(json.dumps({"name": "x", "primary": "nope"}), encoding="utf-8")
+    syntax = themes / "y.json"
+    syntax.write_text('{"name": "y",\n "primary": }', encoding="utf-8")
+    app = make_app(make_agent(tmp_path, []))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(app.main.chat.query(Notice)) == 2, "two notices")
+        first, second = [n.text for n in app.main.chat.query(Notice)]
+        assert first == f"theme file {colour} is skipped:\n  - $.primary: not a colour: 'nope'"
+        assert second == (
+            f"theme file {syntax} is skipped: it is not valid JSON: Expecting value at line 2 "
+            "column 13"
+        )
+        assert "validation error" not in first
+
+
+async def test_an_unknown_saved_theme_says_what_is_used_instead(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [])
+    agent.settings = Settings(ui=UISettings(theme="nope"))
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: list(app.main.chat.query(Notice)), "the notice")
+        [notice] = [n.text for n in app.main.chat.query(Notice)]
+        assert notice == (
+            "theme 'nope' (ui.theme in the settings) is not installed; using 'agent-dark'"
+        )

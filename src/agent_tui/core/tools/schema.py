@@ -53,9 +53,12 @@ def describe_validation_error(error: ValidationError, at: tuple[int | str, ...] 
         elif kind == "extra_forbidden":
             lines.append(f"{path}: unknown field (not in the schema)")
         else:
+            if kind == "value_error" and "error" in problem.get("ctx", {}):
+                message = str(problem["ctx"]["error"])  # a validator's own words, no prefix
             given = problem.get("input")
             shown = repr(given)
             if len(shown) > 80:
                 shown = shown[:77] + "..."
-            lines.append(f"{path}: {message} (got {shown})")
+            got = "" if shown in message else f" (got {shown})"
+            lines.append(f"{path}: {message}{got}")
     return lines

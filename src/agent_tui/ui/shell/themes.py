@@ -23,6 +23,7 @@ from textual.theme import Theme
 from textual.timer import Timer
 
 from agent_tui.core.paths import config_dir
+from agent_tui.core.schema_errors import format_validation_error
 from agent_tui.core.settings import UISettings
 from agent_tui.ui.shell.preferences import PreferenceError, save_user_setting
 
@@ -112,11 +113,25 @@ def load_themes(
         try:
             themes.append(ThemeFile.model_validate(json.loads(entry.read_text("utf-8"))).to_theme())
         except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValidationError) as exc:
-            log.warning("skipping theme %s: %s", entry.name, exc)
+            wrong = theme_file_problem(exc)
+            gap = "\n" if isinstance(exc, ValidationError) else " "
+            log.warning("skipping theme %s:%s%s", entry.name, gap, wrong)
             if problems is not None:
-                first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-                problems.append(f"theme {entry} skipped: {first}")
+                problems.append(f"theme file {entry} is skipped:{gap}{wrong}")
     return themes
+
+
+def theme_file_problem(exc: Exception) -> str:
+    """What is wrong with a theme file, for the user: the field and the problem of each
+    schema error (``$.primary: not a colour: 'nope'``), where the JSON breaks, or why the
+    file cannot be read."""
+    if isinstance(exc, ValidationError):
+        return format_validation_error(exc)  # one "  - $.field: problem" line each
+    if isinstance(exc, json.JSONDecodeError):
+        return f"it is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+    if isinstance(exc, OSError):
+        return f"it cannot be read ({exc.strerror or exc})"
+    return f"it is not UTF-8 text ({exc})"
 
 
 def install_themes(
@@ -135,10 +150,12 @@ def install_themes(
     if chosen and chosen in app.available_themes:
         app.theme = chosen
     else:
-        if chosen:
-            problems.append(f"theme {chosen!r} (ui.theme in the settings) is not installed")
         if DEFAULT_THEME in app.available_themes:
             app.theme = DEFAULT_THEME
+        if chosen:
+            problems.append(
+                f"theme {chosen!r} (ui.theme in the settings) is not installed; using {app.theme!r}"
+            )
     return problems
 
 
