@@ -99,15 +99,27 @@ def _fail(message: str, code: int = 2) -> int:
 
 def _open_session(
     args: argparse.Namespace, cwd: Path, model: str, store: SessionStore
-) -> SessionLog | str:
+) -> SessionLog | tuple[str, int]:
+    """The session to run in, or (what to say, exit code) when the one asked for is not there:
+    ``--continue`` with no session of ``cwd`` stops (exit 1, as Claude Code does) rather than
+    starting a new session the user did not ask for."""
     if args.continue_:
-        return store.latest(cwd) or store.new(cwd, model)
+        latest = store.latest(cwd)
+        if latest is None:
+            return (
+                f"No conversation found to continue: no saved session was started in {cwd} "
+                f"(sessions are kept in {store.root}). Run without --continue to start a new "
+                "one.",
+                1,
+            )
+        return latest
     if args.resume:
         found = store.find(args.resume)
         if found is None:
             return (
                 f"no session {args.resume!r} in {store.root} (ids are shown at start and "
-                "in the file names there; --continue picks the latest of this directory)"
+                "in the file names there; --continue picks the latest of this directory)",
+                2,
             )
         return found
     return store.new(cwd, model)
@@ -145,8 +157,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(exc))
     sessions = SessionStore()
     session = _open_session(args, cwd, provider.name, sessions)
-    if isinstance(session, str):
-        return _fail(session)
+    if isinstance(session, tuple):
+        return _fail(*session)
     loaded = load_settings(cwd)
     try:
         permissions = build_pipeline(
