@@ -16,7 +16,7 @@ from agent_tui.core.events import SessionStart
 from agent_tui.core.mcp.manager import McpManager
 from agent_tui.core.permissions import Mode
 from agent_tui.core.permissions.setup import build_pipeline
-from agent_tui.core.providers.base import Provider, ProviderError
+from agent_tui.core.providers.base import Frontend, Provider, ProviderError
 from agent_tui.core.providers.spec import make_provider
 from agent_tui.core.session import SessionLog, SessionStore
 from agent_tui.core.settings import Settings, load_settings
@@ -152,7 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not cwd.is_dir():
         return _fail(f"--cwd {cwd} is not a directory")
     try:
-        provider: Provider = make_provider(args.model, cwd=cwd)
+        frontend: Frontend = "tui" if args.headless is None else "headless"
+        provider: Provider = make_provider(args.model, cwd=cwd, frontend=frontend)
     except ProviderError as exc:
         return _fail(str(exc))
     sessions = SessionStore()
