@@ -152,3 +152,43 @@ def test_provider_error_exits_non_zero(workspace: Path) -> None:
     done = run_cli("-p", "x", "--model", f"script:{script}", cwd=workspace)
     assert done.returncode == 1
     assert "rate limited" in done.stderr
+
+
+def test_continue_without_a_session_of_the_directory_says_so_and_fails(
+    workspace: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    script = write_script(workspace / "s.json", [{"text": "an answer"}])
+    assert run_cli("-p", "one", "--model", f"script:{script}", cwd=other).returncode == 0
+    sessions = Path(os.environ["AGENT_TUI_DATA_DIR"]) / "sessions"
+    saved = sorted(sessions.iterdir())
+    expected = (
+        f"agent-tui: No conversation found to continue: no saved session was started in "
+        f"{workspace} (sessions are kept in {sessions}). Run without --continue to start a new "
+        "one.\n"
+    )
+    for launch in (["-p", "two", "--model", f"script:{script}"], []):  # headless, then the TUI
+        done = run_cli(*launch, "--continue", cwd=workspace)
+        assert done.returncode == 1
+        assert done.stdout == ""
+        assert done.stderr == expected
+    assert sorted(sessions.iterdir()) == saved  # no new session was started
+
+
+def test_the_demo_model_speaks_of_the_headless_run_not_of_the_tui(workspace: Path) -> None:
+    (workspace / "README.md").write_text("# hello\n")
+    tui_words = ("lane", "card", "Enter", "Esc", "your approval", "You denied")
+    for prompt in ("read README.md", "read missing.md", "tour", "help"):
+        done = run_cli("-p", prompt, "--model", "demo", cwd=workspace)
+        said = done.stdout
+        assert said.strip(), done.stderr
+        assert not [w for w in tui_words if w in said], (prompt, said)
+    done = run_cli("-p", "read README.md", "--model", "demo", cwd=workspace)
+    assert done.stdout.endswith(
+        "Read `README.md` — this headless run shows a line per call on stderr; the full result "
+        "is in the `tool_result` event (`--output-format json` or `stream-json`).\n"
+    )
+    tour = run_cli("-p", "tour", "--model", "demo", cwd=workspace)
+    assert "nobody can be asked in a headless run" in tour.stdout
+    assert "That call was refused — its `tool_rejected` event" in tour.stdout

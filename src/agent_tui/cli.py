@@ -16,7 +16,7 @@ from agent_tui.core.events import SessionStart
 from agent_tui.core.mcp.manager import McpManager
 from agent_tui.core.permissions import Mode
 from agent_tui.core.permissions.setup import build_pipeline
-from agent_tui.core.providers.base import Provider, ProviderError
+from agent_tui.core.providers.base import Frontend, Provider, ProviderError
 from agent_tui.core.providers.spec import make_provider
 from agent_tui.core.session import SessionLog, SessionStore
 from agent_tui.core.settings import Settings, load_settings
@@ -99,15 +99,27 @@ def _fail(message: str, code: int = 2) -> int:
 
 def _open_session(
     args: argparse.Namespace, cwd: Path, model: str, store: SessionStore
-) -> SessionLog | str:
+) -> SessionLog | tuple[str, int]:
+    """The session to run in, or (what to say, exit code) when the one asked for is not there:
+    ``--continue`` with no session of ``cwd`` stops (exit 1, as Claude Code does) rather than
+    starting a new session the user did not ask for."""
     if args.continue_:
-        return store.latest(cwd) or store.new(cwd, model)
+        latest = store.latest(cwd)
+        if latest is None:
+            return (
+                f"No conversation found to continue: no saved session was started in {cwd} "
+                f"(sessions are kept in {store.root}). Run without --continue to start a new "
+                "one.",
+                1,
+            )
+        return latest
     if args.resume:
         found = store.find(args.resume)
         if found is None:
             return (
                 f"no session {args.resume!r} in {store.root} (ids are shown at start and "
-                "in the file names there; --continue picks the latest of this directory)"
+                "in the file names there; --continue picks the latest of this directory)",
+                2,
             )
         return found
     return store.new(cwd, model)
@@ -140,13 +152,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not cwd.is_dir():
         return _fail(f"--cwd {cwd} is not a directory")
     try:
-        provider: Provider = make_provider(args.model, cwd=cwd)
+        frontend: Frontend = "tui" if args.headless is None else "headless"
+        provider: Provider = make_provider(args.model, cwd=cwd, frontend=frontend)
     except ProviderError as exc:
         return _fail(str(exc))
     sessions = SessionStore()
     session = _open_session(args, cwd, provider.name, sessions)
-    if isinstance(session, str):
-        return _fail(session)
+    if isinstance(session, tuple):
+        return _fail(*session)
     loaded = load_settings(cwd)
     try:
         permissions = build_pipeline(

@@ -8,6 +8,9 @@
     agent-tui mcp serve [--cwd DIR]                 read-only tools over stdio
 
 ``list`` and ``call`` go through the same manager, adapter and output budget as the agent.
+``list`` exits 1 when a configuration file or entry cannot be used (each problem on stderr,
+or in the ``error`` and ``problems`` fields with ``--json``), else 0 — a server that fails to
+connect is a status it lists, not an error of the command.
 """
 
 from __future__ import annotations
@@ -169,6 +172,7 @@ async def _list(cwd: Path, *, as_json: bool) -> int:
     finally:
         await manager.aclose()
     problems = [str(p) for p in overview.problems]
+    code = 1 if problems else 0  # a file or an entry that cannot be used is an error
     if as_json:
         servers = []
         for row in overview.servers:
@@ -177,14 +181,17 @@ async def _list(cwd: Path, *, as_json: bool) -> int:
                 tool["disclosure"] = tool_row.mark.kind
             servers.append(server)
         payload = {
+            "error": "\n".join(problems) or None,
             "servers": servers,
             "problems": problems,
             "files": [str(p) for p in overview.files],
             "tools_cost": dict(overview.cost),
         }
         print(json.dumps(payload, indent=2, ensure_ascii=False))
-        return 0
-    if not overview.servers:
+        return code
+    for problem in problems:  # stderr: what is wrong with the configuration, file first
+        print(f"agent-tui mcp: configuration error: {problem}", file=sys.stderr)
+    if not overview.servers and not problems:
         files = " or ".join(str(p) for p in overview.files)
         print(f"No MCP servers configured (looked in {files}).")
     for row in overview.servers:
@@ -206,11 +213,7 @@ async def _list(cwd: Path, *, as_json: bool) -> int:
             print(f"    note: {note}")
     if any(row.tools for row in overview.servers):
         print(overview.cost_line)
-    if problems:
-        print("configuration problems:")
-        for problem in problems:
-            print(f"  {problem}")
-    return 0
+    return code
 
 
 def _state_line(state: ServerState) -> str:
@@ -268,7 +271,9 @@ async def _call(cwd: Path, server: str, tool: str, raw_args: str) -> int:
     manager = _manager(cwd, only={server})
     if server not in manager.config.servers:
         known = ", ".join(manager.config.servers) or "none"
-        return _fail(f"no MCP server named {server!r} (configured: {known})")
+        unread = [str(p) for p in manager.problems if p.unread]
+        why = "".join(f"; and {problem}" for problem in unread)
+        return _fail(f"no MCP server named {server!r} (configured: {known}){why}")
     try:
         await manager.start()
         await manager.wait_ready()

@@ -99,8 +99,8 @@ def test_a_bad_value_names_its_field_and_only_that_section_is_ignored(
     assert loaded.settings == Settings()
     error, warning = sorted(loaded.problems, key=lambda p: p.level)
     assert "invalid 'budget' section" in error.message
-    assert "$.per_result_chars" in error.message
-    assert "$.preview: unknown field" in error.message
+    assert "$.budget.per_result_chars" in error.message  # the path from the file's root
+    assert "$.budget.preview: unknown field" in error.message
     assert warning.level == "warning"
     assert "unknown section 'disclosur'" in warning.message
 

@@ -412,3 +412,57 @@ async def test_empty_state_then_a_broken_file_then_a_server(
         assert not empty.display
         assert not problems.display
     await wait_until(lambda: not fixture_pids(mark), CONNECT, "fx to exit")
+
+
+async def test_a_config_broken_mid_run_says_so_in_the_title_and_the_body(tmp_path: Path) -> None:
+    mark = f"broken-{uuid.uuid4().hex[:8]}"
+    config = write_config(
+        tmp_path / ".mcp.json", {"a": fixture_entry(name=mark), "b": fixture_entry(name=mark)}
+    )
+    app, manager = panel_app(tmp_path)
+    async with running(app, manager) as pilot:
+        panel = await open_panel(pilot)
+        await wait_for(pilot, lambda: panel.sub_title == "2 connected", "a and b", CONNECT)
+        await wait_until(manager.watching.is_set, CONNECT, "the configuration watch")
+        pids = fixture_pids(mark)
+
+        config.write_text('{"mcpServers": {"a": ', encoding="utf-8")  # a typo mid-edit
+        problems = panel.query_one(ProblemsBlock)
+        await wait_for(pilot, lambda: problems.display, "the problem", CONNECT)
+        assert panel.sub_title == ".mcp.json is broken: its 2 servers kept as before · 2 connected"
+        [problem] = problems.problems
+        assert problem.path == config
+        assert problem.message == (
+            "is not valid JSON: Expecting value at line 1 column 22; its servers (a, b) stay "
+            "as before this change (running or not, with the configuration they had); the "
+            "change applies once the file is fixed"
+        )
+        assert "no server of this file is loaded" not in problem.message
+        # What the title and the problem say is what the manager does: both still run.
+        assert [s.status for s in manager.states()] == ["connected", "connected"]
+        assert fixture_pids(mark) == pids
+        assert servers(panel)["a"].endswith("16 tools")
+
+        write_config(config, {"a": fixture_entry(name=mark)})  # fixed: the change applies
+        await wait_for(pilot, lambda: panel.sub_title == "1 connected", "b to go", CONNECT)
+        assert not problems.display
+
+
+async def test_a_config_broken_at_start_is_not_called_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.delenv("EDITOR", raising=False)
+    config = tmp_path / ".mcp.json"
+    config.write_text('{"mcpServers": {"a": ', encoding="utf-8")
+    app, manager = panel_app(tmp_path)
+    async with running(app, manager) as pilot:
+        panel = await open_panel(pilot)
+        assert panel.sub_title == ".mcp.json is broken: nothing loaded from it · no servers"
+        text = str(panel.query_one(EmptyState).render())
+        assert f"No MCP server is loaded: {config} cannot be used." in text
+        assert "No MCP servers configured" not in text
+        [problem] = panel.query_one(ProblemsBlock).problems
+        assert problem.message.endswith("; no server of this file is loaded")
+        await pilot.press("o")
+        assert app.clipboard == str(config)

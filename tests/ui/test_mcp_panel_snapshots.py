@@ -170,6 +170,7 @@ USER_FILE = ConfigProblem(
     USER,
     "is not valid JSON: Expecting ',' delimiter at line 4 column 5; no server of this file is "
     "loaded",
+    unread=True,
 )
 ERRORS = McpOverview(
     servers=(

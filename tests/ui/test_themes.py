@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.settings import Settings, UISettings
+from agent_tui.core.events import SessionStart
+from agent_tui.core.settings import Settings, UISettings, load_settings
 from agent_tui.ui.chat import Notice
 from agent_tui.ui.shell.preferences import PreferenceError, save_user_setting
 from agent_tui.ui.shell.themes import DEFAULT_THEME, ThemeFile, load_themes, themes_dir
 
-from .helpers import SIZE, make_agent, make_app, wait_for
+from .helpers import SIZE, QuietApp, make_agent, make_app, wait_for
 
 
 def test_the_shipped_themes_load() -> None:
@@ -116,3 +117,120 @@ def test_saving_a_setting_keeps_the_rest_and_refuses_a_broken_file(tmp_path: Pat
     with pytest.raises(PreferenceError, match="not valid JSON"):
         save_user_setting("ui", "theme", "agent-dark", path)
     assert path.read_text() == '{"ui": '
+
+
+def _app_with_user_settings(tmp_path: Path) -> QuietApp:
+    """The app as the CLI builds it: the settings loaded from the files, their problems in
+    the session's warnings."""
+    loaded = load_settings(tmp_path)
+    agent = make_agent(tmp_path, [])
+    agent.settings = loaded.settings
+    start = SessionStart(
+        session_id="s", model="script", cwd=str(tmp_path), warnings=loaded.messages()
+    )
+    return make_app(agent, session=start)
+
+
+def _messages(app: QuietApp) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+async def test_a_broken_user_settings_file_is_reported_and_no_theme_is_saved(
+    tmp_path: Path,
+) -> None:
+    settings = tmp_path / "config" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{"ui": ', encoding="utf-8")
+    app = _app_with_user_settings(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: list(app.main.chat.query(Notice)), "the start-up notice")
+        [notice] = [n.text for n in app.main.chat.query(Notice)]
+        assert str(settings) in notice
+        assert "is not valid JSON" in notice
+        assert "line 1 column 8" in notice
+        assert "the defaults apply" in notice
+        assert "theme" not in notice
+        assert app.theme == DEFAULT_THEME
+        await pilot.press("ctrl+q")  # quitting saves a theme picked a moment ago: none was
+    assert not [m for m in _messages(app) if "theme" in m]
+    assert settings.read_text(encoding="utf-8") == '{"ui": '
+
+
+async def test_no_theme_choice_no_settings_file(tmp_path: Path) -> None:
+    app = _app_with_user_settings(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.theme_keeper is not None, "the theme keeper")
+        await pilot.press("ctrl+q")
+    assert _messages(app) == []
+    assert not (tmp_path / "config" / "settings.json").exists()
+
+
+async def test_a_picked_theme_that_cannot_be_saved_says_why(tmp_path: Path) -> None:
+    settings = tmp_path / "config" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('{"ui": ', encoding="utf-8")
+    app = _app_with_user_settings(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.theme_keeper is not None, "the theme keeper")
+        app.theme = "agent-light"
+        await wait_for(pilot, lambda: _messages(app), "the theme's save to fail")
+        [message] = _messages(app)
+        assert message.startswith("The theme 'agent-light' is used for this session but not ")
+        assert f"{settings} is not valid JSON: Expecting value at line 1 column 8" in message
+        assert "the file is left as it is" in message
+        assert "defaults apply" not in message  # that is what loading does, not saving
+        assert app.theme == "agent-light"
+    assert settings.read_text(encoding="utf-8") == '{"ui": '
+
+
+async def test_a_theme_is_not_saved_into_an_invalid_section(tmp_path: Path) -> None:
+    settings = tmp_path / "config" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    text = json.dumps({"ui": {"theme": "agent-contrast", "auto_expand": "sometimes"}})
+    settings.write_text(text, encoding="utf-8")
+    app = _app_with_user_settings(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: list(app.main.chat.query(Notice)), "the start-up notice")
+        [notice] = [n.text for n in app.main.chat.query(Notice)]
+        assert "invalid 'ui' section, ignored, its valid keys too (theme)" in notice
+        assert "$.ui.auto_expand:" in notice
+        assert app.theme == DEFAULT_THEME  # the section, theme included, is ignored
+        app.theme = "agent-light"
+        await wait_for(pilot, lambda: _messages(app), "the theme's save to fail")
+        [message] = _messages(app)
+        assert "the 'ui' section is invalid, so it is ignored at start" in message
+        assert "$.ui.auto_expand:" in message
+    assert settings.read_text(encoding="utf-8") == text
+
+
+async def test_a_broken_theme_file_names_the_file_the_field_and_the_problem(
+    tmp_path: Path,
+) -> None:
+    themes = tmp_path / "config" / "themes"
+    themes.mkdir(parents=True)
+    colour = themes / "x.json"
+    colour.write_text(json.dumps({"name": "x", "primary": "nope"}), encoding="utf-8")
+    syntax = themes / "y.json"
+    syntax.write_text('{"name": "y",\n "primary": }', encoding="utf-8")
+    app = make_app(make_agent(tmp_path, []))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: len(app.main.chat.query(Notice)) == 2, "two notices")
+        first, second = [n.text for n in app.main.chat.query(Notice)]
+        assert first == f"theme file {colour} is skipped:\n  - $.primary: not a colour: 'nope'"
+        assert second == (
+            f"theme file {syntax} is skipped: it is not valid JSON: Expecting value at line 2 "
+            "column 13"
+        )
+        assert "validation error" not in first
+
+
+async def test_an_unknown_saved_theme_says_what_is_used_instead(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [])
+    agent.settings = Settings(ui=UISettings(theme="nope"))
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: list(app.main.chat.query(Notice)), "the notice")
+        [notice] = [n.text for n in app.main.chat.query(Notice)]
+        assert notice == (
+            "theme 'nope' (ui.theme in the settings) is not installed; using 'agent-dark'"
+        )

@@ -28,6 +28,8 @@ from agent_tui.core.disclosure.config import DisclosureSettings
 from agent_tui.core.paths import config_dir
 from agent_tui.core.schema_errors import format_validation_error
 
+IGNORED_FILE = "the whole file is ignored: the other settings files or the defaults apply"
+"""What loading does with a settings file it cannot read (after the reason)."""
 SETTINGS_FILE = "settings.json"
 LOCAL_SETTINGS_FILE = "settings.local.json"
 PROJECT_DIR = ".agent-tui"
@@ -140,7 +142,7 @@ def load_settings(cwd: Path, *, paths: list[Path] | None = None) -> LoadedSettin
                 SettingsProblem(
                     origin[name][-1],
                     f"the {name!r} settings of {files} are invalid together; using the "
-                    f"defaults for {name!r}:\n{format_validation_error(exc)}",
+                    f"defaults for {name!r}:\n{format_validation_error(exc, (name,))}",
                 )
             )
     return LoadedSettings(Settings(**values), sources, problems)
@@ -148,42 +150,35 @@ def load_settings(cwd: Path, *, paths: list[Path] | None = None) -> LoadedSettin
 
 def read_json_object(path: Path) -> tuple[dict[str, Any] | None, str, str | None]:
     """(object, raw text, problem) of one settings file. A missing file is no problem (None,
-    "", None); an unreadable or broken one returns None and says why, with line and column."""
+    "", None); an unreadable or broken one returns None and says what is wrong with it, with
+    line and column (``is not valid JSON: … at line 3 column 5``) — not what follows from that:
+    each caller says what it does instead."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None, "", None
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return None, "", f"cannot be read ({reason}); it is ignored"
+        return None, "", f"cannot be read ({reason})"
     if not text.strip():
         return {}, text, None
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
-        return (
-            None,
-            text,
-            (
-                f"is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}; "
-                "the whole file is ignored (defaults apply)"
-            ),
-        )
+        return None, text, f"is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
     if not isinstance(raw, dict):
         return (
             None,
             text,
-            (
-                f'must hold a JSON object like {{"budget": {{...}}}}, not '
-                f"{type(raw).__name__}; it is ignored"
-            ),
+            f'must hold a JSON object like {{"budget": {{...}}}}, not {type(raw).__name__}',
         )
     return raw, text, None
 
 
 class SettingsFileError(ValueError):
     """A settings file that cannot be changed safely (unreadable, or not a JSON object): it is
-    left as it is. ``problem`` says why, without the file name."""
+    left as it is. ``problem`` says what is wrong with it (``is not valid JSON: … at line 1
+    column 8``), without the file name."""
 
     def __init__(self, path: Path, problem: str) -> None:
         super().__init__(f"{path} {problem}")
@@ -214,7 +209,7 @@ def _read_file(path: Path, problems: list[SettingsProblem]) -> dict[str, Any] | 
     """The valid sections of one file; problems are appended. None when nothing applies."""
     raw, _, problem = read_json_object(path)
     if problem is not None:
-        problems.append(SettingsProblem(path, problem))
+        problems.append(SettingsProblem(path, f"{problem}; {IGNORED_FILE}"))
     if raw is None:
         return None
     sections: dict[str, Any] = {}
@@ -233,16 +228,22 @@ def _read_file(path: Path, problems: list[SettingsProblem]) -> dict[str, Any] | 
         try:
             model.model_validate(value)
         except ValidationError as exc:
-            problems.append(
-                SettingsProblem(
-                    path,
-                    f"invalid {name!r} section, ignored (defaults apply):\n"
-                    + format_validation_error(exc),
-                )
-            )
+            problems.append(SettingsProblem(path, _ignored_section(name, value, exc)))
             continue
         sections[name] = value
     return sections
+
+
+def _ignored_section(name: str, value: Any, error: ValidationError) -> str:
+    """What is wrong with section ``name`` of a file, field by field (``$.ui.auto_expand``),
+    and what is used instead — naming the keys that were fine but are ignored with it."""
+    wrong = {str(e["loc"][0]) for e in error.errors() if e.get("loc")}
+    kept = sorted(k for k in value if k not in wrong) if isinstance(value, dict) else []
+    lost = f", its valid keys too ({', '.join(kept)})" if kept else ""
+    return (
+        f"invalid {name!r} section, ignored{lost}: the other settings files or the defaults "
+        f"apply for {name!r}:\n" + format_validation_error(error, (name,))
+    )
 
 
 def _merge(base: Any, override: Any) -> Any:

@@ -93,7 +93,7 @@ def test_list(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
         {"fx": fixture_entry(), "dies": fixture_entry("exit-at-start"), "bad": {"command": 1}},
     )
     code, out, _ = _run(capsys, "--cwd", str(workspace), "list", "--json")
-    assert code == 0
+    assert code == 1  # the broken entry of "bad"
     listing = json.loads(out)
     servers = {s["name"]: s for s in listing["servers"]}
     assert servers["fx"]["status"] == "connected"
@@ -106,6 +106,7 @@ def test_list(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert servers["bad"]["status"] == "failed"
     assert "$.command" in servers["bad"]["error"]
     assert any("'bad'" in p for p in listing["problems"])
+    assert "'bad'" in listing["error"]
     cost = listing["tools_cost"]
     assert cost["without_disclosure_tokens"] >= cost["direct_tokens"] > 0
     marks = {t["disclosure"] for t in servers["fx"]["tools"]}
@@ -113,7 +114,7 @@ def test_list(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
     write_config(workspace / ".mcp.json", {"dies": fixture_entry("exit-at-start")})
     code, out, _ = _run(capsys, "--cwd", str(workspace), "list")
-    assert code == 0
+    assert code == 0  # a server that fails is a status, not a configuration error
     assert "dies  (stdio: " in out
     assert "failed: the server exited during start-up" in out
     assert "stderr: fixture: bad configuration, giving up" in out
@@ -162,3 +163,43 @@ def test_the_entry_point_routes_mcp(workspace: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["servers"] == []
+
+
+def _mcp_subprocess(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agent_tui", "mcp", "--cwd", str(cwd), *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+        check=False,
+    )
+
+
+def test_list_on_a_broken_config_prints_the_error_and_fails(workspace: Path) -> None:
+    config = workspace / ".mcp.json"
+    config.write_text('{"mcpServers": {"fx": }}', encoding="utf-8")
+    done = _mcp_subprocess(workspace, "list")
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert "No MCP servers configured" not in done.stdout + done.stderr
+    assert done.stderr == (
+        f"agent-tui mcp: configuration error: {config}: is not valid JSON: Expecting value "
+        "at line 1 column 23; no server of this file is loaded\n"
+    )
+
+    done = _mcp_subprocess(workspace, "list", "--json")
+    assert done.returncode == 1
+    listing = json.loads(done.stdout)
+    assert listing["error"] == (
+        f"{config}: is not valid JSON: Expecting value at line 1 column 23; no server of this "
+        "file is loaded"
+    )
+    assert listing["problems"] == [listing["error"]]
+    assert listing["servers"] == []
+
+    done = _mcp_subprocess(workspace, "call", "fx", "echo")
+    assert done.returncode == 2
+    assert f"no MCP server named 'fx' (configured: none); and {config}: is not valid" in (
+        done.stderr
+    )

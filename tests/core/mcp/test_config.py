@@ -191,6 +191,25 @@ def test_add_and_remove_keep_the_rest_of_the_file(tmp_path: Path) -> None:
         remove_server(path, "ghost")
 
 
+def test_a_file_broken_on_reload_keeps_its_servers_and_says_so(tmp_path: Path) -> None:
+    user = write_config(tmp_path / "user.json", {"a": {"command": "user-a"}})
+    project = write_config(tmp_path / ".mcp.json", {"a": {"command": "a"}, "b": {"command": "b"}})
+    first = load_config(tmp_path, paths=[user, project], environ={})
+    project.write_text('{"mcpServers": ')
+
+    again = load_config(tmp_path, paths=[user, project], environ={}, previous=first)
+    assert {n: s.command for n, s in again.servers.items()} == {"a": "a", "b": "b"}
+    [problem] = again.problems
+    assert (problem.path, problem.unread, problem.kept) == (project, True, ("a", "b"))
+    assert "its servers (a, b) stay as before this change" in problem.message
+
+    fresh = load_config(tmp_path, paths=[user, project], environ={})  # a start: nothing kept
+    assert {n: s.command for n, s in fresh.servers.items()} == {"a": "user-a"}
+    [problem] = fresh.problems
+    assert (problem.unread, problem.kept) == (True, ())
+    assert problem.message.endswith("; no server of this file is loaded")
+
+
 def test_add_creates_the_file_and_refuses_bad_names_and_broken_files(tmp_path: Path) -> None:
     path = tmp_path / "sub" / ".mcp.json"
     add_server(path, "fresh", {"command": "x"})

@@ -94,6 +94,12 @@ class ConfigProblem:
     path: Path
     message: str
     server: str | None = None
+    unread: bool = False
+    """The whole file could not be used (unreadable, not JSON, no ``mcpServers`` object):
+    nothing in it was read this time."""
+    kept: tuple[str, ...] = ()
+    """For an ``unread`` file on a reload: the servers it configured at its last good read,
+    kept as they were (running or not); empty when none was kept."""
 
     def __str__(self) -> str:
         where = f"{self.path}" + (f" (server {self.server!r})" if self.server else "")
@@ -121,14 +127,28 @@ def config_paths(cwd: Path) -> list[Path]:
 
 
 def load_config(
-    cwd: Path, *, paths: list[Path] | None = None, environ: Mapping[str, str] | None = None
+    cwd: Path,
+    *,
+    paths: list[Path] | None = None,
+    environ: Mapping[str, str] | None = None,
+    previous: McpConfig | None = None,
 ) -> McpConfig:
-    """Read and merge the configuration files (later files override whole entries)."""
+    """Read and merge the configuration files (later files override whole entries).
+
+    ``previous`` (a reload): a file that cannot be used now keeps the servers it had in
+    ``previous`` as they were — a typo mid-edit must not stop them — and its problem says so
+    (``kept``); fixing the file applies the change."""
     env = os.environ if environ is None else environ
     config = McpConfig(paths=list(paths if paths is not None else config_paths(cwd)))
     merged: dict[str, ServerSpec] = {}
     for path in config.paths:
-        entries = _read_servers(path, config.problems)
+        entries, problem = _read_servers(path)
+        if problem is not None:
+            old = previous.servers.items() if previous is not None else ()
+            kept = {name: spec for name, spec in old if spec.source == path}
+            merged.update(kept)
+            config.problems.append(unread_problem(path, problem, tuple(sorted(kept))))
+            continue
         for name, raw in entries.items():
             spec = parse_entry(name, raw, path, env, base=cwd)
             if spec.error:
@@ -136,6 +156,20 @@ def load_config(
             merged[name] = spec
     config.servers = dict(sorted(merged.items()))
     return config
+
+
+def unread_problem(path: Path, problem: str, kept: tuple[str, ...] = ()) -> ConfigProblem:
+    """The problem of a file that cannot be used, saying what became of its servers."""
+    if kept:
+        names = ", ".join(kept)
+        what = (
+            f"{'its server' if len(kept) == 1 else 'its servers'} ({names}) "
+            f"{'stays' if len(kept) == 1 else 'stay'} as before this change (running or not, "
+            "with the configuration they had); the change applies once the file is fixed"
+        )
+    else:
+        what = "no server of this file is loaded"
+    return ConfigProblem(path, f"{problem}; {what}", unread=True, kept=kept)
 
 
 def read_file(path: Path) -> tuple[dict[str, Any] | None, str | None]:
@@ -158,18 +192,15 @@ def read_file(path: Path) -> tuple[dict[str, Any] | None, str | None]:
     return raw, None
 
 
-def _read_servers(path: Path, problems: list[ConfigProblem]) -> dict[str, Any]:
+def _read_servers(path: Path) -> tuple[dict[str, Any], str | None]:
+    """The ``mcpServers`` entries of one file, or what keeps the whole file from being used."""
     raw, problem = read_file(path)
     if problem is not None or raw is None:
-        problems.append(ConfigProblem(path, f"{problem}; no server of this file is loaded"))
-        return {}
+        return {}, problem or "cannot be read"
     servers = raw.get("mcpServers", {})
     if not isinstance(servers, dict):
-        problems.append(
-            ConfigProblem(path, f'"mcpServers" must be an object of servers, not {_kind(servers)}')
-        )
-        return {}
-    return servers
+        return {}, f'"mcpServers" must be an object of servers, not {_kind(servers)}'
+    return servers, None
 
 
 def parse_entry(

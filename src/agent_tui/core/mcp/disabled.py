@@ -27,7 +27,7 @@ def read_disabled(path: Path) -> tuple[set[str], str | None]:
     """(the remembered server names, a problem with the file or the section, if any)."""
     data, _, problem = read_json_object(path)
     if problem is not None:
-        return set(), f"{path} {problem}"
+        return set(), f"{path} {problem}; no server is known to be turned off in this project"
     section = (data or {}).get(SECTION)
     if section is None:
         return set(), None

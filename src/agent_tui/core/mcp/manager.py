@@ -196,14 +196,9 @@ class McpManager:
     async def reload(self) -> None:
         """Re-read the configuration; start, stop or restart the servers that changed."""
         old = self.config
-        self.config = load_config(self.cwd, paths=self.paths, environ=self.environ)
-        # A file that became unreadable (a typo mid-edit) keeps its servers running as they
-        # were; its problem is reported. Fixing the file applies the change.
-        broken = {p.path for p in self.config.problems if p.server is None}
-        for name, spec in old.servers.items():
-            if spec.source in broken and name not in self.config.servers:
-                self.config.servers[name] = spec
-        self.config.servers = dict(sorted(self.config.servers.items()))
+        # A file that became unusable (a typo mid-edit) keeps its servers as they were, and
+        # its problem says so (``ConfigProblem.kept``). Fixing the file applies the change.
+        self.config = load_config(self.cwd, paths=self.paths, environ=self.environ, previous=old)
         for name, spec in old.servers.items():
             if self.config.servers.get(name) != spec:
                 await self._stop(name)

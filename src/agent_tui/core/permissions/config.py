@@ -85,9 +85,12 @@ def merge(configs: list[PermissionConfig]) -> PermissionConfig:
 
 
 def read_json_file(path: Path) -> tuple[dict[str, Any] | None, str, str | None]:
-    """(data, raw text, problem) — ``settings.read_json_object`` with the file name in front."""
+    """(data, raw text, problem) — ``settings.read_json_object`` with the file name in front
+    and what that means for the permissions."""
     data, text, problem = read_json_object(path)
-    return data, text, (f"{path}: {problem}" if problem else None)
+    if problem is None:
+        return data, text, None
+    return data, text, f"{path}: {problem}; its permission rules and mode are ignored"
 
 
 def load_permission_config(cwd: Path, *, file_problems: bool = True) -> PermissionConfig:

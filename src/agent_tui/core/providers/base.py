@@ -48,6 +48,12 @@ class ModelRequest:
     max_tokens: int = 8192
 
 
+Frontend = Literal["tui", "headless"]
+"""The front end a run is shown in: the TUI (cards in a lane, approval prompts) or headless
+(``agent-tui -p``: a line per call on stderr or JSON events, no one to ask). Only a provider
+that talks about the app itself (the demo) needs to know it; it is passed, never guessed."""
+
+
 class ProviderError(Exception):
     """A model request failed in a way the user must see (with the server's own message)."""
 

@@ -2,8 +2,10 @@
 
 It understands a few plain requests — read/list/search files, run a command, edit a file — and
 a ``tour`` that walks through reading, a parallel group, an edit that needs approval and a
-large output. It is stateless: the step to play is the number of assistant messages since the
-last user message, so it also works after ``--continue``.
+large output. What it says about the app fits the front end it is told it runs in (cards and
+approvals in the TUI; stderr lines, JSON events and ``--allow`` headless). It is stateless:
+the step to play is the number of assistant messages since the last user message, so it also
+works after ``--continue``.
 """
 
 from __future__ import annotations
@@ -15,12 +17,13 @@ from typing import Any, Literal
 
 from agent_tui.core.providers.base import (
     Completion,
+    Frontend,
     ModelRequest,
     StreamItem,
     ToolCallReady,
 )
 from agent_tui.core.providers.chunking import estimate_usage, split_words, stream_text
-from agent_tui.core.providers.demo_plans import Step, plan_for
+from agent_tui.core.providers.demo_plans import WORDS, Step, Words, plan_for
 from agent_tui.core.transcript import Message, ToolCall
 
 DEFAULT_DELAY = 0.012
@@ -47,18 +50,21 @@ class DemoProvider:
     kind: Literal["demo"] = "demo"
     name = "demo"
 
-    def __init__(self, delay: float | None = None) -> None:
+    def __init__(self, delay: float | None = None, *, frontend: Frontend = "tui") -> None:
         self.delay = _delay() if delay is None else delay
+        self.words = WORDS[frontend]
+        """What it says about the app: cards and approvals in the TUI, stderr lines, JSON
+        events and ``--allow`` headless."""
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         prompt, step_index, results = _turn_state(request.messages)
-        steps = plan_for(prompt)
-        if _was_denied(results, step_index):
-            step = Step(text="You denied that call, so I'll stop here. Nothing else was run.")
+        steps = plan_for(prompt, self.words)
+        if (refusal := _refusal(results, step_index)) is not None:
+            step = Step(text=self.words.refused(refusal))
         elif step_index < len(steps):
             step = steps[step_index]
         else:
-            step = Step(text=_fallback(results))
+            step = Step(text=_fallback(results, self.words))
         text = step.render_text(results)
         async for delta in stream_text(split_words(text), self.delay):
             yield delta
@@ -86,15 +92,20 @@ def _encode(arguments: dict[str, Any] | str) -> str:
     return arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
 
 
-def _was_denied(results: list[Message], step_index: int) -> bool:
-    """True when the user denied a call of the previous step."""
-    return step_index > 0 and any(
-        r.is_error and r.content.startswith("Permission denied") for r in results[-3:]
-    )
+def _refusal(results: list[Message], step_index: int) -> str | None:
+    """The reason a call of the previous step was refused (``Permission denied: <reason>``),
+    or None when none was."""
+    if step_index == 0:
+        return None
+    for result in results[-3:]:
+        if result.is_error and result.content.startswith("Permission denied"):
+            first = result.content.splitlines()[0]
+            return first.removeprefix("Permission denied").lstrip(": ").strip()
+    return None
 
 
-def _fallback(results: list[Message]) -> str:
+def _fallback(results: list[Message], words: Words) -> str:
     failed = sum(1 for r in results if r.is_error)
     if failed:
-        return f"Done — {failed} of {len(results)} call(s) did not succeed; see the lane."
+        return f"Done — {failed} of {len(results)} call(s) did not succeed; {words.failures}."
     return "Done."

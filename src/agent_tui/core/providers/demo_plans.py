@@ -1,11 +1,14 @@
 """What the demo model says and does for each kind of request: plans of steps.
 
 A plan is a list of steps, one per model request: some text and the tool calls to make. A
-step's text or calls may depend on the tool results so far (the demo reads them back).
+step's text or calls may depend on the tool results so far (the demo reads them back). What it
+says about the app itself — where a result is shown, who approves a call, which key interrupts
+— comes from the ``Words`` of the front end it runs in (``WORDS``).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import sys
@@ -13,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_tui.core.providers.base import Frontend
 from agent_tui.core.transcript import Message
 
 Calls = list[tuple[str, dict[str, Any]]]
@@ -44,12 +48,89 @@ class Step:
         return self.calls(results) if callable(self.calls) else self.calls
 
 
+@dataclass(frozen=True)
+class Words:
+    """What the demo says about the front end it runs in."""
+
+    output: str
+    """Where a call's full output is (after "Read `x` — ")."""
+    error: str
+    """Where a failed call's full error is (a sentence)."""
+    group: str
+    """What the parallel group is (after "they form one *parallel group* ")."""
+    approval: str
+    """That the next call (a write) must be approved, and what happens if it is not."""
+    edit_approval: str
+    shell_approval: str
+    closing: str
+    """The end of the tour: interrupting, where to go next (a list, its last line open)."""
+    failures: str
+    """Where to look when calls failed (after "did not succeed; ")."""
+    help_note: str
+    """Added to the help text."""
+    refused: Callable[[str], str]
+    """What to say when a call was refused, given the reason."""
+
+
+def _tui_refused(reason: str) -> str:
+    if reason.startswith("The user denied"):
+        return "You denied that call, so I'll stop here. Nothing else was run."
+    return "That call was refused — its card in the lane says why. I'll stop here; nothing "
+    "else was run."
+
+
+def _headless_refused(reason: str) -> str:
+    return (
+        "That call was refused — its `tool_rejected` event (the ⊘ line on stderr) says why "
+        "and how to permit it. I'll stop here; nothing else was run."
+    )
+
+
+WORDS: dict[Frontend, Words] = {
+    "tui": Words(
+        output="the full output is on the card in the lane (Enter expands it)",
+        error="The card in the lane has the full error, including what to try next.",
+        group="in the lane",
+        approval="waits for your approval. Allow it to continue the tour (deny it and I'll "
+        "stop there).",
+        edit_approval="It also needs your approval.",
+        shell_approval="(commands ask first, too)",
+        closing="- **Esc** interrupts a turn; the transcript stays consistent.\n"
+        "- Type `help` to see what else I understand",
+        failures="see the lane",
+        help_note="",
+        refused=_tui_refused,
+    ),
+    "headless": Words(
+        output="this headless run shows a line per call on stderr; the full result is in "
+        "the `tool_result` event (`--output-format json` or `stream-json`)",
+        error="The full error, including what to try next, is in the `tool_error` or "
+        "`tool_result` event (`--output-format json` or `stream-json`).",
+        group="(one `tool_group` event)",
+        approval="needs approval, and nobody can be asked in a headless run: it is refused "
+        "unless an `--allow` rule or `--permission-mode accept-edits` permits it (the refusal "
+        "names the rule), and then I stop there.",
+        edit_approval="It needs approval too: here, an `--allow` rule or the permission mode.",
+        shell_approval="(commands ask first too, so here only an `--allow` rule lets it run)",
+        closing="- **Ctrl+C** interrupts a headless run (a second one kills it); the "
+        "transcript stays consistent.\n- `agent-tui` without `-p` shows all of this in the "
+        "TUI, with approval prompts and diffs.\n- `agent-tui -p help` shows what else I "
+        "understand",
+        failures="the ✗ lines on stderr (or the events of `--output-format stream-json`) say why",
+        help_note="\n\nThis is a headless run (`-p`): nobody can be asked, so a call that asks "
+        "is refused unless `--allow RULE` or `--permission-mode` permits it. `agent-tui` "
+        "without `-p` opens the TUI.",
+        refused=_headless_refused,
+    ),
+}
+
+
 HELP = """I'm the **offline demo model** of agent-tui: no API key, no network, fully \
 deterministic. I understand a few plain requests:
 
 | ask | what I do |
 |---|---|
-| `tour` | a guided walk: parallel reads, an edit that needs your approval, a large output |
+| `tour` | a guided walk: parallel reads, an edit that needs approval, a large output |
 | `read README.md` | `read_file` with numbered lines |
 | `list src` | `list_dir` |
 | `find *.py` | `glob` |
@@ -66,24 +147,35 @@ def _first_line(results: list[Message]) -> str:
     if not results:
         return "nothing came back"
     last = results[-1]
-    line = next((ln for ln in last.content.splitlines() if ln.strip()), "(empty)")
-    return ("failed: " if last.is_error else "") + line.strip()[:160]
+    line = _error_message(last.content) if last.is_error else None
+    if line is None:
+        line = next((ln for ln in last.content.splitlines() if ln.strip()), "(empty)")
+    return ("failed: " if last.is_error else "") + line.strip().rstrip(".")[:160]
 
 
-def _done(what: str) -> Step:
+def _error_message(content: str) -> str | None:
+    """The ``error`` of a structured tool error (a JSON object, as the model reads it)."""
+    try:
+        payload = json.loads(content)
+    except ValueError:
+        return None
+    error = payload.get("error") if isinstance(payload, dict) else None
+    return error if isinstance(error, str) and error.strip() else None
+
+
+def _done(what: str, words: Words) -> Step:
     def text(results: list[Message]) -> str:
         if results and results[-1].is_error:
-            return (
-                f"That did not work ({_first_line(results)}). The card in the lane has the "
-                "full error, including what to try next."
-            )
-        return f"{what} — the full output is on the card in the lane (Enter expands it)."
+            return f"That did not work ({_first_line(results)}). {words.error}"
+        return f"{what} — {words.output}."
 
     return Step(text=text)
 
 
-def _single(intro: str, name: str, arguments: dict[str, Any], outro: str) -> list[Step]:
-    return [Step(text=intro, calls=[(name, arguments)]), _done(outro)]
+def _single(
+    intro: str, name: str, arguments: dict[str, Any], outro: str, words: Words
+) -> list[Step]:
+    return [Step(text=intro, calls=[(name, arguments)]), _done(outro, words)]
 
 
 def _found_markdown(results: list[Message]) -> str | None:
@@ -95,7 +187,7 @@ def _found_markdown(results: list[Message]) -> str | None:
     return None
 
 
-def _tour() -> list[Step]:
+def _tour(words: Words) -> list[Step]:
     def read_step(results: list[Message]) -> Calls:
         return [("read_file", {"path": _found_markdown(results) or TOUR_FILE, "limit": 40})]
 
@@ -110,8 +202,7 @@ def _tour() -> list[Step]:
         return (
             f"All three finished together (I see {found} Markdown/Python file(s) at the top "
             f"level). **Writing** changes your disk, so the next call — creating "
-            f"`{TOUR_FILE}` — waits for your approval. Allow it to continue the tour "
-            "(deny it and I'll stop there)."
+            f"`{TOUR_FILE}` — {words.approval}"
         )
 
     log_cmd = (
@@ -122,7 +213,7 @@ def _tour() -> list[Step]:
         Step(
             text="# Welcome to agent-tui\n\nI'm the **offline demo model**: everything here "
             "is real (real files, real commands) except me. First, three **read-only** calls "
-            "that are safe to run together — they form one *parallel group* in the lane.",
+            f"that are safe to run together — they form one *parallel group* {words.group}.",
             calls=[
                 ("list_dir", {"path": "."}),
                 ("glob", {"pattern": "*.md"}),
@@ -140,7 +231,7 @@ def _tour() -> list[Step]:
         ),
         Step(
             text="An **edit**: `edit_file` replaces one exact, unique string and returns a "
-            "diff. It also needs your approval.",
+            f"diff. {words.edit_approval}",
             calls=[
                 (
                     "edit_file",
@@ -153,7 +244,7 @@ def _tour() -> list[Step]:
             ],
         ),
         Step(
-            text="Running it with `run_shell` (commands ask first, too):",
+            text=f"Running it with `run_shell` {words.shell_approval}:",
             calls=[("run_shell", {"command": f"{PY} {TOUR_FILE}"})],
         ),
         Step(
@@ -163,11 +254,9 @@ def _tour() -> list[Step]:
         ),
         Step(
             text="That's the tour. What you saw: a parallel group, approvals, a diff, live "
-            "output and a large result — every call a card with its state.\n\n"
-            "- **Esc** interrupts a turn; the transcript stays consistent.\n"
+            "output and a large result — every call with its state.\n\n"
             f"- `{TOUR_DIR}/` holds the file I wrote; delete it whenever you like.\n"
-            "- Type `help` to see what else I understand, or set `AGENT_API_KEY` "
-            "for a real model."
+            f"{words.closing}, or set `AGENT_API_KEY` for a real model."
         ),
     ]
 
@@ -185,29 +274,31 @@ def _pick(match: re.Match[str], start: int) -> str:
     return next(g for g in match.groups()[start : start + 3] if g is not None)
 
 
-def plan_for(prompt: str) -> list[Step]:
-    """The plan for a user prompt (``help`` when nothing matches)."""
+def plan_for(prompt: str, words: Words = WORDS["tui"]) -> list[Step]:
+    """The plan for a user prompt (``help`` when nothing matches), worded for ``words``."""
     text = prompt.strip()
     word, _, rest = text.partition(" ")
     verb = word.lower().rstrip(":")
     rest = rest.strip()
     if verb in {"tour", "demo"}:
-        return _tour()
+        return _tour(words)
     if verb in {"read", "show", "open", "cat"} and rest:
         path = rest.strip("`'\"")
-        return _single(f"Reading `{path}`.", "read_file", {"path": path}, f"Read `{path}`")
+        return _single(f"Reading `{path}`.", "read_file", {"path": path}, f"Read `{path}`", words)
     if verb in {"list", "ls"}:
         path = rest.strip("`'\"") or "."
-        return _single(f"Listing `{path}`.", "list_dir", {"path": path}, f"Listed `{path}`")
+        return _single(f"Listing `{path}`.", "list_dir", {"path": path}, f"Listed `{path}`", words)
     if verb in {"find", "glob"} and rest:
-        return _single(f"Looking for `{rest}`.", "glob", {"pattern": rest}, "Search done")
+        return _single(f"Looking for `{rest}`.", "glob", {"pattern": rest}, "Search done", words)
     if verb in {"run", "$", "exec"} and rest:
-        return _single(f"Running `{rest}`.", "run_shell", {"command": rest}, "The command ran")
+        return _single(
+            f"Running `{rest}`.", "run_shell", {"command": rest}, "The command ran", words
+        )
     if match := _SEARCH.match(text):
         args: dict[str, Any] = {"pattern": _pick(match, 0)}
         if match.group(4):
             args["path"] = match.group(4)
-        return _single(f"Searching for `{args['pattern']}`.", "grep", args, "Search done")
+        return _single(f"Searching for `{args['pattern']}`.", "grep", args, "Search done", words)
     if match := _REPLACE.match(text):
         old, new, path = _pick(match, 0), _pick(match, 3), match.group(7)
         return [
@@ -219,7 +310,7 @@ def plan_for(prompt: str) -> list[Step]:
                 text=f"Replacing `{old}` with `{new}`.",
                 calls=[("edit_file", {"path": path, "old_string": old, "new_string": new})],
             ),
-            _done(f"Edited `{path}`"),
+            _done(f"Edited `{path}`", words),
         ]
     if match := _WRITE.match(text):
         path, content = match.group(1), match.group(2)
@@ -228,6 +319,7 @@ def plan_for(prompt: str) -> list[Step]:
             "write_file",
             {"path": path, "content": content + "\n"},
             f"Wrote `{path}`",
+            words,
         )
     greeting = "" if verb == "help" else f"I can't handle “{text[:60]}” offline.\n\n"
-    return [Step(text=greeting + HELP)]
+    return [Step(text=greeting + HELP + words.help_note)]

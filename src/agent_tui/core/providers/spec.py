@@ -10,7 +10,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from agent_tui.core.providers.base import Provider, ProviderError
+from agent_tui.core.providers.base import Frontend, Provider, ProviderError
 
 DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
 
@@ -24,15 +24,18 @@ def default_spec(env: Mapping[str, str] | None = None) -> str:
     return "demo"
 
 
-def make_provider(spec: str | None, *, cwd: Path | None = None) -> Provider:
-    """Build the provider a spec names; a bad spec raises ProviderError saying what is valid."""
+def make_provider(
+    spec: str | None, *, cwd: Path | None = None, frontend: Frontend = "tui"
+) -> Provider:
+    """Build the provider a spec names; a bad spec raises ProviderError saying what is valid.
+    ``frontend``: where the run is shown (the demo model words its answers for it)."""
     spec = (spec or default_spec()).strip()
     kind, _, rest = spec.partition(":")
     kind = kind.lower()
     if kind == "demo":
         from agent_tui.core.providers.demo import DemoProvider
 
-        return DemoProvider()
+        return DemoProvider(frontend=frontend)
     if kind == "script":
         from agent_tui.core.providers.script import ScriptProvider
 

@@ -40,11 +40,12 @@ def json_path(loc: tuple[int | str, ...]) -> str:
     return out
 
 
-def describe_validation_error(error: ValidationError) -> list[str]:
-    """One line per problem: the JSON path, what is wrong, and what was given."""
+def describe_validation_error(error: ValidationError, at: tuple[int | str, ...] = ()) -> list[str]:
+    """One line per problem: the JSON path, what is wrong, and what was given. ``at`` is where
+    the validated value sits in a larger document (``("ui",)``: paths read ``$.ui.theme``)."""
     lines = []
     for problem in error.errors(include_url=False):
-        path = json_path(tuple(problem.get("loc", ())))
+        path = json_path((*at, *problem.get("loc", ())))
         message = problem.get("msg", "invalid")
         kind = problem.get("type", "")
         if kind == "missing":
@@ -52,9 +53,12 @@ def describe_validation_error(error: ValidationError) -> list[str]:
         elif kind == "extra_forbidden":
             lines.append(f"{path}: unknown field (not in the schema)")
         else:
+            if kind == "value_error" and "error" in problem.get("ctx", {}):
+                message = str(problem["ctx"]["error"])  # a validator's own words, no prefix
             given = problem.get("input")
             shown = repr(given)
             if len(shown) > 80:
                 shown = shown[:77] + "..."
-            lines.append(f"{path}: {message} (got {shown})")
+            got = "" if shown in message else f" (got {shown})"
+            lines.append(f"{path}: {message}{got}")
     return lines

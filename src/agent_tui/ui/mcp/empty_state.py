@@ -1,5 +1,6 @@
-"""What the panel says when no server is configured: which files are read, and how to add a
-server (the ``agent-tui mcp add`` command, or an example entry)."""
+"""What the panel says when no server is loaded: that a configuration file cannot be used, if
+one cannot (else that none is configured), which files are read, and how to add a server (the
+``agent-tui mcp add`` command, or an example entry)."""
 
 from __future__ import annotations
 
@@ -23,13 +24,21 @@ EXAMPLE = """{
 }"""
 
 
-def empty_text(files: Sequence[Path], project_file: Path | None) -> Content:
+def empty_text(
+    files: Sequence[Path], project_file: Path | None, broken: Sequence[Path] = ()
+) -> Content:
+    """``broken``: the files that cannot be used (their problems are listed below this)."""
     muted = "$foreground-muted"
-    lines: list[Content] = [
-        Content.styled("No MCP servers configured.", "bold"),
-        Content(""),
-        Content("MCP servers are read from:"),
-    ]
+    if broken:
+        names = " and ".join(shorten_home(p) for p in broken)
+        heading = [
+            Content.styled(f"No MCP server is loaded: {names} cannot be used.", "bold"),
+            Content("What is wrong is shown below; o opens the file. Once it is fixed and saved,"),
+            Content("its servers start."),
+        ]
+    else:
+        heading = [Content.styled("No MCP servers configured.", "bold")]
+    lines: list[Content] = [*heading, Content(""), Content("MCP servers are read from:")]
     width = max((len(shorten_home(p)) for p in files), default=0)
     for path in files:
         which = (
@@ -69,5 +78,7 @@ class EmptyState(Static):
     }
     """
 
-    def show(self, files: Sequence[Path], project_file: Path | None) -> None:
-        self.update(empty_text(files, project_file))
+    def show(
+        self, files: Sequence[Path], project_file: Path | None, broken: Sequence[Path] = ()
+    ) -> None:
+        self.update(empty_text(files, project_file, broken))

@@ -35,6 +35,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Header, OptionList, Static
 
+from agent_tui.core.mcp.config import ConfigProblem
 from agent_tui.core.mcp.overview import McpOverview, ServerRow
 from agent_tui.ui.common.format import shorten_home
 from agent_tui.ui.common.steady_footer import SteadyFooter
@@ -52,6 +53,28 @@ COALESCE_SECONDS = 0.05
 """Changes reported within this long are drawn once."""
 REFRESH_SECONDS = 1.0
 """How often the panel looks for changes that come without an event."""
+
+
+def summary(overview: McpOverview) -> str:
+    """The panel's title line: each configuration file that cannot be used and what became of
+    its servers, then the servers by status — from the same overview as the body."""
+    states = [s.state.status for s in overview.servers]
+    counts = [
+        f"{states.count(s)} {s}"
+        for s in ("connected", "connecting", "failed", "disabled", "stopped")
+        if states.count(s)
+    ]
+    broken = [broken_title(p) for p in overview.problems if p.unread]
+    return " · ".join([*broken, *(counts or ["no servers"])])
+
+
+def broken_title(problem: ConfigProblem) -> str:
+    """``.mcp.json is broken: its 2 servers kept as before`` (``ConfigProblem.kept``)."""
+    name = problem.path.name
+    if not problem.kept:
+        return f"{name} is broken: nothing loaded from it"
+    count = len(problem.kept)
+    return f"{name} is broken: its {count} server{'s' if count != 1 else ''} kept as before"
 
 
 class McpPanel(Screen[None]):
@@ -163,19 +186,9 @@ class McpPanel(Screen[None]):
         self.query_one("#cost", Static).update(overview.cost_line)
         self.query_one(ProblemsBlock).show(overview.problems)
         if empty:
-            self.query_one(EmptyState).show(overview.files, overview.project_file)
-        self.sub_title = self._summary()
-
-    def _summary(self) -> str:
-        states = [s.state.status for s in self.overview.servers]
-        if not states:
-            return "no servers"
-        parts = [
-            f"{states.count(s)} {s}"
-            for s in ("connected", "connecting", "failed", "disabled", "stopped")
-            if states.count(s)
-        ]
-        return " · ".join(parts)
+            broken = [p.path for p in overview.problems if p.unread]
+            self.query_one(EmptyState).show(overview.files, overview.project_file, broken)
+        self.sub_title = summary(overview)
 
     def _show_selected(self) -> None:
         row = self.selected_server

@@ -23,6 +23,7 @@ from textual.theme import Theme
 from textual.timer import Timer
 
 from agent_tui.core.paths import config_dir
+from agent_tui.core.schema_errors import format_validation_error
 from agent_tui.core.settings import UISettings
 from agent_tui.ui.shell.preferences import PreferenceError, save_user_setting
 
@@ -112,11 +113,25 @@ def load_themes(
         try:
             themes.append(ThemeFile.model_validate(json.loads(entry.read_text("utf-8"))).to_theme())
         except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValidationError) as exc:
-            log.warning("skipping theme %s: %s", entry.name, exc)
+            wrong = theme_file_problem(exc)
+            gap = "\n" if isinstance(exc, ValidationError) else " "
+            log.warning("skipping theme %s:%s%s", entry.name, gap, wrong)
             if problems is not None:
-                first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-                problems.append(f"theme {entry} skipped: {first}")
+                problems.append(f"theme file {entry} is skipped:{gap}{wrong}")
     return themes
+
+
+def theme_file_problem(exc: Exception) -> str:
+    """What is wrong with a theme file, for the user: the field and the problem of each
+    schema error (``$.primary: not a colour: 'nope'``), where the JSON breaks, or why the
+    file cannot be read."""
+    if isinstance(exc, ValidationError):
+        return format_validation_error(exc)  # one "  - $.field: problem" line each
+    if isinstance(exc, json.JSONDecodeError):
+        return f"it is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+    if isinstance(exc, OSError):
+        return f"it cannot be read ({exc.strerror or exc})"
+    return f"it is not UTF-8 text ({exc})"
 
 
 def install_themes(
@@ -135,10 +150,12 @@ def install_themes(
     if chosen and chosen in app.available_themes:
         app.theme = chosen
     else:
-        if chosen:
-            problems.append(f"theme {chosen!r} (ui.theme in the settings) is not installed")
         if DEFAULT_THEME in app.available_themes:
             app.theme = DEFAULT_THEME
+        if chosen:
+            problems.append(
+                f"theme {chosen!r} (ui.theme in the settings) is not installed; using {app.theme!r}"
+            )
     return problems
 
 
@@ -158,25 +175,42 @@ THEME_SAVE_SECONDS = 1.0
 
 class ThemeKeeper:
     """Saves the theme the user picks (``ui.theme`` in the user settings), once the picker
-    settles: Textual's theme picker previews each theme it passes over."""
+    settles: Textual's theme picker previews each theme it passes over.
+
+    Only a pick is saved: the theme start-up applied (the saved one, or the default when none
+    is saved or the saved one is missing) is the baseline, and a theme equal to it is never
+    written — Textual also reports the theme start-up applies, a moment after it is set."""
 
     def __init__(self, app: App[Any], ui: UISettings) -> None:
         self.app = app
         self.ui = ui
+        self.kept = app.theme
+        """The theme in effect that needs no saving: the one start-up applied, then the last
+        one saved (or that could not be)."""
         self._timer: Timer | None = None
         app.theme_changed_signal.subscribe(app, self._changed)
 
     def _changed(self, theme: Theme) -> None:
         if self._timer is not None:
             self._timer.stop()
-        self._timer = self.app.set_timer(THEME_SAVE_SECONDS, self.save_now)
+            self._timer = None
+        if theme.name != self.kept:
+            self._timer = self.app.set_timer(THEME_SAVE_SECONDS, self.save_now)
 
     def save_now(self) -> None:
-        """Save the current theme if it is not the saved one (and stop waiting)."""
+        """Save the current theme if the user picked another one (and stop waiting)."""
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        if self.app.theme != self.ui.theme:
-            self.ui.theme = self.app.theme
-            if (problem := save_theme(self.app.theme)) is not None:
-                self.app.notify(f"The theme is not saved: {problem}", severity="warning")
+        name = self.app.theme
+        if name == self.kept:
+            return
+        self.kept = name
+        if (problem := save_theme(name)) is not None:
+            self.app.notify(
+                f"The theme {name!r} is used for this session but not saved: {problem}",
+                severity="warning",
+                timeout=12,
+            )
+            return
+        self.ui.theme = name
