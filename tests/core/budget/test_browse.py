@@ -336,3 +336,19 @@ def test_only_spill_files_can_be_deleted(tmp_path: Path) -> None:
         delete_spill(store, store.root / ".gitignore", [])
     assert victim.exists()
     assert (store.root / ".gitignore").exists()
+
+
+def test_the_list_says_what_the_call_was_from_the_index_or_the_live_call(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    shell = store.write("x\n", "run_shell", "call_92162_0", WHEN, summary="make -j8 test")
+    old = store.write("y\n", "grep", "call_5", datetime(2026, 1, 4, tzinfo=UTC))  # no summary
+    other = store.write("z\n", "glob", "call_6", datetime(2026, 1, 3, tzinfo=UTC))
+    entries = {e.call_id: e for e in list_spills(store)}
+    assert entries["call_92162_0"].summary == "make -j8 test"  # a later session: from the index
+    assert entries["call_5"].summary == ""
+    call = ToolCall(id="call_5", name="grep", arguments='{"pattern": "TODO", "path": "src"}')
+    messages = [Message.assistant("", [call]), Message.tool(call, f"… in {old.shown}.")]
+    entries = {e.call_id: e for e in list_spills(store, messages)}
+    assert entries["call_5"].summary == "TODO in src"  # an old spill of the live transcript
+    assert entries["call_6"].summary == ""
+    assert (shell.summary, other.summary) == ("make -j8 test", "")

@@ -2,8 +2,8 @@
 exactly as ``read_file`` returns them. UI-free; every call costs what a window costs.
 
 - ``list_spills``: the spill files of a store, newest first, with the tool and call that made
-  each, when, the size from the index header (the data is never read), and whether a live
-  message still points to it;
+  each and what its input was, when, the size from the index header (the data is never read),
+  and whether a live message still points to it;
 - ``resolve_spill``: a pointer path (as the model sees it) to the spill file, or a
   ``SpillRefused`` that says what is wrong and what to do instead — outside the spill
   directory (also through ``..`` or a symlink), not a spill file name, missing, not indexed;
@@ -24,9 +24,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from agent_tui.core.budget.cleanup import message_texts, referenced_names
-from agent_tui.core.budget.index import SpillIndex
+from agent_tui.core.budget.index import SpillIndex, SpillMeta
 from agent_tui.core.budget.reader import SpillReader
 from agent_tui.core.budget.store import SPILL_NAME, SpillStore, _safe, is_spill_name
+from agent_tui.core.call_summary import call_summary
 from agent_tui.core.tools.builtin import read_file
 from agent_tui.core.tools.builtin._read_window import numbered_row
 from agent_tui.core.transcript import Message
@@ -63,6 +64,9 @@ class SpillEntry:
     lines: int | None
     referenced_by: str | None
     """Which live message points to it ("the result of run_shell call_1"…), or None."""
+    summary: str = ""
+    """The call's input in one line (its command, path or pattern): from the index, else from
+    the live call that made it; empty when neither says (spills written before it was kept)."""
 
     @property
     def name(self) -> str:
@@ -105,6 +109,16 @@ def _producers(messages: Iterable[Message]) -> dict[str, tuple[str, str]]:
     return found
 
 
+def _call_summaries(messages: Iterable[Message]) -> dict[str, str]:
+    """Call id -> the summary of the call's input, for the calls of the live transcript."""
+    return {
+        call.id: call_summary(call)
+        for message in messages
+        if message.role == "assistant"
+        for call in message.tool_calls
+    }
+
+
 def _who(message: Message) -> str:
     if message.role == "tool":
         return f"the result of {message.name or 'a tool'} {message.tool_call_id or ''}".rstrip()
@@ -120,12 +134,13 @@ def live_references(messages: Iterable[Message]) -> dict[str, str]:
     return found
 
 
-def _header(path: Path) -> tuple[int, int] | None:
+def _header(path: Path) -> tuple[int, int, SpillMeta] | None:
+    """(chars, lines, meta) from the index of ``path``, or None when it has no valid one."""
     index = SpillIndex.open_for(path)
     if index is None:
         return None
     with index:
-        return index.chars, index.lines
+        return index.chars, index.lines, index.meta()
 
 
 def list_spills(store: SpillStore, messages: Sequence[Message] = ()) -> list[SpillEntry]:
@@ -133,19 +148,25 @@ def list_spills(store: SpillStore, messages: Sequence[Message] = ()) -> list[Spi
     headers. Blocking (a few system calls per file): use a thread for long lists."""
     references = live_references(messages)
     producers = _producers(messages)
+    summaries = _call_summaries(messages) if producers else {}
     entries: list[SpillEntry] = []
     for path in store.files():
         parsed = parse_name(path.name)
         if parsed is None:
             continue
         when, tool, call_id = parsed
-        tool, call_id = producers.get(path.name, (tool, call_id))
+        produced = producers.get(path.name)
+        if produced is not None:
+            tool, call_id = produced
         try:
             size = path.stat().st_size
         except OSError:
             continue  # deleted since it was listed
         header = _header(path)
-        chars, lines = header if header is not None else (None, None)
+        chars, lines, meta = header if header is not None else (None, None, SpillMeta())
+        summary = meta.summary
+        if not summary and produced is not None:
+            summary = SpillMeta(summary=summaries.get(call_id, "")).summary
         entries.append(
             SpillEntry(
                 path=path,
@@ -157,6 +178,7 @@ def list_spills(store: SpillStore, messages: Sequence[Message] = ()) -> list[Spi
                 chars=chars,
                 lines=lines,
                 referenced_by=references.get(path.name),
+                summary=summary,
             )
         )
     entries.sort(key=lambda e: (e.when, e.name), reverse=True)

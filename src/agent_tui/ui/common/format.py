@@ -1,6 +1,8 @@
 """Pure text helpers shared by the widgets: input summaries, outcomes, durations, labels.
 
 Nothing here touches Textual, so the same wording can be tested (and reused) without an app.
+The input summary (``summarize_input``, ``one_line``) lives in the core, which keeps it with
+spilled outputs; it is re-exported here.
 """
 
 from __future__ import annotations
@@ -11,18 +13,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+from agent_tui.core.call_summary import MAX_SUMMARY, one_line
+from agent_tui.core.call_summary import summarize_input as summarize_input
+
 _WROTE = re.compile(r"Wrote ([\d,]+) lines?")
 """How write_file reports the lines it wrote."""
-
-# The input keys that best describe a call, most telling first.
-_SUMMARY_KEYS = ("path", "file_path", "command", "query", "url", "glob", "name")
-MAX_SUMMARY = 80
-
-
-def one_line(text: str, limit: int = MAX_SUMMARY) -> str:
-    """``text`` folded onto one line and cut to ``limit`` characters with an ellipsis."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: max(0, limit - 1)] + "…"
 
 
 def first_line(text: str, limit: int = MAX_SUMMARY) -> str:
@@ -31,23 +26,6 @@ def first_line(text: str, limit: int = MAX_SUMMARY) -> str:
         if line.strip():
             return one_line(line, limit)
     return ""
-
-
-def summarize_input(input: dict[str, Any] | None, raw_arguments: str = "") -> str:
-    """A one-line summary of a call's input: its path, command or pattern when it has one."""
-    if input is None:
-        return one_line(raw_arguments or "(invalid arguments)")
-    pattern = input.get("pattern")
-    if isinstance(pattern, str) and pattern:
-        where = input.get("path")
-        return one_line(f"{pattern} in {where}" if isinstance(where, str) and where else pattern)
-    for key in _SUMMARY_KEYS:
-        value = input.get(key)
-        if isinstance(value, str) and value:
-            return one_line(value)
-    if not input:
-        return ""
-    return one_line(json.dumps(input, ensure_ascii=False, separators=(", ", ": ")))
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:
