@@ -95,7 +95,7 @@ def test_browser_on_a_spill_it_cannot_show(snap_compare: SnapCompare, tmp_path: 
 
     async def run_before(pilot: Pilot[Any]) -> None:
         browser = await open_browser(pilot)
-        assert browser.error is not None
+        assert browser.view.error is not None
 
     assert snap_compare(make_app(agent), terminal_size=SIZE, run_before=run_before)
 

@@ -53,6 +53,22 @@ def describe(entry: SpillEntry) -> Content:
     return Content("\n").join([head, details + size])
 
 
+def summary_content(entries: Sequence[SpillEntry], shown: int, where: str) -> Content:
+    """The line under the list: how many spills (of how many, when the filter hides some),
+    their size, where, and what the marks mean."""
+    count = len(entries)
+    noun = "spill" if count == 1 else "spills"
+    if shown != count:
+        text = f"{shown} of {count} {noun} shown"
+    else:
+        text = f"{count} {noun} · {size_text(sum(e.bytes for e in entries))}"
+    return Content.assemble(
+        f"{text} in {where}/\n",
+        ("●", "$text-success"),
+        " a live message points to it  ○ none",
+    )
+
+
 class SpillList(OptionList):
     """Spill entries; the highlighted one is the one the viewer shows."""
 
