@@ -18,12 +18,10 @@ from agent_tui.core.budget import search as search_module
 from agent_tui.core.budget.index import index_path
 from agent_tui.core.budget.store import SpillRecord, SpillStore
 from agent_tui.core.events import SpillPointer, ToolResult, UserMessage
-from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.transcript import Message, ToolCall
 from agent_tui.ui.spills.browser import ConfirmDelete, SpillBrowser
 from agent_tui.ui.spills.spill_viewer import prepare, split_row
 from agent_tui.ui.spills.widgets import SpillList, SpillViewer
-from tests.core.budget.helpers import call_read
 
 from .helpers import SIZE, QuietApp, feed, make_agent, make_app, open_browser, use, wait_for
 
@@ -181,23 +179,27 @@ async def test_paging_goto_end_and_window_size(tmp_path: Path) -> None:
         assert span() == (4701, 4800)
 
 
-async def test_y_copies_exactly_what_read_file_returns(tmp_path: Path) -> None:
+async def test_y_copies_the_files_lines_without_line_numbers(tmp_path: Path) -> None:
+    """The clipboard gets the lines of the window as the file has them: no ``   12│`` gutter,
+    no read_file numbers or footer, cut lines whole, tabs and CRLF kept."""
     agent = make_agent(tmp_path, [])
-    text = "".join(
-        f"{n}\t" + "é" * (n % 7) + "x" * (3000 if n % 500 == 0 else 1) + "\n"
+    lines = [
+        f"{n}\t" + "é" * (n % 7) + "x" * (3000 if n % 500 == 0 else 1) + ("\r\n" if n % 9 else "\n")
         for n in range(1, 3001)
-    )
-    record = store_of(agent).write(text, "run_shell", "y", WHEN)
+    ]
+    record = store_of(agent).write("".join(lines), "run_shell", "y", WHEN)
     app = make_app(agent)
     async with app.run_test(size=SIZE) as pilot:
         browser = await open_browser(pilot, record.shown)
         await pilot.press("pagedown")
-        assert browser.view.window is not None
-        offset = browser.view.window.offset
+        window = browser.view.window
+        assert window is not None
+        assert window.cut  # line 2500 is cut in the view …
         await pilot.press("y")
-        out = await call_read(ToolContext(cwd=tmp_path), path=record.shown, offset=offset)
-        assert app.clipboard == out.content
-        assert "line 1000 is cut" in out.content or "are cut" in out.content
+        expected = "".join(lines[window.offset - 1 : window.last])
+        assert app.clipboard == expected  # … and copied whole
+        assert "│" not in app.clipboard
+        assert not app.clipboard.startswith(f"{window.offset:>6}")
 
 
 async def test_search_forward_backward_next_previous_and_wrap(tmp_path: Path) -> None:

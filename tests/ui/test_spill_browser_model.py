@@ -212,8 +212,17 @@ def test_after_a_deletion_the_spill_in_its_place_opens(store: SpillStore) -> Non
     assert view.after(place) == paths[2]  # the last one left
 
 
-def test_y_copies_the_window(store: SpillStore) -> None:
-    view, _ = opened(store, "alpha\nbeta\n")
+def test_y_copies_the_lines_as_the_file_has_them(store: SpillStore) -> None:
+    view, _ = opened(store, "alpha\tone\r\nbeta\n" + "g" * 5000 + "\nlast")
+    copied = view.copy()
+    assert copied == Copied(
+        "alpha\tone\r\nbeta\n" + "g" * 5000 + "\nlast",  # no numbers, no footer, line 3 whole
+        "Copied lines 1–4 (5,021 characters), as the file has them.",
+    )
+    view.answer_size("2")
+    view.next_window()
     copied = view.copy()
     assert isinstance(copied, Copied)
-    assert "lines 1–2 of 2" in copied.note
+    assert copied.text == "g" * 5000 + "\nlast"  # the last line has no newline: none added
+    empty, _ = opened(store, "", call="e")
+    assert said(empty.copy()) == "The file is empty: nothing to copy."

@@ -26,6 +26,7 @@ from agent_tui.core.budget.browse import (
     why_not_delete,
     window_ending_at,
     window_of,
+    window_text,
 )
 from agent_tui.core.budget.index import index_path
 from agent_tui.core.budget.store import SpillStore
@@ -282,6 +283,27 @@ def test_a_window_of_a_vanished_spill_says_so(tmp_path: Path) -> None:
         read_window(record.path, record.shown, 1, 10)
     assert caught.value.kind == "missing"
     assert "deleted" in caught.value.what
+
+
+def test_the_text_of_a_window_is_its_lines_as_the_file_has_them(tmp_path: Path) -> None:
+    lines = [
+        f"{n}\té" + "x" * (4000 if n == 5 else n) + ("\r\n" if n % 2 else "\n")
+        for n in range(1, 11)
+    ]
+    text = "".join(lines) + "tail"
+    record = make_store(tmp_path).write(text, "run_shell", "c", WHEN)
+    with open_reader(record.path, record.shown) as reader:
+        window = window_of(reader, record.shown, 3, 4)
+        assert window.cut  # line 5 is cut in read_file's rows …
+        copied = window_text(reader, window)
+        assert copied.complete
+        assert copied.text == "".join(lines[2:6])  # … and whole here, with its CRLF
+        end = window_of(reader, record.shown, 10, 5)
+        assert window_text(reader, end).text == lines[9] + "tail"
+        capped = window_text(reader, window, max_bytes=100)
+        assert not capped.complete
+        assert capped.text == "".join(lines[2:6])[: len(capped.text)]
+        assert len(capped.text.encode()) <= 100
 
 
 # -- lines of bytes -----------------------------------------------------------------------

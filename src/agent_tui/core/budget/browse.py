@@ -9,13 +9,15 @@ exactly as ``read_file`` returns them. UI-free; every call costs what a window c
   directory (also through ``..`` or a symlink), not a spill file name, missing, not indexed;
 - ``read_window``: the rows ``read_file(path, offset, limit)`` returns (read_file's own code),
   with its footer and the call that returns them; ``window_ending_at`` for paging back and
-  jumping to the end under read_file's 100,000-character window cap;
+  jumping to the end under read_file's 100,000-character window cap; ``window_text``: the
+  lines of a window as the file has them (what the browser copies);
 - ``delete_spill``: refused while a live message or a saved session points to the spill
   (``why_not_delete`` says why before asking).
 """
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import stat
@@ -370,6 +372,39 @@ def window_ending_at(reader: SpillReader, end_line: int, limit: int) -> int:
         used += sizes[at]
         start = first + at
     return start
+
+
+COPY_MAX_BYTES = 1 << 20
+"""The most ``window_text`` reads: a copy of a window of huge lines stops there."""
+
+
+@dataclass(frozen=True)
+class WindowText:
+    """The text of a window's lines, exactly as the file has them."""
+
+    text: str
+    complete: bool
+    """False when the lines held more than ``COPY_MAX_BYTES``: ``text`` is their start."""
+
+
+def window_text(
+    reader: SpillReader, window: SpillWindow, max_bytes: int = COPY_MAX_BYTES
+) -> WindowText:
+    """Lines ``window.offset..window.last`` as the file has them: no line numbers, no footer,
+    cut lines whole, line endings kept (``\\r\\n`` too; none after a last line that has
+    none). One ``pread`` of at most ``max_bytes``; undecodable bytes become U+FFFD, as
+    read_file shows them."""
+    if window.empty:
+        return WindowText("", True)
+    index = reader.index
+    start = index.line_start(window.offset)
+    end = index.data_bytes if window.last >= index.lines else index.line_start(window.last + 1)
+    size = min(end - start, max_bytes)
+    data = os.pread(reader.fd, size, start)
+    if len(data) < end - start:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        return WindowText(decoder.decode(data), False)  # an unfinished character is left out
+    return WindowText(data.decode("utf-8", "replace"), True)
 
 
 # -- lines and bytes ------------------------------------------------------------------------

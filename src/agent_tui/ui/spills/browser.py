@@ -4,11 +4,12 @@ model can page.
 
 Keys: PgDn / PgUp the next / previous window (PgDn continues where read_file's footer says),
 ``g`` a line, ``G`` the end, ``/`` and ``?`` search forward / backward (``n`` / ``N`` the next /
-previous match, wrapping around like vim), ``y`` copies the window as read_file returns it,
-``w`` sets the window size, ``d`` deletes the spill (asks; refused while a live message points
-to it), ``f`` the filter, Esc cancels a search or closes. Nothing loads a whole file: a window
-is read through the spill's line index, a search streams the file in a worker thread (with
-progress, cancellable), and the list follows the spill directory live (``watchfiles``).
+previous match, wrapping around like vim), ``y`` copies the window's lines as the file has
+them (no line numbers), ``w`` sets the window size, ``d`` deletes the spill (asks; refused
+while a live message points to it), ``f`` the filter, Esc cancels a search or closes. Nothing
+loads a whole file: a window is read through the spill's line index, a search streams the
+file in a worker thread (with progress, cancellable), and the list follows the spill
+directory live (``watchfiles``).
 
 The state and what each key does to it are the model's (``model.SpillView``); this screen
 routes the keys, the widgets' messages and the workers' results to it and shows what it

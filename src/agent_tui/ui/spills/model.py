@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Literal
 
 from agent_tui.core.budget.browse import (
+    COPY_MAX_BYTES,
     SpillEntry,
     SpillRefused,
     SpillWindow,
@@ -31,6 +32,7 @@ from agent_tui.core.budget.browse import (
     open_reader,
     window_ending_at,
     window_of,
+    window_text,
 )
 from agent_tui.core.budget.search import Hit, Matcher
 from agent_tui.core.budget.store import SpillStore
@@ -459,16 +461,30 @@ class SpillView:
     # -- copy and delete -------------------------------------------------------------------
 
     def copy(self) -> Copied | Step:
-        """``y``: the window as read_file returns it."""
+        """``y``: the lines of the window as the file has them — not read_file's numbered
+        rows, nor the viewer's gutter; cut lines whole (up to ``COPY_MAX_BYTES``)."""
         if (blocked := self._not_ready()) is not None:
             return blocked
         window = self.window
         assert window is not None
-        text = window.text()
-        return Copied(
-            text,
-            f"Copied {window.span} ({len(text):,} characters), as {window.call} returns them.",
-        )
+        assert self.path is not None
+        if window.empty:
+            return Step(say=Say("The file is empty: nothing to copy.", "warning"))
+        try:
+            with open_reader(self.path, self.shown) as reader:
+                copied = window_text(reader, window)
+        except SpillRefused as refused:
+            self._fail(refused)
+            return CLEARED
+        lines = f"lines {window.offset:,}–{window.last:,}"
+        if not copied.complete:
+            note = (
+                f"Copied the first {len(copied.text):,} characters of {lines}: they hold more "
+                f"than a copy takes ({COPY_MAX_BYTES // (1 << 20)} MB)."
+            )
+        else:
+            note = f"Copied {lines} ({len(copied.text):,} characters), as the file has them."
+        return Copied(copied.text, note)
 
     def deletion(self) -> Deletion | Step:
         """``d``: the spill it would delete (asked first; ``why_not_delete`` may refuse)."""
