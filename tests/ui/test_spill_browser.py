@@ -375,8 +375,10 @@ async def test_delete_asks_and_is_refused_while_a_live_message_points_to_it(
     async with app.run_test(size=SIZE) as pilot:
         browser = await open_browser(pilot, kept.shown)
         await pilot.press("d")
-        await pilot.pause()
-        assert isinstance(app.screen, SpillBrowser)  # refused without asking
+        await wait_for(
+            pilot, lambda: errors(app) or isinstance(app.screen, ConfirmDelete), "an answer"
+        )
+        assert app.screen is browser  # refused without asking
         (message,) = errors(app)
         assert "the result of run_shell call_1" in message
         assert kept.path.exists()
@@ -394,6 +396,31 @@ async def test_delete_asks_and_is_refused_while_a_live_message_points_to_it(
         await pilot.pause()
         assert [e.path for e in browser.query_one(SpillList).entries] == [kept.path]
         assert browser.view.path == kept.path  # the next spill in the list is shown
+
+
+async def test_delete_is_refused_while_a_saved_session_points_to_it(tmp_path: Path) -> None:
+    """A spill no live message points to, but a saved session does: resuming that session
+    would read it, so ``d`` refuses (naming the session) and the file stays."""
+    agent = make_agent(tmp_path, [])
+    spill = store_of(agent).write("kept\n", "run_shell", "call_1", WHEN)
+    saved = agent.sessions.new(tmp_path, "demo")
+    call = ToolCall(id="call_1", name="run_shell", arguments='{"command": "make"}')
+    saved.append(Message.assistant("", [call]))
+    saved.append(Message.tool(call, f"… saved in {spill.shown}."))
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        browser = await open_browser(pilot, spill.shown)
+        assert not browser.query_one(SpillList).entries[0].referenced  # no live message
+        await pilot.press("d")
+        await wait_for(
+            pilot, lambda: errors(app) or isinstance(app.screen, ConfirmDelete), "an answer"
+        )
+        assert app.screen is browser  # refused without asking
+        (message,) = errors(app)
+        assert f"the saved session {saved.id}" in message
+        assert f"--resume {saved.id}" in message
+        assert "Delete that session file first" in message
+        assert spill.path.exists()
 
 
 async def test_a_spill_without_index_in_the_list_shows_the_error_state(tmp_path: Path) -> None:

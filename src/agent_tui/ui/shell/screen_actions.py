@@ -33,6 +33,7 @@ def open_spill(app: AgentApp, path: str = "") -> None:
     browser = SpillBrowser(
         app.agent.spills,
         lambda: app.agent.messages,
+        session_files=app.agent.sessions.all,
         path=target,
         cursor_blink=app.CURSOR_BLINK,
     )

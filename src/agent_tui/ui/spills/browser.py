@@ -6,21 +6,23 @@ Keys: PgDn / PgUp the next / previous window (PgDn continues where read_file's f
 ``g`` a line, ``G`` the end, ``/`` and ``?`` search forward / backward (``n`` / ``N`` the next /
 previous match, wrapping around like vim), ``y`` copies the window's lines as the file has
 them (no line numbers), ``w`` sets the window size, ``d`` deletes the spill (asks; refused
-while a live message points to it), ``f`` the filter, Esc cancels a search or closes. Nothing
-loads a whole file: a window is read through the spill's line index, a search streams the
-file in a worker thread (with progress, cancellable), and the list follows the spill
-directory live (``watchfiles``).
+while a live message or a saved session points to it), ``f`` the filter, Esc cancels a
+search or closes. Nothing loads a whole file: a window is read through the spill's line
+index, a search streams the file in a worker thread (with progress, cancellable), and the
+list follows the spill directory live (``watchfiles``).
 
 The state and what each key does to it are the model's (``model.SpillView``); this screen
 routes the keys, the widgets' messages and the workers' results to it and shows what it
 answers (``Step``) in the widgets. Searches run in ``search.SpillSearch``, the directory
-watch in ``watch``, and a deletion is asked with ``confirm_delete``.
+watch in ``watch``, and a deletion is checked against the saved sessions in a worker thread
+(they may be many and long), then asked with ``confirm_delete``.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from textual import on, work
@@ -43,6 +45,7 @@ from agent_tui.ui.common.steady_footer import SteadyFooter
 from agent_tui.ui.spills.confirm_delete import ConfirmDelete
 from agent_tui.ui.spills.model import (
     Copied,
+    Deletion,
     Listed,
     Question,
     SearchJob,
@@ -127,6 +130,7 @@ class SpillBrowser(Screen[None]):
         store: SpillStore,
         messages: Callable[[], Sequence[Message]],
         *,
+        session_files: Callable[[], Iterable[Path]] | None = None,
         path: Path | None = None,
         cursor_blink: bool = True,
     ) -> None:
@@ -134,6 +138,9 @@ class SpillBrowser(Screen[None]):
         self.store = store
         self.messages = messages
         """The live transcript (read on each refresh: the agent may add to it meanwhile)."""
+        self.session_files = session_files
+        """The saved session files (``SessionStore.all``): a spill one of them points to is
+        not deleted. Called in a worker thread, when ``d`` is pressed."""
         self.cursor_blink = cursor_blink
         self.view = SpillView(store)
         """The state: what is listed, open, in view, searched."""
@@ -400,32 +407,62 @@ class SpillBrowser(Screen[None]):
         self.notify(copied.note, title="Copied")
 
     def action_delete(self) -> None:
-        """Delete the spill in view, once the user says yes (refused while a live message
-        points to it: the model may still read it)."""
+        """Delete the spill in view, once the user says yes. Refused while a live message or
+        a saved session points to it (the model, or a resumed session, may read it): that is
+        checked first, in a thread, since the saved sessions are files to read."""
         deletion = self.view.deletion()
         if isinstance(deletion, Step):
             self._show(deletion)
             return
-        refused = why_not_delete(self.store, deletion.path, self._transcript())
+        self._check_deletion(deletion, self._transcript())
+
+    def _saved_sessions(self) -> list[Path]:
+        return list(self.session_files()) if self.session_files is not None else []
+
+    @work(thread=True, group="spill-delete", exit_on_error=False, name="check-deletion")
+    def _check_deletion(self, deletion: Deletion, messages: list[Message]) -> None:
+        """The worker (a thread): may ``deletion`` be asked for? Then back to ``_checked``."""
+        refused = why_not_delete(self.store, deletion.path, messages, self._saved_sessions())
+        with contextlib.suppress(RuntimeError):  # the app is closing
+            self.app.call_from_thread(self._checked, deletion, refused)
+
+    def _checked(self, deletion: Deletion, refused: SpillRefused | None) -> None:
+        if deletion.path != self.view.path or not self.is_attached:
+            return  # another spill is in view now: the user moved on
         if refused is not None:
-            self.notify(str(refused), title="Not deleted", severity="error")
+            self.notify(str(refused), title="Not deleted", severity="error", timeout=10)
             return
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self._delete(deletion.path)
+                self._delete(deletion.path, self._transcript())
 
         self.app.push_screen(ConfirmDelete(deletion.shown, deletion.size), answered)
 
-    def _delete(self, path: Path) -> None:
-        """Delete ``path`` (checked again: the transcript may have changed); the spill after it
-        in the list opens in its place."""
+    @work(thread=True, group="spill-delete", exit_on_error=False, name="delete-spill")
+    def _delete(self, path: Path, messages: list[Message]) -> None:
+        """The worker (a thread): delete ``path``, checked again (the transcript and the
+        sessions may have changed while the user was asked), then back to ``_deleted``."""
+        refused: SpillRefused | None = None
         try:
-            delete_spill(self.store, path, self._transcript())
-        except SpillRefused as refused:
-            self.notify(str(refused), title="Not deleted", severity="error")
+            delete_spill(self.store, path, messages, self._saved_sessions())
+        except SpillRefused as exc:
+            refused = exc
+        except OSError as exc:
+            shown = self.store.shown(path)
+            refused = SpillRefused("missing", f"{shown} cannot be deleted: {exc}.", "")
+        with contextlib.suppress(RuntimeError):  # the app is closing
+            self.app.call_from_thread(self._deleted, path, refused)
+
+    def _deleted(self, path: Path, refused: SpillRefused | None) -> None:
+        """``path`` was deleted (or ``refused``); the spill after it in the list opens in its
+        place."""
+        if refused is not None:
+            self.notify(str(refused), title="Not deleted", severity="error", timeout=10)
             return
         self.notify(f"Deleted {self.store.shown(path)}.", title="Spill deleted")
+        if not self.is_attached:
+            return
         self.searcher.cancel()
         place = self.view.forget(path)
         self.viewer.show(None)
