@@ -423,6 +423,28 @@ async def test_delete_is_refused_while_a_saved_session_points_to_it(tmp_path: Pa
         assert spill.path.exists()
 
 
+async def test_the_list_says_what_each_call_was(tmp_path: Path) -> None:
+    """A spill of an earlier session lists the command that made it, not only its call id."""
+    command = "seq 1 30000"
+    shell = {"id": "call_92162_0", "name": "run_shell", "arguments": {"command": command}}
+    earlier = make_agent(
+        tmp_path, [{"tool_calls": [shell]}, {"text": "done"}], allow=("run_shell",)
+    )
+    events = [event async for event in earlier.run("count")]
+    assert [e.type for e in events if e.type == "spill"] == ["spill"]
+    app = make_app(make_agent(tmp_path, []))  # a later session: its transcript is empty
+    async with app.run_test(size=SIZE) as pilot:
+        browser = await open_browser(pilot)
+        listed = browser.query_one(SpillList)
+        await pilot.pause()
+        row = str(listed.get_option_at_index(0).prompt)
+        assert "run_shell" in row
+        assert "call_92162_0" in row
+        assert command in row
+        shown = "\n".join(listed.render_line(y).text for y in range(4))
+        assert command in shown  # drawn, not cut away
+
+
 async def test_a_spill_without_index_in_the_list_shows_the_error_state(tmp_path: Path) -> None:
     agent = make_agent(tmp_path, [])
     store = store_of(agent)

@@ -226,3 +226,12 @@ def test_y_copies_the_lines_as_the_file_has_them(store: SpillStore) -> None:
     assert copied.text == "g" * 5000 + "\nlast"  # the last line has no newline: none added
     empty, _ = opened(store, "", call="e")
     assert said(empty.copy()) == "The file is empty: nothing to copy."
+
+
+def test_the_filter_matches_what_the_call_was(store: SpillStore) -> None:
+    make = store.write("x\n", "run_shell", "call_1", WHEN, summary="make -j8 test")
+    store.write("y\n", "run_shell", "call_2", WHEN, summary="ls -la")
+    view = SpillView(store)
+    view.listed(list_spills(store), auto_open=False)
+    view.filter = "shell MAKE"
+    assert [e.path for e in view.visible()] == [make.path]

@@ -158,7 +158,7 @@ class SpillBrowser(Screen[None]):
         yield Header(icon="◆")
         with Horizontal(id="spill-body"):
             with Vertical(id="spill-side"):
-                yield Input(placeholder="filter: tool, call or name  (f)", id="spill-filter")
+                yield Input(placeholder="filter: tool, call, input or name  (f)", id="spill-filter")
                 yield SpillList(id="spill-list")
                 yield Static(id="spill-summary", markup=False)
             with Vertical(id="spill-main"):
