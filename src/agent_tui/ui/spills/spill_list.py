@@ -63,12 +63,12 @@ def describe(entry: SpillEntry, width: int | None = None) -> Content:
 def summary_content(entries: Sequence[SpillEntry], shown: int, where: str) -> Content:
     """The line under the list: how many spills (of how many, when the filter hides some),
     their size, where, and what the marks mean."""
-    count = len(entries)
-    noun = "spill" if count == 1 else "spills"
-    if shown != count:
-        text = f"{shown} of {count} {noun} shown"
+    total = len(entries)
+    noun = "spill" if total == 1 else "spills"
+    if shown != total:
+        text = f"{shown} of {total} {noun} shown"
     else:
-        text = f"{count} {noun} · {size_text(sum(e.bytes for e in entries))}"
+        text = f"{total} {noun} · {size_text(sum(e.bytes for e in entries))}"
     return Content.assemble(
         f"{text} in {where}/\n",
         ("●", "$text-success"),
