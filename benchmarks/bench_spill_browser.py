@@ -159,7 +159,7 @@ async def bench_ui(
         async def open_it() -> None:
             app.action_open_spill(record.shown)
             await settle(lambda: isinstance(app.screen, SpillBrowser))
-            await settle(lambda: browser().window is not None)
+            await settle(lambda: browser().view.window is not None)
             await pilot.pause()
 
         async def close_it() -> None:
@@ -169,7 +169,7 @@ async def bench_ui(
 
         async def to_end() -> None:
             await pilot.press("G")
-            window = browser().window
+            window = browser().view.window
             assert window is not None
             assert window.last == record.lines
 
@@ -213,7 +213,7 @@ async def bench_ui(
             await pilot.press("enter")
             await settle(lambda: not browser().searching)
             seconds = time.perf_counter() - start
-            hit = browser().hit
+            hit = browser().view.hit
             assert hit is not None, browser().status.text
             assert hit.line == record.lines
             report(

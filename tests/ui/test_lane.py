@@ -80,9 +80,9 @@ async def test_j_k_space_c_and_o_on_cards(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, SpillBrowser), "the spill browser")
         browser = app.screen
         assert isinstance(browser, SpillBrowser)
-        assert browser.path == record.path  # the spill of that call, from line 1
-        assert browser.window is not None
-        assert browser.window.offset == 1
+        assert browser.view.path == record.path  # the spill of that call, from line 1
+        assert browser.view.window is not None
+        assert browser.view.window.offset == 1
 
 
 @pytest.mark.parametrize(

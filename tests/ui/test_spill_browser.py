@@ -18,12 +18,10 @@ from agent_tui.core.budget import search as search_module
 from agent_tui.core.budget.index import index_path
 from agent_tui.core.budget.store import SpillRecord, SpillStore
 from agent_tui.core.events import SpillPointer, ToolResult, UserMessage
-from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.transcript import Message, ToolCall
 from agent_tui.ui.spills.browser import ConfirmDelete, SpillBrowser
 from agent_tui.ui.spills.spill_viewer import prepare, split_row
 from agent_tui.ui.spills.widgets import SpillList, SpillViewer
-from tests.core.budget.helpers import call_read
 
 from .helpers import SIZE, QuietApp, feed, make_agent, make_app, open_browser, use, wait_for
 
@@ -65,8 +63,8 @@ async def test_o_on_a_card_lands_on_that_calls_spill_at_line_1(tmp_path: Path) -
         browser = app.screen
         assert isinstance(browser, SpillBrowser)
         await pilot.pause()
-        assert browser.path == mine.path
-        window = browser.window
+        assert browser.view.path == mine.path
+        window = browser.view.window
         assert window is not None
         assert (window.offset, window.last, window.total) == (1, 2000, 5000)
         assert window.span == "lines 1–2,000 of 5,000"
@@ -89,16 +87,16 @@ async def test_ctrl_o_opens_the_newest_spill_or_says_there_are_none(tmp_path: Pa
         assert isinstance(browser, SpillBrowser)
         await pilot.pause()
         assert browser.has_class("-empty")
-        assert browser.path is None
+        assert browser.view.path is None
         assert "Watching .agent-spill/" in browser.status.text
-        assert browser.check_action("next_window", ()) is None  # paging keys are disabled
+        assert browser.viewer.check_action("page", (True,)) is None  # paging keys are disabled
         await pilot.press("q")
         await wait_for(pilot, lambda: app.screen is app.main, "the main screen again")
         store = store_of(agent)
         store.write("old\n", "run_shell", "a", datetime(2026, 1, 4, tzinfo=UTC))
         newest = store.write("new\n", "grep", "b", WHEN)
         browser = await open_browser(pilot)
-        assert browser.path == newest.path
+        assert browser.view.path == newest.path
         assert not browser.has_class("-empty")
         assert isinstance(app.focused, SpillList)
 
@@ -144,8 +142,8 @@ async def test_paging_goto_end_and_window_size(tmp_path: Path) -> None:
         browser = await open_browser(pilot, record.shown)
 
         def span() -> tuple[int, int]:
-            assert browser.window is not None
-            return browser.window.offset, browser.window.last
+            assert browser.view.window is not None
+            return browser.view.window.offset, browser.view.window.last
 
         await pilot.press("pagedown")
         assert span() == (2001, 4000)
@@ -158,12 +156,12 @@ async def test_paging_goto_end_and_window_size(tmp_path: Path) -> None:
         assert span() == (2001, 4000)
         await pilot.press("g", *"1,234", "enter")
         assert span() == (1, 2000) or span()[0] <= 1234 <= span()[1]
-        assert browser.marked == 1234
+        assert browser.view.marked == 1234
         await pilot.press("g", *"4500", "enter")
         assert span() == (4500, 5000)
         assert browser.viewer.rows[0].text.strip().startswith("4500 INFO")
         await pilot.press("g", *"99999", "enter")  # past the end: the last line
-        assert browser.marked == 5000
+        assert browser.view.marked == 5000
         assert "past the end" in browser.status.text
         await pilot.press("g", *"abc", "enter")
         assert "Not a line number" in browser.status.text
@@ -172,31 +170,36 @@ async def test_paging_goto_end_and_window_size(tmp_path: Path) -> None:
         assert span() == (3001, 5000)
         await pilot.press("w", "ctrl+u", *"100", "enter")
         assert span() == (3001, 3100)
-        assert browser.window is not None
-        assert browser.window.call == f'read_file(path="{record.shown}", offset=3001, limit=100)'
+        window = browser.view.window
+        assert window is not None
+        assert window.call == f'read_file(path="{record.shown}", offset=3001, limit=100)'
         await pilot.press("G")
         assert span() == (4901, 5000)
         await pilot.press("pageup", "pageup")
         assert span() == (4701, 4800)
 
 
-async def test_y_copies_exactly_what_read_file_returns(tmp_path: Path) -> None:
+async def test_y_copies_the_files_lines_without_line_numbers(tmp_path: Path) -> None:
+    """The clipboard gets the lines of the window as the file has them: no ``   12│`` gutter,
+    no read_file numbers or footer, cut lines whole, tabs and CRLF kept."""
     agent = make_agent(tmp_path, [])
-    text = "".join(
-        f"{n}\t" + "é" * (n % 7) + "x" * (3000 if n % 500 == 0 else 1) + "\n"
+    lines = [
+        f"{n}\t" + "é" * (n % 7) + "x" * (3000 if n % 500 == 0 else 1) + ("\r\n" if n % 9 else "\n")
         for n in range(1, 3001)
-    )
-    record = store_of(agent).write(text, "run_shell", "y", WHEN)
+    ]
+    record = store_of(agent).write("".join(lines), "run_shell", "y", WHEN)
     app = make_app(agent)
     async with app.run_test(size=SIZE) as pilot:
         browser = await open_browser(pilot, record.shown)
         await pilot.press("pagedown")
-        assert browser.window is not None
-        offset = browser.window.offset
+        window = browser.view.window
+        assert window is not None
+        assert window.cut  # line 2500 is cut in the view …
         await pilot.press("y")
-        out = await call_read(ToolContext(cwd=tmp_path), path=record.shown, offset=offset)
-        assert app.clipboard == out.content
-        assert "line 1000 is cut" in out.content or "are cut" in out.content
+        expected = "".join(lines[window.offset - 1 : window.last])
+        assert app.clipboard == expected  # … and copied whole
+        assert "│" not in app.clipboard
+        assert not app.clipboard.startswith(f"{window.offset:>6}")
 
 
 async def test_search_forward_backward_next_previous_and_wrap(tmp_path: Path) -> None:
@@ -217,33 +220,33 @@ async def test_search_forward_backward_next_previous_and_wrap(tmp_path: Path) ->
 
         await pilot.press("slash", *"boom", "enter")  # smart case: finds "Boom"
         await searched()
-        assert browser.hit is not None
-        assert browser.hit.line == 1500
-        assert browser.window is not None
-        assert browser.window.contains(1500)
-        assert browser.window.offset == 1  # already in the window: no jump
+        assert browser.view.hit is not None
+        assert browser.view.hit.line == 1500
+        assert browser.view.window is not None
+        assert browser.view.window.contains(1500)
+        assert browser.view.window.offset == 1  # already in the window: no jump
         assert "Match at line 1,500, column 23" in browser.status.text
         await pilot.press("n")
         await searched()
-        assert browser.hit.line == 4500
-        assert browser.window.offset == 4500  # jumped to the window holding it
+        assert browser.view.hit.line == 4500
+        assert browser.view.window.offset == 4500  # jumped to the window holding it
         await pilot.press("n")
         await searched()
-        assert browser.hit.line == 1500
-        assert browser.hit.wrapped
+        assert browser.view.hit.line == 1500
+        assert browser.view.hit.wrapped
         assert "wrapped to the top" in browser.status.text
         await pilot.press("N")
         await searched()
-        assert browser.hit.line == 4500
+        assert browser.view.hit.line == 4500
         assert "wrapped to the bottom" in browser.status.text
         await pilot.press("N")
         await searched()
-        assert browser.hit.line == 1500
-        assert not browser.hit.wrapped
+        assert browser.view.hit.line == 1500
+        assert not browser.view.hit.wrapped
         await pilot.press("question_mark", *"step 5999 ", "enter")  # backward from the view
         await searched()
-        assert browser.hit.line == 5999
-        assert browser.hit.wrapped
+        assert browser.view.hit.line == 5999
+        assert browser.view.hit.wrapped
         await pilot.press("slash", *"Nowhere", "enter")
         await searched()
         assert "Not found: Nowhere" in browser.status.text
@@ -274,14 +277,14 @@ async def test_keys_typed_right_after_a_prompt_opens_go_into_it(tmp_path: Path) 
         # burst of both is the pasted-keys test below: the goto then wins over the hit).
         await wait_for(
             pilot,
-            lambda: not browser.prompt.is_open and not browser.searching and browser.hit,
+            lambda: not browser.prompt.is_open and not browser.searching and browser.view.hit,
             "the search",
         )
         await burst(pilot, "g", *"12", "enter")
-        assert browser.search_text == "odd"
-        assert browser.hit is not None
-        assert browser.hit.line == 2500
-        assert browser.marked == 12
+        assert browser.view.search_text == "odd"
+        assert browser.view.hit is not None
+        assert browser.view.hit.line == 2500
+        assert browser.view.marked == 12
         assert not isinstance(app.screen, ConfirmDelete)
         assert errors(app) == []
         assert isinstance(app.focused, SpillViewer)
@@ -325,7 +328,7 @@ async def test_new_spills_appear_live_and_removed_ones_go(tmp_path: Path) -> Non
         await asyncio.sleep(0.3)  # the watcher is on the cwd, waiting for the directory
         store = store_of(agent)
         first = await asyncio.to_thread(store.write, log_lines(10), "run_shell", "a", WHEN)
-        await wait_for(pilot, lambda: browser.path == first.path, "the first spill to show")
+        await wait_for(pilot, lambda: browser.view.path == first.path, "the first spill to show")
         assert not browser.has_class("-empty")
         second = await asyncio.to_thread(
             store.write, "x\n", "grep", "b", datetime(2026, 1, 6, tzinfo=UTC)
@@ -333,16 +336,16 @@ async def test_new_spills_appear_live_and_removed_ones_go(tmp_path: Path) -> Non
         await wait_for(
             pilot, lambda: len(browser.query_one(SpillList).entries) == 2, "the second spill"
         )
-        assert browser.path == first.path  # a new spill does not take the view away
+        assert browser.view.path == first.path  # a new spill does not take the view away
         assert browser.query_one(SpillList).entries[0].path == second.path
         await asyncio.to_thread(store.remove, first.path)
-        await wait_for(pilot, lambda: browser.gone, "the deletion to be noticed")
+        await wait_for(pilot, lambda: browser.view.gone, "the deletion to be noticed")
         assert [e.path for e in browser.query_one(SpillList).entries] == [second.path]
         assert "deleted from disk" in browser.status.text
         await pilot.press("G")  # reading a deleted spill: the error state says why
         assert browser.has_class("-error")
-        assert browser.error is not None
-        assert "was deleted" in browser.error.what
+        assert browser.view.error is not None
+        assert "was deleted" in browser.view.error.what
 
 
 async def test_live_marks_follow_the_transcript(tmp_path: Path) -> None:
@@ -372,8 +375,10 @@ async def test_delete_asks_and_is_refused_while_a_live_message_points_to_it(
     async with app.run_test(size=SIZE) as pilot:
         browser = await open_browser(pilot, kept.shown)
         await pilot.press("d")
-        await pilot.pause()
-        assert isinstance(app.screen, SpillBrowser)  # refused without asking
+        await wait_for(
+            pilot, lambda: errors(app) or isinstance(app.screen, ConfirmDelete), "an answer"
+        )
+        assert app.screen is browser  # refused without asking
         (message,) = errors(app)
         assert "the result of run_shell call_1" in message
         assert kept.path.exists()
@@ -390,7 +395,54 @@ async def test_delete_asks_and_is_refused_while_a_live_message_points_to_it(
         assert not index_path(victim.path).exists()
         await pilot.pause()
         assert [e.path for e in browser.query_one(SpillList).entries] == [kept.path]
-        assert browser.path == kept.path  # the next spill in the list is shown
+        assert browser.view.path == kept.path  # the next spill in the list is shown
+
+
+async def test_delete_is_refused_while_a_saved_session_points_to_it(tmp_path: Path) -> None:
+    """A spill no live message points to, but a saved session does: resuming that session
+    would read it, so ``d`` refuses (naming the session) and the file stays."""
+    agent = make_agent(tmp_path, [])
+    spill = store_of(agent).write("kept\n", "run_shell", "call_1", WHEN)
+    saved = agent.sessions.new(tmp_path, "demo")
+    call = ToolCall(id="call_1", name="run_shell", arguments='{"command": "make"}')
+    saved.append(Message.assistant("", [call]))
+    saved.append(Message.tool(call, f"… saved in {spill.shown}."))
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        browser = await open_browser(pilot, spill.shown)
+        assert not browser.query_one(SpillList).entries[0].referenced  # no live message
+        await pilot.press("d")
+        await wait_for(
+            pilot, lambda: errors(app) or isinstance(app.screen, ConfirmDelete), "an answer"
+        )
+        assert app.screen is browser  # refused without asking
+        (message,) = errors(app)
+        assert f"the saved session {saved.id}" in message
+        assert f"--resume {saved.id}" in message
+        assert "Delete that session file first" in message
+        assert spill.path.exists()
+
+
+async def test_the_list_says_what_each_call_was(tmp_path: Path) -> None:
+    """A spill of an earlier session lists the command that made it, not only its call id."""
+    command = "seq 1 30000"
+    shell = {"id": "call_92162_0", "name": "run_shell", "arguments": {"command": command}}
+    earlier = make_agent(
+        tmp_path, [{"tool_calls": [shell]}, {"text": "done"}], allow=("run_shell",)
+    )
+    events = [event async for event in earlier.run("count")]
+    assert [e.type for e in events if e.type == "spill"] == ["spill"]
+    app = make_app(make_agent(tmp_path, []))  # a later session: its transcript is empty
+    async with app.run_test(size=SIZE) as pilot:
+        browser = await open_browser(pilot)
+        listed = browser.query_one(SpillList)
+        await pilot.pause()
+        row = str(listed.get_option_at_index(0).prompt)
+        assert "run_shell" in row
+        assert "call_92162_0" in row
+        assert command in row
+        shown = "\n".join(listed.render_line(y).text for y in range(4))
+        assert command in shown  # drawn, not cut away
 
 
 async def test_a_spill_without_index_in_the_list_shows_the_error_state(tmp_path: Path) -> None:
@@ -401,10 +453,10 @@ async def test_a_spill_without_index_in_the_list_shows_the_error_state(tmp_path:
     app = make_app(agent)
     async with app.run_test(size=SIZE) as pilot:
         browser = await open_browser(pilot)
-        assert browser.path == broken.path
+        assert browser.view.path == broken.path
         assert browser.has_class("-error")
-        assert browser.error is not None
-        assert browser.error.kind == "not_indexed"
+        assert browser.view.error is not None
+        assert browser.view.error.kind == "not_indexed"
         await pilot.press("G")  # nothing to page: the keys are disabled, nothing breaks
         assert browser.has_class("-error")
 
@@ -433,13 +485,13 @@ async def test_keys_pasted_after_enter_act_on_the_browser_not_the_answer(tmp_pat
         await burst(pilot, "slash", *"odd", "enter", "g", *"12", "enter")
         await wait_for(
             pilot,
-            lambda: not browser.prompt.is_open and not browser.searching and browser.hit,
+            lambda: not browser.prompt.is_open and not browser.searching and browser.view.hit,
             "the search and the goto",
         )
-        assert browser.search_text == "odd"  # "g12" did not join the query
-        assert browser.hit is not None
-        assert browser.hit.line == 2500
-        await wait_for(pilot, lambda: browser.marked == 12, "the goto typed after Enter")
+        assert browser.view.search_text == "odd"  # "g12" did not join the query
+        assert browser.view.hit is not None
+        assert browser.view.hit.line == 2500
+        await wait_for(pilot, lambda: browser.view.marked == 12, "the goto typed after Enter")
         assert errors(app) == []
 
 
@@ -450,7 +502,8 @@ async def test_keys_pasted_after_esc_act_on_the_browser(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         browser = await open_browser(pilot, record.shown)
         await burst(pilot, "slash", *"step", "escape", "G")
-        await wait_for(pilot, lambda: browser.window is not None and browser.window.at_end, "G")
+        view = browser.view
+        await wait_for(pilot, lambda: view.window is not None and view.window.at_end, "G")
         assert not browser.prompt.is_open
-        assert browser.search_text is None  # dismissed: nothing searched
+        assert browser.view.search_text is None  # dismissed: nothing searched
         assert errors(app) == []

@@ -84,8 +84,8 @@ async def test_a_200_mb_spill_pages_jumps_and_searches_in_bounded_memory(tmp_pat
             return browser.viewer.rows[0].text
 
         def shown() -> tuple[int, int]:
-            assert browser.window is not None
-            return browser.window.offset, browser.window.last
+            assert browser.view.window is not None
+            return browser.view.window.offset, browser.view.window.last
 
         assert shown()[0] == 1
         assert first_row().startswith("000000001 row")
@@ -104,8 +104,8 @@ async def test_a_200_mb_spill_pages_jumps_and_searches_in_bounded_memory(tmp_pat
             await pilot.press(*keys)
             await wait_for(pilot, lambda: not browser.searching, "the search", timeout=60)
             await pilot.pause()
-            assert browser.hit is not None, browser.status.text
-            return browser.hit.line
+            assert browser.view.hit is not None, browser.status.text
+            return browser.view.hit.line
 
         await pilot.press("g", "1", "enter")
         assert await search("slash", *"Needle", "enter") == NEEDLES[0]
@@ -113,8 +113,8 @@ async def test_a_200_mb_spill_pages_jumps_and_searches_in_bounded_memory(tmp_pat
         assert await search("n") == NEEDLES[1]
         assert await search("N") == NEEDLES[0]
         assert await search("N") == NEEDLES[1]  # backward past the start: wraps
-        assert browser.hit is not None
-        assert browser.hit.wrapped
+        assert browser.view.hit is not None
+        assert browser.view.hit.wrapped
         assert await search("question_mark", *"needle", "enter") == NEEDLES[0]
         grown = memory.growth()
     print(f"peak memory growth: {grown / 1e6:.1f} MB")

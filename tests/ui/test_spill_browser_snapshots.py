@@ -46,6 +46,8 @@ def build_log() -> str:
 
 
 def spills(agent: Agent) -> tuple[SpillRecord, SpillRecord]:
+    """A run_shell log the live transcript points to (its command comes from the live call)
+    and a grep spill whose index keeps what the call was."""
     store = SpillStore(agent.spills.root, agent.cwd, durable=False)
     log = store.write(
         build_log(), "run_shell", "call_3_1", datetime(2026, 1, 5, 14, 22, 33, tzinfo=UTC)
@@ -55,6 +57,7 @@ def spills(agent: Agent) -> tuple[SpillRecord, SpillRecord]:
         "grep",
         "call_4_2",
         datetime(2026, 1, 5, 14, 30, 2, tzinfo=UTC),
+        summary="TODO|FIXME in src/agent_tui/ui/spills/browser.py",  # kept in its index
     )
     call = ToolCall(id="call_3_1", name="run_shell", arguments='{"command": "pytest"}')
     agent.messages += [
@@ -95,7 +98,7 @@ def test_browser_on_a_spill_it_cannot_show(snap_compare: SnapCompare, tmp_path: 
 
     async def run_before(pilot: Pilot[Any]) -> None:
         browser = await open_browser(pilot)
-        assert browser.error is not None
+        assert browser.view.error is not None
 
     assert snap_compare(make_app(agent), terminal_size=SIZE, run_before=run_before)
 

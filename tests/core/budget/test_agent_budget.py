@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from agent_tui.core.agent import Agent
+from agent_tui.core.budget.browse import list_spills
 from agent_tui.core.executor import HELD_MESSAGE, STARTED_MESSAGE
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.settings import Settings
@@ -135,6 +136,18 @@ async def test_a_long_tool_error_is_spilled_tail_first(tmp_path: Path) -> None:
     assert model_view["code"] == "timeout"
     assert spill.path in model_view["error"]
     assert text_of(spill.abs_path).endswith("\nBOOM")
+
+
+async def test_a_spill_keeps_a_one_line_summary_of_its_calls_input(tmp_path: Path) -> None:
+    agent = agent_for(
+        tmp_path,
+        [emit("big", size=70_000), {"id": "x", "name": "explode", "arguments": {"size": 80_000}}],
+    )
+    await collect(agent, "go")
+    # Listed without the transcript (a later session): the summaries come from the index.
+    entries = {e.call_id: e for e in list_spills(agent.spills)}
+    assert entries["big"].summary == '{"size": 70000}'  # what the call's card shows
+    assert entries["x"].summary == '{"size": 80000}'  # a failed call's spill too
 
 
 async def test_a_2mb_single_line_spill_is_readable_to_its_end(tmp_path: Path) -> None:

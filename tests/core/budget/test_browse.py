@@ -1,5 +1,5 @@
 """The spill browser's core: listing, refusing paths, windows identical to read_file's, lines
-of bytes through the index, deleting only what no live message points to."""
+of bytes through the index, deleting only what no live message or saved session points to."""
 
 from __future__ import annotations
 
@@ -23,11 +23,14 @@ from agent_tui.core.budget.browse import (
     parse_name,
     read_window,
     resolve_spill,
+    why_not_delete,
     window_ending_at,
     window_of,
+    window_text,
 )
 from agent_tui.core.budget.index import index_path
 from agent_tui.core.budget.store import SpillStore
+from agent_tui.core.session import SessionStore
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import read_file
 from agent_tui.core.transcript import Message, ToolCall
@@ -282,6 +285,27 @@ def test_a_window_of_a_vanished_spill_says_so(tmp_path: Path) -> None:
     assert "deleted" in caught.value.what
 
 
+def test_the_text_of_a_window_is_its_lines_as_the_file_has_them(tmp_path: Path) -> None:
+    lines = [
+        f"{n}\té" + "x" * (4000 if n == 5 else n) + ("\r\n" if n % 2 else "\n")
+        for n in range(1, 11)
+    ]
+    text = "".join(lines) + "tail"
+    record = make_store(tmp_path).write(text, "run_shell", "c", WHEN)
+    with open_reader(record.path, record.shown) as reader:
+        window = window_of(reader, record.shown, 3, 4)
+        assert window.cut  # line 5 is cut in read_file's rows …
+        copied = window_text(reader, window)
+        assert copied.complete
+        assert copied.text == "".join(lines[2:6])  # … and whole here, with its CRLF
+        end = window_of(reader, record.shown, 10, 5)
+        assert window_text(reader, end).text == lines[9] + "tail"
+        capped = window_text(reader, window, max_bytes=100)
+        assert not capped.complete
+        assert capped.text == "".join(lines[2:6])[: len(capped.text)]
+        assert len(capped.text.encode()) <= 100
+
+
 # -- lines of bytes -----------------------------------------------------------------------
 
 
@@ -336,3 +360,59 @@ def test_only_spill_files_can_be_deleted(tmp_path: Path) -> None:
         delete_spill(store, store.root / ".gitignore", [])
     assert victim.exists()
     assert (store.root / ".gitignore").exists()
+
+
+def test_the_list_says_what_the_call_was_from_the_index_or_the_live_call(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    shell = store.write("x\n", "run_shell", "call_92162_0", WHEN, summary="make -j8 test")
+    old = store.write("y\n", "grep", "call_5", datetime(2026, 1, 4, tzinfo=UTC))  # no summary
+    other = store.write("z\n", "glob", "call_6", datetime(2026, 1, 3, tzinfo=UTC))
+    entries = {e.call_id: e for e in list_spills(store)}
+    assert entries["call_92162_0"].summary == "make -j8 test"  # a later session: from the index
+    assert entries["call_5"].summary == ""
+    call = ToolCall(id="call_5", name="grep", arguments='{"pattern": "TODO", "path": "src"}')
+    messages = [Message.assistant("", [call]), Message.tool(call, f"… in {old.shown}.")]
+    entries = {e.call_id: e for e in list_spills(store, messages)}
+    assert entries["call_5"].summary == "TODO in src"  # an old spill of the live transcript
+    assert entries["call_6"].summary == ""
+    assert (shell.summary, other.summary) == ("make -j8 test", "")
+
+
+def saved_session(tmp_path: Path, *messages: Message) -> Path:
+    sessions = SessionStore(tmp_path / "sessions")
+    session = sessions.new(tmp_path, "demo")
+    for message in messages:
+        session.append(message)
+    return session.path
+
+
+def test_deleting_is_refused_while_a_saved_session_points_to_the_spill(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    record = store.write("x\n", "run_shell", "call_3", WHEN)
+    call = ToolCall(id="call_3", name="run_shell", arguments='{"command": "make"}')
+    unrelated = saved_session(tmp_path, Message.user("nothing here"))
+    session = saved_session(tmp_path, Message.tool(call, f"… saved in {record.shown}."))
+    refused = why_not_delete(store, record.path, [], [unrelated, session])
+    assert refused is not None
+    assert refused.kind == "saved"
+    session_id = session.stem.rsplit("-", 1)[-1]
+    assert f"the saved session {session_id}" in refused.what
+    assert f"--resume {session_id}" in refused.what
+    assert "Delete that session file first" in refused.hint
+    with pytest.raises(SpillRefused):
+        delete_spill(store, record.path, [], [session])
+    assert record.path.exists()
+    assert why_not_delete(store, record.path, [], [unrelated]) is None
+    delete_spill(store, record.path, [], [unrelated])
+    assert not record.path.exists()
+
+
+def test_a_saved_session_that_cannot_be_read_may_point_to_the_spill(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    record = store.write("x\n", "run_shell", "call_3", WHEN)
+    missing = tmp_path / "sessions" / "20260105T142233-deadbeef.jsonl"  # gone, say
+    refused = why_not_delete(store, record.path, [], [missing])
+    assert refused is not None
+    assert refused.kind == "saved"
+    assert "may be referred to by the saved session deadbeef" in refused.what
+    assert record.path.exists()

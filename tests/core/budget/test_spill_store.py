@@ -12,7 +12,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_tui.core.budget import SpillReader, SpillStore, count_lines
-from agent_tui.core.budget.index import SpillIndex, index_path
+from agent_tui.core.budget.index import (
+    HEADER,
+    HEADER_V1,
+    MAGIC,
+    MAGIC_V1,
+    SpillIndex,
+    SpillMeta,
+    index_path,
+)
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import read_file
 from tests.core.budget.helpers import call_read, read_back
@@ -149,3 +157,36 @@ def test_a_position_deep_inside_a_huge_line_is_reached_from_a_checkpoint(tmp_pat
         assert piece.text == text[-100:]
         assert piece.line_chars == len(text)
         assert reader.bytes_read < 600_000  # a checkpoint away, not the whole line
+
+
+def test_the_index_keeps_the_calls_input_in_one_clean_line(tmp_path: Path) -> None:
+    store = SpillStore(Path(".agent-spill"), tmp_path, durable=False)
+    record = store.write("out\n", "run_shell", "c1", summary="pytest -x\n  tests/ui")
+    assert record.summary == "pytest -x tests/ui"
+    with SpillReader.open(record.path) as reader:
+        assert reader.index.meta() == SpillMeta(summary="pytest -x tests/ui")
+        assert [row.text for row in reader.rows(1, 5, 100)] == ["out"]
+    hostile = store.write("x", "run_shell", "c2", summary="echo \x1b[2J" + "y" * 200)
+    assert "\x1b" not in hostile.summary
+    assert len(hostile.summary) == 80
+    assert hostile.summary.endswith("…")
+    with SpillReader.open(hostile.path) as reader:
+        assert reader.index.meta().summary == hostile.summary
+
+
+def test_an_index_written_before_the_meta_is_still_read(tmp_path: Path) -> None:
+    """The first index layout (``AGTSPIX1``: no meta) keeps working, with an empty meta."""
+    text = "one\ntwo\n" + "z" * 100 + "\n"
+    store = SpillStore(Path(".agent-spill"), tmp_path, durable=False, step=16)
+    record = store.write(text, "run_shell", "c1", summary="make")
+    path = index_path(record.path)
+    raw = path.read_bytes()
+    fields = HEADER.unpack(raw[: HEADER.size])
+    assert fields[0] == MAGIC
+    tables = raw[HEADER.size : len(raw) - fields[-1]]
+    path.write_bytes(HEADER_V1.pack(MAGIC_V1, *fields[1:-1]) + tables)
+    with SpillReader.open(record.path) as reader:
+        index = reader.index
+        assert (index.lines, index.chars, index.meta()) == (3, len(text), SpillMeta())
+        assert [row.text for row in reader.rows(1, 3, 200)] == ["one", "two", "z" * 100]
+        assert reader.segment(3, 90, 20).text == "z" * 10  # through a checkpoint

@@ -2,19 +2,22 @@
 exactly as ``read_file`` returns them. UI-free; every call costs what a window costs.
 
 - ``list_spills``: the spill files of a store, newest first, with the tool and call that made
-  each, when, the size from the index header (the data is never read), and whether a live
-  message still points to it;
+  each and what its input was, when, the size from the index header (the data is never read),
+  and whether a live message still points to it;
 - ``resolve_spill``: a pointer path (as the model sees it) to the spill file, or a
   ``SpillRefused`` that says what is wrong and what to do instead — outside the spill
   directory (also through ``..`` or a symlink), not a spill file name, missing, not indexed;
 - ``read_window``: the rows ``read_file(path, offset, limit)`` returns (read_file's own code),
   with its footer and the call that returns them; ``window_ending_at`` for paging back and
-  jumping to the end under read_file's 100,000-character window cap;
-- ``delete_spill``: refused while a live message points to the spill.
+  jumping to the end under read_file's 100,000-character window cap; ``window_text``: the
+  lines of a window as the file has them (what the browser copies);
+- ``delete_spill``: refused while a live message or a saved session points to the spill
+  (``why_not_delete`` says why before asking).
 """
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import stat
@@ -23,10 +26,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agent_tui.core.budget.cleanup import message_texts, referenced_names
-from agent_tui.core.budget.index import SpillIndex
+from agent_tui.core.budget.cleanup import first_file_naming, message_texts, referenced_names
+from agent_tui.core.budget.index import SpillIndex, SpillMeta
 from agent_tui.core.budget.reader import SpillReader
 from agent_tui.core.budget.store import SPILL_NAME, SpillStore, _safe, is_spill_name
+from agent_tui.core.call_summary import call_summary
 from agent_tui.core.tools.builtin import read_file
 from agent_tui.core.tools.builtin._read_window import numbered_row
 from agent_tui.core.transcript import Message
@@ -41,7 +45,8 @@ class SpillRefused(Exception):
     def __init__(self, kind: str, what: str, hint: str) -> None:
         super().__init__(f"{what} {hint}")
         self.kind = kind
-        """outside, not_spill, missing, not_indexed, referenced, empty"""
+        """outside, not_spill, missing, not_indexed, referenced (a live message), saved (a
+        saved session), empty"""
         self.what = what
         self.hint = hint
 
@@ -63,6 +68,9 @@ class SpillEntry:
     lines: int | None
     referenced_by: str | None
     """Which live message points to it ("the result of run_shell call_1"…), or None."""
+    summary: str = ""
+    """The call's input in one line (its command, path or pattern): from the index, else from
+    the live call that made it; empty when neither says (spills written before it was kept)."""
 
     @property
     def name(self) -> str:
@@ -105,6 +113,16 @@ def _producers(messages: Iterable[Message]) -> dict[str, tuple[str, str]]:
     return found
 
 
+def _call_summaries(messages: Iterable[Message]) -> dict[str, str]:
+    """Call id -> the summary of the call's input, for the calls of the live transcript."""
+    return {
+        call.id: call_summary(call)
+        for message in messages
+        if message.role == "assistant"
+        for call in message.tool_calls
+    }
+
+
 def _who(message: Message) -> str:
     if message.role == "tool":
         return f"the result of {message.name or 'a tool'} {message.tool_call_id or ''}".rstrip()
@@ -120,12 +138,13 @@ def live_references(messages: Iterable[Message]) -> dict[str, str]:
     return found
 
 
-def _header(path: Path) -> tuple[int, int] | None:
+def _header(path: Path) -> tuple[int, int, SpillMeta] | None:
+    """(chars, lines, meta) from the index of ``path``, or None when it has no valid one."""
     index = SpillIndex.open_for(path)
     if index is None:
         return None
     with index:
-        return index.chars, index.lines
+        return index.chars, index.lines, index.meta()
 
 
 def list_spills(store: SpillStore, messages: Sequence[Message] = ()) -> list[SpillEntry]:
@@ -133,19 +152,25 @@ def list_spills(store: SpillStore, messages: Sequence[Message] = ()) -> list[Spi
     headers. Blocking (a few system calls per file): use a thread for long lists."""
     references = live_references(messages)
     producers = _producers(messages)
+    summaries = _call_summaries(messages) if producers else {}
     entries: list[SpillEntry] = []
     for path in store.files():
         parsed = parse_name(path.name)
         if parsed is None:
             continue
         when, tool, call_id = parsed
-        tool, call_id = producers.get(path.name, (tool, call_id))
+        produced = producers.get(path.name)
+        if produced is not None:
+            tool, call_id = produced
         try:
             size = path.stat().st_size
         except OSError:
             continue  # deleted since it was listed
         header = _header(path)
-        chars, lines = header if header is not None else (None, None)
+        chars, lines, meta = header if header is not None else (None, None, SpillMeta())
+        summary = meta.summary
+        if not summary and produced is not None:
+            summary = SpillMeta(summary=summaries.get(call_id, "")).summary
         entries.append(
             SpillEntry(
                 path=path,
@@ -157,6 +182,7 @@ def list_spills(store: SpillStore, messages: Sequence[Message] = ()) -> list[Spi
                 chars=chars,
                 lines=lines,
                 referenced_by=references.get(path.name),
+                summary=summary,
             )
         )
     entries.sort(key=lambda e: (e.when, e.name), reverse=True)
@@ -348,6 +374,39 @@ def window_ending_at(reader: SpillReader, end_line: int, limit: int) -> int:
     return start
 
 
+COPY_MAX_BYTES = 1 << 20
+"""The most ``window_text`` reads: a copy of a window of huge lines stops there."""
+
+
+@dataclass(frozen=True)
+class WindowText:
+    """The text of a window's lines, exactly as the file has them."""
+
+    text: str
+    complete: bool
+    """False when the lines held more than ``COPY_MAX_BYTES``: ``text`` is their start."""
+
+
+def window_text(
+    reader: SpillReader, window: SpillWindow, max_bytes: int = COPY_MAX_BYTES
+) -> WindowText:
+    """Lines ``window.offset..window.last`` as the file has them: no line numbers, no footer,
+    cut lines whole, line endings kept (``\\r\\n`` too; none after a last line that has
+    none). One ``pread`` of at most ``max_bytes``; undecodable bytes become U+FFFD, as
+    read_file shows them."""
+    if window.empty:
+        return WindowText("", True)
+    index = reader.index
+    start = index.line_start(window.offset)
+    end = index.data_bytes if window.last >= index.lines else index.line_start(window.last + 1)
+    size = min(end - start, max_bytes)
+    data = os.pread(reader.fd, size, start)
+    if len(data) < end - start:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        return WindowText(decoder.decode(data), False)  # an unfinished character is left out
+    return WindowText(data.decode("utf-8", "replace"), True)
+
+
 # -- lines and bytes ------------------------------------------------------------------------
 
 
@@ -377,18 +436,69 @@ def column_of_byte(reader: SpillReader, line: int, byte: int) -> int:
 # -- deleting -------------------------------------------------------------------------------
 
 
-def delete_spill(store: SpillStore, path: Path, messages: Sequence[Message]) -> None:
-    """Delete a spill and its index; refused while a live message points to it."""
+def why_not_delete(
+    store: SpillStore,
+    path: Path,
+    messages: Sequence[Message],
+    session_files: Iterable[Path] = (),
+) -> SpillRefused | None:
+    """Why ``path`` may not be deleted: not a spill file of ``store``, a live message points to
+    it, or a saved session does (it may be resumed, and its pointers must work) or may (it
+    cannot be read). None when it may be deleted. Blocking (reads the session files)."""
     shown = store.shown(path)
     if not is_spill_name(path.name) or Path(os.path.realpath(path.parent)) != Path(
         os.path.realpath(store.root)
     ):
-        raise SpillRefused("not_spill", f"{shown} is not a spill file.", "Nothing was deleted.")
+        return SpillRefused("not_spill", f"{shown} is not a spill file.", "Nothing was deleted.")
     who = live_references(messages).get(path.name)
     if who is not None:
-        raise SpillRefused(
+        return SpillRefused(
             "referenced",
             f"{shown} is still pointed to by a live message ({who}); the model may read it.",
             "It is deleted by itself once no message of the session refers to it.",
         )
+    found = first_file_naming(path.name, session_files)
+    if found is None:
+        return None
+    session, error = found
+    named = f"the saved session {session_id(session)} ({_home_relative(session)})"
+    if error is not None:
+        return SpillRefused(
+            "saved",
+            f"{shown} may be referred to by {named}: it cannot be read "
+            f"({error.strerror or error}).",
+            "Nothing was deleted: a session that cannot be read may still be resumed. Make the "
+            "file readable (or remove it), then try again.",
+        )
+    return SpillRefused(
+        "saved",
+        f"{shown} is referred to by {named}: resuming it (agent-tui --resume "
+        f"{session_id(session)}) would read this spill.",
+        "Delete that session file first if you no longer need it; otherwise leave the spill: "
+        "it is deleted by itself once no message and no saved session refers to it.",
+    )
+
+
+def delete_spill(
+    store: SpillStore,
+    path: Path,
+    messages: Sequence[Message],
+    session_files: Iterable[Path] = (),
+) -> None:
+    """Delete a spill and its index; refused (``why_not_delete``) while a live message or a
+    saved session points to it. Blocking (reads the session files): use a thread."""
+    refused = why_not_delete(store, path, messages, session_files)
+    if refused is not None:
+        raise refused
     store.remove(path)
+
+
+def session_id(path: Path) -> str:
+    """The id of a session file (``<UTC time>-<id>.jsonl``), as ``--resume`` takes it."""
+    return path.stem.rsplit("-", 1)[-1]
+
+
+def _home_relative(path: Path) -> str:
+    """``path`` with the home directory as ``~``."""
+    home = Path(os.path.expanduser("~"))
+    return f"~/{path.relative_to(home).as_posix()}" if path.is_relative_to(home) else str(path)

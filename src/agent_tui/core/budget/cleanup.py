@@ -75,6 +75,20 @@ def _names_in_files(paths: Iterable[Path], wanted: set[str], pattern: re.Pattern
     return found
 
 
+def first_file_naming(name: str, paths: Iterable[Path]) -> tuple[Path, OSError | None] | None:
+    """The first of ``paths`` whose text mentions the file ``name`` (streamed line by line),
+    with None; or the first that cannot be read, with its error (it may mention it, as for
+    ``collect_spills``). None when no file mentions it. Blocking: use a thread."""
+    for path in paths:
+        try:
+            with path.open(encoding="utf-8", errors="replace") as fh:
+                if any(name in line for line in fh):
+                    return path, None
+        except OSError as exc:
+            return path, exc
+    return None
+
+
 def collect_spills(
     store: SpillStore,
     messages: Iterable[Message],

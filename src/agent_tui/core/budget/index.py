@@ -2,11 +2,17 @@
 
 Layout (little-endian ``uint64`` everywhere)::
 
-    header       magic, data bytes, data mtime (ns), chars, lines, newlines, checkpoints, step
+    header       magic, data bytes, data mtime (ns), chars, lines, newlines, checkpoints, step,
+                 meta bytes
     line starts  one entry per ``\\n`` in the data: the byte offset just after it
     checkpoints  (line, char in line, byte offset) triples inside long lines, every ``step``
                  characters of the text, so a character position deep inside a huge line is
                  reached without decoding the line from its start
+    meta         what the spill is the output of (``SpillMeta``: the call's input summary), a
+                 small UTF-8 JSON object
+
+Indexes written before the meta existed (magic ``AGTSPIX1``: no meta field, no meta) are read
+as they are, with an empty ``SpillMeta``.
 
 Line ``n`` (1-based) starts at 0 for ``n == 1``, else at line-starts entry ``n - 2``. The
 reader never loads the tables: it ``pread``s the entries it needs, so paging the last window
@@ -17,7 +23,9 @@ file like any other).
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import struct
 import sys
 from array import array
@@ -26,19 +34,53 @@ from itertools import accumulate, islice
 from pathlib import Path
 from typing import BinaryIO
 
-MAGIC = b"AGTSPIX1"
-HEADER = struct.Struct("<8sQQQQQQQ")
+from agent_tui.core.tools.summary import MAX_SUMMARY, one_line
+
+MAGIC = b"AGTSPIX2"
+HEADER = struct.Struct("<8sQQQQQQQQ")
+MAGIC_V1 = b"AGTSPIX1"
+HEADER_V1 = struct.Struct("<8sQQQQQQQ")
+"""The layout before the meta: still read (spills outlive the version that wrote them)."""
+MAX_META_BYTES = 4096
+"""A meta larger than this is not read (ours is a few hundred bytes)."""
 STEP = 32_768
 """Characters between checkpoints: the most a reader decodes to reach a position in a line."""
 INDEX_DIR = ".index"
 _FLUSH_ENTRIES = 1 << 16
 _SWAP = sys.byteorder == "big"
 _plus_one = (1).__add__
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def index_path(data_path: Path) -> Path:
     """Where the index of ``data_path`` lives: ``<dir>/.index/<name>.idx``."""
     return data_path.parent / INDEX_DIR / f"{data_path.name}.idx"
+
+
+@dataclass(frozen=True)
+class SpillMeta:
+    """What a spill is the output of, beyond the tool and call id its name holds."""
+
+    summary: str = ""
+    """The call's input in one line (``core.call_summary``): a command, a path, a pattern;
+    at most ``MAX_SUMMARY`` characters, no control characters (whatever was given or read)."""
+
+    def __post_init__(self) -> None:
+        clean = _CONTROL.sub("\ufffd", one_line(self.summary, MAX_SUMMARY))
+        object.__setattr__(self, "summary", clean)
+
+    def encode(self) -> bytes:
+        return json.dumps({"summary": self.summary}, ensure_ascii=False).encode("utf-8")
+
+    @classmethod
+    def decode(cls, raw: bytes) -> SpillMeta:
+        """The meta in ``raw``; an empty one when it is not a JSON object (never an error)."""
+        try:
+            value = json.loads(raw.decode("utf-8", "replace"))
+        except json.JSONDecodeError:
+            return cls()
+        summary = value.get("summary") if isinstance(value, dict) else None
+        return cls(summary=summary if isinstance(summary, str) else "")
 
 
 def _pack(values: array[int]) -> bytes:
@@ -98,11 +140,13 @@ class IndexBuilder:
     def lines(self) -> int:
         return self.newlines + (1 if self.bytes > self._last_start else 0)
 
-    def finish(self, data_mtime_ns: int) -> None:
-        """Write the rest of the tables and the header (``out`` must be seekable)."""
+    def finish(self, data_mtime_ns: int, meta: SpillMeta | None = None) -> None:
+        """Write the rest of the tables, the meta and the header (``out`` must be seekable)."""
         lines = self.lines
+        raw_meta = (meta or SpillMeta()).encode()
         self.out.write(_pack(self._starts))
         self.out.write(_pack(self._checkpoints))
+        self.out.write(raw_meta)
         self.out.seek(0)
         self.out.write(
             HEADER.pack(
@@ -114,8 +158,19 @@ class IndexBuilder:
                 self.newlines,
                 len(self._checkpoints) // 3,
                 self.step,
+                len(raw_meta),
             )
         )
+
+
+def _header(raw: bytes) -> tuple[int, ...] | None:
+    """(data bytes, mtime, chars, lines, newlines, checkpoints, step, meta bytes, header size)
+    of either layout, or None when ``raw`` does not start an index."""
+    if raw[:8] == MAGIC and len(raw) == HEADER.size:
+        return (*HEADER.unpack(raw)[1:], HEADER.size)
+    if raw[:8] == MAGIC_V1 and len(raw) >= HEADER_V1.size:
+        return (*HEADER_V1.unpack(raw[: HEADER_V1.size])[1:], 0, HEADER_V1.size)
+    return None
 
 
 @dataclass
@@ -129,6 +184,9 @@ class SpillIndex:
     newlines: int
     checkpoints: int
     step: int
+    base: int = HEADER.size
+    """Where the line starts begin: the size of the header (the old one is shorter)."""
+    meta_bytes: int = 0
 
     @classmethod
     def open_for(cls, data_path: Path) -> SpillIndex | None:
@@ -139,21 +197,27 @@ class SpillIndex:
         except OSError:
             return None
         try:
-            raw = os.pread(fd, HEADER.size, 0)
-            if len(raw) == HEADER.size:
-                magic, size, mtime, chars, lines, newlines, points, step = HEADER.unpack(raw)
-                expected = HEADER.size + 8 * newlines + 24 * points
+            header = _header(os.pread(fd, HEADER.size, 0))
+            if header is not None:
+                size, mtime, chars, lines, newlines, points, step, meta, base = header
+                expected = base + 8 * newlines + 24 * points + meta
                 if (
-                    magic == MAGIC
-                    and size == st.st_size
+                    size == st.st_size
                     and mtime == st.st_mtime_ns
                     and os.fstat(fd).st_size == expected
                 ):
-                    return cls(fd, size, chars, lines, newlines, points, step)
+                    return cls(fd, size, chars, lines, newlines, points, step, base, meta)
         except OSError:
             pass
         os.close(fd)
         return None
+
+    def meta(self) -> SpillMeta:
+        """What the spill is the output of (empty for an old index, or one too large)."""
+        if not 0 < self.meta_bytes <= MAX_META_BYTES:
+            return SpillMeta()
+        at = self.base + 8 * self.newlines + 24 * self.checkpoints
+        return SpillMeta.decode(os.pread(self.fd, self.meta_bytes, at))
 
     def close(self) -> None:
         os.close(self.fd)
@@ -169,7 +233,7 @@ class SpillIndex:
         count = max(0, min(count, self.newlines - first))
         if count == 0:
             return array("Q")
-        return _unpack(os.pread(self.fd, 8 * count, HEADER.size + 8 * first))
+        return _unpack(os.pread(self.fd, 8 * count, self.base + 8 * first))
 
     def spans(self, first_line: int, count: int) -> list[tuple[int, int]]:
         """``(start, end)`` byte spans of lines ``first_line ..`` (end excludes the ``\\n``)."""
@@ -217,7 +281,7 @@ class SpillIndex:
         return self._checkpoint(lo - 1) if lo else None
 
     def _checkpoint(self, i: int) -> tuple[int, int, int]:
-        base = HEADER.size + 8 * self.newlines + 24 * i
+        base = self.base + 8 * self.newlines + 24 * i
         line, char, byte = _unpack(os.pread(self.fd, 24, base))
         return int(line), int(char), int(byte)
 

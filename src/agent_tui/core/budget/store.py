@@ -5,6 +5,9 @@ One file per spilled call, named so a human can tell when and from what it came:
     .agent-spill/20260105T142233Z-run_shell-call_2_1-7f3a.txt
     .agent-spill/.index/20260105T142233Z-run_shell-call_2_1-7f3a.txt.idx
 
+The index also keeps what the output is of: the call's input in one line (its command, path
+or pattern), so the spill browser can say it once the transcript is gone.
+
 The text is written as its exact UTF-8 bytes (CRLF and every other character kept; a lone
 surrogate, which UTF-8 cannot hold, becomes ``?``), streamed in pieces so a huge output never
 exists twice in memory, into a temporary file that is renamed into place when complete. The
@@ -23,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
 
-from agent_tui.core.budget.index import INDEX_DIR, STEP, IndexBuilder, index_path
+from agent_tui.core.budget.index import INDEX_DIR, STEP, IndexBuilder, SpillMeta, index_path
 
 WRITE_BUFFER = 1 << 20
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
@@ -43,6 +46,8 @@ class SpillRecord:
     bytes: int
     tool: str
     call_id: str
+    summary: str = ""
+    """The call's input in one line, as the index keeps it (empty when not given)."""
 
 
 def _safe(part: str, limit: int = 40) -> str:
@@ -100,16 +105,26 @@ class SpillStore:
             return path
         raise FileExistsError(f"no free spill file name in {self.root}")
 
-    def open_writer(self, tool: str, call_id: str, when: datetime | None = None) -> SpillWriter:
-        """A streaming writer; ``commit()`` it when the output is complete."""
+    def open_writer(
+        self, tool: str, call_id: str, when: datetime | None = None, *, summary: str = ""
+    ) -> SpillWriter:
+        """A streaming writer; ``commit()`` it when the output is complete. ``summary`` is the
+        call's input in one line (``core.call_summary``), kept in the index."""
         when = when or datetime.now(UTC)
-        return SpillWriter(self, self._reserve(tool, call_id, when), tool, call_id)
+        path = self._reserve(tool, call_id, when)
+        return SpillWriter(self, path, tool, call_id, SpillMeta(summary=summary))
 
     def write(
-        self, text: str, tool: str, call_id: str, when: datetime | None = None
+        self,
+        text: str,
+        tool: str,
+        call_id: str,
+        when: datetime | None = None,
+        *,
+        summary: str = "",
     ) -> SpillRecord:
         """Save ``text`` in one go (streamed to disk in pieces). Blocking: use a thread."""
-        with self.open_writer(tool, call_id, when) as writer:
+        with self.open_writer(tool, call_id, when, summary=summary) as writer:
             writer.write(text)
             return writer.commit()
 
@@ -130,8 +145,16 @@ class SpillStore:
 class SpillWriter:
     """Writes one spill: data and index to temporary files, renamed into place on commit."""
 
-    def __init__(self, store: SpillStore, path: Path, tool: str, call_id: str) -> None:
+    def __init__(
+        self,
+        store: SpillStore,
+        path: Path,
+        tool: str,
+        call_id: str,
+        meta: SpillMeta | None = None,
+    ) -> None:
         self.store, self.path, self.tool, self.call_id = store, path, tool, call_id
+        self.meta = meta or SpillMeta()
         tag = secrets.token_hex(4)
         self._data_tmp = path.with_name(f".tmp-{tag}-{path.name}")
         self._index_tmp = index_path(path).with_name(f".tmp-{tag}-{path.name}.idx")
@@ -156,7 +179,7 @@ class SpillWriter:
             os.fsync(self._data.fileno())
         mtime = os.fstat(self._data.fileno()).st_mtime_ns
         self._data.close()
-        self._builder.finish(mtime)
+        self._builder.finish(mtime, self.meta)
         self._index.flush()
         self._index.close()
         os.replace(self._index_tmp, index_path(self.path))
@@ -171,6 +194,7 @@ class SpillWriter:
             bytes=builder.bytes,
             tool=self.tool,
             call_id=self.call_id,
+            summary=self.meta.summary,
         )
 
     def abort(self) -> None:

@@ -52,6 +52,8 @@ class PendingResult:
     spillable: bool = True
     frame: Callable[[str], str] | None = None
     when: datetime = field(default_factory=lambda: datetime.now(UTC))
+    summary: str = ""
+    """The call's input in one line (``core.call_summary``): kept with a spill of the output."""
 
 
 @dataclass
@@ -186,7 +188,9 @@ class TurnBudget:
         if not result.compressed:
             return []
         try:
-            record = self.store.write(pending.text, pending.tool, pending.call_id, pending.when)
+            record = self.store.write(
+                pending.text, pending.tool, pending.call_id, pending.when, summary=pending.summary
+            )
         except OSError as exc:  # no spill, no folding: the plain budget still applies
             log.warning("could not spill %s output: %s", pending.tool, exc)
             return []
@@ -240,7 +244,11 @@ class TurnBudget:
         if slot.record is None:
             try:
                 slot.record = self.store.write(
-                    pending.text, pending.tool, pending.call_id, pending.when
+                    pending.text,
+                    pending.tool,
+                    pending.call_id,
+                    pending.when,
+                    summary=pending.summary,
                 )
             except OSError as exc:
                 log.warning("could not spill %s output: %s", pending.tool, exc)

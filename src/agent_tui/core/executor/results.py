@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from agent_tui.core.budget import BudgetedResult, PendingResult
 from agent_tui.core.budget.ordered import Maker, OrderedResults, spill_pointer
+from agent_tui.core.call_summary import call_summary
 from agent_tui.core.events import Event, RejectedBy, ToolErrorEvent, ToolRejected, ToolResult
 from agent_tui.core.executor.lifecycle import CallState, Lifecycle
 from agent_tui.core.executor.partition import CallPlan
@@ -82,6 +83,7 @@ class CallResults:
             output.content,
             is_error=output.is_error,
             spillable=not output.never_spill,
+            summary=call_summary(call),
         )
         await self._add(plan, pending, make)
 
@@ -109,7 +111,14 @@ class CallResults:
             )
             return event, _message(plan, event, result.content, True)
 
-        pending = PendingResult(call.id, call.name, error.message, is_error=True, frame=frame)
+        pending = PendingResult(
+            call.id,
+            call.name,
+            error.message,
+            is_error=True,
+            frame=frame,
+            summary=call_summary(call),
+        )
         await self._add(plan, pending, make)
 
     async def rejected(

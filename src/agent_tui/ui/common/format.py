@@ -1,39 +1,20 @@
 """Pure text helpers shared by the widgets: input summaries, outcomes, durations, labels.
 
 Nothing here touches Textual, so the same wording can be tested (and reused) without an app.
+The input summary (``summarize_input``, ``one_line``) lives in the core, which keeps it with
+spilled outputs; it is re-exported here.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
-from typing import Any
 
+from agent_tui.core.call_summary import summarize_input as summarize_input
 from agent_tui.core.tools.summary import MAX_SUMMARY as MAX_SUMMARY
 from agent_tui.core.tools.summary import first_line as first_line
 from agent_tui.core.tools.summary import one_line as one_line
 from agent_tui.core.tools.summary import plural as plural
-
-# The input keys that best describe a call, most telling first.
-_SUMMARY_KEYS = ("path", "file_path", "command", "query", "url", "glob", "name")
-
-
-def summarize_input(input: dict[str, Any] | None, raw_arguments: str = "") -> str:
-    """A one-line summary of a call's input: its path, command or pattern when it has one."""
-    if input is None:
-        return one_line(raw_arguments or "(invalid arguments)")
-    pattern = input.get("pattern")
-    if isinstance(pattern, str) and pattern:
-        where = input.get("path")
-        return one_line(f"{pattern} in {where}" if isinstance(where, str) and where else pattern)
-    for key in _SUMMARY_KEYS:
-        value = input.get(key)
-        if isinstance(value, str) and value:
-            return one_line(value)
-    if not input:
-        return ""
-    return one_line(json.dumps(input, ensure_ascii=False, separators=(", ", ": ")))
 
 
 def format_elapsed(seconds: float, *, live: bool = False) -> str:

@@ -34,6 +34,7 @@ def open_spill(app: App[Any], agent: Agent, path: str = "", *, cursor_blink: boo
     browser = SpillBrowser(
         agent.spills,
         lambda: agent.messages,
+        session_files=agent.sessions.all,
         path=target,
         cursor_blink=cursor_blink,
     )

@@ -1,2 +1,2 @@
-"""The spill browser: the screen (``browser``), its widgets, and its controllers (search,
-paging, the listing, deletion and the directory watch)."""
+"""The spill browser: the screen (``browser``), its state and what each key does to it
+(``model``, no Textual), its widgets, the search runner and the directory watch."""

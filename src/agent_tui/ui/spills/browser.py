@@ -4,21 +4,25 @@ model can page.
 
 Keys: PgDn / PgUp the next / previous window (PgDn continues where read_file's footer says),
 ``g`` a line, ``G`` the end, ``/`` and ``?`` search forward / backward (``n`` / ``N`` the next /
-previous match, wrapping around like vim), ``y`` copies the window as read_file returns it,
-``w`` sets the window size, ``d`` deletes the spill (asks; refused while a live message points
-to it), ``f`` the filter, Esc cancels a search or closes. Nothing loads a whole file: a window
-is read through the spill's line index, a search streams the file in a worker thread (with
-progress, cancellable), and the list follows the spill directory live (``watchfiles``).
+previous match, wrapping around like vim), ``y`` copies the window's lines as the file has
+them (no line numbers), ``w`` sets the window size, ``d`` deletes the spill (asks; refused
+while a live message or a saved session points to it), ``f`` the filter, Esc cancels a
+search or closes. Nothing loads a whole file: a window is read through the spill's line
+index, a search streams the file in a worker thread (with progress, cancellable), and the
+list follows the spill directory live (``watchfiles``).
 
-The screen holds the state and the viewer; the listing is shown by ``spill_listing``, paging
-and the line prompts are in ``spill_paging``, the search in ``spill_search``, deleting in
-``spill_deletion`` (asking with ``confirm_delete``) and the live watch in ``spill_watch``.
+The state and what each key does to it are the model's (``model.SpillView``); this screen
+routes the keys, the widgets' messages and the workers' results to it and shows what it
+answers (``Step``) in the widgets. Searches run in ``search.SpillSearch``, the directory
+watch in ``watch``, and a deletion is checked against the saved sessions in a worker thread
+(they may be many and long), then asked with ``confirm_delete``.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from textual import on, work
@@ -31,24 +35,26 @@ from textual.widgets import Header, Input, Static
 from agent_tui.core.budget.browse import (
     SpillEntry,
     SpillRefused,
-    SpillWindow,
+    delete_spill,
     list_spills,
-    open_reader,
-    window_ending_at,
-    window_of,
+    why_not_delete,
 )
-from agent_tui.core.budget.search import Hit, Matcher
 from agent_tui.core.budget.store import SpillStore
-from agent_tui.core.tools.builtin import read_file
 from agent_tui.core.transcript import Message
 from agent_tui.ui.common.steady_footer import SteadyFooter
-from agent_tui.ui.spills import deletion as spill_deletion
-from agent_tui.ui.spills import listing as spill_listing
-from agent_tui.ui.spills import paging as spill_paging
 from agent_tui.ui.spills.confirm_delete import ConfirmDelete
+from agent_tui.ui.spills.model import (
+    Copied,
+    Deletion,
+    Listed,
+    Question,
+    SearchJob,
+    SearchResult,
+    SpillView,
+    Step,
+)
 from agent_tui.ui.spills.search import SpillSearch
-from agent_tui.ui.spills.search_status import Tone
-from agent_tui.ui.spills.spill_viewer import Highlight
+from agent_tui.ui.spills.spill_list import summary_content
 from agent_tui.ui.spills.watch import follow_spill_directory
 from agent_tui.ui.spills.widgets import (
     LinePrompt,
@@ -92,8 +98,7 @@ class SpillBrowser(Screen[None]):
     BINDINGS = [
         Binding("escape", "back", "Close", id="spills.back"),
         Binding("q", "close", "Close", show=False, id="spills.close"),
-        Binding("pagedown", "next_window", "Next", key_display="PgDn", id="spills.next"),
-        Binding("pageup", "previous_window", "Prev", key_display="PgUp", id="spills.previous"),
+        # PgDn / PgUp are the viewer's (the list pages itself with them).
         # The keys that open a prompt are priority bindings: they act as the app reads them,
         # so what is typed right after them (a burst, a paste) lands in the prompt. They give
         # way to a focused input (check_action), where they are just characters.
@@ -125,6 +130,7 @@ class SpillBrowser(Screen[None]):
         store: SpillStore,
         messages: Callable[[], Sequence[Message]],
         *,
+        session_files: Callable[[], Iterable[Path]] | None = None,
         path: Path | None = None,
         cursor_blink: bool = True,
     ) -> None:
@@ -132,21 +138,15 @@ class SpillBrowser(Screen[None]):
         self.store = store
         self.messages = messages
         """The live transcript (read on each refresh: the agent may add to it meanwhile)."""
+        self.session_files = session_files
+        """The saved session files (``SessionStore.all``): a spill one of them points to is
+        not deleted. Called in a worker thread, when ``d`` is pressed."""
         self.cursor_blink = cursor_blink
-        self.entries: list[SpillEntry] = []
-        self.path: Path | None = path
-        """The spill being viewed."""
-        self.window: SpillWindow | None = None
-        self.limit = read_file.MAX_LINES
-        self.error: SpillRefused | None = None
-        self.gone = False
-        self.search_text: str | None = None
-        self.backward = False
-        self.hit: Hit | None = None
-        self.marked: int | None = None
-        self.moves = 0
-        """How many times the user moved (paged, went to a line or the end) in this spill."""
-        self.searcher = SpillSearch(self)
+        self.view = SpillView(store)
+        """The state: what is listed, open, in view, searched."""
+        self.searcher = SpillSearch(self, self._found, self._search_progress)
+        self._target = path
+        """The spill to open on mount."""
         self._messages_seen = -1
         self._window_keys = (False, False)
         self._mounting = False
@@ -158,7 +158,7 @@ class SpillBrowser(Screen[None]):
         yield Header(icon="◆")
         with Horizontal(id="spill-body"):
             with Vertical(id="spill-side"):
-                yield Input(placeholder="filter: tool, call or name  (f)", id="spill-filter")
+                yield Input(placeholder="filter: tool, call, input or name  (f)", id="spill-filter")
                 yield SpillList(id="spill-list")
                 yield Static(id="spill-summary", markup=False)
             with Vertical(id="spill-main"):
@@ -168,11 +168,6 @@ class SpillBrowser(Screen[None]):
                 yield SearchStatus(id="spill-status")
                 yield LinePrompt(cursor_blink=self.cursor_blink, id="spill-prompt")
         yield SteadyFooter()
-
-    @property
-    def where(self) -> str:
-        """The spill directory as the model sees it."""
-        return self.store.shown(self.store.root)
 
     @property
     def spill_list(self) -> SpillList:
@@ -194,16 +189,19 @@ class SpillBrowser(Screen[None]):
     def filter_box(self) -> Input:
         return self.query_one("#spill-filter", Input)
 
+    @property
+    def searching(self) -> bool:
+        return self.searcher.running
+
     def on_mount(self) -> None:
         self.searcher.start_timer()
         self.filter_box.cursor_blink = self.cursor_blink
-        target, self.path = self.path, None
+        target = self._target
         # One focus change and no binding refresh while mounting: each makes the footer
         # rebuild itself, and it reads the keys' state when it is first composed anyway.
         (self.spill_list if target is None else self.viewer).focus()
         self._mounting = True
-        entries = list_spills(self.store, self._transcript())
-        spill_listing.apply_entries(self, entries, auto_open=not target)
+        self._listed(list_spills(self.store, self._transcript()), auto_open=target is None)
         if target is not None:
             self.open_spill(target)
         self._mounting = False
@@ -218,17 +216,93 @@ class SpillBrowser(Screen[None]):
         self._messages_seen = len(messages)
         return messages
 
-    # -- the list --------------------------------------------------------------------------
+    # -- showing what the model answers ----------------------------------------------------
 
-    def _entry(self, path: Path | None) -> SpillEntry | None:
-        return next((e for e in self.entries if e.path == path), None)
+    def _show(self, step: Step) -> None:
+        """Show one step: the new window (or why there is none), or a line of the window in
+        view brought forward; then what the status line says."""
+        view = self.view
+        if step.redraw:
+            self._draw(step.at)
+        elif step.line is not None and view.window is not None:
+            self.viewer.set_highlight(view.highlight(), view.marked)
+            index = view.window.row_index(step.line)
+            if index is not None:
+                self.viewer.bring_line(index)
+        if step.say is not None:
+            self.status.say(step.say.text, step.say.tone)
+
+    def _draw(self, at: int | str | None = None) -> None:
+        view = self.view
+        if view.error is not None:
+            self.add_class("-error")
+            self.query_one(SpillNotice).show_error(view.shown, view.error)
+            self.viewer.show(None)
+        else:
+            self.remove_class("-error")
+            self.viewer.show(view.window, marked=view.marked, highlight=view.highlight(), at=at)
+        self._show_header()
+        self._sync_bindings()
+
+    def _show_header(self) -> None:
+        view = self.view
+        if view.path is not None:
+            self.query_one(SpillHeader).show(view.shown, view.entry(), view.window, view.gone)
+
+    def _ask(self, question: Question | Step) -> None:
+        if isinstance(question, Step):
+            self._show(question)
+            return
+        self.prompt.ask(
+            question.kind,
+            question.label,
+            question.value,
+            question.placeholder,
+            back_to=self.viewer,
+        )
+
+    # -- the list --------------------------------------------------------------------------
 
     @work(group="spill-list", exclusive=True, exit_on_error=False, name="list-spills")
     async def refresh_list(self) -> None:
         """Read the spill directory again (in a thread) and show what is there."""
         messages = self._transcript()
         entries = await asyncio.to_thread(list_spills, self.store, messages)
-        spill_listing.apply_entries(self, entries)
+        self._listed(entries)
+
+    def _listed(self, entries: list[SpillEntry], *, auto_open: bool = True) -> None:
+        listed: Listed = self.view.listed(entries, auto_open=auto_open)
+        self._show_list()
+        if listed.open is not None:
+            self.open_spill(listed.open)
+        elif listed.idle:
+            self._show_nothing()
+        else:
+            self._show_header()
+        if listed.say is not None:
+            self.status.say(listed.say.text, listed.say.tone)
+
+    def _show_list(self) -> None:
+        """The entries the filter lets through, the summary line and the subtitle."""
+        view = self.view
+        shown = view.visible()
+        self.spill_list.set_entries(shown, view.path.name if view.path is not None else None)
+        self.query_one("#spill-summary", Static).update(
+            summary_content(view.entries, len(shown), view.where)
+        )
+        count = len(view.entries)
+        self.sub_title = f"{view.where}/ · {count} {'spill' if count == 1 else 'spills'}"
+
+    def _show_nothing(self) -> None:
+        """No spill open: say there are none yet (and where they go), or to pick one."""
+        self.add_class("-empty")
+        self.remove_class("-error")
+        notice = self.query_one(SpillNotice)
+        if self.view.entries:
+            notice.show_idle(len(self.view.entries))
+        else:
+            notice.show_empty(self.view.where)
+        self._sync_bindings()
 
     def _check_messages(self) -> None:
         if len(self.messages()) != self._messages_seen:
@@ -236,12 +310,13 @@ class SpillBrowser(Screen[None]):
 
     @work(group="spill-watch", exclusive=True, exit_on_error=False, name="watch-spills")
     async def _watch(self) -> None:
-        """Follow the spill directory (``spill_watch``) and list it again when it changes."""
+        """Follow the spill directory (``watch``) and list it again when it changes."""
         await follow_spill_directory(Path(self.store.root), self.refresh_list, self.set_timer)
 
     @on(Input.Changed, "#spill-filter")
-    def _filter_changed(self) -> None:
-        spill_listing.show_list(self)
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.view.filter = event.value
+        self._show_list()
 
     @on(Input.Submitted, "#spill-filter")
     def _filter_done(self) -> None:
@@ -249,14 +324,14 @@ class SpillBrowser(Screen[None]):
 
     @on(SpillList.Picked)
     def _picked(self, event: SpillList.Picked) -> None:
-        if event.entry.path != self.path or self.error is not None:
+        if event.entry.path != self.view.path or self.view.error is not None:
             self.open_spill(event.entry.path)
 
     @on(SpillList.Entered)
     def _entered(self, event: SpillList.Entered) -> None:
-        if event.entry.path != self.path:
+        if event.entry.path != self.view.path:
             self.open_spill(event.entry.path)
-        if self.window is not None:
+        if self.view.window is not None:
             self.set_focus(self.viewer)
 
     # -- the viewer ------------------------------------------------------------------------
@@ -264,135 +339,137 @@ class SpillBrowser(Screen[None]):
     def open_spill(self, path: Path, offset: int = 1) -> None:
         """View ``path`` from line ``offset`` (a card's spill lands at line 1)."""
         self.searcher.cancel()
-        self.path = path
-        self.window = None
-        self.error = None
-        self.gone = False
-        self.hit = None
-        self.marked = None
         self.remove_class("-empty")
+        step = self.view.open(path, offset)
         self.spill_list.select_name(path.name)
-        self.status.say("")
-        self._load(offset)
+        self._show(step)
 
-    def _shown(self) -> str:
-        return self.store.shown(self.path) if self.path is not None else ""
-
-    def _highlight(self) -> Highlight:
-        pattern = Matcher(self.search_text).text_pattern() if self.search_text else None
-        hit = self.hit
-        if hit is None:
-            return Highlight(pattern)
-        return Highlight(pattern, hit.line, hit.column, hit.length)
-
-    def _load(self, offset: int, *, at: int | str | None = None, end: bool = False) -> bool:
-        """Read the window from ``offset`` (``end``: the window that ends the file)."""
-        if self.path is None:
-            return False
-        shown = self._shown()
-        try:
-            with open_reader(self.path, shown) as reader:
-                if end:
-                    offset = window_ending_at(reader, reader.lines, self.limit)
-                window = window_of(reader, shown, offset, self.limit)
-        except SpillRefused as refused:
-            self._fail(refused)
-            return False
-        except OSError as exc:
-            self._fail(SpillRefused("missing", f"{shown} cannot be read: {exc}.", ""))
-            return False
-        self.window = window
-        self.error = None
-        self.remove_class("-error")
-        self.viewer.show(window, marked=self.marked, highlight=self._highlight(), at=at)
-        self._show_header()
-        self._sync_bindings()
-        return True
-
-    def _fail(self, refused: SpillRefused) -> None:
-        self.error = refused
-        self.window = None
-        self.gone = False
-        self.add_class("-error")
-        self.query_one(SpillNotice).show_error(self._shown(), refused)
-        self.viewer.show(None)
-        self._show_header()
-        self.status.say("")  # the notice above says what happened
-        self._sync_bindings()
-
-    def _show_header(self) -> None:
-        if self.path is None:
-            return
-        self.query_one(SpillHeader).show(
-            self._shown(), self._entry(self.path), self.window, self.gone
-        )
-
-    # -- paging ----------------------------------------------------------------------------
-
-    def _say(self, message: str, tone: Tone = "info") -> None:
-        self.status.say(message, tone)
-
-    def _ready(self) -> SpillWindow | None:
-        if self.window is None:
-            self._say("No spill is open." if self.error is None else self.error.what, "warning")
-        return self.window
-
-    def action_next_window(self) -> None:
-        spill_paging.next_window(self)
-
-    def action_previous_window(self) -> None:
-        spill_paging.previous_window(self)
+    @on(SpillViewer.Paged)
+    def _paged(self, event: SpillViewer.Paged) -> None:
+        event.stop()
+        self._show(self.view.next_window() if event.forward else self.view.previous_window())
 
     def action_end(self) -> None:
-        spill_paging.end(self)
+        self._show(self.view.end())
 
     def go_to_line(self, line: int) -> None:
-        spill_paging.go_to_line(self, line)
+        self._show(self.view.go_to_line(line))
 
     def action_goto(self) -> None:
-        spill_paging.ask_line(self)
+        self._ask(self.view.line_question())
 
     def action_window_size(self) -> None:
-        spill_paging.ask_size(self)
+        self._ask(self.view.size_question())
 
     @on(LinePrompt.Answered)
     def _answered(self, event: LinePrompt.Answered) -> None:
         event.stop()
         value = event.value.strip()
+        view = self.view
         if event.kind == "goto" and value:
-            spill_paging.answer_line(self, value)
+            self._show(view.answer_line(value))
         elif event.kind == "size" and value:
-            spill_paging.answer_size(self, value)
+            self._show(view.answer_size(value))
         elif event.kind in {"search", "search_back"}:
-            self.searcher.from_view(value or self.search_text or "", event.kind == "search_back")
+            query = value or view.search_text or ""
+            backward = event.kind == "search_back"
+            self._search(view.search(query, backward, self.viewer.line_at_top()))
 
     # -- search ----------------------------------------------------------------------------
 
     def action_search(self, backward: bool = False) -> None:
-        self.searcher.ask(backward)
+        self._ask(self.view.search_question(backward))
 
     def action_next_match(self, reverse: bool = False) -> None:
-        self.searcher.next_match(reverse)
+        self._search(self.view.next_match(reverse, self.viewer.line_at_top()))
 
-    @property
-    def searching(self) -> bool:
-        return self.searcher.running
+    def _search(self, job: SearchJob | Step) -> None:
+        if isinstance(job, Step):
+            self._show(job)
+            return
+        self.searcher.start(job)
+        self.status.searching(job.query, job.backward)
+
+    def _found(self, job: SearchJob, result: SearchResult) -> None:
+        self._show(self.view.found(job, result))
+
+    def _search_progress(self, done: int, total: int) -> None:
+        self.status.progress(done, total)
 
     # -- copy, delete, filter, close --------------------------------------------------------
 
     def action_copy(self) -> None:
-        window = self._ready()
-        if window is None:
+        copied: Copied | Step = self.view.copy()
+        if isinstance(copied, Step):
+            self._show(copied)
             return
-        text = window.text()
-        self.app.copy_to_clipboard(text)
-        self.notify(
-            f"Copied {window.span} ({len(text):,} characters), as {window.call} returns them.",
-            title="Copied",
-        )
+        self.app.copy_to_clipboard(copied.text)
+        self.notify(copied.note, title="Copied")
 
     def action_delete(self) -> None:
-        spill_deletion.ask_to_delete(self)
+        """Delete the spill in view, once the user says yes. Refused while a live message or
+        a saved session points to it (the model, or a resumed session, may read it): that is
+        checked first, in a thread, since the saved sessions are files to read."""
+        deletion = self.view.deletion()
+        if isinstance(deletion, Step):
+            self._show(deletion)
+            return
+        self._check_deletion(deletion, self._transcript())
+
+    def _saved_sessions(self) -> list[Path]:
+        return list(self.session_files()) if self.session_files is not None else []
+
+    @work(thread=True, group="spill-delete", exit_on_error=False, name="check-deletion")
+    def _check_deletion(self, deletion: Deletion, messages: list[Message]) -> None:
+        """The worker (a thread): may ``deletion`` be asked for? Then back to ``_checked``."""
+        refused = why_not_delete(self.store, deletion.path, messages, self._saved_sessions())
+        with contextlib.suppress(RuntimeError):  # the app is closing
+            self.app.call_from_thread(self._checked, deletion, refused)
+
+    def _checked(self, deletion: Deletion, refused: SpillRefused | None) -> None:
+        if deletion.path != self.view.path or not self.is_attached:
+            return  # another spill is in view now: the user moved on
+        if refused is not None:
+            self.notify(str(refused), title="Not deleted", severity="error", timeout=10)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._delete(deletion.path, self._transcript())
+
+        self.app.push_screen(ConfirmDelete(deletion.shown, deletion.size), answered)
+
+    @work(thread=True, group="spill-delete", exit_on_error=False, name="delete-spill")
+    def _delete(self, path: Path, messages: list[Message]) -> None:
+        """The worker (a thread): delete ``path``, checked again (the transcript and the
+        sessions may have changed while the user was asked), then back to ``_deleted``."""
+        refused: SpillRefused | None = None
+        try:
+            delete_spill(self.store, path, messages, self._saved_sessions())
+        except SpillRefused as exc:
+            refused = exc
+        except OSError as exc:
+            shown = self.store.shown(path)
+            refused = SpillRefused("missing", f"{shown} cannot be deleted: {exc}.", "")
+        with contextlib.suppress(RuntimeError):  # the app is closing
+            self.app.call_from_thread(self._deleted, path, refused)
+
+    def _deleted(self, path: Path, refused: SpillRefused | None) -> None:
+        """``path`` was deleted (or ``refused``); the spill after it in the list opens in its
+        place."""
+        if refused is not None:
+            self.notify(str(refused), title="Not deleted", severity="error", timeout=10)
+            return
+        self.notify(f"Deleted {self.store.shown(path)}.", title="Spill deleted")
+        if not self.is_attached:
+            return
+        self.searcher.cancel()
+        place = self.view.forget(path)
+        self.viewer.show(None)
+        self._listed(list_spills(self.store, self._transcript()), auto_open=False)
+        following = self.view.after(place)
+        if following is not None:
+            self.open_spill(following)
 
     def action_filter(self) -> None:
         self.set_focus(self.filter_box)
@@ -408,7 +485,7 @@ class SpillBrowser(Screen[None]):
         if self.prompt.is_open:
             self.prompt.close()
         elif self.searcher.cancel():
-            self._say("Search cancelled.", "warning")
+            self.status.say("Search cancelled.", "warning")
         elif self.focused is self.filter_box:
             if self.filter_box.value:
                 self.filter_box.value = ""
@@ -424,7 +501,7 @@ class SpillBrowser(Screen[None]):
     def _sync_bindings(self) -> None:
         """Enable or dim the window keys when a window appears or goes (only then: the footer
         is rebuilt on each refresh)."""
-        state = (self.window is not None, self.path is not None)
+        state = (self.view.window is not None, self.view.path is not None)
         if state != self._window_keys:
             self._window_keys = state
             if not self._mounting:
@@ -435,10 +512,8 @@ class SpillBrowser(Screen[None]):
             self.focused, Input
         ):
             return False  # typed into the input instead
-        if action in {"next_window", "previous_window", "goto", "end", "search", "copy"}:
-            return True if self.window is not None else None
-        if action in {"next_match", "window_size"}:
-            return True if self.window is not None else None
+        if action in {"goto", "end", "search", "copy", "next_match", "window_size"}:
+            return True if self.view.window is not None else None
         if action == "delete":
-            return True if self.path is not None else None
+            return True if self.view.path is not None else None
         return True

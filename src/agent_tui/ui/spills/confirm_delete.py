@@ -45,8 +45,8 @@ class ConfirmDelete(ModalScreen[bool]):
                 Content.assemble(
                     (self.shown, "bold"),
                     self.detail,
-                    "\nNo live message points to it. The file and its index are deleted; this "
-                    "cannot be undone.",
+                    "\nNo live message and no saved session points to it. The file and its index "
+                    "are deleted; this cannot be undone.",
                 )
             )
             yield Static(

@@ -3,14 +3,15 @@ outcome of the last action — where the match is, that the search wrapped, what
 
 from __future__ import annotations
 
-from typing import Literal
-
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import ProgressBar, Static
 
-Tone = Literal["info", "success", "warning", "error"]
+from agent_tui.ui.spills.model import Tone
+
+__all__ = ["SearchStatus", "Tone"]
+
 _STYLES = {
     "info": "$text-muted",
     "success": "$text-success",

@@ -1,6 +1,6 @@
-"""The header of the viewer: which spill (tool, call, when, size; whether a live message
-points to it) and which window — "lines a–b of N" and the read_file call that returns exactly
-this window (its path names the file)."""
+"""The header of the viewer: which spill (tool, call, when, size; what the call was; whether
+a live message points to it) and which window — "lines a–b of N" and the read_file call that
+returns exactly this window (its path names the file)."""
 
 from __future__ import annotations
 
@@ -43,6 +43,8 @@ def header_content(
         lines.append(
             Content.assemble((entry.tool, "bold"), ("  " + " · ".join(parts), "$text-muted"))
         )
+        if entry.summary:
+            lines.append(Content(entry.summary))
         if entry.referenced:
             own = entry.referenced_by == f"the result of {entry.tool} {entry.call_id}"
             who = "its call's result" if own else entry.referenced_by

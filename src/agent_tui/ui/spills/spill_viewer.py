@@ -6,8 +6,8 @@ It holds one ``SpillWindow`` (at most read_file's 100,000 characters) and draws 
 receives raw escapes from a spill), read_file's cut marker dimmed, every match of the search
 highlighted and the current one stronger; the marked line (a goto target or the line of the
 current match) spans the width. read_file's footer is the last row: what the model reads
-after the rows. Paging between windows belongs to the screen (its keys are here, routed to
-``screen.*`` actions); inside a window the keys scroll.
+after the rows. Inside a window the keys scroll; PgDn / PgUp ask for the next / previous
+window (``Paged``), which the screen reads through the browser's model.
 """
 
 from __future__ import annotations
@@ -21,10 +21,14 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Size
+from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from agent_tui.core.budget.browse import SpillWindow
+from agent_tui.ui.spills.model import Highlight
+
+__all__ = ["Highlight", "Row", "Shown", "SpillViewer", "prepare", "split_row"]
 
 TAB = 8
 _SPECIAL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -104,16 +108,6 @@ def split_row(row: str) -> tuple[int, str, str]:
     return int(number), text[: marker.start()], marker.group()
 
 
-@dataclass(frozen=True)
-class Highlight:
-    """The current search: its pattern over text and the current match (line, column, chars)."""
-
-    pattern: re.Pattern[str] | None = None
-    line: int = 0
-    column: int = 0
-    length: int = 0
-
-
 class SpillViewer(ScrollView, can_focus=True):
     """The rows of one window, scrollable in both directions."""
 
@@ -145,8 +139,8 @@ class SpillViewer(ScrollView, can_focus=True):
     """
 
     BINDINGS = [
-        Binding("pagedown", "screen.next_window", "Next", key_display="PgDn"),
-        Binding("pageup", "screen.previous_window", "Prev", key_display="PgUp"),
+        Binding("pagedown", "page(True)", "Next", key_display="PgDn", id="spills.next"),
+        Binding("pageup", "page(False)", "Prev", key_display="PgUp", id="spills.previous"),
         Binding("j", "scroll_down", show=False),
         Binding("k", "scroll_up", show=False),
         Binding("h", "scroll_left", show=False),
@@ -155,6 +149,13 @@ class SpillViewer(ScrollView, can_focus=True):
         Binding("ctrl+u", "half_page(-1)", show=False),
         Binding("space", "half_page(1)", show=False),
     ]
+
+    class Paged(Message):
+        """PgDn (``forward``) or PgUp: the user asks for the next or the previous window."""
+
+        def __init__(self, forward: bool) -> None:
+            super().__init__()
+            self.forward = forward
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -296,6 +297,14 @@ class SpillViewer(ScrollView, can_focus=True):
         return Strip(line.render(self.app.console), line.cell_len)
 
     # -- keys ------------------------------------------------------------------------------
+
+    def action_page(self, forward: bool) -> None:
+        self.post_message(self.Paged(forward))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "page":
+            return True if self.window is not None else None  # dimmed without a window
+        return True
 
     def action_half_page(self, direction: int) -> None:
         step = max(1, self.scrollable_content_region.height // 2)

@@ -1,0 +1,39 @@
+"""A call's input in one line: the command of a ``run_shell``, the path or pattern of others.
+
+The lane's cards show it next to the tool's name, and a spill keeps it (``SpillStore.write``)
+so the spill browser can say what the call was long after the transcript that made it is gone.
+Plain text helpers: nothing here knows about Textual or the spill store.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agent_tui.core.tools.summary import one_line
+from agent_tui.core.transcript import ToolCall
+
+# The input keys that best describe a call, most telling first.
+_SUMMARY_KEYS = ("path", "file_path", "command", "query", "url", "glob", "name")
+
+
+def summarize_input(input: dict[str, Any] | None, raw_arguments: str = "") -> str:
+    """A one-line summary of a call's input: its path, command or pattern when it has one."""
+    if input is None:
+        return one_line(raw_arguments or "(invalid arguments)")
+    pattern = input.get("pattern")
+    if isinstance(pattern, str) and pattern:
+        where = input.get("path")
+        return one_line(f"{pattern} in {where}" if isinstance(where, str) and where else pattern)
+    for key in _SUMMARY_KEYS:
+        value = input.get(key)
+        if isinstance(value, str) and value:
+            return one_line(value)
+    if not input:
+        return ""
+    return one_line(json.dumps(input, ensure_ascii=False, separators=(", ", ": ")))
+
+
+def call_summary(call: ToolCall) -> str:
+    """The summary of a call as the model sent it (what its card shows)."""
+    return summarize_input(call.parsed_arguments(), call.arguments)

@@ -1,0 +1,516 @@
+"""The spill browser's state, and what each of its keys does to it. Pure Python: no Textual.
+
+``SpillView`` holds what the browser shows — the listing and its filter, the spill open, the
+window of it in view (offset and size), the marked line, the search and its last hit — and
+answers each action with a ``Step``: whether there is a new window to draw (or none, when the
+spill cannot be shown: ``error`` says why), or a line of the window in view to bring forward,
+and what the status line says. The screen (``browser``) routes key presses, prompt answers
+and worker results to it and shows the steps through its widgets, the way ``calls.book``
+folds tool events into the states the cards draw.
+
+Windows are read through the spill's line index (``core.budget.browse``), so a step costs
+what one window costs, never the file. Searching is split in two: ``search`` / ``next_match``
+say where a search starts (a ``SearchJob``, run in a thread by ``search.SpillSearch``), and
+``found`` takes what it found. Each move (a page, a line, the end) counts in ``moves``, so a
+search that ends after the user moved does not jump away.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from agent_tui.core.budget.browse import (
+    COPY_MAX_BYTES,
+    SpillEntry,
+    SpillRefused,
+    SpillWindow,
+    line_start,
+    open_reader,
+    window_ending_at,
+    window_of,
+    window_text,
+)
+from agent_tui.core.budget.search import Hit, Matcher
+from agent_tui.core.budget.store import SpillStore
+from agent_tui.core.tools.builtin import read_file
+
+Tone = Literal["info", "success", "warning", "error"]
+
+SearchResult = Hit | SpillRefused | Literal["cancelled"] | None
+"""What a search found: the hit, a refusal, ``"cancelled"``, or None (not found)."""
+
+
+@dataclass(frozen=True)
+class Say:
+    """A line for the status bar under the viewer."""
+
+    text: str
+    tone: Tone = "info"
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one action changed, for the screen to show."""
+
+    say: Say | None = None
+    """What the status line says now; None leaves it as it is."""
+    redraw: bool = False
+    """The window changed: draw ``SpillView.window`` (or the notice of ``SpillView.error``)."""
+    at: int | str | None = None
+    """With ``redraw``: the line to bring into view, ``"end"``, or None (the top)."""
+    line: int | None = None
+    """Without ``redraw``: the line of the window in view to mark and bring into view."""
+
+
+NOTHING = Step()
+CLEARED = Step(say=Say(""), redraw=True)
+"""A spill opened, or one that failed to read (its notice then says what happened)."""
+
+
+@dataclass(frozen=True)
+class Highlight:
+    """The current search: its pattern over text and the current match (line, column, chars)."""
+
+    pattern: re.Pattern[str] | None = None
+    line: int = 0
+    column: int = 0
+    length: int = 0
+
+
+@dataclass(frozen=True)
+class Question:
+    """What the one-line prompt asks: ``kind`` is goto, size, search or search_back."""
+
+    kind: str
+    label: str
+    value: str = ""
+    placeholder: str = ""
+
+
+@dataclass(frozen=True)
+class SearchJob:
+    """One search to run: ``query`` in the spill at ``path`` from byte ``start``."""
+
+    path: Path
+    shown: str
+    query: str
+    backward: bool
+    start: int
+    moves: int
+    """``SpillView.moves`` when it started: a move meanwhile wins over its hit."""
+
+
+@dataclass(frozen=True)
+class Listed:
+    """What a fresh listing asks of the screen."""
+
+    open: Path | None = None
+    """No spill was open: open this one (the newest shown)."""
+    idle: bool = False
+    """No spill is open: say there are none yet, or to pick one."""
+    say: Say | None = None
+
+
+@dataclass(frozen=True)
+class Copied:
+    """What ``y`` puts on the clipboard, and what the notification says about it."""
+
+    text: str
+    note: str
+
+
+@dataclass(frozen=True)
+class Deletion:
+    """The spill ``d`` would delete: its path, as the model sees it, and its size in words."""
+
+    path: Path
+    shown: str
+    size: str
+
+
+class SpillView:
+    """The state of one spill browser (see the module docstring)."""
+
+    def __init__(self, store: SpillStore, *, limit: int = read_file.MAX_LINES) -> None:
+        self.store = store
+        self.entries: list[SpillEntry] = []
+        """The last listing of the spill directory, newest first."""
+        self.filter = ""
+        """The words the list is narrowed to (all must appear in a spill's description)."""
+        self.path: Path | None = None
+        """The spill being viewed."""
+        self.window: SpillWindow | None = None
+        self.limit = limit
+        """The window size in lines (``w``)."""
+        self.error: SpillRefused | None = None
+        """Why the spill being viewed cannot be shown."""
+        self.gone = False
+        """The spill being viewed was deleted from disk (its last window still shows)."""
+        self.search_text: str | None = None
+        self.backward = False
+        self.hit: Hit | None = None
+        self.marked: int | None = None
+        """The line drawn marked: a goto target, or the line of the current match."""
+        self.moves = 0
+        """How many times the user moved (paged, went to a line or the end)."""
+
+    # -- what is shown ---------------------------------------------------------------------
+
+    @property
+    def where(self) -> str:
+        """The spill directory as the model sees it."""
+        return self.store.shown(self.store.root)
+
+    @property
+    def shown(self) -> str:
+        """The spill being viewed, as the model sees it (empty when none is)."""
+        return self.store.shown(self.path) if self.path is not None else ""
+
+    def entry(self, path: Path | None = None) -> SpillEntry | None:
+        """The listing's entry of ``path`` (by default the spill being viewed)."""
+        wanted = self.path if path is None else path
+        return next((e for e in self.entries if e.path == wanted), None)
+
+    def visible(self) -> list[SpillEntry]:
+        """The entries the filter lets through."""
+        words = self.filter.lower().split()
+        if not words:
+            return self.entries
+        return [
+            e
+            for e in self.entries
+            if all(w in f"{e.tool} {e.call_id} {e.summary} {e.name}".lower() for w in words)
+        ]
+
+    def highlight(self) -> Highlight:
+        """The search's matches and its current one, for the viewer."""
+        pattern = Matcher(self.search_text).text_pattern() if self.search_text else None
+        hit = self.hit
+        if hit is None:
+            return Highlight(pattern)
+        return Highlight(pattern, hit.line, hit.column, hit.length)
+
+    # -- the listing -----------------------------------------------------------------------
+
+    def listed(self, entries: Sequence[SpillEntry], *, auto_open: bool = True) -> Listed:
+        """Take a fresh listing: open the newest spill shown when none is open
+        (``auto_open``), and notice when the one in view was deleted from disk."""
+        self.entries = list(entries)
+        if self.path is None:
+            visible = self.visible()
+            if auto_open and visible:
+                return Listed(open=visible[0].path)
+            if self.entries:
+                return Listed(idle=True, say=Say(""))
+            return Listed(idle=True, say=Say(f"Watching {self.where}/ for new spills."))
+        listed = any(e.path == self.path for e in self.entries)
+        if not listed and self.window is not None and not self.gone and not self.path.exists():
+            self.gone = True
+            return Listed(say=Say(f"{self.shown} was deleted from disk.", "warning"))
+        return Listed()
+
+    # -- opening and reading windows -------------------------------------------------------
+
+    def open(self, path: Path, offset: int = 1) -> Step:
+        """View ``path`` from line ``offset`` (a card's spill lands at line 1)."""
+        self.path = path
+        self.window = None
+        self.error = None
+        self.gone = False
+        self.hit = None
+        self.marked = None
+        self._load(offset)
+        return CLEARED
+
+    def _load(self, offset: int, *, end: bool = False) -> bool:
+        """Read the window from ``offset`` (``end``: the window that ends the file); False
+        when it cannot be read (``error`` says why)."""
+        if self.path is None:
+            return False
+        shown = self.shown
+        try:
+            with open_reader(self.path, shown) as reader:
+                if end:
+                    offset = window_ending_at(reader, reader.lines, self.limit)
+                window = window_of(reader, shown, offset, self.limit)
+        except SpillRefused as refused:
+            self._fail(refused)
+            return False
+        except OSError as exc:
+            self._fail(SpillRefused("missing", f"{shown} cannot be read: {exc}.", ""))
+            return False
+        self.window = window
+        self.error = None
+        return True
+
+    def _fail(self, refused: SpillRefused) -> None:
+        self.error = refused
+        self.window = None
+        self.gone = False
+
+    def _not_ready(self) -> Step | None:
+        """Why there is no window to act on, or None when there is one."""
+        if self.window is not None:
+            return None
+        what = "No spill is open." if self.error is None else self.error.what
+        return Step(say=Say(what, "warning"))
+
+    # -- paging ----------------------------------------------------------------------------
+
+    def next_window(self) -> Step:
+        """PgDn: the window after this one, where read_file's footer says to go on."""
+        if (blocked := self._not_ready()) is not None:
+            return blocked
+        window = self.window
+        assert window is not None
+        if window.at_end:
+            return Step(say=Say(f"End of file: line {window.total:,} is the last.", "warning"))
+        self.marked = None
+        self.moves += 1
+        return self._moved(window.last + 1, None, lambda w: w.span)
+
+    def previous_window(self) -> Step:
+        """PgUp: the window that ends just before this one."""
+        if (blocked := self._not_ready()) is not None:
+            return blocked
+        window = self.window
+        assert window is not None
+        assert self.path is not None
+        if window.offset <= 1:
+            return Step(say=Say("Start of file: this window begins at line 1.", "warning"))
+        try:
+            with open_reader(self.path, self.shown) as reader:
+                offset = window_ending_at(reader, window.offset - 1, self.limit)
+        except SpillRefused as refused:
+            self._fail(refused)
+            return CLEARED
+        self.marked = None
+        self.moves += 1
+        return self._moved(offset, "end", lambda w: w.span)
+
+    def end(self) -> Step:
+        """G: the window that ends the file."""
+        if (blocked := self._not_ready()) is not None:
+            return blocked
+        self.marked = None
+        self.moves += 1
+        if not self._load(1, end=True) or self.window is None:
+            return CLEARED
+        return Step(say=Say(f"End of file: {self.window.span}."), redraw=True, at="end")
+
+    def _moved(self, offset: int, at: int | str | None, say: Callable[[SpillWindow], str]) -> Step:
+        """Read the window from ``offset``; the status line says ``say(window)``."""
+        if not self._load(offset) or self.window is None:
+            return CLEARED
+        return Step(say=Say(say(self.window)), redraw=True, at=at)
+
+    def go_to_line(self, line: int) -> Step:
+        """Mark ``line`` and bring it into view (past the end: the last line)."""
+        if (blocked := self._not_ready()) is not None:
+            return blocked
+        window = self.window
+        assert window is not None
+        total = window.total
+        if total == 0:
+            return Step(say=Say("The file is empty.", "warning"))
+        note = ""
+        if line > total:
+            note, line = f" (line {line:,} is past the end)", total
+        line = max(line, 1)
+        self.marked = line
+        self.moves += 1
+        say = Say(f"Line {line:,} of {total:,}{note}.", "warning" if note else "info")
+        if window.contains(line):
+            return Step(say=say, line=line)
+        if not self._load(line):
+            return CLEARED
+        return Step(say=say, redraw=True, at=line)
+
+    def line_question(self) -> Question | Step:
+        """``g``: the prompt for a line to go to (answered by ``answer_line``)."""
+        if (blocked := self._not_ready()) is not None:
+            return blocked
+        assert self.window is not None
+        return Question("goto", f"Go to line (1–{self.window.total:,}):", placeholder="number or $")
+
+    def size_question(self) -> Question | Step:
+        """``w``: the prompt for the window size (answered by ``answer_size``)."""
+        if (blocked := self._not_ready()) is not None:
+            return blocked
+        return Question(
+            "size", f"Window size in lines (1–{read_file.MAX_LINES:,}):", str(self.limit)
+        )
+
+    def answer_line(self, value: str) -> Step:
+        """Go to the line typed (``$``: the last one)."""
+        if value == "$" and self.window is not None:
+            return self.go_to_line(self.window.total)
+        number = _number(value)
+        if number is None:
+            return Step(say=Say(f"Not a line number: {value}", "error"))
+        return self.go_to_line(number)
+
+    def answer_size(self, value: str) -> Step:
+        """Use the window size typed, and read the window in view again with it."""
+        number = _number(value)
+        if number is None or not 1 <= number <= read_file.MAX_LINES:
+            return Step(
+                say=Say(
+                    f"The window size is a number of lines from 1 to {read_file.MAX_LINES:,}.",
+                    "error",
+                )
+            )
+        self.limit = number
+        if self.window is None:
+            return NOTHING
+        return self._moved(self.window.offset, None, lambda _: f"Window size: {number:,} lines.")
+
+    # -- search ----------------------------------------------------------------------------
+
+    def search_question(self, backward: bool) -> Question | Step:
+        """``/`` (forward) or ``?`` (backward): the prompt for the text to search."""
+        if (blocked := self._not_ready()) is not None:
+            return blocked
+        kind = "search_back" if backward else "search"
+        hint = f"empty: {self.search_text}" if self.search_text else "text (smart case)"
+        return Question(kind, "?" if backward else "/", placeholder=hint)
+
+    def search(self, query: str, backward: bool, top_line: int | None) -> SearchJob | Step:
+        """Search from the first line in view (``top_line``, else the window's first):
+        forward from its start, backward before it. Remembered for ``n`` / ``N``."""
+        if not query or self.path is None or self.window is None:
+            return NOTHING
+        line = top_line or self.window.offset
+        try:
+            with open_reader(self.path, self.shown) as reader:
+                start = line_start(reader.index, line)
+        except SpillRefused as refused:
+            self._fail(refused)
+            return CLEARED
+        self.search_text, self.backward = query, backward
+        return self._job(query, backward, start)
+
+    def next_match(self, reverse: bool, top_line: int | None) -> SearchJob | Step:
+        """``n``: the next match in the search's direction (``reverse``, ``N``: the other
+        way), on from the last match, or from the view when there is none yet."""
+        if (blocked := self._not_ready()) is not None:
+            return blocked
+        if not self.search_text:
+            return Step(say=Say("No search yet: / searches forward, ? backward.", "warning"))
+        backward = self.backward != reverse
+        if self.hit is None:
+            return self.search(self.search_text, backward, top_line)
+        start = self.hit.byte if backward else self.hit.byte + 1
+        return self._job(self.search_text, backward, start)
+
+    def _job(self, query: str, backward: bool, start: int) -> SearchJob:
+        assert self.path is not None
+        return SearchJob(self.path, self.shown, query, backward, start, self.moves)
+
+    def found(self, job: SearchJob, result: SearchResult) -> Step:
+        """What the search ``job`` found (nothing changes when another spill is open now)."""
+        if job.path != self.path:
+            return NOTHING
+        if isinstance(result, SpillRefused):
+            self._fail(result)
+            return CLEARED
+        if result == "cancelled":
+            return Step(say=Say("Search cancelled.", "warning"))
+        if result is None:
+            return Step(say=Say(f"Not found: {job.query}", "error"))
+        if self.moves != job.moves:
+            # The user moved while it ran (keys typed after Enter): the move wins.
+            self.hit = result
+            return Step(
+                say=Say(
+                    f"Match at line {result.line:,}, not shown: you moved meanwhile "
+                    f"(g {result.line} goes there, n to the next one).",
+                    "warning",
+                )
+            )
+        return self._show_hit(result, job.backward)
+
+    def _show_hit(self, hit: Hit, backward: bool) -> Step:
+        self.hit = hit
+        self.marked = hit.line
+        window = self.window
+        if window is not None and window.contains(hit.line):
+            redraw, at, line = False, None, hit.line
+        elif not self._load(hit.line) or self.window is None:
+            return CLEARED
+        else:
+            window = self.window
+            redraw, at, line = True, hit.line, None
+        message = f"Match at line {hit.line:,}, column {hit.column + 1:,}"
+        cut = next((chars for line, chars in window.cut if line == hit.line), None)
+        if cut is not None and hit.column >= read_file.MAX_LINE_CHARS:
+            call = read_file.call_text(self.shown, offset=hit.line, char_offset=hit.column)
+            message += (
+                f", past the {read_file.MAX_LINE_CHARS:,} characters read_file shows of this "
+                f"{cut:,}-character line: {call} reads it"
+            )
+        if hit.wrapped:
+            message += " · search wrapped to the " + ("bottom" if backward else "top")
+        say = Say(message + ".", "warning" if hit.wrapped else "success")
+        return Step(say=say, redraw=redraw, at=at, line=line)
+
+    # -- copy and delete -------------------------------------------------------------------
+
+    def copy(self) -> Copied | Step:
+        """``y``: the lines of the window as the file has them — not read_file's numbered
+        rows, nor the viewer's gutter; cut lines whole (up to ``COPY_MAX_BYTES``)."""
+        if (blocked := self._not_ready()) is not None:
+            return blocked
+        window = self.window
+        assert window is not None
+        assert self.path is not None
+        if window.empty:
+            return Step(say=Say("The file is empty: nothing to copy.", "warning"))
+        try:
+            with open_reader(self.path, self.shown) as reader:
+                copied = window_text(reader, window)
+        except SpillRefused as refused:
+            self._fail(refused)
+            return CLEARED
+        lines = f"lines {window.offset:,}–{window.last:,}"
+        if not copied.complete:
+            note = (
+                f"Copied the first {len(copied.text):,} characters of {lines}: they hold more "
+                f"than a copy takes ({COPY_MAX_BYTES // (1 << 20)} MB)."
+            )
+        else:
+            note = f"Copied {lines} ({len(copied.text):,} characters), as the file has them."
+        return Copied(copied.text, note)
+
+    def deletion(self) -> Deletion | Step:
+        """``d``: the spill it would delete (asked first; ``why_not_delete`` may refuse)."""
+        if self.path is None:
+            return Step(say=Say("No spill is open.", "warning"))
+        entry = self.entry()
+        size = ""
+        if entry is not None and entry.lines is not None and entry.chars is not None:
+            lines = "line" if entry.lines == 1 else "lines"
+            size = f" ({entry.lines:,} {lines}, {entry.chars:,} characters)"
+        return Deletion(self.path, self.shown, size)
+
+    def forget(self, path: Path) -> int:
+        """``path`` was deleted: view nothing; its place in the list shown (for ``after``)."""
+        names = [e.name for e in self.visible()]
+        place = names.index(path.name) if path.name in names else 0
+        if self.path == path:
+            self.path, self.window, self.hit, self.error = None, None, None, None
+        return place
+
+    def after(self, place: int) -> Path | None:
+        """The spill to view in place of a deleted one: the one now at its ``place``."""
+        rest = self.visible()
+        return rest[min(place, len(rest) - 1)].path if rest else None
+
+
+def _number(text: str) -> int | None:
+    cleaned = text.replace(",", "").replace("_", "").strip()
+    return int(cleaned) if cleaned.isdigit() else None
