@@ -1,5 +1,12 @@
 """Permission for one call: the policy decides; an ``ask`` waits for the front end's asker.
 
+The order is: the policy's decision first, so a deny (a rule, plan mode, a failed check) is
+always reported as a rejection, whatever else is wrong with the call; then, for a call that
+would ask, the tool's ``precheck``: a call that cannot succeed (``edit_file`` of a file not
+read, an ``old_string`` not found) ends as a ``tool_error`` the model can act on, without
+asking anyone; only then the asker. The pre-check can only refuse: passing it never allows a
+call. An allowed call is not pre-checked (it runs the same checks itself at once).
+
 The wait is part of the turn: an interrupt while the prompt is open cancels the asker (the
 front end closes its prompt on cancellation) and the call ends as interrupted.
 """
@@ -8,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from agent_tui.core.events import Event, PermissionRequest, RejectedBy
 from agent_tui.core.executor.partition import CallPlan
@@ -21,8 +28,12 @@ from agent_tui.core.permissions import (
     PermissionPolicy,
     Step,
 )
+from agent_tui.core.tools.errors import ToolErrorInfo
 
 log = logging.getLogger(__name__)
+
+Precheck = Callable[[CallPlan], Awaitable[ToolErrorInfo | None]]
+"""Runs a call's ``Tool.precheck`` (in the context the call would run in)."""
 
 
 async def ask_unless_interrupted(
@@ -85,12 +96,13 @@ async def authorize(
     asker: Asker | None,
     results: CallResults,
     interrupted: asyncio.Event,
+    precheck: Precheck | None = None,
 ) -> AsyncIterator[Event]:
     """Decide allow/ask/deny for ``plan``; yield the prompt event and any final event.
 
     A call that may run stays ``queued`` (with the path the decision judged in
-    ``plan.judged_path``); any other already has its outcome (a rejection, or ``interrupted``
-    when the turn stopped during the prompt) and is ``completed``.
+    ``plan.judged_path``); any other already has its outcome (a rejection, a pre-check's
+    error, or ``interrupted`` when the turn stopped during the prompt) and is ``completed``.
     """
     assert plan.prepared is not None
     prepared = plan.prepared
@@ -101,6 +113,13 @@ async def authorize(
     plan.judged_path = decision.path
     if decision.kind == "allow":
         return
+    if decision.kind == "ask" and precheck is not None:
+        error = await precheck(plan)
+        if error is not None:  # it cannot succeed: say why instead of asking
+            await results.error(plan, error)
+            for event in results.drain():
+                yield event
+            return
     feedback: str | None = None
     by: RejectedBy = "policy"
     if decision.kind == "ask" and asker is not None:
