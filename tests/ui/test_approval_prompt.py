@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
+from textual.widgets import Button, Static
+
+from agent_tui.core.paths import config_dir
 from agent_tui.core.permissions import ApprovalRequest
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.approval.screen import Ask
 
-from .helpers import make_agent, make_app, submit, wait_for
+from .helpers import make_agent, make_app, submit, wait_approval, wait_for, wait_idle
 
 
 def _pipeline_app(tmp_path: Path, turns: list[dict[str, Any]]) -> AgentApp:
@@ -55,3 +59,53 @@ async def test_an_edit_that_cannot_succeed_shows_no_prompt(tmp_path: Path) -> No
         assert "read_file" in calls["unread"].next_step
     assert asked == []
     assert (tmp_path / "app.py").read_text() == "x = 1\n"
+
+
+def _shell(call_id: str, command: str) -> dict[str, Any]:
+    return {"id": call_id, "name": "run_shell", "arguments": {"command": command}}
+
+
+def _settings_files(tmp_path: Path) -> dict[Path, object]:
+    """The project's settings files byte for byte, and the permissions of the user's (the app
+    may save the theme there when it quits; that is not a permission)."""
+    found: dict[Path, object] = {
+        p: p.read_bytes() for p in (tmp_path / ".agent-tui").rglob("*") if p.is_file()
+    }
+    user = config_dir() / "settings.json"
+    if user.exists():
+        found[user] = json.loads(user.read_text()).get("permissions")
+    return found
+
+
+async def test_s_allows_for_this_session_writes_no_file_and_deny_still_wins(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / ".agent-tui").mkdir()
+    settings = {"permissions": {"deny": ["run_shell(echo three)"]}}
+    (tmp_path / ".agent-tui" / "settings.json").write_text(json.dumps(settings))
+    before = _settings_files(tmp_path)
+    turns = _calls(
+        _shell("one", "echo one"), _shell("two", "echo two"), _shell("three", "echo three")
+    )
+    app = _pipeline_app(tmp_path, turns)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await submit(pilot, "go")
+        screen = await wait_approval(pilot)
+        assert screen.always == "run_shell(echo:*)"
+        session = screen.query_one("#session", Button)
+        assert "Allow for this session" in str(session.label)
+        assert "this session only, no file" in str(screen.query_one("#hint", Static).render())
+        await pilot.press("s")
+        await wait_idle(pilot)  # "echo two" ran without a prompt
+        calls = app.calls.calls
+        assert [calls[i].status.value for i in ("one", "two")] == ["ok", "ok"]
+        assert (calls["three"].status.value, calls["three"].rejected_by) == ("rejected", "rule")
+        assert not app.desk.pending
+    assert _settings_files(tmp_path) == before  # byte for byte, and no settings.local.json
+    # a new session asks again
+    again = _pipeline_app(tmp_path, _calls(_shell("one", "echo one")))
+    async with again.run_test(size=(80, 24)) as pilot:
+        await submit(pilot, "go")
+        await wait_approval(pilot)
+        await pilot.press("n")
+        await wait_idle(pilot)

@@ -26,6 +26,7 @@ from agent_tui.core.permissions import (
     Asker,
     Decision,
     PermissionPolicy,
+    Scope,
     Step,
 )
 from agent_tui.core.tools.errors import ToolErrorInfo
@@ -152,8 +153,8 @@ async def authorize(
                 yield event
             return
         if approval.allowed:
-            if approval.always and decision.suggestions:
-                policy.remember(asking)
+            if approval.scope is not Scope.ONCE and decision.suggestions:
+                policy.remember(asking, approval.scope)
             return
         feedback = approval.feedback
     elif decision.kind == "ask":

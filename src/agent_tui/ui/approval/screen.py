@@ -1,5 +1,6 @@
 """The permission prompt: allow once (y), always allow (a — the exact rule it saves is shown),
-deny (n / Esc), or deny with feedback for the model (f).
+allow for this session (s — the same rule, in memory only), deny (n / Esc), or deny with
+feedback for the model (f).
 
 A modal over the main screen that shows what the call will do — the full command, an edit as
 a diff against the file, a write's path and size, an MCP tool's server, tool and arguments —
@@ -21,7 +22,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from agent_tui.core.permissions import Approval
+from agent_tui.core.permissions import Approval, Scope
 from agent_tui.ui.calls.details import describe_call
 from agent_tui.ui.common.format import mcp_parts
 
@@ -34,9 +35,11 @@ class Ask:
     input: dict[str, Any]
     reason: str = ""
     always: str | None = None
-    """The rule(s) "always allow" saves (default: the tool's name)."""
+    """The rule(s) "always allow" saves and "allow for this session" remembers (default: the
+    tool's name)."""
     no_always: str | None = None
-    """Why "always allow" is not offered (an opaque command, a protected file…)."""
+    """Why neither "always allow" nor "allow for this session" is offered (an opaque command,
+    a protected file…): no rule can allow the call."""
     every_mode: bool = False
     """No permission mode would run this call without asking."""
     saves_to: str | None = None
@@ -45,8 +48,12 @@ class Ask:
     """The workspace: edits and writes are previewed against its files."""
 
 
-def _label(key: str, style: str, text: str, detail: str = "") -> Content:
-    return Content.assemble((f" {key} ", f"bold {style} reverse"), "  ", text, (detail, "bold"))
+def _label(
+    key: str, style: str, text: str, detail: str = "", detail_style: str = "bold"
+) -> Content:
+    return Content.assemble(
+        (f" {key} ", f"bold {style} reverse"), "  ", text, (detail, detail_style)
+    )
 
 
 class ApprovalScreen(ModalScreen[Approval]):
@@ -92,6 +99,7 @@ class ApprovalScreen(ModalScreen[Approval]):
     BINDINGS = [
         Binding("y", "answer('allow')", "Allow once", id="approval.allow"),
         Binding("a", "answer('always')", "Always allow", id="approval.always"),
+        Binding("s", "answer('session')", "Allow for this session", id="approval.session"),
         Binding("n", "answer('deny')", "Deny", id="approval.deny"),
         Binding("f", "answer('feedback')", "Deny with feedback", id="approval.feedback"),
         Binding("escape", "answer('deny')", "Deny", show=False, id="approval.escape"),
@@ -133,12 +141,24 @@ class ApprovalScreen(ModalScreen[Approval]):
                         id="always",
                         compact=True,
                     )
+                    yield Button(
+                        _label(
+                            "s",
+                            "$primary",
+                            "Allow for this session  ",
+                            "the same, not saved" if self.ask.saves_to else "",
+                            "$foreground-muted",
+                        ),
+                        id="session",
+                        compact=True,
+                    )
                 else:
                     yield Static(
                         Content.assemble(
                             (" a ", "$foreground-muted reverse"),
-                            ("  Always allow is not offered:", "$foreground-muted"),
-                            "\n     ",
+                            (" s ", "$foreground-muted reverse"),
+                            ("  Always / for this session is not offered:", "$foreground-muted"),
+                            "\n        ",
                             (self.ask.no_always, "$foreground-muted italic"),
                         ),
                         id="no-always",
@@ -156,9 +176,20 @@ class ApprovalScreen(ModalScreen[Approval]):
         every = "asks in every mode · " if self.ask.every_mode else ""
         if self.ask.no_always is not None:
             return Content.assemble(every, "y allows this once · n or esc denies")
-        where = f" to {self.ask.saves_to}" if self.ask.saves_to else " for this session"
+        if self.ask.saves_to is None:  # nothing is saved: a and s both last the session
+            return Content.assemble(
+                every,
+                "a or s allows ",
+                (self.always, "bold"),
+                " for this session",
+                " · n or esc denies",
+            )
         return Content.assemble(
-            every, "a saves ", (self.always, "bold"), where, " · n or esc denies"
+            every,
+            "a saves ",
+            (self.always, "bold"),
+            f" to {self.ask.saves_to}",
+            " · s: this session only, no file · n or esc denies",
         )
 
     def on_mount(self) -> None:
@@ -186,16 +217,18 @@ class ApprovalScreen(ModalScreen[Approval]):
         feedback = self.query_one("#feedback", Input)
         if choice == "allow":
             self.dismiss(Approval(allowed=True))
-        elif choice == "always":
+        elif choice in ("always", "session"):
             if self.ask.no_always is not None:  # said in the dialog itself, not in a toast
+                what = "always allow" if choice == "always" else "allow for this session"
                 self.query_one("#hint", Static).update(
                     Content.assemble(
-                        ("always allow is not offered for this call", "bold $warning"),
+                        (f"{what} is not offered for this call", "bold $warning"),
                         " · y allows it once · n or esc denies",
                     )
                 )
                 return
-            self.dismiss(Approval(allowed=True, always=True))
+            scope = Scope.ALWAYS if choice == "always" else Scope.SESSION
+            self.dismiss(Approval(allowed=True, scope=scope))
         elif choice == "feedback" and not dialog.has_class("-feedback"):
             dialog.add_class("-feedback")
             self.query_one("#hint", Static).update("Enter (or esc) denies with this feedback")
