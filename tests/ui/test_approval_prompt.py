@@ -6,13 +6,18 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+from textual.containers import VerticalScroll
+from textual.errors import NoWidget
+from textual.geometry import Region
+from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from agent_tui.core.paths import config_dir
 from agent_tui.core.permissions import ApprovalRequest
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.ui.app import AgentApp
-from agent_tui.ui.approval.screen import Ask
+from agent_tui.ui.approval.screen import ApprovalScreen, Ask
 
 from .helpers import make_agent, make_app, submit, wait_approval, wait_for, wait_idle
 
@@ -94,7 +99,7 @@ async def test_s_allows_for_this_session_writes_no_file_and_deny_still_wins(
         assert screen.always == "run_shell(echo:*)"
         session = screen.query_one("#session", Button)
         assert "Allow for this session" in str(session.label)
-        assert "this session only, no file" in str(screen.query_one("#hint", Static).render())
+        assert "s: this session only" in str(screen.query_one("#hint", Static).render())
         await pilot.press("s")
         await wait_idle(pilot)  # "echo two" ran without a prompt
         calls = app.calls.calls
@@ -109,3 +114,65 @@ async def test_s_allows_for_this_session_writes_no_file_and_deny_still_wins(
         await wait_approval(pilot)
         await pilot.press("n")
         await wait_idle(pilot)
+
+
+def _long_write(tmp_path: Path, lines: int = 100) -> list[dict[str, Any]]:
+    """A write_file over a file of ``lines`` lines with ``lines`` new ones: a ~2×lines diff."""
+    (tmp_path / "big.txt").write_text("".join(f"old line {n}\n" for n in range(lines)))
+    content = "".join(f"new line {n}\n" for n in range(lines))
+    return _calls(
+        {"id": "w", "name": "write_file", "arguments": {"path": "big.txt", "content": content}}
+    )
+
+
+def _on_screen(screen: ApprovalScreen, widget: Widget) -> bool:
+    """``widget`` lies inside the terminal and is what the screen shows at its first cell."""
+    region = widget.region
+    if not region or not Region(0, 0, *screen.size).contains_region(region):
+        return False
+    try:
+        shown, _ = screen.get_widget_at(region.x, region.y)
+    except NoWidget:
+        return False
+    return shown is widget or widget in shown.ancestors
+
+
+CHOICES = ("#allow", "#always", "#session", "#deny", "#feedback-button", "#hint")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (140, 40)], ids=["80x24", "140x40"])
+async def test_a_long_diff_scrolls_and_the_choices_stay_on_screen(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    app = _pipeline_app(tmp_path, _long_write(tmp_path))
+    async with app.run_test(size=size) as pilot:
+        await submit(pilot, "rewrite")
+        screen = await wait_approval(pilot)
+        choices = [screen.query_one(selector) for selector in CHOICES]
+        await wait_for(
+            pilot, lambda: all(_on_screen(screen, c) for c in choices), "the choices on screen"
+        )
+        details = screen.query_one("#details", VerticalScroll)
+        await wait_for(pilot, lambda: details.max_scroll_y > 0, "the diff to scroll")
+        assert details.virtual_size.height > 200  # the whole diff is there, not cut
+        assert details.region.bottom <= min(c.region.y for c in choices)  # no overlap
+        places = [c.region for c in choices]
+
+        async def scrolled(key: str, expect: Any) -> None:
+            await pilot.press(key)
+            await wait_for(pilot, lambda: expect(details.scroll_y), f"{key} to scroll the diff")
+            assert [c.region for c in choices] == places  # the choices stay put
+            assert all(_on_screen(screen, c) for c in choices)
+
+        await scrolled("end", lambda y: y == details.max_scroll_y)
+        await scrolled("home", lambda y: y == 0)
+        await scrolled("pagedown", lambda y: y >= details.region.height - 1)
+        page = details.scroll_y
+        await scrolled("down", lambda y: y == page + 1)
+        await scrolled("up", lambda y: y == page)
+        await scrolled("pageup", lambda y: y == 0)
+        assert "scroll" in str(screen.query_one("#dialog").border_subtitle)
+        assert app.screen is screen  # the keys scrolled; none of them answered
+        await pilot.press("y")
+        await wait_idle(pilot)
+    assert (tmp_path / "big.txt").read_text().startswith("new line 0\n")

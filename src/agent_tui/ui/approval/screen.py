@@ -19,6 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.css.scalar import Scalar
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
@@ -66,7 +67,7 @@ class ApprovalScreen(ModalScreen[Approval]):
         width: 90;
         max-width: 96%;
         height: auto;
-        max-height: 90%;
+        max-height: 100%;
         padding: 0 1;
         background: $surface;
         border: round $warning;
@@ -75,10 +76,11 @@ class ApprovalScreen(ModalScreen[Approval]):
         border-subtitle-color: $text-muted;
         & > #reason { color: $text-muted; margin-bottom: 1; }
         & > #details {
-            height: auto; max-height: 22; padding: 0 1;
+            height: auto; max-height: 100%; padding: 0 1;
             background: $background; scrollbar-size-vertical: 1;
         }
-        & > #choices { height: auto; margin-top: 1; }
+        & > #bottom { dock: bottom; height: auto; }
+        & #choices { height: auto; margin-top: 1; }
         & #choices #no-always { padding: 0 0 0 1; color: $foreground-muted; }
         & #choices Button {
             width: auto; min-width: 0; height: 1; padding: 0 1 0 0;
@@ -86,9 +88,9 @@ class ApprovalScreen(ModalScreen[Approval]):
             text-style: none; content-align: left middle;
             &:hover { background: $boost; }
         }
-        & > #feedback { display: none; margin-top: 1; }
-        &.-feedback > #feedback { display: block; }
-        & > #hint { color: $text-muted; margin-top: 1; }
+        & #feedback { display: none; margin-top: 1; }
+        &.-feedback #feedback { display: block; }
+        & #hint { color: $text-muted; margin-top: 1; }
     }
     """
 
@@ -103,9 +105,15 @@ class ApprovalScreen(ModalScreen[Approval]):
         Binding("n", "answer('deny')", "Deny", id="approval.deny"),
         Binding("f", "answer('feedback')", "Deny with feedback", id="approval.feedback"),
         Binding("escape", "answer('deny')", "Deny", show=False, id="approval.escape"),
-        Binding("pageup", "scroll_details(-1)", show=False, id="approval.page_up"),
-        Binding("pagedown", "scroll_details(1)", show=False, id="approval.page_down"),
+        Binding("pageup", "scroll_details('page_up')", show=False, id="approval.page_up"),
+        Binding("pagedown", "scroll_details('page_down')", show=False, id="approval.page_down"),
+        Binding("up", "scroll_details('up')", show=False, id="approval.line_up"),
+        Binding("down", "scroll_details('down')", show=False, id="approval.line_down"),
+        Binding("home", "scroll_details('home')", show=False, id="approval.top"),
+        Binding("end", "scroll_details('end')", show=False, id="approval.bottom"),
     ]
+    MIN_DETAILS = 3
+    """The details keep at least this many rows on a tiny screen."""
 
     def __init__(self, ask: Ask, *, waiting: int = 0, cursor_blink: bool = True) -> None:
         super().__init__()
@@ -115,6 +123,8 @@ class ApprovalScreen(ModalScreen[Approval]):
         self.waiting = waiting
         self.cursor_blink = cursor_blink
         self.armed = False
+        self.scrolls = False
+        """The details (a long diff or command) are taller than the rows they have."""
 
     def _title(self) -> str:
         parts = mcp_parts(self.ask.tool)
@@ -133,44 +143,50 @@ class ApprovalScreen(ModalScreen[Approval]):
             )
             with VerticalScroll(id="details", can_focus=False):
                 yield Static(describe_call(ask.tool, ask.input, cwd=ask.cwd))
-            with Vertical(id="choices"):
-                yield Button(_label("y", "$success", "Allow once"), id="allow", compact=True)
-                if self.ask.no_always is None:
-                    yield Button(
-                        _label("a", "$primary", "Always allow  ", self.always),
-                        id="always",
-                        compact=True,
-                    )
-                    yield Button(
-                        _label(
-                            "s",
-                            "$primary",
-                            "Allow for this session  ",
-                            "the same, not saved" if self.ask.saves_to else "",
-                            "$foreground-muted",
-                        ),
-                        id="session",
-                        compact=True,
-                    )
-                else:
-                    yield Static(
-                        Content.assemble(
-                            (" a ", "$foreground-muted reverse"),
-                            (" s ", "$foreground-muted reverse"),
-                            ("  Always / for this session is not offered:", "$foreground-muted"),
-                            "\n        ",
-                            (self.ask.no_always, "$foreground-muted italic"),
-                        ),
-                        id="no-always",
-                    )
-                yield Button(_label("n", "$error", "Deny"), id="deny", compact=True)
-                yield Button(
-                    _label("f", "$warning", "Deny with feedback…"),
-                    id="feedback-button",
-                    compact=True,
+            with Vertical(id="bottom"):  # docked: always on screen, the details scroll
+                with Vertical(id="choices"):
+                    yield from self._choices()
+                yield Input(
+                    placeholder="Tell the agent what to do instead…  (Enter)", id="feedback"
                 )
-            yield Input(placeholder="Tell the agent what to do instead…  (Enter)", id="feedback")
-            yield Static(self._hint(), id="hint")
+                yield Static(self._hint(), id="hint")
+
+    def _choices(self) -> ComposeResult:
+        yield Button(_label("y", "$success", "Allow once"), id="allow", compact=True)
+        if self.ask.no_always is None:
+            yield Button(
+                _label("a", "$primary", "Always allow  ", self.always),
+                id="always",
+                compact=True,
+            )
+            yield Button(
+                _label(
+                    "s",
+                    "$primary",
+                    "Allow for this session  ",
+                    "the same, not saved" if self.ask.saves_to else "",
+                    "$foreground-muted",
+                ),
+                id="session",
+                compact=True,
+            )
+        else:
+            yield Static(
+                Content.assemble(
+                    (" a ", "$foreground-muted reverse"),
+                    (" s ", "$foreground-muted reverse"),
+                    ("  Always / for this session is not offered:", "$foreground-muted"),
+                    "\n        ",
+                    (self.ask.no_always, "$foreground-muted italic"),
+                ),
+                id="no-always",
+            )
+        yield Button(_label("n", "$error", "Deny"), id="deny", compact=True)
+        yield Button(
+            _label("f", "$warning", "Deny with feedback…"),
+            id="feedback-button",
+            compact=True,
+        )
 
     def _hint(self) -> Content:
         every = "asks in every mode · " if self.ask.every_mode else ""
@@ -189,7 +205,7 @@ class ApprovalScreen(ModalScreen[Approval]):
             "a saves ",
             (self.always, "bold"),
             f" to {self.ask.saves_to}",
-            " · s: this session only, no file · n or esc denies",
+            " · s: this session only · n or esc denies",
         )
 
     def on_mount(self) -> None:
@@ -198,15 +214,45 @@ class ApprovalScreen(ModalScreen[Approval]):
         self.query_one("#feedback", Input).cursor_blink = self.cursor_blink
         self.set_waiting(self.waiting)
         self.set_timer(self.ARM_SECONDS, self._arm)
+        self._refit()
+
+    def on_resize(self) -> None:
+        self._refit()
 
     def _arm(self) -> None:
         self.armed = True
 
+    def _refit(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """Give the details the rows the rest of the dialog leaves on this screen: the choices
+        and the hint (docked at the bottom) always stay in view, and a long diff or command
+        scrolls in its own region instead of pushing them off the screen."""
+        if not self.is_attached:
+            return
+        dialog = self.query_one("#dialog")
+        details = self.query_one("#details", VerticalScroll)
+        taken = dialog.styles.gutter.height + details.styles.margin.height
+        for part in (self.query_one("#reason"), self.query_one("#bottom")):
+            taken += part.outer_size.height + part.styles.margin.height
+        rows = max(self.MIN_DETAILS, self.size.height - taken)
+        if details.styles.max_height != Scalar.from_number(rows):
+            details.styles.max_height = rows
+        scrolls = details.virtual_size.height > rows
+        if scrolls != self.scrolls:
+            self.scrolls = scrolls
+            self.set_waiting(self.waiting)
+
     def set_waiting(self, count: int) -> None:
-        """How many more asks wait behind this one (shown on the frame)."""
+        """How many more asks wait behind this one (shown on the frame, with the scroll keys
+        when the details scroll)."""
         self.waiting = count
+        parts = ["↑↓ pgup pgdn home end scroll"] if self.scrolls else []
+        if count:
+            parts.append(f"{count} more waiting")
         for dialog in self.query("#dialog"):  # none before the prompt is composed
-            dialog.border_subtitle = f"{count} more waiting" if count else ""
+            dialog.border_subtitle = " · ".join(parts)
 
     # -- answers ---------------------------------------------------------------------------
 
@@ -226,6 +272,7 @@ class ApprovalScreen(ModalScreen[Approval]):
                         " · y allows it once · n or esc denies",
                     )
                 )
+                self._refit()
                 return
             scope = Scope.ALWAYS if choice == "always" else Scope.SESSION
             self.dismiss(Approval(allowed=True, scope=scope))
@@ -233,16 +280,24 @@ class ApprovalScreen(ModalScreen[Approval]):
             dialog.add_class("-feedback")
             self.query_one("#hint", Static).update("Enter (or esc) denies with this feedback")
             feedback.focus()
+            self._refit()
         else:
             text = feedback.value.strip() if dialog.has_class("-feedback") else ""
             self.dismiss(Approval(allowed=False, feedback=text or None))
 
-    def action_scroll_details(self, direction: int) -> None:
+    def action_scroll_details(self, how: str) -> None:
+        """Scroll the details (the choices stay where they are): ``up``, ``down``,
+        ``page_up``, ``page_down``, ``home`` or ``end``."""
         details = self.query_one("#details", VerticalScroll)
-        if direction < 0:
-            details.scroll_page_up()
-        else:
-            details.scroll_page_down()
+        moves = {
+            "up": details.scroll_up,
+            "down": details.scroll_down,
+            "page_up": details.scroll_page_up,
+            "page_down": details.scroll_page_down,
+            "home": details.scroll_home,
+            "end": details.scroll_end,
+        }
+        moves[how](animate=False)
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
