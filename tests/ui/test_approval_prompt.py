@@ -11,7 +11,7 @@ from textual.containers import VerticalScroll
 from textual.errors import NoWidget
 from textual.geometry import Region
 from textual.widget import Widget
-from textual.widgets import Button, Static
+from textual.widgets import Button, Input, Static
 
 from agent_tui.core.paths import config_dir
 from agent_tui.core.permissions import ApprovalRequest
@@ -176,3 +176,42 @@ async def test_a_long_diff_scrolls_and_the_choices_stay_on_screen(
         await pilot.press("y")
         await wait_idle(pilot)
     assert (tmp_path / "big.txt").read_text().startswith("new line 0\n")
+
+
+def _write(call_id: str, path: str) -> dict[str, Any]:
+    return {"id": call_id, "name": "write_file", "arguments": {"path": path, "content": "x\n"}}
+
+
+async def test_esc_in_the_feedback_field_goes_back_to_the_choices(tmp_path: Path) -> None:
+    app = _pipeline_app(tmp_path, _calls(_write("w1", "a.txt"), _write("w2", "b.txt")))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await submit(pilot, "write")
+        screen = await wait_approval(pilot)
+        dialog, field = screen.query_one("#dialog"), screen.query_one("#feedback", Input)
+        hint = screen.query_one("#hint", Static)
+        await pilot.press("f")
+        assert dialog.has_class("-feedback")
+        assert field.has_focus
+        await pilot.press(*"use c.txt")
+        await pilot.press("escape")
+        assert app.screen is screen  # not denied: back to the choices
+        assert not dialog.has_class("-feedback")
+        assert not field.has_focus
+        assert "n or esc denies" in str(hint.render())
+        await pilot.press("f")  # what was typed is still there
+        assert field.value == "use c.txt"
+        assert "esc goes back to the choices" in str(hint.render())
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.calls.calls["w1"].status.value == "rejected", "w1")
+        assert app.calls.calls["w1"].feedback == "use c.txt"
+        # the second: f, then esc twice denies, as esc on the choices always does
+        second = await wait_approval(pilot)
+        assert second is not screen
+        await pilot.press("f", *"never mind", "escape")
+        assert app.screen is second
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        call = app.calls.calls["w2"]
+        assert (call.status.value, call.feedback, call.rejected_by) == ("rejected", None, "you")
+    assert not (tmp_path / "a.txt").exists()
+    assert not (tmp_path / "b.txt").exists()

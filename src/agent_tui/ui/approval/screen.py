@@ -1,6 +1,7 @@
 """The permission prompt: allow once (y), always allow (a — the exact rule it saves is shown),
 allow for this session (s — the same rule, in memory only), deny (n / Esc), or deny with
-feedback for the model (f).
+feedback for the model (f: type it, Enter denies with it; Esc goes back to the choices, where a
+second Esc denies as usual).
 
 A modal over the main screen that shows what the call will do — the full command, an edit as
 a diff against the file, a write's path and size, an MCP tool's server, tool and arguments —
@@ -47,6 +48,9 @@ class Ask:
     """Where "always allow" writes the rule, when it is written to a file."""
     cwd: Path | None = None
     """The workspace: edits and writes are previewed against its files."""
+
+
+FEEDBACK_HINT = "Enter denies with this feedback · esc goes back to the choices"
 
 
 def _label(
@@ -104,7 +108,7 @@ class ApprovalScreen(ModalScreen[Approval]):
         Binding("s", "answer('session')", "Allow for this session", id="approval.session"),
         Binding("n", "answer('deny')", "Deny", id="approval.deny"),
         Binding("f", "answer('feedback')", "Deny with feedback", id="approval.feedback"),
-        Binding("escape", "answer('deny')", "Deny", show=False, id="approval.escape"),
+        Binding("escape", "escape", "Deny", show=False, id="approval.escape"),
         Binding("pageup", "scroll_details('page_up')", show=False, id="approval.page_up"),
         Binding("pagedown", "scroll_details('page_down')", show=False, id="approval.page_down"),
         Binding("up", "scroll_details('up')", show=False, id="approval.line_up"),
@@ -278,12 +282,24 @@ class ApprovalScreen(ModalScreen[Approval]):
             self.dismiss(Approval(allowed=True, scope=scope))
         elif choice == "feedback" and not dialog.has_class("-feedback"):
             dialog.add_class("-feedback")
-            self.query_one("#hint", Static).update("Enter (or esc) denies with this feedback")
+            self.query_one("#hint", Static).update(FEEDBACK_HINT)
             feedback.focus()
             self._refit()
         else:
             text = feedback.value.strip() if dialog.has_class("-feedback") else ""
             self.dismiss(Approval(allowed=False, feedback=text or None))
+
+    def action_escape(self) -> None:
+        """Esc: out of the feedback field, back to the choices (what was typed is kept for
+        another f); on the choices, deny."""
+        dialog = self.query_one("#dialog")
+        if not dialog.has_class("-feedback"):
+            self.action_answer("deny")
+            return
+        dialog.remove_class("-feedback")
+        self.set_focus(None)
+        self.query_one("#hint", Static).update(self._hint())
+        self._refit()
 
     def action_scroll_details(self, how: str) -> None:
         """Scroll the details (the choices stay where they are): ``up``, ``down``,
