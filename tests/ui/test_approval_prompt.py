@@ -77,8 +77,7 @@ def _settings_files(tmp_path: Path) -> dict[Path, object]:
         p: p.read_bytes() for p in (tmp_path / ".agent-tui").rglob("*") if p.is_file()
     }
     user = config_dir() / "settings.json"
-    if user.exists():
-        found[user] = json.loads(user.read_text()).get("permissions")
+    found[user] = json.loads(user.read_text()).get("permissions") if user.exists() else None
     return found
 
 
@@ -215,3 +214,46 @@ async def test_esc_in_the_feedback_field_goes_back_to_the_choices(tmp_path: Path
         assert (call.status.value, call.feedback, call.rejected_by) == ("rejected", None, "you")
     assert not (tmp_path / "a.txt").exists()
     assert not (tmp_path / "b.txt").exists()
+
+
+async def test_shift_tab_in_the_prompt_switches_the_mode_and_the_edit_runs(
+    tmp_path: Path,
+) -> None:
+    app = _pipeline_app(tmp_path, _calls(_write("w", "a.txt")))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await submit(pilot, "write")
+        screen = await wait_approval(pilot)
+        await pilot.press("shift+tab")
+        assert app.main.status.mode == "accept-edits"
+        await wait_idle(pilot)  # accept-edits allows an edit inside the workspace: it ran
+        assert app.screen is not screen
+        call = app.calls.calls["w"]
+        assert call.status.value == "ok"
+        assert call.allowed_by == "accept-edits mode"
+        card = app.main.lane.cards["w"]
+        await wait_for(
+            pilot,
+            lambda: "allowed by accept-edits mode" in str(card.view.render()),
+            "the card to say what allowed it",
+        )
+    assert (tmp_path / "a.txt").read_text() == "x\n"
+
+
+async def test_shift_tab_keeps_asking_when_the_mode_still_asks_then_plan_rejects(
+    tmp_path: Path,
+) -> None:
+    app = _pipeline_app(tmp_path, _calls(_shell("s", "touch made")))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await submit(pilot, "touch")
+        screen = await wait_approval(pilot)
+        await pilot.press("shift+tab")  # accept-edits: a command still asks
+        assert app.main.status.mode == "accept-edits"
+        assert app.screen is screen
+        reason = str(screen.query_one("#reason", Static).render())
+        assert reason.startswith("still asks in accept-edits mode")
+        await pilot.press("shift+tab")  # plan: only read-only tools run
+        assert app.main.status.mode == "plan"
+        await wait_idle(pilot)
+        call = app.calls.calls["s"]
+        assert (call.status.value, call.rejected_by) == ("rejected", "plan mode")
+    assert not (tmp_path / "made").exists()

@@ -60,6 +60,10 @@ class Approval:
     feedback: str | None = None
     scope: Scope = Scope.ONCE
     """How long an allow lasts (ignored for a deny)."""
+    decided: Decision | None = None
+    """Not the user's answer: the permission mode changed while the prompt was open and the
+    policy's new decision no longer asks (what the front end saw). The executor then decides
+    again itself and acts on its own decision; ``allowed`` is what this one said."""
 
     @property
     def always(self) -> bool:

@@ -1,7 +1,7 @@
 """The permission prompt: allow once (y), always allow (a — the exact rule it saves is shown),
 allow for this session (s — the same rule, in memory only), deny (n / Esc), or deny with
 feedback for the model (f: type it, Enter denies with it; Esc goes back to the choices, where a
-second Esc denies as usual).
+second Esc denies as usual). Shift+Tab switches the permission mode as on the main screen.
 
 A modal over the main screen that shows what the call will do — the full command, an edit as
 a diff against the file, a write's path and size, an MCP tool's server, tool and arguments —
@@ -108,6 +108,7 @@ class ApprovalScreen(ModalScreen[Approval]):
         Binding("s", "answer('session')", "Allow for this session", id="approval.session"),
         Binding("n", "answer('deny')", "Deny", id="approval.deny"),
         Binding("f", "answer('feedback')", "Deny with feedback", id="approval.feedback"),
+        Binding("shift+tab", "cycle_mode", "Mode", show=False, id="approval.mode"),
         Binding("escape", "escape", "Deny", show=False, id="approval.escape"),
         Binding("pageup", "scroll_details('page_up')", show=False, id="approval.page_up"),
         Binding("pagedown", "scroll_details('page_down')", show=False, id="approval.page_down"),
@@ -129,6 +130,18 @@ class ApprovalScreen(ModalScreen[Approval]):
         self.armed = False
         self.scrolls = False
         """The details (a long diff or command) are taller than the rows they have."""
+        self._withdrawn = False
+
+    def _reason(self, why: str, mode: str | None = None) -> Content:
+        why = why or "this tool needs your approval"
+        if mode is None:
+            return Content.assemble(("asks because ", "$foreground-muted"), (why, "italic"))
+        return Content.assemble(
+            ("still asks in ", "$foreground-muted"),
+            (f"{mode} mode", "bold"),
+            (" because ", "$foreground-muted"),
+            (why, "italic"),
+        )
 
     def _title(self) -> str:
         parts = mcp_parts(self.ask.tool)
@@ -140,11 +153,7 @@ class ApprovalScreen(ModalScreen[Approval]):
         ask = self.ask
         with Vertical(id="dialog") as dialog:
             dialog.border_title = self._title()
-            why = ask.reason or "this tool needs your approval"
-            yield Static(
-                Content.assemble(("asks because ", "$foreground-muted"), (why, "italic")),
-                id="reason",
-            )
+            yield Static(self._reason(ask.reason), id="reason")
             with VerticalScroll(id="details", can_focus=False):
                 yield Static(describe_call(ask.tool, ask.input, cwd=ask.cwd))
             with Vertical(id="bottom"):  # docked: always on screen, the details scroll
@@ -223,6 +232,25 @@ class ApprovalScreen(ModalScreen[Approval]):
     def on_resize(self) -> None:
         self._refit()
 
+    def on_screen_resume(self) -> None:
+        if self._withdrawn and self.app.screen is self:  # settled while a dialog covered it
+            self.app.pop_screen()
+
+    def withdraw(self) -> None:
+        """Close without an answer (the desk settled the ask otherwise): now if this prompt is
+        on top, else as soon as it is again (a dialog was opened over it)."""
+        if not self.is_attached:
+            return
+        if self.app.screen is self:
+            self.app.pop_screen()
+        else:
+            self._withdrawn = True
+
+    def still_asks(self, mode: str, reason: str) -> None:
+        """The permission mode changed to ``mode`` and this call still asks, for ``reason``."""
+        self.query_one("#reason", Static).update(self._reason(reason, mode))
+        self._refit()
+
     def _arm(self) -> None:
         self.armed = True
 
@@ -288,6 +316,12 @@ class ApprovalScreen(ModalScreen[Approval]):
         else:
             text = feedback.value.strip() if dialog.has_class("-feedback") else ""
             self.dismiss(Approval(allowed=False, feedback=text or None))
+
+    async def action_cycle_mode(self) -> None:
+        """Shift+Tab: the next permission mode, as on the main screen (the desk then judges
+        this call again: it may now run, or be refused, without an answer)."""
+        if self.armed:
+            await self.run_action("app.cycle_mode")
 
     def action_escape(self) -> None:
         """Esc: out of the feedback field, back to the choices (what was typed is kept for

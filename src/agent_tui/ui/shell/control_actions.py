@@ -59,8 +59,27 @@ def cycle_mode(app: AgentApp) -> None:
 
 
 def set_mode(app: AgentApp, mode: Mode) -> None:
+    """Switch the permission mode; the calls waiting for approval are judged again under it
+    (``redecide_waiting``)."""
     policy = app.agent.policy
     if policy.mode is not None:
         policy.set_mode(mode)
         app.main.status.mode = mode.value
         app.notify(f"Permission mode: {mode.value} — {mode.describe}")
+        redecide_waiting(app)
+
+
+def redecide_waiting(app: AgentApp) -> None:
+    """Judge the calls waiting for approval again (the mode changed): one the mode now allows
+    runs without an answer, its card saying what allowed it; one it denies is rejected by the
+    policy (the executor's own rejection event says so); the others keep asking. Deny rules
+    win in every mode: the policy decides, not the prompt."""
+    for request, decision in app.desk.redecide(app.agent.policy):
+        state = app.calls.get(request.call.id)
+        if state is None:
+            continue
+        if decision.kind == "allow":
+            state.allowed_by = decision.basis
+            app.main.lane.refresh_call(state.id)
+            app.main.chat.refresh_call(state.id)
+            app.notify(f"{state.name} runs without asking: allowed by {decision.basis}")
