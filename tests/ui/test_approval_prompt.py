@@ -14,10 +14,11 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, Static
 
 from agent_tui.core.paths import config_dir
-from agent_tui.core.permissions import ApprovalRequest
+from agent_tui.core.permissions import ApprovalRequest, Mode
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.approval.screen import ApprovalScreen, Ask
+from agent_tui.ui.shell.bypass_confirm import BypassConfirm
 
 from .helpers import make_agent, make_app, submit, wait_approval, wait_for, wait_idle
 
@@ -257,3 +258,94 @@ async def test_shift_tab_keeps_asking_when_the_mode_still_asks_then_plan_rejects
         call = app.calls.calls["s"]
         assert (call.status.value, call.rejected_by) == ("rejected", "plan mode")
     assert not (tmp_path / "made").exists()
+
+
+async def _confirm(pilot: Any) -> BypassConfirm:
+    app = pilot.app
+    await wait_for(
+        pilot,
+        lambda: isinstance(app.screen, BypassConfirm) and app.screen.armed,
+        "the bypass confirmation",
+    )
+    assert isinstance(app.screen, BypassConfirm)
+    return app.screen
+
+
+async def test_cycling_into_bypass_asks_first_and_any_other_key_skips_it(
+    tmp_path: Path,
+) -> None:
+    app = _pipeline_app(tmp_path, _calls())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("shift+tab", "shift+tab")
+        assert app.main.status.mode == "plan"
+        await pilot.press("shift+tab")
+        confirm = await _confirm(pilot)
+        text = " ".join(str(s.render()) for s in confirm.query(Static))
+        assert "without asking" in text
+        assert "deny rules" in text
+        assert "protected paths" in text
+        assert "default mode instead" in text  # what cancelling does
+        assert app.main.status.mode == "plan"  # not yet
+        assert app.agent.policy.mode is Mode.PLAN
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.main.status.mode == "default", "the cycle to skip it")
+        assert app.agent.policy.mode is Mode.DEFAULT
+        await pilot.press("shift+tab", "shift+tab", "shift+tab")
+        await _confirm(pilot)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.main.status.mode == "bypass", "bypass")
+        assert app.agent.policy.mode is Mode.BYPASS
+        await pilot.press("shift+tab")  # leaving bypass needs no confirmation
+        assert app.main.status.mode == "default"
+
+
+async def test_the_palette_picker_asks_before_bypass_and_cancel_stays(tmp_path: Path) -> None:
+    app = _pipeline_app(tmp_path, _calls())
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.set_mode(Mode.BYPASS)  # what the palette's "Permission mode" entry calls
+        confirm = await _confirm(pilot)
+        assert "stay in default mode" in str(confirm.query_one("#keys", Static).render())
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, BypassConfirm), "closed")
+        assert app.agent.policy.mode is Mode.DEFAULT
+        assert app.main.status.mode == "default"
+        app.set_mode(Mode.BYPASS)
+        await _confirm(pilot)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.agent.policy.mode is Mode.BYPASS, "bypass")
+
+
+async def test_shift_tab_into_bypass_from_an_open_prompt_confirms_then_runs_it(
+    tmp_path: Path,
+) -> None:
+    """An ask rule makes a listing ask in every mode but bypass; the prompt is open while the
+    mode cycles through all four, the bypass confirmation opening over it."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / ".agent-tui").mkdir()
+    settings = {"permissions": {"ask": ["list_dir(docs)"]}}
+    (tmp_path / ".agent-tui" / "settings.json").write_text(json.dumps(settings))
+    listing = {"id": "r", "name": "list_dir", "arguments": {"path": "docs"}}
+    app = _pipeline_app(tmp_path, _calls(listing))
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.agent.policy.set_mode(Mode.PLAN)
+        app.main.status.mode = "plan"
+        await submit(pilot, "list")
+        prompt = await wait_approval(pilot)
+        await pilot.press("shift+tab")  # plan → bypass: confirm first
+        await _confirm(pilot)
+        await pilot.press("n")  # skipped: default, where the ask rule still asks
+        await wait_for(pilot, lambda: app.screen is prompt, "back to the prompt")
+        assert app.main.status.mode == "default"
+        reason = str(prompt.query_one("#reason", Static).render())
+        assert reason.startswith("still asks in default mode")
+        await pilot.press("shift+tab", "shift+tab")  # accept-edits, plan: it still asks
+        assert app.main.status.mode == "plan"
+        assert app.screen is prompt
+        await pilot.press("shift+tab")
+        await _confirm(pilot)
+        await pilot.press("y")
+        await wait_idle(pilot)
+        assert app.main.status.mode == "bypass"
+        assert app.screen is app.main
+        call = app.calls.calls["r"]
+        assert (call.status.value, call.allowed_by) == ("ok", "bypass mode"), call.content

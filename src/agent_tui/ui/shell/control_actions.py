@@ -50,23 +50,55 @@ def mode_label(app: AgentApp) -> str:
 
 def cycle_mode(app: AgentApp) -> None:
     """Next permission mode (default → accept-edits → plan → bypass); takes effect at
-    the next decision, also in the running turn."""
+    the next decision, also in the running turn. Bypass asks for confirmation first; declined,
+    the cycle goes on to the mode after it (default), so cycling never has to pass through
+    bypass."""
     mode = app.agent.policy.mode
     if mode is None:
         app.notify("Permission modes are not available with this policy.")
         return
-    app.set_mode(mode.next())
+    following = mode.next()
+    set_mode(app, following, otherwise=following.next() if following is Mode.BYPASS else None)
 
 
-def set_mode(app: AgentApp, mode: Mode) -> None:
+def set_mode(app: AgentApp, mode: Mode, *, otherwise: Mode | None = None) -> None:
     """Switch the permission mode; the calls waiting for approval are judged again under it
-    (``redecide_waiting``)."""
+    (``redecide_waiting``). Entering bypass asks for confirmation first (``BypassConfirm``);
+    declined, the mode becomes ``otherwise``, or stays as it is."""
     policy = app.agent.policy
-    if policy.mode is not None:
-        policy.set_mode(mode)
-        app.main.status.mode = mode.value
-        app.notify(f"Permission mode: {mode.value} — {mode.describe}")
-        redecide_waiting(app)
+    current = policy.mode
+    if current is None:
+        return
+    if mode is not Mode.BYPASS or current is Mode.BYPASS:
+        _switch(app, mode)
+        return
+    from agent_tui.ui.shell.bypass_confirm import BypassConfirm
+
+    fallback = (
+        f"switch to {otherwise.value} mode instead"
+        if otherwise
+        else f"stay in {current.value} mode"
+    )
+
+    def confirmed(yes: bool | None) -> None:
+        if yes:
+            _switch(app, Mode.BYPASS)
+        elif otherwise is not None:
+            _switch(app, otherwise)
+        else:
+            app.notify(f"Bypass not entered; the permission mode stays {current.value}.")
+
+    app.push_screen(BypassConfirm(fallback), callback=confirmed)
+
+
+def _switch(app: AgentApp, mode: Mode) -> None:
+    app.agent.policy.set_mode(mode)
+    app.main.status.mode = mode.value
+    app.notify(
+        f"Permission mode: {mode.value} — {mode.describe}",
+        severity="warning" if mode is Mode.BYPASS else "information",
+    )
+    redecide_waiting(app)
 
 
 def redecide_waiting(app: AgentApp) -> None:
