@@ -128,3 +128,27 @@ def test_headless_rejects_what_asks_in_every_mode_even_in_bypass(workspace: Path
     assert "--allow 'write_file(/.mcp.json)'" in reasons["p"]
     assert (workspace / "canary").exists()
     assert json.loads((workspace / ".mcp.json").read_text()) == {"mcpServers": {}}
+
+
+def _started(workspace: Path, *flags: str) -> str:
+    """The stderr of a headless run with no calls."""
+    script = write_script(workspace / "s.json", [{"text": "done"}])
+    done = run_cli("-p", "go", "--model", f"script:{script}", *flags, cwd=workspace)
+    assert done.returncode == 0, done.stderr
+    return done.stderr
+
+
+def test_bypass_prints_a_one_line_warning_at_start(workspace: Path) -> None:
+    warned = [
+        line
+        for line in _started(workspace, "--permission-mode", "bypass").splitlines()
+        if "bypass" in line
+    ]
+    assert len(warned) == 1
+    assert warned[0].startswith("agent-tui: warning: the permission mode is bypass")
+    assert "deny rules" in warned[0]
+    assert "bypass" not in _started(workspace)  # default mode: no warning
+    settings = workspace / ".agent-tui"
+    settings.mkdir()
+    (settings / "settings.json").write_text(json.dumps({"permissions": {"defaultMode": "bypass"}}))
+    assert "permission mode is bypass" in _started(workspace)  # from settings, too

@@ -23,6 +23,13 @@ from agent_tui.core.settings import Settings, load_settings
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.tools.registry import ToolRegistry
 
+BYPASS_WARNING = (
+    "warning: the permission mode is bypass: every call runs without asking, except what deny "
+    "rules refuse and what asks in every mode (protected paths, commands it cannot see through)"
+)
+"""Printed on stderr at start (and shown in the TUI) whenever a session starts in bypass mode,
+from --permission-mode or from a settings file."""
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -193,6 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         resumed=bool(session.messages),
         permission_mode=permissions.pipeline.mode.value,
         warnings=[
+            *([BYPASS_WARNING] if permissions.pipeline.mode is Mode.BYPASS else []),
             *loaded.messages(),
             *(f"permissions: {p}" for p in permissions.problems),
             *(f"mcp: {p}" for p in (mcp.problems if mcp is not None else [])),

@@ -9,7 +9,7 @@ import pytest
 
 from agent_tui.core.agent import Agent
 from agent_tui.core.events import ToolProgress
-from agent_tui.core.permissions import Approval, ApprovalRequest, SimplePolicy
+from agent_tui.core.permissions import Approval, ApprovalRequest, Scope, SimplePolicy
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.tools import (
     ProgressUpdate,
@@ -162,7 +162,10 @@ async def test_headless_policy_rejects_non_read_only_tool(tmp_path: Path) -> Non
 
 
 async def test_asker_denies_with_feedback_and_always_is_remembered(tmp_path: Path) -> None:
-    answers = [Approval(allowed=False, feedback="use another name"), Approval(True, always=True)]
+    answers = [
+        Approval(allowed=False, feedback="use another name"),
+        Approval(True, scope=Scope.ALWAYS),
+    ]
     asked: list[ApprovalRequest] = []
 
     async def asker(request: ApprovalRequest) -> Approval:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.ui.approval.screen import ApprovalScreen
+from agent_tui.ui.shell.bypass_confirm import BypassConfirm
 
 from .helpers import SIZE, make_agent, make_app, submit, wait_approval, wait_for, wait_idle
 
@@ -56,9 +57,18 @@ async def test_mode_key_cycles_and_accept_edits_lets_writes_through(tmp_path: Pa
         await wait_idle(pilot)
         assert not isinstance(app.screen, ApprovalScreen)
         assert (tmp_path / "a.txt").read_text() == "x\n"
-        for expected in ("plan", "bypass", "default"):
-            await pilot.press("shift+tab")
-            await wait_for(pilot, lambda e=expected: app.main.status.mode == e, expected)
+        await pilot.press("shift+tab")
+        await wait_for(pilot, lambda: app.main.status.mode == "plan", "plan")
+        await pilot.press("shift+tab")  # bypass asks for confirmation first
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, BypassConfirm) and app.screen.armed,
+            "the bypass confirmation",
+        )
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.main.status.mode == "bypass", "bypass")
+        await pilot.press("shift+tab")
+        await wait_for(pilot, lambda: app.main.status.mode == "default", "default")
 
 
 async def test_interrupt_while_the_prompt_is_open_closes_it(tmp_path: Path) -> None:

@@ -244,11 +244,22 @@ def test_conversation(snap_compare: SnapCompare, tmp_path: Path) -> None:
     assert snap_compare(demo_app(tmp_path), terminal_size=WIDE, run_before=feeding(events))
 
 
-def _prompt_snapshot(snap_compare: SnapCompare, tmp_path: Path, ask: Ask, waiting: int = 0) -> bool:
+def _prompt_snapshot(
+    snap_compare: SnapCompare,
+    tmp_path: Path,
+    ask: Ask,
+    waiting: int = 0,
+    size: tuple[int, int] = WIDE,
+) -> bool:
     async def open_prompt(pilot: Pilot[Any]) -> None:
         app = pilot.app
-        await app.push_screen(ApprovalScreen(ask, waiting=waiting, cursor_blink=False))
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), "the prompt")
+        screen = ApprovalScreen(ask, waiting=waiting, cursor_blink=False)
+        await app.push_screen(screen)
+        await wait_for(pilot, lambda: app.screen is screen, "the prompt")
+        hint = screen.query_one("#hint")
+        await wait_for(  # fitted to the terminal: the hint's last row is on screen
+            pilot, lambda: 0 < hint.region.bottom <= size[1], "the prompt to fit the screen"
+        )
 
     events: list[Event] = [
         UserMessage(text="Go ahead."),
@@ -256,7 +267,7 @@ def _prompt_snapshot(snap_compare: SnapCompare, tmp_path: Path, ask: Ask, waitin
         PermissionRequest(id="c", name=ask.tool, input=ask.input, reason=ask.reason),
     ]
     return snap_compare(
-        demo_app(tmp_path), terminal_size=WIDE, run_before=feeding(events, open_prompt)
+        demo_app(tmp_path), terminal_size=size, run_before=feeding(events, open_prompt)
     )
 
 
@@ -323,3 +334,20 @@ def test_permission_prompt_without_always_allow(snap_compare: SnapCompare, tmp_p
         cwd=tmp_path,
     )
     assert _prompt_snapshot(snap_compare, tmp_path, ask)
+
+
+def test_permission_prompt_with_a_long_diff_on_a_small_terminal(
+    snap_compare: SnapCompare, tmp_path: Path
+) -> None:
+    """80×24 and a 200-line diff: the diff scrolls in its region, the choices and the hint
+    stay on screen, and the frame says which keys scroll."""
+    (tmp_path / "big.txt").write_text("".join(f"old line {n}\n" for n in range(100)))
+    ask = Ask(
+        tool="write_file",
+        input={"path": "big.txt", "content": "".join(f"new line {n}\n" for n in range(100))},
+        reason="write_file changes files",
+        always="write_file(big.txt)",
+        saves_to=".agent-tui/settings.local.json",
+        cwd=tmp_path,
+    )
+    assert _prompt_snapshot(snap_compare, tmp_path, ask, size=(80, 24))

@@ -433,19 +433,66 @@ class AgentApp(App[None]):
 
     def action_cycle_mode(self) -> None:
         """Next permission mode (default → accept-edits → plan → bypass); takes effect at
-        the next decision, also in the running turn."""
+        the next decision, also in the running turn. Bypass asks for confirmation first;
+        declined, the cycle goes on to the mode after it (default), so cycling never has to
+        pass through bypass."""
         mode = self.agent.policy.mode
         if mode is None:
             self.notify("Permission modes are not available with this policy.")
             return
-        self.set_mode(mode.next())
+        following = mode.next()
+        self.set_mode(following, otherwise=following.next() if following is Mode.BYPASS else None)
 
-    def set_mode(self, mode: Mode) -> None:
-        policy = self.agent.policy
-        if policy.mode is not None:
-            policy.set_mode(mode)
-            self.mode = mode.value
-            self.notify(f"Permission mode: {mode.value} — {mode.describe}")
+    def set_mode(self, mode: Mode, *, otherwise: Mode | None = None) -> None:
+        """Switch the permission mode; the calls waiting for approval are judged again under
+        it. Entering bypass asks for confirmation first (``BypassConfirm``); declined, the mode
+        becomes ``otherwise``, or stays as it is."""
+        current = self.agent.policy.mode
+        if current is None:
+            return
+        if mode is not Mode.BYPASS or current is Mode.BYPASS:
+            self._switch_mode(mode)
+            return
+        from agent_tui.ui.shell.bypass_confirm import BypassConfirm
+
+        fallback = (
+            f"switch to {otherwise.value} mode instead"
+            if otherwise
+            else f"stay in {current.value} mode"
+        )
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._switch_mode(Mode.BYPASS)
+            elif otherwise is not None:
+                self._switch_mode(otherwise)
+            else:
+                self.notify(f"Bypass not entered; the permission mode stays {current.value}.")
+
+        self.push_screen(BypassConfirm(fallback), callback=confirmed)
+
+    def _switch_mode(self, mode: Mode) -> None:
+        self.agent.policy.set_mode(mode)
+        self.mode = mode.value
+        self.notify(
+            f"Permission mode: {mode.value} — {mode.describe}",
+            severity="warning" if mode is Mode.BYPASS else "information",
+        )
+        self._redecide_waiting()
+
+    def _redecide_waiting(self) -> None:
+        """Judge the calls waiting for approval again (the mode changed): one the mode now
+        allows runs without an answer, its card saying what allowed it; one it denies is
+        rejected by the policy (the executor's own rejection event says so); the others keep
+        asking. Deny rules win in every mode: the policy decides, not the prompt."""
+        for request, decision in self.desk.redecide(self.agent.policy):
+            state = self.calls.get(request.call.id)
+            if state is None:
+                continue
+            if decision.kind == "allow":
+                state.allowed_by = decision.basis
+                self._refresh_calls([state])
+                self.notify(f"{state.name} runs without asking: allowed by {decision.basis}")
 
     def action_interrupt(self) -> None:
         if self.busy:

@@ -1,14 +1,25 @@
 """Permission for one call: the policy decides; an ``ask`` waits for the front end's asker.
 
+The order is: the policy's decision first, so a deny (a rule, plan mode, a failed check) is
+always reported as a rejection, whatever else is wrong with the call; then, for a call that
+would ask, the tool's ``precheck``: a call that cannot succeed (``edit_file`` of a file not
+read, an ``old_string`` not found) ends as a ``tool_error`` the model can act on, without
+asking anyone; only then the asker. The pre-check can only refuse: passing it never allows a
+call. An allowed call is not pre-checked (it runs the same checks itself at once).
+
 The wait is part of the turn: an interrupt while the prompt is open cancels the asker (the
-front end closes its prompt on cancellation) and the call ends as interrupted.
+front end closes its prompt on cancellation) and the call ends as interrupted. When the
+permission mode changes while the prompt is open, the front end may answer with the policy's
+new decision (``Approval.decided``): the executor then decides again itself and acts on that
+(allow: it runs; deny: the policy's rejection; still ask: it asks again), so a front end can
+close a prompt the mode made moot but can never allow a call the policy does not.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from agent_tui.core.events import Event, PermissionRequest, RejectedBy
 from agent_tui.core.executor.partition import CallPlan
@@ -19,10 +30,15 @@ from agent_tui.core.permissions import (
     Asker,
     Decision,
     PermissionPolicy,
+    Scope,
     Step,
 )
+from agent_tui.core.tools.errors import ToolErrorInfo
 
 log = logging.getLogger(__name__)
+
+Precheck = Callable[[CallPlan], Awaitable[ToolErrorInfo | None]]
+"""Runs a call's ``Tool.precheck`` (in the context the call would run in)."""
 
 
 async def ask_unless_interrupted(
@@ -85,12 +101,13 @@ async def authorize(
     asker: Asker | None,
     results: CallResults,
     interrupted: asyncio.Event,
+    precheck: Precheck | None = None,
 ) -> AsyncIterator[Event]:
     """Decide allow/ask/deny for ``plan``; yield the prompt event and any final event.
 
     A call that may run stays ``queued`` (with the path the decision judged in
-    ``plan.judged_path``); any other already has its outcome (a rejection, or ``interrupted``
-    when the turn stopped during the prompt) and is ``completed``.
+    ``plan.judged_path``); any other already has its outcome (a rejection, a pre-check's
+    error, or ``interrupted`` when the turn stopped during the prompt) and is ``completed``.
     """
     assert plan.prepared is not None
     prepared = plan.prepared
@@ -98,52 +115,84 @@ async def authorize(
     # In a worker thread: a 1 MB command or a bounded walk of a tree (recursive reads and
     # deletes) takes up to ~100 ms, which the event loop should not wait out.
     decision = await asyncio.to_thread(_decide, policy, request)
-    plan.judged_path = decision.path
-    if decision.kind == "allow":
-        return
-    feedback: str | None = None
-    by: RejectedBy = "policy"
-    if decision.kind == "ask" and asker is not None:
-        yield PermissionRequest(  # names the tool judged: a proxy's target, not the proxy
-            id=plan.call.id,
-            name=prepared.tool.name,
-            input=prepared.input.model_dump(mode="json"),
-            reason=decision.reason,
-            step=decision.step.value,
-            rule=str(decision.rule) if decision.rule is not None else None,
-            understood=decision.understood,
-            every_mode=decision.every_mode,
-            suggestions=[str(rule) for rule in decision.suggestions],
-            no_suggestion=decision.no_suggestion,
-        )
-        asking = ApprovalRequest(plan.call, prepared.tool, prepared.input, decision)
-        try:
-            approval = await ask_unless_interrupted(asker, asking, interrupted)
-        except Exception as exc:  # a broken prompt denies; it must not end the session
-            log.exception("the permission asker failed")
-            approval = Approval(allowed=False, feedback=None)
-            reason = f"The permission prompt failed ({type(exc).__name__}: {exc})."
-            by = "prompt"
+    prechecked = False
+    while True:  # once, or again when the mode changed while the prompt was open
+        plan.judged_path = decision.path
+        if decision.kind == "allow":
+            return
+        if decision.kind == "ask" and precheck is not None and not prechecked:
+            prechecked = True
+            error = await precheck(plan)
+            if error is not None:  # it cannot succeed: say why instead of asking
+                await results.error(plan, error)
+                for event in results.drain():
+                    yield event
+                return
+        feedback: str | None = None
+        by: RejectedBy = "policy"
+        if decision.kind == "ask" and asker is not None:
+            yield permission_request(plan, decision)
+            asking = ApprovalRequest(plan.call, prepared.tool, prepared.input, decision)
+            try:
+                approval = await ask_unless_interrupted(asker, asking, interrupted)
+            except Exception as exc:  # a broken prompt denies; it must not end the session
+                log.exception("the permission asker failed")
+                approval = Approval(allowed=False, feedback=None)
+                reason = f"The permission prompt failed ({type(exc).__name__}: {exc})."
+                by = "prompt"
+            else:
+                reason = "The user denied this call."
+                by = "user"
+            if approval is None:
+                await results.interrupted(plan)
+                for event in results.drain():
+                    yield event
+                return
+            if approval.decided is not None:
+                # The mode changed while it asked: decide again, here, whatever the front end
+                # saw (an allow runs, a deny is the policy's rejection, an ask asks again).
+                decision = await asyncio.to_thread(_decide, policy, request)
+                continue
+            if approval.allowed:
+                if approval.scope is not Scope.ONCE and decision.suggestions:
+                    policy.remember(asking, approval.scope)
+                return
+            feedback = approval.feedback
+        elif decision.kind == "ask":
+            reason = headless_reason(plan.call.name, decision)
+            by = "headless"
         else:
-            reason = "The user denied this call."
-            by = "user"
-        if approval is None:
-            await results.interrupted(plan)
-            for event in results.drain():
-                yield event
-            return
-        if approval.allowed:
-            if approval.always and decision.suggestions:
-                policy.remember(asking)
-            return
-        feedback = approval.feedback
-    elif decision.kind == "ask":
-        reason = headless_reason(plan.call.name, decision)
-        by = "headless"
-    else:
-        reason = decision.reason or "Denied by a permission rule."
-        by = "rule" if decision.step is Step.DENY_RULE else "policy"
-    rule = str(decision.rule) if decision.rule is not None else None
-    await results.rejected(plan, reason, feedback, by=by, step=decision.step.value, rule=rule)
-    for event in results.drain():
-        yield event
+            reason = decision.reason or "Denied by a permission rule."
+            by = _refused_by(decision.step)
+        rule = str(decision.rule) if decision.rule is not None else None
+        await results.rejected(plan, reason, feedback, by=by, step=decision.step.value, rule=rule)
+        for event in results.drain():
+            yield event
+        return
+
+
+def permission_request(plan: CallPlan, decision: Decision) -> PermissionRequest:
+    """The ``permission_request`` event of an ask: the decision, field by field. It names the
+    tool judged: a proxy's target, not the proxy."""
+    assert plan.prepared is not None
+    return PermissionRequest(
+        id=plan.call.id,
+        name=plan.prepared.tool.name,
+        input=plan.prepared.input.model_dump(mode="json"),
+        reason=decision.reason,
+        step=decision.step.value,
+        rule=str(decision.rule) if decision.rule is not None else None,
+        understood=decision.understood,
+        every_mode=decision.every_mode,
+        suggestions=[str(rule) for rule in decision.suggestions],
+        no_suggestion=decision.no_suggestion,
+    )
+
+
+def _refused_by(step: Step) -> RejectedBy:
+    """Who refused a call the policy denied outright: a deny rule, plan mode, or the policy."""
+    if step is Step.DENY_RULE:
+        return "rule"
+    if step is Step.PLAN_MODE:
+        return "plan"
+    return "policy"

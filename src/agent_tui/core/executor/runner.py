@@ -16,6 +16,7 @@ carries its pointer. A result whose fate depends on calls still running waits (a
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -28,10 +29,17 @@ from agent_tui.core.executor.lifecycle import CallState, Lifecycle, Listener
 from agent_tui.core.executor.partition import MAX_PARALLEL, CallPlan, partition, plan_calls
 from agent_tui.core.executor.results import CallResults
 from agent_tui.core.permissions import Asker, PermissionPolicy
-from agent_tui.core.tools.base import ProgressCallback, ToolContext
+from agent_tui.core.tools.base import ProgressCallback, ProgressUpdate, ToolContext
+from agent_tui.core.tools.errors import ToolErrorInfo
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.registry import ToolRegistry
 from agent_tui.core.transcript import Message, ToolCall
+
+log = logging.getLogger(__name__)
+
+
+def _no_progress(_: ProgressUpdate) -> None:
+    return None
 
 
 class ToolExecutor:
@@ -105,7 +113,7 @@ class ToolExecutor:
                         await results.error(plan, plan.error)
                     else:
                         async for event in authorize(
-                            plan, self.policy, asker, results, interrupted
+                            plan, self.policy, asker, results, interrupted, self._precheck
                         ):
                             yield event
                         if self.lifecycle.state(plan.index) is CallState.QUEUED:
@@ -122,6 +130,20 @@ class ToolExecutor:
         finally:
             if not finished:
                 results.flush()
+
+    async def _precheck(self, plan: CallPlan) -> ToolErrorInfo | None:
+        """The call's ``Tool.precheck`` in a worker thread (it may read the file), in the
+        context the call would run in. A pre-check that fails is ignored (logged): the call is
+        then asked about as if it had none, which is never an allow."""
+        prepared = plan.prepared
+        if prepared is None or prepared.tool.precheck is None:
+            return None
+        ctx = self._context(plan, _no_progress)
+        try:
+            return await asyncio.to_thread(prepared.tool.precheck, prepared.input, ctx)
+        except Exception:
+            log.exception("the pre-check of %s failed", prepared.tool.name)
+            return None
 
     def _context(self, plan: CallPlan, progress: ProgressCallback) -> ToolContext:
         return ToolContext(

@@ -14,6 +14,7 @@ from agent_tui.core.permissions.policy import (
     ApprovalRequest,
     Asker,
     PermissionPolicy,
+    Scope,
     SimplePolicy,
 )
 from agent_tui.core.permissions.rules import Rule, RuleError, RuleSet
@@ -29,6 +30,7 @@ __all__ = [
     "Rule",
     "RuleError",
     "RuleSet",
+    "Scope",
     "SimplePolicy",
     "Step",
     "parse_mode",

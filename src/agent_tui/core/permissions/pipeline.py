@@ -19,7 +19,7 @@ from typing import Any
 
 from agent_tui.core.permissions.decision import Decision, Step
 from agent_tui.core.permissions.modes import Mode
-from agent_tui.core.permissions.policy import ApprovalRequest
+from agent_tui.core.permissions.policy import ApprovalRequest, Scope
 from agent_tui.core.permissions.protected import names_explicitly, protection
 from agent_tui.core.permissions.rules import Rule, RuleSet
 from agent_tui.core.permissions.subject import Subject, SubjectError, subject_of
@@ -52,7 +52,9 @@ class PermissionPipeline:
         self.rules = rules or RuleSet()
         self.mode = mode
         self.session_allow: list[Rule] = []
+        """Rules the user allowed at the prompt ("for this session" or "always"), in memory."""
         self.on_remember: list[Any] = []
+        """Called with the rules of each "always" (``setup`` saves them to a file)."""
 
     # -- the policy protocol ------------------------------------------------------------------
 
@@ -99,15 +101,18 @@ class PermissionPipeline:
             decision = decision.with_(reason="plan mode is on: only read-only tools run")
         return decision
 
-    def remember(self, request: ApprovalRequest) -> list[Rule]:
-        """The user chose "always": allow the decision's suggested rules from now on (and tell
-        the listeners, which save them to the local project settings)."""
+    def remember(self, request: ApprovalRequest, scope: Scope = Scope.ALWAYS) -> list[Rule]:
+        """The user chose "allow for this session" or "always": allow the decision's suggested
+        rules from now on, in memory (``session_allow``: checked after every deny rule, like
+        any allow rule). Only ``ALWAYS`` tells the listeners, which save the rules to the local
+        project settings; ``SESSION`` writes nothing and ends with this pipeline."""
         rules = list(self.decide(request).suggestions)
         if not rules:
             return []
         self.session_allow.extend(rules)
-        for callback in self.on_remember:
-            callback(rules)
+        if scope is Scope.ALWAYS:
+            for callback in self.on_remember:
+                callback(rules)
         return rules
 
     # -- rules --------------------------------------------------------------------------------

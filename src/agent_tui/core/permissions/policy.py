@@ -2,8 +2,10 @@
 
 A policy answers ``decide`` with a typed ``Decision`` (kind, reason, step, rule, understood,
 suggested rules); ``explain`` answers the same for a tool without a call (the MCP panel);
-``remember`` saves the suggested rules when the user chose "always allow"; ``reads`` is the
-read guard the file tools obey; ``mode`` is the permission mode (None: the policy has none).
+``remember`` allows the suggested rules from now on when the user chose "allow for this
+session" (in memory only) or "always allow" (also saved, when the policy saves rules);
+``reads`` is the read guard the file tools obey; ``mode`` is the permission mode (None: the
+policy has none).
 Front ends read these fields only — no probing with ``getattr`` or ``isinstance``.
 """
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Protocol
 
 from pydantic import BaseModel
@@ -37,13 +40,34 @@ class ApprovalRequest:
         return self.decision.reason if self.decision is not None else ""
 
 
+class Scope(StrEnum):
+    """How long an allow given at the prompt lasts."""
+
+    ONCE = "once"
+    """This call only."""
+    SESSION = "session"
+    """The suggested rules, in memory until the session ends: no file is written."""
+    ALWAYS = "always"
+    """The suggested rules, from now on: saved to the local project settings when the policy
+    saves rules (``saves_rules``), else for this session like ``SESSION``."""
+
+
 @dataclass(frozen=True)
 class Approval:
     """The user's answer to an ``ask``."""
 
     allowed: bool
     feedback: str | None = None
-    always: bool = False
+    scope: Scope = Scope.ONCE
+    """How long an allow lasts (ignored for a deny)."""
+    decided: Decision | None = None
+    """Not the user's answer: the permission mode changed while the prompt was open and the
+    policy's new decision no longer asks (what the front end saw). The executor then decides
+    again itself and acts on its own decision; ``allowed`` is what this one said."""
+
+    @property
+    def always(self) -> bool:
+        return self.scope is Scope.ALWAYS
 
 
 Asker = Callable[[ApprovalRequest], Awaitable[Approval]]
@@ -59,15 +83,18 @@ class PermissionPolicy(Protocol):
 
     def explain(self, tool: Tool[Any], arguments: dict[str, Any] | None = None) -> Decision: ...
 
-    def remember(self, request: ApprovalRequest) -> list[Rule]:
-        """The user answered "always": allow the request's suggested rules from now on."""
+    def remember(self, request: ApprovalRequest, scope: Scope = Scope.ALWAYS) -> list[Rule]:
+        """The user allowed the request for the session (``SESSION``: in memory only) or
+        always (``ALWAYS``: also saved, when the policy saves rules): allow its suggested rules
+        from now on, after the deny rules as any allow rule. Answers the rules allowed."""
         ...
 
     def set_mode(self, mode: Mode) -> None: ...
 
     @property
     def saves_rules(self) -> bool:
-        """Whether ``remember`` writes rules to a settings file (else: this session only)."""
+        """Whether ``remember`` with ``ALWAYS`` writes rules to a settings file (else: this
+        session only). ``SESSION`` never writes."""
         ...
 
     @property
@@ -100,8 +127,8 @@ class SimplePolicy:
             suggestions=(Rule(tool.name, None, "always allow"),),
         )
 
-    def remember(self, request: ApprovalRequest) -> list[Rule]:
-        self.allowed.add(request.tool.name)
+    def remember(self, request: ApprovalRequest, scope: Scope = Scope.ALWAYS) -> list[Rule]:
+        self.allowed.add(request.tool.name)  # in memory, whatever the scope: nothing is saved
         return [Rule(request.tool.name)]
 
     def set_mode(self, mode: Mode) -> None:

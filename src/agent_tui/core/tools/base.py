@@ -1,8 +1,9 @@
 """The tool protocol: one entry per tool, with fail-closed metadata.
 
 A tool is a name (plus aliases), a pydantic input model whose JSON Schema is what the model
-sees, a description written for a model, metadata, and an async ``call``. Adding a tool means
-adding one ``Tool`` to the registry; the loop never changes.
+sees, a description written for a model, metadata, and an async ``call``; optionally a
+``precheck`` that refuses a call which cannot succeed before anyone is asked to approve it.
+Adding a tool means adding one ``Tool`` to the registry; the loop never changes.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from agent_tui.core.calls import ResultFacts
+from agent_tui.core.tools.errors import ToolErrorInfo
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
 
@@ -140,3 +142,10 @@ class Tool(Generic[InputT]):
     """A raw JSON Schema for the input (MCP tools): what the model sees instead of the
     model's schema, and what the arguments are validated against (``input_model`` is then
     ``JsonInput``, which keeps them as they are)."""
+    precheck: Callable[[InputT, ToolContext], ToolErrorInfo | None] | None = None
+    """Refuses a call that cannot succeed (``edit_file`` of a file not read, an
+    ``old_string`` not found) before the user is asked to approve it: the error, or None to go
+    on. Runs in a worker thread with the context the call would get (its ``judged_path``);
+    it must not change anything. It only ever refuses: None never allows a call, which is
+    still judged and asked as before (see ``executor.approval``), and the call repeats its
+    own checks when it runs."""

@@ -3,17 +3,20 @@
 ``ApprovalDesk.ask`` is what the executor awaits. Each ask waits its turn in a FIFO; the
 permission prompt (imported when the first ask comes) shows the oldest and counts the others.
 An ask cancelled by an interrupt leaves the queue, or closes its prompt if it is showing.
+When the permission mode changes, ``redecide`` judges the waiting asks again and settles the
+ones the new mode allows or denies (the executor then decides again itself).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.core.permissions import Approval, ApprovalRequest
+from agent_tui.core.permissions import Approval, ApprovalRequest, Decision
 from agent_tui.core.permissions.policy import PermissionPolicy, describe_input
 from agent_tui.core.settings import LOCAL_SETTINGS_FILE, PROJECT_DIR
 
@@ -23,6 +26,8 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from agent_tui.ui.approval.screen import ApprovalScreen, Ask
+
+log = logging.getLogger(__name__)
 
 
 def describe_request(request: ApprovalRequest, policy: PermissionPolicy, cwd: Path) -> Ask:
@@ -92,9 +97,41 @@ class ApprovalDesk:
             self.queue.remove(pending)
         elif pending is self.current:
             screen, self.current, self.screen = self.screen, None, None
-            if screen is not None and screen.is_attached and self.app.screen is screen:
-                self.app.pop_screen()
+            if screen is not None:
+                screen.withdraw()
         self._show_next()
+
+    def redecide(self, policy: PermissionPolicy) -> list[tuple[ApprovalRequest, Decision]]:
+        """The permission mode changed: judge every waiting ask again. One the policy now
+        allows or denies is settled with that decision (``Approval.decided``: the executor
+        decides again itself and acts on its own decision, so this can never allow what the
+        policy does not); the others keep waiting, the prompt saying it still asks in the new
+        mode. A check that fails keeps asking. Returns the settled requests and decisions."""
+        settled: list[tuple[ApprovalRequest, Decision]] = []
+        waiting = [self.current] if self.current is not None else []
+        for pending in [*waiting, *self.queue]:
+            try:
+                decision = policy.decide(pending.request)
+            except Exception:
+                log.exception("judging a waiting call again failed; it keeps asking")
+                continue
+            if decision.kind == "ask":
+                if pending is self.current and self.screen is not None and policy.mode:
+                    self.screen.still_asks(policy.mode.value, decision.reason)
+                continue
+            if pending is self.current:
+                screen, self.current, self.screen = self.screen, None, None
+                if screen is not None:
+                    screen.withdraw()
+            elif pending in self.queue:
+                self.queue.remove(pending)
+            if not pending.future.done():
+                approval = Approval(allowed=decision.kind == "allow", decided=decision)
+                self.on_answer(pending.request, approval)
+                pending.future.set_result(approval)
+                settled.append((pending.request, decision))
+        self._show_next()
+        return settled
 
     def _show_next(self) -> None:
         if self.current is not None:

@@ -1,5 +1,7 @@
 """The permission prompt: allow once (y), always allow (a — the exact rule it saves is shown),
-deny (n / Esc), or deny with feedback for the model (f).
+allow for this session (s — the same rule, in memory only), deny (n / Esc), or deny with
+feedback for the model (f: type it, Enter denies with it; Esc goes back to the choices, where a
+second Esc denies as usual). Shift+Tab switches the permission mode as on the main screen.
 
 A modal over the main screen that shows what the call will do — the full command, an edit as
 a diff against the file, a write's path and size, an MCP tool's server, tool and arguments —
@@ -18,10 +20,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.css.scalar import Scalar
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from agent_tui.core.permissions import Approval
+from agent_tui.core.permissions import Approval, Scope
 from agent_tui.ui.calls.details import describe_call
 from agent_tui.ui.common.format import mcp_parts
 
@@ -34,9 +37,11 @@ class Ask:
     input: dict[str, Any]
     reason: str = ""
     always: str | None = None
-    """The rule(s) "always allow" saves (default: the tool's name)."""
+    """The rule(s) "always allow" saves and "allow for this session" remembers (default: the
+    tool's name)."""
     no_always: str | None = None
-    """Why "always allow" is not offered (an opaque command, a protected file…)."""
+    """Why neither "always allow" nor "allow for this session" is offered (an opaque command,
+    a protected file…): no rule can allow the call."""
     every_mode: bool = False
     """No permission mode would run this call without asking."""
     saves_to: str | None = None
@@ -45,8 +50,15 @@ class Ask:
     """The workspace: edits and writes are previewed against its files."""
 
 
-def _label(key: str, style: str, text: str, detail: str = "") -> Content:
-    return Content.assemble((f" {key} ", f"bold {style} reverse"), "  ", text, (detail, "bold"))
+FEEDBACK_HINT = "Enter denies with this feedback · esc goes back to the choices"
+
+
+def _label(
+    key: str, style: str, text: str, detail: str = "", detail_style: str = "bold"
+) -> Content:
+    return Content.assemble(
+        (f" {key} ", f"bold {style} reverse"), "  ", text, (detail, detail_style)
+    )
 
 
 class ApprovalScreen(ModalScreen[Approval]):
@@ -59,7 +71,7 @@ class ApprovalScreen(ModalScreen[Approval]):
         width: 90;
         max-width: 96%;
         height: auto;
-        max-height: 90%;
+        max-height: 100%;
         padding: 0 1;
         background: $surface;
         border: round $warning;
@@ -68,10 +80,11 @@ class ApprovalScreen(ModalScreen[Approval]):
         border-subtitle-color: $text-muted;
         & > #reason { color: $text-muted; margin-bottom: 1; }
         & > #details {
-            height: auto; max-height: 22; padding: 0 1;
+            height: auto; max-height: 100%; padding: 0 1;
             background: $background; scrollbar-size-vertical: 1;
         }
-        & > #choices { height: auto; margin-top: 1; }
+        & > #bottom { dock: bottom; height: auto; }
+        & #choices { height: auto; margin-top: 1; }
         & #choices #no-always { padding: 0 0 0 1; color: $foreground-muted; }
         & #choices Button {
             width: auto; min-width: 0; height: 1; padding: 0 1 0 0;
@@ -79,9 +92,9 @@ class ApprovalScreen(ModalScreen[Approval]):
             text-style: none; content-align: left middle;
             &:hover { background: $boost; }
         }
-        & > #feedback { display: none; margin-top: 1; }
-        &.-feedback > #feedback { display: block; }
-        & > #hint { color: $text-muted; margin-top: 1; }
+        & #feedback { display: none; margin-top: 1; }
+        &.-feedback #feedback { display: block; }
+        & #hint { color: $text-muted; margin-top: 1; }
     }
     """
 
@@ -92,12 +105,20 @@ class ApprovalScreen(ModalScreen[Approval]):
     BINDINGS = [
         Binding("y", "answer('allow')", "Allow once", id="approval.allow"),
         Binding("a", "answer('always')", "Always allow", id="approval.always"),
+        Binding("s", "answer('session')", "Allow for this session", id="approval.session"),
         Binding("n", "answer('deny')", "Deny", id="approval.deny"),
         Binding("f", "answer('feedback')", "Deny with feedback", id="approval.feedback"),
-        Binding("escape", "answer('deny')", "Deny", show=False, id="approval.escape"),
-        Binding("pageup", "scroll_details(-1)", show=False, id="approval.page_up"),
-        Binding("pagedown", "scroll_details(1)", show=False, id="approval.page_down"),
+        Binding("shift+tab", "cycle_mode", "Mode", show=False, id="approval.mode"),
+        Binding("escape", "escape", "Deny", show=False, id="approval.escape"),
+        Binding("pageup", "scroll_details('page_up')", show=False, id="approval.page_up"),
+        Binding("pagedown", "scroll_details('page_down')", show=False, id="approval.page_down"),
+        Binding("up", "scroll_details('up')", show=False, id="approval.line_up"),
+        Binding("down", "scroll_details('down')", show=False, id="approval.line_down"),
+        Binding("home", "scroll_details('home')", show=False, id="approval.top"),
+        Binding("end", "scroll_details('end')", show=False, id="approval.bottom"),
     ]
+    MIN_DETAILS = 3
+    """The details keep at least this many rows on a tiny screen."""
 
     def __init__(self, ask: Ask, *, waiting: int = 0, cursor_blink: bool = True) -> None:
         super().__init__()
@@ -107,6 +128,20 @@ class ApprovalScreen(ModalScreen[Approval]):
         self.waiting = waiting
         self.cursor_blink = cursor_blink
         self.armed = False
+        self.scrolls = False
+        """The details (a long diff or command) are taller than the rows they have."""
+        self._withdrawn = False
+
+    def _reason(self, why: str, mode: str | None = None) -> Content:
+        why = why or "this tool needs your approval"
+        if mode is None:
+            return Content.assemble(("asks because ", "$foreground-muted"), (why, "italic"))
+        return Content.assemble(
+            ("still asks in ", "$foreground-muted"),
+            (f"{mode} mode", "bold"),
+            (" because ", "$foreground-muted"),
+            (why, "italic"),
+        )
 
     def _title(self) -> str:
         parts = mcp_parts(self.ask.tool)
@@ -118,47 +153,72 @@ class ApprovalScreen(ModalScreen[Approval]):
         ask = self.ask
         with Vertical(id="dialog") as dialog:
             dialog.border_title = self._title()
-            why = ask.reason or "this tool needs your approval"
-            yield Static(
-                Content.assemble(("asks because ", "$foreground-muted"), (why, "italic")),
-                id="reason",
-            )
+            yield Static(self._reason(ask.reason), id="reason")
             with VerticalScroll(id="details", can_focus=False):
                 yield Static(describe_call(ask.tool, ask.input, cwd=ask.cwd))
-            with Vertical(id="choices"):
-                yield Button(_label("y", "$success", "Allow once"), id="allow", compact=True)
-                if self.ask.no_always is None:
-                    yield Button(
-                        _label("a", "$primary", "Always allow  ", self.always),
-                        id="always",
-                        compact=True,
-                    )
-                else:
-                    yield Static(
-                        Content.assemble(
-                            (" a ", "$foreground-muted reverse"),
-                            ("  Always allow is not offered:", "$foreground-muted"),
-                            "\n     ",
-                            (self.ask.no_always, "$foreground-muted italic"),
-                        ),
-                        id="no-always",
-                    )
-                yield Button(_label("n", "$error", "Deny"), id="deny", compact=True)
-                yield Button(
-                    _label("f", "$warning", "Deny with feedback…"),
-                    id="feedback-button",
-                    compact=True,
+            with Vertical(id="bottom"):  # docked: always on screen, the details scroll
+                with Vertical(id="choices"):
+                    yield from self._choices()
+                yield Input(
+                    placeholder="Tell the agent what to do instead…  (Enter)", id="feedback"
                 )
-            yield Input(placeholder="Tell the agent what to do instead…  (Enter)", id="feedback")
-            yield Static(self._hint(), id="hint")
+                yield Static(self._hint(), id="hint")
+
+    def _choices(self) -> ComposeResult:
+        yield Button(_label("y", "$success", "Allow once"), id="allow", compact=True)
+        if self.ask.no_always is None:
+            yield Button(
+                _label("a", "$primary", "Always allow  ", self.always),
+                id="always",
+                compact=True,
+            )
+            yield Button(
+                _label(
+                    "s",
+                    "$primary",
+                    "Allow for this session  ",
+                    "the same, not saved" if self.ask.saves_to else "",
+                    "$foreground-muted",
+                ),
+                id="session",
+                compact=True,
+            )
+        else:
+            yield Static(
+                Content.assemble(
+                    (" a ", "$foreground-muted reverse"),
+                    (" s ", "$foreground-muted reverse"),
+                    ("  Always / for this session is not offered:", "$foreground-muted"),
+                    "\n        ",
+                    (self.ask.no_always, "$foreground-muted italic"),
+                ),
+                id="no-always",
+            )
+        yield Button(_label("n", "$error", "Deny"), id="deny", compact=True)
+        yield Button(
+            _label("f", "$warning", "Deny with feedback…"),
+            id="feedback-button",
+            compact=True,
+        )
 
     def _hint(self) -> Content:
         every = "asks in every mode · " if self.ask.every_mode else ""
         if self.ask.no_always is not None:
             return Content.assemble(every, "y allows this once · n or esc denies")
-        where = f" to {self.ask.saves_to}" if self.ask.saves_to else " for this session"
+        if self.ask.saves_to is None:  # nothing is saved: a and s both last the session
+            return Content.assemble(
+                every,
+                "a or s allows ",
+                (self.always, "bold"),
+                " for this session",
+                " · n or esc denies",
+            )
         return Content.assemble(
-            every, "a saves ", (self.always, "bold"), where, " · n or esc denies"
+            every,
+            "a saves ",
+            (self.always, "bold"),
+            f" to {self.ask.saves_to}",
+            " · s: this session only · n or esc denies",
         )
 
     def on_mount(self) -> None:
@@ -167,15 +227,64 @@ class ApprovalScreen(ModalScreen[Approval]):
         self.query_one("#feedback", Input).cursor_blink = self.cursor_blink
         self.set_waiting(self.waiting)
         self.set_timer(self.ARM_SECONDS, self._arm)
+        self._refit()
+
+    def on_resize(self) -> None:
+        self._refit()
+
+    def on_screen_resume(self) -> None:
+        if self._withdrawn and self.app.screen is self:  # settled while a dialog covered it
+            self.app.pop_screen()
+
+    def withdraw(self) -> None:
+        """Close without an answer (the desk settled the ask otherwise): now if this prompt is
+        on top, else as soon as it is again (a dialog was opened over it)."""
+        if not self.is_attached:
+            return
+        if self.app.screen is self:
+            self.app.pop_screen()
+        else:
+            self._withdrawn = True
+
+    def still_asks(self, mode: str, reason: str) -> None:
+        """The permission mode changed to ``mode`` and this call still asks, for ``reason``."""
+        self.query_one("#reason", Static).update(self._reason(reason, mode))
+        self._refit()
 
     def _arm(self) -> None:
         self.armed = True
 
+    def _refit(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """Give the details the rows the rest of the dialog leaves on this screen: the choices
+        and the hint (docked at the bottom) always stay in view, and a long diff or command
+        scrolls in its own region instead of pushing them off the screen."""
+        if not self.is_attached:
+            return
+        dialog = self.query_one("#dialog")
+        details = self.query_one("#details", VerticalScroll)
+        taken = dialog.styles.gutter.height + details.styles.margin.height
+        for part in (self.query_one("#reason"), self.query_one("#bottom")):
+            taken += part.outer_size.height + part.styles.margin.height
+        rows = max(self.MIN_DETAILS, self.size.height - taken)
+        if details.styles.max_height != Scalar.from_number(rows):
+            details.styles.max_height = rows
+        scrolls = details.virtual_size.height > rows
+        if scrolls != self.scrolls:
+            self.scrolls = scrolls
+            self.set_waiting(self.waiting)
+
     def set_waiting(self, count: int) -> None:
-        """How many more asks wait behind this one (shown on the frame)."""
+        """How many more asks wait behind this one (shown on the frame, with the scroll keys
+        when the details scroll)."""
         self.waiting = count
+        parts = ["↑↓ pgup pgdn home end scroll"] if self.scrolls else []
+        if count:
+            parts.append(f"{count} more waiting")
         for dialog in self.query("#dialog"):  # none before the prompt is composed
-            dialog.border_subtitle = f"{count} more waiting" if count else ""
+            dialog.border_subtitle = " · ".join(parts)
 
     # -- answers ---------------------------------------------------------------------------
 
@@ -186,30 +295,59 @@ class ApprovalScreen(ModalScreen[Approval]):
         feedback = self.query_one("#feedback", Input)
         if choice == "allow":
             self.dismiss(Approval(allowed=True))
-        elif choice == "always":
+        elif choice in ("always", "session"):
             if self.ask.no_always is not None:  # said in the dialog itself, not in a toast
+                what = "always allow" if choice == "always" else "allow for this session"
                 self.query_one("#hint", Static).update(
                     Content.assemble(
-                        ("always allow is not offered for this call", "bold $warning"),
+                        (f"{what} is not offered for this call", "bold $warning"),
                         " · y allows it once · n or esc denies",
                     )
                 )
+                self._refit()
                 return
-            self.dismiss(Approval(allowed=True, always=True))
+            scope = Scope.ALWAYS if choice == "always" else Scope.SESSION
+            self.dismiss(Approval(allowed=True, scope=scope))
         elif choice == "feedback" and not dialog.has_class("-feedback"):
             dialog.add_class("-feedback")
-            self.query_one("#hint", Static).update("Enter (or esc) denies with this feedback")
+            self.query_one("#hint", Static).update(FEEDBACK_HINT)
             feedback.focus()
+            self._refit()
         else:
             text = feedback.value.strip() if dialog.has_class("-feedback") else ""
             self.dismiss(Approval(allowed=False, feedback=text or None))
 
-    def action_scroll_details(self, direction: int) -> None:
+    async def action_cycle_mode(self) -> None:
+        """Shift+Tab: the next permission mode, as on the main screen (the desk then judges
+        this call again: it may now run, or be refused, without an answer)."""
+        if self.armed:
+            await self.run_action("app.cycle_mode")
+
+    def action_escape(self) -> None:
+        """Esc: out of the feedback field, back to the choices (what was typed is kept for
+        another f); on the choices, deny."""
+        dialog = self.query_one("#dialog")
+        if not dialog.has_class("-feedback"):
+            self.action_answer("deny")
+            return
+        dialog.remove_class("-feedback")
+        self.set_focus(None)
+        self.query_one("#hint", Static).update(self._hint())
+        self._refit()
+
+    def action_scroll_details(self, how: str) -> None:
+        """Scroll the details (the choices stay where they are): ``up``, ``down``,
+        ``page_up``, ``page_down``, ``home`` or ``end``."""
         details = self.query_one("#details", VerticalScroll)
-        if direction < 0:
-            details.scroll_page_up()
-        else:
-            details.scroll_page_down()
+        moves = {
+            "up": details.scroll_up,
+            "down": details.scroll_down,
+            "page_up": details.scroll_page_up,
+            "page_down": details.scroll_page_down,
+            "home": details.scroll_home,
+            "end": details.scroll_end,
+        }
+        moves[how](animate=False)
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

@@ -116,6 +116,9 @@ class CallState:
     feedback: str | None = None
     rejected_by: str = ""
     """Who denied the call: ``you``, ``rule …``, ``plan mode`` or ``policy``."""
+    allowed_by: str = ""
+    """What let it run without an answer after it asked (``accept-edits mode``: the mode was
+    switched while its prompt was open); empty when the user allowed it or it never asked."""
     next_step: str = ""
     details: list[str] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)
@@ -152,13 +155,22 @@ class CallState:
             if self.progress is not None:
                 counted = f"{self.progress:g}" + (f"/{self.total:g}" if self.total else "")
                 detail = f"{counted} {detail}".strip()
-            return f"running · {detail}" if detail else "running"
+            line = f"running · {detail}" if detail else "running"
+            return f"{line} · {self.allowed_line}" if self.allowed_by else line
         if status is CallStatus.REJECTED:
             by = f"rejected by {self.rejected_by}" if self.rejected_by else status.label
             return f"{by} · {self.outcome}" if self.outcome else by
-        if status.finished and self.outcome:
-            return f"{status.label} · {self.outcome}"
-        return status.label
+        line = (
+            f"{status.label} · {self.outcome}" if status.finished and self.outcome else status.label
+        )
+        if self.allowed_by and status in (CallStatus.OK, CallStatus.FAILED):
+            line += f" · {self.allowed_line}"
+        return line
+
+    @property
+    def allowed_line(self) -> str:
+        """``allowed by accept-edits mode`` (empty when ``allowed_by`` is)."""
+        return f"allowed by {self.allowed_by}" if self.allowed_by else ""
 
 
 STARTED = "started"

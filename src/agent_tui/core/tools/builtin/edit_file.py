@@ -27,7 +27,7 @@ from agent_tui.core.tools.builtin._safe_open import (
     swapped,
 )
 from agent_tui.core.tools.builtin.atomic import atomic_write
-from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
 from agent_tui.core.tools.file_state import FileStateCache, content_digest
 from agent_tui.core.tools.summary import changed, diff_stats
 
@@ -61,6 +61,12 @@ class EditFileInput(ToolInput):
         description="Replace every occurrence of old_string instead of requiring exactly one "
         "(e.g. to rename a variable). Default false.",
     )
+
+
+@dataclass
+class _Planned:
+    text: str
+    matches: list[re.Match[str]]
 
 
 @dataclass
@@ -120,7 +126,10 @@ def _changed(state: FileStateCache, path: Path, raw: bytes | None = None) -> boo
         raise swapped(path, "a symlink on it was swapped while it was checked") from exc
 
 
-def _edit(path: Path, where: str, inp: EditFileInput, state: FileStateCache) -> _Edited:
+def _planned(path: Path, where: str, inp: EditFileInput, state: FileStateCache) -> _Planned:
+    """Read ``path`` and find where the edit goes; refuse (``ToolFailure``) an edit that
+    cannot be made: not read in this session, changed since, not a text file, ``old_string``
+    not found or not unique. Changes nothing."""
     changed = _changed(state, path)
     if changed is None:
         raise ToolFailure(
@@ -173,6 +182,12 @@ def _edit(path: Path, where: str, inp: EditFileInput, state: FileStateCache) -> 
             "replace_all=true to replace every occurrence.",
             retryable=True,
         )
+    return _Planned(text, matches)
+
+
+def _edit(path: Path, where: str, inp: EditFileInput, state: FileStateCache) -> _Edited:
+    planned = _planned(path, where, inp, state)
+    text, matches = planned.text, planned.matches
     new = inp.new_string
     if _uses_crlf(text) and "\r" not in new:
         new = new.replace("\n", "\r\n")
@@ -189,7 +204,9 @@ def _edit(path: Path, where: str, inp: EditFileInput, state: FileStateCache) -> 
     return _Edited(text, new_text, len(matches))
 
 
-async def _call(inp: EditFileInput, ctx: ToolContext) -> ToolOutput:
+def _target(inp: EditFileInput, ctx: ToolContext) -> tuple[Path, str]:
+    """(the path the edit works on, how it is shown); refuses a directory, a missing file and
+    an edit that changes nothing."""
     path = ctx.resolve(inp.path)
     where = shown(path, ctx)
     real = resolve_target(inp.path, ctx)
@@ -212,14 +229,41 @@ async def _call(inp: EditFileInput, ctx: ToolContext) -> ToolOutput:
             "old_string and new_string are identical, so the edit would change nothing.",
             "Put the new text in new_string; if the file is already as wanted, move on.",
         )
+    return real, where
+
+
+def _permission_denied(where: str) -> ToolFailure:
+    return ToolFailure(
+        "permission_denied",
+        f"Cannot edit {where}: permission denied.",
+        "Ask the user to fix the permissions, or edit another file.",
+    )
+
+
+def _precheck(inp: EditFileInput, ctx: ToolContext) -> ToolErrorInfo | None:
+    """The refusals of ``_call`` that need no write, before anyone is asked to approve the
+    edit: not read yet, changed since it was read, ``old_string`` not found or not unique…
+    Anything it cannot tell (an unexpected OS error) is left to the call itself."""
+    try:
+        real, where = _target(inp, ctx)
+        try:
+            _planned(real, where, inp, ctx.file_state)
+        except PermissionError as exc:
+            raise _permission_denied(where) from exc
+    except ToolFailure as failure:
+        return failure.info
+    except OSError:
+        return None
+    return None
+
+
+async def _call(inp: EditFileInput, ctx: ToolContext) -> ToolOutput:
+    real, where = _target(inp, ctx)
+    path = ctx.resolve(inp.path)
     try:
         edited = await asyncio.to_thread(_edit, real, where, inp, ctx.file_state)
     except PermissionError as exc:
-        raise ToolFailure(
-            "permission_denied",
-            f"Cannot edit {where}: permission denied.",
-            "Ask the user to fix the permissions, or edit another file.",
-        ) from exc
+        raise _permission_denied(where) from exc
     diff = unified_diff(edited.old_text, edited.new_text, where)
     count = edited.count
     said = f"Edited {where}: {count} replacement{'s' if count != 1 else ''}."
@@ -237,6 +281,7 @@ TOOL = Tool(
     description=DESCRIPTION,
     input_model=EditFileInput,
     call=_call,
+    precheck=_precheck,
     meta=ToolMeta(
         read_only=False,
         concurrency_safe=False,

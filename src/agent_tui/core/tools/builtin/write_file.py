@@ -16,7 +16,7 @@ from agent_tui.core.tools.builtin._diff import unified_diff
 from agent_tui.core.tools.builtin._paths import SAMPLE_BYTES, is_directory, looks_binary, shown
 from agent_tui.core.tools.builtin._safe_open import NotRegularFile, open_regular, resolve_target
 from agent_tui.core.tools.builtin.atomic import atomic_write
-from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
 from agent_tui.core.tools.file_state import content_digest
 from agent_tui.core.tools.summary import changed, diff_stats
 
@@ -68,12 +68,33 @@ def _line_count(text: str) -> int:
     return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
 
-async def _call(inp: WriteFileInput, ctx: ToolContext) -> ToolOutput:
+def _target(inp: WriteFileInput, ctx: ToolContext) -> tuple[Path, str]:
+    """(the path the write replaces, how it is shown); refuses a directory."""
     path = ctx.resolve(inp.path)
-    where = shown(path, ctx)
     real = resolve_target(inp.path, ctx)
     if real.is_dir():
         raise is_directory(path, ctx, "write_file")
+    return real, shown(path, ctx)
+
+
+def _precheck(inp: WriteFileInput, ctx: ToolContext) -> ToolErrorInfo | None:
+    """What ``_call`` refuses before writing (the path is a directory), before anyone is asked.
+
+    Unlike ``edit_file``, a write needs no earlier read (it replaces the whole file, and the
+    prompt shows the diff against what is there), so an existing file not read is no refusal.
+    """
+    try:
+        _target(inp, ctx)
+    except ToolFailure as failure:
+        return failure.info
+    except OSError:
+        return None
+    return None
+
+
+async def _call(inp: WriteFileInput, ctx: ToolContext) -> ToolOutput:
+    path = ctx.resolve(inp.path)
+    real, where = _target(inp, ctx)
     data = inp.content.encode("utf-8", errors="surrogateescape")
     try:
         # Once started the write completes or fails as a whole, even if the call is cancelled.
@@ -118,6 +139,7 @@ TOOL = Tool(
     description=DESCRIPTION,
     input_model=WriteFileInput,
     call=_call,
+    precheck=_precheck,
     meta=ToolMeta(
         read_only=False,
         concurrency_safe=False,

@@ -50,6 +50,8 @@ class ProgressView(Vertical):
         if call.total:
             detail = f"{call.progress or 0:g}/{call.total:g}" + (f" · {detail}" if detail else "")
         suffix = f" · {detail}" if detail else ""
+        if call.allowed_by:
+            suffix += f" · {call.allowed_line}"
         if call.tail or call.total:
             return Content.assemble(("running", "bold"), suffix)
         spinner = Content.styled(spinner_frame(now), "bold")

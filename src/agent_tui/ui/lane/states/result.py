@@ -28,6 +28,8 @@ class ResultView(StateView):
         else:
             outcome = Content(call.outcome)
         line = Content.assemble(label, " · ", outcome) if call.outcome else Content(label)
+        if call.allowed_by:
+            line += Content(f" · {call.allowed_line}")
         if call.spill is None:
             return line
         pointer = Content.assemble(  # the path is in the expanded card and in the notice of o
