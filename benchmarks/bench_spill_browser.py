@@ -38,15 +38,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_budget import MB, evict, lines_text
 
 from agent_tui.core.agent import Agent
-from agent_tui.core.budget.browse import (
+from agent_tui.core.browse import (
     open_reader,
     read_window,
     resolve_spill,
     window_ending_at,
     window_of,
 )
+from agent_tui.core.browse.search import search_spill
 from agent_tui.core.budget.index import index_path
-from agent_tui.core.budget.search import search_spill
 from agent_tui.core.budget.store import SpillRecord, SpillStore
 from agent_tui.core.providers.demo import DemoProvider
 from agent_tui.core.tools.builtin import default_registry

@@ -9,8 +9,10 @@ import pytest
 from textual.geometry import Region
 from textual.widget import Widget
 
+from agent_tui.core.events import TurnEnd, UserMessage
 from agent_tui.ui.calls.state import AutoExpand
 from agent_tui.ui.lane import GroupCard, ToolCard, ToolLane
+from agent_tui.ui.shell.events_bridge import AgentEvent
 
 from .helpers import make_agent, make_app, submit, wait_for, wait_idle
 
@@ -113,3 +115,15 @@ async def test_typed_text_lands_in_the_prompt_wherever_the_focus_is(tmp_path: Pa
         app.set_focus(None)  # e.g. after a screen closed
         await pilot.press(*" world")
         assert app.main.prompt.text == "hello world"
+
+
+async def test_an_event_after_the_main_screen_is_gone_is_dropped(tmp_path: Path) -> None:
+    """A turn still ending while the app shuts down: its events find no chat, and must not
+    raise (it was ``NoMatches('#chat')`` inside ``on_agent_event``)."""
+    app = make_app(make_agent(tmp_path, []))
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = app.main
+        await app.pop_screen()  # what shutting down does to the screen stack
+        await wait_for(pilot, lambda: not main.is_attached, "the main screen to go")
+        await app.on_agent_event(AgentEvent(UserMessage(text="late")))
+        await app.on_agent_event(AgentEvent(TurnEnd(reason="interrupted", turns=1)))

@@ -14,7 +14,7 @@ from textual import events
 from textual.pilot import Pilot
 
 from agent_tui.core.agent import Agent
-from agent_tui.core.budget import search as search_module
+from agent_tui.core.browse import search as search_module
 from agent_tui.core.budget.index import index_path
 from agent_tui.core.budget.store import SpillRecord, SpillStore
 from agent_tui.core.events import SpillPointer, ToolResult, UserMessage

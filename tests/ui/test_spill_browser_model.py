@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.budget.browse import SpillRefused, list_spills
-from agent_tui.core.budget.search import Hit, search_spill
+from agent_tui.core.browse import SpillRefused, list_spills
+from agent_tui.core.browse.search import Hit, search_spill
 from agent_tui.core.budget.store import SpillRecord, SpillStore
 from agent_tui.ui.spills.model import (
     Copied,

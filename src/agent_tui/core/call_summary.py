@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent_tui.core.tools.summary import one_line
+from agent_tui.core.summary import one_line
 from agent_tui.core.transcript import ToolCall
 
 # The input keys that best describe a call, most telling first.

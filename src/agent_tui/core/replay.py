@@ -23,7 +23,7 @@ from agent_tui.core.events import (
     UsageEvent,
     UserMessage,
 )
-from agent_tui.core.tools.summary import default_summary
+from agent_tui.core.summary import default_summary
 from agent_tui.core.transcript import INTERRUPTED_NOTE, Message, ToolEnd
 
 

@@ -16,15 +16,15 @@ returns the problems next to the settings so every front end can show them.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agent_tui.core.budget.config import BudgetSettings
-from agent_tui.core.disclosure.config import DisclosureSettings
 from agent_tui.core.paths import config_dir
 from agent_tui.core.schema_errors import format_validation_error
 
@@ -33,6 +33,37 @@ IGNORED_FILE = "the whole file is ignored: the other settings files or the defau
 SETTINGS_FILE = "settings.json"
 LOCAL_SETTINGS_FILE = "settings.local.json"
 PROJECT_DIR = ".agent-tui"
+
+
+_DEFERRED = re.compile(r"^(off|auto:\d+)$")
+DEFAULT_THRESHOLD = 10
+
+
+class DisclosureSettings(BaseModel):
+    """Which tools the model sees every turn (direct) and which it finds with search_tool."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    deferred: str = Field(default=f"auto:{DEFAULT_THRESHOLD}")
+    """``auto:N``: MCP tools are deferred when there are more than N tools in all (``auto:0``
+    always defers them); ``off``: every tool is direct."""
+    promote: list[str] = Field(default_factory=list)
+    """Tools (names or ``mcp__server__*``) that are direct from the first turn of a session."""
+    always_load: list[str] = Field(default_factory=list)
+    """MCP servers whose tools are always direct."""
+
+    @field_validator("deferred")
+    @classmethod
+    def _check(cls, value: str) -> str:
+        value = value.strip().lower()
+        if not _DEFERRED.match(value):
+            raise ValueError("use 'auto:N' (N a whole number, e.g. auto:10) or 'off'")
+        return value
+
+    @property
+    def threshold(self) -> int | None:
+        """None when disclosure is off."""
+        return None if self.deferred == "off" else int(self.deferred.split(":", 1)[1])
 
 
 class ExecutorSettings(BaseModel):

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_tui.core.budget.browse import (
+from agent_tui.core.browse import (
     SpillRefused,
     column_of_byte,
     delete_spill,

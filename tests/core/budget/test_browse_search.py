@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_tui.core.budget.browse import SpillRefused
-from agent_tui.core.budget.search import (
+from agent_tui.core.browse import SpillRefused
+from agent_tui.core.browse.search import (
     Hit,
     Matcher,
     SearchCancelled,

@@ -74,7 +74,7 @@ async def test_switching_to_accept_edits_runs_the_pending_write(tmp_path: Path) 
 async def test_switching_to_plan_rejects_it_by_the_policy(tmp_path: Path) -> None:
     events, _ = await _run(tmp_path, [_write()], _switch(Mode.PLAN))
     [rejected] = _of(events, "tool_rejected")
-    assert (rejected.by, rejected.step) == ("policy", "plan mode")
+    assert (rejected.by, rejected.step) == ("plan", "plan mode")
     assert not (tmp_path / "a.txt").exists()
 
 

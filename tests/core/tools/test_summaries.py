@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from agent_tui.core.summary import changed, default_summary, diff_stats
 from agent_tui.core.tools.base import ToolContext, ToolOutput
 from agent_tui.core.tools.builtin import default_registry
-from agent_tui.core.tools.summary import changed, default_summary, diff_stats
 
 
 async def _run(cwd: Path, name: str, ctx: ToolContext | None = None, **args: Any) -> ToolOutput:

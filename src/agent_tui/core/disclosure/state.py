@@ -15,7 +15,6 @@ import json
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from agent_tui.core.disclosure.config import DisclosureSettings
 from agent_tui.core.disclosure.proxies import (
     RUN_TOOL,
     SEARCH_TOOL,
@@ -24,6 +23,7 @@ from agent_tui.core.disclosure.proxies import (
     search_description,
 )
 from agent_tui.core.disclosure.search import SearchIndex, ToolDoc
+from agent_tui.core.settings import DisclosureSettings
 from agent_tui.core.tools.base import Tool
 from agent_tui.core.tools.registry import ToolRegistry, tool_schema
 
@@ -155,7 +155,9 @@ class Disclosure:
 
     # -- the array of one request -------------------------------------------------------------
 
-    def exposed(self, *, read_only_only: bool = False, denied: Iterable[str] = ()) -> list[Tool]:
+    def exposed(
+        self, *, read_only_only: bool = False, denied: Iterable[str] = ()
+    ) -> list[Tool[Any]]:
         """The tools of the next request, after the filter pipeline: mode (plan mode offers only
         read-only tools), tools denied outright, then direct + proxies (+ unmasked on strict)."""
         denied = set(denied)

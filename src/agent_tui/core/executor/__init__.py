@@ -10,8 +10,9 @@ and still gives every call exactly one result message.
 from agent_tui.core.executor.batch import HELD_MESSAGE, STARTED_MESSAGE, describe_failure
 from agent_tui.core.executor.lifecycle import CallState, Lifecycle, Transition
 from agent_tui.core.executor.partition import MAX_PARALLEL, CallPlan, partition, plan_calls
-from agent_tui.core.executor.results import CANCELLED, INTERRUPTED
+from agent_tui.core.executor.results import INTERRUPTED
 from agent_tui.core.executor.runner import ToolExecutor
+from agent_tui.core.tools.errors import CANCELLED
 
 __all__ = [
     "CANCELLED",

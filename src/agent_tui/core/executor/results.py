@@ -17,9 +17,9 @@ from agent_tui.core.call_summary import call_summary
 from agent_tui.core.events import Event, RejectedBy, ToolErrorEvent, ToolRejected, ToolResult
 from agent_tui.core.executor.lifecycle import CallState, Lifecycle
 from agent_tui.core.executor.partition import CallPlan
+from agent_tui.core.summary import default_summary
 from agent_tui.core.tools.base import ToolOutput
 from agent_tui.core.tools.errors import CANCELLED, ToolErrorInfo
-from agent_tui.core.tools.summary import default_summary
 from agent_tui.core.transcript import CallRecord, Message, ToolEnd
 
 INTERRUPTED = "interrupted"

@@ -97,7 +97,8 @@ class _WatchedStream:
         exc_val: BaseException | None,
         exc_tb: TracebackType | None,
     ) -> bool | None:
-        return await self._inner.__aexit__(exc_type, exc_val, exc_tb)
+        suppressed: bool | None = await self._inner.__aexit__(exc_type, exc_val, exc_tb)
+        return suppressed
 
 
 def _is_cancel(exc: BaseException) -> bool:
@@ -129,7 +130,8 @@ class WatchedTransport:
         exc_tb: TracebackType | None,
     ) -> bool | None:
         try:
-            return await self._inner.__aexit__(exc_type, exc_val, exc_tb)
+            suppressed: bool | None = await self._inner.__aexit__(exc_type, exc_val, exc_tb)
+            return suppressed
         finally:
             await self._close_owned()
 

@@ -11,9 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agent_tui.core.permissions.rules import Rule
+
+if TYPE_CHECKING:
+    from agent_tui.core.tools.base import Tool
 
 Kind = Literal["allow", "ask", "deny"]
 
@@ -85,3 +88,12 @@ class Decision:
 
     def __str__(self) -> str:
         return f"{self.kind} — {self.reason}"
+
+
+def plan_mode(tool: Tool[Any]) -> Decision:
+    """The denial of a tool that may change things while plan mode is on."""
+    why = (
+        f"plan mode is on: only read-only tools run, so {tool.name} was not run. "
+        "Describe the change as a plan instead; the user can switch modes to apply it."
+    )
+    return Decision("deny", why, Step.PLAN_MODE)

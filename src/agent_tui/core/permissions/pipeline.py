@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.permissions.decision import Decision, Step
+from agent_tui.core.permissions.decision import Decision, Step, plan_mode
 from agent_tui.core.permissions.modes import Mode
 from agent_tui.core.permissions.policy import ApprovalRequest, Scope
 from agent_tui.core.permissions.protected import names_explicitly, protection
@@ -281,11 +281,3 @@ class PermissionPipeline:
         if self.inside_workspace(path):
             return path.relative_to(self.workspace).as_posix()
         return str(path)
-
-
-def plan_mode(tool: Tool[Any]) -> Decision:
-    why = (
-        f"plan mode is on: only read-only tools run, so {tool.name} was not run. "
-        "Describe the change as a plan instead; the user can switch modes to apply it."
-    )
-    return Decision("deny", why, Step.PLAN_MODE)

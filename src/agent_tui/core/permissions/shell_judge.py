@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.core.permissions.decision import Decision, Step
+from agent_tui.core.permissions.decision import Decision, Step, plan_mode
 from agent_tui.core.permissions.matching import (
     Match,
     allows,
@@ -58,8 +58,6 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
                     "deny", f"denied by the rule {rule}{_source(rule)}", Step.DENY_RULE, rule
                 )
         if p.mode is Mode.PLAN:
-            from agent_tui.core.permissions.pipeline import plan_mode
-
             return plan_mode(tool).with_(understood=False)
         return decision(
             "ask",
@@ -133,8 +131,6 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
                 maybes.append((rule, f"{target.write.how} of {p.shown(target.path)} {why}"))
     # 2. plan mode
     if p.mode is Mode.PLAN:
-        from agent_tui.core.permissions.pipeline import plan_mode
-
         return plan_mode(tool).with_(understood=understood)
     # 3. the checks no mode skips
     if maybes:

@@ -60,7 +60,7 @@ class RetryPolicy:
         """Seconds to wait before retry number ``attempt`` (0-based)."""
         if retry_after is not None:
             return min(max(retry_after, 0.0), self.max_delay)
-        backoff = self.base_delay * (2**attempt) * random.uniform(0.8, 1.2)
+        backoff: float = self.base_delay * (2**attempt) * random.uniform(0.8, 1.2)
         return min(max(backoff, 0.0), self.max_delay)
 
 

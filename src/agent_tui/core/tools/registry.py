@@ -107,11 +107,13 @@ class ToolRegistry:
 
     def openai_tools(self) -> list[dict[str, Any]]:
         """The Chat Completions ``tools`` array."""
-        return json.loads(self.openai_tools_json())
+        tools: list[dict[str, Any]] = json.loads(self.openai_tools_json())
+        return tools
 
     def anthropic_tools(self) -> list[dict[str, Any]]:
         """The Messages API ``tools`` array."""
-        return json.loads(self.anthropic_tools_json())
+        tools: list[dict[str, Any]] = json.loads(self.anthropic_tools_json())
+        return tools
 
     def openai_tools_json(self) -> str:
         if "openai" not in self._cache:

@@ -26,7 +26,7 @@ def _strip_titles(node: Any) -> Any:
 
 def input_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The JSON Schema the model sees for a tool input model (an ``object`` schema)."""
-    schema = _strip_titles(model.model_json_schema())
+    schema: dict[str, Any] = _strip_titles(model.model_json_schema())
     schema.setdefault("type", "object")
     schema.setdefault("properties", {})
     return schema

@@ -9,6 +9,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Header, Input, TextArea
@@ -62,8 +63,8 @@ class MainScreen(Screen[None]):
         focused = self.focused
         if isinstance(focused, (Input, TextArea)):
             return  # the prompt itself, or a field of a widget
-        if event.key in self.app.active_bindings:
-            return  # a key of the focused card, the chat or the app
+        if event.key in self.app.active_bindings or _bound(focused, event.key):
+            return  # a key of the focused card (even where it does nothing), the chat, the app
         event.stop()
         event.prevent_default()
         self.prompt.focus()
@@ -119,3 +120,17 @@ class MainScreen(Screen[None]):
                 return
             if region == 2 and lane_shown and self.lane.focus_lane():
                 return
+
+
+def _bound(widget: Widget | None, key: str) -> bool:
+    """``key`` is one of the keys the focused widget or its containers declare (``BINDINGS``),
+    whether or not the action is available right now."""
+    node: DOMNode | None = widget
+    while node is not None and not isinstance(node, Screen):
+        for cls in type(node).__mro__:
+            for binding in vars(cls).get("BINDINGS", ()):
+                keys = binding.key if isinstance(binding, Binding) else binding[0]
+                if key in (k.strip() for k in keys.split(",")):
+                    return True
+        node = node.parent
+    return False

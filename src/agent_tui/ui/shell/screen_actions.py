@@ -17,7 +17,7 @@ def open_spill(app: App[Any], agent: Agent, path: str = "", *, cursor_blink: boo
     """Open the spill browser: on ``path`` (a card's spill pointer) at line 1, or on the
     newest spill. A path that is not an openable spill (outside the spill directory,
     missing, not a spill, not indexed) is refused with a notice saying why."""
-    from agent_tui.core.budget.browse import SpillRefused, resolve_spill
+    from agent_tui.core.browse import SpillRefused, resolve_spill
     from agent_tui.ui.spills.browser import SpillBrowser
 
     target = None

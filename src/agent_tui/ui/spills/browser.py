@@ -32,7 +32,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Header, Input, Static
 
-from agent_tui.core.budget.browse import (
+from agent_tui.core.browse import (
     SpillEntry,
     SpillRefused,
     delete_spill,

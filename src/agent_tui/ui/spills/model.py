@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from agent_tui.core.budget.browse import (
+from agent_tui.core.browse import (
     COPY_MAX_BYTES,
     SpillEntry,
     SpillRefused,
@@ -34,7 +34,7 @@ from agent_tui.core.budget.browse import (
     window_of,
     window_text,
 )
-from agent_tui.core.budget.search import Hit, Matcher
+from agent_tui.core.browse.search import Hit, Matcher
 from agent_tui.core.budget.store import SpillStore
 from agent_tui.core.tools.builtin import read_file
 

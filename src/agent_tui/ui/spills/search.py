@@ -17,8 +17,8 @@ from functools import partial
 from textual.dom import DOMNode
 from textual.timer import Timer
 
-from agent_tui.core.budget.browse import SpillRefused
-from agent_tui.core.budget.search import SearchCancelled, search_spill
+from agent_tui.core.browse import SpillRefused
+from agent_tui.core.browse.search import SearchCancelled, search_spill
 from agent_tui.ui.spills.model import SearchJob, SearchResult
 
 PROGRESS_SECONDS = 0.1

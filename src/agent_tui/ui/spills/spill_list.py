@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from agent_tui.core.budget.browse import SpillEntry
+from agent_tui.core.browse import SpillEntry
 
 DISPLAY_TZ: tzinfo | None = None
 """The time zone spill times are shown in (None: the local one; tests pin it)."""

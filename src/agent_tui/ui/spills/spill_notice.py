@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
-from agent_tui.core.budget.browse import SpillRefused
+from agent_tui.core.browse import SpillRefused
 
 
 class SpillNotice(Static):

@@ -25,7 +25,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from agent_tui.core.budget.browse import SpillWindow
+from agent_tui.core.browse import SpillWindow
 from agent_tui.ui.spills.model import Highlight
 
 __all__ = ["Highlight", "Row", "Shown", "SpillViewer", "prepare", "split_row"]

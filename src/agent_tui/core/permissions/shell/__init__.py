@@ -21,7 +21,8 @@ from agent_tui.core.permissions.shell.model import (
 
 def analyse(command: str) -> ShellAnalysis:
     """Every fact of ``command`` the permission rules need; never raises on any input."""
-    from agent_tui.core.permissions.shell.walker import Budget, analyse_into
+    from agent_tui.core.permissions.shell.expand import Budget
+    from agent_tui.core.permissions.shell.walker import analyse_into
 
     analysis = ShellAnalysis(command)
     if "\0" in command:

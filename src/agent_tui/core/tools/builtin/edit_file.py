@@ -11,6 +11,7 @@ from pathlib import Path
 from pydantic import Field
 
 from agent_tui.core.calls import ResultFacts
+from agent_tui.core.summary import changed, diff_stats
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
 from agent_tui.core.tools.builtin._diff import unified_diff
 from agent_tui.core.tools.builtin._paths import (
@@ -29,7 +30,6 @@ from agent_tui.core.tools.builtin._safe_open import (
 from agent_tui.core.tools.builtin.atomic import atomic_write
 from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
 from agent_tui.core.tools.file_state import FileStateCache, content_digest
-from agent_tui.core.tools.summary import changed, diff_stats
 
 MAX_LINES_LISTED = 20
 _LINE_PREFIX = re.compile(r"^\s*\d+\t", re.MULTILINE)

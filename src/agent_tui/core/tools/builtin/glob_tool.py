@@ -8,12 +8,12 @@ from pathlib import Path
 from pydantic import Field
 
 from agent_tui.core.calls import ResultFacts
+from agent_tui.core.summary import plural, withheld_note
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
 from agent_tui.core.tools.builtin._paths import READ_ONLY_PATH_META, in_thread, not_found, shown
 from agent_tui.core.tools.builtin._walk import SKIPPED_TEXT, glob_regex, has_magic, walk_files
 from agent_tui.core.tools.builtin._withheld import Withheld, refuse_if_withheld
 from agent_tui.core.tools.errors import ToolFailure
-from agent_tui.core.tools.summary import plural, withheld_note
 
 MAX_RESULTS = 500
 

@@ -21,6 +21,7 @@ from typing import Any, BinaryIO, Protocol
 from pydantic import Field
 
 from agent_tui.core.calls import ResultFacts
+from agent_tui.core.summary import plural, withheld_note
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
 from agent_tui.core.tools.builtin._paths import (
     READ_ONLY_PATH_META,
@@ -33,7 +34,6 @@ from agent_tui.core.tools.builtin._safe_open import NotRegularFile, open_regular
 from agent_tui.core.tools.builtin._walk import SKIPPED_TEXT, glob_regex, walk_files
 from agent_tui.core.tools.builtin._withheld import Withheld, refuse_if_withheld
 from agent_tui.core.tools.errors import ToolFailure
-from agent_tui.core.tools.summary import plural, withheld_note
 
 MAX_MATCHES = 200
 MAX_LINE_CHARS = 300
@@ -223,8 +223,9 @@ def _size(node: Any, cap: int) -> int:
 
     if isinstance(node, core.GreedyRepeat):  # lazy and possessive repeats too (subclasses)
         low, high = node.min_count, node.max_count
-        copies = max(1, low + (0 if high == low else 1))
-        return 1 + copies * _size(node.subpattern, cap // copies + 1)
+        copies: int = max(1, low + (0 if high == low else 1))
+        inner: int = _size(node.subpattern, cap // copies + 1)
+        return 1 + copies * inner
     total = 1
     for value in vars(node).values():
         for child in value if isinstance(value, list | tuple) else (value,):

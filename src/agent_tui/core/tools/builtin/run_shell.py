@@ -15,6 +15,7 @@ import time
 from pydantic import Field
 
 from agent_tui.core.calls import ResultFacts
+from agent_tui.core.summary import first_line
 from agent_tui.core.tools.base import (
     ProgressCallback,
     ProgressUpdate,
@@ -26,7 +27,6 @@ from agent_tui.core.tools.base import (
 )
 from agent_tui.core.tools.builtin._paths import shown
 from agent_tui.core.tools.errors import TIMEOUT, ToolFailure
-from agent_tui.core.tools.summary import first_line
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0

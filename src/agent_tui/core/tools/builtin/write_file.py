@@ -11,6 +11,7 @@ from pathlib import Path
 from pydantic import Field
 
 from agent_tui.core.calls import ResultFacts
+from agent_tui.core.summary import changed, diff_stats
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
 from agent_tui.core.tools.builtin._diff import unified_diff
 from agent_tui.core.tools.builtin._paths import SAMPLE_BYTES, is_directory, looks_binary, shown
@@ -18,7 +19,6 @@ from agent_tui.core.tools.builtin._safe_open import NotRegularFile, open_regular
 from agent_tui.core.tools.builtin.atomic import atomic_write
 from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
 from agent_tui.core.tools.file_state import content_digest
-from agent_tui.core.tools.summary import changed, diff_stats
 
 DIFF_MAX_BYTES = 1 << 20
 """Above this size the previous content is not read back for a diff."""
