@@ -19,6 +19,7 @@ from agent_tui.core.budget.index import index_path
 from agent_tui.core.budget.store import SpillRecord, SpillStore
 from agent_tui.core.events import SpillPointer, ToolResult, UserMessage
 from agent_tui.core.transcript import Message, ToolCall
+from agent_tui.ui.shell.events_bridge import AgentEvent
 from agent_tui.ui.spills.browser import ConfirmDelete, SpillBrowser
 from agent_tui.ui.spills.spill_viewer import prepare, split_row
 from agent_tui.ui.spills.widgets import SpillList, SpillViewer
@@ -356,9 +357,19 @@ async def test_live_marks_follow_the_transcript(tmp_path: Path) -> None:
         browser = await open_browser(pilot, record.shown)
         assert not browser.query_one(SpillList).entries[0].referenced
         call = ToolCall(id="call_9", name="run_shell", arguments="{}")
-        agent.messages.append(Message.tool(call, f"excerpt … saved in {record.shown}."))
+        text = f"excerpt … saved in {record.shown}."
+        # what the agent worker does: append the result, then emit its event; the app tells
+        # the browser on top that the transcript changed (no polling)
+        agent.messages.append(Message.tool(call, text))
+        await app.on_agent_event(
+            AgentEvent(ToolResult(id="call_9", name="run_shell", content=text))
+        )
         await wait_for(
             pilot, lambda: browser.query_one(SpillList).entries[0].referenced, "the live mark"
+        )
+        await app.new_session()  # a new conversation: no live message points to it any more
+        await wait_for(
+            pilot, lambda: not browser.query_one(SpillList).entries[0].referenced, "no mark"
         )
 
 

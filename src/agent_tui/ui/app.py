@@ -42,6 +42,7 @@ from agent_tui.ui.approval.desk import ApprovalDesk, describe_request
 from agent_tui.ui.calls.book import CallBook, CallState, CallStatus, Clock
 from agent_tui.ui.chat.tool_line import ToolLine
 from agent_tui.ui.common.format import model_label, shorten_home
+from agent_tui.ui.common.messages import TranscriptChanged
 from agent_tui.ui.lane.tool_card import ToolCard
 from agent_tui.ui.shell import palette, screen_actions, startup
 from agent_tui.ui.shell.events_bridge import AgentEvent, SourcesChanged, forward, watch_sources
@@ -110,6 +111,7 @@ class AgentApp(App[None]):
         )
         self._main: MainScreen | None = None
         self._unwatch: list[Any] = []
+        self._transcript_seen = (id(agent.messages), len(agent.messages))
         self.quit_armed_at: float | None = None
         """When Ctrl+C was last pressed."""
         self.theme_keeper: ThemeKeeper | None = None
@@ -202,6 +204,7 @@ class AgentApp(App[None]):
     watch_demo = watch_model
 
     async def _reset_views(self) -> None:
+        self._note_transcript()
         self.calls.clear()
         await self.main.chat.clear()
         await self.main.lane.clear()
@@ -296,6 +299,16 @@ class AgentApp(App[None]):
         except NoMatches:
             if self._showing():
                 raise
+        self._note_transcript()
+
+    def _note_transcript(self) -> None:
+        """Tell the screen on top when the transcript changed (the spill browser lists which
+        spills live messages point to)."""
+        key = (id(self.agent.messages), len(self.agent.messages))
+        if key != self._transcript_seen:
+            self._transcript_seen = key
+            if self.screen is not self._main:
+                self.screen.post_message(TranscriptChanged())
 
     def _showing(self) -> bool:
         """The main screen is up (not yet, or no longer while the app shuts down)."""

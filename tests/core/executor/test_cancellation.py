@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.executor import CallState
+from agent_tui.core.executor import CallPhase
 from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.tools.builtin import run_shell
 from tests.core.executor.helpers import (
@@ -73,7 +73,7 @@ async def test_a_failing_breaker_cancels_only_its_running_siblings(
     assert [m.tool_call_id for m in out] == [c.id for c in calls]
     assert expected in out[1].content
     assert out[1].is_error
-    assert set(ex.states.values()) == {CallState.YIELDED}
+    assert set(ex.states.values()) == {CallPhase.YIELDED}
 
 
 async def test_failures_of_other_tools_do_not_propagate(tmp_path: Path) -> None:

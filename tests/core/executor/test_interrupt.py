@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from agent_tui.core.agent import Agent
 from agent_tui.core.events import Event
-from agent_tui.core.executor import CallState
+from agent_tui.core.executor import CallPhase
 from agent_tui.core.permissions import Approval, ApprovalRequest, SimplePolicy
 from agent_tui.core.providers.base import (
     Completion,
@@ -92,7 +92,7 @@ async def test_an_abort_mid_batch_kills_shells_and_leaves_a_valid_transcript(
     assert probe.cancelled == ["h"]
     assert "l" not in probe.calls
     assert not (tmp_path / "never.txt").exists()
-    assert set(agent.executor.states.values()) == {CallState.YIELDED}
+    assert set(agent.executor.states.values()) == {CallPhase.YIELDED}
     # exactly one tool message per call, in order, right after the assistant message
     ids = [c["id"] for c in calls]
     assert [c.id for m in agent.messages for c in m.tool_calls] == ids

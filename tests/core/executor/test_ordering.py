@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.core.events import Event, ToolGroup
-from agent_tui.core.executor import STARTED_MESSAGE, CallState, Lifecycle, Transition
+from agent_tui.core.executor import STARTED_MESSAGE, CallPhase, Lifecycle, Transition
 from tests.core.executor.helpers import (
     DEADLINE,
     Probe,
@@ -21,10 +21,10 @@ from tests.core.executor.helpers import (
 )
 from tests.core.helpers import of_type
 
-Q, E, C, Y = CallState.QUEUED, CallState.EXECUTING, CallState.COMPLETED, CallState.YIELDED
+Q, E, C, Y = CallPhase.QUEUED, CallPhase.EXECUTING, CallPhase.COMPLETED, CallPhase.YIELDED
 
 
-def path(history: list[Transition], call_id: str) -> list[CallState]:
+def path(history: list[Transition], call_id: str) -> list[CallPhase]:
     return [t.state for t in history if t.call_id == call_id]
 
 

@@ -27,7 +27,7 @@ from agent_tui.core.settings import DisclosureSettings
 from agent_tui.core.tools.base import Tool
 from agent_tui.core.tools.registry import ToolRegistry, tool_schema
 
-Protocol = Literal["free-text", "strict"]
+WireProtocol = Literal["free-text", "strict"]
 PROXIES = frozenset({SEARCH_TOOL, RUN_TOOL})
 CATALOG_SUMMARIES = 60  # up to this many deferred tools get a one-line summary in the catalog
 CATALOG_CHARS = 24_000
@@ -69,11 +69,11 @@ class Disclosure:
         self,
         registry: ToolRegistry,
         settings: DisclosureSettings | None = None,
-        protocol: Protocol = "free-text",
+        protocol: WireProtocol = "free-text",
     ) -> None:
         self.registry = registry
         self.settings = settings or DisclosureSettings()
-        self.protocol: Protocol = protocol
+        self.protocol: WireProtocol = protocol
         self.promoted = tuple(self.settings.promote)  # fixed for the session: cache-stable
         self.unmasked: set[str] = set()
         self._index: SearchIndex | None = None

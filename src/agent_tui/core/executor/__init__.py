@@ -8,7 +8,7 @@ and still gives every call exactly one result message.
 """
 
 from agent_tui.core.executor.batch import HELD_MESSAGE, STARTED_MESSAGE, describe_failure
-from agent_tui.core.executor.lifecycle import CallState, Lifecycle, Transition
+from agent_tui.core.executor.lifecycle import CallPhase, Lifecycle, Transition
 from agent_tui.core.executor.partition import MAX_PARALLEL, CallPlan, partition, plan_calls
 from agent_tui.core.executor.results import INTERRUPTED
 from agent_tui.core.executor.runner import ToolExecutor
@@ -20,8 +20,8 @@ __all__ = [
     "INTERRUPTED",
     "MAX_PARALLEL",
     "STARTED_MESSAGE",
+    "CallPhase",
     "CallPlan",
-    "CallState",
     "Lifecycle",
     "ToolExecutor",
     "Transition",

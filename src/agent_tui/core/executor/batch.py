@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 from agent_tui.core.events import Event, ToolProgress
-from agent_tui.core.executor.lifecycle import CallState
+from agent_tui.core.executor.lifecycle import CallPhase
 from agent_tui.core.executor.partition import CallPlan
 from agent_tui.core.executor.results import CallResults
 from agent_tui.core.tools import errors as codes
@@ -159,7 +159,7 @@ class BatchRun:
 
     def _start(self, pos: int, plan: CallPlan) -> None:
         assert plan.prepared is not None
-        self.results.lifecycle.advance(plan.index, CallState.EXECUTING)
+        self.results.lifecycle.advance(plan.index, CallPhase.EXECUTING)
         started = self._starts[pos] = time.monotonic()
         self._queue.put_nowait(
             ToolProgress(id=plan.call.id, name=plan.call.name, elapsed=0.0, message=STARTED_MESSAGE)
@@ -209,7 +209,7 @@ class BatchRun:
             end = _End(elapsed, outcome=task.result())
         plan = self.plans[pos]
         self._ends[pos] = end
-        self.results.lifecycle.advance(plan.index, CallState.COMPLETED)
+        self.results.lifecycle.advance(plan.index, CallPhase.COMPLETED)
         self._queue.put_nowait(pos)
         if end.outcome is not None and fails_siblings(plan, end.outcome):
             because = describe_failure(plan, end.outcome)

@@ -19,18 +19,21 @@ from enum import StrEnum
 log = logging.getLogger(__name__)
 
 
-class CallState(StrEnum):
+class CallPhase(StrEnum):
+    """Where a call is in the executor (queued → executing → completed → yielded); the UI's
+    render state of a call is another thing, ``ui.calls.state.CallState``."""
+
     QUEUED = "queued"
     EXECUTING = "executing"
     COMPLETED = "completed"
     YIELDED = "yielded"
 
 
-_NEXT: dict[CallState, frozenset[CallState]] = {
-    CallState.QUEUED: frozenset({CallState.EXECUTING, CallState.COMPLETED}),
-    CallState.EXECUTING: frozenset({CallState.COMPLETED}),
-    CallState.COMPLETED: frozenset({CallState.YIELDED}),
-    CallState.YIELDED: frozenset(),
+_NEXT: dict[CallPhase, frozenset[CallPhase]] = {
+    CallPhase.QUEUED: frozenset({CallPhase.EXECUTING, CallPhase.COMPLETED}),
+    CallPhase.EXECUTING: frozenset({CallPhase.COMPLETED}),
+    CallPhase.COMPLETED: frozenset({CallPhase.YIELDED}),
+    CallPhase.YIELDED: frozenset(),
 }
 
 
@@ -40,7 +43,7 @@ class Transition:
 
     index: int
     call_id: str
-    state: CallState
+    state: CallPhase
     at: float
 
 
@@ -52,28 +55,28 @@ class Lifecycle:
 
     def __init__(self, call_ids: Sequence[str], listener: Listener | None = None) -> None:
         self.call_ids = list(call_ids)
-        self._states = [CallState.QUEUED] * len(self.call_ids)
+        self._states = [CallPhase.QUEUED] * len(self.call_ids)
         self._listener = listener
         now = time.monotonic()
         self.history = [
-            Transition(i, call_id, CallState.QUEUED, now) for i, call_id in enumerate(call_ids)
+            Transition(i, call_id, CallPhase.QUEUED, now) for i, call_id in enumerate(call_ids)
         ]
 
     def __len__(self) -> int:
         return len(self._states)
 
-    def state(self, index: int) -> CallState:
+    def state(self, index: int) -> CallPhase:
         return self._states[index]
 
     @property
-    def states(self) -> dict[str, CallState]:
+    def states(self) -> dict[str, CallPhase]:
         """Each call id's current state (ids are unique in any sane request)."""
         return dict(zip(self.call_ids, self._states, strict=True))
 
-    def count(self, state: CallState) -> int:
+    def count(self, state: CallPhase) -> int:
         return sum(1 for s in self._states if s is state)
 
-    def advance(self, index: int, state: CallState) -> None:
+    def advance(self, index: int, state: CallPhase) -> None:
         """Move call ``index`` to ``state``; re-entering the current state is a no-op."""
         current = self._states[index]
         if state is current:

@@ -15,7 +15,7 @@ from agent_tui.core.budget import BudgetedResult, PendingResult
 from agent_tui.core.budget.ordered import Maker, OrderedResults, spill_pointer
 from agent_tui.core.call_summary import call_summary
 from agent_tui.core.events import Event, RejectedBy, ToolErrorEvent, ToolRejected, ToolResult
-from agent_tui.core.executor.lifecycle import CallState, Lifecycle
+from agent_tui.core.executor.lifecycle import CallPhase, Lifecycle
 from agent_tui.core.executor.partition import CallPlan
 from agent_tui.core.summary import default_summary
 from agent_tui.core.tools.base import ToolOutput
@@ -159,7 +159,7 @@ class CallResults:
         await self.error(plan, cancelled_info(because), elapsed)
 
     async def _add(self, plan: CallPlan, pending: PendingResult, make: Maker) -> None:
-        self.lifecycle.advance(plan.index, CallState.COMPLETED)
+        self.lifecycle.advance(plan.index, CallPhase.COMPLETED)
         await self.ordered.add(plan.index, pending, make)
 
     # -- release ----------------------------------------------------------------------------
@@ -173,7 +173,7 @@ class CallResults:
         marked ``yielded`` as its event is handed out."""
         for index, event in self.ordered.drain_indexed():
             if index is not None:
-                self.lifecycle.advance(index, CallState.YIELDED)
+                self.lifecycle.advance(index, CallPhase.YIELDED)
             yield event
 
     async def finish(self) -> None:

@@ -25,7 +25,7 @@ from agent_tui.core.budget.ordered import OrderedResults
 from agent_tui.core.events import Event, ToolGroup
 from agent_tui.core.executor.approval import authorize
 from agent_tui.core.executor.batch import BatchRun
-from agent_tui.core.executor.lifecycle import CallState, Lifecycle, Listener
+from agent_tui.core.executor.lifecycle import CallPhase, Lifecycle, Listener
 from agent_tui.core.executor.partition import MAX_PARALLEL, CallPlan, partition, plan_calls
 from agent_tui.core.executor.results import CallResults
 from agent_tui.core.permissions import Asker, PermissionPolicy
@@ -72,7 +72,7 @@ class ToolExecutor:
         """The lifecycle of the latest request's calls."""
 
     @property
-    def states(self) -> dict[str, CallState]:
+    def states(self) -> dict[str, CallPhase]:
         """Each call of the latest request and its state."""
         return self.lifecycle.states
 
@@ -116,7 +116,7 @@ class ToolExecutor:
                             plan, self.policy, asker, results, interrupted, self._precheck
                         ):
                             yield event
-                        if self.lifecycle.state(plan.index) is CallState.QUEUED:
+                        if self.lifecycle.state(plan.index) is CallPhase.QUEUED:
                             runnable.append(plan)
                     for event in results.drain():
                         yield event

@@ -41,6 +41,7 @@ from agent_tui.core.browse import (
 )
 from agent_tui.core.budget.store import SpillStore
 from agent_tui.core.transcript import Message
+from agent_tui.ui.common.messages import TranscriptChanged
 from agent_tui.ui.common.steady_footer import SteadyFooter
 from agent_tui.ui.spills.confirm_delete import ConfirmDelete
 from agent_tui.ui.spills.model import (
@@ -69,7 +70,6 @@ __all__ = ["ConfirmDelete", "SpillBrowser"]  # ConfirmDelete: still importable f
 
 NARROW_BELOW = 110
 """Terminal columns under which the list gets a fixed narrow width (the viewer keeps the rest)."""
-MESSAGES_POLL_SECONDS = 1.0
 """How often the "a live message points to it" marks are checked against the transcript."""
 
 
@@ -147,7 +147,6 @@ class SpillBrowser(Screen[None]):
         self.searcher = SpillSearch(self, self._found, self._search_progress)
         self._target = path
         """The spill to open on mount."""
-        self._messages_seen = -1
         self._window_keys = (False, False)
         self._mounting = False
         self.title = "Spill browser"
@@ -205,7 +204,6 @@ class SpillBrowser(Screen[None]):
         if target is not None:
             self.open_spill(target)
         self._mounting = False
-        self.set_interval(MESSAGES_POLL_SECONDS, self._check_messages)
         self._watch()
 
     def on_unmount(self) -> None:
@@ -213,7 +211,6 @@ class SpillBrowser(Screen[None]):
 
     def _transcript(self) -> list[Message]:
         messages = list(self.messages())
-        self._messages_seen = len(messages)
         return messages
 
     # -- showing what the model answers ----------------------------------------------------
@@ -304,9 +301,10 @@ class SpillBrowser(Screen[None]):
             notice.show_empty(self.view.where)
         self._sync_bindings()
 
-    def _check_messages(self) -> None:
-        if len(self.messages()) != self._messages_seen:
-            self.refresh_list()
+    @on(TranscriptChanged)
+    def _transcript_changed(self) -> None:
+        """The app says the transcript changed: which spills are referenced may have too."""
+        self.refresh_list()
 
     @work(group="spill-watch", exclusive=True, exit_on_error=False, name="watch-spills")
     async def _watch(self) -> None:
