@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.pilot import Pilot
 
 from agent_tui.core.agent import Agent
@@ -108,3 +109,16 @@ async def open_browser(pilot: Pilot[Any], path: str = "") -> SpillBrowser:
     await pilot.pause()
     assert isinstance(app.screen, SpillBrowser)
     return app.screen
+
+
+async def burst(pilot: Pilot[Any], *keys: str) -> None:
+    """Keys arriving together, as a fast typist or a paste sends them (``pilot.press`` waits
+    for the app between keys)."""
+    driver = pilot.app._driver
+    assert driver is not None
+    for key in keys:
+        char = {"slash": "/", "enter": "\r", "escape": "\x1b", "space": " "}.get(key, key)
+        event = events.Key("space" if key == " " else key, char)
+        event.set_sender(pilot.app)
+        driver.send_message(event)
+    await pilot.pause(0.2)

@@ -155,7 +155,11 @@ async def test_a_long_diff_scrolls_and_the_choices_stay_on_screen(
         details = screen.query_one("#details", VerticalScroll)
         await wait_for(pilot, lambda: details.max_scroll_y > 0, "the diff to scroll")
         assert details.virtual_size.height > 200  # the whole diff is there, not cut
-        assert details.region.bottom <= min(c.region.y for c in choices)  # no overlap
+        await wait_for(  # the layout settles (a loaded machine paints in between)
+            pilot,
+            lambda: details.region.bottom <= min(c.region.y for c in choices),
+            "the diff to end above the choices",
+        )
         places = [c.region for c in choices]
 
         async def scrolled(key: str, expect: Any) -> None:

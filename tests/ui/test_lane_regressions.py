@@ -14,7 +14,7 @@ from agent_tui.ui.calls.state import AutoExpand
 from agent_tui.ui.lane import GroupCard, ToolCard, ToolLane
 from agent_tui.ui.shell.events_bridge import AgentEvent
 
-from .helpers import make_agent, make_app, submit, wait_for, wait_idle
+from .helpers import burst, make_agent, make_app, submit, wait_for, wait_idle
 
 READS = 30
 
@@ -127,3 +127,18 @@ async def test_an_event_after_the_main_screen_is_gone_is_dropped(tmp_path: Path)
         await wait_for(pilot, lambda: not main.is_attached, "the main screen to go")
         await app.on_agent_event(AgentEvent(UserMessage(text="late")))
         await app.on_agent_event(AgentEvent(TurnEnd(reason="interrupted", turns=1)))
+
+
+async def test_a_fast_burst_typed_on_a_card_all_lands_in_the_prompt(tmp_path: Path) -> None:
+    """A word typed fast while a card has the focus: its first letter moves the focus to the
+    prompt, and the letters queued behind it (``o`` and space are card keys) follow it there."""
+    (tmp_path / "a.txt").write_text("a\n", encoding="utf-8")
+    read = {"id": "r", "name": "read_file", "arguments": {"path": "a.txt"}}
+    app = make_app(make_agent(tmp_path, [{"tool_calls": [read]}, {"text": "ok"}]))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await submit(pilot, "read")
+        await wait_idle(pilot)
+        assert app.main.lane.focus_lane()
+        await wait_for(pilot, lambda: isinstance(app.focused, ToolCard), "the card's focus")
+        await burst(pilot, *"slowtool test")
+        await wait_for(pilot, lambda: app.main.prompt.text == "slowtool test", "the whole word")

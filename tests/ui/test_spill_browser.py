@@ -10,8 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual import events
-from textual.pilot import Pilot
 
 from agent_tui.core.agent import Agent
 from agent_tui.core.browse import search as search_module
@@ -24,7 +22,7 @@ from agent_tui.ui.spills.browser import ConfirmDelete, SpillBrowser
 from agent_tui.ui.spills.spill_viewer import prepare, split_row
 from agent_tui.ui.spills.widgets import SpillList, SpillViewer
 
-from .helpers import SIZE, QuietApp, feed, make_agent, make_app, open_browser, use, wait_for
+from .helpers import SIZE, QuietApp, burst, feed, make_agent, make_app, open_browser, use, wait_for
 
 WHEN = datetime(2026, 1, 5, 14, 22, 33, tzinfo=UTC)
 
@@ -253,19 +251,6 @@ async def test_search_forward_backward_next_previous_and_wrap(tmp_path: Path) ->
         assert "Not found: Nowhere" in browser.status.text
 
 
-async def burst(pilot: Pilot[Any], *keys: str) -> None:
-    """Keys arriving together, as a fast typist or a paste sends them (``pilot.press`` waits
-    for the app between keys)."""
-    driver = pilot.app._driver
-    assert driver is not None
-    for key in keys:
-        char = {"slash": "/", "enter": "\r", "escape": "\x1b"}.get(key, key)
-        event = events.Key(key, char)
-        event.set_sender(pilot.app)
-        driver.send_message(event)
-    await pilot.pause(0.2)
-
-
 async def test_keys_typed_right_after_a_prompt_opens_go_into_it(tmp_path: Path) -> None:
     agent = make_agent(tmp_path, [])
     text = log_lines(3000).replace("step 2500 done", "step 2500 odd")
@@ -282,10 +267,10 @@ async def test_keys_typed_right_after_a_prompt_opens_go_into_it(tmp_path: Path) 
             "the search",
         )
         await burst(pilot, "g", *"12", "enter")
+        await wait_for(pilot, lambda: browser.view.marked == 12, "the goto to line 12")
         assert browser.view.search_text == "odd"
         assert browser.view.hit is not None
         assert browser.view.hit.line == 2500
-        assert browser.view.marked == 12
         assert not isinstance(app.screen, ConfirmDelete)
         assert errors(app) == []
         assert isinstance(app.focused, SpillViewer)

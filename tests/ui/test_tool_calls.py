@@ -214,3 +214,21 @@ def test_the_prompt_describes_mcp_writes_and_edits(tmp_path: Path) -> None:
     missing = describe_call("edit_file", {**edit, "old_string": "q"}, cwd=tmp_path).plain
     assert "no preview" in missing
     assert "- q" in missing
+
+
+def test_what_allowed_a_call_comes_with_its_result() -> None:
+    """A call the mode let run (Shift+Tab in its prompt): the result event says so, so a
+    resumed session's card says it too."""
+    book = CallBook(FakeClock())
+    book.apply(ToolUse(id="e", name="edit_file", input={"path": "a.py"}))
+    book.apply(
+        ToolResult(
+            id="e",
+            name="edit_file",
+            content="Edited a.py",
+            summary="+1 −1",
+            facts=ResultFacts(added=1, removed=1),
+            allowed_by="accept-edits mode",
+        )
+    )
+    assert book.calls["e"].status_line() == "ok · +1 −1 · allowed by accept-edits mode"

@@ -124,6 +124,9 @@ class ToolResult(_Event):
     data: dict[str, Any] = Field(default_factory=dict)
     """The tool's own payload for its card (an edit's ``diff``, MCP ``media``)."""
     spill: SpillPointer | None = None
+    allowed_by: str | None = None
+    """What let the call run when the permission mode changed while it asked
+    (``accept-edits mode``); None when it ran as first decided."""
 
 
 RejectedBy = Literal["user", "rule", "plan", "policy", "hook", "headless", "prompt"]
@@ -157,6 +160,8 @@ class ToolErrorEvent(_Event):
     details: list[str] = Field(default_factory=list)
     elapsed: float = 0.0
     spill: SpillPointer | None = None
+    allowed_by: str | None = None
+    """As for ``tool_result``: what let it run after a mode change."""
 
 
 class PermissionRequest(_Event):

@@ -67,7 +67,9 @@ async def test_switching_to_accept_edits_runs_the_pending_write(tmp_path: Path) 
     events, asked = await _run(tmp_path, [_write()], _switch(Mode.ACCEPT_EDITS))
     assert len(asked) == 1
     assert len(_of(events, "permission_request")) == 1  # not asked again
-    assert [e.id for e in _of(events, "tool_result")] == ["w"]
+    (result,) = _of(events, "tool_result")
+    assert result.id == "w"
+    assert result.allowed_by == "accept-edits mode"  # typed: the card says it, also resumed
     assert (tmp_path / "a.txt").read_text() == "x\n"
 
 

@@ -115,10 +115,12 @@ async def authorize(
     # In a worker thread: a 1 MB command or a bounded walk of a tree (recursive reads and
     # deletes) takes up to ~100 ms, which the event loop should not wait out.
     decision = await asyncio.to_thread(_decide, policy, request)
-    prechecked = False
+    prechecked = redecided = False
     while True:  # once, or again when the mode changed while the prompt was open
         plan.judged_path = decision.path
         if decision.kind == "allow":
+            if redecided:  # the card (live and resumed) says what let it run
+                plan.allowed_by = decision.basis
             return
         if decision.kind == "ask" and precheck is not None and not prechecked:
             prechecked = True
@@ -152,6 +154,7 @@ async def authorize(
                 # The mode changed while it asked: decide again, here, whatever the front end
                 # saw (an allow runs, a deny is the policy's rejection, an ask asks again).
                 decision = await asyncio.to_thread(_decide, policy, request)
+                redecided = True
                 continue
             if approval.allowed:
                 if approval.scope is not Scope.ONCE and decision.suggestions:

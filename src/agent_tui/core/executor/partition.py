@@ -34,6 +34,8 @@ class CallPlan:
     """The ids of the parallel batch the call runs in (empty when it runs alone)."""
     read_only: bool = False
     """The named tool is read-only (as the ``tool_use`` event said)."""
+    allowed_by: str | None = None
+    """What allowed the call when the mode changed while it asked (``accept-edits mode``)."""
 
 
 def plan_calls(registry: ToolRegistry, calls: list[ToolCall]) -> list[CallPlan]:

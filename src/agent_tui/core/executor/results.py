@@ -74,6 +74,7 @@ class CallResults:
                 facts=output.facts,
                 data=output.data,
                 spill=spill_pointer(result),
+                allowed_by=plan.allowed_by,
             )
             return event, _message(plan, event, result.content, output.is_error)
 
@@ -108,6 +109,7 @@ class CallResults:
                 details=error.details,
                 elapsed=round(elapsed, 3),
                 spill=spill_pointer(result),
+                allowed_by=plan.allowed_by,
             )
             return event, _message(plan, event, result.content, True)
 

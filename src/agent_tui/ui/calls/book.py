@@ -152,6 +152,7 @@ class CallBook:
             state.elapsed, state.reported_at = event.elapsed, None
             state.content, state.data, state.spill = event.content, event.data, event.spill
             state.facts = event.facts
+            state.allowed_by = event.allowed_by or state.allowed_by
             state.outcome = event.summary or first_line(event.content) or "(no output)"
         elif isinstance(event, ToolRejected):
             state.status, state.reported_at = CallStatus.REJECTED, None
@@ -166,6 +167,7 @@ class CallBook:
             state.reported_at = None
             state.elapsed = event.elapsed or state.live_elapsed(now)
             state.code, state.spill = event.code, event.spill
+            state.allowed_by = event.allowed_by or state.allowed_by
             state.next_step, state.details = event.next_step, list(event.details)
             if event.code == "interrupted":
                 state.outcome = "stopped by you"

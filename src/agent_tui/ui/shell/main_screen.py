@@ -61,13 +61,21 @@ class MainScreen(Screen[None]):
         if not event.is_printable or character is None:
             return
         focused = self.focused
-        if isinstance(focused, (Input, TextArea)):
-            return  # the prompt itself, or a field of a widget
-        if event.key in self.app.active_bindings or _bound(focused, event.key):
+        if focused is self.prompt:
+            # The prompt takes its own printable keys (they never bubble here): this one was
+            # queued at the widget that had the focus before a key of the same burst moved it
+            # here, and it follows the focus.
+            if self.prompt.read_only:
+                return
+        elif isinstance(focused, (Input, TextArea)):
+            return  # a field of some widget
+        elif event.key in self.app.active_bindings or _bound(focused, event.key):
             return  # a key of the focused card (even where it does nothing), the chat, the app
         event.stop()
         event.prevent_default()
-        self.prompt.focus()
+        # at once, not scheduled (``focus()`` is): the keys of a fast burst already queued
+        # behind this one must reach the prompt too, not the card that had the focus
+        self.set_focus(self.prompt)
         self.prompt.insert(character)
 
     # -- parts (for the app to route to) ---------------------------------------------------
