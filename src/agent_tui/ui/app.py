@@ -215,9 +215,14 @@ class AgentApp(App[None]):
         from agent_tui.core.replay import transcript_events
 
         messages = self.agent.messages
-        for event in transcript_events(messages):
-            await self.show_event(event)
-        await self.main.lane.settle()
+        lane = self.main.lane
+        lane.hold(True)  # earlier turns fold as the next begins: never mount their cards
+        try:
+            for event in transcript_events(messages):
+                await self.show_event(event)
+        finally:
+            lane.hold(False)
+        await lane.settle()
         which = f"session {self.session.session_id}" if self.session.session_id else "session"
         await self.main.chat.add_notice(f"Resumed {which} · {len(messages)} messages", "info")
 

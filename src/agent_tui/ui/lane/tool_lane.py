@@ -65,6 +65,7 @@ class ToolLane(VerticalScroll, can_focus=False):
         self._dirty: set[str] = set()
         self._timer: Timer | None = None
         self._lock = asyncio.Lock()
+        self._held = False
         self.border_title = "tools"
 
     @property
@@ -153,7 +154,16 @@ class ToolLane(VerticalScroll, can_focus=False):
             self._dirty.add(call_id)
             self._schedule()
 
+    def hold(self, held: bool) -> None:
+        """Gather changes without settling until ``hold(False)`` (a resumed transcript: its
+        earlier turns fold as the next begins, so their cards are never mounted at all)."""
+        self._held = held
+        if not held and (self._dirty or any(b.mounted_upto < len(b.entries) for b in self.blocks)):
+            self._schedule()
+
     def _schedule(self) -> None:
+        if self._held:
+            return
         if self._timer is None:
             self._timer = self.set_timer(SETTLE_SECONDS, self.settle)
 
