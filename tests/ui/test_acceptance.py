@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.message import Message
 
 from agent_tui.core.agent import Agent
@@ -130,7 +131,10 @@ async def test_a_shell_call_denied_with_feedback_reaches_the_model(tmp_path: Pat
     assert "The user said: use make clean instead" in results[0].content
 
 
-async def test_esc_during_a_long_shell_call_interrupts_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("key", ["escape", "ctrl+c"])
+async def test_esc_during_a_long_shell_call_interrupts_it(tmp_path: Path, key: str) -> None:
+    """Esc or the first Ctrl+C: the card says the user stopped it (never which key it was
+    not: a Ctrl+C once read "stopped by Esc")."""
     turns = [
         {"tool_calls": [call("s", "run_shell", command="echo started; sleep 30")]},
         {"text": "never"},
@@ -143,7 +147,7 @@ async def test_esc_during_a_long_shell_call_interrupts_it(tmp_path: Path) -> Non
             lambda: "s" in app.calls.calls and "started" in app.calls.calls["s"].tail,
             "the call to run",
         )
-        await pilot.press("escape")
+        await pilot.press(key)
         await wait_idle(pilot)
         card = app.main.lane.cards["s"]
         assert card.call.status is CallStatus.INTERRUPTED
