@@ -154,6 +154,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_tui.permissions_cli import main as permissions_main
 
         return permissions_main(argv[1:])
+    if argv[:1] == ["sandbox"]:  # agent-tui sandbox status
+        from agent_tui.sandbox_cli import main as sandbox_main
+
+        return sandbox_main(argv[1:])
     args = build_parser().parse_args(argv)
     cwd = (args.cwd or Path.cwd()).resolve()
     if not cwd.is_dir():

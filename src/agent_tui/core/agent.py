@@ -47,6 +47,7 @@ from agent_tui.core.providers.base import (
     StreamItem,
     TextDelta,
 )
+from agent_tui.core.sandbox import SessionSandbox
 from agent_tui.core.session import SessionLog, SessionStore, interrupted_result, session_usage
 from agent_tui.core.settings import Settings
 from agent_tui.core.tools.file_state import FileStateCache
@@ -118,6 +119,7 @@ class Agent:
             budget=self.settings.budget,
             store=self.spills,
             max_parallel=self.settings.executor.max_parallel,
+            sandbox=SessionSandbox(self.settings.sandbox, cwd),
         )
         self.disclosure = disclosure
         self._tools_cost: ToolsCost | None = None

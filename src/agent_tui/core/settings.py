@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from agent_tui.core.budget.config import BudgetSettings
 from agent_tui.core.paths import config_dir
+from agent_tui.core.sandbox import SandboxSettings
 from agent_tui.core.schema_errors import format_validation_error
 
 IGNORED_FILE = "the whole file is ignored: the other settings files or the defaults apply"
@@ -96,6 +97,7 @@ class Settings(BaseModel):
     executor: ExecutorSettings = Field(default_factory=ExecutorSettings)
     ui: UISettings = Field(default_factory=UISettings)
     disclosure: DisclosureSettings = Field(default_factory=DisclosureSettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
 
 
 SECTIONS: dict[str, type[BaseModel]] = {
@@ -103,6 +105,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "budget": BudgetSettings,
     "executor": ExecutorSettings,
     "ui": UISettings,
+    "sandbox": SandboxSettings,
 }
 """Top-level keys and their models. Keys starting with ``$`` (``$schema``) are ignored."""
 EXTERNAL = frozenset({"permissions", "mcp"})

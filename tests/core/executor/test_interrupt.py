@@ -21,6 +21,7 @@ from agent_tui.core.providers.base import (
     ToolCallReady,
 )
 from agent_tui.core.providers.script import ScriptProvider
+from agent_tui.core.sandbox import UNCONFINED
 from agent_tui.core.tools import ToolRegistry
 from agent_tui.core.transcript import ToolCall
 from tests.core.executor.helpers import (
@@ -62,6 +63,9 @@ async def test_an_abort_mid_batch_kills_shells_and_leaves_a_valid_transcript(
     ]
     turns = [{"text": "Working on it.", "tool_calls": calls}, {"text": "Fresh start."}]
     agent = scripted(tmp_path, registry, turns, policy=SimplePolicy({"*"}))
+    # Unconfined: the PID the shell prints must be the host's (the sandboxed case, where it is
+    # the PID namespace's, is tests/core/sandbox: an interrupt ends the command there too).
+    agent.executor.sandbox = UNCONFINED
     events: list[Event] = []
     pid: int | None = None
     q_done = interrupted = False

@@ -29,6 +29,7 @@ from agent_tui.core.executor.lifecycle import CallPhase, Lifecycle, Listener
 from agent_tui.core.executor.partition import MAX_PARALLEL, CallPlan, partition, plan_calls
 from agent_tui.core.executor.results import CallResults
 from agent_tui.core.permissions import Asker, PermissionPolicy
+from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
 from agent_tui.core.tools.base import ProgressCallback, ProgressUpdate, ToolContext
 from agent_tui.core.tools.errors import ToolErrorInfo
 from agent_tui.core.tools.file_state import FileStateCache
@@ -55,6 +56,7 @@ class ToolExecutor:
         store: SpillStore | None = None,
         max_parallel: int = MAX_PARALLEL,
         on_transition: Listener | None = None,
+        sandbox: SessionSandbox = UNCONFINED,
     ) -> None:
         if max_parallel < 1:
             raise ValueError(f"max_parallel must be at least 1, not {max_parallel}")
@@ -66,6 +68,8 @@ class ToolExecutor:
         self.budget = budget or BudgetSettings()
         self.store = store or SpillStore(Path(self.budget.spill_dir), cwd)
         self.max_parallel = max_parallel
+        self.sandbox = sandbox
+        """Where run_shell's commands run."""
         self.on_transition = on_transition
         """Called on every lifecycle transition of every call (for the UI and tests)."""
         self.lifecycle = Lifecycle([])
@@ -153,4 +157,5 @@ class ToolExecutor:
             progress=progress,
             judged_path=plan.judged_path,
             reads=self.policy.reads,
+            sandbox=self.sandbox,
         )

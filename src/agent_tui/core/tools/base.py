@@ -17,6 +17,7 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from agent_tui.core.calls import ResultFacts
+from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
 from agent_tui.core.tools.errors import ToolErrorInfo
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
@@ -116,6 +117,8 @@ class ToolContext:
     when the argument resolves elsewhere now (a symlink swapped after the decision)."""
     reads: ReadGuard = NO_GUARD
     """Which file contents must not be returned (read-deny rules, ``mcp serve``'s root)."""
+    sandbox: SessionSandbox = UNCONFINED
+    """Where ``run_shell`` runs its commands (``core.sandbox``)."""
 
     def resolve(self, path: str) -> Path:
         """A path argument resolved against the session cwd (``~`` expanded)."""

@@ -171,11 +171,20 @@ def _footer(code: int) -> str:
 
 async def _spawn(command: str, ctx: ToolContext, stdout: int) -> asyncio.subprocess.Process:
     shell = shutil.which("bash") or "/bin/sh"
+    argv = [shell, "-c", command]
+    state = ctx.sandbox.state
+    if state.refuses:
+        raise ToolFailure(
+            "sandbox_unavailable",
+            f"The sandbox is required (sandbox.mode is required) but cannot run here: "
+            f"{state.problem}.",
+            "Ask the user to install bubblewrap or to set sandbox.mode to auto or off.",
+        )
+    if state.shell is not None:
+        argv = state.shell.wrap(argv, ctx.cwd)
     try:
         return await asyncio.create_subprocess_exec(
-            shell,
-            "-c",
-            command,
+            *argv,
             cwd=ctx.cwd,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=stdout,

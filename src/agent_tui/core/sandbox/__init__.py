@@ -1,0 +1,180 @@
+"""The OS sandbox for ``run_shell``: what the kernel enforces, whatever the permission analysis
+thought of the command.
+
+One small interface (``Sandbox``: ``wrap`` a command's argv, ``problem`` when it cannot work
+here) with one backend today, bubblewrap on Linux (``bubblewrap.Bubblewrap``); a macOS
+``sandbox-exec`` profile or Landlock can be added behind the same interface. ``choose`` picks
+the sandbox the settings ask for, or says why there is none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SandboxMode = Literal["auto", "required", "off"]
+
+
+class SandboxSettings(BaseModel):
+    """``"sandbox"`` in the settings files."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mode: SandboxMode = "auto"
+    """``auto``: on where it works (a notice says when it does not); ``required``: no command
+    runs without it; ``off``: commands run as the user, unconfined."""
+    network: Literal["off", "on"] = "off"
+    """``off``: no network at all inside the sandbox (not even 127.0.0.1); ``on``: shared."""
+    allow_write: list[str] = Field(default_factory=list)
+    """More paths commands may write (the workspace and a private /tmp always are)."""
+    deny_read: list[str] = Field(default_factory=list)
+    """Paths hidden from commands (as well as the files of ``read_file`` deny rules)."""
+    allow_read: list[str] = Field(default_factory=list)
+    """Paths of the (otherwise hidden) home directory commands may read (``~/.m2``…)."""
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """What one command is confined to."""
+
+    workspace: Path
+    cwd: Path
+    network: bool = False
+    allow_write: tuple[Path, ...] = ()
+    read_only: tuple[Path, ...] = ()
+    """Paths inside the writable ones that stay read-only (protected paths)."""
+    hidden: tuple[Path, ...] = ()
+    """Paths whose content commands must not see."""
+    allow_read: tuple[Path, ...] = ()
+    """Paths of the home directory shown read-only."""
+    home: Path | None = field(default_factory=Path.home)
+    """Hidden (an empty tmpfs), except the workspace and a few read-only files
+    (``bubblewrap.KEEP_FROM_HOME``)."""
+
+
+class Sandbox(Protocol):
+    """A way to run a command confined."""
+
+    name: str
+
+    def problem(self) -> str | None:
+        """Why it cannot confine commands here (None when it can)."""
+        ...
+
+    def wrap(self, argv: list[str], confinement: Confinement) -> list[str]:
+        """The argv that runs ``argv`` confined."""
+        ...
+
+
+PROTECTED_IN_WORKSPACE = (
+    ".git/config",
+    ".git/hooks",
+    ".agent-tui",
+    ".claude",
+    ".vscode",
+    ".mcp.json",
+    ".envrc",
+    ".npmrc",
+    ".yarnrc.yml",
+)
+"""Files of the workspace that configure the agent or run code later: read-only inside the
+sandbox (those that exist when the command starts; the permission rules ask for the others)."""
+
+
+@dataclass
+class ShellSandbox:
+    """The sandbox ``run_shell`` uses in one session: the backend, the settings, the workspace."""
+
+    sandbox: Sandbox
+    settings: SandboxSettings
+    workspace: Path
+
+    @property
+    def network(self) -> bool:
+        return self.settings.network == "on"
+
+    def confinement(self, cwd: Path) -> Confinement:
+        workspace = self.workspace.resolve()
+
+        def paths(items: list[str]) -> tuple[Path, ...]:
+            out = []
+            for item in items:
+                path = Path(item).expanduser()
+                out.append((path if path.is_absolute() else workspace / path).resolve())
+            return tuple(out)
+
+        return Confinement(
+            workspace=workspace,
+            cwd=cwd.resolve(),
+            network=self.network,
+            allow_write=paths(self.settings.allow_write),
+            read_only=tuple(workspace / name for name in PROTECTED_IN_WORKSPACE),
+            hidden=paths(self.settings.deny_read),
+            allow_read=paths(self.settings.allow_read),
+        )
+
+    def wrap(self, argv: list[str], cwd: Path) -> list[str]:
+        return self.sandbox.wrap(argv, self.confinement(cwd))
+
+
+@dataclass(frozen=True)
+class SandboxState:
+    """What the session's commands run in: a sandbox, or none and why."""
+
+    mode: SandboxMode
+    shell: ShellSandbox | None = None
+    problem: str | None = None
+    """Why there is no sandbox (None when it is off by choice or working)."""
+
+    @property
+    def refuses(self) -> bool:
+        """``required`` and no sandbox: no command may run."""
+        return self.mode == "required" and self.shell is None
+
+    def describe(self) -> str:
+        """One line for the status bar and ``sandbox status``."""
+        if self.shell is not None:
+            net = "network on" if self.shell.network else "no network"
+            return f"sandboxed ({self.shell.sandbox.name}) · {net}"
+        if self.mode == "off":
+            return "sandbox off"
+        return f"no sandbox: {self.problem}"
+
+
+def choose(settings: SandboxSettings, workspace: Path) -> SandboxState:
+    """The sandbox the settings ask for, if it works here."""
+    if settings.mode == "off":
+        return SandboxState("off")
+    from agent_tui.core.sandbox.bubblewrap import Bubblewrap
+
+    backend = Bubblewrap()
+    problem = backend.problem()
+    if problem is not None:
+        return SandboxState(settings.mode, None, problem)
+    return SandboxState(settings.mode, ShellSandbox(backend, settings, workspace))
+
+
+NO_SANDBOX = SandboxState("off")
+
+
+class SessionSandbox:
+    """The sandbox of one session, found on first use (``state``): probing bubblewrap starts a
+    process, which start-up should not wait for."""
+
+    def __init__(self, settings: SandboxSettings, workspace: Path) -> None:
+        self.settings = settings
+        self.workspace = workspace
+        self._state: SandboxState | None = None
+
+    @property
+    def state(self) -> SandboxState:
+        if self._state is None:
+            self._state = choose(self.settings, self.workspace)
+        return self._state
+
+
+UNCONFINED = SessionSandbox(SandboxSettings(mode="off"), Path("/"))
+"""No sandbox (tools called directly, as the tests of single tools do)."""

@@ -1,0 +1,107 @@
+"""The bubblewrap (``bwrap``) sandbox on Linux.
+
+The whole system is mounted read-only; the workspace (and ``allow_write``) writable; a private
+``/tmp``; the protected files of the workspace read-only again over it; the home directory
+hidden behind an empty tmpfs (but for the workspace and ``~/.gitconfig``, read-only); hidden
+files masked with an empty file (or an empty tmpfs for a directory). Network namespaces are
+unshared unless the network is on. The command gets a new session and dies with its parent
+(``--die-with-parent``), and a PID namespace, so nothing it starts outlives the agent.
+
+Mount order matters: a later mount covers an earlier one, so the general ones come first.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from agent_tui.core.sandbox import Confinement
+
+KEEP_FROM_HOME = (
+    ".gitconfig",
+    ".config/git",
+    # toolchains installed per user: the programs a command runs (read-only, no secrets;
+    # ``.cargo/credentials.toml`` and ``~/.npmrc`` stay hidden)
+    ".pyenv",
+    ".local/bin",
+    ".local/lib",
+    ".local/share/uv",
+    ".cargo/bin",
+    ".rustup",
+    ".nvm",
+    ".volta",
+    ".bun",
+    ".deno",
+    "go",
+)
+"""What of the home directory commands still see (read-only); ``allow_read`` adds more."""
+
+
+@functools.lru_cache(maxsize=4)
+def _works(bwrap: str) -> str | None:
+    """None when ``bwrap`` can make the namespaces it needs here, else what went wrong."""
+    try:
+        done = subprocess.run(
+            [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-all", "true"],
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{bwrap} could not run: {exc}"
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"{bwrap} cannot create namespaces here: {said[-1] if said else done.returncode}"
+    return None
+
+
+class Bubblewrap:
+    name = "bubblewrap"
+
+    def __init__(self, executable: str | None = None) -> None:
+        self.executable = executable or shutil.which("bwrap")
+
+    def problem(self) -> str | None:
+        if self.executable is None:
+            return "bubblewrap (bwrap) is not installed (Debian/Ubuntu: apt install bubblewrap)"
+        return _works(self.executable)
+
+    def wrap(self, argv: list[str], confinement: Confinement) -> list[str]:
+        assert self.executable is not None
+        c = confinement
+        args = [self.executable, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        args += ["--tmpfs", "/tmp"]  # first: a home or workspace below /tmp is mounted over it
+        home = c.home
+        if home is not None and home.is_dir() and home != Path("/"):
+            args += ["--tmpfs", str(home)]
+            for kept in (*(home / name for name in KEEP_FROM_HOME), *c.allow_read):
+                if kept.exists():
+                    args += ["--ro-bind", str(kept), str(kept)]
+        for writable in (c.workspace, *c.allow_write):
+            if writable.exists():
+                args += ["--bind", str(writable), str(writable)]
+        for path in c.read_only:
+            if path.exists():
+                args += ["--ro-bind", str(path), str(path)]
+        for path in c.hidden:
+            if path.is_dir():
+                args += ["--tmpfs", str(path)]
+            elif path.exists():
+                args += ["--ro-bind", os.devnull, str(path)]
+        if not c.network:
+            args.append("--unshare-net")
+        args += [
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--die-with-parent",
+            "--new-session",
+            "--chdir",
+            str(c.cwd),
+            "--",
+            *argv,
+        ]
+        return args

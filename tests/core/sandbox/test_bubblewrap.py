@@ -1,0 +1,202 @@
+"""The sandbox, for real: commands run through ``run_shell`` in bubblewrap try to write outside
+the workspace, change ``.git/config``, read a hidden secret, reach a server on 127.0.0.1 and
+outlive a killed agent — and the canaries prove none of it happened. The commands are ones the
+permission analysis cannot see through, too: the sandbox does not depend on the parser."""
+
+from __future__ import annotations
+
+import asyncio
+import http.server
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent_tui.core.sandbox import SandboxSettings, SessionSandbox
+from agent_tui.core.sandbox.bubblewrap import Bubblewrap
+from agent_tui.core.tools.base import ToolContext, ToolOutput
+from agent_tui.core.tools.builtin import run_shell
+
+PROBLEM = Bubblewrap().problem()
+pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"no sandbox here: {PROBLEM}")
+
+
+async def _run(work: Path, command: str, **settings: object) -> ToolOutput:
+    sandbox = SessionSandbox(SandboxSettings(**settings), work)  # type: ignore[arg-type]
+    assert sandbox.state.shell is not None
+    ctx = ToolContext(cwd=work, sandbox=sandbox)
+    return await run_shell.TOOL.call(run_shell.RunShellInput(command=command), ctx)
+
+
+@pytest.fixture
+def lab(tmp_path: Path) -> tuple[Path, Path]:
+    """A workspace with a git config and a secret, and a directory outside it."""
+    work, outside = tmp_path / "work", tmp_path / "outside"
+    work.mkdir()
+    outside.mkdir()
+    (work / ".git").mkdir()
+    (work / ".git" / "config").write_text("[core]\n", encoding="utf-8")
+    (work / ".env").write_text("TOKEN=canary-secret-42\n", encoding="utf-8")
+    return work, outside
+
+
+async def test_the_workspace_is_writable_and_nothing_outside_it(lab: tuple[Path, Path]) -> None:
+    work, outside = lab
+    system = Path("/var/tmp") / f"agent-tui-canary-{os.getpid()}"  # a real disk, not /tmp
+    command = f"echo hi > made.txt; echo x > {outside}/escaped.txt; echo x > {system}; echo done"
+    out = await _run(work, command)
+    assert (work / "made.txt").read_text() == "hi\n"
+    assert not (outside / "escaped.txt").exists()  # /tmp is private: not even the directory
+    assert not system.exists()
+    assert "Read-only file system" in out.content
+
+
+async def test_an_opaque_command_cannot_escape_either(lab: tuple[Path, Path]) -> None:
+    work, outside = lab
+    target = str(outside / "escaped.txt")
+    encoded = target.encode().hex()
+    command = f'eval "$(printf \'echo x > %s\' "$(echo {encoded} | xxd -r -p)")"; true'
+    await _run(work, command)
+    assert not (outside / "escaped.txt").exists()
+
+
+async def test_protected_files_stay_read_only(lab: tuple[Path, Path]) -> None:
+    work, _ = lab
+    await _run(work, "echo '[core] fsmonitor = evil' >> .git/config; echo x > .git/hooks.txt")
+    assert (work / ".git" / "config").read_text() == "[core]\n"
+    assert (work / ".git" / "hooks.txt").exists()  # the rest of .git is writable (commits)
+
+
+async def test_a_denied_file_reads_as_nothing(lab: tuple[Path, Path]) -> None:
+    work, _ = lab
+    out = await _run(work, "cat .env; base64 .env", deny_read=[".env"])
+    assert "canary-secret-42" not in out.content
+    assert (work / ".env").read_text() == "TOKEN=canary-secret-42\n"  # untouched outside
+
+
+async def test_the_home_directory_is_hidden_but_for_git_and_toolchains(
+    lab: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work, _ = lab
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("canary-private-key\n", encoding="utf-8")
+    (home / ".gitconfig").write_text("[user]\n\tname = canary-git-name\n", encoding="utf-8")
+    monkeypatch.setenv("HOME", str(home))
+    out = await _run(work, f"cat {home}/.ssh/id_ed25519; cat ~/.gitconfig")
+    assert "canary-private-key" not in out.content
+    assert "canary-git-name" in out.content  # git still knows who you are
+    listing = await _run(work, f"ls -A {home}")
+    assert listing.content.splitlines()[:-1] == [".gitconfig"]  # the footer line dropped
+    assert (home / ".ssh" / "id_ed25519").exists()
+
+
+class _Hello(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b"reached-the-server")
+
+    def log_message(self, *args: object) -> None:
+        return None
+
+
+@pytest.fixture
+def server() -> Iterator[int]:
+    httpd = http.server.HTTPServer(("127.0.0.1", 0), _Hello)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield httpd.server_address[1]
+    httpd.shutdown()
+
+
+async def test_no_network_by_default_and_on_when_asked(lab: tuple[Path, Path], server: int) -> None:
+    work, _ = lab
+    fetch = (
+        f'{sys.executable} -c "import urllib.request as u; '
+        f"print(u.urlopen('http://127.0.0.1:{server}/', timeout=5).read().decode())\""
+    )
+    off = await _run(work, fetch)
+    assert "reached-the-server" not in off.content
+    assert off.is_error
+    on = await _run(work, fetch, network="on")
+    assert "reached-the-server" in on.content
+
+
+def test_a_killed_agent_takes_its_sandboxed_command_with_it(lab: tuple[Path, Path]) -> None:
+    """``kill -9`` of the agent mid-command: the canary the command writes after a delay
+    never appears (without the sandbox it did, 8 s after the kill)."""
+    work, _ = lab
+    canary = work / "AFTER_KILL"
+    ready = work / "STARTED"
+    agent = textwrap.dedent(
+        f"""
+        import asyncio
+        from pathlib import Path
+        from agent_tui.core.sandbox import SandboxSettings, SessionSandbox
+        from agent_tui.core.tools.base import ToolContext
+        from agent_tui.core.tools.builtin import run_shell
+        work = Path({str(work)!r})
+        ctx = ToolContext(cwd=work, sandbox=SessionSandbox(SandboxSettings(), work))
+        command = "touch STARTED; sleep 3; touch AFTER_KILL"
+        asyncio.run(run_shell.TOOL.call(run_shell.RunShellInput(command=command), ctx))
+        """
+    )
+    proc = subprocess.Popen([sys.executable, "-c", agent], env={**os.environ})
+    deadline = time.monotonic() + 30
+    while not ready.exists():
+        assert time.monotonic() < deadline, "the command never started"
+        assert proc.poll() is None, "the agent ended early"
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    time.sleep(5)  # longer than the command's delay: the canary would be there by now
+    assert not canary.exists()
+
+
+def test_sandbox_status_says_whether_it_works_here(tmp_path: Path) -> None:
+    def status(settings: str | None) -> subprocess.CompletedProcess[str]:
+        if settings is not None:
+            (tmp_path / ".agent-tui").mkdir(exist_ok=True)
+            (tmp_path / ".agent-tui" / "settings.json").write_text(settings, encoding="utf-8")
+        return subprocess.run(
+            [sys.executable, "-m", "agent_tui", "sandbox", "status"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**os.environ, "AGENT_TUI_CONFIG_DIR": str(tmp_path / "config")},
+        )
+
+    on = status(None)
+    assert on.returncode == 0
+    assert "sandboxed (bubblewrap) · no network" in on.stdout
+    off = status('{"sandbox": {"mode": "off"}}')
+    assert off.returncode == 0
+    assert "sandbox off" in off.stdout
+
+
+async def test_an_interrupt_ends_the_sandboxed_command_and_all_it_started(
+    lab: tuple[Path, Path],
+) -> None:
+    """Esc cancels the call: the sandbox (its PID namespace) goes with everything in it, a
+    background job included — the canary it writes after a delay never appears."""
+    work, _ = lab
+    command = "(sleep 2; touch LEFTOVER) & touch STARTED; wait"
+    task = asyncio.ensure_future(_run(work, command))
+    deadline = time.monotonic() + 30
+    while not (work / "STARTED").exists():
+        assert time.monotonic() < deadline, "the command never started"
+        await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await asyncio.sleep(3)  # longer than the background job's delay
+    assert not (work / "LEFTOVER").exists()
