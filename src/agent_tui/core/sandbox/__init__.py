@@ -9,6 +9,8 @@ the sandbox the settings ask for, or says why there is none.
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
@@ -114,6 +116,31 @@ RUNS_LATER_IN_HOME = (
 """Read-only when the workspace holds the home directory: they run code in a later shell."""
 
 
+def programs_in_hiding(home: Path) -> tuple[Path, ...]:
+    """The directories of ``PATH`` (and this Python's own environment) that the hidden home or
+    the private ``/tmp`` would take away: kept read-only, so a command still finds the programs
+    it found outside (a virtualenv's whole tree, its ``lib`` included)."""
+    found: list[Path] = []
+    candidates = [*os.environ.get("PATH", "").split(os.pathsep), sys.prefix, sys.base_prefix]
+    for entry in candidates:
+        if not entry:
+            continue
+        path = Path(entry)
+        try:
+            path = path.resolve()
+        except OSError:
+            continue
+        tmp = Path("/tmp").resolve()
+        hidden_by = path.is_relative_to(home) or path.is_relative_to(tmp)
+        if not hidden_by or not path.exists() or path in (home, tmp):
+            continue  # never the whole home (its keys) or the whole /tmp
+        if path.name == "bin" and (path.parent / "pyvenv.cfg").exists():
+            path = path.parent
+        if path not in found:
+            found.append(path)
+    return tuple(found)
+
+
 @dataclass
 class ShellSandbox:
     """The sandbox ``run_shell`` uses in one session: the backend, the settings, the workspace."""
@@ -149,7 +176,7 @@ class ShellSandbox:
             allow_write=paths(self.settings.allow_write),
             read_only=tuple(read_only),
             hidden=tuple(hidden),
-            allow_read=paths(self.settings.allow_read),
+            allow_read=(*paths(self.settings.allow_read), *programs_in_hiding(home)),
         )
 
     def wrap(self, argv: list[str], cwd: Path) -> list[str]:

@@ -77,9 +77,12 @@ class Bubblewrap:
         home = c.home
         if home is not None and home.is_dir() and home != Path("/"):
             args += ["--tmpfs", str(home)]
-            for kept in (*(home / name for name in KEEP_FROM_HOME), *c.allow_read):
+            for kept in (home / name for name in KEEP_FROM_HOME):
                 if kept.exists():
                     args += ["--ro-bind", str(kept), str(kept)]
+        for kept in c.allow_read:  # anywhere the home or the private /tmp would hide
+            if kept.exists():
+                args += ["--ro-bind", str(kept), str(kept)]
         for writable in (c.workspace, *c.allow_write):
             if writable.exists():
                 args += ["--bind", str(writable), str(writable)]
