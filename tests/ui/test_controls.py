@@ -12,7 +12,7 @@ from textual.command import CommandList, CommandPalette
 
 from agent_tui.core.permissions import Approval, ApprovalRequest, Decision, Mode, Rule, Step
 from agent_tui.core.permissions.setup import build_pipeline
-from agent_tui.core.session import SessionLog, SessionStore
+from agent_tui.core.session import SessionStore
 from agent_tui.core.transcript import Message, ToolCall
 from agent_tui.ui.approval.screen import ApprovalScreen
 from agent_tui.ui.chat import AssistantReply, Notice, UserPrompt
@@ -229,5 +229,6 @@ async def test_ctrl_l_starts_a_new_conversation_the_model_sees_nothing_of_the_ol
         await submit(pilot, "what did I say?")
         await wait_idle(pilot)
         assert [m.content for m in agent.messages if m.role == "user"] == ["what did I say?"]
-        old = SessionLog.load(store.all()[-1])
+        old = store.find(first_session)  # the old conversation is still saved, as it was
+        assert old is not None
         assert [m.content for m in old.messages if m.role == "user"] == ["remember 42"]
