@@ -6,7 +6,7 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from textual import events
 from textual.pilot import Pilot
@@ -21,6 +21,7 @@ from agent_tui.ui.approval.screen import ApprovalScreen
 from agent_tui.ui.shell.events_bridge import AgentEvent
 from agent_tui.ui.spills.browser import SpillBrowser
 
+S = TypeVar("S")
 SIZE = (120, 36)
 DEADLINE = 10.0
 
@@ -66,16 +67,18 @@ async def wait_idle(pilot: Pilot[Any]) -> None:
     await wait_for(pilot, lambda: not app.busy, "the turn to end")
 
 
+async def wait_armed(pilot: Pilot[Any], kind: type[S], what: str) -> S:
+    """Wait for a dialog screen of ``kind`` to open and accept keys (``armed``)."""
+    app = pilot.app
+    await wait_for(pilot, lambda: isinstance(app.screen, kind) and bool(app.screen.armed), what)
+    screen = app.screen
+    assert isinstance(screen, kind)
+    return screen
+
+
 async def wait_approval(pilot: Pilot[Any]) -> ApprovalScreen:
     """Wait for the permission prompt to open and accept keys."""
-    app = pilot.app
-    await wait_for(
-        pilot,
-        lambda: isinstance(app.screen, ApprovalScreen) and app.screen.armed,
-        "the permission prompt",
-    )
-    assert isinstance(app.screen, ApprovalScreen)
-    return app.screen
+    return await wait_armed(pilot, ApprovalScreen, "the permission prompt")
 
 
 async def submit(pilot: Pilot[Any], text: str) -> None:

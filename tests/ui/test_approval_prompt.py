@@ -20,7 +20,15 @@ from agent_tui.ui.app import AgentApp
 from agent_tui.ui.approval.screen import ApprovalScreen, Ask
 from agent_tui.ui.shell.bypass_confirm import BypassConfirm
 
-from .helpers import make_agent, make_app, submit, wait_approval, wait_for, wait_idle
+from .helpers import (
+    make_agent,
+    make_app,
+    submit,
+    wait_approval,
+    wait_armed,
+    wait_for,
+    wait_idle,
+)
 
 
 def _pipeline_app(tmp_path: Path, turns: list[dict[str, Any]]) -> AgentApp:
@@ -265,14 +273,7 @@ async def test_shift_tab_keeps_asking_when_the_mode_still_asks_then_plan_rejects
 
 
 async def _confirm(pilot: Any) -> BypassConfirm:
-    app = pilot.app
-    await wait_for(
-        pilot,
-        lambda: isinstance(app.screen, BypassConfirm) and app.screen.armed,
-        "the bypass confirmation",
-    )
-    assert isinstance(app.screen, BypassConfirm)
-    return app.screen
+    return await wait_armed(pilot, BypassConfirm, "the bypass confirmation")
 
 
 async def test_cycling_into_bypass_asks_first_and_any_other_key_skips_it(

@@ -9,7 +9,16 @@ from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.ui.approval.screen import ApprovalScreen
 from agent_tui.ui.shell.bypass_confirm import BypassConfirm
 
-from .helpers import SIZE, make_agent, make_app, submit, wait_approval, wait_for, wait_idle
+from .helpers import (
+    SIZE,
+    make_agent,
+    make_app,
+    submit,
+    wait_approval,
+    wait_armed,
+    wait_for,
+    wait_idle,
+)
 
 
 def _shell_turns(*commands: str) -> list[dict]:  # type: ignore[type-arg]
@@ -60,11 +69,7 @@ async def test_mode_key_cycles_and_accept_edits_lets_writes_through(tmp_path: Pa
         await pilot.press("shift+tab")
         await wait_for(pilot, lambda: app.main.status.mode == "plan", "plan")
         await pilot.press("shift+tab")  # bypass asks for confirmation first
-        await wait_for(
-            pilot,
-            lambda: isinstance(app.screen, BypassConfirm) and app.screen.armed,
-            "the bypass confirmation",
-        )
+        await wait_armed(pilot, BypassConfirm, "the bypass confirmation")
         await pilot.press("y")
         await wait_for(pilot, lambda: app.main.status.mode == "bypass", "bypass")
         await pilot.press("shift+tab")

@@ -130,10 +130,6 @@ class AgentApp(App[None]):
         assert self._main is not None, "the app is not mounted yet"
         return self._main
 
-    @property
-    def cwd_label(self) -> str:
-        return self.cwd
-
     async def on_mount(self) -> None:
         problems = install_themes(self, chosen=self.agent.settings.ui.theme)
         self.theme_keeper = ThemeKeeper(self, self.agent.settings.ui)
