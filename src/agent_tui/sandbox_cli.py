@@ -19,7 +19,11 @@ def main(argv: Sequence[str]) -> int:
     from agent_tui.core.settings import load_settings
 
     cwd = Path.cwd()
-    settings = load_settings(cwd).settings.sandbox
+    loaded = load_settings(cwd)
+    settings = loaded.settings.sandbox
+    for problem in loaded.problems:
+        if "sandbox" in problem.message:
+            print(f"settings {problem.level}: {problem}")
     state = choose(settings, cwd)
     print(f"mode: {settings.mode}")
     print(state.describe())
@@ -27,6 +31,8 @@ def main(argv: Sequence[str]) -> int:
         print(f"workspace (writable): {cwd}")
         print("also writable: a private /tmp" + "".join(f", {p}" for p in settings.allow_write))
         print("network: " + ("on" if state.shell.network else "off"))
+        auto = "on" if settings.auto_allow else "off"
+        print(f"auto-allow (sandboxed commands run without asking): {auto}")
         return 0
     if state.mode == "off":
         return 0

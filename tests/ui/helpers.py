@@ -30,6 +30,7 @@ class QuietApp(AgentApp):
     """The app as shipped, with cursors that do not blink (stable screenshots)."""
 
     CURSOR_BLINK = False
+    SHOW_SANDBOX = False  # whether bubblewrap works differs between machines
 
 
 def make_agent(cwd: Path, turns: list[dict[str, Any]], *, allow: tuple[str, ...] = ()) -> Agent:

@@ -121,6 +121,7 @@ class Agent:
             max_parallel=self.settings.executor.max_parallel,
             sandbox=SessionSandbox(self.settings.sandbox, cwd),
         )
+        self.policy.use_sandbox(self.executor.sandbox)
         self.disclosure = disclosure
         self._tools_cost: ToolsCost | None = None
         self._interrupt = asyncio.Event()

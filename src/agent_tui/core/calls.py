@@ -72,3 +72,9 @@ class ResultFacts(BaseModel):
     withheld: int | None = None
     """Files a read rule kept out of the answer."""
     truncated: bool | None = None
+    sandboxed: bool | None = None
+    """The command ran in the OS sandbox (run_shell; False: it ran unconfined)."""
+    network: bool | None = None
+    """It had the network (run_shell)."""
+    blocked: str | None = None
+    """What the sandbox refused it, and what would allow it (one sentence)."""

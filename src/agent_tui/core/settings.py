@@ -108,6 +108,11 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "sandbox": SandboxSettings,
 }
 """Top-level keys and their models. Keys starting with ``$`` (``$schema``) are ignored."""
+USER_ONLY: dict[str, Callable[[dict[str, Any]], list[str]]] = {
+    "sandbox": SandboxSettings.loosening,
+}
+"""Sections with values only the user's own settings file may set (a repository ships its
+project files): for each, the keys of a section object that it may not set elsewhere."""
 EXTERNAL = frozenset({"permissions", "mcp"})
 """Sections another package reads from the same files (not validated or merged here)."""
 
@@ -163,6 +168,8 @@ def load_settings(cwd: Path, *, paths: list[Path] | None = None) -> LoadedSettin
         if sections is None:
             continue
         sources.append(path)
+        if path != user_settings_path():
+            _drop_user_only(path, sections, problems)
         for name, value in sections.items():
             merged[name] = _merge(merged.get(name), value)
             origin.setdefault(name, []).append(path)
@@ -266,6 +273,28 @@ def _read_file(path: Path, problems: list[SettingsProblem]) -> dict[str, Any] | 
             continue
         sections[name] = value
     return sections
+
+
+def _drop_user_only(path: Path, sections: dict[str, Any], problems: list[SettingsProblem]) -> None:
+    """Remove what only the user's settings file may set from a project file's sections."""
+    for name, keys_of in USER_ONLY.items():
+        value = sections.get(name)
+        if not isinstance(value, dict):
+            continue
+        keys = keys_of(value)
+        if not keys:
+            continue
+        sections[name] = {k: v for k, v in value.items() if k not in keys}
+        shown = ", ".join(f"{name}.{k}" for k in keys)
+        problems.append(
+            SettingsProblem(
+                path,
+                f"{shown} ignored: a project's settings (which a repository can ship) may only "
+                f"make the {name} stricter; set {'it' if len(keys) == 1 else 'them'} in your "
+                f"user settings ({user_settings_path()}) to loosen it",
+                "warning",
+            )
+        )
 
 
 def _ignored_section(name: str, value: Any, error: ValidationError) -> str:

@@ -52,6 +52,7 @@ from agent_tui.ui.shell.status_bar import Activity, StatusBar
 from agent_tui.ui.shell.themes import ThemeKeeper, install_themes
 
 if TYPE_CHECKING:
+    from agent_tui.core.sandbox import SandboxState
     from agent_tui.ui.approval.screen import Ask
     from agent_tui.ui.shell.session_list import SessionSummary
 
@@ -68,6 +69,9 @@ class AgentApp(App[None]):
     COMMANDS = App.COMMANDS | {palette.AgentCommands}
     CURSOR_BLINK: ClassVar[bool] = True
     """Blinking cursors in the prompt and dialogs (tests and snapshots turn it off)."""
+    SHOW_SANDBOX: ClassVar[bool] = True
+    """Probe the sandbox at start-up and show it in the status bar (snapshots turn it off:
+    whether bubblewrap works differs between machines)."""
 
     BINDINGS = [
         Binding("escape", "interrupt", "Interrupt", id="interrupt"),
@@ -89,6 +93,10 @@ class AgentApp(App[None]):
     mcp_connected: reactive[int] = reactive(0)
     mcp_failed: reactive[int] = reactive(0)
     mcp_connecting: reactive[int] = reactive(0)
+    sandbox: reactive[str] = reactive("")
+    """Where shell commands run, in a few words (empty until the sandbox was probed)."""
+    sandbox_warn: reactive[bool] = reactive(False)
+    """They run unconfined although the settings ask for a sandbox."""
 
     def __init__(
         self,
@@ -145,6 +153,8 @@ class AgentApp(App[None]):
             AgentApp.mcp_connected,
             AgentApp.mcp_failed,
             AgentApp.mcp_connecting,
+            AgentApp.sandbox,
+            AgentApp.sandbox_warn,
         )
         prompt = PromptInput(cursor_blink=self.CURSOR_BLINK, id="prompt").data_bind(AgentApp.busy)
         self._main = MainScreen(self.clock, status=status, prompt=prompt)
@@ -158,6 +168,8 @@ class AgentApp(App[None]):
         self._unwatch = watch_sources(self.agent.tool_sources, self)
         self._count_sources()
         self._start_tool_sources()
+        if self.SHOW_SANDBOX:
+            self._probe_sandbox()
         if self.initial_prompt:
             self.send(self.initial_prompt)
 
@@ -171,6 +183,37 @@ class AgentApp(App[None]):
     async def _start_tool_sources(self) -> None:
         """Start connecting MCP servers at launch, in the background (``startup``)."""
         await startup.start_tool_sources(self.agent)
+
+    @work(thread=True, group="sandbox", exit_on_error=False, name="probe-sandbox")
+    def _probe_sandbox(self) -> None:
+        """Find out (bubblewrap starts a process) where commands will run: the status bar says
+        it; the first launch where the sandbox cannot work says why, once."""
+        from agent_tui.core.notices import first_time
+
+        state = self.agent.executor.sandbox.state
+        shelter = state.shelter
+        if shelter.sandboxed:
+            label = "⛉ sandbox" + (" · network" if shelter.network else "")
+        else:  # off by the user's choice: nothing to say every time
+            label = "" if state.mode == "off" else "⚠ no sandbox"
+        notice = None
+        if state.shell is None and state.mode != "off" and first_time(f"sandbox:{state.problem}"):
+            then = "run_shell refuses to run commands" if state.refuses else "commands run"
+            then += "" if state.refuses else " unconfined, as you"
+            notice = (
+                f"No sandbox: {state.problem}. {then} until it works; "
+                '"sandbox": {"mode": "off"} in your settings says you know (and hides this).'
+            )
+        self.call_from_thread(self._show_sandbox, label, state.shell is None, notice, state)
+
+    def _show_sandbox(
+        self, label: str, unconfined: bool, notice: str | None, state: SandboxState
+    ) -> None:
+        self.sandbox = label
+        self.sandbox_warn = unconfined and state.mode != "off"
+        self.main.status.sandbox_tooltip = state.describe()
+        if notice is not None:
+            self.run_worker(self.main.chat.add_notice(notice, "warning"), group="notice")
 
     @on(SourcesChanged)
     def _count_sources(self) -> None:

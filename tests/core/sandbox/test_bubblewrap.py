@@ -162,10 +162,11 @@ def test_a_killed_agent_takes_its_sandboxed_command_with_it(lab: tuple[Path, Pat
 
 
 def test_sandbox_status_says_whether_it_works_here(tmp_path: Path) -> None:
-    def status(settings: str | None) -> subprocess.CompletedProcess[str]:
+    def status(settings: str | None, where: str = "config") -> subprocess.CompletedProcess[str]:
         if settings is not None:
-            (tmp_path / ".agent-tui").mkdir(exist_ok=True)
-            (tmp_path / ".agent-tui" / "settings.json").write_text(settings, encoding="utf-8")
+            folder = tmp_path / where
+            folder.mkdir(exist_ok=True)
+            (folder / "settings.json").write_text(settings, encoding="utf-8")
         return subprocess.run(
             [sys.executable, "-m", "agent_tui", "sandbox", "status"],
             cwd=tmp_path,
@@ -181,6 +182,11 @@ def test_sandbox_status_says_whether_it_works_here(tmp_path: Path) -> None:
     off = status('{"sandbox": {"mode": "off"}}')
     assert off.returncode == 0
     assert "sandbox off" in off.stdout
+    # a repository cannot turn it off: its settings may only make the sandbox stricter
+    (tmp_path / "config" / "settings.json").unlink()
+    hostile = status('{"sandbox": {"mode": "off", "network": "on"}}', where=".agent-tui")
+    assert "sandboxed (bubblewrap) · no network" in hostile.stdout
+    assert "sandbox.mode, sandbox.network ignored" in hostile.stdout
 
 
 async def test_an_interrupt_ends_the_sandboxed_command_and_all_it_started(
@@ -216,3 +222,98 @@ async def test_started_in_the_home_directory_its_keys_and_startup_files_stay_saf
     assert "canary-private-key" not in out.content
     assert (home / ".bashrc").read_text() == "# mine\n"
     assert (home / "a").read_text() == "ok\n"
+
+
+async def test_a_daemon_socket_is_out_of_reach(lab: tuple[Path, Path]) -> None:
+    """connect() on a Unix socket is no write: a read-only mount does not stop it, and a
+    socket can be an escape (the systemd user bus runs ``systemd-run --user``, the Docker API
+    starts containers). /run, where daemons keep them, is empty inside."""
+    import socket
+
+    work, _ = lab
+    path = Path("/run") / f"agent-tui-canary-{os.getpid()}.sock"
+    try:
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(path))
+    except OSError as exc:
+        pytest.skip(f"cannot make a socket in /run here: {exc}")
+    server.listen()
+    try:
+        probe = (
+            f'{sys.executable} -c "import socket; s = socket.socket(socket.AF_UNIX); '
+            f"s.connect('{path}'); print('CONNECTED')\""
+        )
+        bare = await asyncio.to_thread(
+            subprocess.run, probe, shell=True, capture_output=True, text=True, check=False
+        )
+        assert "CONNECTED" in bare.stdout  # the attack is real outside the sandbox
+        out = await _run(work, probe)
+        assert "CONNECTED" not in out.content
+    finally:
+        server.close()
+        path.unlink()
+
+
+async def test_what_the_sandbox_blocked_is_explained(lab: tuple[Path, Path], server: int) -> None:
+    work, outside = lab
+    system = Path("/var/tmp") / f"agent-tui-canary-{os.getpid()}"
+    write = await _run(work, f"echo x > {system}")
+    assert write.facts.blocked is not None
+    assert "outside what commands may write" in write.facts.blocked
+    assert '"allow_write"' in write.facts.blocked
+    assert write.content.rstrip().endswith(f"[{write.facts.blocked}]")  # the model reads it too
+    private = await _run(work, f"echo x > {outside}/f.txt")  # tmp_path is below /tmp
+    assert private.facts.blocked is not None
+    assert "theirs is private" in private.facts.blocked
+    protected = await _run(work, "echo x >> .git/config")
+    assert protected.facts.blocked is not None
+    assert "protected file" in protected.facts.blocked
+    net = await _run(work, f"curl -sS http://127.0.0.1:{server}/ || python3 -c 1 && exit 7")
+    assert net.facts.blocked is not None
+    assert '"network": "on"' in net.facts.blocked
+    plain = await _run(work, "ls no-such-file")  # the command's own failure: no excuse
+    assert plain.is_error
+    assert plain.facts.blocked is None
+    assert plain.facts.sandboxed is True
+    assert plain.facts.network is False
+
+
+async def test_a_new_repository_keeps_its_config_but_not_a_hostile_one(
+    tmp_path: Path,
+) -> None:
+    """``git init`` in a directory without .git creates the protected .git/config and hooks:
+    kept when git wrote them; a config that runs code, and any hook that would run, moved."""
+    plain, hostile = tmp_path / "plain", tmp_path / "hostile"
+    plain.mkdir()
+    hostile.mkdir()
+    await _run(plain, "git init -q . && git status --short")
+    assert (plain / ".git" / "config").exists()
+    assert list((plain / ".git" / "hooks").glob("*.sample"))  # git's own samples stay
+    out = await _run(
+        hostile,
+        "git init -q . && git config core.fsmonitor 'touch PWNED' "
+        "&& printf '#!/bin/sh\\ntouch PWNED\\n' > .git/hooks/post-checkout "
+        "&& chmod +x .git/hooks/post-checkout",
+    )
+    assert not (hostile / ".git" / "config").exists()
+    assert not (hostile / ".git" / "hooks" / "post-checkout").exists()
+    assert out.facts.blocked is not None
+    assert "moved to" in out.facts.blocked
+    box = Path(out.facts.blocked.split("moved to ", 1)[1].split(" — ", 1)[0])
+    assert "fsmonitor" in (box / ".git" / "config").read_text()  # kept, not lost
+    git = await asyncio.to_thread(
+        subprocess.run, ["git", "status"], cwd=hostile, capture_output=True, check=False
+    )
+    assert not (hostile / "PWNED").exists(), git
+
+
+def test_git_config_keys_that_run_nothing() -> None:
+    from agent_tui.core.sandbox.aftercheck import git_config_runs_code
+
+    plain = '[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote "o"]\n\turl = x\n'
+    assert git_config_runs_code(plain) is None
+    assert git_config_runs_code("[core]\n\tfsmonitor = x\n") == "core.fsmonitor"
+    assert git_config_runs_code('[alias]\n\tst = "!sh"\n') == "alias.st"
+    assert git_config_runs_code('[filter "a"]\n\tclean = x\n') == "filter.a.clean"
+    assert git_config_runs_code("[include]\n\tpath = ../x\n") == "include.path"
+    assert git_config_runs_code("[core] hooksPath = /x\n") == "core.hooksPath"

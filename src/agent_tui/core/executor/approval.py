@@ -119,7 +119,7 @@ async def authorize(
     while True:  # once, or again when the mode changed while the prompt was open
         plan.judged_path = decision.path
         if decision.kind == "allow":
-            if redecided:  # the card (live and resumed) says what let it run
+            if redecided or decision.step is Step.SANDBOX:  # the card says what let it run
                 plan.allowed_by = decision.basis
             return
         if decision.kind == "ask" and precheck is not None and not prechecked:

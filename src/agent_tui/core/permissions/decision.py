@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from agent_tui.core.permissions.rules import Rule
+from agent_tui.core.sandbox import Shelter
 
 if TYPE_CHECKING:
     from agent_tui.core.tools.base import Tool
@@ -37,6 +38,8 @@ class Step(StrEnum):
     ALLOW_RULE = "allow rule"
     BYPASS = "bypass mode"
     ACCEPT_EDITS = "accept-edits mode"
+    SANDBOX = "sandbox"
+    """``sandbox.auto_allow``: the OS sandbox confines the command."""
     READ_ONLY = "read-only"
     DEFAULT = "default"
     """Nothing allows it: a tool that may change things asks."""
@@ -66,6 +69,8 @@ class Decision:
     """Why "always allow" is not offered (an opaque command, a protected path…)."""
     path: Path | None = field(default=None, compare=False)
     """The resolved path that was judged (file tools): the tool opens exactly this."""
+    shelter: Shelter | None = field(default=None, compare=False)
+    """How the command would run (shell tools): sandboxed or not, with or without network."""
 
     @property
     def basis(self) -> str:
@@ -76,6 +81,8 @@ class Decision:
             return "not read-only"
         if self.step is Step.ALLOW_RULE:
             return "allow rules"
+        if self.step is Step.SANDBOX:
+            return "the sandbox"
         return self.step.value
 
     @property

@@ -23,6 +23,7 @@ from agent_tui.core.permissions.policy import ApprovalRequest, Scope
 from agent_tui.core.permissions.protected import names_explicitly, protection
 from agent_tui.core.permissions.rules import Rule, RuleSet
 from agent_tui.core.permissions.subject import Subject, SubjectError, subject_of
+from agent_tui.core.sandbox import SessionSandbox
 from agent_tui.core.tools.base import Tool
 from agent_tui.core.tools.reads import ReadGuard
 
@@ -55,6 +56,9 @@ class PermissionPipeline:
         """Rules the user allowed at the prompt ("for this session" or "always"), in memory."""
         self.on_remember: list[Any] = []
         """Called with the rules of each "always" (``setup`` saves them to a file)."""
+        self.sandbox: SessionSandbox | None = None
+        """Where the session's commands run (``use_sandbox``): decisions say so, and
+        ``sandbox.auto_allow`` relies on it."""
 
     # -- the policy protocol ------------------------------------------------------------------
 
@@ -64,6 +68,9 @@ class PermissionPipeline:
 
     def set_mode(self, mode: Mode) -> None:
         self.mode = mode
+
+    def use_sandbox(self, sandbox: SessionSandbox) -> None:
+        self.sandbox = sandbox
 
     @property
     def reads(self) -> ReadGuard:
@@ -85,6 +92,8 @@ class PermissionPipeline:
                 "deny", f"the permission check cannot judge this call: {exc}", Step.INVALID
             )
         decision = self._judge(tool, subject)
+        if subject.kind == "command" and self.sandbox is not None:
+            decision = decision.with_(shelter=self.sandbox.state.shelter)
         if decision.kind == "ask":
             from agent_tui.core.permissions.suggest import suggestions_for
 

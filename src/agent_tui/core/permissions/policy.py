@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from agent_tui.core.permissions.decision import Decision, Step
 from agent_tui.core.permissions.modes import Mode
 from agent_tui.core.permissions.rules import Rule
+from agent_tui.core.sandbox import SessionSandbox
 from agent_tui.core.tools.base import Tool
 from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
 from agent_tui.core.transcript import ToolCall
@@ -91,6 +92,11 @@ class PermissionPolicy(Protocol):
 
     def set_mode(self, mode: Mode) -> None: ...
 
+    def use_sandbox(self, sandbox: SessionSandbox) -> None:
+        """Where the session's shell commands run: decisions about them say how
+        (``Decision.shelter``), and ``sandbox.auto_allow`` relies on it."""
+        ...
+
     @property
     def saves_rules(self) -> bool:
         """Whether ``remember`` with ``ALWAYS`` writes rules to a settings file (else: this
@@ -132,6 +138,9 @@ class SimplePolicy:
         return [Rule(request.tool.name)]
 
     def set_mode(self, mode: Mode) -> None:
+        return None
+
+    def use_sandbox(self, sandbox: SessionSandbox) -> None:
         return None
 
     @property

@@ -20,6 +20,7 @@ import os
 from pathlib import Path
 
 from agent_tui.core.permissions.rules import Rule, RuleSet
+from agent_tui.core.sandbox import Hidden
 from agent_tui.core.tools.reads import ReadGuard
 
 READ_TOOL = "read_file"
@@ -71,6 +72,22 @@ class RuleReadGuard:
                 return describe_rule(rule)
         return None
 
+    def hidden(self) -> Hidden:
+        """The files and directories on disk these rules protect (``hidden_files``)."""
+        if not self.rules:
+            return Hidden()
+        from agent_tui.core.permissions.hidden_files import find_protected
+
+        rules, workspace = self.rules, self.workspace
+
+        def protected(path: Path) -> bool:
+            return any(r.pattern is None or r.matches_path(path, workspace) for r in rules)
+
+        roots = dict.fromkeys(
+            workspace if r.pattern is None else r.search_root(workspace) for r in rules
+        )
+        return find_protected(roots, protected, key=(rules, workspace))
+
 
 class RootGuard:
     """Withholds everything whose resolved path is outside ``root``; inside, ``inner`` decides.
@@ -88,3 +105,6 @@ class RootGuard:
         if not _inside(target, self.root):
             return f"outside the directory this server serves ({self.root})"
         return self.inner.withheld(target) if self.inner is not None else None
+
+    def hidden(self) -> Hidden:
+        return self.inner.hidden() if self.inner is not None else Hidden()

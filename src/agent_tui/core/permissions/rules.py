@@ -118,6 +118,34 @@ class Rule:
             return False
         return bool(regex.fullmatch(rel.as_posix()))
 
+    def search_root(self, workspace: Path) -> Path:
+        """The deepest directory every path this pattern matches lies in: where to look for
+        them on disk (``//etc/app/*.conf`` → ``/etc/app``; ``~/.aws/**`` → the home's
+        ``.aws``; ``secrets/*.key`` → the workspace's ``secrets``; ``*.pem`` → the
+        workspace)."""
+        pattern = self.pattern or ""
+        if pattern.startswith("//"):
+            base, rest = Path("/"), pattern[2:]
+        elif pattern.startswith("~/"):
+            base, rest = Path.home().resolve(), pattern[2:]
+        else:
+            base, rest = workspace, pattern.lstrip("/")
+            if "/" not in pattern.strip("/"):  # a bare name matches at any depth
+                return workspace
+        parts = rest.rstrip("/").split("/")
+        literal = []
+        for part in parts[:-1] if parts else []:
+            if _MAGIC.search(part):
+                break
+            literal.append(part)
+        else:
+            if parts and not _MAGIC.search(parts[-1]):
+                literal.append(parts[-1])  # no magic at all: the path itself
+        return base.joinpath(*literal) if literal else base
+
+
+_MAGIC = re.compile(r"[*?\[{]")
+
 
 @lru_cache(maxsize=1024)
 def _shell_words(pattern: str) -> tuple[list[str], bool]:

@@ -4,7 +4,8 @@ In order: deny rules (any command of the tree, any layer, loosely matched; the f
 against the file deny rules) → plan mode → the checks that ask in every mode: an opaque part
 that could run a denied program, a file a read rule protects, a variable that makes programs
 run other code, a protected path → ask rules → allow rules (every command allowed, every write
-allowed, the whole tree understood) → the mode → ask.
+allowed, the whole tree understood) → the mode → the sandbox (``sandbox.auto_allow``:
+``sandbox_judge``) → ask.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from agent_tui.core.permissions.modes import Mode
 from agent_tui.core.permissions.protected import protection, protection_below
 from agent_tui.core.permissions.read_check import read_hits
 from agent_tui.core.permissions.rules import Rule
+from agent_tui.core.permissions.sandbox_judge import sandbox_verdict
 from agent_tui.core.permissions.shell import ShellAnalysis, SimpleCommand
 from agent_tui.core.permissions.shell.programs import dangerous_variable
 from agent_tui.core.permissions.shell_paths import (
@@ -186,9 +188,15 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
     # 6. the mode
     if p.mode is Mode.BYPASS:
         return decision("allow", "bypass mode", Step.BYPASS)
+    # 7. the sandbox (sandbox.auto_allow): what it confines runs without asking
+    verdict = sandbox_verdict(p, a, commands, writes)
+    if verdict is not None and verdict[0]:
+        return decision("allow", verdict[1], Step.SANDBOX)
+    still = f"; {verdict[1]}" if verdict is not None else ""
     if not understood:
-        return decision("ask", f"the command contains {a.opaque[0]}", Step.DEFAULT)
-    return decision("ask", missing or "run_shell runs commands on your machine", Step.DEFAULT)
+        return decision("ask", f"the command contains {a.opaque[0]}{still}", Step.DEFAULT)
+    why = missing or "run_shell runs commands on your machine"
+    return decision("ask", why + still, Step.DEFAULT)
 
 
 def _not_allowed(

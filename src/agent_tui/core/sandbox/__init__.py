@@ -36,6 +36,38 @@ class SandboxSettings(BaseModel):
     """Paths hidden from commands (as well as the files of ``read_file`` deny rules)."""
     allow_read: list[str] = Field(default_factory=list)
     """Paths of the (otherwise hidden) home directory commands may read (``~/.m2``…)."""
+    auto_allow: bool = False
+    """Commands the sandbox confines run without asking, unless a deny or ask rule (or a
+    check that asks in every mode) says otherwise; commands that need the network or write
+    outside the sandbox still ask (``permissions.shell_judge``)."""
+
+    @staticmethod
+    def loosening(section: dict[str, object]) -> list[str]:
+        """The keys of a ``sandbox`` settings object that would weaken the sandbox: a file a
+        repository can ship (the project's settings) may not set them."""
+        out = []
+        if section.get("mode") == "off":
+            out.append("mode")
+        if section.get("network") == "on":
+            out.append("network")
+        for key in ("allow_write", "allow_read"):
+            if section.get(key):
+                out.append(key)
+        if section.get("auto_allow") is True:
+            out.append("auto_allow")
+        return out
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """The files on disk a read guard protects, found for the sandbox to hide
+    (``ReadGuard.hidden``)."""
+
+    paths: tuple[Path, ...] = ()
+    complete: bool = True
+    """False when the search stopped early (too many files): more may exist."""
+    looked_at: int = 0
+    """Directory entries the search looked at."""
 
 
 @dataclass(frozen=True)
@@ -117,15 +149,19 @@ RUNS_LATER_IN_HOME = (
 
 
 def programs_in_hiding(home: Path) -> tuple[Path, ...]:
-    """The directories of ``PATH`` (and this Python's own environment) that the hidden home or
-    the private ``/tmp`` would take away: kept read-only, so a command still finds the programs
-    it found outside (a virtualenv's whole tree, its ``lib`` included)."""
+    """The directories of ``PATH`` (and this Python's own environment) that the hidden home,
+    the private ``/tmp`` or the empty ``/run`` would take away: kept read-only, so a command
+    still finds the programs it found outside (a virtualenv's whole tree, its ``lib``
+    included)."""
     found: list[Path] = []
     candidates = [*os.environ.get("PATH", "").split(os.pathsep), sys.prefix, sys.base_prefix]
     for entry in candidates:
         if not entry:
             continue
         path = Path(entry)
+        if path.is_absolute() and path.is_relative_to("/run") and path.exists():
+            found.append(path)  # /run/current-system/sw/bin (NixOS): bound where PATH says
+            continue
         try:
             path = path.resolve()
         except OSError:
@@ -153,7 +189,7 @@ class ShellSandbox:
     def network(self) -> bool:
         return self.settings.network == "on"
 
-    def confinement(self, cwd: Path) -> Confinement:
+    def confinement(self, cwd: Path, protected: Hidden | None = None) -> Confinement:
         workspace = self.workspace.resolve()
 
         def paths(items: list[str]) -> tuple[Path, ...]:
@@ -164,7 +200,7 @@ class ShellSandbox:
             return tuple(out)
 
         read_only = [workspace / name for name in PROTECTED_IN_WORKSPACE]
-        hidden = list(paths(self.settings.deny_read))
+        hidden = [*paths(self.settings.deny_read), *(protected.paths if protected else ())]
         home = Path.home().resolve()
         if home.is_relative_to(workspace):  # the home's secrets and startup files are inside
             read_only += [home / name for name in RUNS_LATER_IN_HOME]
@@ -179,8 +215,47 @@ class ShellSandbox:
             allow_read=(*paths(self.settings.allow_read), *programs_in_hiding(home)),
         )
 
-    def wrap(self, argv: list[str], cwd: Path) -> list[str]:
-        return self.sandbox.wrap(argv, self.confinement(cwd))
+    def wrap(self, argv: list[str], cwd: Path, protected: Hidden | None = None) -> list[str]:
+        """``argv`` confined; ``protected`` adds the files the read rules protect (found by
+        the read guard: ``ReadGuard.hidden``, blocking) to the hidden ones."""
+        return self.sandbox.wrap(argv, self.confinement(cwd, protected))
+
+    def protected(self) -> tuple[Path, ...]:
+        """The paths kept read-only inside the writable ones (``aftercheck`` watches those
+        that do not exist yet)."""
+        return self.confinement(self.workspace).read_only
+
+    def writable(self, path: Path) -> bool:
+        """Whether a command in the sandbox may write ``path`` (resolved): the workspace, the
+        private /tmp and ``allow_write`` — not the protected paths inside them."""
+        c = self.confinement(self.workspace)
+        if any(path == p or p in path.parents for p in c.read_only):
+            return False
+        roots = (c.workspace, *c.allow_write, Path("/tmp"))
+        return any(path == root or root in path.parents for root in roots)
+
+    @property
+    def shelter(self) -> Shelter:
+        return Shelter(True, self.network, self.sandbox.name)
+
+
+@dataclass(frozen=True)
+class Shelter:
+    """How a shell command runs: in the sandbox (and with or without network), or not and why.
+    Carried by the permission decision (the prompt) and the result (the card)."""
+
+    sandboxed: bool
+    network: bool = True
+    backend: str = ""
+    why_not: str | None = None
+    """Unsandboxed: the sandbox is off, or what keeps it from working here."""
+
+    @property
+    def label(self) -> str:
+        """``sandboxed · no network``, ``sandboxed · network on``, ``not sandboxed``."""
+        if self.sandboxed:
+            return "sandboxed · " + ("network on" if self.network else "no network")
+        return "not sandboxed"
 
 
 @dataclass(frozen=True)
@@ -196,6 +271,14 @@ class SandboxState:
     def refuses(self) -> bool:
         """``required`` and no sandbox: no command may run."""
         return self.mode == "required" and self.shell is None
+
+    @property
+    def shelter(self) -> Shelter:
+        """How this session's commands run."""
+        if self.shell is not None:
+            return self.shell.shelter
+        why = "the sandbox is off (sandbox.mode is off)" if self.mode == "off" else self.problem
+        return Shelter(False, True, "", why)
 
     def describe(self) -> str:
         """One line for the status bar and ``sandbox status``."""

@@ -1,11 +1,12 @@
 """The bubblewrap (``bwrap``) sandbox on Linux.
 
 The whole system is mounted read-only; the workspace (and ``allow_write``) writable; a private
-``/tmp``; the protected files of the workspace read-only again over it; the home directory
-hidden behind an empty tmpfs (but for the workspace and ``~/.gitconfig``, read-only); hidden
-files masked with an empty file (or an empty tmpfs for a directory). Network namespaces are
-unshared unless the network is on. The command gets a new session and dies with its parent
-(``--die-with-parent``), and a PID namespace, so nothing it starts outlives the agent.
+``/tmp`` and an empty ``/run`` (no daemon's socket); the protected files of the workspace read-
+only again over it; the home directory hidden behind an empty tmpfs (but for the workspace and
+``~/.gitconfig``, read-only); hidden files masked with an empty file (or an empty tmpfs for a
+directory). Network namespaces are unshared unless the network is on. The command gets a new
+session and dies with its parent (``--die-with-parent``), and a PID namespace, so nothing it
+starts outlives the agent.
 
 Mount order matters: a later mount covers an earlier one, so the general ones come first.
 """
@@ -58,6 +59,22 @@ def _works(bwrap: str) -> str | None:
     return None
 
 
+def _resolver_dirs() -> list[Path]:
+    """The directories of /run that name resolution reads (``/etc/resolv.conf`` is often a
+    link into ``/run/systemd/resolve``)."""
+    out: list[Path] = []
+    try:
+        resolv = Path("/etc/resolv.conf").resolve()
+    except OSError:
+        return out
+    if resolv.is_relative_to("/run") and resolv.exists():
+        out.append(resolv.parent)
+    for extra in (Path("/run/systemd/resolve"), Path("/run/nscd")):
+        if extra.is_dir() and extra not in out:
+            out.append(extra)
+    return out
+
+
 class Bubblewrap:
     name = "bubblewrap"
 
@@ -74,6 +91,14 @@ class Bubblewrap:
         c = confinement
         args = [self.executable, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         args += ["--tmpfs", "/tmp"]  # first: a home or workspace below /tmp is mounted over it
+        # The daemons' sockets (/run/docker.sock, the D-Bus buses, /run/user/UID with the
+        # systemd user instance and ssh-agent, /run/postgresql…): connect() on a socket is not
+        # a write, so a read-only mount does not stop it, and a socket can be an escape
+        # (``systemd-run --user``, the Docker API). /run is emptied; DNS keeps its files.
+        args += ["--tmpfs", "/run"]
+        if c.network:
+            for kept in _resolver_dirs():
+                args += ["--ro-bind", str(kept), str(kept)]
         home = c.home
         if home is not None and home.is_dir() and home != Path("/"):
             args += ["--tmpfs", str(home)]

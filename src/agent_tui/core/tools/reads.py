@@ -12,10 +12,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
+from agent_tui.core.sandbox import Hidden
+
 
 class ReadGuard(Protocol):
     def withheld(self, path: Path) -> str | None:
         """Why ``path`` (resolved) is withheld — e.g. ``the rule read_file(.env)`` — or None."""
+        ...
+
+    def hidden(self) -> Hidden:
+        """The existing files (and directories) it withholds, for the sandbox to hide."""
         ...
 
 
@@ -24,6 +30,9 @@ class OpenGuard:
 
     def withheld(self, path: Path) -> str | None:
         return None
+
+    def hidden(self) -> Hidden:
+        return Hidden()
 
 
 NO_GUARD: ReadGuard = OpenGuard()

@@ -25,6 +25,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from agent_tui.core.permissions import Approval, Scope
+from agent_tui.core.sandbox import Shelter
 from agent_tui.ui.calls.details import describe_call
 from agent_tui.ui.common.format import mcp_parts
 
@@ -48,6 +49,8 @@ class Ask:
     """Where "always allow" writes the rule, when it is written to a file."""
     cwd: Path | None = None
     """The workspace: edits and writes are previewed against its files."""
+    shelter: Shelter | None = None
+    """How a shell command will run: in the OS sandbox (with or without network) or not."""
 
 
 FEEDBACK_HINT = "Enter denies with this feedback · esc goes back to the choices"
@@ -79,6 +82,8 @@ class ApprovalScreen(ModalScreen[Approval]):
         border-title-style: bold;
         border-subtitle-color: $text-muted;
         & > #reason { color: $text-muted; margin-bottom: 1; }
+        & > #shelter { color: $text-success; margin-bottom: 1; margin-top: -1; }
+        & > #shelter.-outside { color: $text-warning; }
         & > #details {
             height: auto; max-height: 100%; padding: 0 1;
             background: $background; scrollbar-size-vertical: 1;
@@ -143,6 +148,13 @@ class ApprovalScreen(ModalScreen[Approval]):
             (why, "italic"),
         )
 
+    @staticmethod
+    def _shelter(shelter: Shelter) -> Static:
+        if shelter.sandboxed:
+            return Static(f"⛉ runs {shelter.label}", id="shelter")
+        why = f": {shelter.why_not}" if shelter.why_not else ""
+        return Static(f"⚠ runs outside the sandbox{why}", id="shelter", classes="-outside")
+
     def _title(self) -> str:
         parts = mcp_parts(self.ask.tool)
         if parts is not None:
@@ -154,6 +166,8 @@ class ApprovalScreen(ModalScreen[Approval]):
         with Vertical(id="dialog") as dialog:
             dialog.border_title = self._title()
             yield Static(self._reason(ask.reason), id="reason")
+            if ask.shelter is not None:
+                yield self._shelter(ask.shelter)
             with VerticalScroll(id="details", can_focus=False):
                 yield Static(describe_call(ask.tool, ask.input, cwd=ask.cwd))
             with Vertical(id="bottom"):  # docked: always on screen, the details scroll
@@ -266,7 +280,7 @@ class ApprovalScreen(ModalScreen[Approval]):
         dialog = self.query_one("#dialog")
         details = self.query_one("#details", VerticalScroll)
         taken = dialog.styles.gutter.height + details.styles.margin.height
-        for part in (self.query_one("#reason"), self.query_one("#bottom")):
+        for part in (self.query_one("#reason"), *self.query("#shelter"), self.query_one("#bottom")):
             taken += part.outer_size.height + part.styles.margin.height
         rows = max(self.MIN_DETAILS, self.size.height - taken)
         if details.styles.max_height != Scalar.from_number(rows):

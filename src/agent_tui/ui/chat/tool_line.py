@@ -26,6 +26,8 @@ def row_content(calls: list[CallState]) -> Content:
         call = calls[0]
         status = call.status
         outcome = call.status_line()
+        if call.facts.blocked:
+            outcome += " · blocked by the sandbox"
         head = Content.assemble((call.name, "bold $foreground"))
         if call.summary:
             head = Content.assemble(head, " ", call.summary)

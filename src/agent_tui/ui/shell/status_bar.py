@@ -45,6 +45,9 @@ class StatusBar(Horizontal):
         & > #activity.-approval { color: $warning; text-style: bold; }
         & > #mode.-relaxed { color: $warning; }
         & > #mode.-plan { color: $accent; }
+        & > #sandbox { display: none; }
+        & > #sandbox.-shown { display: block; }
+        & > #sandbox.-warn { color: $warning; }
         & > #mcp { display: none; }
         & > #mcp.-shown { display: block; }
         & > #mcp.-failed { color: $error; }
@@ -62,19 +65,24 @@ class StatusBar(Horizontal):
     mcp_connected: reactive[int] = reactive(0)
     mcp_failed: reactive[int] = reactive(0)
     mcp_connecting: reactive[int] = reactive(0)
+    sandbox: reactive[str] = reactive("")
+    sandbox_warn: reactive[bool] = reactive(False)
+    sandbox_tooltip: reactive[str] = reactive("")
 
     def compose(self) -> ComposeResult:
         yield Static("DEMO", id="demo-badge")
         yield Static(id="model")
         yield Static(id="activity")
         yield Static(id="mode")
+        yield Static(id="sandbox")
         yield Static(id="tokens")
         yield Static(id="mcp")
         yield Static(id="cwd")
 
     def on_mount(self) -> None:
         self.tooltip = (
-            "model · state · permission mode (shift+tab) · session tokens (in/out) · MCP · cwd"
+            "model · state · permission mode (shift+tab) · sandbox · session tokens (in/out) · "
+            "MCP · cwd"
         )
         self.query_one(
             "#demo-badge", Static
@@ -98,6 +106,11 @@ class StatusBar(Horizontal):
         mode.display = bool(self.mode)
         mode.set_class(self.mode in ("accept-edits", "bypass"), "-relaxed")
         mode.set_class(self.mode == "plan", "-plan")
+        sandbox = self.query_one("#sandbox", Static)
+        sandbox.update(self.sandbox)
+        sandbox.set_class(bool(self.sandbox), "-shown")
+        sandbox.set_class(self.sandbox_warn, "-warn")
+        sandbox.tooltip = self.sandbox_tooltip or None
         tokens = f"{format_tokens(self.input_tokens)} in · {format_tokens(self.output_tokens)} out"
         self.query_one("#tokens", Static).update(tokens)
         self.query_one("#cwd", Static).update(Content(self.cwd))
@@ -115,3 +128,4 @@ class StatusBar(Horizontal):
     watch_model = watch_demo = watch_activity = watch_mode = _sync
     watch_input_tokens = watch_output_tokens = watch_cwd = _sync
     watch_mcp_connected = watch_mcp_failed = watch_mcp_connecting = _sync
+    watch_sandbox = watch_sandbox_warn = watch_sandbox_tooltip = _sync

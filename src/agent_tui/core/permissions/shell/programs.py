@@ -156,3 +156,53 @@ GIT_CONFIG_READ_FLAGS = _set(
     "--name-only --get-color --get-colorbool --null -z --type --default --blob --includes "
     "--no-includes"
 )
+
+
+NETWORK_PROGRAMS = _set(
+    "curl wget ssh scp sftp nc ncat netcat socat telnet ftp lftp http https xh aria2c ping "
+    "ping6 traceroute tracepath mtr dig nslookup host whois nmap gh glab hub aws gcloud az "
+    "kubectl helm docker podman npx pnpx bunx"
+)
+"""Programs whose work is the network: a sandbox without it makes them fail."""
+NETWORK_SUBCOMMANDS: dict[str, frozenset[str]] = {
+    "git": _set("clone fetch pull push ls-remote submodule remote archive request-pull"),
+    "pip": _set("install download"),
+    "pip3": _set("install download"),
+    "uv": _set("add sync lock pip tool run venv python"),
+    "uvx": _set(""),
+    "poetry": _set("add install update lock"),
+    "npm": _set("install i ci add update publish exec view audit outdated"),
+    "pnpm": _set("install i add update publish dlx"),
+    "yarn": _set("install add upgrade publish dlx"),
+    "bun": _set("install i add update publish"),
+    "cargo": _set("install fetch update publish search add"),
+    "go": _set("get install"),
+    "gem": _set("install update push fetch"),
+    "bundle": _set("install update"),
+    "composer": _set("install update require"),
+    "apt": _set("install update upgrade"),
+    "apt-get": _set("install update upgrade"),
+    "brew": _set("install update upgrade"),
+    "rsync": _set(""),
+}
+"""Programs that need the network for some subcommands (an empty set: for every use; rsync is
+judged by its arguments: ``host:path``)."""
+
+
+def network_use(argv: list[str]) -> str | None:
+    """What of ``argv`` (a program and its arguments) needs the network, or None."""
+    if not argv:
+        return None
+    name = argv[0].rsplit("/", 1)[-1]
+    if name in NETWORK_PROGRAMS:
+        return name
+    subcommands = NETWORK_SUBCOMMANDS.get(name)
+    if subcommands is None:
+        return None
+    if name == "rsync":
+        remote = any(":" in a.split("/", 1)[0] and not a.startswith("-") for a in argv[1:])
+        return "rsync to another host" if remote else None
+    if not subcommands:
+        return name
+    word = next((a for a in argv[1:] if not a.startswith("-")), None)
+    return f"{name} {word}" if word in subcommands else None

@@ -11,10 +11,12 @@ import shutil
 import signal
 import tempfile
 import time
+from pathlib import Path
 
 from pydantic import Field
 
 from agent_tui.core.calls import ResultFacts
+from agent_tui.core.sandbox import aftercheck
 from agent_tui.core.summary import first_line
 from agent_tui.core.tools.base import (
     ProgressCallback,
@@ -180,8 +182,9 @@ async def _spawn(command: str, ctx: ToolContext, stdout: int) -> asyncio.subproc
             f"{state.problem}.",
             "Ask the user to install bubblewrap or to set sandbox.mode to auto or off.",
         )
-    if state.shell is not None:
-        argv = state.shell.wrap(argv, ctx.cwd)
+    if state.shell is not None:  # finding the files to hide walks the workspace: a thread
+        confined, plain = state.shell, argv
+        argv = await asyncio.to_thread(lambda: confined.wrap(plain, ctx.cwd, ctx.reads.hidden()))
     try:
         return await asyncio.create_subprocess_exec(
             *argv,
@@ -208,6 +211,8 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
             "Ask the user to restart in an existing directory.",
         )
     loop = asyncio.get_running_loop()
+    shell = ctx.sandbox.state.shell
+    watched = aftercheck.absent(shell.protected()) if shell is not None else ()
     read_fd, write_fd = os.pipe()
     try:
         proc = await _spawn(inp.command, ctx, write_fd)
@@ -238,10 +243,13 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
         output.flush(final=True)
         tail = output.text().rstrip("\r\n").split("\n")[-TAIL_LINES_ON_TIMEOUT:]
         output.close()
+        moved = _sweep(watched, ctx)
         raise ToolFailure(
             TIMEOUT,
             f"The command did not finish within {inp.timeout:g} s and was killed with "
-            f"everything it started. Last {len(tail)} lines of output:\n" + "\n".join(tail),
+            f"everything it started. Last {len(tail)} lines of output:\n"
+            + "\n".join(tail)
+            + (f"\n[{moved}]" if moved else ""),
             "If it just needs longer, run it again with a larger timeout (maximum "
             f"{MAX_TIMEOUT:g}). If it waits for input or never ends (a server, watch mode, "
             "a prompt), use non-interactive flags or run it in the background with output "
@@ -249,6 +257,7 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
         ) from None
     except BaseException:  # cancelled (Esc, a failing sibling): nothing may outlive the call
         await asyncio.shield(_terminate(proc))
+        _sweep(watched, ctx)
         raise
     finally:
         output.stop_timer()
@@ -266,12 +275,39 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
     output.close()
     text = text.removesuffix("\n").removesuffix("\r") or "(no output)"
     last = "" if code == 0 else first_line(_last_lines(text), 60)
+    blocked = _sweep(watched, ctx)
+    if shell is not None and code != 0 and blocked is None:
+        from agent_tui.core.sandbox.violations import explain
+
+        blocked = explain(text, shell, ctx.cwd)
+    footer = _footer(code) + (f"\n[{blocked}]" if blocked else "")
     return ToolOutput(
-        f"{text}\n{_footer(code)}",
+        f"{text}\n{footer}",
         is_error=code != 0,
         data={"exit_code": code, "command": inp.command, "cwd": shown(ctx.cwd, ctx)},
-        summary=f"exit {code}" + (f" · {last}" if last else ""),
-        facts=ResultFacts(exit_code=code),
+        summary=f"exit {code}" + (f" · {last}" if last and not blocked else ""),
+        facts=ResultFacts(
+            exit_code=code,
+            sandboxed=shell is not None,
+            network=shell.network if shell is not None else None,
+            blocked=blocked,
+        ),
+    )
+
+
+def _sweep(watched: tuple[Path, ...], ctx: ToolContext) -> str | None:
+    """Move aside the protected paths the sandboxed command created (``aftercheck``); what
+    was moved, in one sentence, or None."""
+    if not watched:
+        return None
+    moved = aftercheck.sweep(watched, ctx.sandbox.workspace.resolve())
+    if not moved:
+        return None
+    what = ", ".join(shown(m.path, ctx) for m in moved[:5]) + (" …" if len(moved) > 5 else "")
+    return (
+        f"blocked by the sandbox: the command created {what}, protected (it configures the "
+        f"agent or runs code later); moved to {moved[0].box} — move it back yourself if you "
+        "meant it, or create it with the file tools, which ask"
     )
 
 

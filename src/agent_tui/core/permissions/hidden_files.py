@@ -1,0 +1,129 @@
+"""The files on disk that the read rules protect, found so the OS sandbox can hide them.
+
+A ``read_file`` deny (or ask) rule protects a file's content in every tool; inside the sandbox
+that means the file is not there for a command at all (an empty file or an empty directory is
+mounted over it). Rules are patterns (``**/.env``, ``*.pem``, ``secrets/**``), so the files
+have to be found: each rule's search root (``Rule.search_root``) is walked, without following
+symbolic links (a link whose target is protected hides the target).
+
+The walk runs before each sandboxed command (in a worker thread) and must be cheap, so each
+directory's listing, with what the rules hide in it, is kept until the directory's
+modification time changes: a command in an unchanged tree costs one ``stat`` per directory.
+It stops after ``MAX_ENTRIES`` entries and says so (``complete=False``): what it did not reach
+may hold a protected file, so sandboxed commands then no longer run without asking.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_tui.core.sandbox import Hidden
+
+MAX_ENTRIES = 50_000
+"""Entries one walk looks at, over all its roots."""
+MAX_CACHED_DIRS = 20_000
+
+Matcher = Callable[[Path], bool]
+"""Whether a real path (no symbolic link in it) is protected."""
+
+
+@dataclass(frozen=True)
+class _Listing:
+    stamp: tuple[int, int]
+    """(mtime_ns, inode): a new entry, a removal or a rename changes the mtime."""
+    key: object
+    """The rules the hidden names were found with."""
+    dirs: tuple[str, ...]
+    """Subdirectories to walk (not hidden, not links)."""
+    hidden: tuple[str, ...]
+    """Entries (or, for a link, its real target) the rules protect."""
+    entries: int
+
+
+_cache: OrderedDict[str, _Listing] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _listing(directory: str, key: object, protected: Matcher) -> _Listing | None:
+    try:
+        info = os.stat(directory)
+    except OSError:
+        return None
+    stamp = (info.st_mtime_ns, info.st_ino)
+    with _lock:
+        cached = _cache.get(directory)
+        if cached is not None and cached.stamp == stamp and cached.key == key:
+            _cache.move_to_end(directory)
+            return cached
+    dirs: list[str] = []
+    hidden: list[str] = []
+    count = 0
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                count += 1
+                path = Path(entry.path)
+                try:
+                    link = entry.is_symlink()
+                    real = Path(os.path.realpath(path)) if link else path
+                    if protected(real):
+                        hidden.append(str(real))
+                    elif not link and entry.is_dir(follow_symlinks=False):
+                        dirs.append(entry.name)
+                except OSError:
+                    continue
+    except OSError:
+        return None  # unreadable for the agent: unreadable for its commands too
+    listing = _Listing(stamp, key, tuple(dirs), tuple(hidden), count)
+    with _lock:
+        _cache[directory] = listing
+        _cache.move_to_end(directory)
+        while len(_cache) > MAX_CACHED_DIRS:
+            _cache.popitem(last=False)
+    return listing
+
+
+def find_protected(
+    roots: Iterable[Path], protected: Matcher, key: object, limit: int | None = None
+) -> Hidden:
+    """The paths below ``roots`` (real paths) that ``protected`` matches; a matching directory
+    is reported whole and not entered. ``key`` names the rules (a change forgets the cache)."""
+    limit = MAX_ENTRIES if limit is None else limit
+    found: list[Path] = []
+    seen = 0
+    walked: set[str] = set()
+    for root in roots:
+        if not os.path.lexists(root):
+            continue
+        root = Path(os.path.realpath(root))
+        if protected(root):
+            found.append(root)
+            continue
+        if not root.is_dir():
+            continue
+        stack = [str(root)]
+        while stack:
+            directory = stack.pop()
+            if directory in walked:
+                continue
+            walked.add(directory)
+            listing = _listing(directory, key, protected)
+            if listing is None:
+                continue
+            seen += listing.entries
+            found.extend(Path(p) for p in listing.hidden)
+            if seen > limit:
+                return Hidden(tuple(dict.fromkeys(found)), complete=False, looked_at=seen)
+            stack.extend(os.path.join(directory, name) for name in listing.dirs)
+    return Hidden(tuple(dict.fromkeys(found)), complete=True, looked_at=seen)
+
+
+def forget() -> None:
+    """Drop every cached listing (tests)."""
+    with _lock:
+        _cache.clear()

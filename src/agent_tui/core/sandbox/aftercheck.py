@@ -1,0 +1,114 @@
+"""The protected paths a sandboxed command created: moved aside, never left to run later.
+
+The sandbox keeps the protected files of the workspace read-only by mounting them over
+themselves — which works only for files that exist when the command starts. A file that does
+not exist yet (``.mcp.json``, ``.envrc``, ``.git/hooks/pre-commit`` in a repository without
+hooks, ``~/.zshrc``) cannot be mounted without leaving an empty file behind, so it is checked
+after the command instead: nothing the command started is still running then (the sandbox's
+PID namespace ends with it), and whatever protected path appeared is moved to a quarantine
+directory — kept, not deleted — and the card says where.
+
+A command that makes a new repository (``git init``, ``git clone``) creates ``.git/config``
+and ``.git/hooks`` legitimately: of a new ``.git`` only hooks that would run (not the
+``*.sample`` files) are moved, and the config only when it sets a key outside the plain
+ones git itself writes (``core.fsmonitor``, ``core.hooksPath``, a filter, an alias… run code).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_tui.core.paths import data_dir
+
+SAFE_GIT_KEYS = re.compile(
+    r"^(core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|"
+    r"precomposeunicode|symlinks|autocrlf|eol)|remote\.[^.]+\.(url|fetch|pushurl)|"
+    r"branch\.[^.]+\.(remote|merge|rebase)|init\.defaultbranch|user\.(name|email)|"
+    r"extensions\.(objectformat|worktreeconfig)|pull\.rebase|push\.default|"
+    r"fetch\.prune|color\.ui)$",
+    re.IGNORECASE,
+)
+"""``.git/config`` keys that run nothing: what ``git init``/``clone`` write, and a few more."""
+_SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"([^"]*)")?\s*\]')
+_KEY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*(=|$)")
+
+
+@dataclass(frozen=True)
+class Moved:
+    path: Path
+    """Where the command created it."""
+    to: Path
+    """Where it is now."""
+    box: Path
+    """The quarantine directory of this command (the workspace's layout below it)."""
+
+
+def git_config_runs_code(text: str) -> str | None:
+    """The first key of a git config that is not known to be harmless, or None."""
+    section = ""
+    for line in text.splitlines():
+        stripped = line.split("#", 1)[0].split(";", 1)[0]
+        head = _SECTION.match(stripped)
+        if head:
+            name, sub = head.group(1), head.group(2)
+            section = f"{name}.{sub}" if sub is not None else name
+            rest = stripped[head.end() :]
+            if not rest.strip():
+                continue
+            stripped = rest
+        key = _KEY.match(stripped)
+        if key is None:
+            if stripped.strip():
+                return stripped.strip()[:60]  # something it cannot read: not harmless
+            continue
+        full = f"{section}.{key.group(1)}"
+        if not SAFE_GIT_KEYS.match(full):
+            return full
+    return None
+
+
+def absent(paths: tuple[Path, ...]) -> tuple[Path, ...]:
+    """Those of ``paths`` that do not exist (not even as a dangling link)."""
+    return tuple(p for p in paths if not os.path.lexists(p))
+
+
+def sweep(created_before: tuple[Path, ...], workspace: Path) -> list[Moved]:
+    """Move aside the paths of ``created_before`` (absent before the command) that exist
+    now. Blocking; a path that cannot be moved is left and not reported as moved."""
+    moved: list[Moved] = []
+    new_git = {workspace / ".git/config", workspace / ".git/hooks"} <= set(created_before)
+    box: Path | None = None
+    for path in created_before:
+        if not os.path.lexists(path):
+            continue
+        victims: list[Path] = [path]
+        if new_git and path == workspace / ".git/config":
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                text = "\0"
+            if git_config_runs_code(text) is None:
+                continue
+        elif new_git and path == workspace / ".git/hooks" and path.is_dir():
+            victims = [p for p in path.iterdir() if not p.name.endswith(".sample")]
+        for victim in victims:
+            if box is None:
+                stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{time.monotonic_ns() % 10**6:06d}"
+                box = data_dir() / "quarantine" / stamp
+            try:
+                relative = victim.relative_to(workspace)
+            except ValueError:
+                relative = Path(*victim.parts[1:])
+            target = box / relative
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.move(victim, target)
+            except OSError:
+                continue
+            moved.append(Moved(victim, target, box))
+    return moved
