@@ -15,6 +15,7 @@ import time
 from pydantic import Field
 
 from agent_tui.core.calls import ResultFacts
+from agent_tui.core.sandbox.lifeline import lifeline_argv
 from agent_tui.core.summary import first_line
 from agent_tui.core.tools.base import (
     ProgressCallback,
@@ -180,8 +181,9 @@ async def _spawn(command: str, ctx: ToolContext, stdout: int) -> asyncio.subproc
             f"{state.problem}.",
             "Ask the user to install bubblewrap or to set sandbox.mode to auto or off.",
         )
-    if state.shell is not None:
-        argv = state.shell.wrap(argv, ctx.cwd)
+    # Either way the command dies with the agent: bwrap has --die-with-parent and its own PID
+    # namespace; unsandboxed, the lifeline (a watchdog parent) kills the process group.
+    argv = state.shell.wrap(argv, ctx.cwd) if state.shell is not None else lifeline_argv(argv)
     try:
         return await asyncio.create_subprocess_exec(
             *argv,
