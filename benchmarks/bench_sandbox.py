@@ -1,8 +1,10 @@
-"""What the sandbox costs a command: the median wall time of ``true`` and of a short ``ls``
-through ``bash -c``, with and without bubblewrap, the exact argv ``run_shell`` runs.
+"""What the sandbox and the lifeline cost a command: the median wall time of ``true`` and of a
+short ``ls`` through ``bash -c``: plain, under the lifeline (the watchdog ``run_shell`` puts
+before unsandboxed commands) and in bubblewrap — the exact argvs ``run_shell`` runs, each in a
+new session as it starts them.
 
     PYTHONPATH=src python benchmarks/bench_sandbox.py            # 200 runs of each, alternating
-    PYTHONPATH=src python benchmarks/bench_sandbox.py --argv     # print the sandboxed argv
+    PYTHONPATH=src python benchmarks/bench_sandbox.py --argv     # print the wrapped argvs
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 
 from agent_tui.core.sandbox import SandboxSettings, ShellSandbox
 from agent_tui.core.sandbox.bubblewrap import Bubblewrap
+from agent_tui.core.sandbox.lifeline import lifeline_argv
 
 
 def main() -> None:
@@ -26,7 +29,7 @@ def main() -> None:
     args = parser.parse_args()
     backend = Bubblewrap()
     if (problem := backend.problem()) is not None:
-        raise SystemExit(f"no sandbox here: {problem}")
+        print(f"no sandbox here ({problem}): plain and lifeline only")
     work = Path(tempfile.mkdtemp())
     for i in range(20):
         (work / f"f{i}").write_text("x")
@@ -34,18 +37,26 @@ def main() -> None:
     bash = shutil.which("bash") or "/bin/sh"
     for command in ("true", "ls -la"):
         plain = [bash, "-c", command]
-        boxed = sandbox.wrap(plain, work)
+        variants = {"plain": plain, "lifeline": lifeline_argv(plain)}
+        if problem is None:
+            variants["sandboxed"] = sandbox.wrap(plain, work)
         if args.argv:
-            print(" ".join(boxed))
+            for name, argv in variants.items():
+                print(f"{name}: {' '.join(argv)}")
             continue
-        times: dict[str, list[float]] = {"plain": [], "sandboxed": []}
+        times: dict[str, list[float]] = {name: [] for name in variants}
         for _ in range(args.runs):
-            for name, argv in (("plain", plain), ("sandboxed", boxed)):
+            for name, argv in variants.items():
                 start = time.perf_counter()
-                subprocess.run(argv, cwd=work, stdout=subprocess.DEVNULL, check=True)
+                subprocess.run(
+                    argv, cwd=work, stdout=subprocess.DEVNULL, check=True, start_new_session=True
+                )
                 times[name].append(time.perf_counter() - start)
-        p, s = (statistics.median(times[k]) * 1000 for k in ("plain", "sandboxed"))
-        print(f"{command:8} plain {p:6.2f} ms · sandboxed {s:6.2f} ms · added {s - p:6.2f} ms")
+        medians = {name: statistics.median(values) * 1000 for name, values in times.items()}
+        base = medians["plain"]
+        row = [f"{command:8} plain {base:6.2f} ms"]
+        row += [f"{n} {m:6.2f} ms (+{m - base:5.2f})" for n, m in medians.items() if n != "plain"]
+        print(" · ".join(row))
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from pydantic import Field
 
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.sandbox import aftercheck
+from agent_tui.core.sandbox.lifeline import lifeline_argv
 from agent_tui.core.summary import first_line
 from agent_tui.core.tools.base import (
     ProgressCallback,
@@ -182,9 +183,13 @@ async def _spawn(command: str, ctx: ToolContext, stdout: int) -> asyncio.subproc
             f"{state.problem}.",
             "Ask the user to install bubblewrap or to set sandbox.mode to auto or off.",
         )
+    # Either way the command dies with the agent: bwrap has --die-with-parent and its own PID
+    # namespace; unsandboxed, the lifeline (a watchdog parent) kills the process group.
     if state.shell is not None:  # finding the files to hide walks the workspace: a thread
         confined, plain = state.shell, argv
         argv = await asyncio.to_thread(lambda: confined.wrap(plain, ctx.cwd, ctx.reads.hidden()))
+    else:
+        argv = lifeline_argv(argv)
     try:
         return await asyncio.create_subprocess_exec(
             *argv,

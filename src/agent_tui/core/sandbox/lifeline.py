@@ -1,0 +1,31 @@
+"""The lifeline: without the sandbox, a command still never outlives the agent (Linux).
+
+``lifeline_argv`` puts a tiny watchdog (``_lifeline_main.py``, run by this Python) between the
+agent and the command. The kernel sends it ``SIGUSR2`` when the agent dies (``PR_SET_PDEATHSIG``,
+``kill -9`` included), and it then kills its whole process group: the command and everything
+it started there. Otherwise it is transparent: output fds inherited, the command's exit code
+or fatal signal mirrored as its own, SIGTERM/SIGINT/SIGHUP to the group reach the command (the
+watchdog ignores them and the command gets the default dispositions back).
+
+Limits: the watchdog must lead its process group (``start_new_session=True``; it makes a group
+of its own otherwise); a process that leaves the group (``setsid``, ``setpgid``) is not
+covered, nor is a background job still running after the command itself has exited (the
+watchdog ends with it). The death signal comes when the agent's *thread* that started the
+watchdog ends: start it from the thread of the event loop, as ``run_shell`` does.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).with_name("_lifeline_main.py")
+
+
+def lifeline_argv(argv: list[str]) -> list[str]:
+    """The argv that runs ``argv`` under the watchdog (``argv`` unchanged off Linux, or when
+    this Python's executable is unknown)."""
+    if not sys.platform.startswith("linux") or not sys.executable:
+        return argv
+    return [sys.executable, "-I", "-S", str(SCRIPT), str(os.getpid()), "--", *argv]
