@@ -105,6 +105,37 @@ STATES: dict[str, list[Event]] = {
             spill=spill(".agent-spill/run_shell-c.log", 12_000),
         ),
     ],
+    "result_sandboxed": [
+        use("c", "run_shell", command="pytest -q"),
+        ToolResult(
+            id="c",
+            name="run_shell",
+            content="12 passed\n[exit code 0]",
+            elapsed=1.3,
+            summary="exit 0",
+            allowed_by="the sandbox",
+            facts=ResultFacts(exit_code=0, sandboxed=True, network=False),
+        ),
+    ],
+    "result_blocked_by_the_sandbox": [
+        use("c", "run_shell", command="touch /var/tmp/x"),
+        ToolResult(
+            id="c",
+            name="run_shell",
+            content="touch: cannot touch '/var/tmp/x': Read-only file system\n[exit code 1]",
+            elapsed=0.02,
+            is_error=True,
+            summary="exit 1",
+            facts=ResultFacts(
+                exit_code=1,
+                sandboxed=True,
+                network=False,
+                blocked="blocked by the sandbox: /var/tmp/x is outside what commands may write "
+                '(the workspace, /tmp and sandbox.allow_write); allow it with "sandbox": '
+                '{"allow_write": ["/var/tmp"]} in your user settings',
+            ),
+        ),
+    ],
     "rejected_by_you": [
         use("c", "write_file", path="config.toml", content="x = 1\n"),
         ToolRejected(

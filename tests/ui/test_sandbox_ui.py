@@ -64,7 +64,7 @@ async def test_the_prompt_and_the_card_say_the_command_ran_sandboxed(tmp_path: P
         view = app.main.lane.query_one(ResultView)
         shown = view.build(call, 0.0).plain
         assert "⛉ sandboxed · no network" in shown
-        assert f"⛔ blocked by the sandbox: {canary} is outside what commands may write" in shown
+        assert f"⚠ blocked by the sandbox: {canary} is outside what commands may write" in shown
         assert "blocked by the sandbox" in row_content([call]).plain  # the chat's line too
     assert not canary.exists()
 

@@ -31,6 +31,7 @@ from agent_tui.core.events import (
     UserMessage,
 )
 from agent_tui.core.providers.demo import DemoProvider
+from agent_tui.core.sandbox import Shelter
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.transcript import Usage
 from agent_tui.ui.approval.screen import ApprovalScreen, Ask
@@ -349,5 +350,24 @@ def test_permission_prompt_with_a_long_diff_on_a_small_terminal(
         always="write_file(big.txt)",
         saves_to=".agent-tui/settings.local.json",
         cwd=tmp_path,
+    )
+    assert _prompt_snapshot(snap_compare, tmp_path, ask, size=(80, 24))
+
+
+def test_permission_prompt_says_the_command_runs_sandboxed(
+    snap_compare: SnapCompare, tmp_path: Path
+) -> None:
+    """80×24: a command that needs the network asks although the sandbox would confine it, and
+    the prompt says how it will run."""
+    ask = Ask(
+        tool="run_shell",
+        input={"command": "pip install -r requirements.txt"},
+        reason="no rule allows pip install -r requirements.txt; it uses the network (pip "
+        "install), which the sandbox turns off, so it would fail there (allow it with "
+        '"sandbox": {"network": "on"})',
+        always="run_shell(pip install:*)",
+        saves_to=".agent-tui/settings.local.json",
+        cwd=tmp_path,
+        shelter=Shelter(True, False, "bubblewrap"),
     )
     assert _prompt_snapshot(snap_compare, tmp_path, ask, size=(80, 24))

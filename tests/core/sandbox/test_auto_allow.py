@@ -279,3 +279,22 @@ async def test_the_files_of_read_rule_patterns_are_hidden_from_an_approved_comma
     assert "visible" in result.content  # it ran
     assert SECRET not in result.content
     assert (work / "deep" / "er" / ".env").read_text().startswith("DEEP=")  # intact outside
+
+
+def test_a_protected_file_made_after_the_first_walk_is_found_by_the_next(work: Path) -> None:
+    """The walk keeps each directory's listing until the directory changes: a new ``.env``
+    (or one moved in) is hidden from the next command, a removed one is forgotten."""
+    from agent_tui.core.permissions.read_guard import RuleReadGuard
+
+    hidden_files.forget()
+    guard = RuleReadGuard(_rules(deny=("read_file(**/.env)",)), work)
+    assert [p.name for p in guard.hidden().paths] == [".env"]  # app/.env
+    (work / "app" / "sub").mkdir()
+    (work / "app" / "sub" / ".env").write_text("x", encoding="utf-8")
+    (work / "moved.txt").write_text("y", encoding="utf-8")
+    (work / "moved.txt").rename(work / ".env")
+    found = {p.relative_to(work).as_posix() for p in guard.hidden().paths}
+    assert found == {"app/.env", "app/sub/.env", ".env"}
+    (work / "app" / ".env").unlink()
+    found = {p.relative_to(work).as_posix() for p in guard.hidden().paths}
+    assert found == {"app/sub/.env", ".env"}

@@ -79,9 +79,10 @@ class RuleReadGuard:
         from agent_tui.core.permissions.hidden_files import find_protected
 
         rules, workspace = self.rules, self.workspace
+        matchers = [rule.path_matcher(workspace) for rule in rules]
 
-        def protected(path: Path) -> bool:
-            return any(r.pattern is None or r.matches_path(path, workspace) for r in rules)
+        def protected(path: str) -> bool:
+            return any(match(path) for match in matchers)
 
         roots = dict.fromkeys(
             workspace if r.pattern is None else r.search_root(workspace) for r in rules

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -117,6 +118,24 @@ class Rule:
         except ValueError:
             return False
         return bool(regex.fullmatch(rel.as_posix()))
+
+    def path_matcher(self, workspace: Path) -> Callable[[str], bool]:
+        """``matches_path`` for many paths: takes a real absolute path as a string (no
+        ``Path`` made per call). A rule without a pattern matches everything."""
+        if self.pattern is None:
+            return lambda path: True
+        regex, anchor = self._path_regex
+        if anchor == "absolute":
+            return lambda path: bool(regex.fullmatch(path))
+        base = str(Path.home().resolve() if anchor == "home" else workspace)
+        prefix = base.rstrip("/") + "/"
+
+        def match(path: str) -> bool:
+            if path == base:
+                return bool(regex.fullmatch("."))
+            return path.startswith(prefix) and bool(regex.fullmatch(path[len(prefix) :]))
+
+        return match
 
     def search_root(self, workspace: Path) -> Path:
         """The deepest directory every path this pattern matches lies in: where to look for

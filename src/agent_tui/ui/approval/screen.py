@@ -82,7 +82,8 @@ class ApprovalScreen(ModalScreen[Approval]):
         border-title-style: bold;
         border-subtitle-color: $text-muted;
         & > #reason { color: $text-muted; margin-bottom: 1; }
-        & > #shelter { color: $text-success; margin-bottom: 1; margin-top: -1; }
+        &.-shelter > #reason { margin-bottom: 0; }
+        & > #shelter { color: $text-success; margin-bottom: 1; }
         & > #shelter.-outside { color: $text-warning; }
         & > #details {
             height: auto; max-height: 100%; padding: 0 1;
@@ -167,6 +168,7 @@ class ApprovalScreen(ModalScreen[Approval]):
             dialog.border_title = self._title()
             yield Static(self._reason(ask.reason), id="reason")
             if ask.shelter is not None:
+                dialog.add_class("-shelter")
                 yield self._shelter(ask.shelter)
             with VerticalScroll(id="details", can_focus=False):
                 yield Static(describe_call(ask.tool, ask.input, cwd=ask.cwd))

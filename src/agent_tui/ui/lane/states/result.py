@@ -30,17 +30,17 @@ class ResultView(StateView):
         line = Content.assemble(label, " · ", outcome) if call.outcome else Content(label)
         if call.allowed_by:
             line += Content(f" · {call.allowed_line}")
-        if facts.sandboxed is not None:  # a shell command: where it ran
+        if facts.sandboxed is not None:  # a shell command: where it ran, on a line of its own
             net = "network on" if facts.network else "no network"
-            line += (
-                Content.styled(f" · ⛉ sandboxed · {net}", "$text-success")
+            where = (
+                Content.styled(f"⛉ sandboxed · {net}", "$text-success")
                 if facts.sandboxed
-                else Content.styled(" · not sandboxed", "$text-warning")
+                else Content.styled("not sandboxed", "$text-warning")
             )
+            line = Content("\n").join([line, where])
         if facts.blocked:
-            line = Content("\n").join(
-                [line, Content.styled(f"⛔ {facts.blocked}", "$text-warning")]
-            )
+            blocked = Content.styled(f"⚠ {facts.blocked}", "$text-warning")
+            line = Content("\n").join([line, blocked])
         if call.spill is None:
             return line
         pointer = Content.assemble(  # the path is in the expanded card and in the notice of o
