@@ -64,7 +64,7 @@ def sandbox_verdict(
                 )
             return False, (
                 f"it uses the network ({use}), which the sandbox turns off, so it would fail "
-                'there (allow it with "sandbox": {"network": "on"})'
+                'there (allow it with "sandbox": {"network": "on"} in your user settings)'
             )
     if shell.network and (not a.understood or a.interpreters or a.unseen_code):
         what = a.opaque[0] if a.opaque else (a.interpreters or a.unseen_code or ["code"])[0]
