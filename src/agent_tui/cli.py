@@ -22,6 +22,7 @@ from agent_tui.core.session import SessionLog, SessionStore
 from agent_tui.core.settings import Settings, load_settings
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.tools.registry import ToolRegistry
+from agent_tui.core.trust import ProjectTrust, untrusted_warning
 
 BYPASS_WARNING = (
     "warning: the permission mode is bypass: every call runs without asking, except what deny "
@@ -133,13 +134,17 @@ def _open_session(
 
 
 def _mcp_manager(
-    cwd: Path, registry: ToolRegistry, settings: Settings, *, tui: bool
+    cwd: Path, registry: ToolRegistry, settings: Settings, *, tui: bool, trust: ProjectTrust
 ) -> McpManager | None:
     """The MCP servers of ``.mcp.json`` files, their tools going into ``registry``. The SDK is
     imported only when a server starts. Headless runs without a configuration get none; the
     TUI always gets one, so a configuration created while it runs is picked up."""
     manager = McpManager(
-        cwd, registry, media_dir=Path(settings.budget.spill_dir) / "mcp-media", watch=tui
+        cwd,
+        registry,
+        media_dir=Path(settings.budget.spill_dir) / "mcp-media",
+        watch=tui,
+        trust=trust,
     )
     return manager if tui or manager.configured or manager.problems else None
 
@@ -154,6 +159,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_tui.permissions_cli import main as permissions_main
 
         return permissions_main(argv[1:])
+    if argv[:1] == ["trust"]:  # agent-tui trust [--yes | --revoke]
+        from agent_tui.trust_cli import main as trust_main
+
+        return trust_main(argv[1:])
     if argv[:1] == ["sandbox"]:  # agent-tui sandbox status
         from agent_tui.sandbox_cli import main as sandbox_main
 
@@ -172,6 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if isinstance(session, tuple):
         return _fail(*session)
     loaded = load_settings(cwd)
+    trust = ProjectTrust(cwd)  # what of the project's own files may widen anything
     try:
         permissions = build_pipeline(
             cwd,
@@ -179,11 +189,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             allow=args.allow,
             deny=args.deny,
             persist_always=args.headless is None,
+            trust=trust,
         )
     except ValueError as exc:
         return _fail(str(exc))
     registry = default_registry()
-    mcp = _mcp_manager(cwd, registry, loaded.settings, tui=args.headless is None)
+    mcp = _mcp_manager(cwd, registry, loaded.settings, tui=args.headless is None, trust=trust)
     agent = Agent(
         provider,
         registry,
@@ -195,6 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sessions=sessions,
         tool_sources=[mcp] if mcp is not None else [],
         disclosure=Disclosure(registry, loaded.settings.disclosure),
+        trust=trust,
     )
     start = SessionStart(
         session_id=session.id,
@@ -208,6 +220,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             *loaded.messages(),
             *(f"permissions: {p}" for p in permissions.problems),
             *(f"mcp: {p}" for p in (mcp.problems if mcp is not None else [])),
+            *(
+                [untrusted_warning(trust.pending)]
+                if trust.pending and args.headless is not None
+                else []
+            ),
         ],
     )
     if args.headless is not None:

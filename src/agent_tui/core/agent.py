@@ -53,6 +53,7 @@ from agent_tui.core.settings import Settings
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.registry import ToolRegistry
 from agent_tui.core.transcript import INTERRUPTED_NOTE, Message, Usage
+from agent_tui.core.trust import ProjectTrust, TrustItem
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -72,11 +73,15 @@ class ToolSource(Protocol):
 
     ``ready()`` starts it if needed and returns once the tools still being loaded are in (or
     their loading timed out); it is awaited before each prompt's first model request.
-    ``aclose()`` is awaited by ``Agent.close()``."""
+    ``aclose()`` is awaited by ``Agent.close()``; ``trusted()`` by ``Agent.trust_project``."""
 
     async def ready(self) -> None: ...
 
     async def aclose(self) -> None: ...
+
+    async def trusted(self, items: Sequence[TrustItem]) -> None:
+        """The user trusted these project items (``core.trust``): start what they name."""
+        ...
 
 
 class Agent:
@@ -95,6 +100,7 @@ class Agent:
         sessions: SessionStore | None = None,
         tool_sources: Sequence[ToolSource] = (),
         disclosure: Disclosure | None = None,
+        trust: ProjectTrust | None = None,
     ) -> None:
         self.provider = provider
         self.tool_sources = list(tool_sources)
@@ -122,6 +128,8 @@ class Agent:
             sandbox=SessionSandbox(self.settings.sandbox, cwd),
         )
         self.policy.use_sandbox(self.executor.sandbox)
+        self.trust = trust
+        """What of the project's files the user trusts (None: not gated here, e.g. tests)."""
         self.disclosure = disclosure
         self._tools_cost: ToolsCost | None = None
         self._interrupt = asyncio.Event()
@@ -154,6 +162,22 @@ class Agent:
             permission_mode=mode.value if mode is not None else "default",
             warnings=list(warnings),
         )
+
+    async def trust_project(self, items: Sequence[TrustItem]) -> str:
+        """Trust ``items`` (the project's servers, allow rules, mode the user just saw): save
+        it, then let the policy and the tool sources use them. Returns what happened, for the
+        user."""
+        if self.trust is None or not items:
+            return ""
+        said = f"trusted {len(items)} item{'s' if len(items) != 1 else ''} of this project"
+        try:
+            await asyncio.to_thread(self.trust.trust, items)
+        except OSError as exc:
+            said += f" for this session only (the trust store cannot be written: {exc})"
+        self.policy.trusted(items)
+        for source in self.tool_sources:
+            await source.trusted(items)
+        return said
 
     def _idle(self, what: str) -> None:
         if self.running:

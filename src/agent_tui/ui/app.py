@@ -53,6 +53,7 @@ from agent_tui.ui.shell.themes import ThemeKeeper, install_themes
 
 if TYPE_CHECKING:
     from agent_tui.core.sandbox import SandboxState
+    from agent_tui.core.trust import TrustItem
     from agent_tui.ui.approval.screen import Ask
     from agent_tui.ui.shell.session_list import SessionSummary
 
@@ -170,6 +171,33 @@ class AgentApp(App[None]):
         self._start_tool_sources()
         if self.SHOW_SANDBOX:
             self._probe_sandbox()
+        trust = self.agent.trust
+        if trust is not None and trust.pending:  # the project's files ask to turn things on
+            from agent_tui.ui.shell.trust_dialog import TrustDialog
+
+            items = list(trust.pending)
+            await self.push_screen(
+                TrustDialog(items, self.agent.cwd), lambda yes: self._trust_answered(items, yes)
+            )
+        elif self.initial_prompt:
+            self.send(self.initial_prompt)
+
+    def _trust_answered(self, items: list[TrustItem], yes: bool | None) -> None:
+        self.run_worker(self._apply_trust(items, bool(yes)), group="trust", exit_on_error=False)
+
+    async def _apply_trust(self, items: list[TrustItem], yes: bool) -> None:
+        if yes:
+            said = await self.agent.trust_project(items)
+            mode = self.agent.policy.mode
+            if mode is not None:
+                self.mode = mode.value
+            self.notify(said or "trusted")
+        else:
+            self.notify(
+                f"Started without {len(items)} item{'s' if len(items) != 1 else ''} of the "
+                "project; `agent-tui trust` reviews them later.",
+                severity="warning",
+            )
         if self.initial_prompt:
             self.send(self.initial_prompt)
 
