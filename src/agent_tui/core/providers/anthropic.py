@@ -298,7 +298,7 @@ class AnthropicProvider:
                 for item in state.feed_whole(self._parse(text)):
                     yield item
             else:
-                async for event in iter_sse(response.aiter_lines()):
+                async for event in iter_sse(response.aiter_bytes()):
                     data = self._parse(event.data)
                     data.setdefault("type", event.event)
                     for item in state.feed(data):

@@ -287,7 +287,7 @@ class OpenAIProvider:
                 )
             else:
                 saw_done = False
-                async for event in iter_sse(response.aiter_lines()):
+                async for event in iter_sse(response.aiter_bytes()):
                     if event.data.strip() == "[DONE]":
                         saw_done = True
                         break
