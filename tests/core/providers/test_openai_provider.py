@@ -6,7 +6,7 @@ import asyncio
 import json
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from agent_tui.core.providers.base import (
@@ -362,7 +362,7 @@ async def test_connection_refused_names_url_and_env_var(refused_url, request_) -
 
 async def test_read_timeout_before_response_is_explained(server, request_) -> None:
     server.add_hang()
-    provider = make_provider(server.url, max_retries=0, timeout=httpx.Timeout(5.0, read=0.2))
+    provider = make_provider(server.url, max_retries=0, timeout=httpx2.Timeout(5.0, read=0.2))
     error = await collect_error(provider, request_)
     await provider.aclose()
 
@@ -375,7 +375,7 @@ async def test_read_timeout_before_response_is_explained(server, request_) -> No
 
 async def test_read_timeout_mid_stream_is_not_retried(server, request_) -> None:
     server.add_sse(server.sse_bytes(chunk(content="partial")), hang_after_chunks=True)
-    provider = make_provider(server.url, timeout=httpx.Timeout(5.0, read=0.5))
+    provider = make_provider(server.url, timeout=httpx2.Timeout(5.0, read=0.5))
     seen: list[StreamItem] = []
     with pytest.raises(ProviderError, match="in the middle of the response"):
         await collect(provider, request_, seen)
@@ -492,7 +492,7 @@ def test_agent_api_key_wins_and_missing_model_is_an_error(monkeypatch) -> None:
 
 
 async def test_injected_client_is_not_closed(server, request_) -> None:
-    async with httpx.AsyncClient() as client:
+    async with httpx2.AsyncClient() as client:
         provider = make_provider(server.url, client=client)
         server.add_sse(server.sse_bytes(chunk(content="ok", finish="stop"), "[DONE]"))
         await collect(provider, request_)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 
-import httpx
+import httpx2
 import pytest
 
 from agent_tui.core.providers.sse import SSEDecoder, SSEEvent, SSELineDecoder, SSEParser, iter_sse
@@ -33,7 +33,7 @@ EXPECTED = [
 
 SEPARATORS = "\u2028\u2029\u0085"
 """LINE SEPARATOR, PARAGRAPH SEPARATOR, NEXT LINE: line ends for ``str.splitlines`` (and so for
-httpx's ``aiter_lines``), plain characters for the event stream and for JSON strings."""
+httpx2's ``aiter_lines``), plain characters for the event stream and for JSON strings."""
 
 
 def feed_all(lines: list[str]) -> list[SSEEvent]:
@@ -153,7 +153,7 @@ async def test_iter_sse_over_an_async_iterable_of_chunks() -> None:
 async def test_over_a_real_connection_in_tiny_fragments(server) -> None:
     server.add_sse(STREAM, chunk_size=3)
     async with (
-        httpx.AsyncClient() as client,
+        httpx2.AsyncClient() as client,
         client.stream("POST", f"{server.url}/events", json={}) as response,
     ):
         assert [e async for e in iter_sse(response.aiter_bytes())] == EXPECTED

@@ -7,9 +7,9 @@ The event-stream format (WHATWG HTML, "Server-sent events") is parsed from bytes
   text is always UTF-8 (invalid bytes become U+FFFD). Line ends are found in the bytes, before
   decoding: no UTF-8 sequence contains a CR or LF byte, so a character cut between chunks
   waits, whole, with the rest of its line.
-  (``httpx``'s ``aiter_lines`` splits like ``str.splitlines``, also at U+2028, U+2029, U+0085
-  and a few control characters; the first three may stand raw inside a JSON string (JSON
-  needs no escape for them), so an event's JSON was cut in two and the turn failed.)
+  (``aiter_lines`` of httpx and httpx2 splits like ``str.splitlines``, also at U+2028, U+2029,
+  U+0085 and a few control characters; the first three may stand raw inside a JSON string
+  (JSON needs no escape for them), so an event's JSON was cut in two and the turn failed.)
 - ``SSEDecoder`` applies the field rules: ``data:`` lines joined with ``\\n``, ``event:``,
   ``id:`` (kept across events, ignored if it contains NUL), ``retry:`` (ASCII digits only),
   ``:`` comments and unknown fields ignored, one space after the colon stripped, a blank line
