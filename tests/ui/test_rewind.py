@@ -69,7 +69,7 @@ async def _three_turns(pilot: Any) -> None:
 async def _open(pilot: Any) -> RewindPicker:
     app = pilot.app
     assert isinstance(app, AgentApp)
-    app.action_rewind()
+    await app.run_action("rewind")
     await wait_for(pilot, lambda: isinstance(app.screen, RewindPicker), "the rewind picker")
     picker = app.screen
     assert isinstance(picker, RewindPicker)
@@ -184,7 +184,7 @@ async def test_nothing_to_rewind_says_so(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         notified: list[str] = []
         app.notify = lambda message, **_: notified.append(str(message))  # type: ignore[method-assign]
-        app.action_rewind()
+        await app.run_action("rewind")
         await pilot.pause()
         assert not isinstance(app.screen, RewindPicker)
         assert notified == ["Nothing to rewind yet: no prompt was sent in this conversation."]

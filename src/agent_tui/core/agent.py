@@ -156,6 +156,9 @@ class Agent:
         self.running = False
         self.rewinding = False
         """A rewind is restoring files or cutting the transcript."""
+        self._settling: asyncio.Future[None] | None = None
+        """The last turn's checkpoint finishing (its last workspace scan) after the turn
+        (``settle``)."""
         self.closed = False
 
     def _request_tools(self) -> tuple[ToolRegistry, ToolsCost | None]:
@@ -196,6 +199,7 @@ class Agent:
         """Start over: an empty transcript (the model sees nothing of the old one), saved to a
         new session file; the old session stays on disk and can be resumed."""
         self._idle("start a new conversation")
+        await self.settle()
         session = await asyncio.to_thread(self.sessions.new, self.cwd, self.provider.name)
         self.session, self.messages, self.usage = session, [], Usage()
         self.file_state.clear()  # what was read is no longer in the model's context
@@ -204,6 +208,7 @@ class Agent:
     async def resume(self, path: Path) -> SessionStart:
         """Continue the session saved in ``path`` (``OSError`` when it cannot be read)."""
         self._idle("resume a session")
+        await self.settle()
         session = await asyncio.to_thread(SessionLog.load, path)
         messages = list(session.messages)
         self.session, self.messages, self.usage = session, messages, session_usage(messages)
@@ -217,6 +222,7 @@ class Agent:
         the same transcript and checkpoints; the original stays as it is, and can be resumed.
         ``RewindError`` when there is no session file to copy."""
         self._idle("fork the session")
+        await self.settle()
         if self.session is None:
             raise RewindError("This conversation is not saved to a session file: nothing to fork.")
         fork = await asyncio.to_thread(self.sessions.fork, self.session)
@@ -236,6 +242,7 @@ class Agent:
 
     async def preview_rewind(self, turn: str) -> RewindPreview:
         """What ``rewind(turn, ...)`` would do, the files read as they are now (in a thread)."""
+        await self.settle()
         summary = self._turn(turn)
         session = self.session
         entries = list(session.entries) if session is not None else []
@@ -256,6 +263,7 @@ class Agent:
         so a resumed session shows the rewound state. ``RewindError`` when it cannot be done
         (its text says why), ``AgentBusy`` during a turn."""
         self._idle("rewind")
+        await self.settle()
         summary = self._turn(turn)
         code = what in ("code", "both")
         conversation = what in ("conversation", "both")
@@ -316,6 +324,16 @@ class Agent:
             outside=outside_changes(entries, start, self.cwd) if start is not None else Outside(),
         )
 
+    async def settle(self) -> None:
+        """Wait until the last turn's checkpoint is complete (its last workspace scan, which
+        ends after the turn, recorded): before reading ``turns()`` right after a turn."""
+        pending, self._settling = self._settling, None
+        if pending is not None:
+            try:
+                await asyncio.shield(pending)
+            except Exception:
+                log.exception("finishing a checkpoint failed")
+
     def _checkpoint(self, turn: str, prompt: str) -> TurnCheckpoint | None:
         """The checkpoint of a new turn (None without a session file), its start recorded."""
         session = self.session
@@ -373,6 +391,7 @@ class Agent:
         if self.closed:
             return None
         self.closed = True
+        await self.settle()
         for source in self.tool_sources:
             try:
                 await source.aclose()
@@ -430,6 +449,7 @@ class Agent:
         of this turn (the front end's prompt); without it, the one given at construction."""
         if self.rewinding:
             raise AgentBusy("A rewind is in progress: send the message after it ends.")
+        await self.settle()  # the previous turn's last scan, before this turn's records
         self._interrupt.clear()
         self.running = True
         turn = secrets.token_hex(4)
@@ -535,8 +555,8 @@ class Agent:
                     yield TurnEnd(reason="interrupted", turns=turns, text=final_text)
                     return
         finally:
-            if checkpoint is not None:
-                await checkpoint.close()  # the last scan's findings recorded
+            if checkpoint is not None:  # its last scan ends in the background (``settle``)
+                self._settling = asyncio.ensure_future(checkpoint.close())
             self.running = False
 
     async def _sources_ready(self) -> None:

@@ -624,12 +624,13 @@ class AgentApp(App[None]):
 
     # -- rewind and fork -------------------------------------------------------------------
 
-    def action_rewind(self) -> None:
+    async def action_rewind(self) -> None:
         """Open the rewind picker: go back to before a turn (its code, the conversation or
         both), with a preview of what that does to each file."""
         if self.busy or self.agent.rewinding:
             self.notify("A turn is running: rewind after it ends (Esc interrupts it).")
             return
+        await self.agent.settle()  # the last turn's last scan (a moment at most)
         rewind.open_picker(self, self.agent, self._rewind_chosen)
 
     def _rewind_chosen(self, choice: RewindChoice | None) -> None:
