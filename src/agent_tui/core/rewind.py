@@ -28,7 +28,14 @@ from agent_tui.core.checkpoints.plan import (
     shown_path,
     start_of,
 )
-from agent_tui.core.checkpoints.records import CheckpointEntry, Rewound, ShellChanges, TurnStarted
+from agent_tui.core.checkpoints.records import (
+    CheckpointEntry,
+    FileAfter,
+    FileBefore,
+    Rewound,
+    ShellChanges,
+    TurnStarted,
+)
 from agent_tui.core.checkpoints.restore import RESTORING, RestoreReport, restore_files
 from agent_tui.core.checkpoints.turn import Sink
 from agent_tui.core.transcript import Message
@@ -133,23 +140,30 @@ def list_turns(
 
 
 def last_rewind(entries: Sequence[CheckpointEntry], cwd: Path) -> TurnSummary | None:
-    """The latest code rewind that changed files (it can be undone), if any."""
-    for entry in reversed(entries):
-        if isinstance(entry, Rewound) and entry.code:
-            files = changed_by(entries, entry.turn)
-            if not files:
-                continue
-            return TurnSummary(
-                id=entry.turn,
-                number=0,
-                message_index=-1,
-                prompt="the code rewind",
-                at=entry.at,
-                files=tuple(shown_path(p, cwd) for p in files),
-                checkpointed=True,
-                kind="rewind",
-            )
-    return None
+    """The code rewind that made the latest change to files, if it did: undoing it puts them
+    back as they were just before it. None once a turn has changed files since (going back
+    to before the rewind would undo that turn too: rewind to the turn instead)."""
+    latest = next((e for e in reversed(entries) if isinstance(e, (FileBefore, FileAfter))), None)
+    if latest is None:
+        return None
+    rewind = next(
+        (e for e in entries if isinstance(e, Rewound) and e.turn == latest.turn and e.code), None
+    )
+    if rewind is None:
+        return None
+    files = changed_by(entries, rewind.turn)
+    if not files:
+        return None
+    return TurnSummary(
+        id=rewind.turn,
+        number=0,
+        message_index=-1,
+        prompt="the code rewind",
+        at=rewind.at,
+        files=tuple(shown_path(p, cwd) for p in files),
+        checkpointed=True,
+        kind="rewind",
+    )
 
 
 def find_turn(

@@ -176,6 +176,18 @@ async def test_a_file_edited_by_the_user_since_is_flagged_not_clobbered(
     assert (work / "a.txt").read_text() == "the user's own text\n"
 
 
+async def test_no_undo_once_a_turn_changed_files_after_the_rewind(
+    work: Path, store: SessionStore
+) -> None:
+    agent = make_agent(work, store, TWO_TURNS)
+    await run(agent, "edit a")
+    await agent.rewind(agent.turns()[0].id, "code")
+    assert agent.undoable_rewind() is not None
+    await run(agent, "create b")  # the script's next turns: write b/new.txt
+    assert (work / "b/new.txt").exists()
+    assert agent.undoable_rewind() is None
+
+
 async def test_rewind_survives_resume(work: Path, store: SessionStore) -> None:
     agent = make_agent(work, store, TWO_TURNS)
     await run(agent, "edit a")
@@ -294,3 +306,28 @@ async def test_the_old_content_is_kept_before_the_first_change_only(
     assert agent.session.blobs.get(befores[0].blob or "") == b"one\ntwo\n"
     await agent.rewind(agent.turns()[0].id, "code")
     assert (work / "a.txt").read_text() == "one\ntwo\n"
+
+
+async def test_what_an_interrupted_command_changed_is_still_found(
+    work: Path, store: SessionStore
+) -> None:
+    import asyncio
+
+    agent = make_agent(
+        work, store, [turn(call("run_shell", command="echo half > half.txt && sleep 30"))]
+    )
+    events = agent.run("start something long")
+
+    async def drive() -> None:
+        async for _ in events:
+            pass
+
+    task = asyncio.ensure_future(drive())
+    for _ in range(500):  # the command has written its file
+        if (work / "half.txt").exists():
+            break
+        await asyncio.sleep(0.02)
+    agent.interrupt()
+    await asyncio.wait_for(task, 20)
+    preview = await agent.preview_rewind(agent.turns()[0].id)
+    assert [(n.shown, n.change) for n in preview.outside.changes] == [("half.txt", "created")]

@@ -56,9 +56,9 @@ class RewindPicker(ModalScreen[RewindChoice | None]):
     }
     /* A tall screen: the dialog is as high as what it shows; a short one gives the preview
        whatever the list and the choices leave. */
-    RewindPicker.-tall RewindPreviewView { height: auto; max-height: 45vh; }
+    RewindPicker.-tall RewindPreviewView { height: auto; max-height: 40vh; }
     """
-    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (28, "-tall")]
 
     BINDINGS = [
         Binding("escape", "back", "Back", id="rewind.back"),
