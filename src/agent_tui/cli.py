@@ -89,6 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="continue the latest session of this directory",
     )
     resume.add_argument("--resume", "-r", metavar="ID", help="resume the session ID")
+    parser.add_argument(
+        "--fork-session",
+        action="store_true",
+        help="with --continue or --resume: continue in a new session (new id) that starts as "
+        "a copy of that one; the original stays as it was",
+    )
     parser.add_argument("--cwd", type=Path, help="work in this directory (default: current)")
     parser.add_argument(
         "--max-turns",
@@ -110,7 +116,22 @@ def _open_session(
 ) -> SessionLog | tuple[str, int]:
     """The session to run in, or (what to say, exit code) when the one asked for is not there:
     ``--continue`` with no session of ``cwd`` stops (exit 1, as Claude Code does) rather than
-    starting a new session the user did not ask for."""
+    starting a new session the user did not ask for. ``--fork-session`` forks the one found."""
+    found = _found_session(args, cwd, store)
+    if found is None:
+        return store.new(cwd, model)
+    if isinstance(found, tuple) or not args.fork_session:
+        return found
+    try:
+        return store.fork(found)
+    except OSError as exc:
+        return f"cannot fork session {found.id}: {exc.strerror or exc}", 1
+
+
+def _found_session(
+    args: argparse.Namespace, cwd: Path, store: SessionStore
+) -> SessionLog | tuple[str, int] | None:
+    """The session ``--continue`` / ``--resume`` ask for (None: neither was given)."""
     if args.continue_:
         latest = store.latest(cwd)
         if latest is None:
@@ -130,7 +151,7 @@ def _open_session(
                 2,
             )
         return found
-    return store.new(cwd, model)
+    return None
 
 
 def _mcp_manager(
@@ -167,7 +188,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_tui.sandbox_cli import main as sandbox_main
 
         return sandbox_main(argv[1:])
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.fork_session and not (args.continue_ or args.resume):
+        parser.error("--fork-session needs --continue or --resume (the session to fork)")
     cwd = (args.cwd or Path.cwd()).resolve()
     if not cwd.is_dir():
         return _fail(f"--cwd {cwd} is not a directory")
@@ -214,6 +238,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         cwd=str(cwd),
         demo=provider.kind == "demo",
         resumed=bool(session.messages),
+        forked_from=session.forked_from,
         permission_mode=permissions.pipeline.mode.value,
         warnings=[
             *([BYPASS_WARNING] if permissions.pipeline.mode is Mode.BYPASS else []),

@@ -67,10 +67,13 @@ class Message(BaseModel):
     """Assistant messages: the tokens of the request that produced it."""
     interrupted: bool = False
     """Assistant messages: the reply was cut by an interrupt."""
+    turn: str | None = None
+    """User messages: the id of the agent turn they began, which names its checkpoint records
+    in the session file (``core.checkpoints``); None in transcripts older than checkpoints."""
 
     @classmethod
-    def user(cls, text: str) -> Message:
-        return cls(role="user", content=text)
+    def user(cls, text: str, *, turn: str | None = None) -> Message:
+        return cls(role="user", content=text, turn=turn)
 
     @classmethod
     def assistant(

@@ -12,7 +12,14 @@ from pydantic import Field
 
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.summary import changed, diff_stats
-from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
+from agent_tui.core.tools.base import (
+    FileChanges,
+    Tool,
+    ToolContext,
+    ToolInput,
+    ToolMeta,
+    ToolOutput,
+)
 from agent_tui.core.tools.builtin._diff import unified_diff
 from agent_tui.core.tools.builtin._paths import (
     SAMPLE_BYTES,
@@ -27,7 +34,7 @@ from agent_tui.core.tools.builtin._safe_open import (
     resolve_target,
     swapped,
 )
-from agent_tui.core.tools.builtin.atomic import atomic_write
+from agent_tui.core.tools.builtin.atomic import recorded_write
 from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
 from agent_tui.core.tools.file_state import FileStateCache, content_digest
 
@@ -185,7 +192,9 @@ def _planned(path: Path, where: str, inp: EditFileInput, state: FileStateCache) 
     return _Planned(text, matches)
 
 
-def _edit(path: Path, where: str, inp: EditFileInput, state: FileStateCache) -> _Edited:
+def _edit(
+    path: Path, where: str, inp: EditFileInput, state: FileStateCache, changes: FileChanges
+) -> _Edited:
     planned = _planned(path, where, inp, state)
     text, matches = planned.text, planned.matches
     new = inp.new_string
@@ -198,7 +207,7 @@ def _edit(path: Path, where: str, inp: EditFileInput, state: FileStateCache) -> 
     parts.append(text[pos:])
     new_text = "".join(parts)
     data = new_text.encode("utf-8", errors="surrogateescape")
-    atomic_write(path, data, resolved=True)
+    recorded_write(path, data, changes, where)
     with contextlib.suppress(OSError):  # as in _changed; unrecorded only means "read it again"
         state.record(path, digest=content_digest(data))
     return _Edited(text, new_text, len(matches))
@@ -261,7 +270,7 @@ async def _call(inp: EditFileInput, ctx: ToolContext) -> ToolOutput:
     real, where = _target(inp, ctx)
     path = ctx.resolve(inp.path)
     try:
-        edited = await asyncio.to_thread(_edit, real, where, inp, ctx.file_state)
+        edited = await asyncio.to_thread(_edit, real, where, inp, ctx.file_state, ctx.changes)
     except PermissionError as exc:
         raise _permission_denied(where) from exc
     diff = unified_diff(edited.old_text, edited.new_text, where)
@@ -287,5 +296,6 @@ TOOL = Tool(
         concurrency_safe=False,
         rule_kind="path",
         rule_subject="path",
+        reports_changes=True,
     ),
 )
