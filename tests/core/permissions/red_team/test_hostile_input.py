@@ -133,6 +133,18 @@ def test_a_pathological_rule_pattern_does_not_freeze_decisions(tmp_path: Path) -
         assert decide(policy, tool, args).kind in ("allow", "ask")
 
 
+def test_a_class_git_accepts_does_not_crash_a_rule(tmp_path: Path) -> None:
+    """``[!]a]`` and ``[z-a]`` are valid for git; translated naively they are invalid regexes
+    (``re.error`` on every decision). They deny what git would match."""
+    lab = make_lab(tmp_path, "classes")
+    policy = pipeline(
+        lab, rules(allow=(), deny=("read_file([!]a]x)", "read_file([z-a]y)")), Mode.BYPASS
+    )
+    assert decide(policy, "read_file", {"path": "bx"}).kind == "deny"
+    assert decide(policy, "read_file", {"path": "zy"}).kind == "deny"
+    assert decide(policy, "read_file", {"path": "ay"}).kind == "allow"
+
+
 def test_a_rule_with_unbalanced_quotes_is_a_clear_error() -> None:
     from agent_tui.core.permissions import RuleError
 

@@ -8,10 +8,17 @@ from pathlib import Path
 from pydantic import Field
 
 from agent_tui.core.calls import ResultFacts
+from agent_tui.core.globs import split_segments
 from agent_tui.core.summary import plural, withheld_note
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
 from agent_tui.core.tools.builtin._paths import READ_ONLY_PATH_META, in_thread, not_found, shown
-from agent_tui.core.tools.builtin._walk import SKIPPED_TEXT, glob_regex, has_magic, walk_files
+from agent_tui.core.tools.builtin._walk import (
+    SKIPPED_TEXT,
+    expand_braces,
+    glob_regex,
+    has_magic,
+    walk_files,
+)
 from agent_tui.core.tools.builtin._withheld import Withheld, refuse_if_withheld
 from agent_tui.core.tools.errors import ToolFailure
 
@@ -19,11 +26,12 @@ MAX_RESULTS = 500
 
 DESCRIPTION = f"""\
 Find files whose path matches a glob pattern, e.g. `**/*.py`, `src/**/test_*.ts`, \
-`*.{{js,ts}}`. `*` and `?` match within one directory level, `**` across any number of \
-levels, `[abc]` one character, `{{a,b}}` alternatives. Returns matching file paths (relative \
-to the working directory), most recently modified first, at most {MAX_RESULTS}. These \
-directories are skipped below the search path: {SKIPPED_TEXT}. Use grep to search file \
-contents."""
+`*.{{js,ts}}`. `*` and `?` match within one directory level, `**` as a whole level \
+(`**/`, `/**/`, `/**`) across any number of levels (elsewhere it is `*`), `[abc]` one \
+character, `[!abc]` any other, `{{a,b}}` alternatives, `\\` escapes. Returns matching file \
+paths (relative to the working directory), most recently modified first, at most \
+{MAX_RESULTS}. These directories are skipped below the search path: {SKIPPED_TEXT}. Use grep \
+to search file contents."""
 
 
 class GlobInput(ToolInput):
@@ -52,7 +60,8 @@ def _scan(
     base: Path, pattern: str, withheld: Withheld, stop: threading.Event
 ) -> list[tuple[float, Path]]:
     regex = glob_regex(pattern)
-    depth = None if "**" in pattern else pattern.count("/")
+    spans = any(s == "**" for alt in expand_braces(pattern) for s in split_segments(alt))
+    depth = None if spans else pattern.count("/")  # no "**" level: no deeper than its "/"s
     found: list[tuple[float, Path]] = []
     for path, rel in walk_files(base, stop, depth):
         if regex.fullmatch(rel) and withheld.reason(path) is None:
