@@ -19,6 +19,7 @@ import pathspec
 import pytest
 
 from agent_tui.core.globs import GlobError, expand_braces, glob_regex, translate
+from agent_tui.core.ignores import IgnoreFile, parse_line
 from agent_tui.core.permissions.rules import Rule
 
 # (pattern, path, git's verdict for a .gitignore holding just that pattern)
@@ -362,6 +363,11 @@ def test_hostile_patterns_answer_at_once(pattern: str, miss: str, hit: str) -> N
     assert rule.matches_path(WORKSPACE / hit, WORKSPACE)
     assert glob_regex(pattern).fullmatch(miss) is None
     assert glob_regex(pattern).fullmatch(hit) is not None
+    line = parse_line(pattern)
+    assert line is not None
+    ignore = IgnoreFile.parse(pattern, ".gitignore")
+    assert ignore.verdict(miss, miss.rsplit("/", 1)[-1], False) is None
+    assert ignore.verdict(hit, hit.rsplit("/", 1)[-1], False) is True
     assert time.monotonic() - started < 1.0
 
 
@@ -375,8 +381,7 @@ def test_brackets_that_never_close_translate_in_linear_time(pattern: str) -> Non
     started = time.monotonic()
     regex = re.compile(translate(pattern))
     assert regex.fullmatch("a" * 100) is None
-    with pytest.raises(GlobError):  # git cannot match it
-        translate(pattern, strict=True)
+    assert parse_line(pattern) is None  # git cannot match it: an ignore file drops it
     assert time.monotonic() - started < 2.0
 
 
@@ -394,15 +399,32 @@ def test_no_pattern_crashes_the_translation() -> None:
         Rule("read_file", pattern).matches_path(WORKSPACE / "a", WORKSPACE)
 
 
-def test_what_git_cannot_match_is_literal_in_a_rule() -> None:
+def test_what_git_cannot_match_is_literal_in_a_rule_and_dropped_from_an_ignore_file() -> None:
     # git matches nothing with an unclosed "[" or a trailing "\": a deny rule denies the file
-    # of that name instead (failing closed); strict=True says git would match nothing
+    # of that name instead (failing closed), an ignore file drops the line (as git does)
     for pattern, name in (("key[1", "key[1"), ("a\\", "a\\")):
         assert Rule("read_file", pattern).matches_path(WORKSPACE / name, WORKSPACE)
-        with pytest.raises(GlobError):
-            translate(pattern, strict=True)
-    with pytest.raises(GlobError):  # an unknown class
-        translate("[[:nope:]]", strict=True)
+        assert parse_line(pattern) is None
+    assert parse_line("[[:nope:]]") is None  # an unknown class: git matches nothing
+
+
+@pytest.mark.parametrize(
+    ("line", "name", "ignored"),
+    [
+        ("", "x", None),
+        ("# comment", "# comment", None),
+        ("\\#x", "#x", True),
+        ("!x", "x", False),
+        ("\\!x", "!x", True),
+        ("x   ", "x", True),
+        ("x\\ ", "x ", True),
+        ("x\\ ", "x", None),
+        ("x\r", "x", True),
+        ("build/", "build", None),  # a file named build: the line is about directories
+    ],
+)
+def test_ignore_file_lines(line: str, name: str, ignored: bool | None) -> None:
+    assert IgnoreFile.parse(line, ".gitignore").verdict(name, name, False) is ignored
 
 
 def test_braces_expand_in_globs_only() -> None:
