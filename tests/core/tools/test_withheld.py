@@ -144,7 +144,13 @@ async def test_glob_leaves_withheld_files_out_and_says_so(root: Path) -> None:
         f"[2 matching files, newest first; 3 file(s) withheld: 2 by {ENV_RULE}, 1 by "
         f"{OUTSIDE}, not listed]"
     )
-    assert out.data == {"pattern": "**/*", "path": str(root), "count": 2, "withheld": 3}
+    assert out.data == {
+        "pattern": "**/*",
+        "path": str(root),
+        "count": 2,
+        "withheld": 3,
+        "ignored": 0,
+    }
 
 
 async def test_glob_with_only_withheld_matches(root: Path) -> None:
@@ -212,6 +218,44 @@ async def test_the_guard_is_asked_about_resolved_paths(root: Path) -> None:
     assert root / ".env" in guard.asked
     assert root / "innocent.txt" not in guard.asked
     assert all(path.is_absolute() and path == path.resolve() for path in guard.asked)
+
+
+# -- ignore files ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("include_ignored", [False, True])
+async def test_no_ignore_setting_brings_back_a_withheld_file(
+    root: Path, include_ignored: bool
+) -> None:
+    # a .gitignore that re-includes .env, one that ignores it, and a link to it in an ignored
+    # directory: whatever the ignore settings, the rule withholds it
+    (root / ".gitignore").write_text("build/\n.env\n!.env\n")
+    (root / "src" / ".gitignore").write_text(".env\n")
+    (root / "src" / ".env").write_text(SECRET + "\n")
+    (root / "build").mkdir()
+    (root / "build" / "copy.txt").symlink_to("../.env")
+    calls = ((grep_tool.TOOL, {"pattern": "API_KEY"}), (glob_tool.TOOL, {"pattern": "**/*"}))
+    for tool, args in calls:
+        out = await run(tool, root)(**args, include_ignored=include_ignored)
+        assert SECRET not in out.content
+        paths = [row.split(":", 1)[0] for row in rows(out.content)]
+        assert not [p for p in paths if p.endswith(".env") or p.endswith("copy.txt")], paths
+    out = await run(grep_tool.TOOL, root)(pattern="API_KEY", include_ignored=include_ignored)
+    assert out.data["withheld"] == (3 if include_ignored else 1)  # else 2 of them are ignored
+    assert out.data["ignored"] == (0 if include_ignored else 2)
+
+
+async def test_a_withheld_ignore_file_is_not_read(root: Path) -> None:
+    # what an ignore file makes a walk skip is its content too: a withheld one is not used
+    (root.parent / "outside" / "ignore-list").write_text("*.py\n")
+    (root / ".gitignore").symlink_to(root.parent / "outside" / "ignore-list")
+    out = await run(glob_tool.TOOL, root)(pattern="**/*.py")
+    assert sorted(rows(out.content)) == ["app.py", "src/config.py"]
+    assert "ignored" not in out.content
+    # without a guard the same file is honoured
+    out = await run(glob_tool.TOOL, root, NO_GUARD)(pattern="**/*.py")
+    assert out.content.startswith("No files match '**/*.py'")
+    assert "2 ignored matching files skipped (.gitignore)" in out.content
 
 
 def test_the_note_groups_reasons_and_names_at_most_three() -> None:

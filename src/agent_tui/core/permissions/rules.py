@@ -3,9 +3,11 @@
 
 For ``run_shell`` the pattern is a command prefix (``git status:*`` matches ``git status`` with
 any further arguments; without ``:*`` the whole command must match). For file tools it is a
-gitignore-style glob on the path resolved against the workspace (``src/**``, ``*.py``; a
-leading ``/`` anchors at the workspace root, ``//`` starts an absolute path, ``~/`` the home
-directory).
+gitignore glob on the path resolved against the workspace (``src/**``, ``*.py``; a leading
+``/`` anchors at the workspace root, ``//`` starts an absolute path, ``~/`` the home
+directory). The glob syntax is git's (``core.globs``: ``[!a]``, ``\\*``, ``**`` only as a whole
+segment), matched by regexes that cannot backtrack badly; unlike a ``.gitignore`` line, a
+leading ``!`` or ``#`` is an ordinary character here.
 """
 
 from __future__ import annotations
@@ -163,7 +165,7 @@ class Rule:
         return base.joinpath(*literal) if literal else base
 
 
-_MAGIC = re.compile(r"[*?\[{]")
+_MAGIC = re.compile(r"[*?\[{\\]")
 
 
 @lru_cache(maxsize=1024)

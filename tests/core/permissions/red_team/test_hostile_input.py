@@ -133,6 +133,38 @@ def test_a_pathological_rule_pattern_does_not_freeze_decisions(tmp_path: Path) -
         assert decide(policy, tool, args).kind in ("allow", "ask")
 
 
+def test_a_class_git_accepts_does_not_crash_a_rule(tmp_path: Path) -> None:
+    """``[!]a]`` and ``[z-a]`` are valid for git; translated naively they are invalid regexes
+    (``re.error`` on every decision). They deny what git would match."""
+    lab = make_lab(tmp_path, "classes")
+    policy = pipeline(
+        lab, rules(allow=(), deny=("read_file([!]a]x)", "read_file([z-a]y)")), Mode.BYPASS
+    )
+    assert decide(policy, "read_file", {"path": "bx"}).kind == "deny"
+    assert decide(policy, "read_file", {"path": "zy"}).kind == "deny"
+    assert decide(policy, "read_file", {"path": "ay"}).kind == "allow"
+
+
+async def test_a_hostile_gitignore_does_not_freeze_a_search(tmp_path: Path) -> None:
+    """A repository ships its .gitignore: patterns that backtrack in a naive translation (or
+    in pathspec), brackets that never close, and 50,000 lines answer at once."""
+    lab = make_lab(tmp_path, "ignores")
+    evil = ["*a" * 40 + "*b", "**/a/" * 30 + "b", "/".join(["**"] * 200) + "/x", "[" * 20000]
+    evil += [f"x{i}[ab]" + "*a" * 10 + "*c" for i in range(50_000)]
+    (lab.root / ".gitignore").write_text("\n".join(evil) + "\n")
+    (lab.root / "src" / ("a" * 200)).write_text("needle\n")
+    deep = lab.root / "src" / "/".join(["a"] * 60)
+    deep.mkdir(parents=True)
+    (deep / "c").write_text("needle\n")
+    started = asyncio.get_running_loop().time()
+    with home_of(lab):
+        outcome = await through_agent(
+            lab, pipeline(lab, rules(allow=()), Mode.DEFAULT), "grep", {"pattern": "needle"}
+        )
+    assert outcome.text.count("needle") == 2, outcome.text
+    assert asyncio.get_running_loop().time() - started < 20
+
+
 def test_a_rule_with_unbalanced_quotes_is_a_clear_error() -> None:
     from agent_tui.core.permissions import RuleError
 

@@ -134,6 +134,8 @@ WALKS: list[tuple[str, dict[str, Any]]] = [
     ("glob", {"pattern": "**/.env"}),
     ("list_dir", {"path": "."}),
     ("list_dir", {"path": "config"}),
+    ("grep", {"pattern": "SECRET|TOKEN", "include_ignored": True}),
+    ("glob", {"pattern": "**/*", "include_ignored": True}),
 ]
 
 
@@ -207,3 +209,28 @@ def test_a_bare_name_does_not_cover_its_variants(tmp_path: Path) -> None:
     anchored = pipeline(lab, rules(allow=(), deny=("read_file(/config/.env)",)), Mode.DEFAULT)
     assert decide(anchored, "read_file", {"path": "config/.env"}).kind == "deny"
     assert decide(anchored, "read_file", {"path": ".env"}).kind == "allow"
+
+
+@pytest.mark.parametrize("include_ignored", [False, True])
+async def test_no_ignore_file_un_withholds_a_denied_file(
+    tmp_path: Path, include_ignored: bool
+) -> None:
+    """A repository's ignore files decide what a walk skips, never what it may show: one that
+    re-includes ``.env`` (and a ``.ignore`` and an exclude file that try too) changes nothing."""
+    lab = make_lab(tmp_path, "ignores")
+    (lab.root / ".gitignore").write_text("*\n!.env\n!*/\n!config/.env\n")
+    (lab.root / ".ignore").write_text("!.env\n!envlink\n")
+    (lab.root / ".git" / "info" / "exclude").write_text("!**/.env\n")
+    registry = _registry_with_run_tool()
+    for tool, args in (
+        ("grep", {"pattern": "SECRET|TOKEN"}),
+        ("glob", {"pattern": "**/*env*"}),
+        ("grep", {"pattern": ".", "glob": "*env*"}),
+    ):
+        args = {**args, "include_ignored": include_ignored}
+        with home_of(lab):
+            outcome = await through_agent(
+                lab, pipeline(lab, rules(allow=()), Mode.BYPASS), tool, args, registry
+            )
+        assert SECRET not in outcome.text, (tool, outcome.text)
+        assert "withheld" in outcome.text, outcome.text

@@ -8,10 +8,20 @@ from pathlib import Path
 from pydantic import Field
 
 from agent_tui.core.calls import ResultFacts
+from agent_tui.core.globs import split_segments
 from agent_tui.core.summary import plural, withheld_note
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
 from agent_tui.core.tools.builtin._paths import READ_ONLY_PATH_META, in_thread, not_found, shown
-from agent_tui.core.tools.builtin._walk import SKIPPED_TEXT, glob_regex, has_magic, walk_files
+from agent_tui.core.tools.builtin._walk import (
+    IGNORE_TEXT,
+    SKIPPED_TEXT,
+    Ignored,
+    expand_braces,
+    glob_regex,
+    guarded,
+    has_magic,
+    walk_files,
+)
 from agent_tui.core.tools.builtin._withheld import Withheld, refuse_if_withheld
 from agent_tui.core.tools.errors import ToolFailure
 
@@ -19,11 +29,12 @@ MAX_RESULTS = 500
 
 DESCRIPTION = f"""\
 Find files whose path matches a glob pattern, e.g. `**/*.py`, `src/**/test_*.ts`, \
-`*.{{js,ts}}`. `*` and `?` match within one directory level, `**` across any number of \
-levels, `[abc]` one character, `{{a,b}}` alternatives. Returns matching file paths (relative \
-to the working directory), most recently modified first, at most {MAX_RESULTS}. These \
-directories are skipped below the search path: {SKIPPED_TEXT}. Use grep to search file \
-contents."""
+`*.{{js,ts}}`. `*` and `?` match within one directory level, `**` as a whole level \
+(`**/`, `/**/`, `/**`) across any number of levels (elsewhere it is `*`), `[abc]` one \
+character, `[!abc]` any other, `{{a,b}}` alternatives, `\\` escapes. Returns matching file \
+paths (relative to the working directory), most recently modified first, at most \
+{MAX_RESULTS}. These directories are skipped below the search path: {SKIPPED_TEXT}. \
+{IGNORE_TEXT} Use grep to search file contents."""
 
 
 class GlobInput(ToolInput):
@@ -35,6 +46,11 @@ class GlobInput(ToolInput):
     path: str = Field(
         default=".",
         description="Directory to search in. Default: the working directory.",
+    )
+    include_ignored: bool = Field(
+        default=False,
+        description="Also list files that .gitignore, .ignore or .git/info/exclude ignore "
+        "(build output, generated files). Default: skipped and counted.",
     )
 
 
@@ -49,12 +65,19 @@ def _split(base: Path, pattern: str) -> tuple[Path, str]:
 
 
 def _scan(
-    base: Path, pattern: str, withheld: Withheld, stop: threading.Event
+    base: Path,
+    pattern: str,
+    withheld: Withheld,
+    stop: threading.Event,
+    ignored: Ignored | None = None,
 ) -> list[tuple[float, Path]]:
     regex = glob_regex(pattern)
-    depth = None if "**" in pattern else pattern.count("/")
+    spans = any(s == "**" for alt in expand_braces(pattern) for s in split_segments(alt))
+    depth = None if spans else pattern.count("/")  # no "**" level: no deeper than its "/"s
+    if ignored is not None:
+        ignored.wanted = lambda rel: regex.fullmatch(rel) is not None
     found: list[tuple[float, Path]] = []
-    for path, rel in walk_files(base, stop, depth):
+    for path, rel in walk_files(base, stop, depth, ignored):
         if regex.fullmatch(rel) and withheld.reason(path) is None:
             try:
                 mtime = path.stat().st_mtime
@@ -85,8 +108,9 @@ async def _call(inp: GlobInput, ctx: ToolContext) -> ToolOutput:
         )
     found: list[tuple[float, Path]] = []
     withheld = Withheld(ctx.reads)
+    ignored = None if inp.include_ignored else Ignored(ctx.cwd, guarded(ctx))
     if base.is_dir():
-        found = await in_thread(lambda stop: _scan(base, pattern, withheld, stop))
+        found = await in_thread(lambda stop: _scan(base, pattern, withheld, stop, ignored))
     lines = [shown(path, ctx) for _, path in found[:MAX_RESULTS]]
     where = shown(root, ctx)
     data = {
@@ -94,8 +118,11 @@ async def _call(inp: GlobInput, ctx: ToolContext) -> ToolOutput:
         "path": str(root),
         "count": len(found),
         "withheld": withheld.total,
+        "ignored": ignored.files if ignored is not None else 0,
     }
     note = f"; {withheld.note()}, not listed" if withheld.total else ""
+    if ignored is not None and ignored.files:
+        note += "; " + ignored.note("lists", noun="matching file")
     facts = ResultFacts(files=len(found), withheld=withheld.total)
     summary = (plural(len(found), "file") if found else "no files") + withheld_note(withheld.total)
     if not found:

@@ -31,7 +31,14 @@ from agent_tui.core.tools.builtin._paths import (
     shown,
 )
 from agent_tui.core.tools.builtin._safe_open import NotRegularFile, open_regular
-from agent_tui.core.tools.builtin._walk import SKIPPED_TEXT, glob_regex, walk_files
+from agent_tui.core.tools.builtin._walk import (
+    IGNORE_TEXT,
+    SKIPPED_TEXT,
+    Ignored,
+    glob_regex,
+    guarded,
+    walk_files,
+)
 from agent_tui.core.tools.builtin._withheld import Withheld, refuse_if_withheld
 from agent_tui.core.tools.errors import ToolFailure
 
@@ -56,9 +63,9 @@ Search file contents for a Python regular expression, line by line. Returns `fil
 for each matching line (paths relative to the working directory), at most {MAX_MATCHES} \
 matches, each line cut at {MAX_LINE_CHARS} characters. Searches a single file or a directory \
 tree; binary files, files over {MAX_FILE_BYTES >> 20} MB and these directories are skipped: \
-{SKIPPED_TEXT}. Narrow with `glob` (e.g. "*.py") or a sub-directory `path`. Use glob to find \
-files by name and read_file to see a match in context. Matching may take {MATCH_SECONDS:g} s \
-in all: avoid nested quantifiers such as `(a+)+`."""
+{SKIPPED_TEXT}. {IGNORE_TEXT} Narrow with `glob` (e.g. "*.py") or a sub-directory `path`. \
+Use glob to find files by name and read_file to see a match in context. Matching may take \
+{MATCH_SECONDS:g} s in all: avoid nested quantifiers such as `(a+)+`."""
 
 
 class GrepInput(ToolInput):
@@ -79,6 +86,11 @@ class GrepInput(ToolInput):
         'e.g. "src/**/*.js". Default: all files.',
     )
     ignore_case: bool = Field(default=False, description="Match case-insensitively.")
+    include_ignored: bool = Field(
+        default=False,
+        description="Also search files that .gitignore, .ignore or .git/info/exclude ignore "
+        "(build output, generated files). Default: skipped and counted.",
+    )
 
 
 class Searcher(Protocol):
@@ -185,10 +197,13 @@ def _scan(
     keep: Callable[[str], bool] | None,
     withheld: Withheld,
     stop: threading.Event,
+    ignored: Ignored | None = None,
 ) -> _Found:
     found = _Found(withheld=withheld, left=MATCH_SECONDS)
+    if ignored is not None:
+        ignored.wanted = keep
     files: Iterable[tuple[Path, str]] = (
-        [(root, root.name)] if root.is_file() else walk_files(root, stop)
+        [(root, root.name)] if root.is_file() else walk_files(root, stop, None, ignored)
     )
     for path, rel in files:
         if found.more or found.timed_out or stop.is_set():
@@ -354,7 +369,8 @@ async def _call(inp: GrepInput, ctx: ToolContext) -> ToolOutput:
     refuse_if_withheld(root, ctx, "its content cannot be searched")
     keep = _file_filter(inp.glob)
     withheld = Withheld(ctx.reads)
-    found = await in_thread(lambda stop: _scan(root, pattern, keep, withheld, stop))
+    ignored = None if inp.include_ignored else Ignored(ctx.cwd, guarded(ctx))
+    found = await in_thread(lambda stop: _scan(root, pattern, keep, withheld, stop, ignored))
     if found.timed_out is not None:
         raise _timed_out(inp, found, ctx)
     where = shown(root, ctx)
@@ -366,12 +382,16 @@ async def _call(inp: GrepInput, ctx: ToolContext) -> ToolOutput:
     skip_note = f"; skipped {', '.join(skipped)} file(s)" if skipped else ""
     if withheld.total:
         skip_note += f"; {withheld.note()}, not searched"
+    ignored_note = ignored.note("searches") if ignored is not None else ""
+    if ignored_note:
+        skip_note += f"; {ignored_note}"
     data = {
         "pattern": inp.pattern,
         "path": str(root),
         "matches": len(found.matches),
         "truncated": found.more,
         "withheld": withheld.total,
+        "ignored": ignored.files if ignored is not None else 0,
     }
     count = len(found.matches)
     facts = ResultFacts(matches=count, truncated=found.more, withheld=withheld.total)
@@ -388,6 +408,8 @@ async def _call(inp: GrepInput, ctx: ToolContext) -> ToolOutput:
     lines = [f"{shown(path, ctx)}:{number}:{_cut(text)}" for path, number, text in found.matches]
     if found.more:
         unsearched = f" ({withheld.note()}, not searched)" if withheld.total else ""
+        if ignored_note:
+            unsearched += f" ({ignored_note})"
         lines.append(
             f"[only the first {MAX_MATCHES} matches are shown; there are more{unsearched}. "
             "Narrow the search: a more specific pattern, a sub-directory or file as path, or "
