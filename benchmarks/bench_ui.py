@@ -22,6 +22,11 @@ user waits for:
 - **paced stream**: ``--paced`` tokens arriving at ``--rate`` tokens/s of wall-clock time (a
   model's pace: what is due is handed over at once, like bytes waiting on a socket), to show
   the pauses a user sees while a real answer streams.
+- **fenced reply**: a 2,000-line answer with code in every form Markdown has (``` and ~~~
+  fences, a ```` fence holding ```, indented code, lists, tables, prose) streamed in
+  4-character deltas through the app; and, in this process without a UI, the time
+  ``PartSplitter`` takes to find where the parts of it (and of a single 2,000-line fence)
+  may end. ``--fenced-only`` runs just these.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 COLUMNS, ROWS = 120, 40
+Row = tuple[str, str]
 PROBE_SECONDS = 0.005
 
 
@@ -106,6 +112,73 @@ def markdown_answer(tokens: int) -> list[str]:
     return chunks[:tokens]
 
 
+def fenced_reply(lines: int = 2000) -> str:
+    """An answer of ``lines`` lines with code in every form Markdown has."""
+    blocks = [
+        "Here is what the test does, and why it fails on the second run. " * 3 + "\n",
+        "```python\ndef step():\n\n    return 1\n```\n",
+        "~~~sh\n```\nnot the end of anything\n\n```\n~~~\n",
+        "````markdown\nA fence in a fence:\n\n```js\nlet x = 1\n```\n````\n",
+        "    indented = 1\n\n    still_code = 2\n",
+        "- a list item\n\n  with a second paragraph\n- another item\n",
+        "| name | value |\n|------|-------|\n| a    | 1     |\n| b    | 2     |\n",
+        "## A heading\n",
+    ]
+    out: list[str] = []
+    count, n = 0, 0
+    while count < lines:
+        block = blocks[n % len(blocks)] + "\n"
+        out.append(block)
+        count += block.count("\n")
+        n += 1
+    return "".join(out)
+
+
+def fenced_chunks() -> list[str]:
+    text = fenced_reply()
+    return [text[i : i + 4] for i in range(0, len(text), 4)]
+
+
+def bench_split() -> dict[str, dict[str, float]]:
+    """``PartSplitter`` alone, fed 4-character deltas as ``ReplyStream`` feeds it."""
+    from agent_tui.ui.chat.part_splitter import PartSplitter
+
+    replies = {
+        "fenced": fenced_reply(),
+        "one fence": "```\n" + "".join(f"line {i}\n\n" for i in range(1000)) + "```\n",
+    }
+    figures: dict[str, dict[str, float]] = {}
+    for name, text in replies.items():
+        runs = []
+        for _ in range(5):
+            parts, parsed = 1, 0
+            splitter = PartSplitter()
+            started = time.perf_counter()
+            for i in range(0, len(text), 4):
+                fragment = text[i : i + 4]
+                while fragment:
+                    cut = splitter.feed(fragment)
+                    if cut is None:
+                        break
+                    parts, parsed = parts + 1, parsed + splitter.parsed_chars
+                    splitter = PartSplitter()
+                    fragment = fragment[cut:]
+            runs.append(time.perf_counter() - started)
+        parsed += splitter.parsed_chars
+        seconds = statistics.median(runs)
+        deltas = (len(text) + 3) // 4
+        figures[name] = {
+            "lines": text.count("\n"),
+            "chars": len(text),
+            "deltas": deltas,
+            "parts": parts,
+            "seconds": seconds,
+            "per_delta": seconds / deltas,
+            "parsed": parsed / len(text),
+        }
+    return figures
+
+
 class PacedProvider:
     """Streams ``chunks`` at ``rate`` per second of wall-clock time, as a network stream does:
     every chunk due by now is handed over at once (a busy loop does not slow the model)."""
@@ -136,7 +209,7 @@ class PacedProvider:
         return None
 
 
-def child_stream(fd: int, cwd: str, tokens: int, rate: float = 0.0) -> None:
+def child_stream(fd: int, cwd: str, tokens: int, rate: float = 0.0, fenced: bool = False) -> None:
     from agent_tui.core.agent import Agent
     from agent_tui.core.events import AssistantDelta, TurnEnd
     from agent_tui.core.providers.script import ScriptProvider
@@ -146,7 +219,8 @@ def child_stream(fd: int, cwd: str, tokens: int, rate: float = 0.0) -> None:
     from agent_tui.ui.chat.frozen_gap import FrozenGap
     from agent_tui.ui.shell.events_bridge import AgentEvent
 
-    chunks = markdown_answer(tokens)
+    chunks = fenced_chunks() if fenced else markdown_answer(tokens)
+    tokens = len(chunks)
     script = Path(cwd) / "answer.json"
     script.write_text(json.dumps({"turns": [{"chunks": chunks}]}), encoding="utf-8")
 
@@ -272,9 +346,12 @@ def bench_launch(runs: int, root: Path) -> dict[str, float]:
     return {"trivial": trivial, "agent": agent, "ratio": agent / trivial}
 
 
-def bench_stream(tokens: int, root: Path, rate: float = 0.0) -> dict[str, object]:
+def bench_stream(
+    tokens: int, root: Path, rate: float = 0.0, fenced: bool = False
+) -> dict[str, object]:
     work = Path(tempfile.mkdtemp(dir=root))
     args = ["stream", "--cwd", str(work), "--tokens", str(tokens), "--rate", str(rate)]
+    args += ["--fenced"] if fenced else []
     _, report = run_child(args, work)
     return report
 
@@ -292,6 +369,10 @@ def main() -> None:
         "--paced", type=int, default=None, help="tokens of the paced stream (5,000)"
     )
     parser.add_argument("--rate", type=float, default=100.0, help="paced stream tokens/s (100)")
+    parser.add_argument(
+        "--fenced-only", action="store_true", help="only the fenced reply and the splitter"
+    )
+    parser.add_argument("--fenced", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--fd", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--cwd", help=argparse.SUPPRESS)
@@ -302,7 +383,14 @@ def main() -> None:
         elif args.child == "launch-agent":
             child_launch_agent(args.fd, args.cwd)
         else:
-            child_stream(args.fd, args.cwd, args.tokens, args.rate)
+            child_stream(args.fd, args.cwd, args.tokens, args.rate, args.fenced)
+        return
+    split = bench_split()
+    with tempfile.TemporaryDirectory() as temp:
+        fenced = bench_stream(0, Path(temp), fenced=True)
+    fenced_rows = fenced_table(split, fenced)
+    if args.fenced_only:
+        print_table(fenced_rows)
         return
     runs = args.runs or (3 if args.quick else 9)
     tokens = args.tokens or (10_000 if args.quick else 50_000)
@@ -339,6 +427,40 @@ def main() -> None:
         ("  longest event-loop pause while streaming", ms(paced["max_lag"])),
         ("  99th percentile pause", ms(paced["p99_lag"])),
     ]
+    print_table(rows + fenced_rows)
+
+
+def fenced_table(split: dict[str, dict[str, float]], fenced: dict[str, object]) -> list[Row]:
+    reply, fence = split["fenced"], split["one fence"]
+    return [
+        (
+            f"stream a {reply['lines']:,.0f}-line fenced reply in {fenced['tokens']:,} "
+            "4-char deltas",
+            f"{float(fenced['ui_seconds']):,.2f} s",  # type: ignore[arg-type]
+        ),
+        ("  longest event-loop pause while streaming", ms(fenced["max_lag"])),
+        ("  99th percentile pause", ms(fenced["p99_lag"])),
+        ("  parts / final Markdown equals the reply", f"{fenced['parts']} / {fenced['complete']}"),
+        (
+            f"PartSplitter on it alone ({reply['chars']:,.0f} chars, {reply['parts']:.0f} parts)",
+            f"{reply['seconds'] * 1000:,.1f} ms",
+        ),
+        (
+            "  per delta / chars parsed per char",
+            f"{reply['per_delta'] * 1e6:.1f} µs / {reply['parsed']:.2f}",
+        ),
+        (
+            f"PartSplitter on one {fence['lines']:,.0f}-line fence ({fence['chars']:,.0f} chars)",
+            f"{fence['seconds'] * 1000:,.1f} ms",
+        ),
+        (
+            "  per delta / chars parsed per char",
+            f"{fence['per_delta'] * 1e6:.1f} µs / {fence['parsed']:.2f}",
+        ),
+    ]
+
+
+def print_table(rows: list[Row]) -> None:
     width = max(len(r[0]) for r in rows)
     print(f"| {'measure':<{width}} | {'result':>16} |")
     print(f"|{'-' * (width + 2)}|{'-' * 18}|")

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_tui.ui.chat import AssistantReply
+import pytest
+from textual.widgets.markdown import MarkdownFence
+
+from agent_tui.ui.chat import AssistantReply, freezer
 from agent_tui.ui.chat.frozen_gap import FrozenGap
-from agent_tui.ui.chat.reply_stream import PART_CHARS, boundary
+from agent_tui.ui.chat.part_splitter import PART_CHARS
 
 from .helpers import SIZE, make_agent, make_app, submit, wait_for, wait_idle
 
@@ -26,11 +29,51 @@ def chat_text(app: object) -> str:
     return "".join(c.text for c in chat.children if isinstance(c, (AssistantReply, FrozenGap)))
 
 
-def test_a_part_ends_only_at_a_blank_line_outside_code() -> None:
-    assert boundary("", "short\n\nreply") is None
-    text = "x" * PART_CHARS
-    assert boundary(text, "more\n\nnext") == len("more\n\n")
-    assert boundary(text + "```py\n", "a\n\nb\n```\n\nafter") == len("a\n\nb\n```\n\n")
+FENCES = [
+    "```python\ndef f():\n\n    return 1\n```",
+    "~~~\n```\nnot the end\n\n```\n\n~~~",
+    "````markdown\n```sh\nls\n\nstill inside\n\n````",
+    "    indented = 1\n\n    still = 2",
+]
+
+
+async def test_fences_of_every_kind_stream_whole_into_one_part(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A part never ends inside a ~~~ fence, a ```` fence holding ```, indented code or a
+    fence the stream leaves open; what is rendered is the whole reply."""
+    monkeypatch.setattr(freezer, "SCREENS", 1000)  # every part stays mounted, to be read
+    prose = "".join(f"Paragraph {n}: " + "words " * 42 + "\n\n" for n in range(10))
+    prose += "Last: " + "x" * (PART_CHARS - 10 - len(prose) - 8) + "\n\n"
+    assert len(prose) == PART_CHARS - 10  # the fences' blank lines come past the part size
+    text = "".join(prose + fence + "\n\n" for fence in FENCES) + prose
+    text += "```\nopen to the end\n\n" + "more code\n\n" * 100
+    chunks = [text[i : i + 40] for i in range(0, len(text), 40)]
+    app = make_app(make_agent(tmp_path, [{"chunks": chunks}]))
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "fences")
+        await wait_for(pilot, lambda: not app.busy, "the turn to end", timeout=60)
+        chat = app.main.chat
+        await wait_for(pilot, lambda: chat_text(app) == text, "the whole reply in the chat")
+        parts = [c for c in chat.children if isinstance(c, (AssistantReply, FrozenGap))]
+        assert len(parts) == len(FENCES) + 1
+        for fence in FENCES:
+            assert sum(part.text.count(fence) for part in parts) == 1
+        assert parts[-1].text.endswith(text[text.index("```\nopen to the end") :])
+        assert not chat.query(FrozenGap)
+        await wait_for(
+            pilot,
+            lambda: "".join(r.source for r in chat.query(AssistantReply)) == text,
+            "every part rendered",
+        )
+        codes = [fence.code for fence in chat.query(MarkdownFence)]
+        assert codes[:-1] == [
+            "def f():\n\n    return 1",
+            "```\nnot the end\n\n```",
+            "```sh\nls\n\nstill inside",
+            "indented = 1\n\nstill = 2",
+        ]
+        assert codes[-1] == "open to the end" + "\n\nmore code" * 100
 
 
 async def test_a_long_reply_streams_in_parts_and_far_parts_leave_the_dom(tmp_path: Path) -> None:

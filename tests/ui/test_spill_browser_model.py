@@ -217,7 +217,7 @@ def test_y_copies_the_lines_as_the_file_has_them(store: SpillStore) -> None:
     copied = view.copy()
     assert copied == Copied(
         "alpha\tone\r\nbeta\n" + "g" * 5000 + "\nlast",  # no numbers, no footer, line 3 whole
-        "Copied lines 1–4 (5,021 characters), as the file has them.",
+        "Copied lines 1–4 as the file has them (5,021 characters)",  # + how, when copied
     )
     view.answer_size("2")
     view.next_window()

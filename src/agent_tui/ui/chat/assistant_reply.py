@@ -36,11 +36,6 @@ class AssistantReply(Markdown):
         self.serial: int | None = None
         """Which reply of the chat this part belongs to (a long reply has several parts)."""
 
-    def at_boundary(self) -> bool:
-        """The text so far ends between two blocks (a blank line outside code fences): a
-        following part of the reply can start here."""
-        return self.text.endswith("\n\n") and self.text.count("```") % 2 == 0
-
     @property
     def streaming(self) -> bool:
         return self._stream is not None

@@ -1,11 +1,12 @@
 """One assistant reply streamed into the chat, in parts.
 
 Fragments go to the current part, an ``AssistantReply`` (Markdown, appended incrementally). At
-the first block boundary (a blank line outside code fences) past ``PART_CHARS`` the part ends
-and the reply continues in a new one, so a long reply is a column of bounded Markdown widgets:
-a refresh re-arranges only the growing part, and the finished ones can leave the DOM when far
-from the viewport (``Freezer``). Every part carries the reply's ``serial``; the stream keeps the
-finished parts' text, not their widgets.
+the first block boundary past ``PART_CHARS`` (a blank line outside every open block: fences,
+indented code, lists, quotes, tables, HTML blocks — ``PartSplitter`` asks the Markdown parser)
+the part ends and the reply continues in a new one, so a long reply is a column of bounded
+Markdown widgets: a refresh re-arranges only the growing part, and the finished ones can leave
+the DOM when far from the viewport (``Freezer``). Every part carries the reply's ``serial``;
+the stream keeps the finished parts' text, not their widgets.
 """
 
 from __future__ import annotations
@@ -13,23 +14,7 @@ from __future__ import annotations
 from textual.containers import ScrollableContainer
 
 from agent_tui.ui.chat.assistant_reply import AssistantReply
-
-PART_CHARS = 3000
-"""A streamed reply continues in a new part after about this many characters."""
-
-
-def boundary(text: str, fragment: str) -> int | None:
-    """Where in ``fragment`` a part that holds ``text`` may end: after the first blank line
-    outside code fences once the part is ``PART_CHARS`` long; None to go on."""
-    start = max(0, PART_CHARS - len(text) - 2)
-    fences = text.count("```")
-    position = fragment.find("\n\n", start)
-    while position >= 0:
-        end = position + 2
-        if (fences + fragment.count("```", 0, end)) % 2 == 0:
-            return end
-        position = fragment.find("\n\n", end)
-    return None
+from agent_tui.ui.chat.part_splitter import PartSplitter
 
 
 class ReplyStream:
@@ -39,6 +24,8 @@ class ReplyStream:
         self.texts: list[str] = []
         """The text of each finished part."""
         self.current: AssistantReply | None = None
+        self.splitter = PartSplitter()
+        """Where the current part may end."""
         self.last_part: AssistantReply | None = None
 
     @property
@@ -54,8 +41,9 @@ class ReplyStream:
         while fragment:
             if self.current is None:
                 self.current = self.last_part = self._new_part()
+                self.splitter = PartSplitter()
                 await self.view.mount(self.current)
-            cut = boundary(self.current.text, fragment)
+            cut = self.splitter.feed(fragment)
             if cut is None:
                 await self.current.write(fragment)
                 return

@@ -1,1 +1,2 @@
-"""What every part of the UI shares: text helpers (``format``) and the steady footer."""
+"""What every part of the UI shares: text helpers (``format``), the steady footer, copying to
+the clipboard (``clipboard``)."""

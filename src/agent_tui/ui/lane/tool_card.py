@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.timer import Timer
 
 from agent_tui.ui.calls.state import CallState, CallStatus, Clock
+from agent_tui.ui.common.clipboard import copy
 from agent_tui.ui.lane.card_body import CardBody
 from agent_tui.ui.lane.card_head import CardHead
 from agent_tui.ui.lane.states import VIEWS, AnyView, view_for
@@ -169,9 +170,9 @@ class ToolCard(Vertical, can_focus=True):
 
     def action_copy(self) -> None:
         text = self.call.content or self.call.raw_arguments or self.call.summary
-        self.app.copy_to_clipboard(text)
         lines = len(text.splitlines())
-        self.notify(f"Copied {lines:,} line{'s' if lines != 1 else ''} of {self.call.name}.")
+        plural = "s" if lines != 1 else ""
+        copy(self.app, text, f"Copied {lines:,} line{plural} of {self.call.name}")
 
     def action_scroll_body(self, direction: int) -> None:
         if self.body is not None:

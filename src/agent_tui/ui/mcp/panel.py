@@ -37,6 +37,7 @@ from textual.widgets import Header, OptionList, Static
 
 from agent_tui.core.mcp.config import ConfigProblem
 from agent_tui.core.mcp.overview import McpOverview, ServerRow
+from agent_tui.ui.common.clipboard import copy
 from agent_tui.ui.common.format import shorten_home
 from agent_tui.ui.common.steady_footer import SteadyFooter
 from agent_tui.ui.mcp.empty_state import EmptyState
@@ -266,11 +267,12 @@ class McpPanel(Screen[None]):
         if editor and self._edit(editor, path):
             self._run(self.source.reload, "reload the MCP configuration", quiet=True)
             return
-        self.app.copy_to_clipboard(str(path))
         exists = "" if path.exists() else " (it does not exist yet)"
-        how = "" if editor else " Set $VISUAL or $EDITOR to open it from here."
-        self.notify(
-            f"{path}{exists}\nThe path is copied to the clipboard.{how}",
+        how = "" if editor else "\nSet $VISUAL or $EDITOR to open it from here."
+        copy(
+            self.app,
+            str(path),
+            f"{path}{exists}{how}\nThe path is copied to the clipboard",
             title="Configuration file",
             timeout=12,
         )

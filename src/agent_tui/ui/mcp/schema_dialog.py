@@ -15,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from agent_tui.core.mcp.overview import ToolRow
+from agent_tui.ui.common.clipboard import copy
 from agent_tui.ui.mcp.fact_row import FactRow
 from agent_tui.ui.mcp.look import access, mark_fact, permission_fact
 
@@ -95,5 +96,9 @@ class SchemaDialog(ModalScreen[None]):
         self.dismiss(None)
 
     def action_copy(self) -> None:
-        self.app.copy_to_clipboard(schema_json(self.tool))
-        self.notify("The input schema is copied to the clipboard.", title=self.tool.name)
+        copy(
+            self.app,
+            schema_json(self.tool),
+            "The input schema is copied to the clipboard",
+            title=self.tool.name,
+        )

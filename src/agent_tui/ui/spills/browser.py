@@ -41,6 +41,7 @@ from agent_tui.core.browse import (
 )
 from agent_tui.core.budget.store import SpillStore
 from agent_tui.core.transcript import Message
+from agent_tui.ui.common.clipboard import copy
 from agent_tui.ui.common.messages import TranscriptChanged
 from agent_tui.ui.common.steady_footer import SteadyFooter
 from agent_tui.ui.spills.confirm_delete import ConfirmDelete
@@ -401,8 +402,7 @@ class SpillBrowser(Screen[None]):
         if isinstance(copied, Step):
             self._show(copied)
             return
-        self.app.copy_to_clipboard(copied.text)
-        self.notify(copied.note, title="Copied")
+        copy(self.app, copied.text, copied.note, title="Copied")
 
     def action_delete(self) -> None:
         """Delete the spill in view, once the user says yes. Refused while a live message or

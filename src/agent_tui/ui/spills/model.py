@@ -117,7 +117,8 @@ class Listed:
 
 @dataclass(frozen=True)
 class Copied:
-    """What ``y`` puts on the clipboard, and what the notification says about it."""
+    """What ``y`` puts on the clipboard, and what the notification says about it (how it was
+    copied is said after it)."""
 
     text: str
     note: str
@@ -479,11 +480,11 @@ class SpillView:
         lines = f"lines {window.offset:,}–{window.last:,}"
         if not copied.complete:
             note = (
-                f"Copied the first {len(copied.text):,} characters of {lines}: they hold more "
-                f"than a copy takes ({COPY_MAX_BYTES // (1 << 20)} MB)."
+                f"Copied the first {len(copied.text):,} characters of {lines} (they hold more "
+                f"than a copy takes: {COPY_MAX_BYTES // (1 << 20)} MB)"
             )
         else:
-            note = f"Copied {lines} ({len(copied.text):,} characters), as the file has them."
+            note = f"Copied {lines} as the file has them ({len(copied.text):,} characters)"
         return Copied(copied.text, note)
 
     def deletion(self) -> Deletion | Step:
