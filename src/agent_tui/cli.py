@@ -208,6 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             *loaded.messages(),
             *(f"permissions: {p}" for p in permissions.problems),
             *(f"mcp: {p}" for p in (mcp.problems if mcp is not None else [])),
+            *(f"session: {p}" for p in session.problems()),
         ],
     )
     if args.headless is not None:

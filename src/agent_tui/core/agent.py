@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Sequence
 from pathlib import Path
 from typing import Protocol, TypeVar
 
@@ -175,9 +175,7 @@ class Agent:
         messages = list(session.messages)
         self.session, self.messages, self.usage = session, messages, session_usage(messages)
         self.file_state.clear()
-        skipped = session.skipped_lines
-        warnings = [f"{path.name}: {skipped} unreadable line(s) skipped"] if skipped else []
-        return self.describe(warnings)
+        return self.describe(session.problems())
 
     async def switch_model(self, spec: str) -> SessionStart:
         """Use the model ``spec`` from the next request on; the transcript is kept
@@ -269,7 +267,30 @@ class Agent:
 
     async def run(self, prompt: str, *, asker: Asker | None = None) -> AsyncIterator[Event]:
         """Run one user turn to completion, yielding every event. ``asker`` answers the asks
-        of this turn (the front end's prompt); without it, the one given at construction."""
+        of this turn (the front end's prompt); without it, the one given at construction.
+
+        The session file is ``fsync``-ed before ``turn_end``; a failure to save it (disk
+        full) is an ``error`` event (``where="session"``), once, and the turn goes on."""
+        turn = self._run(prompt, asker)
+        try:
+            async for event in turn:
+                if isinstance(event, TurnEnd) and self.session is not None:
+                    await asyncio.to_thread(self.session.sync)
+                notice = self._session_notice()
+                if notice is not None and isinstance(event, TurnEnd):
+                    yield notice
+                    notice = None
+                yield event
+                if notice is not None:
+                    yield notice
+        finally:
+            await turn.aclose()
+
+    def _session_notice(self) -> ErrorEvent | None:
+        problem = self.session.take_problem() if self.session is not None else None
+        return ErrorEvent(message=problem, where="session") if problem else None
+
+    async def _run(self, prompt: str, asker: Asker | None) -> AsyncGenerator[Event, None]:
         self._interrupt.clear()
         self.running = True
         self._append(Message.user(prompt))
