@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,36 @@ def _isolated_env(
     monkeypatch.setenv("AGENT_DEMO_DELAY", "0")
     for name in _MODEL_ENV:
         monkeypatch.delenv(name, raising=False)
+
+
+_REAL_GATE = {"on": False}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _trusted_projects() -> Iterator[None]:
+    """The tests' own project files are trusted (tests of the MCP manager or the rules need
+    their servers and rules; session-wide, so fixtures of any scope see it), except in tests
+    about trust itself (``@pytest.mark.real_trust``: the gate as users get it). Processes a
+    test starts have the real gate: ``tests.trusting.trust_everything`` trusts for them."""
+    from agent_tui.core.trust import ProjectTrust, TrustItem
+
+    real = ProjectTrust.allows
+
+    def allows(self: ProjectTrust, item: TrustItem) -> bool:
+        if _REAL_GATE["on"] or self.__dict__.get("real_gate"):
+            return real(self, item)
+        return True
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ProjectTrust, "allows", allows)
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _real_trust(request: pytest.FixtureRequest) -> Iterator[None]:
+    _REAL_GATE["on"] = request.node.get_closest_marker("real_trust") is not None
+    yield
+    _REAL_GATE["on"] = False
 
 
 @pytest.fixture

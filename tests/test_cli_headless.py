@@ -135,6 +135,34 @@ def test_continue_resumes_the_latest_session_of_the_directory(workspace: Path) -
     assert start["resumed"] is True
 
 
+def test_fork_session_continues_in_a_copy(workspace: Path) -> None:
+    script = write_script(workspace / "s.json", [{"text": "first answer"}, {"text": "second"}])
+    model = f"script:{script}"
+    first = run_cli("-p", "one", "--model", model, "--output-format", "json", cwd=workspace)
+    original = json.loads(first.stdout)["session_id"]
+    forked = run_cli(
+        "-p", "two", "--model", model, "--continue", "--fork-session",
+        "--output-format", "stream-json", cwd=workspace,
+    )  # fmt: skip
+    assert forked.returncode == 0, forked.stderr
+    start = json.loads(forked.stdout.splitlines()[0])
+    assert start["session_id"] != original
+    assert start["forked_from"] == original
+    assert start["resumed"] is True
+    sessions = Path(os.environ["AGENT_TUI_DATA_DIR"]) / "sessions"
+    (old,) = sessions.glob(f"*-{original}.jsonl")
+    (new,) = sessions.glob(f"*-{start['session_id']}.jsonl")
+    prompts = [
+        [e["message"]["content"] for e in map(json.loads, f.read_text().splitlines())
+         if e["type"] == "message" and e["message"]["role"] == "user"]
+        for f in (old, new)
+    ]  # fmt: skip
+    assert prompts == [["one"], ["one", "two"]]  # the original stays as it was
+    alone = run_cli("-p", "x", "--fork-session", cwd=workspace)
+    assert alone.returncode == 2
+    assert "--fork-session needs --continue or --resume" in alone.stderr
+
+
 def test_bad_arguments_get_clear_errors(workspace: Path) -> None:
     bad_model = run_cli("-p", "x", "--model", "gpt5", cwd=workspace)
     assert bad_model.returncode == 2

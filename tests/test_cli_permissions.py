@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from tests.test_cli_headless import run_cli, write_script
+from tests.trusting import trust_everything
 
 
 def _events(stdout: str) -> list[dict]:  # type: ignore[type-arg]
@@ -75,6 +76,7 @@ def test_settings_rules_apply_and_a_broken_file_is_reported(workspace: Path) -> 
         json.dumps({"permissions": {"allow": ["write_file(notes/**)"]}})
     )
     (settings / "settings.local.json").write_text("{oops")
+    trust_everything(workspace)  # a project's allow rules apply once the user trusted them
     calls = [
         {"id": "in", "name": "write_file", "arguments": {"path": "notes/a.md", "content": "x"}},
         {"id": "out", "name": "write_file", "arguments": {"path": "b.md", "content": "x"}},
@@ -151,4 +153,6 @@ def test_bypass_prints_a_one_line_warning_at_start(workspace: Path) -> None:
     settings = workspace / ".agent-tui"
     settings.mkdir()
     (settings / "settings.json").write_text(json.dumps({"permissions": {"defaultMode": "bypass"}}))
-    assert "permission mode is bypass" in _started(workspace)  # from settings, too
+    assert "permission mode is bypass" not in _started(workspace)  # not trusted: default
+    trust_everything(workspace)
+    assert "permission mode is bypass" in _started(workspace)  # from trusted settings, too

@@ -22,6 +22,7 @@ from agent_tui.core.session import SessionLog, SessionStore
 from agent_tui.core.settings import Settings, load_settings
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.tools.registry import ToolRegistry
+from agent_tui.core.trust import ProjectTrust, untrusted_warning
 
 BYPASS_WARNING = (
     "warning: the permission mode is bypass: every call runs without asking, except what deny "
@@ -88,6 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="continue the latest session of this directory",
     )
     resume.add_argument("--resume", "-r", metavar="ID", help="resume the session ID")
+    parser.add_argument(
+        "--fork-session",
+        action="store_true",
+        help="with --continue or --resume: continue in a new session (new id) that starts as "
+        "a copy of that one; the original stays as it was",
+    )
     parser.add_argument("--cwd", type=Path, help="work in this directory (default: current)")
     parser.add_argument(
         "--max-turns",
@@ -109,7 +116,22 @@ def _open_session(
 ) -> SessionLog | tuple[str, int]:
     """The session to run in, or (what to say, exit code) when the one asked for is not there:
     ``--continue`` with no session of ``cwd`` stops (exit 1, as Claude Code does) rather than
-    starting a new session the user did not ask for."""
+    starting a new session the user did not ask for. ``--fork-session`` forks the one found."""
+    found = _found_session(args, cwd, store)
+    if found is None:
+        return store.new(cwd, model)
+    if isinstance(found, tuple) or not args.fork_session:
+        return found
+    try:
+        return store.fork(found)
+    except OSError as exc:
+        return f"cannot fork session {found.id}: {exc.strerror or exc}", 1
+
+
+def _found_session(
+    args: argparse.Namespace, cwd: Path, store: SessionStore
+) -> SessionLog | tuple[str, int] | None:
+    """The session ``--continue`` / ``--resume`` ask for (None: neither was given)."""
     if args.continue_:
         latest = store.latest(cwd)
         if latest is None:
@@ -129,17 +151,21 @@ def _open_session(
                 2,
             )
         return found
-    return store.new(cwd, model)
+    return None
 
 
 def _mcp_manager(
-    cwd: Path, registry: ToolRegistry, settings: Settings, *, tui: bool
+    cwd: Path, registry: ToolRegistry, settings: Settings, *, tui: bool, trust: ProjectTrust
 ) -> McpManager | None:
     """The MCP servers of ``.mcp.json`` files, their tools going into ``registry``. The SDK is
     imported only when a server starts. Headless runs without a configuration get none; the
     TUI always gets one, so a configuration created while it runs is picked up."""
     manager = McpManager(
-        cwd, registry, media_dir=Path(settings.budget.spill_dir) / "mcp-media", watch=tui
+        cwd,
+        registry,
+        media_dir=Path(settings.budget.spill_dir) / "mcp-media",
+        watch=tui,
+        trust=trust,
     )
     return manager if tui or manager.configured or manager.problems else None
 
@@ -154,11 +180,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_tui.permissions_cli import main as permissions_main
 
         return permissions_main(argv[1:])
+    if argv[:1] == ["trust"]:  # agent-tui trust [--yes | --revoke]
+        from agent_tui.trust_cli import main as trust_main
+
+        return trust_main(argv[1:])
     if argv[:1] == ["sandbox"]:  # agent-tui sandbox status
         from agent_tui.sandbox_cli import main as sandbox_main
 
         return sandbox_main(argv[1:])
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.fork_session and not (args.continue_ or args.resume):
+        parser.error("--fork-session needs --continue or --resume (the session to fork)")
     cwd = (args.cwd or Path.cwd()).resolve()
     if not cwd.is_dir():
         return _fail(f"--cwd {cwd} is not a directory")
@@ -172,6 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if isinstance(session, tuple):
         return _fail(*session)
     loaded = load_settings(cwd)
+    trust = ProjectTrust(cwd)  # what of the project's own files may widen anything
     try:
         permissions = build_pipeline(
             cwd,
@@ -179,11 +213,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             allow=args.allow,
             deny=args.deny,
             persist_always=args.headless is None,
+            trust=trust,
         )
     except ValueError as exc:
         return _fail(str(exc))
     registry = default_registry()
-    mcp = _mcp_manager(cwd, registry, loaded.settings, tui=args.headless is None)
+    mcp = _mcp_manager(cwd, registry, loaded.settings, tui=args.headless is None, trust=trust)
     agent = Agent(
         provider,
         registry,
@@ -195,6 +230,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sessions=sessions,
         tool_sources=[mcp] if mcp is not None else [],
         disclosure=Disclosure(registry, loaded.settings.disclosure),
+        trust=trust,
     )
     start = SessionStart(
         session_id=session.id,
@@ -202,12 +238,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         cwd=str(cwd),
         demo=provider.kind == "demo",
         resumed=bool(session.messages),
+        forked_from=session.forked_from,
         permission_mode=permissions.pipeline.mode.value,
         warnings=[
             *([BYPASS_WARNING] if permissions.pipeline.mode is Mode.BYPASS else []),
             *loaded.messages(),
             *(f"permissions: {p}" for p in permissions.problems),
             *(f"mcp: {p}" for p in (mcp.problems if mcp is not None else [])),
+            *(
+                [untrusted_warning(trust.pending)]
+                if trust.pending and args.headless is not None
+                else []
+            ),
             *(f"session: {p}" for p in session.problems()),
         ],
     )

@@ -1,8 +1,7 @@
 """The core must stay UI-free: importing any core module never loads textual or rich.
 
-httpx's package ``__init__`` imports its own command-line entry point (``httpx._main``), which
-pulls in rich when it is installed. That is httpx's business, not ours, so the subprocess
-blocks ``httpx._main`` first; any other route to rich or textual fails the test.
+The subprocesses also block ``httpx`` and ``httpcore``: the project uses httpx2 alone (whose
+command-line entry point, with rich, is imported only when it runs), so nothing may need them.
 """
 
 from __future__ import annotations
@@ -30,7 +29,7 @@ def test_core_modules_exist() -> None:
 def test_no_core_module_imports_textual_or_rich() -> None:
     code = (
         "import importlib, sys\n"
-        "sys.modules['httpx._main'] = None\n"
+        "sys.modules['httpx'] = sys.modules['httpcore'] = None\n"
         f"for name in {_core_modules()!r}:\n"
         "    importlib.import_module(name)\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))\n"
@@ -45,7 +44,7 @@ def test_no_core_module_imports_textual_or_rich() -> None:
 def test_headless_path_does_not_import_textual() -> None:
     code = (
         "import sys\n"
-        "sys.modules['httpx._main'] = None\n"
+        "sys.modules['httpx'] = sys.modules['httpcore'] = None\n"
         "import agent_tui.headless, agent_tui.cli\n"
         "print(','.join(m for m in sys.modules if m.split('.')[0] in ('textual','rich')))\n"
     )

@@ -25,7 +25,12 @@ async def test_loop_appends_each_message_as_it_happens(tmp_path: Path) -> None:
     lines = [json.loads(line) for line in session.path.read_text().splitlines()]
     assert lines[0]["type"] == "meta"
     assert lines[0]["cwd"] == str(tmp_path)
-    assert [entry["message"]["role"] for entry in lines[1:]] == ["user", "assistant"]
+    messages = [entry["message"] for entry in lines[1:] if entry["type"] == "message"]
+    assert [message["role"] for message in messages] == ["user", "assistant"]
+    # the turn's checkpoint begins before its message, under the id the message carries
+    assert lines[1]["type"] == "checkpoint"
+    assert lines[1]["entry"]["kind"] == "turn"
+    assert lines[1]["entry"]["turn"] == messages[0]["turn"]
     reloaded = SessionLog.load(session.path)
     assert [m.content for m in reloaded.messages] == ["hi", "hello"]
 

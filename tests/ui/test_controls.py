@@ -189,7 +189,7 @@ async def test_new_session_and_resume_a_saved_one(tmp_path: Path) -> None:
 def test_starting_the_ui_imports_no_provider_sdk_mcp_markdown_or_other_screen() -> None:
     code = (
         "import sys, agent_tui.ui.app\n"
-        "bad = [m for m in ('httpx', 'mcp', 'anthropic', 'openai',"
+        "bad = [m for m in ('httpx', 'httpx2', 'mcp', 'anthropic', 'openai',"
         " 'agent_tui.ui.approval.screen', 'agent_tui.ui.shell.session_list', 'markdown_it',"
         " 'agent_tui.core.providers.openai', 'agent_tui.core.providers.anthropic')"
         " if m in sys.modules]\n"

@@ -389,9 +389,14 @@ async def test_delete_asks_and_is_refused_while_a_live_message_points_to_it(
         await pilot.press("y")
         await wait_for(pilot, lambda: not victim.path.exists(), "the deletion")
         assert not index_path(victim.path).exists()
-        await pilot.pause()
-        assert [e.path for e in browser.query_one(SpillList).entries] == [kept.path]
-        assert browser.view.path == kept.path  # the next spill in the list is shown
+        await wait_for(  # the list and the viewer follow the deletion (a loaded machine: later)
+            pilot,
+            lambda: (
+                [e.path for e in browser.query_one(SpillList).entries] == [kept.path]
+                and browser.view.path == kept.path
+            ),  # the next spill in the list is shown
+            "the list without the deleted spill, showing the next one",
+        )
 
 
 async def test_delete_is_refused_while_a_saved_session_points_to_it(tmp_path: Path) -> None:

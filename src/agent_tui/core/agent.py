@@ -10,18 +10,28 @@ Tool results go through the output budget (``settings.budget``; see ``core.budge
 the model sees them. Front ends call ``await agent.close()`` when the session ends: it deletes
 the spill files nothing refers to any more and closes the provider. Whatever shrinks
 ``messages`` (compaction) calls ``await agent.collect_spills()`` afterwards.
+
+With a session file, each turn gets a checkpoint (``core.checkpoints``): what the file tools
+change is kept before they change it, what other tools change is found by scanning. ``turns``,
+``preview_rewind`` and ``rewind`` go back to before a turn (``core.rewind``); ``fork``
+continues in a copy of the session.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Sequence
+import secrets
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Collection, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol, TypeVar
 
 from agent_tui.core.budget import CleanupReport, SpillStore, collect_spills
 from agent_tui.core.budget.cleanup import GRACE_SECONDS
+from agent_tui.core.checkpoints.plan import Outside, outside_changes, start_of
+from agent_tui.core.checkpoints.records import Rewound, TurnStarted
+from agent_tui.core.checkpoints.turn import TurnCheckpoint, TurnRecorder, WorkspaceWatch
 from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.disclosure.marks import request_filters
 from agent_tui.core.events import (
@@ -47,16 +57,35 @@ from agent_tui.core.providers.base import (
     StreamItem,
     TextDelta,
 )
+from agent_tui.core.rewind import (
+    RewindError,
+    RewindPreview,
+    RewindReport,
+    RewindWhat,
+    TurnSummary,
+    find_turn,
+    last_rewind,
+    list_turns,
+    preview,
+    restore_code,
+)
 from agent_tui.core.sandbox import SessionSandbox
 from agent_tui.core.session import SessionLog, SessionStore, interrupted_result, session_usage
 from agent_tui.core.settings import Settings
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.registry import ToolRegistry
 from agent_tui.core.transcript import INTERRUPTED_NOTE, Message, Usage
+from agent_tui.core.trust import ProjectTrust, TrustItem
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 DEFAULT_MAX_TURNS = 50
+PROMPT_KEPT = 200
+"""Characters of a prompt its ``TurnStarted`` record keeps (the transcript has it whole)."""
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 class Interrupted(Exception):
@@ -72,11 +101,15 @@ class ToolSource(Protocol):
 
     ``ready()`` starts it if needed and returns once the tools still being loaded are in (or
     their loading timed out); it is awaited before each prompt's first model request.
-    ``aclose()`` is awaited by ``Agent.close()``."""
+    ``aclose()`` is awaited by ``Agent.close()``; ``trusted()`` by ``Agent.trust_project``."""
 
     async def ready(self) -> None: ...
 
     async def aclose(self) -> None: ...
+
+    async def trusted(self, items: Sequence[TrustItem]) -> None:
+        """The user trusted these project items (``core.trust``): start what they name."""
+        ...
 
 
 class Agent:
@@ -95,6 +128,7 @@ class Agent:
         sessions: SessionStore | None = None,
         tool_sources: Sequence[ToolSource] = (),
         disclosure: Disclosure | None = None,
+        trust: ProjectTrust | None = None,
     ) -> None:
         self.provider = provider
         self.tool_sources = list(tool_sources)
@@ -122,10 +156,17 @@ class Agent:
             sandbox=SessionSandbox(self.settings.sandbox, cwd),
         )
         self.policy.use_sandbox(self.executor.sandbox)
+        self.trust = trust
+        """What of the project's files the user trusts (None: not gated here, e.g. tests)."""
         self.disclosure = disclosure
         self._tools_cost: ToolsCost | None = None
         self._interrupt = asyncio.Event()
         self.running = False
+        self.rewinding = False
+        """A rewind is restoring files or cutting the transcript."""
+        self._settling: asyncio.Future[None] | None = None
+        """The last turn's checkpoint finishing (its last workspace scan) after the turn
+        (``settle``)."""
         self.closed = False
 
     def _request_tools(self) -> tuple[ToolRegistry, ToolsCost | None]:
@@ -153,16 +194,36 @@ class Agent:
             resumed=bool(self.messages),
             permission_mode=mode.value if mode is not None else "default",
             warnings=list(warnings),
+            forked_from=self.session.forked_from if self.session is not None else None,
         )
+
+    async def trust_project(self, items: Sequence[TrustItem]) -> str:
+        """Trust ``items`` (the project's servers, allow rules, mode the user just saw): save
+        it, then let the policy and the tool sources use them. Returns what happened, for the
+        user."""
+        if self.trust is None or not items:
+            return ""
+        said = f"trusted {len(items)} item{'s' if len(items) != 1 else ''} of this project"
+        try:
+            await asyncio.to_thread(self.trust.trust, items)
+        except OSError as exc:
+            said += f" for this session only (the trust store cannot be written: {exc})"
+        self.policy.trusted(items)
+        for source in self.tool_sources:
+            await source.trusted(items)
+        return said
 
     def _idle(self, what: str) -> None:
         if self.running:
             raise AgentBusy(f"A turn is running: {what} after it ends (Esc interrupts it).")
+        if self.rewinding:
+            raise AgentBusy(f"A rewind is in progress: {what} after it ends.")
 
     async def new_session(self) -> SessionStart:
         """Start over: an empty transcript (the model sees nothing of the old one), saved to a
         new session file; the old session stays on disk and can be resumed."""
         self._idle("start a new conversation")
+        await self.settle()
         session = await asyncio.to_thread(self.sessions.new, self.cwd, self.provider.name)
         self.session, self.messages, self.usage = session, [], Usage()
         self.file_state.clear()  # what was read is no longer in the model's context
@@ -171,11 +232,150 @@ class Agent:
     async def resume(self, path: Path) -> SessionStart:
         """Continue the session saved in ``path`` (``OSError`` when it cannot be read)."""
         self._idle("resume a session")
+        await self.settle()
         session = await asyncio.to_thread(SessionLog.load, path)
         messages = list(session.messages)
         self.session, self.messages, self.usage = session, messages, session_usage(messages)
         self.file_state.clear()
         return self.describe(session.problems())
+
+    async def fork(self) -> SessionStart:
+        """Continue in a new session (new id, new file) that starts as a copy of this one:
+        the same transcript and checkpoints; the original stays as it is, and can be resumed.
+        ``RewindError`` when there is no session file to copy."""
+        self._idle("fork the session")
+        await self.settle()
+        if self.session is None:
+            raise RewindError("This conversation is not saved to a session file: nothing to fork.")
+        fork = await asyncio.to_thread(self.sessions.fork, self.session)
+        self.session, self.messages = fork, list(fork.messages)
+        return self.describe()
+
+    # -- checkpoints and rewind ---------------------------------------------------------------
+
+    def turns(self) -> list[TurnSummary]:
+        """The turns of the transcript, oldest first, with the files each changed."""
+        entries = self.session.entries if self.session is not None else []
+        return list_turns(self.messages, entries, self.cwd)
+
+    def undoable_rewind(self) -> TurnSummary | None:
+        """The latest code rewind, if it changed files: ``rewind(its id, "code")`` undoes it."""
+        return last_rewind(self.session.entries, self.cwd) if self.session is not None else None
+
+    async def preview_rewind(self, turn: str) -> RewindPreview:
+        """What ``rewind(turn, ...)`` would do, the files read as they are now (in a thread)."""
+        await self.settle()
+        summary = self._turn(turn)
+        session = self.session
+        entries = list(session.entries) if session is not None else []
+        blobs = session.blobs if session is not None else None
+        count = len(self.messages)
+        return await asyncio.to_thread(preview, summary, count, entries, blobs, self.cwd)
+
+    def _turn(self, turn: str) -> TurnSummary:
+        entries = self.session.entries if self.session is not None else []
+        return find_turn(turn, self.messages, entries, self.cwd)
+
+    async def rewind(
+        self, turn: str, what: RewindWhat = "both", *, overwrite: Collection[str] = ()
+    ) -> RewindReport:
+        """Go back to before ``turn`` (a ``TurnSummary.id``): its code, its conversation or
+        both (see ``core.rewind``). ``overwrite``: files changed by someone else since that
+        may be overwritten all the same (paths as previewed). The session file records it,
+        so a resumed session shows the rewound state. ``RewindError`` when it cannot be done
+        (its text says why), ``AgentBusy`` during a turn."""
+        self._idle("rewind")
+        await self.settle()
+        summary = self._turn(turn)
+        code = what in ("code", "both")
+        conversation = what in ("conversation", "both")
+        if summary.kind == "rewind" and conversation:
+            raise RewindError("Undoing a rewind restores files only; the conversation stays.")
+        session = self.session
+        if code and (session is None or not summary.checkpointed):
+            raise RewindError(
+                f"Turn {summary.number} has no checkpoint, so its files cannot be restored "
+                "(the session was saved before checkpoints existed, or is not saved)."
+            )
+        rewind_id = "rw-" + secrets.token_hex(4)
+        record = Rewound(
+            turn=rewind_id,
+            target=summary.id,
+            at=_now(),
+            code=code,
+            conversation=conversation,
+            messages=summary.message_index if conversation else None,
+        )
+        self.rewinding = True
+        try:
+            if session is not None:
+                await asyncio.to_thread(session.record, record)
+            files = None
+            if code:
+                assert session is not None
+                files = await asyncio.to_thread(
+                    restore_code,
+                    summary,
+                    list(session.entries),
+                    session.blobs,
+                    self.cwd,
+                    rewind_id,
+                    session.record,
+                    overwrite,
+                )
+                for path in files.touched:  # what the model read there is not there now
+                    self.file_state.forget(Path(path))
+            dropped = 0
+            if conversation:
+                dropped = len(self.messages) - summary.message_index
+                del self.messages[summary.message_index :]
+                self.usage = session_usage(self.messages)
+                self.file_state.clear()  # the model no longer saw what it read after that
+        finally:
+            self.rewinding = False
+        if conversation:
+            await self.collect_spills()
+        entries = session.entries if session is not None else []
+        start = start_of(entries, summary.id)
+        return RewindReport(
+            summary,
+            what,
+            files=files,
+            messages_dropped=dropped,
+            prompt=summary.prompt if summary.kind == "turn" else "",
+            outside=outside_changes(entries, start, self.cwd) if start is not None else Outside(),
+        )
+
+    async def settle(self) -> None:
+        """Wait until the last turn's checkpoint is complete (its last workspace scan, which
+        ends after the turn, recorded): before reading ``turns()`` right after a turn."""
+        pending, self._settling = self._settling, None
+        if pending is not None:
+            try:
+                await asyncio.shield(pending)
+            except Exception:
+                log.exception("finishing a checkpoint failed")
+
+    def _checkpoint(self, turn: str, prompt: str) -> TurnCheckpoint | None:
+        """The checkpoint of a new turn (None without a session file), its start recorded."""
+        session = self.session
+        if session is None:
+            return None
+        try:
+            session.record(TurnStarted(turn=turn, at=_now(), prompt=prompt[:PROMPT_KEPT]))
+        except OSError:  # the recorder will fail too, and refuse to write files unkept
+            log.exception("recording the start of a turn failed")
+        watch = WorkspaceWatch(self.cwd, turn, session.record, skip=self._unwatched())
+        files = TurnRecorder(turn, session.blobs, session.record, on_write=watch.wrote)
+        return TurnCheckpoint(turn, files, watch)
+
+    def _unwatched(self) -> list[str]:
+        """Directories a workspace scan skips: the spills and the sessions, when inside it."""
+        spills = Path(self.settings.budget.spill_dir)
+        found = [str(spills if spills.is_absolute() else self.cwd / spills)]
+        if self.session is not None:
+            found.append(str(self.session.path.parent))
+        return found
 
     async def switch_model(self, spec: str) -> SessionStart:
         """Use the model ``spec`` from the next request on; the transcript is kept
@@ -213,6 +413,7 @@ class Agent:
         if self.closed:
             return None
         self.closed = True
+        await self.settle()
         for source in self.tool_sources:
             try:
                 await source.aclose()
@@ -271,6 +472,8 @@ class Agent:
 
         The session file is ``fsync``-ed before ``turn_end``; a failure to save it (disk
         full) is an ``error`` event (``where="session"``), once, and the turn goes on."""
+        if self.rewinding:
+            raise AgentBusy("A rewind is in progress: send the message after it ends.")
         turn = self._run(prompt, asker)
         try:
             async for event in turn:
@@ -291,9 +494,12 @@ class Agent:
         return ErrorEvent(message=problem, where="session") if problem else None
 
     async def _run(self, prompt: str, asker: Asker | None) -> AsyncGenerator[Event, None]:
+        await self.settle()  # the previous turn's last scan, before this turn's records
         self._interrupt.clear()
         self.running = True
-        self._append(Message.user(prompt))
+        turn = secrets.token_hex(4)
+        checkpoint = self._checkpoint(turn, prompt)
+        self._append(Message.user(prompt, turn=turn))
         yield UserMessage(text=prompt)
         turns = 0
         final_text = ""
@@ -379,7 +585,11 @@ class Agent:
                 results: list[Message] = []
                 try:
                     async for event in self.executor.execute(
-                        completion.tool_calls, results, self._interrupt, asker=asker
+                        completion.tool_calls,
+                        results,
+                        self._interrupt,
+                        asker=asker,
+                        checkpoint=checkpoint,
                     ):
                         yield event
                 finally:
@@ -390,6 +600,8 @@ class Agent:
                     yield TurnEnd(reason="interrupted", turns=turns, text=final_text)
                     return
         finally:
+            if checkpoint is not None:  # its last scan ends in the background (``settle``)
+                self._settling = asyncio.ensure_future(checkpoint.close())
             self.running = False
 
     async def _sources_ready(self) -> None:

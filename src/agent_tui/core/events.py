@@ -38,6 +38,8 @@ class SessionStart(_Event):
     resumed: bool = False
     permission_mode: str = "default"
     warnings: list[str] = Field(default_factory=list)
+    forked_from: str | None = None
+    """The id of the session this one was forked from (``--fork-session``, ``/fork``)."""
 
 
 class UserMessage(_Event):

@@ -1,14 +1,18 @@
 """Session transcripts as append-only JSONL files, and resuming them.
 
 Each session is one file ``<data dir>/sessions/<UTC time>-<id>.jsonl``: a ``meta`` line
-(id, cwd, model, created) followed by one ``message`` line per transcript message, appended
-as they happen and ``fsync``-ed at the end of each turn.
+(id, cwd, model, created, and ``forked_from`` for a fork) followed by one ``message`` line per
+transcript message and one ``checkpoint`` line per checkpoint record (``core.checkpoints``),
+appended as they happen and ``fsync``-ed at the end of each turn. The file keeps the whole
+history: a rewind of the conversation is a record that cuts the transcript when the file is
+read, not a deletion. Beside the file, the directory of the same name holds the session's
+other files: ``blobs/``, the contents its checkpoints kept.
 
 An append is whole lines in one ``write``. If the write fails midway (disk full, a file size
-limit) the partial line is cut back off and the lines are kept to be written with the next
-append; if it could not be cut off (or the process died mid-write) the file ends in a torn
-line: the reader skips it and says so (``problems``), and the next append starts on a fresh
-line, so the next prompt is not written onto it and lost.
+limit) the partial line is cut back off and the message lines are kept to be written with the
+next append; if it could not be cut off (or the process died mid-write) the file ends in a
+torn line: the reader skips it and says so (``problems``), and the next append starts on a
+fresh line, so the next prompt is not written onto it and lost.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import logging
 import os
 import re
 import secrets
+import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +31,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent_tui.core.checkpoints.blobs import BlobStore
+from agent_tui.core.checkpoints.records import ENTRY_ADAPTER, CheckpointEntry, Rewound
 from agent_tui.core.events import ToolErrorEvent
 from agent_tui.core.paths import data_dir
 from agent_tui.core.transcript import CallRecord, Message, ToolCall, Usage
@@ -33,7 +40,7 @@ from agent_tui.core.transcript import CallRecord, Message, ToolCall, Usage
 log = logging.getLogger(__name__)
 
 
-_ENTRY_START = re.compile(rb'\{"type": ?"(?:message|meta)"')
+_ENTRY_START = re.compile(rb'\{"type": ?"(?:message|meta|checkpoint)"')
 """Where a session line starts: a line an unfinished write left is followed, in files written
 before appends began on a fresh line, by a whole line on the same line."""
 
@@ -52,36 +59,70 @@ class SessionLog:
     """Bytes of a last line that a write did not finish (no newline, not valid), skipped."""
     recovered: int = 0
     """Messages read back from a line an earlier append had run into a torn line with."""
+    entries: list[CheckpointEntry] = field(default_factory=list)
+    """The checkpoint records, in the order they happened (``core.checkpoints.records``)."""
+    forked_from: str | None = None
+    """The id of the session this one was forked from."""
     unsaved: list[str] = field(default_factory=list)
-    """Lines not written yet: the append failed (disk full, file size limit); each append
-    and ``sync`` tries them again, first."""
+    """Message lines not written yet: the append failed (disk full, file size limit); each
+    append, record and ``sync`` tries them again, first."""
     problem: str | None = None
     """Why the last write failed, until one succeeds (``take_problem`` reports it once)."""
     _reported: bool = False
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    @property
+    def files_dir(self) -> Path:
+        """The session's own directory, beside its file (same name, no ``.jsonl``)."""
+        return self.path.with_suffix("")
+
+    @property
+    def blobs(self) -> BlobStore:
+        """Where its checkpoints keep file contents."""
+        return BlobStore(self.files_dir / "blobs")
 
     def append(self, message: Message) -> None:
         """Add ``message`` and save it: whole lines in one write (any the last append could
         not save first), starting on a fresh line if the file ends in an unfinished one. A
         failed write is cut back off the file and remembered in ``unsaved`` and ``problem``:
         it never raises, the conversation goes on."""
-        self.messages.append(message)
         line = json.dumps({"type": "message", "message": message.model_dump(mode="json")})
-        self.unsaved.append(line + "\n")
-        self._write()
+        with self._lock:
+            self.messages.append(message)
+            self.unsaved.append(line + "\n")
+            self._write()
+
+    def record(self, entry: CheckpointEntry) -> None:
+        """Save a checkpoint record (from any thread); ``OSError`` when it could not be (then
+        it is not kept to be written later: the caller acts on its failure). A rewind of the
+        conversation (``Rewound.messages``) cuts ``messages`` as reading the file back does;
+        the file keeps the messages cut."""
+        line = json.dumps({"type": "checkpoint", "entry": entry.model_dump(mode="json")})
+        with self._lock:
+            self.unsaved.append(line + "\n")
+            failure = self._write()
+            if failure is not None:
+                self.unsaved.pop()  # the message lines before it stay unsaved
+                self._failed(failure)
+                raise failure
+            self.entries.append(entry)
+            if isinstance(entry, Rewound) and entry.messages is not None:
+                del self.messages[entry.messages :]
 
     def sync(self) -> None:
         """At the end of a turn: write what is unsaved and ``fsync`` the file, so the turn is
         on disk, not only in the page cache. Failures go to ``problem``."""
-        if not self._write():
-            return
-        try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        with self._lock:
+            if self._write() is not None:
+                return
             try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        except OSError as exc:
-            self._failed(exc)
+                fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            except OSError as exc:
+                self._failed(exc)
 
     def take_problem(self) -> str | None:
         """A write failure not reported yet (once for a run of failures), or None."""
@@ -90,15 +131,17 @@ class SessionLog:
         self._reported = True
         return self.problem
 
-    def _write(self) -> bool:
+    def _write(self) -> OSError | None:
+        """Write ``unsaved`` (under ``_lock``); the error if it failed, after taking the
+        partial line back off the file and noting the failure in ``problem``."""
         if not self.unsaved:
-            return True
+            return None
         data = "".join(self.unsaved).encode("utf-8")
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
         except OSError as exc:
             self._failed(exc)
-            return False
+            return exc
         size = -1
         try:
             size = os.fstat(fd).st_size
@@ -110,12 +153,12 @@ class SessionLog:
                 with contextlib.suppress(OSError):
                     os.ftruncate(fd, size)
             self._failed(exc)
-            return False
+            return exc
         finally:
             os.close(fd)
         self.unsaved.clear()
         self.problem, self._reported = None, False
-        return True
+        return None
 
     def _failed(self, exc: OSError) -> None:
         count = len(self.unsaved)
@@ -154,6 +197,7 @@ class SessionLog:
         gives that entry back."""
         meta: dict[str, Any] = {}
         messages: list[Message] = []
+        entries: list[CheckpointEntry] = []
         skipped = recovered = torn = 0
         data = path.read_bytes()
         lines = data.split(b"\n")
@@ -170,13 +214,19 @@ class SessionLog:
                     continue
                 recovered += 1
             kind = entry.get("type")
-            if kind == "meta":
-                meta = entry
-            elif kind == "message":
-                try:
+            try:
+                if kind == "meta":
+                    meta = entry
+                elif kind == "message":
                     messages.append(Message.model_validate(entry.get("message")))
-                except ValidationError:
-                    skipped += 1
+                elif kind == "checkpoint":
+                    record = ENTRY_ADAPTER.validate_python(entry.get("entry"))
+                    entries.append(record)
+                    if isinstance(record, Rewound) and record.messages is not None:
+                        # live, the transcript was whole (repaired) when it was cut
+                        messages = repair(messages)[: record.messages]
+            except ValidationError:
+                skipped += 1
         if skipped:
             log.warning("%s: skipped %d unreadable line(s)", path, skipped)
         session = cls(
@@ -189,6 +239,8 @@ class SessionLog:
             skipped_lines=skipped,
             torn_tail=torn,
             recovered=recovered,
+            entries=entries,
+            forked_from=meta.get("forked_from") or None,
         )
         session.messages = repair(messages)
         return session
@@ -278,7 +330,7 @@ class SessionStore:
     def __init__(self, root: Path | None = None) -> None:
         self.root = root or (data_dir() / "sessions")
 
-    def new(self, cwd: Path, model: str) -> SessionLog:
+    def new(self, cwd: Path, model: str, *, forked_from: str | None = None) -> SessionLog:
         self.root.mkdir(parents=True, exist_ok=True)
         now = datetime.now(UTC)
         session_id = secrets.token_hex(4)
@@ -291,9 +343,30 @@ class SessionStore:
             "model": model,
             "created": created,
         }
+        if forked_from is not None:
+            meta["forked_from"] = forked_from
         with path.open("x", encoding="utf-8") as fh:
             fh.write(json.dumps(meta) + "\n")
-        return SessionLog(session_id, path, str(cwd), model, created)
+        return SessionLog(session_id, path, str(cwd), model, created, forked_from=forked_from)
+
+    def fork(self, session: SessionLog) -> SessionLog:
+        """A new session (new id, new file) with ``session``'s whole history: every line of
+        its file but the meta line, so it reads back to the same transcript and checkpoints;
+        the kept contents are linked (or copied) into its own directory. Blocking."""
+        fork = self.new(Path(session.cwd), session.model, forked_from=session.id)
+        with session._lock, session.path.open("rb") as src, fork.path.open("ab") as dst:
+            first = True
+            for line in src:
+                if first:
+                    first = False
+                    try:
+                        if json.loads(line).get("type") == "meta":
+                            continue
+                    except (json.JSONDecodeError, AttributeError):
+                        pass
+                dst.write(line if line.endswith(b"\n") else line + b"\n")
+        session.blobs.copy_to(fork.blobs)
+        return SessionLog.load(fork.path)
 
     def all(self) -> list[Path]:
         """Session files, newest first."""

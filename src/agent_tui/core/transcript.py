@@ -68,6 +68,9 @@ class Message(BaseModel):
     """Assistant messages: the tokens of the request that produced it."""
     interrupted: bool = False
     """Assistant messages: the reply was cut by an interrupt."""
+    turn: str | None = None
+    """User messages: the id of the agent turn they began, which names its checkpoint records
+    in the session file (``core.checkpoints``); None in transcripts older than checkpoints."""
 
     @field_validator("content", "tool_call_id", "name")
     @classmethod
@@ -78,8 +81,8 @@ class Message(BaseModel):
         return clean_text(value) if value is not None else None
 
     @classmethod
-    def user(cls, text: str) -> Message:
-        return cls(role="user", content=text)
+    def user(cls, text: str, *, turn: str | None = None) -> Message:
+        return cls(role="user", content=text, turn=turn)
 
     @classmethod
     def assistant(

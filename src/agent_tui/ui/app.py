@@ -38,13 +38,14 @@ from agent_tui.core.events import (
 )
 from agent_tui.core.permissions import Approval, ApprovalRequest, Mode
 from agent_tui.core.providers.base import ProviderError
+from agent_tui.core.rewind import RewindError
 from agent_tui.ui.approval.desk import ApprovalDesk, describe_request
 from agent_tui.ui.calls.book import CallBook, CallState, CallStatus, Clock
 from agent_tui.ui.chat.tool_line import ToolLine
 from agent_tui.ui.common.format import model_label, shorten_home
 from agent_tui.ui.common.messages import TranscriptChanged
 from agent_tui.ui.lane.tool_card import ToolCard
-from agent_tui.ui.shell import palette, screen_actions, startup
+from agent_tui.ui.shell import palette, rewind, screen_actions, startup
 from agent_tui.ui.shell.events_bridge import AgentEvent, SourcesChanged, forward, watch_sources
 from agent_tui.ui.shell.main_screen import MainScreen
 from agent_tui.ui.shell.prompt_input import PromptInput
@@ -53,7 +54,9 @@ from agent_tui.ui.shell.themes import ThemeKeeper, install_themes
 
 if TYPE_CHECKING:
     from agent_tui.core.sandbox import SandboxState
+    from agent_tui.core.trust import TrustItem
     from agent_tui.ui.approval.screen import Ask
+    from agent_tui.ui.rewind.picker import RewindChoice
     from agent_tui.ui.shell.session_list import SessionSummary
 
 ABANDONED = "the turn ended before this call finished"
@@ -163,6 +166,12 @@ class AgentApp(App[None]):
         await self.main.chat.greet(warnings, demo=self.demo and not self.agent.messages)
         if self.agent.messages:
             await self._show_transcript()
+        elif self.session.forked_from:
+            await self.main.chat.add_notice(
+                f"Forked session {self.session.forked_from} into session "
+                f"{self.session.session_id} · no messages",
+                "info",
+            )
         if not self.is_headless:  # a process of its own (tests share theirs)
             self.call_after_refresh(startup.quiet_gc)
         self._unwatch = watch_sources(self.agent.tool_sources, self)
@@ -170,6 +179,33 @@ class AgentApp(App[None]):
         self._start_tool_sources()
         if self.SHOW_SANDBOX:
             self._probe_sandbox()
+        trust = self.agent.trust
+        if trust is not None and trust.pending:  # the project's files ask to turn things on
+            from agent_tui.ui.shell.trust_dialog import TrustDialog
+
+            items = list(trust.pending)
+            await self.push_screen(
+                TrustDialog(items, self.agent.cwd), lambda yes: self._trust_answered(items, yes)
+            )
+        elif self.initial_prompt:
+            self.send(self.initial_prompt)
+
+    def _trust_answered(self, items: list[TrustItem], yes: bool | None) -> None:
+        self.run_worker(self._apply_trust(items, bool(yes)), group="trust", exit_on_error=False)
+
+    async def _apply_trust(self, items: list[TrustItem], yes: bool) -> None:
+        if yes:
+            said = await self.agent.trust_project(items)
+            mode = self.agent.policy.mode
+            if mode is not None:
+                self.mode = mode.value
+            self.notify(said or "trusted")
+        else:
+            self.notify(
+                f"Started without {len(items)} item{'s' if len(items) != 1 else ''} of the "
+                "project; `agent-tui trust` reviews them later.",
+                severity="warning",
+            )
         if self.initial_prompt:
             self.send(self.initial_prompt)
 
@@ -248,9 +284,10 @@ class AgentApp(App[None]):
         await self.main.chat.clear()
         await self.main.lane.clear()
 
-    async def _show_transcript(self) -> None:
+    async def _show_transcript(self, notice: str | None = None) -> None:
         """The transcript of a resumed session, told again as the events that made it and
-        rendered exactly as a live turn is (``core.replay``), then a notice."""
+        rendered exactly as a live turn is (``core.replay``), then a notice (``notice``, or
+        which session was resumed)."""
         from agent_tui.core.replay import transcript_events
 
         messages = self.agent.messages
@@ -262,8 +299,15 @@ class AgentApp(App[None]):
         finally:
             lane.hold(False)
         await lane.settle()
-        which = f"session {self.session.session_id}" if self.session.session_id else "session"
-        await self.main.chat.add_notice(f"Resumed {which} · {len(messages)} messages", "info")
+        if notice is None:
+            which = f"session {self.session.session_id}" if self.session.session_id else "session"
+            notice = f"Resumed {which} · {len(messages)} messages"
+            if self.session.forked_from:
+                notice = (
+                    f"Forked session {self.session.forked_from} into {which} · "
+                    f"{len(messages)} messages (the original stays as it was)"
+                )
+        await self.main.chat.add_notice(notice, "info")
 
     async def new_session(self) -> bool:
         """A new conversation: the model starts with an empty context (a new session file;
@@ -318,6 +362,9 @@ class AgentApp(App[None]):
         """Start a turn with ``text``; refused (with a notice) while a turn runs."""
         if self.busy:
             self.notify("A turn is running. Press Esc to interrupt it first.", severity="warning")
+            return False
+        if self.agent.rewinding:
+            self.notify("A rewind is in progress: send it when it is done.", severity="warning")
             return False
         self.busy = True
         self._set_activity(Activity.THINKING)
@@ -602,3 +649,65 @@ class AgentApp(App[None]):
 
     async def _resume_summary(self, summary: SessionSummary) -> None:
         await self.resume(summary.path)
+
+    # -- rewind and fork -------------------------------------------------------------------
+
+    async def action_rewind(self) -> None:
+        """Open the rewind picker: go back to before a turn (its code, the conversation or
+        both), with a preview of what that does to each file."""
+        if self.busy or self.agent.rewinding:
+            self.notify("A turn is running: rewind after it ends (Esc interrupts it).")
+            return
+        await self.agent.settle()  # the last turn's last scan (a moment at most)
+        rewind.open_picker(self, self.agent, self._rewind_chosen)
+
+    def _rewind_chosen(self, choice: RewindChoice | None) -> None:
+        if choice is not None:
+            self._rewind(choice)
+
+    @work(group="rewind", exclusive=True, exit_on_error=False, name="rewind")
+    async def _rewind(self, choice: RewindChoice) -> None:
+        try:
+            report = await self.agent.rewind(
+                choice.turn.id, choice.what, overwrite=choice.overwrite
+            )
+        except (AgentBusy, RewindError) as exc:
+            self.notify(str(exc), title="Cannot rewind", severity="warning")
+            return
+        except OSError as exc:
+            self.notify(f"{exc.strerror or exc}", title="Rewind failed", severity="error")
+            return
+        notice = rewind.report_notice(report)
+        if choice.what != "code":
+            self._take(self.agent.describe().model_copy(update={"resumed": True}))
+            await self._reset_views()
+            if self.agent.messages:
+                await self._show_transcript(notice)
+            else:
+                await self.main.chat.add_notice(notice, "info")
+            prompt = self.main.prompt
+            prompt.load_text(report.prompt)
+            prompt.move_cursor(prompt.document.end)
+            prompt.focus()
+        else:
+            await self.main.chat.add_notice(notice, "info")
+        for warning in rewind.report_warnings(report):
+            await self.main.chat.add_notice(warning, "warning")
+
+    async def action_fork(self) -> None:
+        """Continue in a copy of this session (a new id); the original stays as it was."""
+        old = self.session.session_id
+        try:
+            start = await self.agent.fork()
+        except (AgentBusy, RewindError) as exc:
+            self.notify(str(exc), title="Cannot fork", severity="warning")
+            return
+        except OSError as exc:
+            self.notify(f"{exc.strerror or exc}", title="Fork failed", severity="error")
+            return
+        self._take(start)
+        await self.main.chat.add_notice(
+            f"Forked session {old} into session {start.session_id}: the same conversation "
+            f"goes on here; {old} stays as it was (resume it from the palette).",
+            "info",
+        )

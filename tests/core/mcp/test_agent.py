@@ -21,6 +21,7 @@ from tests.core.helpers import collect, of_type, write_script
 from tests.core.mcp.conftest import DEADLINE, ROOT, fixture_entry, write_config
 from tests.core.mcp.servers import fixture_pids
 from tests.core.tools.conftest import wait_until
+from tests.trusting import trust_everything
 
 
 async def test_the_loop_waits_for_starting_servers_then_calls_them(workspace: Path) -> None:
@@ -69,6 +70,7 @@ async def test_the_loop_waits_for_starting_servers_then_calls_them(workspace: Pa
 
 def test_headless_run_with_mcp_json(workspace: Path) -> None:
     write_config(workspace / ".mcp.json", {"fx": fixture_entry(), "bad": {"command": 7}})
+    trust_everything(workspace)  # as the user would at the prompt (or `agent-tui trust`)
     script = write_script(
         workspace / "script.json",
         [

@@ -17,6 +17,7 @@ from agent_tui.core.tools.builtin import default_registry
 from tests.core.mcp.conftest import DEADLINE, ROOT, fixture_entry, write_config
 from tests.core.mcp.servers import fixture_pids
 from tests.core.tools.conftest import wait_until
+from tests.trusting import trust_everything
 
 
 async def _pid(manager: McpManager, server: str, cwd: Path) -> int:
@@ -105,6 +106,7 @@ def _start_app(tmp_path: Path, mark: str, how: str) -> subprocess.Popen[str]:
             "stuck": fixture_entry("hang-at-start", name=mark, startup_timeout=60),
         },
     )
+    trust_everything(tmp_path)  # the app is another process: the test-wide trust is not there
     env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
     app = subprocess.Popen(
         [sys.executable, "-c", _APP, str(tmp_path), how],

@@ -79,16 +79,24 @@ class FakeServer:
             self._responses.append(response)
 
     @staticmethod
-    def sse_bytes(*events: dict[str, Any] | str, event_names: bool = False) -> bytes:
+    def sse_bytes(
+        *events: dict[str, Any] | str,
+        event_names: bool = False,
+        raw_unicode: bool = False,
+        newline: str = "\n",
+    ) -> bytes:
         """``data: <json>`` blocks (a str is sent verbatim as the data, e.g. ``[DONE]``);
-        with ``event_names`` each dict also gets an ``event: <its type>`` line."""
+        with ``event_names`` each dict also gets an ``event: <its type>`` line. With
+        ``raw_unicode`` non-ASCII characters are sent as UTF-8, not ``\\u`` escapes (as many
+        servers do); ``newline`` ends every line (``"\\r\\n"``, ``"\\r"``)."""
         out: list[str] = []
         for item in events:
             if isinstance(item, str):
-                out.append(f"data: {item}\n\n")
+                out.append(f"data: {item}{newline}{newline}")
                 continue
-            prefix = f"event: {item['type']}\n" if event_names else ""
-            out.append(f"{prefix}data: {json.dumps(item)}\n\n")
+            prefix = f"event: {item['type']}{newline}" if event_names else ""
+            data = json.dumps(item, ensure_ascii=not raw_unicode)
+            out.append(f"{prefix}data: {data}{newline}{newline}")
         return "".join(out).encode()
 
     def add_sse(self, body: bytes, *, chunk_size: int | None = None, **kwargs: Any) -> None:

@@ -73,3 +73,25 @@ async def test_loop_runs_calls_assembled_from_interleaved_fragments(server, tmp_
     assert sorted(t["function"]["name"] for t in second_body["tools"]) == [
         t["function"]["name"] for t in second_body["tools"]
     ]
+
+
+async def test_a_turn_with_raw_line_separators_in_the_json_completes(server, tmp_path) -> None:
+    """U+2028, U+2029 and U+0085 arrive raw inside JSON strings (many servers send them so);
+    they end lines for ``str.splitlines`` but not in an event stream: the turn completes."""
+    answer = "first\u2028second\u2029third\u0085fourth"
+    body = server.sse_bytes(
+        _chunk({"role": "assistant", "content": answer[:9]}),
+        _chunk({"content": answer[9:]}, "stop"),
+        "[DONE]",
+        raw_unicode=True,
+        newline="\r\n",
+    )
+    server.add_sse(body, chunk_size=4)
+    provider = OpenAIProvider("test-model", base_url=f"{server.url}/v1", api_key="k")
+    agent = Agent(provider, default_registry(), tmp_path)
+    events = [event async for event in agent.run("say it")]
+    await provider.aclose()
+
+    assert [e.type for e in events if e.type == "error"] == []
+    assert events[-1].type == "turn_end"
+    assert events[-1].text == answer

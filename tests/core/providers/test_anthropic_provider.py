@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -280,6 +281,39 @@ async def test_overloaded_529_is_retried(server, request_) -> None:
     assert len(server.requests) == 2
     assert isinstance(items[-1], Completion)
     assert items[-1].text == "ok"
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["LF", "CRLF", "CR"])
+async def test_raw_line_separators_in_json_strings_complete_the_turn(
+    server, request_, newline: str
+) -> None:
+    separators = "\u2028\u2029\u0085"  # line ends for str.splitlines, not for the stream
+    pieces = [f"a{separators[0]}b", f"{separators[1]}c{separators[2]}"]
+    partial = json.dumps({"pattern": f"x{separators}y"}, ensure_ascii=False)
+    events = [
+        message_start(3),
+        *text_block(0, *pieces),
+        *tool_block(1, "toolu_s", "grep", partial[:9], partial[9:]),
+        *message_end("tool_use", 4),
+    ]
+    body = server.sse_bytes(*events, event_names=True, raw_unicode=True, newline=newline)
+    server.add_sse(body, chunk_size=3)
+    provider = make_provider(server.url)
+    items = await collect(provider, request_)
+    await provider.aclose()
+
+    call = ToolCall(id="toolu_s", name="grep", arguments=partial)
+    assert items == [
+        *[TextDelta(piece) for piece in pieces],
+        ToolCallReady(call),
+        Completion(
+            text="".join(pieces),
+            tool_calls=[call],
+            usage=Usage(input_tokens=3, output_tokens=4),
+            stop_reason="tool_use",
+        ),
+    ]
+    assert call.parsed_arguments() == {"pattern": f"x{separators}y"}
 
 
 async def test_stream_without_message_stop_is_an_error(server, request_) -> None:

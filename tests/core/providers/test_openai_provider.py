@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from agent_tui.core.providers.base import (
@@ -140,6 +141,42 @@ async def test_interleaved_tool_call_fragments_are_assembled_by_index(server, re
     assert items[-1].stop_reason == "tool_calls"
     assert items[-1].usage == Usage(input_tokens=100, output_tokens=20, cache_read_tokens=64)
     assert expected[1].parsed_arguments() == {"pattern": 'foo"bar'}
+
+
+SEPARATORS = "\u2028\u2029\u0085"  # line ends for str.splitlines, not for the event stream
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["LF", "CRLF", "CR"])
+async def test_raw_line_separators_in_json_strings_complete_the_turn(
+    server, request_, newline: str
+) -> None:
+    text = [f"a{SEPARATORS[0]}b", f"{SEPARATORS[1]}c{SEPARATORS[2]}", "d"]
+    arguments = json.dumps({"pattern": f"x{SEPARATORS}y"}, ensure_ascii=False)
+    body = server.sse_bytes(
+        *[chunk(content=piece) for piece in text],
+        chunk(tool_calls=[fragment(0, arguments[:9], id="call_s", name="grep")]),
+        chunk(tool_calls=[fragment(0, arguments[9:])]),
+        chunk(finish="tool_calls"),
+        usage_chunk(5, 3),
+        "[DONE]",
+        raw_unicode=True,
+        newline=newline,
+    )
+    assert "\u2028".encode() in body  # sent raw,
+    assert b"\\u2028" not in body  # not escaped
+    server.add_sse(body, chunk_size=3)  # chunk boundaries inside characters and CRLFs too
+    provider = make_provider(server.url)
+    items = await collect(provider, request_)
+    await provider.aclose()
+
+    assert [i.text for i in items if isinstance(i, TextDelta)] == text
+    completion = items[-1]
+    assert isinstance(completion, Completion)
+    assert completion.text == "".join(text)
+    assert completion.stop_reason == "tool_calls"
+    assert completion.tool_calls == [ToolCall(id="call_s", name="grep", arguments=arguments)]
+    assert completion.tool_calls[0].parsed_arguments() == {"pattern": f"x{SEPARATORS}y"}
+    assert completion.usage == Usage(input_tokens=5, output_tokens=3)
 
 
 async def test_tool_call_without_id_or_arguments_gets_defaults(server, request_) -> None:
@@ -325,7 +362,7 @@ async def test_connection_refused_names_url_and_env_var(refused_url, request_) -
 
 async def test_read_timeout_before_response_is_explained(server, request_) -> None:
     server.add_hang()
-    provider = make_provider(server.url, max_retries=0, timeout=httpx.Timeout(5.0, read=0.2))
+    provider = make_provider(server.url, max_retries=0, timeout=httpx2.Timeout(5.0, read=0.2))
     error = await collect_error(provider, request_)
     await provider.aclose()
 
@@ -338,7 +375,7 @@ async def test_read_timeout_before_response_is_explained(server, request_) -> No
 
 async def test_read_timeout_mid_stream_is_not_retried(server, request_) -> None:
     server.add_sse(server.sse_bytes(chunk(content="partial")), hang_after_chunks=True)
-    provider = make_provider(server.url, timeout=httpx.Timeout(5.0, read=0.5))
+    provider = make_provider(server.url, timeout=httpx2.Timeout(5.0, read=0.5))
     seen: list[StreamItem] = []
     with pytest.raises(ProviderError, match="in the middle of the response"):
         await collect(provider, request_, seen)
@@ -455,7 +492,7 @@ def test_agent_api_key_wins_and_missing_model_is_an_error(monkeypatch) -> None:
 
 
 async def test_injected_client_is_not_closed(server, request_) -> None:
-    async with httpx.AsyncClient() as client:
+    async with httpx2.AsyncClient() as client:
         provider = make_provider(server.url, client=client)
         server.add_sse(server.sse_bytes(chunk(content="ok", finish="stop"), "[DONE]"))
         await collect(provider, request_)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
-import httpx
+import httpx2
 import pytest
 
 from agent_tui.core.providers.http import (
@@ -34,13 +34,13 @@ def test_retry_after_wins_but_is_capped() -> None:
 
 
 def test_parse_retry_after_forms() -> None:
-    assert parse_retry_after(httpx.Headers({"retry-after": "2"})) == 2.0
-    assert parse_retry_after(httpx.Headers({"retry-after": "0.5"})) == 0.5
-    assert parse_retry_after(httpx.Headers({"retry-after-ms": "250", "retry-after": "9"})) == 0.25
-    assert parse_retry_after(httpx.Headers({"retry-after": "soon"})) is None
-    assert parse_retry_after(httpx.Headers({})) is None
+    assert parse_retry_after(httpx2.Headers({"retry-after": "2"})) == 2.0
+    assert parse_retry_after(httpx2.Headers({"retry-after": "0.5"})) == 0.5
+    assert parse_retry_after(httpx2.Headers({"retry-after-ms": "250", "retry-after": "9"})) == 0.25
+    assert parse_retry_after(httpx2.Headers({"retry-after": "soon"})) is None
+    assert parse_retry_after(httpx2.Headers({})) is None
     later = format_datetime(datetime.now(UTC) + timedelta(seconds=120), usegmt=True)
-    assert 100 < (parse_retry_after(httpx.Headers({"retry-after": later})) or 0) <= 120
+    assert 100 < (parse_retry_after(httpx2.Headers({"retry-after": later})) or 0) <= 120
 
 
 @pytest.mark.parametrize(

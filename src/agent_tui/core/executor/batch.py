@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 from agent_tui.core.events import Event, ToolProgress
 from agent_tui.core.executor.lifecycle import CallPhase
@@ -22,13 +23,15 @@ from agent_tui.core.executor.results import CallResults
 from agent_tui.core.tools import errors as codes
 from agent_tui.core.tools.base import ProgressCallback, ProgressUpdate, ToolContext
 from agent_tui.core.tools.errors import ToolErrorInfo
-from agent_tui.core.tools.registry import DispatchOutcome, ToolRegistry
+from agent_tui.core.tools.registry import DispatchOutcome
 
 STARTED_MESSAGE = "started"
 HELD_MESSAGE = "finished; the result waits for this turn's other calls (output budget)"
 TAIL_LINES = 8
 SUBJECT_CHARS = 60
 ContextFactory = Callable[[CallPlan, ProgressCallback], ToolContext]
+Runner = Callable[[CallPlan, ToolContext], Coroutine[Any, Any, DispatchOutcome]]
+"""Runs one prepared call (the executor's: the registry, watched by the turn's checkpoint)."""
 log = logging.getLogger(__name__)
 
 
@@ -89,13 +92,13 @@ class BatchRun:
     def __init__(
         self,
         plans: list[CallPlan],
-        registry: ToolRegistry,
+        runner: Runner,
         context: ContextFactory,
         results: CallResults,
         interrupted: asyncio.Event,
     ) -> None:
         self.plans = plans
-        self.registry = registry
+        self.runner = runner
         self.context = context
         self.results = results
         self.interrupted = interrupted
@@ -166,7 +169,7 @@ class BatchRun:
         )
         ctx = self.context(plan, self._reporter(plan, started))
         task = asyncio.create_task(
-            self.registry.run(plan.prepared, ctx), name=f"tool {plan.call.name} {plan.call.id}"
+            self.runner(plan, ctx), name=f"tool {plan.call.name} {plan.call.id}"
         )
         task.add_done_callback(lambda t: self._settle(pos, t))
         self._tasks[pos] = task

@@ -11,6 +11,11 @@ Every final outcome goes through the output budget of the request (``budget.Turn
 before it is emitted: a spill is announced with a ``spill`` event and the ``tool_result``
 carries its pointer. A result whose fate depends on calls still running waits (a
 ``tool_progress`` says so) and is emitted, in order, once it is decided.
+
+Given the turn's checkpoint (``core.checkpoints``), the file tools tell it what they change
+(``ToolContext.changes``), and a call of a tool that changes files without saying which
+(``run_shell``, a writing MCP tool) runs between two workspace scans; every call that may
+change files waits for a scan in progress.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from pathlib import Path
 
 from agent_tui.core.budget import BudgetSettings, SpillStore, TurnBudget
 from agent_tui.core.budget.ordered import OrderedResults
+from agent_tui.core.checkpoints.turn import TurnCheckpoint
 from agent_tui.core.events import Event, ToolGroup
 from agent_tui.core.executor.approval import authorize
 from agent_tui.core.executor.batch import BatchRun
@@ -30,10 +36,10 @@ from agent_tui.core.executor.partition import MAX_PARALLEL, CallPlan, partition,
 from agent_tui.core.executor.results import CallResults
 from agent_tui.core.permissions import Asker, PermissionPolicy
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
-from agent_tui.core.tools.base import ProgressCallback, ProgressUpdate, ToolContext
+from agent_tui.core.tools.base import NO_CHANGES, ProgressCallback, ProgressUpdate, ToolContext
 from agent_tui.core.tools.errors import ToolErrorInfo
 from agent_tui.core.tools.file_state import FileStateCache
-from agent_tui.core.tools.registry import ToolRegistry
+from agent_tui.core.tools.registry import DispatchOutcome, ToolRegistry
 from agent_tui.core.transcript import Message, ToolCall
 
 log = logging.getLogger(__name__)
@@ -74,6 +80,8 @@ class ToolExecutor:
         """Called on every lifecycle transition of every call (for the UI and tests)."""
         self.lifecycle = Lifecycle([])
         """The lifecycle of the latest request's calls."""
+        self.checkpoint: TurnCheckpoint | None = None
+        """The checkpoint of the request running (``execute``)."""
 
     @property
     def states(self) -> dict[str, CallPhase]:
@@ -90,14 +98,19 @@ class ToolExecutor:
         interrupted: asyncio.Event,
         *,
         asker: Asker | None = None,
+        checkpoint: TurnCheckpoint | None = None,
     ) -> AsyncIterator[Event]:
         """Run ``calls``; append one tool message per call to ``out``; yield events. ``asker``
-        answers this request's asks (default: the executor's own)."""
+        answers this request's asks (default: the executor's own); ``checkpoint`` is told what
+        the calls change (default: nothing is kept)."""
         asker = asker if asker is not None else self.asker
+        self.checkpoint = checkpoint
         plans = self.plan(calls)
         for plan in plans:
             tool = self.registry.get(plan.call.name)
             plan.read_only = bool(tool and tool.meta.read_only)
+        if checkpoint is not None and any(_watched(plan) for plan in plans):
+            checkpoint.watch.prepare()  # the first scan overlaps the approvals
         self.lifecycle = Lifecycle([p.call.id for p in plans], self.on_transition)
         turn = TurnBudget(self.budget, self.store, len(plans))
         results = CallResults(OrderedResults(turn, out), self.lifecycle)
@@ -124,7 +137,7 @@ class ToolExecutor:
                             runnable.append(plan)
                     for event in results.drain():
                         yield event
-                run = BatchRun(runnable, self.registry, self._context, results, interrupted)
+                run = BatchRun(runnable, self._run_call, self._context, results, interrupted)
                 async for event in run.run():
                     yield event
             await results.finish()
@@ -134,6 +147,22 @@ class ToolExecutor:
         finally:
             if not finished:
                 results.flush()
+
+    async def _run_call(self, plan: CallPlan, ctx: ToolContext) -> DispatchOutcome:
+        """One call through the registry; with a checkpoint, a call that may change files
+        waits for the workspace scan in progress, and one that does not say what it changes
+        is scanned around."""
+        prepared = plan.prepared
+        assert prepared is not None
+        checkpoint, meta = self.checkpoint, prepared.tool.meta
+        if checkpoint is None or meta.read_only:
+            return await self.registry.run(prepared, ctx)
+        if meta.reports_changes:
+            await checkpoint.watch.settled()
+            return await self.registry.run(prepared, ctx)
+        return await checkpoint.watch.around(
+            plan.call.id, prepared.tool.name, lambda: self.registry.run(prepared, ctx)
+        )
 
     async def _precheck(self, plan: CallPlan) -> ToolErrorInfo | None:
         """The call's ``Tool.precheck`` in a worker thread (it may read the file), in the
@@ -158,4 +187,14 @@ class ToolExecutor:
             judged_path=plan.judged_path,
             reads=self.policy.reads,
             sandbox=self.sandbox,
+            changes=self.checkpoint.files if self.checkpoint is not None else NO_CHANGES,
         )
+
+
+def _watched(plan: CallPlan) -> bool:
+    """A call that may change files without saying which."""
+    prepared = plan.prepared
+    if prepared is None:
+        return False
+    meta = prepared.tool.meta
+    return not meta.read_only and not meta.reports_changes

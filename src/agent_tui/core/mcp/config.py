@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_tui.core.paths import config_dir
 from agent_tui.core.schema_errors import format_validation_error
+from agent_tui.core.trust import ProjectTrust, TrustItem, canonical
 
 PROJECT_FILE = ".mcp.json"
 USER_FILE = "mcp.json"
@@ -81,6 +83,9 @@ class ServerSpec:
     error: str | None = None
     source: Path | None = field(default=None, compare=False)
     warnings: list[str] = field(default_factory=list, compare=False)
+    untrusted: bool = False
+    """From the project's ``.mcp.json`` and not trusted by the user yet (``core.trust``):
+    listed, never started."""
 
     def describe(self) -> str:
         """``npx -y pkg .`` or the URL: what the server is, in one line."""
@@ -132,6 +137,7 @@ def load_config(
     paths: list[Path] | None = None,
     environ: Mapping[str, str] | None = None,
     previous: McpConfig | None = None,
+    trust: ProjectTrust | None = None,
 ) -> McpConfig:
     """Read and merge the configuration files (later files override whole entries).
 
@@ -149,13 +155,27 @@ def load_config(
             merged.update(kept)
             config.problems.append(unread_problem(path, problem, tuple(sorted(kept))))
             continue
+        project = path == project_config_path(cwd)
         for name, raw in entries.items():
             spec = parse_entry(name, raw, path, env, base=cwd)
             if spec.error:
                 config.problems.append(ConfigProblem(path, spec.error, name))
+            elif project:
+                gate = trust if trust is not None else ProjectTrust(cwd)
+                spec.untrusted = not gate.allows(trust_item(spec, raw, path))
             merged[name] = spec
     config.servers = dict(sorted(merged.items()))
     return config
+
+
+def trust_item(spec: ServerSpec, raw: Any, path: Path) -> TrustItem:
+    """What trusting this project server means: its command (or URL), and which of the user's
+    environment variables it is given."""
+    detail = shlex.join([spec.command, *spec.args]) if spec.transport == "stdio" else spec.url
+    named = sorted(spec.env) if spec.transport == "stdio" else sorted(spec.headers)
+    if named:
+        detail += f" (with {'env' if spec.transport == 'stdio' else 'headers'} {', '.join(named)})"
+    return TrustItem("mcp_server", path, spec.name, detail, canonical(raw))
 
 
 def unread_problem(path: Path, problem: str, kept: tuple[str, ...] = ()) -> ConfigProblem:

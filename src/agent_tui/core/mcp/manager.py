@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ from agent_tui.core.mcp.watch import watch_files
 from agent_tui.core.settings import local_settings_path
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.registry import ToolRegistry
+from agent_tui.core.trust import ProjectTrust, TrustItem
 
 log = logging.getLogger(__name__)
 Listener = Callable[[str | None], None]
@@ -60,9 +61,14 @@ class McpManager:
     disabled_file: Path | None = None
     """Where the servers turned off in this project are remembered (default: the project's
     ``.agent-tui/settings.local.json``)."""
+    trust: ProjectTrust | None = None
+    """What of the project's ``.mcp.json`` the user trusts (default: the user's trust store)."""
 
     def __post_init__(self) -> None:
-        self.config: McpConfig = load_config(self.cwd, paths=self.paths, environ=self.environ)
+        self.trust = self.trust or ProjectTrust(self.cwd)
+        self.config: McpConfig = load_config(
+            self.cwd, paths=self.paths, environ=self.environ, trust=self.trust
+        )
         root = self.media_dir or self.cwd / ".agent-spill" / "mcp-media"
         self.media = MediaStore(root if root.is_absolute() else self.cwd / root, self.cwd)
         self._connections: dict[str, Connection] = {}
@@ -181,7 +187,12 @@ class McpManager:
         off. An entry that says ``"disabled": true`` is started for this session only (the
         file is not changed). Returns what was done, as a sentence for the user."""
         spec = self._spec(name)
+        trusted = ""
+        if spec.untrusted:  # the user chose it in the panel, its command on screen: trust it
+            trusted = await self.trust_servers([name])
+            spec = self._spec(name)
         note = await self._turn(name, on=True)
+        note = f"{trusted}; {note}" if trusted else note
         conn = self._connections.get(name)
         if conn is None or conn.status not in (Status.CONNECTING, Status.CONNECTED):
             await self._stop(name)
@@ -193,12 +204,33 @@ class McpManager:
             )
         return note
 
+    async def trusted(self, items: Sequence[TrustItem]) -> None:
+        """Items were trusted (and saved) elsewhere: start the servers among them."""
+        if any(item.kind == "mcp_server" for item in items):
+            if self.trust is not None:
+                self.trust.refresh()  # another ProjectTrust may have saved them
+            await self.reload()
+
+    async def trust_servers(self, names: list[str]) -> str:
+        """Trust the project servers ``names`` as they are now, then start them (a reload)."""
+        assert self.trust is not None
+        items = [i for i in self.trust.pending if i.kind == "mcp_server" and i.name in names]
+        try:
+            await asyncio.to_thread(self.trust.trust, items)
+            said = f"trusted {', '.join(names)}"
+        except OSError as exc:
+            said = f"trusted {', '.join(names)} for this session only ({exc.strerror or exc})"
+        await self.reload()
+        return said
+
     async def reload(self) -> None:
         """Re-read the configuration; start, stop or restart the servers that changed."""
         old = self.config
         # A file that became unusable (a typo mid-edit) keeps its servers as they were, and
         # its problem says so (``ConfigProblem.kept``). Fixing the file applies the change.
-        self.config = load_config(self.cwd, paths=self.paths, environ=self.environ, previous=old)
+        self.config = load_config(
+            self.cwd, paths=self.paths, environ=self.environ, previous=old, trust=self.trust
+        )
         for name, spec in old.servers.items():
             if self.config.servers.get(name) != spec:
                 await self._stop(name)
@@ -258,6 +290,12 @@ class McpManager:
     def _disabled_by(self, spec: ServerSpec) -> tuple[DisabledBy, str] | None:
         """Whether ``spec`` is off, and why (a sentence for the user)."""
         name = spec.name
+        if spec.untrusted:
+            return "untrusted", (
+                f"not trusted yet: {spec.source} comes with the project, and starting it runs "
+                "its command; trust it at the prompt, in this panel (enable) or with "
+                "`agent-tui trust`"
+            )
         if self.only is not None and name not in self.only:
             return "command", "not started by this command"
         if name in self._disabled:
@@ -295,7 +333,9 @@ class McpManager:
         return f"{name} {verb}; remembered for this project in {self._where()}"
 
     def _launch(self, spec: ServerSpec, *, force: bool = False) -> None:
-        if spec.error or self._closed or (self._is_disabled(spec) and not force):
+        if spec.error or self._closed or spec.untrusted:  # trust is never forced
+            return
+        if self._is_disabled(spec) and not force:
             return
         conn = Connection(spec, self.cwd, on_change=self._on_connection)
         self._connections[spec.name] = conn

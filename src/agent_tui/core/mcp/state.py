@@ -10,9 +10,10 @@ from agent_tui.core.mcp.adapter import ToolInfo
 from agent_tui.core.mcp.config import ServerSpec
 from agent_tui.core.mcp.connection import Connection, Status
 
-DisabledBy = Literal["file", "project", "session", "command"]
+DisabledBy = Literal["file", "project", "session", "command", "untrusted"]
 """Why a server is off: its entry says ``"disabled": true``; the user turned it off for the
-project (remembered) or for this session; or this command starts other servers only."""
+project (remembered) or for this session; this command starts other servers only; or it comes
+from the project's ``.mcp.json`` and the user has not trusted it yet."""
 
 
 @dataclass(frozen=True)

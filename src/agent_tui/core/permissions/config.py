@@ -21,10 +21,13 @@ from agent_tui.core.settings import (
     LOCAL_SETTINGS_FILE,
     PROJECT_DIR,
     SettingsFileError,
+    local_settings_path,
+    project_settings_path,
     read_json_object,
     settings_paths,
     update_json_object,
 )
+from agent_tui.core.trust import ProjectTrust, TrustItem
 
 LOCAL_SETTINGS = Path(PROJECT_DIR) / LOCAL_SETTINGS_FILE
 
@@ -93,12 +96,37 @@ def read_json_file(path: Path) -> tuple[dict[str, Any] | None, str, str | None]:
     return data, text, f"{path}: {problem}; its permission rules and mode are ignored"
 
 
-def load_permission_config(cwd: Path, *, file_problems: bool = True) -> PermissionConfig:
-    """Rules and mode from every settings file of ``cwd`` (``settings.settings_paths``).
+LOOSER_MODES = frozenset({Mode.ACCEPT_EDITS, Mode.BYPASS})
+"""Default modes that ask less than ``default``: a project file sets them only when trusted."""
+
+
+def rule_item(rule: Rule, source: Path) -> TrustItem:
+    return TrustItem("allow_rule", source, str(rule), str(rule), str(rule))
+
+
+def gate(config: PermissionConfig, source: Path, trust: ProjectTrust) -> PermissionConfig:
+    """Keep of a project file's config what tightens, and what widens only when trusted: its
+    allow rules and a default mode that asks less (``core.trust``)."""
+    kept = [rule for rule in config.rules.allow if trust.allows(rule_item(rule, source))]
+    config.rules.allow = kept
+    if config.mode in LOOSER_MODES:
+        mode = config.mode
+        if not trust.allows(TrustItem("mode", source, mode.value, mode.value, mode.value)):
+            config.mode = None
+    return config
+
+
+def load_permission_config(
+    cwd: Path, *, file_problems: bool = True, trust: ProjectTrust | None = None
+) -> PermissionConfig:
+    """Rules and mode from every settings file of ``cwd`` (``settings.settings_paths``); of the
+    project's files only what ``trust`` allows widens (default: the user's trust store).
 
     ``file_problems=False`` leaves out unreadable/broken files, for callers that report
     those already through ``settings.load_settings``.
     """
+    trust = trust if trust is not None else ProjectTrust(cwd)
+    project = {project_settings_path(cwd), local_settings_path(cwd)}
     configs = []
     for path in settings_paths(cwd):
         data, text, problem = read_json_file(path)
@@ -106,7 +134,8 @@ def load_permission_config(cwd: Path, *, file_problems: bool = True) -> Permissi
             if file_problems:
                 configs.append(PermissionConfig(problems=[problem]))
         elif data:
-            configs.append(parse_section(data.get("permissions"), path, text))
+            config = parse_section(data.get("permissions"), path, text)
+            configs.append(gate(config, path, trust) if path in project else config)
     return merge(configs)
 
 

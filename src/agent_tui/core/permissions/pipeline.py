@@ -14,6 +14,7 @@ panel shows it per tool).
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from agent_tui.core.permissions.subject import Subject, SubjectError, subject_of
 from agent_tui.core.sandbox import SessionSandbox
 from agent_tui.core.tools.base import Tool
 from agent_tui.core.tools.reads import ReadGuard
+from agent_tui.core.trust import TrustItem
 
 READ_TOOL = "read_file"
 WRITE_TOOL = "write_file"
@@ -56,6 +58,8 @@ class PermissionPipeline:
         """Rules the user allowed at the prompt ("for this session" or "always"), in memory."""
         self.on_remember: list[Any] = []
         """Called with the rules of each "always" (``setup`` saves them to a file)."""
+        self.mode_chosen = False
+        """The mode was chosen on the command line: a trusted project mode does not replace it."""
         self.sandbox: SessionSandbox | None = None
         """Where the session's commands run (``use_sandbox``): decisions say so, and
         ``sandbox.auto_allow`` relies on it."""
@@ -71,6 +75,15 @@ class PermissionPipeline:
 
     def use_sandbox(self, sandbox: SessionSandbox) -> None:
         self.sandbox = sandbox
+
+    def trusted(self, items: Sequence[TrustItem]) -> None:
+        for item in items:
+            if item.kind == "allow_rule":
+                rule = Rule.parse(item.name, source=str(item.source))
+                if rule not in self.rules.allow:
+                    self.rules.allow.append(rule)
+            elif item.kind == "mode" and not self.mode_chosen:
+                self.mode = Mode(item.name)
 
     @property
     def reads(self) -> ReadGuard:

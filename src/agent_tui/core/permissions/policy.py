@@ -11,7 +11,7 @@ Front ends read these fields only — no probing with ``getattr`` or ``isinstanc
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
@@ -25,6 +25,7 @@ from agent_tui.core.sandbox import SessionSandbox
 from agent_tui.core.tools.base import Tool
 from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
 from agent_tui.core.transcript import ToolCall
+from agent_tui.core.trust import TrustItem
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,11 @@ class PermissionPolicy(Protocol):
         (``Decision.shelter``), and ``sandbox.auto_allow`` relies on it."""
         ...
 
+    def trusted(self, items: Sequence[TrustItem]) -> None:
+        """The user trusted these project items (``core.trust``): their allow rules apply
+        from now on, and a default mode among them unless the command line chose one."""
+        ...
+
     @property
     def saves_rules(self) -> bool:
         """Whether ``remember`` with ``ALWAYS`` writes rules to a settings file (else: this
@@ -141,6 +147,9 @@ class SimplePolicy:
         return None
 
     def use_sandbox(self, sandbox: SessionSandbox) -> None:
+        return None
+
+    def trusted(self, items: Sequence[TrustItem]) -> None:
         return None
 
     @property

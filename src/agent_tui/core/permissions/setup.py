@@ -7,10 +7,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_tui.core.permissions.config import add_local_rules, load_permission_config
+from agent_tui.core.permissions.config import (
+    add_local_rules,
+    load_permission_config,
+    rule_item,
+)
 from agent_tui.core.permissions.modes import Mode, parse_mode
 from agent_tui.core.permissions.pipeline import PermissionPipeline, RuleSet
 from agent_tui.core.permissions.rules import Rule, RuleError, split_rule_list
+from agent_tui.core.trust import ProjectTrust
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +47,7 @@ def build_pipeline(
     allow: Iterable[str] = (),
     deny: Iterable[str] = (),
     persist_always: bool = True,
+    trust: ProjectTrust | None = None,
 ) -> PipelineSetup:
     """Rules from the three settings files plus ``--allow``/``--deny``; the mode from
     ``--permission-mode``, else the most specific settings file, else ``default``.
@@ -49,13 +55,15 @@ def build_pipeline(
     A bad flag raises ``ValueError`` (the user typed it just now); a bad settings file is a
     problem in the result and the rest still applies.
     """
-    config = load_permission_config(cwd, file_problems=False)  # load_settings reports those
+    trust = trust if trust is not None else ProjectTrust(cwd)
+    config = load_permission_config(cwd, file_problems=False, trust=trust)  # reported elsewhere
     rules = RuleSet()
     rules.extend(config.rules)
     rules.allow.extend(_cli_rules(allow, "--allow"))
     rules.deny.extend(_cli_rules(deny, "--deny"))
     chosen = parse_mode(mode) if mode else (config.mode or Mode.DEFAULT)
     setup = PipelineSetup(PermissionPipeline(cwd, rules, chosen), list(config.problems))
+    setup.pipeline.mode_chosen = bool(mode)
     if persist_always:
 
         def save(new_rules: list[Rule]) -> None:
@@ -66,6 +74,10 @@ def build_pipeline(
                 setup.saved.append(f"not saved ({exc}); allowed for this session only")
             else:
                 setup.saved.append(f"saved {', '.join(map(str, new_rules))} to {path}")
+                try:  # the user's own choice: trusted where it is saved, so it lasts
+                    trust.trust(rule_item(rule, path) for rule in new_rules)
+                except OSError as exc:
+                    log.warning("could not remember %s as trusted: %s", new_rules, exc)
 
         setup.pipeline.on_remember.append(save)
     return setup

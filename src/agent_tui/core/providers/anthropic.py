@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import httpx
+import httpx2
 
 from agent_tui.core.providers.base import (
     Completion,
@@ -223,7 +223,7 @@ def _int(value: Any) -> int:
 
 
 class AnthropicProvider:
-    """The Messages API with streaming, over ``httpx``."""
+    """The Messages API with streaming, over ``httpx2``."""
 
     kind: Literal["anthropic"] = "anthropic"
 
@@ -233,11 +233,11 @@ class AnthropicProvider:
         base_url: str | None = None,
         api_key: str | None = None,
         *,
-        timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
+        timeout: float | httpx2.Timeout | None = DEFAULT_TIMEOUT,
         max_retries: int = 3,
         retry_base_delay: float = 0.5,
         retry_max_delay: float = 30.0,
-        client: httpx.AsyncClient | None = None,
+        client: httpx2.AsyncClient | None = None,
     ) -> None:
         """``None`` for ``base_url`` / ``api_key`` and ``""`` for ``model`` read the env."""
         self.model = model or os.environ.get("ANTHROPIC_MODEL", "")
@@ -298,7 +298,7 @@ class AnthropicProvider:
                 for item in state.feed_whole(self._parse(text)):
                     yield item
             else:
-                async for event in iter_sse(response.aiter_lines()):
+                async for event in iter_sse(response.aiter_bytes()):
                     data = self._parse(event.data)
                     data.setdefault("type", event.event)
                     for item in state.feed(data):

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-import httpx
+import httpx2
 
 from agent_tui.core.providers.base import ProviderError
 from agent_tui.core.text import clean
@@ -42,7 +42,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=10.0, read=300.0)
+DEFAULT_TIMEOUT = httpx2.Timeout(60.0, connect=10.0, read=300.0)
 """Generous read timeout: local servers may load a model before the first byte."""
 
 RETRYABLE_STATUS = frozenset({408, 429})
@@ -79,7 +79,7 @@ def is_retryable_status(status: int) -> bool:
     return status in RETRYABLE_STATUS or status >= 500
 
 
-def parse_retry_after(headers: httpx.Headers) -> float | None:
+def parse_retry_after(headers: httpx2.Headers) -> float | None:
     """Seconds from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date)."""
     millis = headers.get("retry-after-ms")
     if millis:
@@ -156,12 +156,12 @@ def redact(text: str, secrets: Sequence[str]) -> str:
     return text
 
 
-def display_url(url: str | httpx.URL) -> str:
+def display_url(url: str | httpx2.URL) -> str:
     """The URL without user-info or query string (either could carry a credential)."""
     try:
-        parsed = httpx.URL(str(url))
+        parsed = httpx2.URL(str(url))
         return str(parsed.copy_with(userinfo=b"", query=None, fragment=None))
-    except (httpx.InvalidURL, TypeError, ValueError):
+    except (httpx2.InvalidURL, TypeError, ValueError):
         return str(url)
 
 
@@ -219,17 +219,17 @@ class HttpTransport:
         self,
         hints: EnvHints,
         *,
-        timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
+        timeout: float | httpx2.Timeout | None = DEFAULT_TIMEOUT,
         retry: RetryPolicy | None = None,
-        client: httpx.AsyncClient | None = None,
+        client: httpx2.AsyncClient | None = None,
         secrets: Sequence[str] = (),
     ) -> None:
         self.hints = hints
-        self.timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
+        self.timeout = timeout if isinstance(timeout, httpx2.Timeout) else httpx2.Timeout(timeout)
         self.retry = retry or RetryPolicy()
         self._secrets = [s for s in secrets if s]
         self._owns_client = client is None
-        self.client = client if client is not None else httpx.AsyncClient(timeout=self.timeout)
+        self.client = client if client is not None else httpx2.AsyncClient(timeout=self.timeout)
 
     async def aclose(self) -> None:
         if self._owns_client:
@@ -244,14 +244,14 @@ class HttpTransport:
     @asynccontextmanager
     async def post_stream(
         self, url: str, *, json_body: dict[str, Any], headers: dict[str, str]
-    ) -> AsyncIterator[httpx.Response]:
+    ) -> AsyncIterator[httpx2.Response]:
         """A streamed response with a 2xx status, closed on exit; see the module docstring."""
         response = await self._send_with_retries(url, json_body, headers)
         try:
             yield response
-        except httpx.TimeoutException as exc:
+        except httpx2.TimeoutException as exc:
             raise self._timeout_error(exc, url, mid_stream=True) from None
-        except httpx.TransportError as exc:
+        except httpx2.TransportError as exc:
             raise self.error(
                 f"the connection to {display_url(url)} broke before the response finished "
                 f"({type(exc).__name__}: {exc or 'no details'}). Try again."
@@ -261,7 +261,7 @@ class HttpTransport:
 
     async def _send_with_retries(
         self, url: str, json_body: dict[str, Any], headers: dict[str, str]
-    ) -> httpx.Response:
+    ) -> httpx2.Response:
         attempt = 0
         content = encode_body(json_body)
         headers = {"Content-Type": "application/json", **headers}
@@ -272,15 +272,19 @@ class HttpTransport:
                     "POST", url, content=content, headers=headers, timeout=self.timeout
                 )
                 response = await self.client.send(request, stream=True)
-            except (httpx.InvalidURL, httpx.UnsupportedProtocol) as exc:
+            except (httpx2.InvalidURL, httpx2.UnsupportedProtocol) as exc:
                 raise self.error(
                     f"invalid URL {url!r}: {str(exc).rstrip('.')}. "
                     f"Set {self.hints.base_url_var} to a full URL "
                     f"such as {self.hints.example_url}."
                 ) from None
-            except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
+            except (
+                httpx2.TimeoutException,
+                httpx2.NetworkError,
+                httpx2.RemoteProtocolError,
+            ) as exc:
                 failure = self._transport_error(exc, url, attempt)
-            except httpx.TransportError as exc:
+            except httpx2.TransportError as exc:
                 raise self.error(
                     f"network error talking to {display_url(url)}: {type(exc).__name__}: {exc}"
                 ) from None
@@ -303,11 +307,11 @@ class HttpTransport:
             await asyncio.sleep(wait)
 
     async def _status_error(
-        self, response: httpx.Response, url: str, attempt: int
+        self, response: httpx2.Response, url: str, attempt: int
     ) -> ProviderError:
         try:
             body = await response.aread()
-        except httpx.HTTPError:
+        except httpx2.HTTPError:
             body = b""
         finally:
             await response.aclose()
@@ -324,15 +328,15 @@ class HttpTransport:
             retryable=retryable,
         )
 
-    def _transport_error(self, exc: httpx.HTTPError, url: str, attempt: int) -> ProviderError:
+    def _transport_error(self, exc: httpx2.HTTPError, url: str, attempt: int) -> ProviderError:
         tries = f" (tried {attempt + 1} times)" if attempt else ""
-        if isinstance(exc, httpx.TimeoutException):
+        if isinstance(exc, httpx2.TimeoutException):
             message = self._timeout_message(exc, url, mid_stream=False)
             if attempt:
                 message += f" Tried {attempt + 1} times."
             return self.error(message, retryable=True)
         reason = _os_reason(exc) or str(exc) or type(exc).__name__
-        if isinstance(exc, httpx.ConnectError):
+        if isinstance(exc, httpx2.ConnectError):
             return self.error(
                 f"cannot connect to {display_url(url)} ({reason}){tries}. Is the server "
                 f"running? Set {self.hints.base_url_var} to its address.",
@@ -346,26 +350,26 @@ class HttpTransport:
         )
 
     def _timeout_error(
-        self, exc: httpx.TimeoutException, url: str, *, mid_stream: bool
+        self, exc: httpx2.TimeoutException, url: str, *, mid_stream: bool
     ) -> ProviderError:
         return self.error(self._timeout_message(exc, url, mid_stream=mid_stream), retryable=True)
 
-    def _timeout_message(self, exc: httpx.TimeoutException, url: str, *, mid_stream: bool) -> str:
+    def _timeout_message(self, exc: httpx2.TimeoutException, url: str, *, mid_stream: bool) -> str:
         where = display_url(url)
         base_var = self.hints.base_url_var
-        if isinstance(exc, httpx.ConnectTimeout):
+        if isinstance(exc, httpx2.ConnectTimeout):
             message = (
                 f"connect timeout: no connection to {where} within {_secs(self.timeout.connect)}. "
                 f"Check {base_var} and that the server is reachable."
             )
-        elif isinstance(exc, httpx.ReadTimeout):
+        elif isinstance(exc, httpx2.ReadTimeout):
             phase = "in the middle of the response" if mid_stream else "before responding"
             message = (
                 f"read timeout: {where} sent nothing for {_secs(self.timeout.read)} {phase}. "
                 f"The server may be overloaded or still loading the model; try again, "
                 f"or check {base_var} and the server."
             )
-        elif isinstance(exc, httpx.WriteTimeout):
+        elif isinstance(exc, httpx2.WriteTimeout):
             message = (
                 f"write timeout: could not send the request to {where} within "
                 f"{_secs(self.timeout.write)}. Check the network and {base_var}."

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import httpx
+import httpx2
 
 from agent_tui.core.providers.base import (
     Completion,
@@ -208,7 +208,7 @@ class _ResponseState:
 
 
 class OpenAIProvider:
-    """The Chat Completions API with streaming, over ``httpx``."""
+    """The Chat Completions API with streaming, over ``httpx2``."""
 
     kind: Literal["openai"] = "openai"
 
@@ -218,11 +218,11 @@ class OpenAIProvider:
         base_url: str | None = None,
         api_key: str | None = None,
         *,
-        timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
+        timeout: float | httpx2.Timeout | None = DEFAULT_TIMEOUT,
         max_retries: int = 3,
         retry_base_delay: float = 0.5,
         retry_max_delay: float = 30.0,
-        client: httpx.AsyncClient | None = None,
+        client: httpx2.AsyncClient | None = None,
     ) -> None:
         """``None`` for ``base_url`` / ``api_key`` and ``""`` for ``model`` read the env."""
         self.model = model or os.environ.get("AGENT_MODEL", "")
@@ -287,7 +287,7 @@ class OpenAIProvider:
                 )
             else:
                 saw_done = False
-                async for event in iter_sse(response.aiter_lines()):
+                async for event in iter_sse(response.aiter_bytes()):
                     if event.data.strip() == "[DONE]":
                         saw_done = True
                         break
@@ -301,7 +301,7 @@ class OpenAIProvider:
         for item in state.finish():
             yield item
 
-    async def _read_json(self, response: httpx.Response) -> dict[str, Any]:
+    async def _read_json(self, response: httpx2.Response) -> dict[str, Any]:
         return self._parse_chunk((await response.aread()).decode("utf-8", errors="replace"))
 
     def _parse_chunk(self, text: str) -> dict[str, Any]:

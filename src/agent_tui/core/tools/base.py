@@ -12,7 +12,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
@@ -63,6 +63,11 @@ class ToolMeta:
     cancels_siblings_on_failure: bool = False
     """A failure of this tool (an error, or output with ``is_error``) cancels the calls still
     running in its parallel batch: their work is presumably moot (a failing shell command)."""
+    reports_changes: bool = False
+    """The tool tells ``ToolContext.changes`` about every file it changes, before and after
+    (``write_file``, ``edit_file``), so the turn's checkpoint can restore them. A tool that is
+    neither read-only nor reporting may change any file (``run_shell``, MCP tools): the
+    workspace is scanned around its calls and what it changed is listed as not restorable."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,32 @@ class ToolOutput:
 ProgressCallback = Callable[[ProgressUpdate], None]
 
 
+class FileChanges(Protocol):
+    """Where a file tool says what it changes: the turn's checkpoint (``core.checkpoints``).
+
+    Both are blocking and called from the worker thread that does the write."""
+
+    def before_change(self, path: Path) -> None:
+        """``path`` (resolved, as the tool will write it) is about to change: keep what it
+        holds now, the first time in a turn. ``OSError`` when that failed: do not write."""
+
+    def changed(self, path: Path, digest: str | None) -> None:
+        """``path`` now holds the bytes of ``digest`` (``content_digest``); None: deleted."""
+
+
+class _NoChanges:
+    """No checkpoint (``mcp serve``, tests): nothing is kept."""
+
+    def before_change(self, path: Path) -> None:
+        return None
+
+    def changed(self, path: Path, digest: str | None) -> None:
+        return None
+
+
+NO_CHANGES: FileChanges = _NoChanges()
+
+
 def _no_progress(_: ProgressUpdate) -> None:
     return None
 
@@ -119,6 +150,8 @@ class ToolContext:
     """Which file contents must not be returned (read-deny rules, ``mcp serve``'s root)."""
     sandbox: SessionSandbox = UNCONFINED
     """Where ``run_shell`` runs its commands (``core.sandbox``)."""
+    changes: FileChanges = NO_CHANGES
+    """Told before and after each change a tool makes to a file (``ToolMeta.reports_changes``)."""
 
     def resolve(self, path: str) -> Path:
         """A path argument resolved against the session cwd (``~`` expanded)."""

@@ -58,6 +58,8 @@ def _hint(row: ServerRow) -> str:
     if state.status == "disabled":
         if state.disabled_by == "command":
             return ""
+        if state.disabled_by == "untrusted":
+            return "d trusts this command and starts it (remembered for this folder)"
         return "d enables it"
     if row.problems:
         return "fix its entry (o opens the file); the change applies as soon as it is saved"

@@ -30,6 +30,16 @@ ENTRIES: tuple[tuple[str, str, str], ...] = (
     ("Switch model", "Choose the model for the next turns", "pick_model"),
     ("Permission mode", "default, accept-edits, plan or bypass", "pick_mode"),
     ("Resume a session", "Continue a saved session of this directory", "pick_session"),
+    (
+        "Rewind",
+        "Go back to before a turn: its code, the conversation or both (/rewind)",
+        "rewind",
+    ),
+    (
+        "Fork the session",
+        "Continue in a copy of this session; the original stays as it was (/fork)",
+        "fork",
+    ),
     ("Toggle the tool lane", "Show or hide the tool-call lane (ctrl+t)", "toggle_lane"),
     ("Open the spill browser", "Browse the full outputs saved to disk (ctrl+o)", "open_spill"),
     ("MCP panel", "MCP servers, their status and their tools (ctrl+g)", "mcp_panel"),

@@ -9,6 +9,9 @@ through a symlink replaces the file it points to, not the link.
 The work is done by ``_safe_open.replace_file``: relative to a descriptor of the parent
 directory, reached without following a symlink, so a symlink swapped in after the path was
 resolved cannot redirect the write.
+
+``recorded_write`` is the write of the file tools: the turn's checkpoint (``ToolContext.changes``)
+keeps the old content before the write and learns what was written after it.
 """
 
 from __future__ import annotations
@@ -16,7 +19,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from agent_tui.core.tools.base import FileChanges
 from agent_tui.core.tools.builtin._safe_open import replace_file
+from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.file_state import content_digest
+
+CHECKPOINT_FAILED = "checkpoint_failed"
 
 
 def atomic_write(path: Path, data: bytes, *, resolved: bool = False) -> bool:
@@ -30,3 +38,21 @@ def atomic_write(path: Path, data: bytes, *, resolved: bool = False) -> bool:
     """
     target = path if resolved else Path(os.path.realpath(path))
     return replace_file(target, data)
+
+
+def recorded_write(path: Path, data: bytes, changes: FileChanges, where: str) -> bool:
+    """``atomic_write(path, data, resolved=True)`` between ``changes.before_change`` and
+    ``changes.changed``. If the old content cannot be kept for a rewind, nothing is written
+    (``checkpoint_failed``): a change that could not be undone is not made silently."""
+    try:
+        changes.before_change(path)
+    except OSError as exc:
+        raise ToolFailure(
+            CHECKPOINT_FAILED,
+            f"Did not change {where}: its current content could not be saved for rewind "
+            f"({exc.strerror or exc}).",
+            "Tell the user: the session directory (checkpoints) may be full or not writable.",
+        ) from exc
+    created = atomic_write(path, data, resolved=True)
+    changes.changed(path, content_digest(data))
+    return created

@@ -14,7 +14,14 @@ from pydantic import Field
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.summary import changed, diff_stats
 from agent_tui.core.text import escape_bytes, escaped_bytes, undecodable
-from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
+from agent_tui.core.tools.base import (
+    FileChanges,
+    Tool,
+    ToolContext,
+    ToolInput,
+    ToolMeta,
+    ToolOutput,
+)
 from agent_tui.core.tools.builtin._diff import edit_diff
 from agent_tui.core.tools.builtin._paths import (
     SAMPLE_BYTES,
@@ -33,7 +40,7 @@ from agent_tui.core.tools.builtin._safe_open import (
     resolve_target,
     swapped,
 )
-from agent_tui.core.tools.builtin.atomic import atomic_write
+from agent_tui.core.tools.builtin.atomic import recorded_write
 from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
 from agent_tui.core.tools.file_state import FileStateCache, content_digest
 
@@ -237,7 +244,9 @@ def preview_diff(text: str, old: str, new: str, replace_all: bool, name: str) ->
     return escape_bytes(edit_diff(text, spans, _replacement(text, new), name))[0] or None
 
 
-def _edit(path: Path, where: str, inp: EditFileInput, state: FileStateCache) -> _Edited:
+def _edit(
+    path: Path, where: str, inp: EditFileInput, state: FileStateCache, changes: FileChanges
+) -> _Edited:
     planned = _planned(path, where, inp, state)
     text, matches = planned.text, planned.matches
     new = _replacement(text, inp.new_string)
@@ -248,7 +257,7 @@ def _edit(path: Path, where: str, inp: EditFileInput, state: FileStateCache) -> 
     parts.append(text[pos:])
     new_text = "".join(parts)
     data = new_text.encode("utf-8", errors="surrogateescape")
-    atomic_write(path, data, resolved=True)
+    recorded_write(path, data, changes, where)
     with contextlib.suppress(OSError):  # as in _changed; unrecorded only means "read it again"
         state.record(path, digest=content_digest(data))
     spans = [(m.start(), m.end()) for m in matches]
@@ -315,7 +324,7 @@ async def _call(inp: EditFileInput, ctx: ToolContext) -> ToolOutput:
     real, where = _target(inp, ctx)
     path = ctx.resolve(inp.path)
     try:
-        edited = await asyncio.to_thread(_edit, real, where, inp, ctx.file_state)
+        edited = await asyncio.to_thread(_edit, real, where, inp, ctx.file_state, ctx.changes)
     except ReadOnlyFile as exc:  # made read-only since _target looked
         raise read_only_failure(where, exc.mode, "edit") from exc
     except PermissionError as exc:
@@ -350,5 +359,6 @@ TOOL = Tool(
         concurrency_safe=False,
         rule_kind="path",
         rule_subject="path",
+        reports_changes=True,
     ),
 )

@@ -14,7 +14,14 @@ from pydantic import Field
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.summary import changed, diff_stats
 from agent_tui.core.text import escape_bytes
-from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
+from agent_tui.core.tools.base import (
+    FileChanges,
+    Tool,
+    ToolContext,
+    ToolInput,
+    ToolMeta,
+    ToolOutput,
+)
 from agent_tui.core.tools.builtin._diff import unified_diff
 from agent_tui.core.tools.builtin._paths import (
     SAMPLE_BYTES,
@@ -31,7 +38,7 @@ from agent_tui.core.tools.builtin._safe_open import (
     read_only,
     resolve_target,
 )
-from agent_tui.core.tools.builtin.atomic import atomic_write
+from agent_tui.core.tools.builtin.atomic import recorded_write
 from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
 from agent_tui.core.tools.file_state import content_digest
 
@@ -74,9 +81,9 @@ def _previous(path: Path) -> bytes | None:
         return None
 
 
-def _write(path: Path, data: bytes) -> _Written:
+def _write(path: Path, data: bytes, changes: FileChanges, where: str) -> _Written:
     previous = _previous(path)
-    return _Written(atomic_write(path, data, resolved=True), previous)
+    return _Written(recorded_write(path, data, changes, where), previous)
 
 
 def _line_count(text: str) -> int:
@@ -122,7 +129,7 @@ async def _call(inp: WriteFileInput, ctx: ToolContext) -> ToolOutput:
     data = inp.content.encode("utf-8")  # text: dispatch refuses a lone surrogate
     try:
         # Once started the write completes or fails as a whole, even if the call is cancelled.
-        written = await asyncio.to_thread(_write, real, data)
+        written = await asyncio.to_thread(_write, real, data, ctx.changes, where)
     except ReadOnlyFile as exc:  # made read-only since _target looked
         raise read_only_failure(where, exc.mode, "write") from exc
     except (FileExistsError, NotADirectoryError) as exc:
@@ -170,5 +177,6 @@ TOOL = Tool(
         destructive=True,
         rule_kind="path",
         rule_subject="path",
+        reports_changes=True,
     ),
 )

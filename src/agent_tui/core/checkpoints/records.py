@@ -1,0 +1,99 @@
+"""The checkpoint records a session file keeps: one chronological log of what happened to files.
+
+Every record names the ``turn`` it belongs to: the id of an agent turn (the user message that
+started it carries the same id, ``Message.turn``) or of a rewind (rewinds change files too).
+A turn starts with ``TurnStarted``; before the turn's first change to a file comes the file's
+``FileBefore`` (its content, saved as a blob, or "did not exist"), after each change a
+``FileAfter`` (what the agent wrote); what a tool that does not report its changes
+(``run_shell``) changed in the workspace is a ``ShellChanges``. A rewind is ``Rewound``
+followed by the ``FileBefore``/``FileAfter`` of each file it restored, so a rewind is undone
+like a turn is.
+
+The session file stores each as a ``{"type": "checkpoint", "entry": {...}}`` line.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+ChangeKind = Literal["created", "modified", "deleted"]
+
+
+class TurnStarted(BaseModel):
+    """An agent turn began (``at``: UTC, ISO seconds)."""
+
+    kind: Literal["turn"] = "turn"
+    turn: str
+    at: str
+    prompt: str = ""
+    """The start of the user's prompt (the transcript has it whole)."""
+
+
+class FileBefore(BaseModel):
+    """A file as it was before the turn's first change to it."""
+
+    kind: Literal["before"] = "before"
+    turn: str
+    path: str
+    """Absolute and resolved: the file the tool wrote."""
+    exists: bool
+    blob: str | None = None
+    """The digest of its content in the blob store; None when it did not exist, or was too big
+    to keep (``exists`` and no blob: it cannot be restored)."""
+    mode: int | None = None
+    """Its permission bits."""
+    size: int = 0
+    new_dirs: str | None = None
+    """When it did not exist: the outermost of its parent directories that did not exist
+    either (the write made it); a rewind that deletes the file removes them if left empty."""
+
+
+class FileAfter(BaseModel):
+    """What a change left in a file: the digest of the bytes written, None when it was deleted."""
+
+    kind: Literal["after"] = "after"
+    turn: str
+    path: str
+    digest: str | None
+
+
+class OutsideChange(BaseModel):
+    """One path a workspace scan found created, modified or deleted."""
+
+    path: str
+    change: ChangeKind
+
+
+class ShellChanges(BaseModel):
+    """What the workspace scan around a call found changed: files the agent cannot restore."""
+
+    kind: Literal["shell"] = "shell"
+    turn: str
+    call_id: str
+    tool: str
+    changes: list[OutsideChange] = Field(default_factory=list)
+    more: int = 0
+    """Changes found beyond those listed (``MAX_LISTED``)."""
+    truncated: bool = False
+    """A scan stopped at its entry limit: changes beyond it were not looked for."""
+
+
+class Rewound(BaseModel):
+    """A rewind: to before the turn ``target``. Its own file records follow under ``turn``."""
+
+    kind: Literal["rewind"] = "rewind"
+    turn: str
+    target: str
+    at: str
+    code: bool
+    conversation: bool
+    messages: int | None = None
+    """When the conversation was rewound: the transcript keeps its first ``messages``."""
+
+
+CheckpointEntry = Annotated[
+    TurnStarted | FileBefore | FileAfter | ShellChanges | Rewound, Field(discriminator="kind")
+]
+ENTRY_ADAPTER: TypeAdapter[CheckpointEntry] = TypeAdapter(CheckpointEntry)

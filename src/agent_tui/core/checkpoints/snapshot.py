@@ -1,0 +1,76 @@
+"""Keeping a file's current content in the blob store, and reading a file's current digest:
+both through the file tools' safe open (no symlink followed on the way). Blocking."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from pathlib import Path
+
+from agent_tui.core.checkpoints.blobs import BlobStore
+from agent_tui.core.checkpoints.records import FileBefore
+from agent_tui.core.tools.builtin._safe_open import NotRegularFile, open_regular
+from agent_tui.core.tools.errors import ToolFailure
+
+MAX_SNAPSHOT_BYTES = 64 << 20
+"""A file bigger than this is not kept (its ``FileBefore`` says so; it cannot be restored)."""
+_ABSENT = (FileNotFoundError, NotADirectoryError)
+
+
+def snapshot(
+    path: Path, turn: str, blobs: BlobStore, *, limit: int = MAX_SNAPSHOT_BYTES
+) -> FileBefore:
+    """``path`` as it is now, its content kept in ``blobs``; ``OSError`` when it cannot be
+    read or kept (a symlink swapped in on the way raises the tools' ``path_changed``)."""
+    where = str(path)
+    try:
+        fd = open_regular(path)
+    except _ABSENT:
+        return FileBefore(turn=turn, path=where, exists=False, new_dirs=_missing_parent(path))
+    except NotRegularFile:  # a directory, FIFO or device: nothing a file tool would write
+        return FileBefore(turn=turn, path=where, exists=True)
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        mode = stat.S_IMODE(st.st_mode)
+        if st.st_size > limit:
+            return FileBefore(turn=turn, path=where, exists=True, mode=mode, size=st.st_size)
+        data = fh.read()
+    return FileBefore(
+        turn=turn, path=where, exists=True, blob=blobs.put(data), mode=mode, size=len(data)
+    )
+
+
+def _missing_parent(path: Path) -> str | None:
+    """The outermost parent of ``path`` that does not exist (None: its directory exists)."""
+    missing = None
+    for parent in path.parents:
+        if os.path.lexists(parent):
+            break
+        missing = str(parent)
+    return missing
+
+
+def current_digest(path: Path) -> tuple[bool, str | None]:
+    """(whether ``path`` exists, the digest of its content: None when absent or not a regular
+    file)."""
+    try:
+        fd = open_regular(path)
+    except _ABSENT:
+        return False, None
+    except (NotRegularFile, ToolFailure, OSError):  # a symlink there now: not what was left
+        return True, None
+    with os.fdopen(fd, "rb") as fh:
+        return True, hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def read_current(path: Path, limit: int) -> bytes | None:
+    """The content of ``path`` if it is a regular file of at most ``limit`` bytes."""
+    try:
+        fd = open_regular(path)
+    except (NotRegularFile, ToolFailure, OSError):
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        if os.fstat(fh.fileno()).st_size > limit:
+            return None
+        return fh.read()

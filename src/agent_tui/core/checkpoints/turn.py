@@ -1,0 +1,180 @@
+"""The checkpoint of one turn: what the file tools change (``TurnRecorder``, the turn's
+``ToolContext.changes``) and what the other tools change (``WorkspaceWatch``).
+
+The recorder keeps a file's content the first time the turn is about to change it
+(``FileBefore``, in the blob store), and what each change wrote (``FileAfter``). The watch
+scans the workspace around each call of a tool that does not report its changes: the first
+scan starts when the executor sees such a call coming (it overlaps the approval), the scan
+after a call runs in the background while the model reads the result and becomes the next
+call's "before"; every call that changes files waits for it, so what each scan finds is what
+that call did (or what another program did meanwhile). Files the agent itself wrote since the
+previous scan, and left as it wrote them, are not counted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+from collections.abc import Awaitable, Callable, Collection
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from agent_tui.core.checkpoints.blobs import BlobStore
+from agent_tui.core.checkpoints.records import CheckpointEntry, FileAfter, ShellChanges
+from agent_tui.core.checkpoints.scan import (
+    MAX_ENTRIES,
+    Scan,
+    Stamp,
+    changes_between,
+    scan_workspace,
+)
+from agent_tui.core.checkpoints.snapshot import MAX_SNAPSHOT_BYTES, snapshot
+
+T = TypeVar("T")
+Sink = Callable[[CheckpointEntry], None]
+"""Where records go (the session file); may raise ``OSError``."""
+MAX_LISTED = 200
+"""Paths a ``ShellChanges`` lists; beyond, it counts them (``more``)."""
+log = logging.getLogger(__name__)
+
+
+class TurnRecorder:
+    """``FileChanges`` for one turn (see the module). Thread-safe."""
+
+    def __init__(
+        self,
+        turn: str,
+        blobs: BlobStore,
+        sink: Sink,
+        *,
+        on_write: Callable[[str], None] | None = None,
+        limit: int = MAX_SNAPSHOT_BYTES,
+    ) -> None:
+        self.turn = turn
+        self.blobs = blobs
+        self._sink = sink
+        self._on_write = on_write
+        self._limit = limit
+        self._kept: set[str] = set()
+        self._lock = threading.Lock()
+
+    def before_change(self, path: Path) -> None:
+        key = str(path)
+        with self._lock:
+            if key in self._kept:
+                return
+            self._sink(snapshot(path, self.turn, self.blobs, limit=self._limit))
+            self._kept.add(key)
+
+    def changed(self, path: Path, digest: str | None) -> None:
+        key = str(path)
+        try:
+            self._sink(FileAfter(turn=self.turn, path=key, digest=digest))
+        except OSError:  # the change is made; a rewind will see it as made by someone else
+            log.exception("recording the change of %s failed", key)
+        if self._on_write is not None:
+            self._on_write(key)
+
+
+class WorkspaceWatch:
+    """The workspace scans of one turn (see the module)."""
+
+    def __init__(
+        self,
+        root: Path,
+        turn: str,
+        sink: Sink,
+        *,
+        skip: Collection[str] = (),
+        limit: int = MAX_ENTRIES,
+    ) -> None:
+        self.root = str(root)
+        self.turn = turn
+        self._sink = sink
+        self._skip = tuple(skip)
+        self._limit = limit
+        self._baseline: asyncio.Future[Scan] | None = None
+        self._written: dict[str, Stamp] = {}
+        self._lock = threading.Lock()
+        self.scans = 0
+        """Scans made (for tests and benchmarks)."""
+
+    def _scan(self) -> Scan:
+        self.scans += 1
+        return scan_workspace(self.root, limit=self._limit, skip=self._skip)
+
+    def prepare(self) -> None:
+        """Start the scan the next watched call will be compared with, if none is there."""
+        if self._baseline is None:
+            self._baseline = asyncio.ensure_future(asyncio.to_thread(self._scan))
+
+    async def settled(self) -> None:
+        """Wait for the scan in progress (a call that changes files must not run during it)."""
+        if self._baseline is not None:
+            await asyncio.shield(self._baseline)
+
+    async def around(self, call_id: str, tool: str, run: Callable[[], Awaitable[T]]) -> T:
+        """``run()`` between a scan before it and one after (in the background)."""
+        self.prepare()
+        assert self._baseline is not None
+        before = await asyncio.shield(self._baseline)
+        try:
+            return await run()
+        finally:
+            with self._lock:
+                written, self._written = self._written, {}
+            self._baseline = asyncio.ensure_future(self._after(before, written, call_id, tool))
+
+    async def _after(
+        self, before: Scan, written: dict[str, Stamp], call_id: str, tool: str
+    ) -> Scan:
+        after = await asyncio.to_thread(self._scan)
+        changes = changes_between(before, after, ignore=written)
+        truncated = before.truncated or after.truncated
+        if changes or truncated:
+            record = ShellChanges(
+                turn=self.turn,
+                call_id=call_id,
+                tool=tool,
+                changes=changes[:MAX_LISTED],
+                more=max(0, len(changes) - MAX_LISTED),
+                truncated=truncated,
+            )
+            try:
+                self._sink(record)
+            except OSError:
+                log.exception("recording what %s changed failed", tool)
+        return after
+
+    def wrote(self, path: str) -> None:
+        """The agent wrote ``path`` (a file tool, from its thread): not a change to report."""
+        try:
+            st = os.stat(path, follow_symlinks=False)
+        except OSError:
+            return
+        with self._lock:
+            self._written[path] = (st.st_mtime_ns, st.st_size)
+
+    async def close(self) -> None:
+        """Wait for the last scan (its changes recorded); the next turn starts afresh."""
+        pending, self._baseline = self._baseline, None
+        if pending is not None:
+            try:
+                await asyncio.shield(pending)
+            except Exception:
+                log.exception("a workspace scan failed")
+
+
+@dataclass
+class TurnCheckpoint:
+    """What the executor needs of a turn's checkpoint."""
+
+    turn: str
+    files: TurnRecorder
+    watch: WorkspaceWatch
+
+    async def close(self) -> None:
+        await self.watch.close()

@@ -1,0 +1,19 @@
+"""Trust for processes a test starts (the in-process gate is opened by ``conftest``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_tui.core.mcp.config import load_config
+from agent_tui.core.permissions.config import load_permission_config
+from agent_tui.core.trust import ProjectTrust
+
+
+def trust_everything(workspace: Path) -> None:
+    """Trust what the project files of ``workspace`` ask for, as a user answering the prompt
+    would (saved in the test's private data dir, which its subprocesses share)."""
+    trust = ProjectTrust(workspace)
+    trust.real_gate = True  # type: ignore[attr-defined]  # conftest: the real gate, to collect
+    load_permission_config(workspace, trust=trust)
+    load_config(workspace, trust=trust)
+    trust.trust(list(trust.pending))
