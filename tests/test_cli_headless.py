@@ -220,3 +220,110 @@ def test_the_demo_model_speaks_of_the_headless_run_not_of_the_tui(workspace: Pat
     tour = run_cli("-p", "tour", "--model", "demo", cwd=workspace)
     assert "nobody can be asked in a headless run" in tour.stdout
     assert "That call was refused — its `tool_rejected` event" in tour.stdout
+
+
+def _session_file(workspace: Path) -> Path:
+    (path,) = (Path(os.environ["AGENT_TUI_DATA_DIR"]) / "sessions").glob("*.jsonl")
+    return path
+
+
+def test_a_torn_session_line_is_reported_and_the_next_prompt_kept(workspace: Path) -> None:
+    script = write_script(workspace / "s.json", [{"text": "an answer"}])
+    run_cli("-p", "one", "--model", f"script:{script}", cwd=workspace)
+    path = _session_file(workspace)
+    with path.open("a") as fh:  # what a write cut short by a full disk leaves
+        fh.write('{"type": "message", "message": {"role": "user", "content": "lo')
+    again = run_cli(
+        "-p",
+        "two",
+        "--model",
+        f"script:{script}",
+        "--continue",
+        "--output-format",
+        "stream-json",
+        cwd=workspace,
+    )
+    assert again.returncode == 0, again.stderr
+    start = json.loads(again.stdout.splitlines()[0])
+    assert start["resumed"] is True
+    (warning,) = start["warnings"]
+    assert "its last line was cut off" in warning
+    assert "agent-tui: session: " in again.stderr
+    third = run_cli(
+        "-p",
+        "three",
+        "--model",
+        f"script:{script}",
+        "--continue",
+        "--output-format",
+        "json",
+        cwd=workspace,
+    )
+    assert json.loads(third.stdout)["warnings"] == [
+        f"session: {path.name}: 1 unreadable line(s) skipped"
+    ]
+    from agent_tui.core.session import SessionLog
+
+    contents = [m.content for m in SessionLog.load(path).messages]
+    assert contents == ["one", "an answer", "two", "an answer", "three", "an answer"]
+
+
+def test_a_full_disk_mid_session_is_an_error_event_and_the_turn_goes_on(workspace: Path) -> None:
+    """The session file cannot grow (a file size limit, for real): the answer is still
+    streamed, the failure is said once, the file keeps only whole lines, and the next run
+    continues from what was saved."""
+    import resource
+
+    script = write_script(workspace / "s.json", [{"text": "a long answer " * 400}])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1] / "src")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2000, resource.RLIM_INFINITY))
+
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agent_tui",
+            "-p",
+            "first",
+            "--model",
+            f"script:{script}",
+            "--output-format",
+            "stream-json",
+        ],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        preexec_fn=limit,
+    )
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    errors = [e for e in events if e["type"] == "error"]
+    assert len(errors) == 1
+    assert errors[0]["where"] == "session"
+    assert "could not be saved" in errors[0]["message"]
+    assert events[-1]["type"] == "turn_end"
+    assert events[-1]["reason"] == "completed"
+    path = _session_file(workspace)
+    assert path.read_bytes().endswith(b"\n")
+    again = run_cli(
+        "-p",
+        "second",
+        "--model",
+        f"script:{script}",
+        "--continue",
+        "--output-format",
+        "json",
+        cwd=workspace,
+    )
+    assert json.loads(again.stdout)["warnings"] == []
+    from agent_tui.core.session import SessionLog
+
+    roles = [(m.role, m.content[:6]) for m in SessionLog.load(path).messages]
+    assert roles == [("user", "first"), ("user", "second"), ("assistant", "a long")]

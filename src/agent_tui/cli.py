@@ -250,6 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if trust.pending and args.headless is not None
                 else []
             ),
+            *(f"session: {p}" for p in session.problems()),
         ],
     )
     if args.headless is not None:

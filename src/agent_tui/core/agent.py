@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Collection, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Collection, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol, TypeVar
@@ -237,9 +237,7 @@ class Agent:
         messages = list(session.messages)
         self.session, self.messages, self.usage = session, messages, session_usage(messages)
         self.file_state.clear()
-        skipped = session.skipped_lines
-        warnings = [f"{path.name}: {skipped} unreadable line(s) skipped"] if skipped else []
-        return self.describe(warnings)
+        return self.describe(session.problems())
 
     async def fork(self) -> SessionStart:
         """Continue in a new session (new id, new file) that starts as a copy of this one:
@@ -470,9 +468,32 @@ class Agent:
 
     async def run(self, prompt: str, *, asker: Asker | None = None) -> AsyncIterator[Event]:
         """Run one user turn to completion, yielding every event. ``asker`` answers the asks
-        of this turn (the front end's prompt); without it, the one given at construction."""
+        of this turn (the front end's prompt); without it, the one given at construction.
+
+        The session file is ``fsync``-ed before ``turn_end``; a failure to save it (disk
+        full) is an ``error`` event (``where="session"``), once, and the turn goes on."""
         if self.rewinding:
             raise AgentBusy("A rewind is in progress: send the message after it ends.")
+        turn = self._run(prompt, asker)
+        try:
+            async for event in turn:
+                if isinstance(event, TurnEnd) and self.session is not None:
+                    await asyncio.to_thread(self.session.sync)
+                notice = self._session_notice()
+                if notice is not None and isinstance(event, TurnEnd):
+                    yield notice
+                    notice = None
+                yield event
+                if notice is not None:
+                    yield notice
+        finally:
+            await turn.aclose()
+
+    def _session_notice(self) -> ErrorEvent | None:
+        problem = self.session.take_problem() if self.session is not None else None
+        return ErrorEvent(message=problem, where="session") if problem else None
+
+    async def _run(self, prompt: str, asker: Asker | None) -> AsyncGenerator[Event, None]:
         await self.settle()  # the previous turn's last scan, before this turn's records
         self._interrupt.clear()
         self.running = True

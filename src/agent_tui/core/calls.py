@@ -11,23 +11,38 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
+
+from agent_tui.core.text import clean, clean_json_text, clean_text
 
 
 class ToolCall(BaseModel):
-    """One call the model asked for. ``arguments`` is the raw JSON text exactly as received."""
+    """One call the model asked for. ``arguments`` is the raw JSON text as received, a lone
+    surrogate in it written as its ``\\uXXXX`` escape (so it can be sent again as UTF-8)."""
 
     id: str
     name: str
     arguments: str = "{}"
 
+    @field_validator("id", "name")
+    @classmethod
+    def _text(cls, value: str) -> str:
+        return clean_text(value)
+
+    @field_validator("arguments")
+    @classmethod
+    def _json_text(cls, value: str) -> str:
+        return clean_json_text(value)
+
     def parsed_arguments(self) -> dict[str, Any] | None:
-        """The arguments as an object, or None when they are not a JSON object."""
+        """The arguments as an object, or None when they are not a JSON object; a lone
+        surrogate in them is cleaned (``core.text``), as it is shown and sent. (Dispatch
+        parses them itself and refuses such a call.)"""
         try:
             value = json.loads(self.arguments or "{}")
         except (json.JSONDecodeError, TypeError):
             return None
-        return value if isinstance(value, dict) else None
+        return clean(value) if isinstance(value, dict) else None
 
 
 class Usage(BaseModel):

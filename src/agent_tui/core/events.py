@@ -9,12 +9,20 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import BaseModel, Field, TypeAdapter, model_validator
 
 from agent_tui.core.calls import ResultFacts, ToolCall, Usage
+from agent_tui.core.text import clean
 
 
 class _Event(BaseModel):
+    @model_validator(mode="before")
+    @classmethod
+    def _encodable(cls, data: Any) -> Any:
+        """No lone surrogate in any string of an event (``core.text``): every front end can
+        print it and ``stream-json`` can encode it."""
+        return clean(data) if isinstance(data, dict) else data
+
     def to_json(self) -> str:
         return self.model_dump_json(exclude_none=True)
 

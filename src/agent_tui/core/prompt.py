@@ -5,6 +5,8 @@ from __future__ import annotations
 import platform
 from pathlib import Path
 
+from agent_tui.core.text import clean_text
+
 _TEMPLATE = """You are agent-tui, a coding agent working in the user's terminal.
 Use the dedicated tools to work with files: read_file to read (it pages with offset/limit),
 edit_file for precise literal replacements, write_file to create or overwrite files,
@@ -19,4 +21,7 @@ Platform: {platform}
 
 
 def system_prompt(cwd: Path) -> str:
-    return _TEMPLATE.format(cwd=cwd, platform=f"{platform.system()} {platform.machine()}")
+    """The prompt for a session in ``cwd`` (a directory name that is not valid UTF-8 shows
+    its bytes as ``\\xNN``: the prompt is sent as UTF-8)."""
+    text = _TEMPLATE.format(cwd=cwd, platform=f"{platform.system()} {platform.machine()}")
+    return clean_text(text)

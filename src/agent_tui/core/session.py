@@ -3,22 +3,31 @@
 Each session is one file ``<data dir>/sessions/<UTC time>-<id>.jsonl``: a ``meta`` line
 (id, cwd, model, created, and ``forked_from`` for a fork) followed by one ``message`` line per
 transcript message and one ``checkpoint`` line per checkpoint record (``core.checkpoints``),
-appended and flushed as they happen, so a crash loses at most the line being written. The
-file keeps the whole history: a rewind of the conversation is a record that cuts the
-transcript when the file is read, not a deletion. Beside the file, the directory of the same
-name holds the session's other files: ``blobs/``, the contents its checkpoints kept.
+appended as they happen and ``fsync``-ed at the end of each turn. The file keeps the whole
+history: a rewind of the conversation is a record that cuts the transcript when the file is
+read, not a deletion. Beside the file, the directory of the same name holds the session's
+other files: ``blobs/``, the contents its checkpoints kept.
+
+An append is whole lines in one ``write``. If the write fails midway (disk full, a file size
+limit) the partial line is cut back off and the message lines are kept to be written with the
+next append; if it could not be cut off (or the process died mid-write) the file ends in a
+torn line: the reader skips it and says so (``problems``), and the next append starts on a
+fresh line, so the next prompt is not written onto it and lost.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
+import re
 import secrets
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -31,6 +40,11 @@ from agent_tui.core.transcript import CallRecord, Message, ToolCall, Usage
 log = logging.getLogger(__name__)
 
 
+_ENTRY_START = re.compile(rb'\{"type": ?"(?:message|meta|checkpoint)"')
+"""Where a session line starts: a line an unfinished write left is followed, in files written
+before appends began on a fresh line, by a whole line on the same line."""
+
+
 @dataclass
 class SessionLog:
     id: str
@@ -40,10 +54,21 @@ class SessionLog:
     created: str
     messages: list[Message] = field(default_factory=list)
     skipped_lines: int = 0
+    """Lines that could not be read (the torn tail among them), skipped."""
+    torn_tail: int = 0
+    """Bytes of a last line that a write did not finish (no newline, not valid), skipped."""
+    recovered: int = 0
+    """Messages read back from a line an earlier append had run into a torn line with."""
     entries: list[CheckpointEntry] = field(default_factory=list)
     """The checkpoint records, in the order they happened (``core.checkpoints.records``)."""
     forked_from: str | None = None
     """The id of the session this one was forked from."""
+    unsaved: list[str] = field(default_factory=list)
+    """Message lines not written yet: the append failed (disk full, file size limit); each
+    append, record and ``sync`` tries them again, first."""
+    problem: str | None = None
+    """Why the last write failed, until one succeeds (``take_problem`` reports it once)."""
+    _reported: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property
@@ -56,50 +81,152 @@ class SessionLog:
         """Where its checkpoints keep file contents."""
         return BlobStore(self.files_dir / "blobs")
 
-    def _write(self, entry: dict[str, object]) -> None:
-        line = json.dumps(entry)
-        with self._lock, self.path.open("a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
-            fh.flush()
-
     def append(self, message: Message) -> None:
-        self._write({"type": "message", "message": message.model_dump(mode="json")})
-        self.messages.append(message)
+        """Add ``message`` and save it: whole lines in one write (any the last append could
+        not save first), starting on a fresh line if the file ends in an unfinished one. A
+        failed write is cut back off the file and remembered in ``unsaved`` and ``problem``:
+        it never raises, the conversation goes on."""
+        line = json.dumps({"type": "message", "message": message.model_dump(mode="json")})
+        with self._lock:
+            self.messages.append(message)
+            self.unsaved.append(line + "\n")
+            self._write()
 
     def record(self, entry: CheckpointEntry) -> None:
-        """Save a checkpoint record (from any thread); ``OSError`` when it could not be. A
-        rewind of the conversation (``Rewound.messages``) cuts ``messages`` as reading the
-        file back does; the file keeps the messages cut."""
-        self._write({"type": "checkpoint", "entry": entry.model_dump(mode="json")})
-        self.entries.append(entry)
-        if isinstance(entry, Rewound) and entry.messages is not None:
-            del self.messages[entry.messages :]
+        """Save a checkpoint record (from any thread); ``OSError`` when it could not be (then
+        it is not kept to be written later: the caller acts on its failure). A rewind of the
+        conversation (``Rewound.messages``) cuts ``messages`` as reading the file back does;
+        the file keeps the messages cut."""
+        line = json.dumps({"type": "checkpoint", "entry": entry.model_dump(mode="json")})
+        with self._lock:
+            self.unsaved.append(line + "\n")
+            failure = self._write()
+            if failure is not None:
+                self.unsaved.pop()  # the message lines before it stay unsaved
+                self._failed(failure)
+                raise failure
+            self.entries.append(entry)
+            if isinstance(entry, Rewound) and entry.messages is not None:
+                del self.messages[entry.messages :]
+
+    def sync(self) -> None:
+        """At the end of a turn: write what is unsaved and ``fsync`` the file, so the turn is
+        on disk, not only in the page cache. Failures go to ``problem``."""
+        with self._lock:
+            if self._write() is not None:
+                return
+            try:
+                fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            except OSError as exc:
+                self._failed(exc)
+
+    def take_problem(self) -> str | None:
+        """A write failure not reported yet (once for a run of failures), or None."""
+        if self.problem is None or self._reported:
+            return None
+        self._reported = True
+        return self.problem
+
+    def _write(self) -> OSError | None:
+        """Write ``unsaved`` (under ``_lock``); the error if it failed, after taking the
+        partial line back off the file and noting the failure in ``problem``."""
+        if not self.unsaved:
+            return None
+        data = "".join(self.unsaved).encode("utf-8")
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+        except OSError as exc:
+            self._failed(exc)
+            return exc
+        size = -1
+        try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                data = b"\n" + data  # an unfinished line is left: never append onto it
+            _write_all(fd, data)
+        except OSError as exc:
+            if size >= 0:  # take the partial line back off, so the file ends whole
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, size)
+            self._failed(exc)
+            return exc
+        finally:
+            os.close(fd)
+        self.unsaved.clear()
+        self.problem, self._reported = None, False
+        return None
+
+    def _failed(self, exc: OSError) -> None:
+        count = len(self.unsaved)
+        self.problem = (
+            f"the session could not be saved to {self.path}: {exc.strerror or exc}; "
+            f"{count} message{'s are' if count != 1 else ' is'} kept in memory and will be "
+            "saved when writing works again (until then --continue would not see "
+            f"{'them' if count != 1 else 'it'})"
+        )
+        log.warning("%s", self.problem)
+
+    def problems(self) -> list[str]:
+        """What reading the file found wrong, for the front ends to show at resume."""
+        out = []
+        name = self.path.name
+        if self.torn_tail:
+            out.append(
+                f"{name}: its last line was cut off ({self.torn_tail:,} bytes: a write that "
+                "did not finish — disk full, or a crash) and is skipped"
+            )
+        others = self.skipped_lines - (1 if self.torn_tail else 0)
+        if others:
+            out.append(f"{name}: {others} unreadable line(s) skipped")
+        if self.recovered:
+            out.append(
+                f"{name}: {self.recovered} message(s) recovered from a line written onto an "
+                "unfinished one"
+            )
+        return out
 
     @classmethod
     def load(cls, path: Path) -> SessionLog:
-        """Read a session file; broken lines are skipped and counted, never fatal."""
-        meta: dict[str, str] = {}
+        """Read a session file; broken lines are skipped and counted, never fatal. A last
+        line without its newline that does not parse is a torn tail (``torn_tail``); a line
+        that does not parse but ends in a whole entry (an append that ran onto a torn line)
+        gives that entry back."""
+        meta: dict[str, Any] = {}
         messages: list[Message] = []
         entries: list[CheckpointEntry] = []
-        skipped = 0
-        with path.open(encoding="utf-8", errors="replace") as fh:
-            for raw in fh:
-                if not raw.strip():
+        skipped = recovered = torn = 0
+        data = path.read_bytes()
+        lines = data.split(b"\n")
+        for number, raw in enumerate(lines):
+            if not raw.strip():
+                continue
+            entry = _entry(raw)
+            if entry is None:
+                entry = _salvage(raw)
+                skipped += 1  # the unfinished line before what is salvaged is lost
+                if entry is None:
+                    if number == len(lines) - 1:  # no newline after it: a write cut short
+                        torn = len(raw)
                     continue
-                try:
-                    entry = json.loads(raw)
-                    if entry.get("type") == "meta":
-                        meta = entry
-                    elif entry.get("type") == "message":
-                        messages.append(Message.model_validate(entry["message"]))
-                    elif entry.get("type") == "checkpoint":
-                        record = ENTRY_ADAPTER.validate_python(entry["entry"])
-                        entries.append(record)
-                        if isinstance(record, Rewound) and record.messages is not None:
-                            # live, the transcript was whole (repaired) when it was cut
-                            messages = repair(messages)[: record.messages]
-                except (json.JSONDecodeError, ValidationError, KeyError, AttributeError):
-                    skipped += 1
+                recovered += 1
+            kind = entry.get("type")
+            try:
+                if kind == "meta":
+                    meta = entry
+                elif kind == "message":
+                    messages.append(Message.model_validate(entry.get("message")))
+                elif kind == "checkpoint":
+                    record = ENTRY_ADAPTER.validate_python(entry.get("entry"))
+                    entries.append(record)
+                    if isinstance(record, Rewound) and record.messages is not None:
+                        # live, the transcript was whole (repaired) when it was cut
+                        messages = repair(messages)[: record.messages]
+            except ValidationError:
+                skipped += 1
         if skipped:
             log.warning("%s: skipped %d unreadable line(s)", path, skipped)
         session = cls(
@@ -110,6 +237,8 @@ class SessionLog:
             created=meta.get("created", ""),
             messages=messages,
             skipped_lines=skipped,
+            torn_tail=torn,
+            recovered=recovered,
             entries=entries,
             forked_from=meta.get("forked_from") or None,
         )
@@ -117,15 +246,51 @@ class SessionLog:
         return session
 
 
+def _entry(raw: bytes) -> dict[str, Any] | None:
+    """A session line parsed, or None when it is not a JSON object."""
+    try:
+        entry = json.loads(raw.decode("utf-8", errors="replace"))
+    except json.JSONDecodeError:
+        return None
+    return entry if isinstance(entry, dict) else None
+
+
+def _salvage(raw: bytes) -> dict[str, Any] | None:
+    """The whole entry at the end of a broken line: the line an append wrote onto a torn
+    line, which only the torn part spoils."""
+    for match in _ENTRY_START.finditer(raw, 1):
+        entry = _entry(raw[match.start() :])
+        if entry is not None:
+            return entry
+    return None
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """``data`` to ``fd``; a short write (a file size limit reached) goes on until an error."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 def repair(messages: list[Message]) -> list[Message]:
-    """Give tool calls left without a result (a crash mid-call) an 'interrupted' result."""
+    """Give tool calls left without a result (a crash mid-call) an 'interrupted' result, and
+    drop a result whose call is not there (its line was lost): both would make every later
+    request fail."""
     answered = {m.tool_call_id for m in messages if m.role == "tool"}
     out: list[Message] = []
     pending: list[Message] = []
+    open_calls: set[str] = set()
     for message in messages:
         if message.role == "tool":
-            out.append(message)
+            if message.tool_call_id in open_calls:
+                out.append(message)
+            else:
+                log.warning(
+                    "dropped the result of call %s: the call is not in the session",
+                    message.tool_call_id,
+                )
             continue
+        open_calls = {c.id for c in message.tool_calls} if message.role == "assistant" else set()
         out.extend(pending)
         pending = []
         out.append(message)
@@ -216,9 +381,9 @@ class SessionStore:
             try:
                 with path.open(encoding="utf-8") as fh:
                     meta = json.loads(fh.readline() or "{}")
-            except (OSError, json.JSONDecodeError):
+            except (OSError, ValueError):  # unreadable, not UTF-8, not JSON
                 continue
-            if os.path.realpath(meta.get("cwd", "")) == wanted:
+            if isinstance(meta, dict) and os.path.realpath(meta.get("cwd", "")) == wanted:
                 return SessionLog.load(path)
         return None
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from agent_tui.core.calls import ToolCall, Usage
 from agent_tui.core.events import ToolErrorEvent, ToolRejected, ToolResult
+from agent_tui.core.text import clean_text
 
 __all__ = ["CallRecord", "Message", "ToolCall", "ToolEnd", "Usage"]
 
@@ -70,6 +71,14 @@ class Message(BaseModel):
     turn: str | None = None
     """User messages: the id of the agent turn they began, which names its checkpoint records
     in the session file (``core.checkpoints``); None in transcripts older than checkpoints."""
+
+    @field_validator("content", "tool_call_id", "name")
+    @classmethod
+    def _encodable(cls, value: str | None) -> str | None:
+        """No lone surrogate in the transcript (``core.text``): what is sent to the model and
+        saved must encode as UTF-8 — a session saved before this rule is cleaned as it is
+        loaded."""
+        return clean_text(value) if value is not None else None
 
     @classmethod
     def user(cls, text: str, *, turn: str | None = None) -> Message:

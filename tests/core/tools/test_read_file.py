@@ -131,10 +131,23 @@ async def test_refuses_binary_files(read, tmp_path: Path, payload: bytes) -> Non
     assert "does not look like a text file" in failure.value.info.message
 
 
-async def test_stray_invalid_bytes_are_replaced_not_refused(read, tmp_path: Path) -> None:
-    (tmp_path / "a.txt").write_bytes(b"caf\xe9 au lait, a mostly ASCII line of text\n")
+async def test_stray_invalid_bytes_are_shown_escaped_and_counted(read, tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_bytes(b"caf\xe9 au lait, a mostly ASCII line of text\n\xff\xfe!\n")
     out = await read(path="a.txt")
-    assert "caf\ufffd au lait" in out.content
+    rows = out.content.splitlines()
+    assert rows[0] == "     1\tcaf\\xe9 au lait, a mostly ASCII line of text"
+    assert rows[1] == "     2\t\\xff\\xfe!"
+    assert "not valid UTF-8: 3 bytes shown as \\xNN" in rows[-1]
+    assert out.data["undecodable_bytes"] == 3
+    out.content.encode("utf-8")  # nothing a transcript cannot hold
+
+
+async def test_an_undecodable_byte_in_a_long_line_segment_is_escaped(read, tmp_path: Path) -> None:
+    (tmp_path / "long.txt").write_bytes(b"x" * 5000 + b"\xe9" + b"y" * 10 + b"\n")
+    out = await read(path="long.txt", char_offset=4990)
+    assert out.content.splitlines()[0] == "     1\t" + "x" * 10 + "\\xe9" + "y" * 10
+    assert "1 byte shown as \\xNN" in out.content.splitlines()[-1]
+    assert out.data["line_chars"] == 5011  # the byte counts as one character, as in the file
 
 
 async def test_missing_file_suggests_close_names(read, tmp_path: Path) -> None:

@@ -80,8 +80,8 @@ async def test_failed_replace_leaves_original_intact_and_no_temp_file(
     monkeypatch.setattr(atomic.os, "replace", broken_replace)
     with pytest.raises(ToolFailure) as failure:
         await write(path="a.txt", content="new content\n")
-    assert failure.value.info.code == "io_error"
-    assert "No space left on device" in failure.value.info.message
+    assert failure.value.info.code == "no_space"
+    assert "no space left on device; the file is unchanged" in failure.value.info.message
     assert target.read_text() == "original\n"
     assert os.listdir(tmp_path) == ["a.txt"]
 

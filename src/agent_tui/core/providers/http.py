@@ -26,6 +26,7 @@ from typing import Any
 import httpx2
 
 from agent_tui.core.providers.base import ProviderError
+from agent_tui.core.text import clean
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -195,6 +196,22 @@ def _os_reason(exc: BaseException) -> str:
     return ""
 
 
+def encode_body(body: dict[str, Any]) -> bytes:
+    """A request's JSON as UTF-8, as httpx would encode it. A lone surrogate that reached it
+    (the transcript and the events are cleaned where text enters them; this is the last
+    line) is cleaned (``core.text``) and logged instead of failing every later request with
+    ``UnicodeEncodeError``."""
+    try:
+        return _dumps(body).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        log.warning("a request held text that is not UTF-8 (%s); it was cleaned", exc.reason)
+        return _dumps(clean(body)).encode("utf-8")
+
+
+def _dumps(body: dict[str, Any]) -> str:
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 class HttpTransport:
     """One provider's HTTP client, timeouts, retry policy and error vocabulary."""
 
@@ -246,11 +263,13 @@ class HttpTransport:
         self, url: str, json_body: dict[str, Any], headers: dict[str, str]
     ) -> httpx2.Response:
         attempt = 0
+        content = encode_body(json_body)
+        headers = {"Content-Type": "application/json", **headers}
         while True:
             retry_after: float | None = None
             try:
                 request = self.client.build_request(
-                    "POST", url, json=json_body, headers=headers, timeout=self.timeout
+                    "POST", url, content=content, headers=headers, timeout=self.timeout
                 )
                 response = await self.client.send(request, stream=True)
             except (httpx2.InvalidURL, httpx2.UnsupportedProtocol) as exc:

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
+
+from agent_tui.core.text import clean
 
 
 class ToolErrorInfo(BaseModel):
     """What the model reads when a call fails.
 
     ``code`` tells it which branch it is on (fix the arguments, pick another tool, retry later);
-    ``retryable`` says whether the same call may succeed if repeated.
+    ``retryable`` says whether the same call may succeed if repeated. No lone surrogate
+    (``core.text``): a path in a message may be a file name that is not valid UTF-8.
     """
 
     code: str
@@ -19,6 +23,11 @@ class ToolErrorInfo(BaseModel):
     next_step: str = ""
     retryable: bool = False
     details: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _encodable(cls, data: Any) -> Any:
+        return clean(data) if isinstance(data, dict) else data
 
     def to_model_text(self) -> str:
         """The text the model sees: a small JSON object, stable key order."""

@@ -8,6 +8,7 @@ structured ``ToolErrorInfo`` the model can read and act on.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import difflib
 import json
 import logging
@@ -17,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from agent_tui.core.text import clean, clean_text, encodable, first_surrogate
 from agent_tui.core.tools import errors as codes
 from agent_tui.core.tools.base import Tool, ToolContext, ToolOutput
 from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
@@ -183,6 +185,18 @@ class ToolRegistry:
                 next_step='Send an object such as {"name": value, ...} matching the schema.',
                 retryable=True,
             )
+        surrogate = first_surrogate(arguments)
+        if surrogate is not None:
+            return ToolErrorInfo(
+                code=codes.INVALID_ARGUMENTS,
+                message=f"The arguments for {tool.name} contain the escape "
+                f"\\u{ord(surrogate):04x}, a lone UTF-16 surrogate: it is not a character "
+                "and cannot be written as UTF-8.",
+                next_step="Send the arguments again with text only (for a byte that is not "
+                "valid UTF-8 in a file, edit the text around it; to write such bytes, use "
+                "run_shell, e.g. printf).",
+                retryable=True,
+            )
         parsed: BaseModel | None = None
         problems = []
         if tool.input_schema is not None:  # a raw JSON Schema (MCP tools) is checked first
@@ -230,7 +244,7 @@ class ToolRegistry:
         except Exception as exc:  # a handler bug must not kill the loop
             log.exception("tool %s raised", tool.name)
             return DispatchOutcome(tool=tool, error=_exception_info(tool.name, exc))
-        return DispatchOutcome(tool=tool, output=output)
+        return DispatchOutcome(tool=tool, output=_encodable(output))
 
     async def dispatch(
         self, name: str, raw_arguments: str | None, ctx: ToolContext
@@ -247,6 +261,20 @@ def tool_schema(tool: Tool[Any]) -> dict[str, Any]:
     if tool.input_schema is not None:
         return tool.input_schema
     return input_schema(tool.input_model)
+
+
+def _encodable(output: ToolOutput) -> ToolOutput:
+    """``output`` without a lone surrogate (``core.text``) before the budget, a spill file or
+    the transcript sees it: a file name or an MCP result that is not valid UTF-8 shows its
+    undecodable bytes as ``\\xNN``."""
+    if encodable(output.content) and encodable(output.summary) and not first_surrogate(output.data):
+        return output
+    return dataclasses.replace(
+        output,
+        content=clean_text(output.content),
+        summary=clean_text(output.summary),
+        data=clean(output.data),
+    )
 
 
 def _exception_info(name: str, exc: BaseException) -> ToolErrorInfo:

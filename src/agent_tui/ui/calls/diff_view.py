@@ -17,11 +17,13 @@ MAX_DIFF_LINES = 400
 
 
 def unified_diff(old: str, new: str, name: str) -> str:
-    """The same diff the file tools return (imported when first needed: the tools package is
-    not part of the UI's start-up)."""
+    """The same diff write_file returns (imported when first needed: the tools package is
+    not part of the UI's start-up); a byte of ``old`` that is not valid UTF-8 is shown as
+    ``\\xNN``."""
+    from agent_tui.core.text import escape_bytes
     from agent_tui.core.tools.builtin._diff import unified_diff as diff
 
-    return diff(old, new, name)
+    return escape_bytes(diff(old, new, name))[0]
 
 
 def diff_content(diff: str, limit: int = MAX_DIFF_LINES) -> Content:
@@ -46,13 +48,19 @@ def diff_content(diff: str, limit: int = MAX_DIFF_LINES) -> Content:
 
 
 def _read(path: Path) -> str | None:
-    """The text of ``path`` for a preview, or None (missing, too big, not text)."""
+    """The text of ``path`` for a preview, decoded as the file tools decode it (a byte that is
+    not valid UTF-8 kept as U+DC80–U+DCFF), or None (missing, too big, binary)."""
     try:
         if not path.is_file() or path.stat().st_size > MAX_PREVIEW_BYTES:
             return None
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        raw = path.read_bytes()
+    except OSError:
         return None
+    from agent_tui.core.tools.builtin._paths import SAMPLE_BYTES, looks_binary
+
+    if looks_binary(raw[:SAMPLE_BYTES]):
+        return None
+    return raw.decode("utf-8", "surrogateescape")
 
 
 def _target(cwd: Path, input: dict[str, Any]) -> tuple[Path, str] | None:
@@ -64,8 +72,9 @@ def _target(cwd: Path, input: dict[str, Any]) -> tuple[Path, str] | None:
 
 
 def proposed_edit(cwd: Path, input: dict[str, Any]) -> str | None:
-    """The diff ``edit_file`` would make with ``input``, or None when it cannot be previewed
-    (the file is missing or large, or ``old_string`` does not match as the tool requires)."""
+    """The diff ``edit_file`` would make with ``input`` (matched as the tool matches, CRLF
+    files included), or None when it cannot be previewed (the file is missing or large, or
+    ``old_string`` does not match as the tool requires)."""
     target = _target(cwd, input)
     old, new = input.get("old_string"), input.get("new_string")
     if target is None or not isinstance(old, str) or not isinstance(new, str) or not old:
@@ -73,10 +82,9 @@ def proposed_edit(cwd: Path, input: dict[str, Any]) -> str | None:
     text = _read(target[0])
     if text is None:
         return None
-    count = text.count(old)
-    if count == 0 or (count > 1 and not input.get("replace_all")):
-        return None
-    return unified_diff(text, text.replace(old, new), target[1]) or None
+    from agent_tui.core.tools.builtin.edit_file import preview_diff
+
+    return preview_diff(text, old, new, bool(input.get("replace_all")), target[1])
 
 
 def proposed_write(cwd: Path, input: dict[str, Any]) -> tuple[int | None, str | None]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.core.session import SessionStore
+from agent_tui.core.text import clean_text
 from agent_tui.ui.common.format import one_line
 
 HEAD_LINES = 64
@@ -45,7 +46,7 @@ def _summary(path: Path, cwd: str) -> SessionSummary | None:
                 elif entry.get("type") == "message":
                     message = entry.get("message") or {}
                     if message.get("role") == "user":
-                        title = one_line(str(message.get("content", "")), 60)
+                        title = one_line(clean_text(str(message.get("content", ""))), 60)
     except OSError:
         return None
     if not meta:
@@ -54,7 +55,7 @@ def _summary(path: Path, cwd: str) -> SessionSummary | None:
         id=str(meta.get("id", path.stem.rsplit("-", 1)[-1])),
         path=path,
         created=str(meta.get("created", ""))[:16].replace("T", " "),
-        model=str(meta.get("model", "")),
+        model=clean_text(str(meta.get("model", ""))),
         title=title or "(no messages)",
     )
 

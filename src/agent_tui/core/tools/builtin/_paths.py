@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import errno
 import json
 import os
 import threading
@@ -99,6 +100,41 @@ def is_directory(path: Path, ctx: ToolContext, action: str) -> ToolFailure:
         "is_directory",
         f"{where} is a directory; {action} works on files.",
         f"Use list_dir(path={json.dumps(where)}) to see what it contains, then pick a file.",
+    )
+
+
+def read_only_failure(where: str, mode: int, action: str) -> ToolFailure:
+    """The refusal to change a read-only file (``_safe_open.read_only``)."""
+    return ToolFailure(
+        "read_only",
+        f"Cannot {action} {where}: it is read-only (mode {mode:04o}); the file is unchanged.",
+        f"If it really should change, ask the user to make it writable (e.g. chmod u+w "
+        f"{where}); do not work around the mode.",
+    )
+
+
+_NO_SPACE = {
+    errno.ENOSPC: "no space left on device",
+    errno.EDQUOT: "no space left on device (the disk quota is exceeded)",
+    errno.EFBIG: "no space left for it (the file would exceed the file size limit)",
+}
+
+
+def write_failure(exc: OSError, where: str, action: str, *, exists: bool = True) -> ToolFailure:
+    """The error of an atomic write (``atomic_write``) that failed with ``exc``: it failed
+    before the rename, so the file is as it was (or, if it did not exist, still absent)."""
+    unchanged = "the file is unchanged" if exists else "nothing was written"
+    reason = _NO_SPACE.get(exc.errno or 0)
+    if reason is not None:
+        return ToolFailure(
+            "no_space",
+            f"Cannot {action} {where}: {reason}; {unchanged}.",
+            "Free some disk space (or ask the user to), then call again.",
+        )
+    return ToolFailure(
+        "io_error",
+        f"Cannot {action} {where}: {exc.strerror or exc}; {unchanged}.",
+        "Check the path and the file system (list_dir its directory).",
     )
 
 

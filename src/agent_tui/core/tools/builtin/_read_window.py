@@ -5,13 +5,23 @@ from __future__ import annotations
 import codecs
 from dataclasses import dataclass, field
 
+from agent_tui.core.text import escape_bytes
+
 
 def numbered_row(line: int, text: str, total: int) -> str:
     """One row as read_file shows it: the number, a tab, the text (with a cut marker when
-    ``text`` is only the first characters of a line of ``total`` characters)."""
-    if total > len(text):
-        text += f" [… line cut: {total - len(text):,} more chars]"
-    return f"{line:>6}\t{text}"
+    ``text`` is only the first characters of a line of ``total`` characters). A byte that is
+    not valid UTF-8 (decoded with ``surrogateescape``) is shown as ``\\xNN``."""
+    return _numbered(line, text, total)[0]
+
+
+def _numbered(line: int, text: str, total: int) -> tuple[str, int]:
+    """``numbered_row`` and how many undecodable bytes it shows escaped."""
+    more = total - len(text)
+    text, escaped = escape_bytes(text)
+    if more > 0:
+        text += f" [… line cut: {more:,} more chars]"
+    return f"{line:>6}\t{text}", escaped
 
 
 @dataclass
@@ -26,13 +36,16 @@ class Rows:
     capped: bool = False
     cut: list[tuple[int, int]] = field(default_factory=list)
     """(line, its length in chars) of each line shown cut."""
+    undecodable: int = 0
+    """Bytes of the rows that are not valid UTF-8, shown as ``\\xNN``."""
 
     def add(self, line: int, text: str, total: int) -> bool:
         """Add a row; False (and ``capped``) when it no longer fits."""
-        row = numbered_row(line, text, total)
+        row, escaped = _numbered(line, text, total)
         if self.rows and self.chars + len(row) + 1 > self.cap:
             self.capped = True
             return False
+        self.undecodable += escaped
         self.rows.append(row)
         self.chars += len(row) + 1
         self.last = line
@@ -90,7 +103,8 @@ class Window:
 
     def _take(self, piece: bytes, final: bool = False) -> None:
         if self._decoder is None:
-            self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+            # Exact: an undecodable byte is kept (as U+DC80–U+DCFF) to be shown as \xNN.
+            self._decoder = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
             self._parts, self._seen, self._last_char = [], 0, ""
         text = self._decoder.decode(piece, final)
         if not text:

@@ -41,6 +41,34 @@ class NotRegularFile(Exception):
     """The path names a directory, device, socket or pipe where a regular file was wanted."""
 
 
+class ReadOnlyFile(PermissionError):
+    """The file to replace is read-only (``read_only``): it is left as it is, as editors
+    leave it, even where the directory would allow replacing it."""
+
+    def __init__(self, path: Path, mode: int) -> None:
+        super().__init__(errno.EACCES, f"read-only (mode {mode:04o})", str(path))
+        self.mode = mode
+
+
+def read_only(st: os.stat_result) -> bool:
+    """Whether the mode bits of ``st`` give this process no write permission.
+
+    The bits of the class the process falls in count (owner, group, others), as for any
+    user; for root, who may write anything, a file with no write bit at all is read-only —
+    ``os.access`` would say yes to root, and the rename of an atomic write needs no write
+    permission on the file at all, only on its directory.
+    """
+    mode = st.st_mode
+    euid = os.geteuid()
+    if euid == 0:
+        return not mode & 0o222
+    if st.st_uid == euid:
+        return not mode & stat.S_IWUSR
+    if st.st_gid == os.getegid() or st.st_gid in os.getgroups():
+        return not mode & stat.S_IWGRP
+    return not mode & stat.S_IWOTH
+
+
 def swapped(path: Path, what: str) -> ToolFailure:
     """The ``path_changed`` refusal: ``what`` says what was found changed on the way to
     ``path`` (shown absolute: the helpers below know no session cwd)."""
@@ -239,9 +267,10 @@ def replace_file(path: Path, data: bytes) -> bool:
 
     Everything happens relative to a descriptor of the parent directory, reached without
     following a symlink and made if missing: the temporary file, the ``renameat`` over the
-    final name, the directory ``fsync``. An existing file keeps its permission bits. A symlink
-    now at the final name is refused (the resolved path had none there). The temporary file is
-    removed on any failure. Blocking: call it from a worker thread.
+    final name, the directory ``fsync``. An existing file keeps its permission bits; a
+    read-only one is not replaced (``ReadOnlyFile``). A symlink now at the final name is
+    refused (the resolved path had none there). The temporary file is removed on any failure,
+    which leaves the file as it was. Blocking: call it from a worker thread.
     """
     _require_resolved(path)
     name = path.name
@@ -255,6 +284,8 @@ def replace_file(path: Path, data: bytes) -> bool:
             existing = None
         if existing is not None and stat.S_ISLNK(existing.st_mode):
             raise swapped(path, _link_found(path, path))
+        if existing is not None and stat.S_ISREG(existing.st_mode) and read_only(existing):
+            raise ReadOnlyFile(path, stat.S_IMODE(existing.st_mode))
         temp, fd = _create_temp(dir_fd, name)
         try:
             try:

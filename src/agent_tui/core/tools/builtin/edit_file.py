@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from pydantic import Field
 
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.summary import changed, diff_stats
+from agent_tui.core.text import escape_bytes, escaped_bytes, undecodable
 from agent_tui.core.tools.base import (
     FileChanges,
     Tool,
@@ -20,17 +22,21 @@ from agent_tui.core.tools.base import (
     ToolMeta,
     ToolOutput,
 )
-from agent_tui.core.tools.builtin._diff import unified_diff
+from agent_tui.core.tools.builtin._diff import edit_diff
 from agent_tui.core.tools.builtin._paths import (
     SAMPLE_BYTES,
     is_directory,
     looks_binary,
     not_found,
+    read_only_failure,
     shown,
+    write_failure,
 )
 from agent_tui.core.tools.builtin._safe_open import (
     NotRegularFile,
+    ReadOnlyFile,
     read_bytes,
+    read_only,
     resolve_target,
     swapped,
 )
@@ -79,8 +85,14 @@ class _Planned:
 @dataclass
 class _Edited:
     old_text: str
-    new_text: str
-    count: int
+    spans: list[tuple[int, int]]
+    replacement: str
+    undecodable: int
+    """Bytes of the file that are not valid UTF-8 (kept exactly as they were)."""
+
+    @property
+    def count(self) -> int:
+        return len(self.spans)
 
 
 def _uses_crlf(text: str) -> bool:
@@ -122,6 +134,16 @@ def _not_found_hint(text: str, old: str) -> str:
                 f"line breaks) starts at line {line}."
             )
     return ""
+
+
+def _undecodable_hint(text: str) -> str:
+    count = undecodable(text)
+    if not count:
+        return ""
+    return (
+        f" The file is not valid UTF-8 ({escaped_bytes(count)} by read_file): old_string "
+        "cannot contain those bytes — match text next to them instead."
+    )
 
 
 def _changed(state: FileStateCache, path: Path, raw: bytes | None = None) -> bool | None:
@@ -167,12 +189,22 @@ def _planned(path: Path, where: str, inp: EditFileInput, state: FileStateCache) 
             f"{where} is not a text file; edit_file only edits UTF-8 text.",
             "Use run_shell with a suitable tool if the file really must change.",
         )
+    # Exact and reversible: a byte that is not valid UTF-8 becomes U+DC80–U+DCFF and is
+    # written back as the same byte (old_string and new_string hold no surrogate: dispatch
+    # refuses them), so an edit changes nothing but the replaced spans.
     text = raw.decode("utf-8", errors="surrogateescape")
+    if text.encode("utf-8", errors="surrogateescape") != raw:
+        raise ToolFailure(
+            "not_text",
+            f"{where} is not valid UTF-8 and its bytes cannot be kept exactly by an edit.",
+            "Use run_shell with a suitable tool (e.g. iconv to convert it to UTF-8 first).",
+        )
     matches = _find(text, inp.old_string)
     if not matches:
         raise ToolFailure(
             "not_found",
-            f"old_string was not found in {where}.{_not_found_hint(text, inp.old_string)}",
+            f"old_string was not found in {where}.{_not_found_hint(text, inp.old_string)}"
+            f"{_undecodable_hint(text)}",
             f"Call read_file on {where} again and copy the exact text into old_string "
             "(same whitespace and indentation, without the line-number prefixes).",
             retryable=True,
@@ -192,14 +224,32 @@ def _planned(path: Path, where: str, inp: EditFileInput, state: FileStateCache) 
     return _Planned(text, matches)
 
 
+def _replacement(text: str, new: str) -> str:
+    """``new_string`` as it is written into ``text``: with CRLF line endings in a CRLF file."""
+    if _uses_crlf(text) and "\r" not in new:
+        return new.replace("\n", "\r\n")
+    return new
+
+
+def preview_diff(text: str, old: str, new: str, replace_all: bool, name: str) -> str | None:
+    """The diff an edit of ``text`` (decoded as the tool decodes it) would make, matched as
+    the tool matches; None when the tool would refuse it (not found, not unique). For the
+    permission prompt, before anything is written."""
+    if not old or old == new:
+        return None
+    matches = _find(text, old)
+    if not matches or (len(matches) > 1 and not replace_all):
+        return None
+    spans = [(m.start(), m.end()) for m in matches]
+    return escape_bytes(edit_diff(text, spans, _replacement(text, new), name))[0] or None
+
+
 def _edit(
     path: Path, where: str, inp: EditFileInput, state: FileStateCache, changes: FileChanges
 ) -> _Edited:
     planned = _planned(path, where, inp, state)
     text, matches = planned.text, planned.matches
-    new = inp.new_string
-    if _uses_crlf(text) and "\r" not in new:
-        new = new.replace("\n", "\r\n")
+    new = _replacement(text, inp.new_string)
     parts, pos = [], 0
     for match in matches:
         parts += [text[pos : match.start()], new]
@@ -210,7 +260,8 @@ def _edit(
     recorded_write(path, data, changes, where)
     with contextlib.suppress(OSError):  # as in _changed; unrecorded only means "read it again"
         state.record(path, digest=content_digest(data))
-    return _Edited(text, new_text, len(matches))
+    spans = [(m.start(), m.end()) for m in matches]
+    return _Edited(text, spans, new, undecodable(text))
 
 
 def _target(inp: EditFileInput, ctx: ToolContext) -> tuple[Path, str]:
@@ -225,6 +276,9 @@ def _target(inp: EditFileInput, ctx: ToolContext) -> tuple[Path, str]:
         failure = not_found(path, ctx)
         failure.info.next_step += " To create a new file, use write_file."
         raise failure
+    st = real.stat()
+    if read_only(st):
+        raise read_only_failure(where, stat.S_IMODE(st.st_mode), "edit")
     if inp.old_string == "":
         raise ToolFailure(
             "empty_old_string",
@@ -271,11 +325,20 @@ async def _call(inp: EditFileInput, ctx: ToolContext) -> ToolOutput:
     path = ctx.resolve(inp.path)
     try:
         edited = await asyncio.to_thread(_edit, real, where, inp, ctx.file_state, ctx.changes)
+    except ReadOnlyFile as exc:  # made read-only since _target looked
+        raise read_only_failure(where, exc.mode, "edit") from exc
     except PermissionError as exc:
         raise _permission_denied(where) from exc
-    diff = unified_diff(edited.old_text, edited.new_text, where)
+    except OSError as exc:  # the write failed before its rename: nothing changed
+        raise write_failure(exc, where, "edit") from exc
+    diff, _ = escape_bytes(edit_diff(edited.old_text, edited.spans, edited.replacement, where))
     count = edited.count
     said = f"Edited {where}: {count} replacement{'s' if count != 1 else ''}."
+    if edited.undecodable:
+        said += (
+            f" The file is not valid UTF-8 ({escaped_bytes(edited.undecodable)}); the edit "
+            "kept those bytes exactly as they were."
+        )
     added, removed = diff_stats(diff)
     return ToolOutput(
         f"{said}\n{diff}" if diff else said,

@@ -22,6 +22,7 @@ from pydantic import Field
 
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.summary import plural, withheld_note
+from agent_tui.core.text import escape_bytes, escaped_bytes
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
 from agent_tui.core.tools.builtin._paths import (
     READ_ONLY_PATH_META,
@@ -145,7 +146,8 @@ def _search_lines(
             if left <= 0:  # never pass timeout <= 0: regex takes a negative one as "no limit"
                 found.timed_out = (path, number)
                 return
-            text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            # Exact: a byte that is not valid UTF-8 stays one char (shown later as \xNN).
+            text = raw.decode("utf-8", errors="surrogateescape").rstrip("\r\n")
             if needle is not None:
                 if needle not in text:
                     continue
@@ -405,13 +407,22 @@ async def _call(inp: GrepInput, ctx: ToolContext) -> ToolOutput:
             summary=summary,
             facts=facts,
         )
-    lines = [f"{shown(path, ctx)}:{number}:{_cut(text)}" for path, number, text in found.matches]
+    lines, undecodable = [], 0
+    for path, number, text in found.matches:
+        line, escaped = escape_bytes(f"{shown(path, ctx)}:{number}:{_cut(text)}")
+        lines.append(line)
+        undecodable += escaped
+    bytes_note = ""
+    if undecodable:  # a file (or a file name) in another encoding
+        data["undecodable_bytes"] = undecodable
+        bytes_note = f"; not valid UTF-8: {escaped_bytes(undecodable)}"
     if found.more:
         unsearched = f" ({withheld.note()}, not searched)" if withheld.total else ""
         if ignored_note:
             unsearched += f" ({ignored_note})"
         lines.append(
-            f"[only the first {MAX_MATCHES} matches are shown; there are more{unsearched}. "
+            f"[only the first {MAX_MATCHES} matches are shown; there are more{unsearched}"
+            f"{bytes_note}. "
             "Narrow the search: a more specific pattern, a sub-directory or file as path, or "
             'glob="*.py"]'
         )
@@ -419,7 +430,7 @@ async def _call(inp: GrepInput, ctx: ToolContext) -> ToolOutput:
         files = len({path for path, _, _ in found.matches})
         lines.append(
             f"[{len(found.matches)} match(es) in {files} file(s); "
-            f"{found.searched} file(s) searched{skip_note}]"
+            f"{found.searched} file(s) searched{skip_note}{bytes_note}]"
         )
     return ToolOutput("\n".join(lines), data=data, summary=summary, facts=facts)
 

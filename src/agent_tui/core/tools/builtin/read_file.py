@@ -15,6 +15,7 @@ from pydantic import Field
 
 from agent_tui.core.budget.reader import SpillReader
 from agent_tui.core.calls import ResultFacts
+from agent_tui.core.text import escape_bytes, escaped_bytes
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
 from agent_tui.core.tools.builtin._paths import (
     READ_ONLY_PATH_META,
@@ -257,6 +258,15 @@ def _segment_footer(inp: ReadFileInput, view: _View, text: str, line_chars: int)
     return f"[{span} (end of line) — {_end(view)}]"
 
 
+def _undecodable_note(count: int) -> str:
+    """The footer's word on bytes that are not valid UTF-8 (a file in another encoding, or
+    damaged)."""
+    return (
+        f"; not valid UTF-8: {escaped_bytes(count)} — edit_file keeps such bytes as they "
+        "are, but old_string cannot contain them"
+    )
+
+
 async def _call(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
     path = ctx.resolve(inp.path)
     where = shown(path, ctx)
@@ -316,7 +326,12 @@ async def _call(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
                 f"offset={inp.offset + 1}.",
             )
         data.update(char_offset=inp.char_offset, line_chars=line_chars)
-        rows = [f"{inp.offset:>6}\t{text}", _segment_footer(inp, view, text, line_chars)]
+        footer = _segment_footer(inp, view, text, line_chars)
+        shown_text, escaped = escape_bytes(text)
+        if escaped:
+            data["undecodable_bytes"] = escaped
+            footer = footer[:-1] + _undecodable_note(escaped) + "]"
+        rows = [f"{inp.offset:>6}\t{shown_text}", footer]
         shown_chars = f"chars {inp.char_offset:,}–{inp.char_offset + len(text):,}"
         return ToolOutput(
             "\n".join(rows),
@@ -327,7 +342,11 @@ async def _call(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
         )
     if view.rows.cut:
         data["cut_lines"] = [line for line, _ in view.rows.cut]
-    content = "\n".join([*view.rows.rows, _rows_footer(inp, view)])
+    footer = _rows_footer(inp, view)
+    if view.rows.undecodable:
+        data["undecodable_bytes"] = view.rows.undecodable
+        footer = footer[:-1] + _undecodable_note(view.rows.undecodable) + "]"
+    content = "\n".join([*view.rows.rows, footer])
     summary = f"lines {inp.offset:,}–{view.rows.last:,} of {total:,}"
     return ToolOutput(content, data=data, never_spill=True, summary=summary, facts=facts)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from pydantic import Field
 
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.summary import changed, diff_stats
+from agent_tui.core.text import escape_bytes
 from agent_tui.core.tools.base import (
     FileChanges,
     Tool,
@@ -21,8 +23,21 @@ from agent_tui.core.tools.base import (
     ToolOutput,
 )
 from agent_tui.core.tools.builtin._diff import unified_diff
-from agent_tui.core.tools.builtin._paths import SAMPLE_BYTES, is_directory, looks_binary, shown
-from agent_tui.core.tools.builtin._safe_open import NotRegularFile, open_regular, resolve_target
+from agent_tui.core.tools.builtin._paths import (
+    SAMPLE_BYTES,
+    is_directory,
+    looks_binary,
+    read_only_failure,
+    shown,
+    write_failure,
+)
+from agent_tui.core.tools.builtin._safe_open import (
+    NotRegularFile,
+    ReadOnlyFile,
+    open_regular,
+    read_only,
+    resolve_target,
+)
 from agent_tui.core.tools.builtin.atomic import recorded_write
 from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
 from agent_tui.core.tools.file_state import content_digest
@@ -75,17 +90,26 @@ def _line_count(text: str) -> int:
     return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
 
-def _target(inp: WriteFileInput, ctx: ToolContext) -> tuple[Path, str]:
-    """(the path the write replaces, how it is shown); refuses a directory."""
+def _target(inp: WriteFileInput, ctx: ToolContext) -> tuple[Path, str, bool]:
+    """(the path the write replaces, how it is shown, whether it exists); refuses a directory
+    and a read-only file."""
     path = ctx.resolve(inp.path)
     real = resolve_target(inp.path, ctx)
     if real.is_dir():
         raise is_directory(path, ctx, "write_file")
-    return real, shown(path, ctx)
+    where = shown(path, ctx)
+    try:
+        st = os.stat(real, follow_symlinks=False)
+    except (FileNotFoundError, NotADirectoryError):  # the write says which (a parent is a file)
+        return real, where, False
+    if stat.S_ISREG(st.st_mode) and read_only(st):
+        raise read_only_failure(where, stat.S_IMODE(st.st_mode), "write")
+    return real, where, True
 
 
 def _precheck(inp: WriteFileInput, ctx: ToolContext) -> ToolErrorInfo | None:
-    """What ``_call`` refuses before writing (the path is a directory), before anyone is asked.
+    """What ``_call`` refuses before writing (the path is a directory, the file is read-only),
+    before anyone is asked.
 
     Unlike ``edit_file``, a write needs no earlier read (it replaces the whole file, and the
     prompt shows the diff against what is there), so an existing file not read is no refusal.
@@ -101,11 +125,13 @@ def _precheck(inp: WriteFileInput, ctx: ToolContext) -> ToolErrorInfo | None:
 
 async def _call(inp: WriteFileInput, ctx: ToolContext) -> ToolOutput:
     path = ctx.resolve(inp.path)
-    real, where = _target(inp, ctx)
-    data = inp.content.encode("utf-8", errors="surrogateescape")
+    real, where, existed = _target(inp, ctx)
+    data = inp.content.encode("utf-8")  # text: dispatch refuses a lone surrogate
     try:
         # Once started the write completes or fails as a whole, even if the call is cancelled.
         written = await asyncio.to_thread(_write, real, data, ctx.changes, where)
+    except ReadOnlyFile as exc:  # made read-only since _target looked
+        raise read_only_failure(where, exc.mode, "write") from exc
     except (FileExistsError, NotADirectoryError) as exc:
         raise ToolFailure(
             "not_a_directory",
@@ -118,18 +144,16 @@ async def _call(inp: WriteFileInput, ctx: ToolContext) -> ToolOutput:
             f"Cannot write {where}: permission denied.",
             "Write somewhere else or ask the user to fix the permissions.",
         ) from exc
-    except OSError as exc:
-        raise ToolFailure(
-            "io_error", f"Cannot write {where}: {exc.strerror or exc}.", "Check the path."
-        ) from exc
+    except OSError as exc:  # the write failed before its rename: nothing changed
+        raise write_failure(exc, where, "write", exists=existed) from exc
     # FileStateCache keys by realpath, which raises if a symlink on the path is being swapped;
     # the write is done, and an unrecorded file only makes edit_file ask for a read first.
     with contextlib.suppress(OSError):
         ctx.file_state.record(real, digest=content_digest(data))
     diff: str | None = None
     if written.previous is not None and not looks_binary(written.previous[:SAMPLE_BYTES]):
-        old = written.previous.decode("utf-8", errors="replace")
-        diff = unified_diff(old, inp.content, where)
+        old = written.previous.decode("utf-8", errors="surrogateescape")
+        diff = escape_bytes(unified_diff(old, inp.content, where))[0]  # bytes not UTF-8: \xNN
     lines = _line_count(inp.content)
     note = " (new file)" if written.created else ""
     added, removed = diff_stats(diff) if diff is not None else (lines, 0)
