@@ -26,6 +26,7 @@ from pathlib import Path
 from agent_tui.core.budget import BudgetSettings, PendingResult, SpillStore, apply_budget
 from agent_tui.core.budget.compress import compress_log
 from agent_tui.core.budget.index import index_path
+from agent_tui.core.budget.raw import RawOutput
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import read_file
 
@@ -55,6 +56,16 @@ def vitest_like_log(size: int) -> str:
     ]
     text = "\n".join(block) + "\n"
     return (text * (size // len(text) + 1))[:size]
+
+
+def coloured(text: str) -> str:
+    """``text`` as a test runner forced to colour prints it (vitest with FORCE_COLOR=1)."""
+    return (
+        text.replace("✓", "\x1b[32m✓\x1b[39m")
+        .replace(" > ", "\x1b[2m > \x1b[22m")
+        .replace(" FAIL ", "\x1b[31m\x1b[1m\x1b[7m FAIL \x1b[27m\x1b[22m\x1b[39m")
+        .replace("AssertionError", "\x1b[31m\x1b[1mAssertionError\x1b[22m\x1b[39m")
+    )
 
 
 def median_ms(run: Callable[[], object], repeat: int) -> float:
@@ -91,12 +102,26 @@ def bench_spill(root: Path, size: int, repeat: int) -> None:
         f"spill {mb:,.0f} MB output (write + index + fsync)",
         f"{ms:,.1f} ms ({mb / ms * 1000:,.0f} MB/s)",
     )
+    data = text.encode()
+    raw = RawOutput(data)  # a command's exact bytes, read in 1 MiB chunks (run_shell's spool)
+    ms = median_ms(lambda: store.write_bytes(raw.chunks(), "run_shell", "bench"), repeat)
+    report(
+        f"spill {mb:,.0f} MB of raw bytes (the same, decoded to count)",
+        f"{ms:,.1f} ms ({mb / ms * 1000:,.0f} MB/s)",
+    )
     if size <= 10 * MB:
         settings = BudgetSettings()
         ms = median_ms(
             lambda: apply_budget([PendingResult("c", "fetch", text)], settings, store), repeat
         )
         report(f"budget of a {mb:,.0f} MB result (excerpt + pointer + spill)", f"{ms:,.1f} ms")
+
+        def raw_budget() -> None:
+            pending = PendingResult("c", "fetch", text, raw=RawOutput(data))
+            apply_budget([pending], settings, store)
+
+        ms = median_ms(raw_budget, repeat)
+        report(f"budget of a {mb:,.0f} MB result spilled from its raw bytes", f"{ms:,.1f} ms")
     for path in store.files():
         store.remove(path)
 
@@ -147,7 +172,12 @@ def bench_huge(root: Path, size: int, repeat: int) -> None:
 
 
 def bench_compress(size: int, repeat: int) -> None:
-    for name, text in (("test log", vitest_like_log(size)), ("quiet output", lines_text(size))):
+    log = vitest_like_log(size)
+    for name, text in (
+        ("test log", log),
+        ("coloured test log", coloured(log)),
+        ("quiet output", lines_text(size)),
+    ):
         mb = len(text.encode()) / MB
         result = compress_log(text)
         ms = median_ms(lambda t=text: compress_log(t), repeat)
