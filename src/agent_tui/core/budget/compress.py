@@ -140,8 +140,7 @@ def compress_log(
     The last ``tail_lines`` lines (at least one) are kept as they are, never folded."""
     original = text
     text = strip_escapes(text)
-    lines = text.split("\n")
-    total = len(lines)
+    total = text.count("\n") + 1
     unchanged = Compressed(original, False, total, total, 0.0)
     if total < min_lines:
         return unchanged
@@ -154,6 +153,7 @@ def compress_log(
     anchors = _lines_matching(data, searches)
     if not anchors:
         return unchanged
+    lines = text.split("\n")  # only now: a quiet output of 30 M lines is never split
     keep = bytearray(total)
     for i in anchors:
         lo, hi = max(0, i - context), min(total, i + context + 1)
