@@ -44,8 +44,8 @@ _LINE_START = re.compile(
     rb"\n[ \t]*(?:FAIL|PASS|FAILED|ERROR)\b"  # jest/vitest verdicts, pytest summary lines
     rb"|\n[ \t]*(?:Tests?:?|Test Files)[ \t]"  # jest "Tests: 1 failed", vitest "Test Files"
     rb"|\n[ \t]*(?:\xc3\x97|\xe2\x9c\x97|\xe2\x9c\x95|\xe2\x9c\x98)[ \t]"  # × ✗ ✕ ✘: a failed test
-    rb"|\n[ \t]*[-+] (?:Expected|Received)\b"  # jest / vitest assertion diffs
-    rb"|\n[ \t]*(?:Expected|Received):"  # jest's toBe: "Expected: 4" / "Received: 3"
+    # jest / vitest assertion diffs ("- Expected" / "+ Received"), jest's "Expected: 4"
+    rb"|\n[ \t]*(?:[-+] (?:Expected|Received)\b|(?:Expected|Received):)"
     rb"|\nE {2,}\S"  # pytest's explanation lines
     rb"|\n\[(?:exit code -?[1-9]|killed by signal)"  # run_shell's failure stamp
 )
@@ -57,7 +57,8 @@ _TRACE = re.compile(
     rb"|\n[ \t]*-->[ \t]"  # Rust
     rb"|\n[ \t]*\^+[ \t]*(?=\n|$)"  # a caret under the failing expression
 )
-_DIFF_HEAD = re.compile(rb"\n[ \t]*[-+] (?:Expected|Received)\b")
+_DIFF_HEAD = re.compile(r"[ \t]*[-+] (?:Expected|Received)\b")
+"""An assertion diff's header line (one of the ``_LINE_START`` anchors)."""
 _DIFF_LINES = 100
 """The most lines of one assertion diff kept whole (the rest folds like noise)."""
 _SHORT_GAP = 2
@@ -162,7 +163,8 @@ def compress_log(
     keep[body:] = b"\x01" * (total - body)  # the footer, or the final summary
     _keep_traces(lines, _lines_matching(data, [(_TRACE, data)]), keep)
     verbatim = bytearray(total)
-    _keep_diffs(lines, _lines_matching(data, [(_DIFF_HEAD, data)]), keep, verbatim)
+    heads = [i for i in anchors if _DIFF_HEAD.match(lines[i])]  # no scan of its own
+    _keep_diffs(lines, heads, keep, verbatim)
 
     out: list[str] = []
     pos = 0
@@ -234,13 +236,9 @@ def _keep_diffs(lines: list[str], heads: list[int], keep: bytearray, verbatim: b
     total = len(lines)
     for head in heads:
         i = head + 1
-        while i < total and i <= head + 3 and (not lines[i].strip() or _is_diff_head(lines[i])):
+        while i < total and i <= head + 3 and (not lines[i].strip() or _DIFF_HEAD.match(lines[i])):
             i += 1
         end = i
         while end < total and end - head < _DIFF_LINES and lines[end].strip():
             end += 1
         keep[head:end] = verbatim[head:end] = b"\x01" * (end - head)
-
-
-def _is_diff_head(line: str) -> bool:
-    return _DIFF_HEAD.match(b"\n" + line.encode("utf-8", "replace")) is not None
