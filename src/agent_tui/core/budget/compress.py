@@ -9,8 +9,8 @@ Lines are of three kinds (seed s04):
 
 An assertion diff (jest / vitest: ``- Expected`` / ``+ Received``, then the diff up to a blank
 line) is kept whole and as it is: its ``-``/``+`` lines differ only by numbers, and those
-numbers are the point. The last ``tail_lines`` lines (run_shell's footer: its
-exit code, a sandbox refusal) are always kept as they are.
+numbers are the point. The last ``tail_lines`` lines (run_shell's footer: its exit code, a
+sandbox refusal) are always kept as they are.
 
 Terminal escape sequences (colours, cursor moves: ``core.ansi``) are stripped first, so a
 coloured log is folded as its plain text is, and the compressed text is plain.
