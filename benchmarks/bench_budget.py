@@ -1,4 +1,4 @@
-"""Output-budget benchmarks: spilling, paging a huge spill, log compression.
+"""Output-budget benchmarks: a big command output, spilling, paging a huge spill, compression.
 
 Run from the repository root::
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import resource
 import shutil
@@ -22,12 +23,20 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from agent_tui.core.agent import Agent
 from agent_tui.core.budget import BudgetSettings, PendingResult, SpillStore, apply_budget
 from agent_tui.core.budget.compress import compress_log
 from agent_tui.core.budget.index import index_path
+from agent_tui.core.budget.raw import RawOutput
+from agent_tui.core.budget.store import SpillRecord
+from agent_tui.core.permissions import SimplePolicy
+from agent_tui.core.providers.script import ScriptProvider
+from agent_tui.core.settings import Settings
+from agent_tui.core.tools import ToolRegistry
 from agent_tui.core.tools.base import ToolContext
-from agent_tui.core.tools.builtin import read_file
+from agent_tui.core.tools.builtin import read_file, run_shell
 
 MB = 1_000_000
 
@@ -57,6 +66,16 @@ def vitest_like_log(size: int) -> str:
     return (text * (size // len(text) + 1))[:size]
 
 
+def coloured(text: str) -> str:
+    """``text`` as a test runner forced to colour prints it (vitest with FORCE_COLOR=1)."""
+    return (
+        text.replace("✓", "\x1b[32m✓\x1b[39m")
+        .replace(" > ", "\x1b[2m > \x1b[22m")
+        .replace(" FAIL ", "\x1b[31m\x1b[1m\x1b[7m FAIL \x1b[27m\x1b[22m\x1b[39m")
+        .replace("AssertionError", "\x1b[31m\x1b[1mAssertionError\x1b[22m\x1b[39m")
+    )
+
+
 def median_ms(run: Callable[[], object], repeat: int) -> float:
     times = []
     for _ in range(repeat):
@@ -82,21 +101,78 @@ def report(label: str, value: str) -> None:
     print(f"| {label:<58} | {value:>22} |", flush=True)
 
 
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def bench_shell(root: Path, lines: int) -> None:
+    """``seq 1 N`` through the agent as the model would call it: run_shell (the output kept
+    in its spool file), log compression (nothing to fold), the budget, the spill of the exact
+    bytes. Run first: the peak RSS is then this part's."""
+    command = f"seq 1 {lines} | tee seq.txt"
+    call = {"id": "c", "name": "run_shell", "arguments": {"command": command}}
+    script = root / "script.json"
+    script.write_text(json.dumps({"turns": [{"tool_calls": [call]}, {"text": "done"}]}))
+    registry = ToolRegistry([run_shell.TOOL])
+    policy = SimplePolicy(["run_shell"])
+    agent = Agent(ScriptProvider(script), registry, root, policy=policy, settings=Settings())
+
+    async def run() -> list[Any]:  # progress events are not kept (a UI draws and drops them)
+        return [e async for e in agent.run("go") if e.type in ("spill", "tool_result")]
+
+    before = peak_rss_mb()
+    start = time.perf_counter()
+    events = asyncio.run(run())
+    seconds = time.perf_counter() - start
+    [spill] = [e for e in events if e.type == "spill"]
+    path = Path(spill.abs_path)
+    exact = path.read_bytes() == (root / "seq.txt").read_bytes()
+    mb = path.stat().st_size / MB
+    report(
+        f"run_shell seq 1 {lines:,} ({mb:,.0f} MB): run + budget + spill",
+        f"{seconds:,.1f} s{'' if exact else ' (NOT EXACT)'}",
+    )
+    report("  its peak RSS (Python itself included)", f"{max(before, peak_rss_mb()):,.0f} MB")
+    (root / "seq.txt").unlink()
+    path.unlink()
+
+
 def bench_spill(root: Path, size: int, repeat: int) -> None:
     text = lines_text(size)
     store = SpillStore(Path("spill"), root)
-    mb = len(text.encode()) / MB
-    ms = median_ms(lambda: store.write(text, "run_shell", "bench"), repeat)
-    report(
-        f"spill {mb:,.0f} MB output (write + index + fsync)",
-        f"{ms:,.1f} ms ({mb / ms * 1000:,.0f} MB/s)",
-    )
+    data = text.encode()
+    mb = len(data) / MB
+    raw = RawOutput(data)  # a command's exact bytes, read in 1 MiB chunks (run_shell's spool)
+    writes: dict[str, Callable[[], SpillRecord]] = {
+        "text": lambda: store.write(text, "run_shell", "bench"),
+        "raw": lambda: store.write_bytes(raw.chunks(), "run_shell", "bench"),
+    }
+    times: dict[str, list[float]] = {name: [] for name in writes}
+    for _ in range(repeat):  # alternating, each file removed before the next write
+        for name, write in writes.items():
+            start = time.perf_counter()
+            record = write()
+            times[name].append((time.perf_counter() - start) * 1000)
+            store.remove(record.path)
+    for name, label in (
+        ("text", f"spill {mb:,.0f} MB output (write + index + fsync)"),
+        ("raw", f"spill {mb:,.0f} MB of raw bytes (the same, decoded to count)"),
+    ):
+        ms = statistics.median(times[name])
+        report(label, f"{ms:,.1f} ms ({mb / ms * 1000:,.0f} MB/s)")
     if size <= 10 * MB:
         settings = BudgetSettings()
         ms = median_ms(
             lambda: apply_budget([PendingResult("c", "fetch", text)], settings, store), repeat
         )
         report(f"budget of a {mb:,.0f} MB result (excerpt + pointer + spill)", f"{ms:,.1f} ms")
+
+        def raw_budget() -> None:
+            pending = PendingResult("c", "fetch", text, raw=RawOutput(data))
+            apply_budget([pending], settings, store)
+
+        ms = median_ms(raw_budget, repeat)
+        report(f"budget of a {mb:,.0f} MB result spilled from its raw bytes", f"{ms:,.1f} ms")
     for path in store.files():
         store.remove(path)
 
@@ -147,7 +223,12 @@ def bench_huge(root: Path, size: int, repeat: int) -> None:
 
 
 def bench_compress(size: int, repeat: int) -> None:
-    for name, text in (("test log", vitest_like_log(size)), ("quiet output", lines_text(size))):
+    log = vitest_like_log(size)
+    for name, text in (
+        ("test log", log),
+        ("coloured test log", coloured(log)),
+        ("quiet output", lines_text(size)),
+    ):
         mb = len(text.encode()) / MB
         result = compress_log(text)
         ms = median_ms(lambda t=text: compress_log(t), repeat)
@@ -169,6 +250,7 @@ def main() -> int:
     print(f"| {'measure':<58} | {'result':>22} |")
     print(f"|{'-' * 60}|{'-' * 24}|")
     try:
+        bench_shell(root, int(30_000_000 * scale))
         bench_spill(root, int(2 * MB), repeat=9)
         bench_spill(root, int(200 * MB * scale), repeat=3)
         bench_huge(root, int(args.huge_gb * 1e9 * scale), repeat=9)

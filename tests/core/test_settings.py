@@ -7,12 +7,18 @@ from pathlib import Path
 
 import pytest
 
+from agent_tui.core.agent import Agent
+from agent_tui.core.permissions import SimplePolicy
+from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.settings import (
     Settings,
     load_settings,
     local_settings_path,
     project_settings_path,
 )
+from agent_tui.core.tools import ToolRegistry
+from agent_tui.core.tools.builtin import run_shell
+from tests.core.helpers import collect, of_type, write_script
 
 
 @pytest.fixture
@@ -137,3 +143,35 @@ def test_an_unreadable_file_is_reported(workspace: Path, user_file: Path) -> Non
     [problem] = load_settings(workspace).problems
     assert problem.path == user_file
     assert "cannot be read" in problem.message
+
+
+def test_shell_color_is_off_unless_a_file_turns_it_on(
+    workspace: Path, user_file: Path, project_file: Path
+) -> None:
+    assert load_settings(workspace).settings.shell.color is False
+    project_file.write_text(json.dumps({"shell": {"color": True}}))
+    loaded = load_settings(workspace)
+    assert loaded.problems == []
+    assert loaded.settings.shell.color is True
+    project_file.write_text(json.dumps({"shell": {"colour": True}}))
+    [problem] = load_settings(workspace).problems
+    assert "$.shell.colour: unknown field" in problem.message
+
+
+async def test_shell_color_reaches_the_commands(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FORCE_COLOR", "1")  # the user's own environment
+    on = Settings.model_validate({"shell": {"color": True}})
+    for settings, seen in ((Settings(), "0"), (on, "1")):
+        call = {"id": "c", "name": "run_shell", "arguments": {"command": "echo $FORCE_COLOR"}}
+        script = write_script(workspace / "s.json", [{"tool_calls": [call]}, {"text": "ok"}])
+        agent = Agent(
+            ScriptProvider(script),
+            ToolRegistry([run_shell.TOOL]),
+            workspace,
+            policy=SimplePolicy(["run_shell"]),
+            settings=settings,
+        )
+        [result] = of_type(await collect(agent, "go"), "tool_result")
+        assert result.content == f"{seen}\n[exit code 0]"

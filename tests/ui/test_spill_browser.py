@@ -4,6 +4,7 @@ refused paths; paging, goto, end, search, copy and window size; live updates; de
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from agent_tui.core.agent import Agent
+from agent_tui.core.browse import open_reader, window_text
 from agent_tui.core.browse import search as search_module
 from agent_tui.core.budget.index import index_path
 from agent_tui.core.budget.store import SpillRecord, SpillStore
@@ -460,6 +462,35 @@ async def test_a_spill_without_index_in_the_list_shows_the_error_state(tmp_path:
         assert browser.view.error.kind == "not_indexed"
         await pilot.press("G")  # nothing to page: the keys are disabled, nothing breaks
         assert browser.has_class("-error")
+
+
+async def test_a_spill_of_bytes_that_are_not_utf8_pages_to_its_end(tmp_path: Path) -> None:
+    """A command's exact bytes (random ones here: NULs, escapes, invalid UTF-8, CRs) open,
+    page and jump to the end; what is not UTF-8 is drawn as U+FFFD, as read_file shows it."""
+    agent = make_agent(tmp_path, [])
+    data = random.Random(7).randbytes(300_000)
+    record = store_of(agent).write_bytes([data], "run_shell", "r", WHEN)
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        browser = await open_browser(pilot, record.shown)
+        await pilot.press("pagedown", "G")
+        window = browser.view.window
+        assert window is not None
+        assert window.at_end
+        assert window.total == record.lines
+        last = data.rsplit(b"\n", 1)[1].decode("utf-8", "replace")
+        assert last
+        assert browser.viewer.rows[-1].text == last[: len(browser.viewer.rows[-1].text)]
+        shown = "".join(row.text for row in browser.viewer.rows)
+        assert "\ufffd" in shown
+        await pilot.press("y")
+        assert app.clipboard == window_text_of(record, window)
+        assert not errors(app)
+
+
+def window_text_of(record: SpillRecord, window: Any) -> str:
+    with open_reader(record.path, record.shown) as reader:
+        return window_text(reader, window).text
 
 
 def test_rows_are_drawn_safely_and_matches_map_onto_them() -> None:

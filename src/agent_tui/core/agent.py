@@ -154,6 +154,7 @@ class Agent:
             store=self.spills,
             max_parallel=self.settings.executor.max_parallel,
             sandbox=SessionSandbox(self.settings.sandbox, cwd),
+            shell=self.settings.shell,
         )
         self.policy.use_sandbox(self.executor.sandbox)
         self.trust = trust

@@ -28,6 +28,7 @@ from agent_tui.core.budget.config import BudgetSettings
 from agent_tui.core.paths import config_dir
 from agent_tui.core.sandbox import SandboxSettings
 from agent_tui.core.schema_errors import format_validation_error
+from agent_tui.core.tools.config import ShellSettings
 
 IGNORED_FILE = "the whole file is ignored: the other settings files or the defaults apply"
 """What loading does with a settings file it cannot read (after the reason)."""
@@ -98,6 +99,7 @@ class Settings(BaseModel):
     ui: UISettings = Field(default_factory=UISettings)
     disclosure: DisclosureSettings = Field(default_factory=DisclosureSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    shell: ShellSettings = Field(default_factory=ShellSettings)
 
 
 SECTIONS: dict[str, type[BaseModel]] = {
@@ -106,6 +108,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "executor": ExecutorSettings,
     "ui": UISettings,
     "sandbox": SandboxSettings,
+    "shell": ShellSettings,
 }
 """Top-level keys and their models. Keys starting with ``$`` (``$schema``) are ignored."""
 USER_ONLY: dict[str, Callable[[dict[str, Any]], list[str]]] = {

@@ -8,12 +8,15 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_tui.core.ansi import strip_escapes
 from agent_tui.core.budget import BudgetSettings, PendingResult, SpillStore, apply_budget
 from agent_tui.core.budget.compress import compress_log
 from tests.core.budget.logs import pytest_log, python_traceback_log, vitest_log
 
 OMITTED = re.compile(r"^… \[([\d,]+) lines omitted: (\d+)-(\d+)\]$")
 FOLDED = re.compile(r"^(.*) \[×(\d+), lines (\d+)-(\d+)\]$")
+FIXTURE = Path(__file__).parent / "fixtures" / "vitest-colour.log"
+"""A real vitest 1.6 run with FORCE_COLOR=1: 360 passing tests, one failing with its diff."""
 ERRORISH = re.compile(r"error|failed|failure|exception|traceback|\bFAIL\b|^E {2}", re.I)
 
 
@@ -66,6 +69,76 @@ def test_a_pytest_log_keeps_the_failure_and_the_summary() -> None:
     ):
         assert needle in result.text.split("\n")
     assert "test_case_100 PASSED" not in result.text
+
+
+def test_a_coloured_log_keeps_its_assertion_diff_as_its_plain_text_does() -> None:
+    """Escape codes hid the anchors (``\x1b[31m\x1b[1m\x1b[7m FAIL`` does not start with
+    FAIL): the 402-line coloured log was cut to 18 lines without ``+ Received``."""
+    coloured = FIXTURE.read_text(encoding="utf-8").removesuffix("\n") + "\n[exit code 1]"
+    assert coloured.count("\x1b[") > 1000
+    plain = strip_escapes(coloured)
+    result, of_plain = compress_log(coloured), compress_log(plain)
+    assert result.compressed
+    assert result.text == of_plain.text  # the model reads plain text
+    assert "\x1b" not in result.text
+    kept = result.text.split("\n")
+    diff = kept[kept.index("- Expected") :][:14]
+    assert diff == [
+        "- Expected",
+        "+ Received",
+        "",
+        "  Object {",
+        '    "a": 1,',
+        '    "b": Array [',
+        "      1,",
+        "      2,",
+        "-     4,",
+        "+     3,",
+        "    ],",
+        '-   "c": "y",',
+        '+   "c": "x",',
+        "  }",
+    ]
+    assert " FAIL  src/module_17.test.js > module 17 > merges settings" in kept
+    assert "      Tests  1 failed | 360 passed (361)" in kept
+    assert kept[-1] == "[exit code 1]"
+    assert expand(result.text, plain) == plain.split("\n")
+    assert result.output_lines < 40
+
+
+def test_a_jest_diff_is_kept_whole_up_to_its_blank_line() -> None:
+    noise = [f"  ✓ case {n} ({n % 9} ms)" for n in range(200)]
+    diff = [
+        "  ● merge › keeps order",
+        "",
+        "    expect(received).toEqual(expected) // deep equality",
+        "",
+        "    - Expected  - 2",
+        "    + Received  + 2",
+        "",
+        "      Array [",
+        *[f"        {n}," for n in range(12)],
+        "    -   12,",
+        "    +   13,",
+        "    -   14,",
+        "    +   15,",
+        "      ]",
+        "",
+    ]
+    log = "\n".join([*noise, *diff, *noise, "Tests: 1 failed, 400 passed", "[exit code 1]"])
+    kept = compress_log(log).text.split("\n")
+    start = kept.index("    - Expected  - 2")
+    assert kept[start : start + len(diff) - 5] == diff[4:-1]  # not folded: "0, [×12, …]"
+
+
+def test_the_footer_lines_are_kept_as_they_are() -> None:
+    lines = [f"[exit code {n}]" for n in range(2, 200)]  # near-duplicates of the footer
+    footer = ["[exit code 1]", "[blocked by the sandbox: /var/tmp/x is outside what it may write]"]
+    log = "\n".join(["ERROR: broke", *lines, *footer])
+    result = compress_log(log, tail_lines=2)
+    assert result.compressed
+    assert result.text.endswith("\n" + "\n".join(footer))
+    assert expand(result.text, log) == log.split("\n")
 
 
 def test_a_traceback_is_kept_whole() -> None:
@@ -123,9 +196,10 @@ def test_any_log_folds_reversibly_and_keeps_every_error_line(lines: list[str]) -
         assert result.text == log
         return
     assert len(result.text) <= 0.85 * len(log)
-    assert expand(result.text, log) == log.split("\n")
+    plain = strip_escapes(log)  # what is folded: the text without escape codes
+    assert expand(result.text, plain) == plain.split("\n")
     kept = result.text.split("\n")
-    for line in log.split("\n"):
+    for line in plain.split("\n"):
         if "ERROR" in line or "FAILED" in line:
             assert line in kept or any(k.startswith(line + " [×") for k in kept)
 

@@ -20,9 +20,8 @@ COMMAND = f"{shlex.quote(sys.executable)} -c {shlex.quote(PROGRAM)}"
 
 
 def expected_output() -> str:
-    """What run_shell returns for COMMAND: the output, then its exit-code footer."""
-    text = "".join(f"row {i}: id={i * 7} name=user_{i} status=active\n" for i in range(ROWS))
-    return text.removesuffix("\n") + "\n[exit code 0]"
+    """What COMMAND prints (what a spill of it holds; the model also reads the exit code)."""
+    return "".join(f"row {i}: id={i * 7} name=user_{i} status=active\n" for i in range(ROWS))
 
 
 def agent_tui(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -53,9 +52,14 @@ def test_a_2mb_shell_output_is_spilled_excerpted_and_read_back(workspace: Path) 
     # the model got an excerpt of about 2K characters and the pointer
     assert result.spill is not None
     assert result.spill.path == spill.path
-    assert (result.spill.chars, result.spill.lines) == (len(output), ROWS + 1)
+    assert (result.spill.chars, result.spill.lines) == (len(output), ROWS)
     assert 2_000 <= len(result.content) <= 2_800
     assert result.content.startswith("row 0: id=0 name=user_0 status=active\nrow 1: ")
+    # the exit code is not in the file: the excerpt keeps it, just above the pointer
+    excerpt, pointer = result.content.rsplit("\n", 1)
+    assert excerpt.endswith(f"row {ROWS - 1}: id={(ROWS - 1) * 7} name=user_{ROWS - 1} "
+                            "status=active\n[exit code 0]")  # fmt: skip
+    assert pointer.startswith("[Output too large for the context")
     assert spill.path in result.content
     assert f"{len(output):,} chars" in result.content
     assert "read_file(path=" in result.content
@@ -75,7 +79,7 @@ def test_a_2mb_shell_output_is_spilled_excerpted_and_read_back(workspace: Path) 
     assert rows[:5] == [f"{n:>6}\trow {n - 1}: id={(n - 1) * 7} name=user_{n - 1} status=active"
                         for n in range(20_000, 20_005)]  # fmt: skip
     assert rows[5] == (
-        f"[lines 20000-20004 of {ROWS + 1} — next: "
+        f"[lines 20000-20004 of {ROWS} — next: "
         f'read_file(path="{spill.path}", offset=20005, limit=5)]'
     )
     assert page.spill is None

@@ -66,6 +66,64 @@ def test_any_text_is_spilled_byte_for_byte_and_read_back_exactly(
         assert back == text
 
 
+# Bytes of every shape: valid UTF-8 (multi-byte characters that chunks may cut), invalid
+# sequences (a stray continuation byte, 0xff, a character cut short), CR, LF, NUL.
+_byte_piece = st.one_of(
+    st.binary(max_size=12),
+    st.sampled_from(
+        [b"\n", b"\r\n", b"\r", "é".encode(), "😀".encode(), b"\xff", b"\x80", b"\xe2\x82", b"\x00"]
+    ),
+    st.builds(lambda b, n: b * n, st.binary(min_size=1, max_size=3), st.integers(5, 60)),
+)
+_chunked = st.lists(st.lists(_byte_piece, max_size=8).map(b"".join), max_size=12)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(chunks=_chunked, limit=st.integers(1, 9), step=st.sampled_from([3, 8, 64]))
+def test_any_bytes_are_spilled_exactly_and_read_back_as_they_decode(
+    small_windows: None, chunks: list[bytes], limit: int, step: int
+) -> None:
+    """A command's raw output (``write_bytes``): the file is the bytes; the index counts the
+    characters they decode to (U+FFFD for what is not UTF-8), its checkpoints fall where that
+    decoding restarts, and read_file pages and char windows give exactly that text."""
+    data = b"".join(chunks)
+    text = data.decode("utf-8", "replace")
+    with tempfile.TemporaryDirectory() as tmp:
+        cwd = Path(tmp)
+        store = SpillStore(Path(".agent-spill"), cwd, durable=False, step=step)
+        record = store.write_bytes(chunks, "run_shell", "call_1")
+        assert record.path.read_bytes() == data
+        assert (record.chars, record.lines, record.bytes) == (
+            len(text),
+            count_lines(text),
+            len(data),
+        )
+        back = asyncio.run(read_back(ToolContext(cwd=cwd), record.shown, limit=limit))
+        assert back == text
+        with SpillReader.open(record.path) as reader:
+            for number, line in enumerate(text.split("\n")[: reader.lines], 1):
+                [row] = reader.rows(number, 1, 5)
+                assert (row.text, row.chars) == (line[:5], len(line))
+                for start in range(0, len(line), 4):
+                    assert reader.segment(number, start, 6).text == line[start : start + 6]
+
+
+def test_raw_bytes_deep_inside_a_huge_line_are_reached_from_a_checkpoint(tmp_path: Path) -> None:
+    data = b"".join(b"%08d\xff\xe2\x82\xac," % n for n in range(300_000))  # 4.2 MB, one line
+    text = data.decode("utf-8", "replace")
+    store = SpillStore(Path(".agent-spill"), tmp_path, durable=False)
+    chunks = [data[i : i + 100_003] for i in range(0, len(data), 100_003)]  # cut mid-character
+    record = store.write_bytes(chunks, "t", "c")
+    assert record.chars == len(text)
+    with SpillReader.open(record.path) as reader:
+        piece = reader.segment(1, len(text) - 100, 500)
+        assert piece.text == text[-100:]
+        assert piece.line_chars == len(text)
+        assert reader.bytes_read < 600_000  # a checkpoint away, not the whole line
+
+
 async def test_crlf_and_any_bytes_of_utf8_are_kept(tmp_path: Path) -> None:
     text = "a\r\nb\r\n\r\nc\rd\u2028e\x00\n"
     record = SpillStore(Path(".agent-spill"), tmp_path).write(text, "t", "c")

@@ -262,6 +262,11 @@ async def test_what_the_sandbox_blocked_is_explained(lab: tuple[Path, Path], ser
     assert "outside what commands may write" in write.facts.blocked
     assert '"allow_write"' in write.facts.blocked
     assert write.content.rstrip().endswith(f"[{write.facts.blocked}]")  # the model reads it too
+    # it belongs with the exit code to the footer, which a spill does not hold (the command's
+    # own bytes) and every excerpt keeps
+    assert write.footer == f"[exit code {write.facts.exit_code}]\n[{write.facts.blocked}]"
+    assert write.raw is not None
+    assert b"blocked by the sandbox" not in write.raw.read()
     private = await _run(work, f"echo x > {outside}/f.txt")  # tmp_path is below /tmp
     assert private.facts.blocked is not None
     assert "theirs is private" in private.facts.blocked

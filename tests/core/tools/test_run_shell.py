@@ -2,7 +2,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 import signal
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,7 @@ import pytest
 from agent_tui.core.tools.base import ProgressUpdate, ToolContext
 from agent_tui.core.tools.builtin import run_shell
 from agent_tui.core.tools.builtin.run_shell import TOOL, RunShellInput
+from agent_tui.core.tools.config import ShellSettings
 from agent_tui.core.tools.errors import ToolFailure
 
 
@@ -176,6 +179,8 @@ async def test_runaway_output_keeps_head_and_tail(
     assert "bytes of output omitted" in out.content
     assert out.content.endswith("\n99999\n100000\n[exit code 0]")
     assert len(out.content) < 400
+    assert out.raw is not None  # what a spill would hold: the same, without the footer
+    assert out.raw.read().decode() == out.content.removesuffix("[exit code 0]")
 
 
 async def test_large_output_is_kept_whole_through_the_spool_file(
@@ -190,6 +195,74 @@ async def test_large_output_is_kept_whole_through_the_spool_file(
 async def test_crlf_and_invalid_bytes_are_kept(shell_ctx: ToolContext) -> None:
     out = await run(shell_ctx, "printf 'a\\r\\nb\\r\\n\\xff\\n'")
     assert out.content == "a\r\nb\r\n\ufffd\n[exit code 0]"
+    # the exact bytes go with the text, for a spill: no U+FFFD, the last CR and LF, no footer
+    assert out.raw is not None
+    assert out.raw.read() == b"a\r\nb\r\n\xff\n"
+    assert out.footer == "[exit code 0]"
+
+
+async def test_the_raw_bytes_of_a_big_output_stay_in_the_spool_file(
+    shell_ctx: ToolContext, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(run_shell, "SPOOL_BYTES", 1024)
+    out = await run(shell_ctx, "seq 1 200000 | tee copy.txt; exit 3")
+    assert out.raw is not None
+    assert out.raw.size == (tmp_path / "copy.txt").stat().st_size
+    assert out.raw.read() == (tmp_path / "copy.txt").read_bytes()
+    assert out.footer == "[exit code 3]"
+    assert out.content.endswith("\n200000\n[exit code 3]")
+    out.raw.close()
+    assert out.raw.closed
+
+
+async def test_the_model_reads_output_without_escape_codes(
+    shell_ctx: ToolContext, recorder: Recorder
+) -> None:
+    command = r"printf '\033[31m\033[1mFAIL\033[22m\033[39m x\r\n\033]8;;https://e.x\033\\link\033]8;;\033\\\n'"
+    out = await run(shell_ctx, command)
+    assert out.content == "FAIL x\r\nlink\n[exit code 0]"
+    assert recorder.lines == ["FAIL x", "link"]  # the card's live lines too
+    assert out.raw is not None
+    assert out.raw.read() == (
+        b"\x1b[31m\x1b[1mFAIL\x1b[22m\x1b[39m x\r\n\x1b]8;;https://e.x\x1b\\link\x1b]8;;\x1b\\\n"
+    )
+
+
+_COLOUR = 'echo "${NO_COLOR-unset} ${FORCE_COLOR-unset} ${CLICOLOR-unset} ${CLICOLOR_FORCE-unset}"'
+
+
+async def test_commands_are_told_not_to_colour_unless_the_settings_allow_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FORCE_COLOR", "3")  # what a user's own shell may export
+    monkeypatch.setenv("CLICOLOR_FORCE", "1")
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("CLICOLOR", raising=False)
+    out = await run(ToolContext(cwd=tmp_path), _COLOUR)
+    assert out.content == "1 0 0 unset\n[exit code 0]"
+    coloured = ToolContext(cwd=tmp_path, shell=ShellSettings(color=True))
+    out = await run(coloured, _COLOUR)
+    assert out.content == "unset 3 unset 1\n[exit code 0]"
+
+
+async def test_a_test_runner_forced_to_colour_by_the_users_env_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FORCE_COLOR", "1")  # pytest colours a pipe when this is set…
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("PY_COLORS", raising=False)
+    (tmp_path / "test_x.py").write_text("def test_a():\n    assert 1 == 2\n")
+    pytest_ = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 {shlex.quote(sys.executable)} -m pytest"
+    command = f"{pytest_} -q -p no:cacheprovider test_x.py"
+    plain = await run(ToolContext(cwd=tmp_path), command)
+    assert plain.raw is not None
+    assert b"\x1b[" not in plain.raw.read()  # …unless NO_COLOR is set, which it reads first
+    assert "E       assert 1 == 2" in plain.content
+    coloured = await run(ToolContext(cwd=tmp_path, shell=ShellSettings(color=True)), command)
+    assert coloured.raw is not None
+    assert b"\x1b[" in coloured.raw.read()  # the spill keeps the colours…
+    assert "\x1b" not in coloured.content  # …the model never reads them
+    assert "E       assert 1 == 2" in coloured.content
 
 
 async def test_sigterm_ignored_is_killed_after_the_grace(

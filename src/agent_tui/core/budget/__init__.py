@@ -1,6 +1,7 @@
 """The output budget (seed s04): nothing a tool prints is lost, and the model sees a budget.
 
 - ``store``: spill files written byte for byte and atomically, with a sidecar line index;
+- ``raw``: a tool's exact output bytes, which a spill saves instead of the text the model reads;
 - ``reader``: windows of a spill file in time proportional to the window (read_file uses it);
 - ``excerpt``: head- or tail-heavy excerpts and the three-part pointer;
 - ``compress``: importance-based log folding before the budget;
@@ -12,6 +13,7 @@ from agent_tui.core.budget.cleanup import CleanupReport, collect_spills
 from agent_tui.core.budget.compress import Compressed, compress_log
 from agent_tui.core.budget.config import BudgetSettings, LogCompressionSettings
 from agent_tui.core.budget.excerpt import count_lines, excerpt
+from agent_tui.core.budget.raw import RawOutput
 from agent_tui.core.budget.reader import SpillReader
 from agent_tui.core.budget.store import SpillRecord, SpillStore
 from agent_tui.core.budget.turn import (
@@ -30,6 +32,7 @@ __all__ = [
     "Compressed",
     "LogCompressionSettings",
     "PendingResult",
+    "RawOutput",
     "SpillNotice",
     "SpillReader",
     "SpillRecord",

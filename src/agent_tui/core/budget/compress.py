@@ -7,6 +7,14 @@ Lines are of three kinds (seed s04):
 - *trace*: stack frames; a block of them is kept whole when it touches a kept line;
 - *noise*: the rest; a run of three or more is folded into ``… [N lines omitted: a-b]``.
 
+An assertion diff (jest / vitest: ``- Expected`` / ``+ Received``, then the diff up to a blank
+line) is kept whole and as it is: its ``-``/``+`` lines differ only by numbers, and those
+numbers are the point. The last ``tail_lines`` lines (run_shell's footer: its exit code, a
+sandbox refusal) are always kept as they are.
+
+Terminal escape sequences (colours, cursor moves: ``core.ansi``) are stripped first, so a
+coloured log is folded as its plain text is, and the compressed text is plain.
+
 Kept lines that differ only by numbers, hex or durations are folded into the first of them
 plus ``[×N, lines a-b]`` (error lines only when identical, so no error is lost). The output is
 left untouched when it is short, has no anchor at all (nothing to keep: a plain excerpt says
@@ -23,6 +31,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from agent_tui.core.ansi import strip_escapes
+
 # The scan works on the UTF-8 bytes with a "\n" put in front, so every line starts after a
 # "\n" and line-start patterns are searched from that literal (fast) instead of with ^.
 # Keywords are searched in an ASCII-lowered copy (same length, so the same offsets).
@@ -34,7 +44,8 @@ _LINE_START = re.compile(
     rb"\n[ \t]*(?:FAIL|PASS|FAILED|ERROR)\b"  # jest/vitest verdicts, pytest summary lines
     rb"|\n[ \t]*(?:Tests?:?|Test Files)[ \t]"  # jest "Tests: 1 failed", vitest "Test Files"
     rb"|\n[ \t]*(?:\xc3\x97|\xe2\x9c\x97|\xe2\x9c\x95|\xe2\x9c\x98)[ \t]"  # × ✗ ✕ ✘: a failed test
-    rb"|\n[ \t]*[-+] (?:Expected|Received)\b"  # jest / vitest assertion diffs
+    # jest / vitest assertion diffs ("- Expected" / "+ Received"), jest's "Expected: 4"
+    rb"|\n[ \t]*(?:[-+] (?:Expected|Received)\b|(?:Expected|Received):)"
     rb"|\nE {2,}\S"  # pytest's explanation lines
     rb"|\n\[(?:exit code -?[1-9]|killed by signal)"  # run_shell's failure stamp
 )
@@ -46,6 +57,10 @@ _TRACE = re.compile(
     rb"|\n[ \t]*-->[ \t]"  # Rust
     rb"|\n[ \t]*\^+[ \t]*(?=\n|$)"  # a caret under the failing expression
 )
+_DIFF_HEAD = re.compile(r"[ \t]*[-+] (?:Expected|Received)\b")
+"""An assertion diff's header line (one of the ``_LINE_START`` anchors)."""
+_DIFF_LINES = 100
+"""The most lines of one assertion diff kept whole (the rest folds like noise)."""
 _SHORT_GAP = 2
 """Unkept runs this short are shown as they are (a fold marker would not be shorter)."""
 _PY_FRAME = re.compile(r'^\s*File ".*", line \d+')
@@ -114,12 +129,20 @@ def _fold_similar(lines: list[str], first: int, out: list[str]) -> None:
 
 
 def compress_log(
-    text: str, *, min_lines: int = 40, context: int = 2, min_savings: float = 0.15
+    text: str,
+    *,
+    min_lines: int = 40,
+    context: int = 2,
+    min_savings: float = 0.15,
+    tail_lines: int = 1,
 ) -> Compressed:
-    """Fold ``text`` by importance; ``compressed`` is False when it is returned unchanged."""
-    lines = text.split("\n")
-    total = len(lines)
-    unchanged = Compressed(text, False, total, total, 0.0)
+    """Fold ``text`` by importance; ``compressed`` is False when it is returned unchanged.
+
+    The last ``tail_lines`` lines (at least one) are kept as they are, never folded."""
+    original = text
+    text = strip_escapes(text)
+    total = text.count("\n") + 1
+    unchanged = Compressed(original, False, total, total, 0.0)
     if total < min_lines:
         return unchanged
     data = b"\n" + text.encode("utf-8", "replace")
@@ -131,31 +154,37 @@ def compress_log(
     anchors = _lines_matching(data, searches)
     if not anchors:
         return unchanged
+    lines = text.split("\n")  # only now: a quiet output of 30 M lines is never split
     keep = bytearray(total)
     for i in anchors:
         lo, hi = max(0, i - context), min(total, i + context + 1)
         keep[lo:hi] = b"\x01" * (hi - lo)
-    keep[total - 1] = 1  # the last line: run_shell's exit stamp or the final summary
+    body = total - min(max(tail_lines, 1), total)
+    keep[body:] = b"\x01" * (total - body)  # the footer, or the final summary
     _keep_traces(lines, _lines_matching(data, [(_TRACE, data)]), keep)
+    verbatim = bytearray(total)
+    heads = [i for i in anchors if _DIFF_HEAD.match(lines[i])]  # no scan of its own
+    _keep_diffs(lines, heads, keep, verbatim)
 
     out: list[str] = []
     pos = 0
-    while pos < total:
-        end = keep.find(0, pos)
-        end = total if end == -1 else end
+    while pos < body:
+        end = keep.find(0, pos, body)
+        end = body if end == -1 else end
         if end > pos:
-            _fold_similar(lines[pos:end], pos, out)
-        if end >= total:
+            _add_kept(lines, pos, end, verbatim, out)
+        if end >= body:
             break
-        nxt = keep.find(1, end)
-        nxt = total if nxt == -1 else nxt
+        nxt = keep.find(1, end, body)
+        nxt = body if nxt == -1 else nxt
         if nxt - end > _SHORT_GAP:
             out.append(f"… [{nxt - end:,} lines omitted: {end + 1}-{nxt}]")
         else:
             out.extend(lines[end:nxt])
         pos = nxt
+    out.extend(lines[body:])
     result = "\n".join(out)
-    savings = 1 - len(result) / len(text) if text else 0.0
+    savings = 1 - len(result) / len(original) if original else 0.0
     if savings < min_savings:
         return unchanged
     return Compressed(result, True, total, len(out), savings)
@@ -184,3 +213,32 @@ def _keep_traces(lines: list[str], frames: list[int], keep: bytearray) -> None:
         if 1 in before or 1 in after:
             keep[first : last + 1] = b"\x01" * (last - first + 1)
         start = end + 1
+
+
+def _add_kept(lines: list[str], start: int, end: int, verbatim: bytearray, out: list[str]) -> None:
+    """Append kept lines ``start..end-1``: near-duplicates folded, but not ``verbatim`` ones."""
+    pos = start
+    while pos < end:
+        as_is = verbatim[pos]
+        nxt = verbatim.find(0 if as_is else 1, pos, end)
+        nxt = end if nxt == -1 else nxt
+        if as_is:
+            out.extend(lines[pos:nxt])
+        else:
+            _fold_similar(lines[pos:nxt], pos, out)
+        pos = nxt
+
+
+def _keep_diffs(lines: list[str], heads: list[int], keep: bytearray, verbatim: bytearray) -> None:
+    """Keep each assertion diff whole: its header lines (``- Expected`` / ``+ Received``),
+    the blank line after them, and the diff up to the next blank line (at most
+    ``_DIFF_LINES`` lines)."""
+    total = len(lines)
+    for head in heads:
+        i = head + 1
+        while i < total and i <= head + 3 and (not lines[i].strip() or _DIFF_HEAD.match(lines[i])):
+            i += 1
+        end = i
+        while end < total and end - head < _DIFF_LINES and lines[end].strip():
+            end += 1
+        keep[head:end] = verbatim[head:end] = b"\x01" * (end - head)

@@ -6,13 +6,18 @@ Layout (little-endian ``uint64`` everywhere)::
                  meta bytes
     line starts  one entry per ``\\n`` in the data: the byte offset just after it
     checkpoints  (line, char in line, byte offset) triples inside long lines, every ``step``
-                 characters of the text, so a character position deep inside a huge line is
-                 reached without decoding the line from its start
+                 characters of the text (every ``step`` bytes of raw bytes), so a character
+                 position deep inside a huge line is reached without decoding the line from
+                 its start
     meta         what the spill is the output of (``SpillMeta``: the call's input summary), a
                  small UTF-8 JSON object
 
 Indexes written before the meta existed (magic ``AGTSPIX1``: no meta field, no meta) are read
 as they are, with an empty ``SpillMeta``.
+
+Characters are those of the data decoded as UTF-8 with U+FFFD for what is not UTF-8 (the
+data is a tool's exact bytes, which need not be text); a checkpoint's byte offset is always
+where that decoding can restart, so decoding from it gives the same characters.
 
 Line ``n`` (1-based) starts at 0 for ``n == 1``, else at line-starts entry ``n - 2``. The
 reader never loads the tables: it ``pread``s the entries it needs, so paging the last window
@@ -23,6 +28,7 @@ file like any other).
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import re
@@ -99,10 +105,12 @@ def _unpack(data: bytes) -> array[int]:
 
 
 class IndexBuilder:
-    """Builds the index while the text is written, piece by piece, into ``out``.
+    """Builds the index while the data is written, piece by piece, into ``out``.
 
-    ``feed`` takes consecutive pieces of the text with their UTF-8 bytes; a piece must not
-    cross a multiple of ``step`` characters (the writer cuts pieces there).
+    Either ``feed`` takes consecutive pieces of a text with their UTF-8 bytes, a piece not
+    crossing a multiple of ``step`` characters, or ``feed_raw`` takes consecutive pieces of
+    any bytes, a piece not crossing a multiple of ``step`` bytes (the writer cuts pieces
+    there); one builder does not mix them.
     """
 
     def __init__(self, out: BinaryIO, step: int = STEP) -> None:
@@ -115,6 +123,7 @@ class IndexBuilder:
         self._last_start = 0
         self._starts = array("Q")
         self._checkpoints = array("Q")
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         out.write(bytes(HEADER.size))
 
     def feed(self, piece: str, data: bytes) -> None:
@@ -136,12 +145,38 @@ class IndexBuilder:
             if in_line > 0:
                 self._checkpoints.extend((self.newlines + 1, in_line, self.bytes))
 
+    def feed_raw(self, data: bytes) -> None:
+        """Bytes that need not be UTF-8: characters are counted as they decode with U+FFFD
+        (a character cut between pieces is counted in the piece that completes it)."""
+        text = self._decoder.decode(data)
+        count = data.count(b"\n")
+        if count:
+            parts = data.split(b"\n")
+            offsets = accumulate(map(_plus_one, map(len, parts)), initial=self.bytes)
+            self._starts.extend(islice(offsets, 1, count + 1))
+            self.newlines += count
+            # a "\n" byte is never part of a character or of an undecodable sequence: the
+            # last one in the bytes is the last one in the text
+            self._line_start_char = self.chars + text.rfind("\n") + 1
+            self._last_start = self._starts[-1]
+            if len(self._starts) >= _FLUSH_ENTRIES:
+                self.out.write(_pack(self._starts))
+                self._starts = array("Q")
+        self.chars += len(text)
+        self.bytes += len(data)
+        if self.bytes % self.step == 0:
+            in_line = self.chars - self._line_start_char
+            if in_line > 0:  # where decoding restarts: before the bytes of an unfinished char
+                clean = self.bytes - len(self._decoder.getstate()[0])
+                self._checkpoints.extend((self.newlines + 1, in_line, clean))
+
     @property
     def lines(self) -> int:
         return self.newlines + (1 if self.bytes > self._last_start else 0)
 
     def finish(self, data_mtime_ns: int, meta: SpillMeta | None = None) -> None:
         """Write the rest of the tables, the meta and the header (``out`` must be seekable)."""
+        self.chars += len(self._decoder.decode(b"", final=True))  # raw bytes cut short
         lines = self.lines
         raw_meta = (meta or SpillMeta()).encode()
         self.out.write(_pack(self._starts))

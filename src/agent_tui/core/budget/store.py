@@ -8,11 +8,12 @@ One file per spilled call, named so a human can tell when and from what it came:
 The index also keeps what the output is of: the call's input in one line (its command, path
 or pattern), so the spill browser can say it once the transcript is gone.
 
-The text is written as its exact UTF-8 bytes (CRLF and every other character kept; a lone
-surrogate, which UTF-8 cannot hold, becomes ``?``), streamed in pieces so a huge output never
-exists twice in memory, into a temporary file that is renamed into place when complete. The
-sidecar index (``index.py``) is built during the same pass. A ``.gitignore`` keeps the
-directory out of version control.
+A text is written as its exact UTF-8 bytes (CRLF and every other character kept; a lone
+surrogate, which UTF-8 cannot hold, becomes ``?``); a tool's raw bytes (``RawOutput``: what a
+command wrote, valid UTF-8 or not) are written as they are. Either is streamed in pieces so a
+huge output never exists twice in memory, into a temporary file that is renamed into place
+when complete. The sidecar index (``index.py``) is built during the same pass. A
+``.gitignore`` keeps the directory out of version control.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import contextlib
 import os
 import re
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -128,6 +130,21 @@ class SpillStore:
             writer.write(text)
             return writer.commit()
 
+    def write_bytes(
+        self,
+        chunks: Iterable[bytes],
+        tool: str,
+        call_id: str,
+        when: datetime | None = None,
+        *,
+        summary: str = "",
+    ) -> SpillRecord:
+        """Save these bytes exactly (``RawOutput.chunks()``). Blocking: use a thread."""
+        with self.open_writer(tool, call_id, when, summary=summary) as writer:
+            for chunk in chunks:
+                writer.write_bytes(chunk)
+            return writer.commit()
+
     def files(self) -> list[Path]:
         """The spill files present, oldest name first."""
         try:
@@ -164,6 +181,7 @@ class SpillWriter:
         self._done = False
 
     def write(self, text: str) -> None:
+        """More of a text (not after ``write_bytes``)."""
         builder, step, pos, size = self._builder, self._builder.step, 0, len(text)
         while pos < size:
             room = step - builder.chars % step
@@ -171,6 +189,16 @@ class SpillWriter:
             data = piece.encode("utf-8", "replace")
             self._data.write(data)
             builder.feed(piece, data)
+            pos += len(piece)
+
+    def write_bytes(self, data: bytes) -> None:
+        """More bytes, written exactly as they are (not after ``write``)."""
+        builder, step, pos, size = self._builder, self._builder.step, 0, len(data)
+        while pos < size:
+            room = step - builder.bytes % step
+            piece = data[pos : pos + room]
+            self._data.write(piece)
+            builder.feed_raw(piece)
             pos += len(piece)
 
     def commit(self) -> SpillRecord:

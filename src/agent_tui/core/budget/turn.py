@@ -2,10 +2,15 @@
 
 Any tool's output enters as a ``PendingResult`` (built-ins now, MCP results later). Before the
 budget, a log (``settings.log_compression.tools``) is compressed; when that folds anything,
-the full text is spilled so nothing is lost. Then (seed s04): candidates sorted largest first;
-spill while a result exceeds ``per_result_chars`` or the turn exceeds ``per_turn_chars``; stop
-as soon as both hold. Results that limit themselves (read_file) are never candidates, nor are
-results an excerpt would not make smaller.
+the full output is spilled so nothing is lost. Then (seed s04): candidates sorted largest
+first; spill while a result exceeds ``per_result_chars`` or the turn exceeds
+``per_turn_chars``; stop as soon as both hold. Results that limit themselves (read_file) are
+never candidates, nor are results an excerpt would not make smaller.
+
+What a spill holds is the output's exact bytes when the tool gave them (``raw``: what a
+command wrote, without the footer the model reads), else its text; the pointer gives the size
+of that file. A footer (run_shell's exit code and sandbox lines) is kept whole at the end of
+every excerpt, right before the pointer.
 
 ``TurnBudget`` applies this incrementally, so results stream out as early as possible: a
 result that must be spilled given the results known so far must also be spilled once all are
@@ -18,19 +23,21 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Literal
 
 from agent_tui.core.budget.compress import Compressed, compress_log
 from agent_tui.core.budget.config import BudgetSettings
 from agent_tui.core.budget.excerpt import (
+    Excerpt,
     Mode,
     compression_note,
     count_lines,
     excerpt,
     spill_pointer,
 )
+from agent_tui.core.budget.raw import RawOutput
 from agent_tui.core.budget.store import SpillRecord, SpillStore
 
 log = logging.getLogger(__name__)
@@ -43,6 +50,8 @@ class PendingResult:
 
     ``text`` is the full output (for a failed call, its error message); ``frame`` turns the
     text, or its excerpt, into what the model reads (e.g. the structured error JSON).
+    ``raw`` is what a spill saves instead of ``text`` (``ToolOutput.raw``), ``footer`` the end
+    of ``text`` that every excerpt keeps (``ToolOutput.footer``).
     """
 
     call_id: str
@@ -54,6 +63,13 @@ class PendingResult:
     when: datetime = field(default_factory=lambda: datetime.now(UTC))
     summary: str = ""
     """The call's input in one line (``core.call_summary``): kept with a spill of the output."""
+    raw: RawOutput | None = None
+    footer: str = ""
+
+    @property
+    def tail_lines(self) -> int:
+        """Lines at the end that compression keeps as they are: the footer, or the last."""
+        return self.footer.count("\n") + 1 if self.footer else 1
 
 
 @dataclass
@@ -184,13 +200,12 @@ class TurnBudget:
             min_lines=config.min_lines,
             context=config.context,
             min_savings=config.min_savings,
+            tail_lines=pending.tail_lines,
         )
         if not result.compressed:
             return []
         try:
-            record = self.store.write(
-                pending.text, pending.tool, pending.call_id, pending.when, summary=pending.summary
-            )
+            record = self._save(pending)
         except OSError as exc:  # no spill, no folding: the plain budget still applies
             log.warning("could not spill %s output: %s", pending.tool, exc)
             return []
@@ -198,13 +213,46 @@ class TurnBudget:
         slot.note = "\n" + self._note(slot, record.shown)
         return [SpillNotice(record, "log_compression")]
 
+    def _save(self, pending: PendingResult) -> SpillRecord:
+        """Spill the output: its exact bytes when the tool gave them, else its text."""
+        if pending.raw is not None:
+            chunks = pending.raw.chunks()
+            return self.store.write_bytes(
+                chunks, pending.tool, pending.call_id, pending.when, summary=pending.summary
+            )
+        return self.store.write(
+            pending.text, pending.tool, pending.call_id, pending.when, summary=pending.summary
+        )
+
+    def _size(self, slot: _Slot) -> tuple[int, int]:
+        """(chars, lines) of the spill file; before it is written, numbers at least as long
+        (a raw output has no more characters than bytes, no more lines than its text)."""
+        if slot.record is not None:
+            return slot.record.chars, slot.record.lines
+        pending = slot.pending
+        chars = pending.raw.size if pending.raw is not None else len(pending.text)
+        return chars, count_lines(pending.text)
+
+    def _cut(self, slot: _Slot, text: str, *, line_numbers: bool = True) -> Excerpt:
+        """The excerpt of ``text`` (head or tail by the outcome), its footer kept whole."""
+        pending = slot.pending
+        mode: Mode = "tail" if pending.is_error else "head"
+        preview, footer = self.settings.preview_chars, pending.footer
+        if not footer or not text.endswith(f"\n{footer}"):
+            return excerpt(text, preview, mode, line_numbers=line_numbers)
+        body = text[: -len(footer) - 1]
+        size = max(preview // 2, preview - len(footer) - 1)
+        cut = excerpt(body, size, mode, line_numbers=line_numbers)
+        return replace(cut, text=f"{cut.text}\n{footer}")
+
     def _note(self, slot: _Slot, path: str) -> str:
-        text, result = slot.pending.text, slot.compressed
+        result = slot.compressed
         assert result is not None
+        chars, lines = self._size(slot)
         return compression_note(
             path,
-            len(text),
-            count_lines(text),
+            chars,
+            lines,
             slot.pending.tool,
             input_lines=result.input_lines,
             output_lines=result.output_lines,
@@ -213,16 +261,15 @@ class TurnBudget:
 
     def _spilled_content(self, slot: _Slot, path: str) -> str:
         pending = slot.pending
-        mode: Mode = "tail" if pending.is_error else "head"
-        preview = self.settings.preview_chars
         if slot.compressed is not None:
-            cut = excerpt(slot.body, preview, mode, line_numbers=False)
+            cut = self._cut(slot, slot.body, line_numbers=False)
             return slot.framed(f"{cut.text}\n{self._note(slot, path)}")
-        cut = excerpt(pending.text, preview, mode)
+        cut = self._cut(slot, pending.text)
+        chars, lines = self._size(slot)
         pointer = spill_pointer(
             path,
-            len(pending.text),
-            count_lines(pending.text),
+            chars,
+            lines,
             pending.tool,
             first_omitted=cut.first_omitted_line or None,
         )
@@ -243,13 +290,7 @@ class TurnBudget:
         pending, notices = slot.pending, []
         if slot.record is None:
             try:
-                slot.record = self.store.write(
-                    pending.text,
-                    pending.tool,
-                    pending.call_id,
-                    pending.when,
-                    summary=pending.summary,
-                )
+                slot.record = self._save(pending)
             except OSError as exc:
                 log.warning("could not spill %s output: %s", pending.tool, exc)
                 slot.content = self._unsaved(slot, exc)
@@ -262,9 +303,7 @@ class TurnBudget:
 
     def _unsaved(self, slot: _Slot, exc: OSError) -> str:
         pending = slot.pending
-        cut = excerpt(
-            pending.text, self.settings.preview_chars, "tail" if pending.is_error else "head"
-        )
+        cut = self._cut(slot, pending.text)
         reason = exc.strerror or str(exc)
         return slot.framed(
             f"{cut.text}\n[Output too large for the context ({len(pending.text):,} chars); saving "
@@ -274,6 +313,8 @@ class TurnBudget:
 
     def _result(self, slot: _Slot) -> BudgetedResult:
         pending = slot.pending
+        if pending.raw is not None:  # final: it will not be spilled now
+            pending.raw.close()
         return BudgetedResult(
             call_id=pending.call_id,
             tool=pending.tool,

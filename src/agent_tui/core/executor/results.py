@@ -85,6 +85,8 @@ class CallResults:
             is_error=output.is_error,
             spillable=not output.never_spill,
             summary=call_summary(call),
+            raw=output.raw,
+            footer=output.footer,
         )
         await self._add(plan, pending, make)
 

@@ -37,6 +37,7 @@ from agent_tui.core.executor.results import CallResults
 from agent_tui.core.permissions import Asker, PermissionPolicy
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
 from agent_tui.core.tools.base import NO_CHANGES, ProgressCallback, ProgressUpdate, ToolContext
+from agent_tui.core.tools.config import ShellSettings
 from agent_tui.core.tools.errors import ToolErrorInfo
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.registry import DispatchOutcome, ToolRegistry
@@ -63,6 +64,7 @@ class ToolExecutor:
         max_parallel: int = MAX_PARALLEL,
         on_transition: Listener | None = None,
         sandbox: SessionSandbox = UNCONFINED,
+        shell: ShellSettings | None = None,
     ) -> None:
         if max_parallel < 1:
             raise ValueError(f"max_parallel must be at least 1, not {max_parallel}")
@@ -76,6 +78,8 @@ class ToolExecutor:
         self.max_parallel = max_parallel
         self.sandbox = sandbox
         """Where run_shell's commands run."""
+        self.shell = shell or ShellSettings()
+        """How run_shell starts them."""
         self.on_transition = on_transition
         """Called on every lifecycle transition of every call (for the UI and tests)."""
         self.lifecycle = Lifecycle([])
@@ -188,6 +192,7 @@ class ToolExecutor:
             reads=self.policy.reads,
             sandbox=self.sandbox,
             changes=self.checkpoint.files if self.checkpoint is not None else NO_CHANGES,
+            shell=self.shell,
         )
 
 

@@ -193,6 +193,8 @@ class ToolServer:
         if outcome.error is not None:
             return result(outcome.error.to_model_text(), True)
         assert outcome.output is not None
+        if outcome.output.raw is not None:  # nothing is spilled here: the client gets the text
+            outcome.output.raw.close()
         return result(outcome.output.content, outcome.output.is_error)
 
     def refusal(self, prepared: PreparedCall, subject: Path | None) -> str | None:

@@ -16,8 +16,10 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from agent_tui.core.budget.raw import RawOutput
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
+from agent_tui.core.tools.config import ShellSettings
 from agent_tui.core.tools.errors import ToolErrorInfo
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
@@ -98,6 +100,14 @@ class ToolOutput:
     empty: the first line of ``content``."""
     facts: ResultFacts = field(default_factory=ResultFacts)
     """The same in numbers (lines, exit code, +/−, files…)."""
+    raw: RawOutput | None = None
+    """The exact bytes ``content`` was made from, when it is not simply them (run_shell: what
+    the command wrote; ``content`` is that decoded, escape codes stripped, plus the footer). A
+    spill saves these instead of ``content``, byte for byte; None: it saves ``content``."""
+    footer: str = ""
+    """The end of ``content`` (after a ``\n``) that says how the call ended — run_shell's
+    ``[exit code 1]`` and sandbox lines — and is not in ``raw``: an excerpt of a spilled or
+    compressed output always keeps it whole."""
 
 
 ProgressCallback = Callable[[ProgressUpdate], None]
@@ -152,6 +162,8 @@ class ToolContext:
     """Where ``run_shell`` runs its commands (``core.sandbox``)."""
     changes: FileChanges = NO_CHANGES
     """Told before and after each change a tool makes to a file (``ToolMeta.reports_changes``)."""
+    shell: ShellSettings = field(default_factory=ShellSettings)
+    """How ``run_shell`` starts them (the ``shell`` settings: colour or not)."""
 
     def resolve(self, path: str) -> Path:
         """A path argument resolved against the session cwd (``~`` expanded)."""

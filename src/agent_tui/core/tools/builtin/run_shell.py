@@ -1,4 +1,10 @@
-"""run_shell: one shell command in the session cwd, output streamed, whole process group managed."""
+"""run_shell: one shell command in the session cwd, output streamed, whole process group managed.
+
+The model reads the output decoded (U+FFFD for what is not UTF-8), without terminal escape
+codes, followed by a footer: the exit code and, when the sandbox refused something, a line
+saying what. The command's exact bytes go with it (``ToolOutput.raw``): a spill saves those,
+so the file is what the command wrote — no footer, no final newline removed, nothing decoded.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +21,8 @@ from pathlib import Path
 
 from pydantic import Field
 
+from agent_tui.core.ansi import strip_escapes
+from agent_tui.core.budget.raw import RawOutput
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.sandbox import aftercheck
 from agent_tui.core.sandbox.lifeline import lifeline_argv
@@ -45,6 +53,24 @@ TAIL_BYTES = 8 << 20  # past the cap: the last 8 MiB (the failure summary) are s
 log = logging.getLogger(__name__)
 
 CHILD_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "GIT_TERMINAL_PROMPT": "0"}
+NO_COLOR_ENV = {"NO_COLOR": "1", "FORCE_COLOR": "0", "CLICOLOR": "0", "NODE_DISABLE_COLORS": "1"}
+"""Colour off, for the conventions programs follow: no-color.org (most), FORCE_COLOR=0 (Node's
+chalk and supports-color, which ignore NO_COLOR; jest, vitest), CLICOLOR (BSD tools, Rust's
+anstream), NODE_DISABLE_COLORS (node itself)."""
+FORCE_COLOR_ENV = ("CLICOLOR_FORCE",)
+"""Removed with colour off: some programs (BSD ls) force colour when it is set at all."""
+
+
+def child_env(color: bool = False) -> dict[str, str]:
+    """The environment of a command: ours, with the non-interactive defaults of ``CHILD_ENV``
+    and, unless ``color`` (the ``shell.color`` setting), the colour-off hints."""
+    env = {**os.environ, **CHILD_ENV}
+    if not color:
+        env.update(NO_COLOR_ENV)
+        for name in FORCE_COLOR_ENV:
+            env.pop(name, None)
+    return env
+
 
 DESCRIPTION = f"""\
 Run a shell command (bash -c) in the working directory and return its output (stdout and \
@@ -75,7 +101,8 @@ class RunShellInput(ToolInput):
 class _Output:
     """Keeps the whole output (in memory up to ``SPOOL_BYTES``, then in a temporary file) and
     reports complete lines as batched progress. Only a runaway command producing more than
-    ``MAX_OUTPUT_BYTES`` loses its middle, and the text says how much."""
+    ``MAX_OUTPUT_BYTES`` loses its middle, and the output says how much (a line put between
+    the kept head and tail). ``raw`` hands the kept bytes over without copying them."""
 
     def __init__(self, progress: ProgressCallback) -> None:
         self._progress = progress
@@ -84,6 +111,8 @@ class _Output:
             max_size=SPOOL_BYTES, prefix="agent-tui-shell-"
         )
         self._kept_bytes = 0
+        self._sealed = False
+        self._handed_over = False
         self._tail = bytearray()
         self._total = 0
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
@@ -108,7 +137,9 @@ class _Output:
                 del self._tail[:-TAIL_BYTES]
         lines = (self._partial + self._decoder.decode(chunk)).split("\n")
         self._partial = lines.pop()[:PROGRESS_LINE_CHARS]
-        self._pending += [line.removesuffix("\r")[:PROGRESS_LINE_CHARS] for line in lines]
+        self._pending += [
+            strip_escapes(line.removesuffix("\r"))[:PROGRESS_LINE_CHARS] for line in lines
+        ]
         if not self._pending:
             return
         wait = PROGRESS_INTERVAL - (time.monotonic() - self._last_flush)
@@ -125,7 +156,7 @@ class _Output:
     def flush(self, final: bool = False) -> None:
         self.stop_timer()
         if final and self._partial:
-            self._pending.append(self._partial)
+            self._pending.append(strip_escapes(self._partial))
             self._partial = ""
         if self._pending:
             update = ProgressUpdate(lines=tuple(self._pending))
@@ -136,18 +167,36 @@ class _Output:
                 log.exception("run_shell progress callback failed")
         self._last_flush = time.monotonic()
 
+    def _seal(self) -> None:
+        """The output is complete: what was kept past the cap (a line saying how much was
+        left out, then the tail) goes after the kept bytes, so the file holds all there is."""
+        if self._sealed:
+            return
+        self._sealed = True
+        tail = bytes(self._tail[-TAIL_BYTES:])
+        self._tail = bytearray()
+        omitted = self._total - self._kept_bytes - len(tail)
+        self._kept.seek(0, os.SEEK_END)
+        if omitted:
+            line = f"\n[… {omitted:,} bytes of output omitted: over the 1 GiB limit …]\n"
+            self._kept.write(line.encode("utf-8"))
+        self._kept.write(tail)
+
     def text(self) -> str:
         """The output as text, every byte kept (CRLF too); invalid UTF-8 becomes U+FFFD."""
+        self._seal()
         self._kept.seek(0)
-        out = self._kept.read().decode("utf-8", errors="replace")
-        tail = bytes(self._tail[-TAIL_BYTES:])
-        omitted = self._total - self._kept_bytes - len(tail)
-        if omitted:
-            out += f"\n[… {omitted:,} bytes of output omitted: over the 1 GiB limit …]\n"
-        return out + tail.decode("utf-8", errors="replace")
+        return self._kept.read().decode("utf-8", errors="replace")
+
+    def raw(self) -> RawOutput:
+        """The output's exact bytes, handed over (``close`` then leaves them open)."""
+        self._seal()
+        self._handed_over = True
+        return RawOutput(self._kept)
 
     def close(self) -> None:
-        self._kept.close()
+        if not self._handed_over:
+            self._kept.close()
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
@@ -197,7 +246,7 @@ async def _spawn(command: str, ctx: ToolContext, stdout: int) -> asyncio.subproc
             stdin=asyncio.subprocess.DEVNULL,
             stdout=stdout,
             stderr=stdout,  # the same pipe: stdout and stderr interleave in write order
-            env={**os.environ, **CHILD_ENV},
+            env=child_env(ctx.shell.color),
             start_new_session=True,  # its own process group, killable as a whole
         )
     except OSError as exc:
@@ -246,7 +295,7 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
         if pump is not None:
             await asyncio.wait({pump}, timeout=DRAIN_GRACE)
         output.flush(final=True)
-        tail = output.text().rstrip("\r\n").split("\n")[-TAIL_LINES_ON_TIMEOUT:]
+        tail = strip_escapes(output.text()).rstrip("\r\n").split("\n")[-TAIL_LINES_ON_TIMEOUT:]
         output.close()
         moved = _sweep(watched, ctx)
         raise ToolFailure(
@@ -276,18 +325,23 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
         else:
             pipe.close()
     output.flush(final=True)
-    text = output.text()
-    output.close()
-    text = text.removesuffix("\n").removesuffix("\r") or "(no output)"
-    last = "" if code == 0 else first_line(_last_lines(text), 60)
-    blocked = _sweep(watched, ctx)
-    if shell is not None and code != 0 and blocked is None:
-        from agent_tui.core.sandbox.violations import explain
+    try:
+        text = strip_escapes(output.text())
+        text = text.removesuffix("\n").removesuffix("\r") or "(no output)"
+        last = "" if code == 0 else first_line(_last_lines(text), 60)
+        blocked = _sweep(watched, ctx)
+        if shell is not None and code != 0 and blocked is None:
+            from agent_tui.core.sandbox.violations import explain
 
-        blocked = explain(text, shell, ctx.cwd)
+            blocked = explain(text, shell, ctx.cwd)
+    except BaseException:
+        output.close()
+        raise
     footer = _footer(code) + (f"\n[{blocked}]" if blocked else "")
     return ToolOutput(
         f"{text}\n{footer}",
+        raw=output.raw(),
+        footer=footer,
         is_error=code != 0,
         data={"exit_code": code, "command": inp.command, "cwd": shown(ctx.cwd, ctx)},
         summary=f"exit {code}" + (f" · {last}" if last and not blocked else ""),
