@@ -3,12 +3,12 @@ any other key cancels."""
 
 from __future__ import annotations
 
-from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from agent_tui.ui.shell.key_question import KeyQuestion
 
 WHAT_BYPASS_DOES = (
     "Bypass runs every call without asking — file edits, shell commands, MCP tools — except "
@@ -18,7 +18,7 @@ WHAT_BYPASS_DOES = (
 )
 
 
-class BypassConfirm(ModalScreen[bool]):
+class BypassConfirm(KeyQuestion):
     """``y`` enters bypass (True); any other key (or a click) cancels (False). ``otherwise``
     says what cancelling does (``stay in plan mode``, ``switch to default instead``)."""
 
@@ -42,14 +42,9 @@ class BypassConfirm(ModalScreen[bool]):
     }
     """
 
-    AUTO_FOCUS = None
-    ARM_SECONDS = 0.25
-    """A y pressed sooner than this after the dialog opens is ignored (other keys cancel)."""
-
     def __init__(self, otherwise: str) -> None:
         super().__init__()
         self.otherwise = otherwise
-        self.armed = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as dialog:
@@ -63,20 +58,3 @@ class BypassConfirm(ModalScreen[bool]):
                 ),
                 id="keys",
             )
-
-    def on_mount(self) -> None:
-        self.set_timer(self.ARM_SECONDS, self._arm)
-
-    def _arm(self) -> None:
-        self.armed = True
-
-    def on_key(self, event: events.Key) -> None:
-        event.stop()
-        event.prevent_default()
-        if event.key == "y" and not self.armed:
-            return
-        self.dismiss(event.key == "y")
-
-    def on_click(self, event: events.Click) -> None:
-        event.stop()
-        self.dismiss(False)

@@ -8,14 +8,13 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from agent_tui.core.trust import TrustItem
+from agent_tui.ui.shell.key_question import KeyQuestion
 
 WHY = (
     "These come with the project (a repository can ship them), so they stay off until you "
@@ -31,7 +30,7 @@ def _shown(path: Path, workspace: Path) -> str:
         return str(path)
 
 
-class TrustDialog(ModalScreen[bool]):
+class TrustDialog(KeyQuestion):
     """True: trust every listed item; False: start without them."""
 
     DEFAULT_CSS = """
@@ -55,7 +54,7 @@ class TrustDialog(ModalScreen[bool]):
     }
     """
 
-    AUTO_FOCUS = None
+    YES_KEY = "t"
     ARM_SECONDS = 0.4
     """A ``t`` typed sooner than this after the dialog opens is ignored: a keystroke meant for
     the prompt must not trust a repository."""
@@ -64,7 +63,6 @@ class TrustDialog(ModalScreen[bool]):
         super().__init__()
         self.items = items
         self.workspace = workspace
-        self.armed = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as dialog:
@@ -105,19 +103,3 @@ class TrustDialog(ModalScreen[bool]):
                         Content.assemble("  ▸ default mode ", (item.name, "bold $warning"))
                     )
         return Content("\n").join(parts)
-
-    def on_mount(self) -> None:
-        self.set_timer(self.ARM_SECONDS, self._arm)
-
-    def _arm(self) -> None:
-        self.armed = True
-
-    def on_key(self, event: events.Key) -> None:
-        event.stop()
-        event.prevent_default()
-        if event.key == "t" and not self.armed:
-            return
-        self.dismiss(event.key == "t")
-
-    def on_click(self, event: events.Click) -> None:
-        event.stop()
