@@ -5,7 +5,6 @@ the file; escape codes stay in the file, out of the model's text."""
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 from typing import Any
 
@@ -118,8 +117,9 @@ async def test_seq_300000_spills_300000_lines(tmp_path: Path) -> None:
 async def test_a_coloured_failing_log_is_compressed_as_plain_text_and_spilled_coloured(
     tmp_path: Path,
 ) -> None:
-    command = f"cat {shlex.quote(str(FIXTURE))}; exit 1"
-    result, spill, _ = await run_command(tmp_path, command)
+    # in the workspace: the sandbox's /tmp is private, and a clean clone may live below /tmp
+    (tmp_path / "run.log").write_bytes(FIXTURE.read_bytes())
+    result, spill, _ = await run_command(tmp_path, "cat run.log; exit 1")
     assert spill.reason == "log_compression"
     assert bytes_of(spill.abs_path) == bytes_of(FIXTURE)  # colours and all
     body, pointer = excerpt_and_pointer(result.content)
