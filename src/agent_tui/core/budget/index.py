@@ -126,18 +126,25 @@ class IndexBuilder:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         out.write(bytes(HEADER.size))
 
-    def feed(self, piece: str, data: bytes) -> None:
+    def _lines(self, text: str, data: bytes) -> None:
+        """Record the line starts in ``data`` (``text`` is what it decodes to: a "\n" byte is
+        never part of a character or of an undecodable sequence, so the last one in the bytes
+        is the last one in the text)."""
         count = data.count(b"\n")
-        if count:
-            parts = data.split(b"\n")
-            offsets = accumulate(map(_plus_one, map(len, parts)), initial=self.bytes)
-            self._starts.extend(islice(offsets, 1, count + 1))
-            self.newlines += count
-            self._line_start_char = self.chars + piece.rfind("\n") + 1
-            self._last_start = self._starts[-1]
-            if len(self._starts) >= _FLUSH_ENTRIES:
-                self.out.write(_pack(self._starts))
-                self._starts = array("Q")
+        if not count:
+            return
+        parts = data.split(b"\n")
+        offsets = accumulate(map(_plus_one, map(len, parts)), initial=self.bytes)
+        self._starts.extend(islice(offsets, 1, count + 1))
+        self.newlines += count
+        self._line_start_char = self.chars + text.rfind("\n") + 1
+        self._last_start = self._starts[-1]
+        if len(self._starts) >= _FLUSH_ENTRIES:
+            self.out.write(_pack(self._starts))
+            self._starts = array("Q")
+
+    def feed(self, piece: str, data: bytes) -> None:
+        self._lines(piece, data)
         self.chars += len(piece)
         self.bytes += len(data)
         if self.chars % self.step == 0:
@@ -149,19 +156,7 @@ class IndexBuilder:
         """Bytes that need not be UTF-8: characters are counted as they decode with U+FFFD
         (a character cut between pieces is counted in the piece that completes it)."""
         text = self._decoder.decode(data)
-        count = data.count(b"\n")
-        if count:
-            parts = data.split(b"\n")
-            offsets = accumulate(map(_plus_one, map(len, parts)), initial=self.bytes)
-            self._starts.extend(islice(offsets, 1, count + 1))
-            self.newlines += count
-            # a "\n" byte is never part of a character or of an undecodable sequence: the
-            # last one in the bytes is the last one in the text
-            self._line_start_char = self.chars + text.rfind("\n") + 1
-            self._last_start = self._starts[-1]
-            if len(self._starts) >= _FLUSH_ENTRIES:
-                self.out.write(_pack(self._starts))
-                self._starts = array("Q")
+        self._lines(text, data)
         self.chars += len(text)
         self.bytes += len(data)
         if self.bytes % self.step == 0:
