@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from agent_tui import __version__
@@ -106,6 +107,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+BROKEN_PIPE_EXIT = 141
+"""The exit code when the reader of stdout went away (``agent-tui … | head``): 128 + SIGPIPE,
+what a shell reports for a program SIGPIPE ended, as git does."""
+
+
+def _quiet_broken_pipe(run: Callable[[Sequence[str] | None], int]) -> Callable[..., int]:
+    """Whoever reads the output closed the pipe: stop quietly, as a Unix tool does, rather
+    than with a traceback. Python flushes stdout once more at exit; pointing it at /dev/null
+    first keeps that flush from raising again."""
+
+    @functools.wraps(run)
+    def wrapped(argv: Sequence[str] | None = None) -> int:
+        try:
+            return run(argv)
+        except BrokenPipeError:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+            return BROKEN_PIPE_EXIT
+
+    return wrapped
+
+
 def _fail(message: str, code: int = 2) -> int:
     print(f"agent-tui: {message}", file=sys.stderr)
     return code
@@ -170,6 +194,7 @@ def _mcp_manager(
     return manager if tui or manager.configured or manager.problems else None
 
 
+@_quiet_broken_pipe
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["mcp"]:  # agent-tui mcp list|call|add|remove|serve
