@@ -204,5 +204,43 @@ def network_use(argv: list[str]) -> str | None:
         return "rsync to another host" if remote else None
     if not subcommands:
         return name
-    word = next((a for a in argv[1:] if not a.startswith("-")), None)
+    word = _subcommand(name, argv[1:])
     return f"{name} {word}" if word in subcommands else None
+
+
+NETWORK_GLOBAL_VALUED: dict[str, frozenset[str]] = {
+    "git": GIT_GLOBAL_VALUED,
+    "go": _set("-C"),
+    "pip": _set("--proxy --cache-dir --log --timeout --retries --cert --client-cert --python"),
+    "pip3": _set("--proxy --cache-dir --log --timeout --retries --cert --client-cert --python"),
+    "uv": _set("--directory --project --python -p --cache-dir --config-file --color"),
+    "poetry": _set("-C --directory -P --project"),
+    "npm": _set("--prefix -w --workspace --cache --userconfig --registry"),
+    "pnpm": _set("-C --dir --filter -F --store-dir --registry"),
+    "yarn": _set("--cwd --cache-folder --registry"),
+    "bun": _set("--cwd -c --config"),
+    "cargo": _set("-C -Z --config --color"),
+    "composer": _set("-d --working-dir"),
+    "apt": _set("-o -c -t"),
+    "apt-get": _set("-o -c -t"),
+}
+"""Options before the subcommand that take the next word as their value (``git -C dir fetch``:
+``dir`` is not the subcommand)."""
+
+
+def _subcommand(name: str, args: list[str]) -> str | None:
+    """The first word of ``args`` that is neither an option, an option's value, nor a
+    toolchain (``cargo +nightly install``)."""
+    valued = NETWORK_GLOBAL_VALUED.get(name, frozenset())
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+            continue
+        if arg.startswith("-"):
+            skip = arg in valued  # ``--git-dir=x`` carries its value
+            continue
+        if arg.startswith("+") and name == "cargo":
+            continue
+        return arg
+    return None
