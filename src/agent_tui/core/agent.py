@@ -228,6 +228,7 @@ class Agent:
         session = await asyncio.to_thread(self.sessions.new, self.cwd, self.provider.name)
         self.session, self.messages, self.usage = session, [], Usage()
         self.file_state.clear()  # what was read is no longer in the model's context
+        self.policy.forget_session()  # "allow for this session" meant the one that ended
         return self.describe()
 
     async def resume(self, path: Path) -> SessionStart:
@@ -238,6 +239,7 @@ class Agent:
         messages = list(session.messages)
         self.session, self.messages, self.usage = session, messages, session_usage(messages)
         self.file_state.clear()
+        self.policy.forget_session()
         return self.describe(session.problems())
 
     async def fork(self) -> SessionStart:

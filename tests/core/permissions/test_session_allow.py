@@ -145,3 +145,28 @@ async def test_through_the_agent_the_session_allow_lasts_the_session_only(
     fresh = _agent(cwd, [Approval(allowed=False), Approval(allowed=False)], asked_again)
     await collect(fresh, "go")
     assert asked_again == ["1", "2"]  # a new session asks again
+
+
+async def test_a_new_conversation_in_the_same_process_asks_again(tmp_path: Path) -> None:
+    """Ctrl+L / /clear: "allow for this session" meant the conversation that ended; "always"
+    stays. Resuming another session forgets the session allows too."""
+    cwd = _project(tmp_path)
+    pipeline = build_pipeline(cwd).pipeline
+    agent = Agent(
+        ScriptProvider(write_script(cwd / "script.json", [{"text": "hi"}])),
+        default_registry(),
+        cwd,
+        policy=pipeline,
+        system="test",
+    )
+    pipeline.remember(_request("git status"), Scope.SESSION)
+    pipeline.remember(_request("make test"), Scope.ALWAYS)
+    assert _decide(pipeline, "git status") == "allow"
+    await agent.new_session()
+    assert _decide(pipeline, "git status") == "ask"
+    assert _decide(pipeline, "make test") == "allow"
+    pipeline.remember(_request("git status"), Scope.SESSION)
+    assert agent.session is not None
+    await agent.resume(agent.session.path)
+    assert _decide(pipeline, "git status") == "ask"
+    assert _decide(pipeline, "make test") == "allow"

@@ -55,7 +55,11 @@ class PermissionPipeline:
         self.rules = rules or RuleSet()
         self.mode = mode
         self.session_allow: list[Rule] = []
-        """Rules the user allowed at the prompt ("for this session" or "always"), in memory."""
+        """Rules the user allowed at the prompt "for this session": in memory, until the
+        conversation ends (``forget_session``)."""
+        self.remembered: list[Rule] = []
+        """Rules the user allowed at the prompt "always": saved to the local settings by the
+        listeners, and kept in memory for as long as this pipeline lives."""
         self.on_remember: list[Any] = []
         """Called with the rules of each "always" (``setup`` saves them to a file)."""
         self.mode_chosen = False
@@ -125,23 +129,31 @@ class PermissionPipeline:
 
     def remember(self, request: ApprovalRequest, scope: Scope = Scope.ALWAYS) -> list[Rule]:
         """The user chose "allow for this session" or "always": allow the decision's suggested
-        rules from now on, in memory (``session_allow``: checked after every deny rule, like
-        any allow rule). Only ``ALWAYS`` tells the listeners, which save the rules to the local
-        project settings; ``SESSION`` writes nothing and ends with this pipeline."""
+        rules from now on, in memory (``session_allow`` or ``remembered``: checked after every
+        deny rule, like any allow rule). Only ``ALWAYS`` tells the listeners, which save the
+        rules to the local project settings; ``SESSION`` writes nothing and ends with the
+        conversation (``forget_session``)."""
         rules = list(self.decide(request).suggestions)
         if not rules:
             return []
-        self.session_allow.extend(rules)
         if scope is Scope.ALWAYS:
+            self.remembered.extend(rules)
             for callback in self.on_remember:
                 callback(rules)
+        else:
+            self.session_allow.extend(rules)
         return rules
+
+    def forget_session(self) -> None:
+        """The conversation ended (a new one, another session resumed): what was allowed "for
+        this session" asks again; what was allowed "always" stays."""
+        self.session_allow.clear()
 
     # -- rules --------------------------------------------------------------------------------
 
     @property
     def allow_rules(self) -> list[Rule]:
-        return [*self.rules.allow, *self.session_allow]
+        return [*self.rules.allow, *self.remembered, *self.session_allow]
 
     def rules_for(self, kind: str, tool: Tool[Any]) -> list[Rule]:
         pool = self.allow_rules if kind == "allow" else getattr(self.rules, kind)

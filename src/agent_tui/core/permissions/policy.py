@@ -91,6 +91,11 @@ class PermissionPolicy(Protocol):
         from now on, after the deny rules as any allow rule. Answers the rules allowed."""
         ...
 
+    def forget_session(self) -> None:
+        """The conversation ended (a new one, another session resumed): forget what the user
+        allowed for this session only (``SESSION``); ``ALWAYS`` allows stay."""
+        ...
+
     def set_mode(self, mode: Mode) -> None: ...
 
     def use_sandbox(self, sandbox: SessionSandbox) -> None:
@@ -120,6 +125,8 @@ class SimplePolicy:
 
     def __init__(self, allowed: Iterable[str] = ()) -> None:
         self.allowed = set(allowed)
+        self._session: set[str] = set()
+        """Names allowed for this session only."""
 
     def decide(self, request: ApprovalRequest) -> Decision:
         return self.explain(request.tool)
@@ -140,8 +147,15 @@ class SimplePolicy:
         )
 
     def remember(self, request: ApprovalRequest, scope: Scope = Scope.ALWAYS) -> list[Rule]:
-        self.allowed.add(request.tool.name)  # in memory, whatever the scope: nothing is saved
-        return [Rule(request.tool.name)]
+        name = request.tool.name
+        if name not in self.allowed and scope is Scope.SESSION:
+            self._session.add(name)
+        self.allowed.add(name)  # in memory, whatever the scope: nothing is saved
+        return [Rule(name)]
+
+    def forget_session(self) -> None:
+        self.allowed -= self._session
+        self._session.clear()
 
     def set_mode(self, mode: Mode) -> None:
         return None
