@@ -5,7 +5,9 @@ Each session is one file ``<data dir>/sessions/<UTC time>-<id>.jsonl``: a ``meta
 transcript message and one ``checkpoint`` line per checkpoint record (``core.checkpoints``),
 appended as they happen and ``fsync``-ed at the end of each turn. The file keeps the whole
 history: a rewind of the conversation is a record that cuts the transcript when the file is
-read, not a deletion. Beside the file, the directory of the same name holds the session's
+read, not a deletion, and a compaction (``compaction`` line, ``core.compaction``) is a record
+that folds its first messages into a summary when the file is read; the folded messages stay
+(``folded``). Beside the file, the directory of the same name holds the session's
 other files: ``blobs/``, the contents its checkpoints kept.
 
 An append is whole lines in one ``write``. If the write fails midway (disk full, a file size
@@ -33,6 +35,7 @@ from pydantic import ValidationError
 
 from agent_tui.core.checkpoints.blobs import BlobStore
 from agent_tui.core.checkpoints.records import ENTRY_ADAPTER, CheckpointEntry, Rewound
+from agent_tui.core.compaction import Compacted, summary_message
 from agent_tui.core.events import ToolErrorEvent
 from agent_tui.core.paths import data_dir
 from agent_tui.core.transcript import CallRecord, Message, ToolCall, Usage
@@ -40,7 +43,7 @@ from agent_tui.core.transcript import CallRecord, Message, ToolCall, Usage
 log = logging.getLogger(__name__)
 
 
-_ENTRY_START = re.compile(rb'\{"type": ?"(?:message|meta|checkpoint)"')
+_ENTRY_START = re.compile(rb'\{"type": ?"(?:message|meta|checkpoint|compaction)"')
 """Where a session line starts: a line an unfinished write left is followed, in files written
 before appends began on a fresh line, by a whole line on the same line."""
 
@@ -63,6 +66,10 @@ class SessionLog:
     """The checkpoint records, in the order they happened (``core.checkpoints.records``)."""
     forked_from: str | None = None
     """The id of the session this one was forked from."""
+    folded: list[Message] = field(default_factory=list)
+    """The messages compactions took out of the transcript, oldest first: still in the file,
+    shown above the summary when the session is resumed."""
+    compactions: list[Compacted] = field(default_factory=list)
     unsaved: list[str] = field(default_factory=list)
     """Message lines not written yet: the append failed (disk full, file size limit); each
     append, record and ``sync`` tries them again, first."""
@@ -108,6 +115,27 @@ class SessionLog:
             self.entries.append(entry)
             if isinstance(entry, Rewound) and entry.messages is not None:
                 del self.messages[entry.messages :]
+
+    def compact(self, record: Compacted) -> Message:
+        """Save a compaction and apply it: the first ``record.folded`` messages of the
+        transcript become the summary message (returned). ``OSError`` when the record could
+        not be saved: then nothing changed, in memory or in the file."""
+        line = json.dumps({"type": "compaction", "record": record.model_dump(mode="json")})
+        with self._lock:
+            self.unsaved.append(line + "\n")
+            failure = self._write()
+            if failure is not None:
+                self.unsaved.pop()
+                self._failed(failure)
+                raise failure
+            return self._fold(record)
+
+    def _fold(self, record: Compacted) -> Message:
+        summary = summary_message(record)
+        self.folded.extend(self.messages[: record.folded])
+        self.messages[: record.folded] = [summary]
+        self.compactions.append(record)
+        return summary
 
     def sync(self) -> None:
         """At the end of a turn: write what is unsaved and ``fsync`` the file, so the turn is
@@ -198,6 +226,8 @@ class SessionLog:
         meta: dict[str, Any] = {}
         messages: list[Message] = []
         entries: list[CheckpointEntry] = []
+        folded: list[Message] = []
+        compactions: list[Compacted] = []
         skipped = recovered = torn = 0
         data = path.read_bytes()
         lines = data.split(b"\n")
@@ -225,6 +255,12 @@ class SessionLog:
                     if isinstance(record, Rewound) and record.messages is not None:
                         # live, the transcript was whole (repaired) when it was cut
                         messages = repair(messages)[: record.messages]
+                elif kind == "compaction":
+                    compaction = Compacted.model_validate(entry.get("record"))
+                    messages = repair(messages)  # live, it was whole when it was folded
+                    folded.extend(messages[: compaction.folded])
+                    messages[: compaction.folded] = [summary_message(compaction)]
+                    compactions.append(compaction)
             except ValidationError:
                 skipped += 1
         if skipped:
@@ -241,6 +277,8 @@ class SessionLog:
             recovered=recovered,
             entries=entries,
             forked_from=meta.get("forked_from") or None,
+            folded=folded,
+            compactions=compactions,
         )
         session.messages = repair(messages)
         return session

@@ -71,6 +71,10 @@ class Message(BaseModel):
     turn: str | None = None
     """User messages: the id of the agent turn they began, which names its checkpoint records
     in the session file (``core.checkpoints``); None in transcripts older than checkpoints."""
+    folded: int = 0
+    """User messages: a compaction's summary, standing for this many earlier messages of the
+    transcript (``core.compaction``); they stay in the session file. 0: a message the user
+    wrote."""
 
     @field_validator("content", "tool_call_id", "name")
     @classmethod
