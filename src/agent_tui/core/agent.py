@@ -25,18 +25,26 @@ import secrets
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Collection, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 from agent_tui.core.budget import CleanupReport, SpillStore, collect_spills
 from agent_tui.core.budget.cleanup import GRACE_SECONDS
 from agent_tui.core.checkpoints.plan import Outside, outside_changes, start_of
 from agent_tui.core.checkpoints.records import Rewound, TurnStarted
 from agent_tui.core.checkpoints.turn import TurnCheckpoint, TurnRecorder, WorkspaceWatch
+from agent_tui.core.compaction import (
+    Compacted,
+    estimate_tokens,
+    fold_point,
+    is_context_overflow,
+    summarize,
+)
 from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.disclosure.marks import request_filters
 from agent_tui.core.events import (
     AssistantDelta,
     AssistantMessage,
+    CompactionEvent,
     ErrorEvent,
     Event,
     SessionStart,
@@ -80,6 +88,10 @@ from agent_tui.core.trust import ProjectTrust, TrustItem
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 DEFAULT_MAX_TURNS = 50
+DEFAULT_WINDOW = 128_000
+"""The context window assumed when nothing says what the model's is."""
+SUMMARY_MAX_TOKENS = 4096
+"""The most a compaction's summary may take (the summarizer asks for under 600 words)."""
 PROMPT_KEPT = 200
 """Characters of a prompt its ``TurnStarted`` record keeps (the transcript has it whole)."""
 
@@ -253,6 +265,121 @@ class Agent:
         fork = await asyncio.to_thread(self.sessions.fork, self.session)
         self.session, self.messages = fork, list(fork.messages)
         return self.describe()
+
+    # -- compaction ---------------------------------------------------------------------------
+
+    def context_window(self) -> int:
+        """The model's context window in tokens."""
+        return DEFAULT_WINDOW
+
+    async def compact(self, focus: str = "") -> AsyncIterator[Event]:
+        """Fold the conversation so far into a summary the model writes (``/compact``):
+        ``compaction`` events, start then end or failed. The transcript changes only once the
+        summary is written and saved; a failure leaves it as it was. ``AgentBusy`` during a
+        turn."""
+        self._idle("compact the conversation")
+        await self.settle()
+        self._interrupt.clear()
+        self.running = True
+        try:
+            async for event in self._compact(focus, "manual"):
+                yield event
+        finally:
+            self.running = False
+
+    async def _compact(
+        self, focus: str, reason: Literal["manual", "threshold", "overflow"]
+    ) -> AsyncGenerator[CompactionEvent, None]:
+        """Inside a turn (threshold, overflow) or for ``compact``; raises ``Interrupted``."""
+        end = fold_point(self.messages)
+        before = estimate_tokens(self.messages)
+        if end == 0:
+            yield CompactionEvent(
+                phase="failed",
+                reason=reason,
+                tokens_before=before,
+                message="Nothing to compact yet: the conversation is one exchange long.",
+            )
+            return
+        yield CompactionEvent(
+            phase="start",
+            reason=reason,
+            folded=end,
+            kept=len(self.messages) - end,
+            tokens_before=before,
+        )
+        try:
+            summary = await self._guard(
+                summarize(
+                    list(self.messages),
+                    end,
+                    self._summary_answer,
+                    window_tokens=self.context_window(),
+                    focus=focus,
+                )
+            )
+        except ProviderError as exc:
+            yield CompactionEvent(
+                phase="failed",
+                reason=reason,
+                tokens_before=before,
+                message=f"The summary request failed, so the conversation is unchanged: {exc}",
+            )
+            return
+        kept = list(self.messages[end:])
+        after = estimate_tokens([summary.message, *kept])
+        record = Compacted(
+            folded=end,
+            summary=summary.message.content,
+            auto=reason != "manual",
+            focus=focus,
+            at=_now(),
+            tokens_before=before,
+            tokens_after=after,
+        )
+        if self.session is not None:
+            try:
+                await asyncio.to_thread(self.session.compact, record)
+            except OSError as exc:
+                yield CompactionEvent(
+                    phase="failed",
+                    reason=reason,
+                    tokens_before=before,
+                    message=f"The session file could not record the compaction ({exc}), so "
+                    "the conversation is unchanged. Free some disk space and try again.",
+                )
+                return
+        self.messages[:end] = [summary.message]
+        self.file_state.clear()  # the model keeps a summary of what it read, not the text
+        yield CompactionEvent(
+            phase="end",
+            reason=reason,
+            folded=end,
+            kept=len(kept),
+            tokens_before=before,
+            tokens_after=after,
+            requests=summary.requests,
+            summary=summary.message.content,
+        )
+
+    async def _summary_answer(self, system: str, text: str) -> AsyncIterator[str]:
+        """One summarizer request to the session's model, its text streamed."""
+        request = ModelRequest(
+            system=system,
+            messages=[Message.user(text)],
+            tools=ToolRegistry(),
+            max_tokens=SUMMARY_MAX_TOKENS,
+            purpose="summary",
+        )
+        streamed = False
+        async for item in self.provider.stream(request):
+            if isinstance(item, TextDelta):
+                streamed = True
+                yield item.text
+            elif isinstance(item, Completion):
+                self.usage = self.usage + item.usage
+                if not streamed:
+                    yield item.text
 
     # -- checkpoints and rewind ---------------------------------------------------------------
 
@@ -506,6 +633,7 @@ class Agent:
         yield UserMessage(text=prompt)
         turns = 0
         final_text = ""
+        compacted = False  # after an overflow, once: a second overflow ends the turn
         try:
             if self.tool_sources:  # e.g. MCP servers still connecting (each has a deadline)
                 try:
@@ -551,7 +679,30 @@ class Agent:
                     yield TurnEnd(reason="interrupted", turns=turns, text=partial)
                     return
                 except ProviderError as exc:
-                    yield ErrorEvent(message=str(exc), where="provider", retryable=exc.retryable)
+                    overflow = is_context_overflow(str(exc), exc.status)
+                    if overflow and not compacted and not text_parts:
+                        # compact and send again, once
+                        compacted = True
+                        folded = False
+                        try:
+                            async for step in self._compact("", "overflow"):
+                                folded = folded or step.phase == "end"
+                                yield step
+                        except Interrupted:
+                            yield TurnEnd(reason="interrupted", turns=turns, text="")
+                            return
+                        if folded:
+                            turns -= 1
+                            continue
+                    said = str(exc)
+                    if overflow:
+                        said += (
+                            " — the conversation is larger than the model's context window"
+                            + (" even after compacting it" if compacted else "")
+                            + ". Start a new conversation (/clear), or rewind (/rewind) to "
+                            "before a turn that read large files."
+                        )
+                    yield ErrorEvent(message=said, where="provider", retryable=exc.retryable)
                     yield TurnEnd(reason="error", turns=turns, text="".join(text_parts))
                     return
                 finally:

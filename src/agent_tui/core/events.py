@@ -214,6 +214,28 @@ class UsageEvent(_Event):
     session: Usage
 
 
+class CompactionEvent(_Event):
+    """The conversation is being folded into a summary (``core.compaction``): ``phase`` start,
+    then end (the transcript now begins with the summary) or failed (it is unchanged)."""
+
+    type: Literal["compaction"] = "compaction"
+    phase: Literal["start", "end", "failed"]
+    reason: Literal["manual", "threshold", "overflow"] = "manual"
+    folded: int = 0
+    """Messages the summary replaces."""
+    kept: int = 0
+    """Messages kept as they were after it."""
+    tokens_before: int = 0
+    tokens_after: int = 0
+    """Estimated."""
+    requests: int = 0
+    """Model requests the summary took."""
+    summary: str = ""
+    """End: the summary message's text."""
+    message: str = ""
+    """Failed: what went wrong and that nothing changed."""
+
+
 class TurnEnd(_Event):
     """The loop stopped. ``reason``: completed, max_turns, interrupted or error."""
 
@@ -245,6 +267,7 @@ Event = Annotated[
     | PermissionRequest
     | ToolsCost
     | UsageEvent
+    | CompactionEvent
     | TurnEnd
     | ErrorEvent,
     Field(discriminator="type"),

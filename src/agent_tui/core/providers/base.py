@@ -46,6 +46,9 @@ class ModelRequest:
     messages: list[Message]
     tools: ToolRegistry
     max_tokens: int = 8192
+    purpose: Literal["turn", "summary"] = "turn"
+    """``summary``: a compaction's summarizer request (no tools; the demo model answers it
+    with a summary of its own)."""
 
 
 Frontend = Literal["tui", "headless"]

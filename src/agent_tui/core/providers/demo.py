@@ -57,6 +57,12 @@ class DemoProvider:
         events and ``--allow`` headless."""
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
+        if request.purpose == "summary":
+            text = demo_summary(request.messages[-1].content if request.messages else "")
+            async for delta in stream_text(split_words(text), self.delay):
+                yield delta
+            yield Completion(text=text, usage=estimate_usage(request, len(text)))
+            return
         prompt, step_index, results = _turn_state(request.messages)
         steps = plan_for(prompt, self.words)
         if (refusal := _refusal(results, step_index)) is not None:
@@ -109,3 +115,23 @@ def _fallback(results: list[Message], words: Words) -> str:
     if failed:
         return f"Done — {failed} of {len(results)} call(s) did not succeed; {words.failures}."
     return "Done."
+
+
+def demo_summary(instruction: str) -> str:
+    """The demo model's compaction summary: offline, it lists what the user asked (the
+    ``[user]`` blocks of the conversation it was given) and the calls that were made."""
+    asked: list[str] = []
+    calls = 0
+    lines = instruction.splitlines()
+    for index, line in enumerate(lines):
+        if line == "[user]" and index + 1 < len(lines):
+            asked.append(lines[index + 1][:120])
+        elif line.startswith("[tool call "):
+            calls += 1
+    goal = asked[-1] if asked else "(nothing asked yet)"
+    done = "\n".join(f"- asked: {a}" for a in asked) or "- nothing yet"
+    return (
+        f"## Goal\n{goal}\n\n## Decisions and findings\n{done}\n- {calls} tool calls were "
+        "made\n\n## Files\nListed below by the agent.\n\n## Open tasks\n- none recorded by "
+        "the demo model\n\n## Next step\nWait for the next message."
+    )
