@@ -38,6 +38,7 @@ from agent_tui.core.compaction import (
     fold_point,
     is_context_overflow,
     summarize,
+    summary_message,
 )
 from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.disclosure.marks import request_filters
@@ -151,7 +152,9 @@ class Agent:
         self.max_turns = max_turns
         self.system = system if system is not None else system_prompt(cwd)
         self.messages: list[Message] = list(session.messages) if session else []
-        self.usage = session_usage(self.messages)
+        self.folded: list[Message] = list(session.folded) if session else []
+        """What compactions took out of ``messages``, oldest first (``history``)."""
+        self.usage = session_usage([*self.folded, *self.messages])
         self.file_state = FileStateCache()
         self.settings = settings or Settings()
         self.sessions = sessions or SessionStore()
@@ -239,6 +242,7 @@ class Agent:
         await self.settle()
         session = await asyncio.to_thread(self.sessions.new, self.cwd, self.provider.name)
         self.session, self.messages, self.usage = session, [], Usage()
+        self.folded = []
         self.file_state.clear()  # what was read is no longer in the model's context
         self.policy.forget_session()  # "allow for this session" meant the one that ended
         return self.describe()
@@ -249,7 +253,9 @@ class Agent:
         await self.settle()
         session = await asyncio.to_thread(SessionLog.load, path)
         messages = list(session.messages)
-        self.session, self.messages, self.usage = session, messages, session_usage(messages)
+        self.folded = list(session.folded)
+        usage = session_usage([*self.folded, *messages])
+        self.session, self.messages, self.usage = session, messages, usage
         self.file_state.clear()
         self.policy.forget_session()
         return self.describe(session.problems())
@@ -263,10 +269,16 @@ class Agent:
         if self.session is None:
             raise RewindError("This conversation is not saved to a session file: nothing to fork.")
         fork = await asyncio.to_thread(self.sessions.fork, self.session)
-        self.session, self.messages = fork, list(fork.messages)
+        self.session, self.messages, self.folded = fork, list(fork.messages), list(fork.folded)
         return self.describe()
 
     # -- compaction ---------------------------------------------------------------------------
+
+    def history(self) -> list[Message]:
+        """Every message of the conversation as it happened: what compactions folded, then
+        the transcript (whose summaries stand where they folded). What a resumed session
+        shows."""
+        return [*self.folded, *self.messages]
 
     def context_window(self) -> int:
         """The model's context window in tokens."""
@@ -284,6 +296,12 @@ class Agent:
         try:
             async for event in self._compact(focus, "manual"):
                 yield event
+        except Interrupted:
+            yield CompactionEvent(
+                phase="failed",
+                message="Interrupted before the summary was written: the conversation is "
+                "unchanged.",
+            )
         finally:
             self.running = False
 
@@ -330,13 +348,15 @@ class Agent:
         after = estimate_tokens([summary.message, *kept])
         record = Compacted(
             folded=end,
+            kept=len(kept),
             summary=summary.message.content,
-            auto=reason != "manual",
+            reason=reason,
             focus=focus,
             at=_now(),
             tokens_before=before,
             tokens_after=after,
         )
+        message = summary_message(record)
         if self.session is not None:
             try:
                 await asyncio.to_thread(self.session.compact, record)
@@ -349,7 +369,8 @@ class Agent:
                     "the conversation is unchanged. Free some disk space and try again.",
                 )
                 return
-        self.messages[:end] = [summary.message]
+        self.folded.extend(self.messages[:end])
+        self.messages[:end] = [message]
         self.file_state.clear()  # the model keeps a summary of what it read, not the text
         yield CompactionEvent(
             phase="end",
@@ -359,7 +380,7 @@ class Agent:
             tokens_before=before,
             tokens_after=after,
             requests=summary.requests,
-            summary=summary.message.content,
+            summary=message.content,
         )
 
     async def _summary_answer(self, system: str, text: str) -> AsyncIterator[str]:

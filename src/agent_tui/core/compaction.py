@@ -30,7 +30,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from agent_tui.core.budget.store import SPILL_NAME
-from agent_tui.core.transcript import Message
+from agent_tui.core.transcript import Folding, Message
 
 KEEP_TURNS = 2
 """Turns kept whole after the summary: the model keeps the exact words of what it just did."""
@@ -92,8 +92,10 @@ class Compacted(BaseModel):
     kind: Literal["compacted"] = "compacted"
     folded: int
     summary: str
-    auto: bool = False
-    """Started by the threshold (or by an overflow), not by ``/compact``."""
+    kept: int = 0
+    """The messages after the folded ones at the time (kept as they were)."""
+    reason: Literal["manual", "threshold", "overflow"] = "manual"
+    """``/compact``, the threshold, or an overflow error."""
     focus: str = ""
     """What the user asked the summary to keep (``/compact focus``)."""
     at: str = ""
@@ -105,7 +107,14 @@ class Compacted(BaseModel):
 
 def summary_message(record: Compacted) -> Message:
     """The user message a compaction put in place of the messages it folded."""
-    return Message(role="user", content=record.summary, folded=record.folded)
+    folding = Folding(
+        folded=record.folded,
+        kept=record.kept,
+        reason=record.reason,
+        tokens_before=record.tokens_before,
+        tokens_after=record.tokens_after,
+    )
+    return Message(role="user", content=record.summary, compaction=folding)
 
 
 @dataclass(frozen=True)
@@ -309,7 +318,9 @@ async def summarize(
         requests += 1
         previous = "".join(answer).strip() or previous
     facts = facts_of(folded)
-    message = Message(role="user", content=summary_text(previous, facts, end), folded=end)
+    message = Message(
+        role="user", content=summary_text(previous, facts, end), compaction=Folding(folded=end)
+    )
     return Summary(message=message, folded=end, requests=requests, facts=facts)
 
 

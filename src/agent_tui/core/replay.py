@@ -9,12 +9,14 @@ their results as plain ``tool_result`` events: ok, or failed when marked as an e
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterator
 
 from agent_tui.core.budget.excerpt import pointer_in
 from agent_tui.core.calls import Usage
 from agent_tui.core.events import (
     AssistantMessage,
+    CompactionEvent,
     Event,
     ToolGroup,
     ToolResult,
@@ -34,8 +36,29 @@ def transcript_events(messages: list[Message]) -> Iterator[Event]:
     interrupted = False
     announced: set[str] = set()
     open_turn = False
+    due: list[tuple[int, int, CompactionEvent]] = []
+    """Compactions to show once the message at the first index has been."""
     for index, message in enumerate(messages):
-        if message.role == "user":
+        while due and due[0][0] < index:
+            compaction = heapq.heappop(due)[2]
+            if compaction.reason == "manual" and open_turn:  # /compact runs between turns
+                yield _turn_end(turns, interrupted)
+                open_turn = False
+            yield compaction
+        if message.role == "user" and message.compaction is not None:
+            # live, it was shown when it happened: after the messages it kept
+            folding = message.compaction
+            event = CompactionEvent(
+                phase="end",
+                reason=folding.reason,
+                folded=folding.folded,
+                kept=folding.kept,
+                tokens_before=folding.tokens_before,
+                tokens_after=folding.tokens_after,
+                summary=message.content,
+            )
+            heapq.heappush(due, (index + folding.kept, index, event))
+        elif message.role == "user":
             if open_turn:
                 yield _turn_end(turns, interrupted)
             open_turn, turns, interrupted = True, 0, False
@@ -67,6 +90,11 @@ def transcript_events(messages: list[Message]) -> Iterator[Event]:
             end = _end(message)
             interrupted = interrupted or getattr(end, "code", None) == "interrupted"
             yield end
+    for _, _, compaction in sorted(due):
+        if compaction.reason == "manual" and open_turn:
+            yield _turn_end(turns, interrupted)
+            open_turn = False
+        yield compaction
     if open_turn:
         yield _turn_end(turns, interrupted)
 

@@ -11,7 +11,7 @@ from agent_tui.core.calls import ToolCall, Usage
 from agent_tui.core.events import ToolErrorEvent, ToolRejected, ToolResult
 from agent_tui.core.text import clean_text
 
-__all__ = ["CallRecord", "Message", "ToolCall", "ToolEnd", "Usage"]
+__all__ = ["CallRecord", "Folding", "Message", "ToolCall", "ToolEnd", "Usage"]
 
 ToolEnd = Annotated[ToolResult | ToolRejected | ToolErrorEvent, Field(discriminator="type")]
 """The event a call ends with."""
@@ -49,6 +49,19 @@ class CallRecord(BaseModel):
         return self.end
 
 
+class Folding(BaseModel):
+    """What a compaction's summary message stands for."""
+
+    folded: int
+    """The messages it replaced."""
+    kept: int = 0
+    """The messages after it when it was made: the compaction happened after them (a resumed
+    session shows it there, as the live one did)."""
+    reason: Literal["manual", "threshold", "overflow"] = "manual"
+    tokens_before: int = 0
+    tokens_after: int = 0
+
+
 class Message(BaseModel):
     """One entry of the transcript.
 
@@ -71,10 +84,15 @@ class Message(BaseModel):
     turn: str | None = None
     """User messages: the id of the agent turn they began, which names its checkpoint records
     in the session file (``core.checkpoints``); None in transcripts older than checkpoints."""
-    folded: int = 0
-    """User messages: a compaction's summary, standing for this many earlier messages of the
-    transcript (``core.compaction``); they stay in the session file. 0: a message the user
-    wrote."""
+    compaction: Folding | None = None
+    """User messages: set on a compaction's summary (``core.compaction``), which stands for
+    earlier messages of the transcript (they stay in the session file); None on a message the
+    user wrote."""
+
+    @property
+    def folded(self) -> int:
+        """How many earlier messages this summary stands for (0: not a summary)."""
+        return self.compaction.folded if self.compaction is not None else 0
 
     @field_validator("content", "tool_call_id", "name")
     @classmethod

@@ -27,6 +27,7 @@ from agent_tui.core.agent import Agent, AgentBusy
 from agent_tui.core.events import (
     AssistantDelta,
     AssistantMessage,
+    CompactionEvent,
     ErrorEvent,
     Event,
     SessionStart,
@@ -294,7 +295,7 @@ class AgentApp(App[None]):
         lane = self.main.lane
         lane.hold(True)  # earlier turns fold as the next begins: never mount their cards
         try:
-            for event in transcript_events(messages):
+            for event in transcript_events(self.agent.history()):
                 await self.show_event(event)
         finally:
             lane.hold(False)
@@ -371,6 +372,21 @@ class AgentApp(App[None]):
         self._run_turn(text)
         return True
 
+    def compact(self, focus: str = "") -> bool:
+        """Fold the conversation into a summary (``/compact [focus]``): like a turn, it runs
+        on the agent worker, shows in the chat, and Esc stops it (nothing changes then)."""
+        if self.busy:
+            self.notify("A turn is running: compact when it ends.", severity="warning")
+            return False
+        self.busy = True
+        self._set_activity(Activity.THINKING)
+        self._run_compaction(focus)
+        return True
+
+    @work(exclusive=True, group="agent", exit_on_error=False, name="agent-compact")
+    async def _run_compaction(self, focus: str) -> None:
+        await forward(self.agent.compact(focus), self)
+
     @on(PromptInput.Submitted)
     def _submitted(self, event: PromptInput.Submitted) -> None:
         if self.send(event.text):
@@ -434,6 +450,8 @@ class AgentApp(App[None]):
                 self.output_tokens = event.session.output_tokens
             case ErrorEvent():
                 await chat.add_error(f"{event.where} error", event.message)
+            case CompactionEvent():
+                await chat.show_compaction(event)
             case TurnEnd():
                 await self._end_turn()
                 if event.reason == "interrupted":

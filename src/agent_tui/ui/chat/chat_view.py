@@ -21,7 +21,9 @@ from agent_tui.ui.chat.tool_line import ToolLine
 from agent_tui.ui.chat.user_prompt import UserPrompt
 
 if TYPE_CHECKING:  # imported with the first reply (the Markdown parser is not small)
+    from agent_tui.core.events import CompactionEvent
     from agent_tui.ui.chat.assistant_reply import AssistantReply
+    from agent_tui.ui.chat.compaction_block import CompactionBlock
     from agent_tui.ui.chat.freezer import Freezer
     from agent_tui.ui.chat.reply_stream import ReplyStream
 
@@ -46,6 +48,8 @@ class ChatView(VerticalScroll):
         self._serial = 0
         self._lines: dict[str, ToolLine] = {}
         self._gathered: list[str] = []
+        self._compaction: CompactionBlock | None = None
+        """The block of a compaction still running."""
         self.freezer: Freezer | None = None
         """Made with the first reply."""
 
@@ -133,6 +137,21 @@ class ChatView(VerticalScroll):
     async def add_notice(self, text: str, kind: NoticeKind = "muted") -> None:
         await self.end_reply()
         await self._append(Notice(text, kind))
+
+    async def show_compaction(self, event: CompactionEvent) -> None:
+        """A compaction started (a block saying so), ended or failed (that block updated, or
+        a new one: a resumed session replays only how it ended)."""
+        from agent_tui.ui.chat.compaction_block import CompactionBlock
+
+        await self.end_reply()
+        running, self._compaction = self._compaction, None
+        if event.phase == "start":
+            self._compaction = CompactionBlock(event)
+            await self._append(self._compaction)
+        elif running is not None:
+            await running.update(event)
+        else:
+            await self._append(CompactionBlock(event))
 
     # -- tool calls ------------------------------------------------------------------------
 
