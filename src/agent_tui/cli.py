@@ -209,6 +209,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from agent_tui.trust_cli import main as trust_main
 
         return trust_main(argv[1:])
+    if argv[:1] == ["init"]:  # agent-tui init [--force] [--model SPEC]
+        from agent_tui.init_cli import main as init_main
+
+        return init_main(argv[1:])
     if argv[:1] == ["sandbox"]:  # agent-tui sandbox status
         from agent_tui.sandbox_cli import main as sandbox_main
 
@@ -265,6 +269,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         resumed=bool(session.messages),
         forked_from=session.forked_from,
         permission_mode=permissions.pipeline.mode.value,
+        memory=agent.memory_info(),
+        context_window=agent.limits.context_window,
         warnings=[
             *([BYPASS_WARNING] if permissions.pipeline.mode is Mode.BYPASS else []),
             *loaded.messages(),
@@ -276,6 +282,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 else []
             ),
             *(f"session: {p}" for p in session.problems()),
+            *(str(p) for p in agent.memory.problems),
         ],
     )
     if args.headless is not None:

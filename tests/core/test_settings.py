@@ -175,3 +175,26 @@ async def test_shell_color_reaches_the_commands(
         )
         [result] = of_type(await collect(agent, "go"), "tool_result")
         assert result.content == f"{seen}\n[exit code 0]"
+
+
+@pytest.mark.parametrize(
+    ("section", "fragment"),
+    [
+        ({"threshold": 1.5}, "between 0.5 and 0.95"),
+        ({"threshold": "never"}, "$.compaction.threshold"),
+        ({"keep_turns": 0}, "$.compaction.keep_turns"),
+    ],
+)
+def test_a_bad_compaction_setting_is_named(
+    workspace: Path, user_file: Path, section: dict[str, object], fragment: str
+) -> None:
+    user_file.write_text(json.dumps({"compaction": section}))
+    loaded = load_settings(workspace)
+    assert loaded.settings.compaction.threshold == 0.8
+    assert any(fragment in p.message for p in loaded.problems), loaded.problems
+
+
+def test_compaction_can_be_turned_off(workspace: Path, user_file: Path) -> None:
+    user_file.write_text(json.dumps({"compaction": {"threshold": "off", "keep_turns": 3}}))
+    compaction = load_settings(workspace).settings.compaction
+    assert (compaction.threshold, compaction.keep_turns) == ("off", 3)

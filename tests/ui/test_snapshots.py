@@ -371,3 +371,21 @@ def test_permission_prompt_says_the_command_runs_sandboxed(
         shelter=Shelter(True, False, "bubblewrap"),
     )
     assert _prompt_snapshot(snap_compare, tmp_path, ask, size=(80, 24))
+
+
+def test_status_bar_with_a_filling_context_meter(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    """The meter in the error colour (above 80%), estimated between responses."""
+    events: list[Event] = [
+        UserMessage(text="Summarise the logs."),
+        AssistantMessage(text="Done.", tool_calls=[]),
+        UsageEvent(
+            turn=Usage(input_tokens=170_000, output_tokens=900),
+            session=Usage(input_tokens=170_000, output_tokens=900),
+            context_tokens=171_000,
+            context_window=200_000,
+            percent=86,
+            estimated=True,
+        ),
+        TurnEnd(reason="completed", turns=1),
+    ]
+    assert snap_compare(demo_app(tmp_path), terminal_size=WIDE, run_before=feeding(events))

@@ -15,6 +15,10 @@ With a session file, each turn gets a checkpoint (``core.checkpoints``): what th
 change is kept before they change it, what other tools change is found by scanning. ``turns``,
 ``preview_rewind`` and ``rewind`` go back to before a turn (``core.rewind``); ``fork``
 continues in a copy of the session.
+
+The system prompt holds the project memory (``core.memory``), read at start and again when the
+session changes (``new_session``, ``resume``); ``context()`` says how full the model's window is
+(``core.context``, the window from ``core.model_limits``), and every ``usage`` event carries it.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import asyncio
 import logging
 import secrets
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Collection, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, Protocol, TypeVar
@@ -40,6 +45,13 @@ from agent_tui.core.compaction import (
     summarize,
     summary_message,
 )
+from agent_tui.core.context import (
+    ContextBreakdown,
+    ContextUsage,
+    breakdown,
+    context_usage,
+    reported_usage,
+)
 from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.disclosure.marks import request_filters
 from agent_tui.core.events import (
@@ -48,14 +60,17 @@ from agent_tui.core.events import (
     CompactionEvent,
     ErrorEvent,
     Event,
+    MemoryInfo,
     SessionStart,
+    ToolResult,
     ToolsCost,
     ToolUse,
     TurnEnd,
-    UsageEvent,
     UserMessage,
 )
 from agent_tui.core.executor import ToolExecutor
+from agent_tui.core.memory import ProjectMemory
+from agent_tui.core.model_limits import ModelLimits, model_limits
 from agent_tui.core.permissions import Asker, PermissionPolicy, SimplePolicy
 from agent_tui.core.prompt import system_prompt
 from agent_tui.core.providers.base import (
@@ -89,8 +104,8 @@ from agent_tui.core.trust import ProjectTrust, TrustItem
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 DEFAULT_MAX_TURNS = 50
-DEFAULT_WINDOW = 128_000
-"""The context window assumed when nothing says what the model's is."""
+REPLY_MAX_TOKENS = 8192
+"""The most one reply may take (less when the model's output limit is lower)."""
 SUMMARY_MAX_TOKENS = 4096
 """The most a compaction's summary may take (the summarizer asks for under 600 words)."""
 PROMPT_KEPT = 200
@@ -142,6 +157,7 @@ class Agent:
         tool_sources: Sequence[ToolSource] = (),
         disclosure: Disclosure | None = None,
         trust: ProjectTrust | None = None,
+        memory: ProjectMemory | None = None,
     ) -> None:
         self.provider = provider
         self.tool_sources = list(tool_sources)
@@ -150,13 +166,19 @@ class Agent:
         self.policy = policy or SimplePolicy()
         self.session = session
         self.max_turns = max_turns
-        self.system = system if system is not None else system_prompt(cwd)
+        self.memory = memory if memory is not None else ProjectMemory.load(cwd)
+        """The memory files (``core.memory``); a given ``system`` prompt leaves them out."""
+        self._own_system = system is None
+        self.system = system if system is not None else self._system_prompt()
         self.messages: list[Message] = list(session.messages) if session else []
         self.folded: list[Message] = list(session.folded) if session else []
         """What compactions took out of ``messages``, oldest first (``history``)."""
+        self.memory.seen(_nested_in(self.messages))
         self.usage = session_usage([*self.folded, *self.messages])
         self.file_state = FileStateCache()
         self.settings = settings or Settings()
+        self.limits: ModelLimits = model_limits(provider.name, self.settings.model)
+        """The model's context window and output limit (table, or the settings' override)."""
         self.sessions = sessions or SessionStore()
         self.spills = SpillStore(Path(self.settings.budget.spill_dir), cwd)
         self.executor = ToolExecutor(
@@ -170,6 +192,7 @@ class Agent:
             max_parallel=self.settings.executor.max_parallel,
             sandbox=SessionSandbox(self.settings.sandbox, cwd),
             shell=self.settings.shell,
+            memory=self.memory,
         )
         self.policy.use_sandbox(self.executor.sandbox)
         self.trust = trust
@@ -211,6 +234,73 @@ class Agent:
             permission_mode=mode.value if mode is not None else "default",
             warnings=list(warnings),
             forked_from=self.session.forked_from if self.session is not None else None,
+            memory=self.memory_info(),
+            context_window=self.limits.context_window,
+        )
+
+    # -- memory and context -----------------------------------------------------------------
+
+    def _system_prompt(self) -> str:
+        return system_prompt(self.cwd, self.memory.system_text())
+
+    def memory_info(self) -> list[MemoryInfo]:
+        """The memory files loaded (start ones in prompt order, then nested), for events."""
+        return [
+            MemoryInfo(
+                path=f.shown,
+                abs_path=str(f.path),
+                bytes=f.size,
+                truncated=f.truncated,
+                scope=f.scope,
+            )
+            for f in self.memory.all_files
+        ]
+
+    def reload_memory(self) -> None:
+        """Read the memory files again and rebuild the system prompt from them (a new or
+        resumed session: the old prefix is not cached for it anyway). A prompt given to the
+        constructor stays as it was."""
+        self.memory.reload()
+        self.memory.seen(_nested_in(self.messages))
+        if self._own_system:
+            self.system = self._system_prompt()
+
+    def context(self) -> ContextUsage:
+        """How full the window is now: the last response's count plus an estimate of what was
+        appended since (``core.context``)."""
+        tools = self._tools_view()
+        return context_usage(
+            self.messages, self.limits, system=self.system, tools_json=tools.openai_tools_json()
+        )
+
+    def _context_after(self, usage: Usage) -> ContextUsage:
+        """The context right after a response: the provider's count, or (a server that
+        reports no usage) the estimate; the demo's count is an estimate."""
+        reported = reported_usage(usage, self.limits)
+        if reported.tokens == 0:
+            return self.context()
+        if self.provider.kind == "demo":  # the offline demo counts nothing: it estimates
+            return replace(reported, estimated=True)
+        return reported
+
+    def _tools_view(self) -> ToolRegistry:
+        """The tools of the next request, without touching the ``tools_cost`` bookkeeping."""
+        if self.disclosure is None:
+            return self.registry
+        return self.disclosure.view(**request_filters(self.policy, self.registry))
+
+    def context_breakdown(self) -> ContextBreakdown:
+        """The next request part by part (estimates), for a ``/context`` view."""
+        tools = self._tools_view()
+        return breakdown(
+            system=self.system,
+            memory=self.memory.files if self._own_system else [],
+            memory_section=self.memory.system_text() if self._own_system else "",
+            tools_json=tools.openai_tools_json(),
+            tools_count=len(tools.names()),
+            all_tools_json=self.registry.openai_tools_json(),
+            messages=self.messages,
+            usage=self.context(),
         )
 
     async def trust_project(self, items: Sequence[TrustItem]) -> str:
@@ -245,6 +335,7 @@ class Agent:
         self.folded = []
         self.file_state.clear()  # what was read is no longer in the model's context
         self.policy.forget_session()  # "allow for this session" meant the one that ended
+        self.reload_memory()
         return self.describe()
 
     async def resume(self, path: Path) -> SessionStart:
@@ -258,6 +349,7 @@ class Agent:
         self.session, self.messages, self.usage = session, messages, usage
         self.file_state.clear()
         self.policy.forget_session()
+        self.reload_memory()
         return self.describe(session.problems())
 
     async def fork(self) -> SessionStart:
@@ -281,8 +373,15 @@ class Agent:
         return [*self.folded, *self.messages]
 
     def context_window(self) -> int:
-        """The model's context window in tokens."""
-        return DEFAULT_WINDOW
+        """The model's context window in tokens (the table, or the settings' override)."""
+        return self.limits.context_window
+
+    def _over_threshold(self) -> bool:
+        """The context fills more of the window than the compaction threshold allows."""
+        threshold = self.settings.compaction.threshold
+        if threshold == "off":
+            return False
+        return self.context().percent >= round(float(threshold) * 100)
 
     async def compact(self, focus: str = "") -> AsyncIterator[Event]:
         """Fold the conversation so far into a summary the model writes (``/compact``):
@@ -309,8 +408,8 @@ class Agent:
         self, focus: str, reason: Literal["manual", "threshold", "overflow"]
     ) -> AsyncGenerator[CompactionEvent, None]:
         """Inside a turn (threshold, overflow) or for ``compact``; raises ``Interrupted``."""
-        end = fold_point(self.messages)
-        before = estimate_tokens(self.messages)
+        end = fold_point(self.messages, self.settings.compaction.keep_turns)
+        before = self.context().tokens
         if end == 0:
             yield CompactionEvent(
                 phase="failed",
@@ -345,7 +444,9 @@ class Agent:
             )
             return
         kept = list(self.messages[end:])
-        after = estimate_tokens([summary.message, *kept])
+        after = max(0, before - estimate_tokens(self.messages[:end])) + estimate_tokens(
+            [summary.message]
+        )
         record = Compacted(
             folded=end,
             kept=len(kept),
@@ -371,6 +472,9 @@ class Agent:
                 return
         self.folded.extend(self.messages[:end])
         self.messages[:end] = [message]
+        # the nested memory the folded reads carried is gone from the context: added again
+        # at the next read below its directory
+        self.memory.folded_away(_nested_in(self.messages))
         self.file_state.clear()  # the model keeps a summary of what it read, not the text
         yield CompactionEvent(
             phase="end",
@@ -536,6 +640,7 @@ class Agent:
 
         provider = make_provider(spec, cwd=self.cwd)
         old, self.provider = self.provider, provider
+        self.limits = model_limits(provider.name, self.settings.model)
         try:
             await old.aclose()
         except Exception:  # closing the old one is housekeeping
@@ -655,6 +760,7 @@ class Agent:
         turns = 0
         final_text = ""
         compacted = False  # after an overflow, once: a second overflow ends the turn
+        auto_compact = True  # at the threshold, once a turn
         try:
             if self.tool_sources:  # e.g. MCP servers still connecting (each has a deadline)
                 try:
@@ -674,11 +780,22 @@ class Agent:
                 turns += 1
                 completion: Completion | None = None
                 text_parts: list[str] = []
+                if auto_compact and self._over_threshold():
+                    auto_compact = False  # once a turn: what is kept may stay above it
+                    try:
+                        async for step in self._compact("", "threshold"):
+                            yield step
+                    except Interrupted:
+                        yield TurnEnd(reason="interrupted", turns=turns - 1, text=final_text)
+                        return
                 tools, cost = self._request_tools()
                 if cost is not None:
                     yield cost
                 request = ModelRequest(
-                    system=self.system, messages=list(self.messages), tools=tools
+                    system=self.system,
+                    messages=list(self.messages),
+                    tools=tools,
+                    max_tokens=min(REPLY_MAX_TOKENS, self.limits.max_output_tokens),
                 )
                 queue: asyncio.Queue[StreamItem | BaseException | None] = asyncio.Queue()
                 pump = asyncio.create_task(self._pump(request, queue))
@@ -740,7 +857,7 @@ class Agent:
                     yield TurnEnd(reason="error", turns=turns, text="".join(text_parts))
                     return
                 self.usage = self.usage + completion.usage
-                yield UsageEvent(turn=completion.usage, session=self.usage)
+                yield self._context_after(completion.usage).event(completion.usage, self.usage)
                 text = completion.text or "".join(text_parts)
                 final_text = text
                 self._append(Message.assistant(text, completion.tool_calls, usage=completion.usage))
@@ -793,3 +910,15 @@ class Agent:
         for call in completion.tool_calls:
             if call.id not in answered:
                 self._append(interrupted_result(call, "Interrupted before this call ran."))
+
+
+def _nested_in(messages: Sequence[Message]) -> list[str]:
+    """The nested memory files a transcript's reads already carry (``data["memory"]``)."""
+    found: list[str] = []
+    for message in messages:
+        end = message.record.end if message.record is not None else None
+        if isinstance(end, ToolResult):
+            names = end.data.get("memory")
+            if isinstance(names, list):
+                found += [n for n in names if isinstance(n, str)]
+    return found

@@ -27,8 +27,22 @@ class _Event(BaseModel):
         return self.model_dump_json(exclude_none=True)
 
 
+class MemoryInfo(BaseModel):
+    """A project memory file loaded into the system prompt (``core.memory``): its name as
+    shown (relative to the cwd, ``~`` for home), its absolute path, its size on disk, whether
+    only its first part was kept, and where it comes from (``user``, ``project``, ``nested``)."""
+
+    path: str
+    abs_path: str
+    bytes: int
+    truncated: bool = False
+    scope: Literal["user", "project", "nested"] = "project"
+
+
 class SessionStart(_Event):
-    """The first event. ``warnings``: problems found at start (a broken settings file, …)."""
+    """The first event. ``warnings``: problems found at start (a broken settings file, …).
+    ``memory``: the memory files in the system prompt, in its order. ``context_window``: the
+    model's window in tokens (``core.model_limits``)."""
 
     type: Literal["session_start"] = "session_start"
     session_id: str
@@ -40,6 +54,8 @@ class SessionStart(_Event):
     warnings: list[str] = Field(default_factory=list)
     forked_from: str | None = None
     """The id of the session this one was forked from (``--fork-session``, ``/fork``)."""
+    memory: list[MemoryInfo] = Field(default_factory=list)
+    context_window: int | None = None
 
 
 class UserMessage(_Event):
@@ -209,9 +225,17 @@ class ToolsCost(_Event):
 
 
 class UsageEvent(_Event):
+    """Tokens of the response just received (``turn``) and of the session so far, and how full
+    the context window is now: ``context_tokens`` of ``context_window`` (``percent``);
+    ``estimated`` when the provider did not count it (``core.context``)."""
+
     type: Literal["usage"] = "usage"
     turn: Usage
     session: Usage
+    context_tokens: int | None = None
+    context_window: int | None = None
+    percent: int | None = None
+    estimated: bool | None = None
 
 
 class CompactionEvent(_Event):

@@ -1,4 +1,6 @@
-"""The system prompt sent with every model request."""
+"""The system prompt sent with every model request: the fixed instructions, then the project
+memory (``core.memory``) in its stable order. Nothing in it changes between turns (no clock, no
+counters), so the prompt prefix stays cache-stable for the whole session."""
 
 from __future__ import annotations
 
@@ -20,8 +22,11 @@ Platform: {platform}
 """
 
 
-def system_prompt(cwd: Path) -> str:
+def system_prompt(cwd: Path, memory: str = "") -> str:
     """The prompt for a session in ``cwd`` (a directory name that is not valid UTF-8 shows
-    its bytes as ``\\xNN``: the prompt is sent as UTF-8)."""
+    its bytes as ``\\xNN``: the prompt is sent as UTF-8). ``memory``: the memory section
+    (``ProjectMemory.system_text()``), appended after the fixed part."""
     text = _TEMPLATE.format(cwd=cwd, platform=f"{platform.system()} {platform.machine()}")
+    if memory:
+        text += "\n" + memory
     return clean_text(text)

@@ -22,7 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from agent_tui.core.budget.config import BudgetSettings
 from agent_tui.core.paths import config_dir
@@ -89,6 +96,48 @@ class UISettings(BaseModel):
     """Cards that open when their call finishes: none, all, failed ones, successful ones."""
 
 
+class ModelSettings(BaseModel):
+    """What the model can take, when the built-in table (``core.model_limits``) is wrong or
+    does not know it (a local server with its own ``num_ctx``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    context_window: int | None = Field(default=None, ge=1_024, le=100_000_000)
+    """Tokens of context the model has (input and output)."""
+    max_output_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
+    """The most tokens one response may produce."""
+
+    @model_validator(mode="after")
+    def _fits(self) -> ModelSettings:
+        window, output = self.context_window, self.max_output_tokens
+        if window is not None and output is not None and output >= window:
+            raise ValueError(
+                f"max_output_tokens ({output}) must be smaller than context_window ({window})"
+            )
+        return self
+
+
+class CompactionSettings(BaseModel):
+    """When the conversation is folded into a summary by itself (``core.compaction``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    threshold: float | Literal["off"] = 0.8
+    """The share of the context window at which a turn compacts before its next request
+    (0.5–0.95), or ``"off"``: only ``/compact`` and an overflow error compact."""
+    keep_turns: int = Field(default=2, ge=1, le=20)
+    """Turns kept word for word after the summary."""
+
+    @field_validator("threshold")
+    @classmethod
+    def _share(cls, value: float | str) -> float | str:
+        if isinstance(value, float | int) and not 0.5 <= value <= 0.95:
+            raise ValueError(
+                f'threshold must be between 0.5 and 0.95 of the window, or "off" (got {value})'
+            )
+        return value
+
+
 class Settings(BaseModel):
     """All settings. Every section has defaults, so an empty file is a valid file."""
 
@@ -100,6 +149,8 @@ class Settings(BaseModel):
     disclosure: DisclosureSettings = Field(default_factory=DisclosureSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     shell: ShellSettings = Field(default_factory=ShellSettings)
+    model: ModelSettings = Field(default_factory=ModelSettings)
+    compaction: CompactionSettings = Field(default_factory=CompactionSettings)
 
 
 SECTIONS: dict[str, type[BaseModel]] = {
@@ -109,6 +160,8 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "ui": UISettings,
     "sandbox": SandboxSettings,
     "shell": ShellSettings,
+    "model": ModelSettings,
+    "compaction": CompactionSettings,
 }
 """Top-level keys and their models. Keys starting with ``$`` (``$schema``) are ignored."""
 USER_ONLY: dict[str, Callable[[dict[str, Any]], list[str]]] = {

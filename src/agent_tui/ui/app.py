@@ -93,6 +93,10 @@ class AgentApp(App[None]):
     activity: reactive[Activity] = reactive(Activity.IDLE)
     input_tokens: reactive[int] = reactive(0)
     output_tokens: reactive[int] = reactive(0)
+    context_tokens: reactive[int] = reactive(0)
+    context_window: reactive[int] = reactive(0)
+    """The context meter's figures (0: none yet, the meter is hidden)."""
+    context_estimated: reactive[bool] = reactive(False)
     cwd: reactive[str] = reactive("")
     mcp_connected: reactive[int] = reactive(0)
     mcp_failed: reactive[int] = reactive(0)
@@ -153,6 +157,9 @@ class AgentApp(App[None]):
             AgentApp.activity,
             AgentApp.input_tokens,
             AgentApp.output_tokens,
+            AgentApp.context_tokens,
+            AgentApp.context_window,
+            AgentApp.context_estimated,
             AgentApp.cwd,
             AgentApp.mcp_connected,
             AgentApp.mcp_failed,
@@ -164,7 +171,11 @@ class AgentApp(App[None]):
         self._main = MainScreen(self.clock, status=status, prompt=prompt)
         await self.push_screen(self._main)
         warnings = [*self.session.warnings, *problems]
-        await self.main.chat.greet(warnings, demo=self.demo and not self.agent.messages)
+        await self.main.chat.greet(
+            warnings,
+            demo=self.demo and not self.agent.messages,
+            memory=[m.path for m in self.session.memory],
+        )
         if self.agent.messages:
             await self._show_transcript()
         elif self.session.forked_from:
@@ -273,6 +284,10 @@ class AgentApp(App[None]):
         self.mode = start.permission_mode if self.agent.policy.mode is not None else ""
         self.input_tokens = self.agent.usage.input_tokens
         self.output_tokens = self.agent.usage.output_tokens
+        context = self.agent.context() if self.agent.messages else None  # a resumed transcript
+        self.context_tokens = context.tokens if context is not None else 0
+        self.context_window = context.window if context is not None else 0
+        self.context_estimated = context.estimated if context is not None else False
 
     def watch_model(self) -> None:
         self.sub_title = f"{self.model} · offline demo" if self.demo else self.model
@@ -448,6 +463,10 @@ class AgentApp(App[None]):
             case UsageEvent():
                 self.input_tokens = event.session.input_tokens
                 self.output_tokens = event.session.output_tokens
+                if event.context_window and event.context_tokens is not None:
+                    self.context_tokens = event.context_tokens
+                    self.context_window = event.context_window
+                    self.context_estimated = bool(event.estimated)
             case ErrorEvent():
                 await chat.add_error(f"{event.where} error", event.message)
             case CompactionEvent():

@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.agent import Agent
-from agent_tui.core.events import CompactionEvent, ErrorEvent, Event, TurnEnd
+from agent_tui.core.events import CompactionEvent, ErrorEvent, Event, TurnEnd, UsageEvent
 from agent_tui.core.providers.openai import OpenAIProvider
 from agent_tui.core.session import SessionLog, SessionStore
+from agent_tui.core.settings import Settings
 from agent_tui.core.tools.builtin import default_registry
 
 OVERFLOW = {
@@ -144,3 +145,37 @@ async def test_compact_folds_and_a_resumed_session_shows_the_same(
     resumed = SessionLog.load(session.path)
     assert resumed.messages == agent.messages
     assert [m.content for m in resumed.folded] == ["prompt 0", f"answer 0; see {SPILL}"]
+
+
+async def test_the_threshold_compacts_before_the_next_request(server: Any, tmp_path: Path) -> None:
+    """The meter's figure comes from the server's usage: past 80% of the window, the next
+    request is preceded by a compaction; with "off", it never is."""
+    settings = Settings.model_validate({"model": {"context_window": 8192}})
+    provider = OpenAIProvider("test-model", base_url=f"{server.url}/v1", api_key="k")
+    agent = Agent(provider, default_registry(), tmp_path, system="sys", settings=settings)
+    _reply(server, "one", prompt_tokens=7_000)  # 85% of 8192 after this answer
+    first = await _run(agent, "first")
+    usage = [e for e in first if isinstance(e, UsageEvent)][-1]
+    assert (usage.context_window, usage.estimated) == (8192, False)
+    assert usage.percent >= 80
+    _reply(server, "## Goal\nthe summary")
+    _reply(server, "two", prompt_tokens=900)
+    events = await _run(agent, "second")
+    steps = [e for e in events if isinstance(e, CompactionEvent)]
+    assert [(s.phase, s.reason) for s in steps] == [("start", "threshold"), ("end", "threshold")]
+    assert steps[1].tokens_before >= 7_000
+    assert server.requests[1].json.get("tools") in (None, [])  # the summary request
+    assert [m["role"] for m in server.requests[2].json["messages"]] == ["system", "user", "user"]
+    assert isinstance(events[-1], TurnEnd)
+    assert events[-1].text == "two"
+
+    off = Settings.model_validate(
+        {"model": {"context_window": 8192}, "compaction": {"threshold": "off"}}
+    )
+    quiet = Agent(provider, default_registry(), tmp_path, system="sys", settings=off)
+    _reply(server, "one", prompt_tokens=7_900)
+    _reply(server, "two")
+    await _run(quiet, "first")
+    later = await _run(quiet, "second")
+    await provider.aclose()
+    assert not [e for e in later if isinstance(e, CompactionEvent)]

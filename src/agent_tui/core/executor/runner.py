@@ -16,6 +16,11 @@ Given the turn's checkpoint (``core.checkpoints``), the file tools tell it what 
 (``ToolContext.changes``), and a call of a tool that changes files without saying which
 (``run_shell``, a writing MCP tool) runs between two workspace scans; every call that may
 change files waits for a scan in progress.
+
+Given the session's project memory (``core.memory``), a successful ``read_file`` of a file in a
+subdirectory with its own ``AGENTS.md`` / ``CLAUDE.md`` not loaded yet gets that memory appended
+to its result (``nested_note``; the names in ``data["memory"]``): the system prompt, and with it
+the cached prefix, never changes.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from agent_tui.core.executor.batch import BatchRun
 from agent_tui.core.executor.lifecycle import CallPhase, Lifecycle, Listener
 from agent_tui.core.executor.partition import MAX_PARALLEL, CallPlan, partition, plan_calls
 from agent_tui.core.executor.results import CallResults
+from agent_tui.core.memory import ProjectMemory, nested_note
 from agent_tui.core.permissions import Asker, PermissionPolicy
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
 from agent_tui.core.tools.base import NO_CHANGES, ProgressCallback, ProgressUpdate, ToolContext
@@ -65,6 +71,7 @@ class ToolExecutor:
         on_transition: Listener | None = None,
         sandbox: SessionSandbox = UNCONFINED,
         shell: ShellSettings | None = None,
+        memory: ProjectMemory | None = None,
     ) -> None:
         if max_parallel < 1:
             raise ValueError(f"max_parallel must be at least 1, not {max_parallel}")
@@ -80,6 +87,8 @@ class ToolExecutor:
         """Where run_shell's commands run."""
         self.shell = shell or ShellSettings()
         """How run_shell starts them."""
+        self.memory = memory
+        """The session's project memory: nested memory files found by reads (None: none)."""
         self.on_transition = on_transition
         """Called on every lifecycle transition of every call (for the UI and tests)."""
         self.lifecycle = Lifecycle([])
@@ -153,6 +162,27 @@ class ToolExecutor:
                 results.flush()
 
     async def _run_call(self, plan: CallPlan, ctx: ToolContext) -> DispatchOutcome:
+        """One call through the registry, then the nested memory its read found (if any)."""
+        outcome = await self._dispatch(plan, ctx)
+        if self.memory is not None and outcome.output is not None:
+            self._add_nested_memory(plan, ctx, outcome)
+        return outcome
+
+    def _add_nested_memory(
+        self, plan: CallPlan, ctx: ToolContext, outcome: DispatchOutcome
+    ) -> None:
+        prepared, output = plan.prepared, outcome.output
+        if prepared is None or output is None or self.memory is None:
+            return
+        path = getattr(prepared.input, "path", None)
+        if prepared.tool.name != "read_file" or output.is_error or not isinstance(path, str):
+            return
+        found = self.memory.touch(plan.judged_path or ctx.resolve(path))
+        if found:
+            output.content += nested_note(found)
+            output.data = {**output.data, "memory": [f.shown for f in found]}
+
+    async def _dispatch(self, plan: CallPlan, ctx: ToolContext) -> DispatchOutcome:
         """One call through the registry; with a checkpoint, a call that may change files
         waits for the workspace scan in progress, and one that does not say what it changes
         is scanned around."""

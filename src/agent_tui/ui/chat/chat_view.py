@@ -9,6 +9,7 @@ does not slow every refresh.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from textual.containers import VerticalScroll
@@ -185,11 +186,13 @@ class ChatView(VerticalScroll):
 
     # -- whole view ------------------------------------------------------------------------
 
-    async def greet(self, warnings: list[str], *, demo: bool) -> None:
-        """What the chat shows first: start-up warnings, then the demo model's welcome (a
-        resumed transcript follows them)."""
+    async def greet(self, warnings: list[str], *, demo: bool, memory: Sequence[str] = ()) -> None:
+        """What the chat shows first: start-up warnings, the memory files loaded, then the
+        demo model's welcome (a resumed transcript follows them)."""
         for warning in warnings:
             await self.add_notice(warning, "warning")
+        if memory:
+            await self.add_notice(f"Memory: {', '.join(memory)}", "info")
         if demo:
             await self.add_notice(
                 "This is the offline demo model: canned answers, no key, no network. "

@@ -42,6 +42,16 @@ def format_tokens(count: int) -> str:
     return f"{count / 1_000_000:.1f}M"
 
 
+def format_window(count: int) -> str:
+    """A context window as vendors write it: ``200k``, ``128k`` (131,072), ``32k`` (32,768),
+    ``1M``, ``1.5M``."""
+    if count >= 1_000_000:
+        return f"{count / 1_000_000:.1f}".removesuffix(".0") + "M"
+    if count >= 1000:
+        return f"{count // 1024 if count % 1024 == 0 else round(count / 1000)}k"
+    return str(count)
+
+
 def shorten_home(path: Path | str, home: Path | None = None) -> str:
     """``path`` with the home directory written as ``~``."""
     text = str(path)

@@ -1,5 +1,7 @@
 """The status bar: DEMO badge, model, what the agent is doing, permission mode, session tokens,
-MCP servers (n connected / n failed, once any is configured), cwd."""
+the context meter (``42% of 200k``, ``~`` when estimated; warning colour from 60%, error colour
+above 80%; shown once a figure is known), MCP servers (n connected / n failed, once any is
+configured), cwd."""
 
 from __future__ import annotations
 
@@ -11,7 +13,18 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from agent_tui.ui.common.format import format_tokens
+from agent_tui.ui.common.format import format_tokens, format_window
+
+METER_WARN = 60
+"""Percent of the window from which the meter takes the warning colour."""
+METER_FULL = 80
+"""Percent above which it takes the error colour."""
+
+
+def meter_text(tokens: int, window: int, estimated: bool) -> str:
+    """``42% of 200k``; ``~42% of 200k`` when the figure is an estimate."""
+    percent = min(999, round(100 * tokens / window)) if window > 0 else 0
+    return f"{'~' if estimated else ''}{percent}% of {format_window(window)}"
 
 
 class Activity(StrEnum):
@@ -48,6 +61,10 @@ class StatusBar(Horizontal):
         & > #sandbox { display: none; }
         & > #sandbox.-shown { display: block; }
         & > #sandbox.-warn { color: $warning; }
+        & > #context { display: none; }
+        & > #context.-shown { display: block; }
+        & > #context.-warn { color: $warning; }
+        & > #context.-full { color: $error; text-style: bold; }
         & > #mcp { display: none; }
         & > #mcp.-shown { display: block; }
         & > #mcp.-failed { color: $error; }
@@ -61,6 +78,10 @@ class StatusBar(Horizontal):
     mode: reactive[str] = reactive("")
     input_tokens: reactive[int] = reactive(0)
     output_tokens: reactive[int] = reactive(0)
+    context_tokens: reactive[int] = reactive(0)
+    context_window: reactive[int] = reactive(0)
+    """0: no figure yet (the meter is hidden)."""
+    context_estimated: reactive[bool] = reactive(False)
     cwd: reactive[str] = reactive("")
     mcp_connected: reactive[int] = reactive(0)
     mcp_failed: reactive[int] = reactive(0)
@@ -76,13 +97,14 @@ class StatusBar(Horizontal):
         yield Static(id="mode")
         yield Static(id="sandbox")
         yield Static(id="tokens")
+        yield Static(id="context")
         yield Static(id="mcp")
         yield Static(id="cwd")
 
     def on_mount(self) -> None:
         self.tooltip = (
             "model · state · permission mode (shift+tab) · sandbox · session tokens (in/out) · "
-            "MCP · cwd"
+            "context window used (~: estimated) · MCP · cwd"
         )
         self.query_one(
             "#demo-badge", Static
@@ -113,6 +135,7 @@ class StatusBar(Horizontal):
         sandbox.tooltip = self.sandbox_tooltip or None
         tokens = f"{format_tokens(self.input_tokens)} in · {format_tokens(self.output_tokens)} out"
         self.query_one("#tokens", Static).update(tokens)
+        self._sync_meter()
         self.query_one("#cwd", Static).update(Content(self.cwd))
         mcp = self.query_one("#mcp", Static)
         servers = self.mcp_connected + self.mcp_failed + self.mcp_connecting
@@ -125,6 +148,19 @@ class StatusBar(Horizontal):
             parts.append(f"{self.mcp_connecting} connecting")
         mcp.update(" · ".join(parts) if servers else "")
 
+    def _sync_meter(self) -> None:
+        meter = self.query_one("#context", Static)
+        window = self.context_window
+        shown = window > 0
+        percent = 100 * self.context_tokens / window if shown else 0
+        meter.set_class(shown, "-shown")
+        meter.set_class(METER_WARN <= percent <= METER_FULL, "-warn")
+        meter.set_class(percent > METER_FULL, "-full")
+        meter.update(
+            meter_text(self.context_tokens, window, self.context_estimated) if shown else ""
+        )
+
+    watch_context_tokens = watch_context_window = watch_context_estimated = _sync
     watch_model = watch_demo = watch_activity = watch_mode = _sync
     watch_input_tokens = watch_output_tokens = watch_cwd = _sync
     watch_mcp_connected = watch_mcp_failed = watch_mcp_connecting = _sync
