@@ -144,3 +144,40 @@ def test_a_compaction_record_rebuilds_the_transcript_when_the_file_is_read(tmp_p
     # the file still has every message
     lines = [json.loads(x) for x in session.path.read_text().splitlines()]
     assert sum(1 for x in lines if x["type"] == "message") == 13
+
+
+async def test_tools_search_tool_found_stay_unmasked_after_compaction(tmp_path: Path) -> None:
+    """A peer's regression: after compaction the deferred tools found earlier were masked
+    again, and the model's next call of one failed."""
+    from agent_tui.core.agent import Agent
+    from agent_tui.core.disclosure import Disclosure
+    from agent_tui.core.providers.script import ScriptProvider
+    from tests.core.disclosure.catalog import catalog_tools, registry_with
+
+    search = {"name": "search_tool", "arguments": {"query": "weather forecast"}}
+    script = tmp_path / "script.json"
+    script.write_text(
+        json.dumps(
+            {
+                "turns": [
+                    {"tool_calls": [{"id": "s1", **search}]},
+                    {"text": "found it"},
+                    {"text": "second answer"},
+                    {"text": "## Goal\nthe summary"},
+                ]
+            }
+        )
+    )
+    registry = registry_with(catalog_tools())
+    disclosure = Disclosure(registry, protocol="strict")
+    agent = Agent(ScriptProvider(script), registry, tmp_path, disclosure=disclosure, system="t")
+    [e async for e in agent.run("find a weather tool")]
+    [e async for e in agent.run("and then?")]
+    assert "mcp__weather__get_forecast" in disclosure.unmasked
+    steps = [e async for e in agent.compact()]
+    assert steps[-1].type == "compaction"
+    assert steps[-1].phase == "end"  # type: ignore[union-attr]
+    assert agent.messages[0].folded
+    assert "mcp__weather__get_forecast" in disclosure.unmasked
+    disclosure.protocol = "strict"
+    assert "mcp__weather__get_forecast" in disclosure.view().anthropic_tools_json()

@@ -30,6 +30,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from agent_tui.core.budget.store import SPILL_NAME
+from agent_tui.core.context import message_tokens
 from agent_tui.core.transcript import Folding, Message
 
 KEEP_TURNS = 2
@@ -325,10 +326,5 @@ async def summarize(
 
 
 def estimate_tokens(messages: Sequence[Message]) -> int:
-    """A cheap estimate of what ``messages`` weigh in a request."""
-    chars = 0
-    for message in messages:
-        chars += len(message.content) + 16
-        for call in message.tool_calls:
-            chars += len(call.name) + len(call.arguments) + 16
-    return chars // CHARS_PER_TOKEN
+    """What ``messages`` weigh in a request, estimated as the context meter does."""
+    return sum(message_tokens(m) for m in messages)
