@@ -12,6 +12,10 @@ mid-call), ``hang`` (never returns), ``flood`` (floods stderr), ``big`` (a large
 resources), ``structured``, ``add_tool`` (registers a new tool and announces the change),
 ``garble`` (prints garbage on stdout, then answers), ``malformed`` (answers with a result that
 breaks the protocol; ``garbage`` mode only).
+
+Prompts: ``review`` (arguments ``path`` required, ``focus`` optional), ``greet`` (no
+arguments; two messages, one with an image), ``add_prompt`` is a tool that registers a prompt
+and announces the change.
 """
 
 import argparse
@@ -155,6 +159,38 @@ def build(name: str) -> MCPServer:
         except Exception:
             pass
         return f"added {tool_name}"
+
+    @server.prompt(description="Review a file for bugs")
+    def review(path: str, focus: str = "") -> str:
+        """Review a file."""
+        return f"Please review {path}" + (f", focusing on {focus}" if focus else "") + "."
+
+    @server.prompt(description="Say hello twice")
+    def greet() -> list[Any]:
+        """Two messages, the second with an image."""
+        return [
+            {"role": "user", "content": {"type": "text", "text": "Hello from the fixture."}},
+            {
+                "role": "assistant",
+                "content": {"type": "image", "data": PNG_1x1, "mimeType": "image/png"},
+            },
+        ]
+
+    @server.tool()
+    async def add_prompt(prompt_name: str, ctx: Context) -> str:
+        """Register a new prompt named ``prompt_name`` and announce the change."""
+        from mcp.server.mcpserver.prompts.base import Prompt
+
+        def extra() -> str:
+            return f"I am the prompt {prompt_name}"
+
+        server.add_prompt(Prompt.from_function(extra, name=prompt_name, description="added"))
+        await ctx.notify_prompts_changed()
+        try:
+            await ctx.request_context.session.send_prompt_list_changed()
+        except Exception:
+            pass
+        return f"added {prompt_name}"
 
     @server.tool(annotations=read_only)
     def garble() -> str:
