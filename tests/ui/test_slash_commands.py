@@ -148,6 +148,13 @@ async def test_model_and_mode_take_their_argument(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "/model demo")
         await wait_for(pilot, lambda: app.agent.provider.name == "demo", "the model switch")
+        app.main.prompt.focus()
+        app.main.prompt.insert("/mod")
+        await wait_for(pilot, lambda: app.main.prompt.menu.is_open, "the menu")
+        app.main.prompt.insert("e")
+        await pilot.press("enter")  # /mode typed out: Enter runs it (the picker opens)
+        await wait_for(pilot, lambda: app.main.prompt.text == "", "/mode to run")
+        await pilot.press("escape")
         await submit(pilot, "/mode nonsense")
         await wait_for(
             pilot, lambda: any("No permission mode" in t for t in _toasts(app)), "the error"

@@ -23,6 +23,8 @@ MATCH_POINTS = 2
 GAP_PENALTY = 1
 PREFIX_BONUS = 10
 """Extra when the query is a prefix of the candidate (case-insensitive)."""
+EXACT_BONUS = 20
+"""Extra when the query is the whole candidate (``mode`` before ``model``)."""
 
 
 def _is_boundary(candidate: str, index: int) -> bool:
@@ -84,7 +86,7 @@ def score(query: str, candidate: str) -> tuple[int, tuple[int, ...]] | None:
         previous = chosen
         position = chosen + 1
     if folded.startswith(wanted):
-        total += PREFIX_BONUS
+        total += PREFIX_BONUS + (EXACT_BONUS if len(folded) == len(wanted) else 0)
     total -= min(len(candidate) - len(query), 20) // 4  # shorter candidates first on ties
     return total, tuple(indices)
 

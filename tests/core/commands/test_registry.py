@@ -72,6 +72,9 @@ def test_completion_filters_fuzzily_and_inserts_with_a_space(registry: CommandRe
     assert found.items[0].insert == "/rewind "
     assert found.items[0].matched == (1, 3)
     assert (found.start, found.end) == (0, 3)
+    exact = completer.complete("/mode", 5)
+    assert exact is not None
+    assert [i.label for i in exact.items[:2]] == ["/mode", "/model"]
     everything = completer.complete("/", 1)
     assert everything is not None
     assert len(everything.items) == len(BUILTINS)

@@ -56,11 +56,13 @@ class CompletionMenu(Widget):
         return self.completions.items[self.index]
 
     def show(self, completions: Completions) -> None:
-        """Open (or update) the menu; the highlight stays on the same label if it is still
-        offered, else goes to the first item."""
-        keep = self.selected.label if self.selected is not None else None
-        labels = [item.label for item in completions.items]
-        self.index = labels.index(keep) if keep in labels else 0
+        """Open (or update) the menu: the highlight goes to the best item, unless the items are
+        the same as before (the cursor moved), where it stays."""
+        before = self.completions
+        same = before is not None and [i.label for i in before.items] == [
+            i.label for i in completions.items
+        ]
+        self.index = self.index if same else 0
         self.completions = completions
         self.add_class("-open")
         self.refresh(layout=True)
