@@ -14,8 +14,8 @@ resources), ``structured``, ``add_tool`` (registers a new tool and announces the
 breaks the protocol; ``garbage`` mode only).
 
 Prompts: ``review`` (arguments ``path`` required, ``focus`` optional), ``greet`` (no
-arguments; two messages, one with an image), ``add_prompt`` is a tool that registers a prompt
-and announces the change.
+arguments; two messages, one with an image). Mode ``prompts`` (otherwise ``normal``) adds the
+tool ``add_prompt``, which registers a prompt and announces the change.
 """
 
 import argparse
@@ -49,7 +49,7 @@ PNG_1x1 = (
 )
 
 
-def build(name: str) -> MCPServer:
+def build(name: str, mode: str = "normal") -> MCPServer:
     server = MCPServer(name)
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False)
 
@@ -176,21 +176,23 @@ def build(name: str) -> MCPServer:
             },
         ]
 
-    @server.tool()
-    async def add_prompt(prompt_name: str, ctx: Context) -> str:
-        """Register a new prompt named ``prompt_name`` and announce the change."""
-        from mcp.server.mcpserver.prompts.base import Prompt
+    if mode == "prompts":  # a tool of its own mode: the other modes keep their 16 tools
 
-        def extra() -> str:
-            return f"I am the prompt {prompt_name}"
+        @server.tool()
+        async def add_prompt(prompt_name: str, ctx: Context) -> str:
+            """Register a new prompt named ``prompt_name`` and announce the change."""
+            from mcp.server.mcpserver.prompts.base import Prompt
 
-        server.add_prompt(Prompt.from_function(extra, name=prompt_name, description="added"))
-        await ctx.notify_prompts_changed()
-        try:
-            await ctx.request_context.session.send_prompt_list_changed()
-        except Exception:
-            pass
-        return f"added {prompt_name}"
+            def extra() -> str:
+                return f"I am the prompt {prompt_name}"
+
+            server.add_prompt(Prompt.from_function(extra, name=prompt_name, description="added"))
+            await ctx.notify_prompts_changed()
+            try:
+                await ctx.request_context.session.send_prompt_list_changed()
+            except Exception:
+                pass
+            return f"added {prompt_name}"
 
     @server.tool(annotations=read_only)
     def garble() -> str:
@@ -225,7 +227,7 @@ def main() -> None:
     if args.mode == "garbage":
         os.write(1, b"Welcome to the fixture server!\n")
         WIRE.append(os.dup(1))
-    server = build(args.name)
+    server = build(args.name, args.mode)
     if args.mode == "http":
         server.run("streamable-http", host="127.0.0.1", port=args.port)
     else:

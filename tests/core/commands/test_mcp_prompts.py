@@ -28,7 +28,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def manager(project: Path) -> AsyncIterator[McpManager]:
-    config = write_config(project / ".mcp.json", {"fx": fixture_entry(name=MARK)})
+    config = write_config(project / ".mcp.json", {"fx": fixture_entry("prompts", name=MARK)})
     manager = McpManager(project, default_registry(), paths=[config])
     await manager.start()
     await manager.wait_ready()
