@@ -45,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--print",
         dest="headless",
         metavar="PROMPT",
-        help="run PROMPT headless (no UI) and print the result",
+        help="run PROMPT headless (no UI) and print the result; piped stdin is appended to it "
+        "(PROMPT - : stdin is the prompt); /name runs a custom command or MCP prompt",
     )
     parser.add_argument(
         "--model",
@@ -287,9 +288,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if args.headless is not None:
         from agent_tui.headless import run_headless
+        from agent_tui.headless_commands import StdinTooLarge, read_stdin, stdin_is_piped
 
+        piped = ""
+        if args.headless == "-" or stdin_is_piped(sys.stdin.buffer):
+            try:
+                piped = read_stdin(sys.stdin.buffer)
+            except StdinTooLarge as exc:
+                return _fail(str(exc))
         return asyncio.run(
-            run_headless(agent, args.headless, args.output_format, session_start=start)
+            run_headless(agent, args.headless, args.output_format, session_start=start, piped=piped)
         )
     if not sys.stdin.isatty() and not os.environ.get("AGENT_TUI_FORCE_TUI"):
         return _fail("the TUI needs a terminal; use -p PROMPT for headless runs")

@@ -98,9 +98,28 @@ async def run_headless(
     session_start: SessionStart,
     out: TextIO | None = None,
     err: TextIO | None = None,
+    piped: str = "",
 ) -> int:
+    """Run ``prompt`` (a slash command is resolved first: ``headless_commands``; ``piped``
+    is what came on stdin, appended to the prompt)."""
     out = out or sys.stdout
     err = err or sys.stderr
+    from agent_tui.headless_commands import Done, resolve, with_stdin
+
+    resolved = await resolve(agent, prompt if prompt != "-" else "")
+    if isinstance(resolved, Done):
+        await agent.close()
+        (out if resolved.code == 0 else err).write(
+            resolved.text + "\n" if resolved.code == 0 else f"agent-tui: {resolved.text}\n"
+        )
+        return resolved.code
+    for note in resolved.notes:
+        err.write(f"agent-tui: {note}\n")
+    prompt = with_stdin(resolved.prompt if prompt != "-" else "-", piped)
+    if not prompt.strip():
+        await agent.close()
+        err.write("agent-tui: the prompt is empty (nothing on stdin for -p -)\n")
+        return 2
     events: list[dict[str, object]] = []
     end: TurnEnd | None = None
     errors: list[str] = []

@@ -12,6 +12,10 @@ mid-call), ``hang`` (never returns), ``flood`` (floods stderr), ``big`` (a large
 resources), ``structured``, ``add_tool`` (registers a new tool and announces the change),
 ``garble`` (prints garbage on stdout, then answers), ``malformed`` (answers with a result that
 breaks the protocol; ``garbage`` mode only).
+
+Prompts: ``review`` (arguments ``path`` required, ``focus`` optional), ``greet`` (no
+arguments; two messages, one with an image). Mode ``prompts`` (otherwise ``normal``) adds the
+tool ``add_prompt``, which registers a prompt and announces the change.
 """
 
 import argparse
@@ -45,7 +49,7 @@ PNG_1x1 = (
 )
 
 
-def build(name: str) -> MCPServer:
+def build(name: str, mode: str = "normal") -> MCPServer:
     server = MCPServer(name)
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False)
 
@@ -156,6 +160,40 @@ def build(name: str) -> MCPServer:
             pass
         return f"added {tool_name}"
 
+    @server.prompt(description="Review a file for bugs")
+    def review(path: str, focus: str = "") -> str:
+        """Review a file."""
+        return f"Please review {path}" + (f", focusing on {focus}" if focus else "") + "."
+
+    @server.prompt(description="Say hello twice")
+    def greet() -> list[Any]:
+        """Two messages, the second with an image."""
+        return [
+            {"role": "user", "content": {"type": "text", "text": "Hello from the fixture."}},
+            {
+                "role": "assistant",
+                "content": {"type": "image", "data": PNG_1x1, "mimeType": "image/png"},
+            },
+        ]
+
+    if mode == "prompts":  # a tool of its own mode: the other modes keep their 16 tools
+
+        @server.tool()
+        async def add_prompt(prompt_name: str, ctx: Context) -> str:
+            """Register a new prompt named ``prompt_name`` and announce the change."""
+            from mcp.server.mcpserver.prompts.base import Prompt
+
+            def extra() -> str:
+                return f"I am the prompt {prompt_name}"
+
+            server.add_prompt(Prompt.from_function(extra, name=prompt_name, description="added"))
+            await ctx.notify_prompts_changed()
+            try:
+                await ctx.request_context.session.send_prompt_list_changed()
+            except Exception:
+                pass
+            return f"added {prompt_name}"
+
     @server.tool(annotations=read_only)
     def garble() -> str:
         """Print garbage on stdout, then answer."""
@@ -189,7 +227,7 @@ def main() -> None:
     if args.mode == "garbage":
         os.write(1, b"Welcome to the fixture server!\n")
         WIRE.append(os.dup(1))
-    server = build(args.name)
+    server = build(args.name, args.mode)
     if args.mode == "http":
         server.run("streamable-http", host="127.0.0.1", port=args.port)
     else:

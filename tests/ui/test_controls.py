@@ -17,8 +17,9 @@ from agent_tui.core.transcript import Message, ToolCall
 from agent_tui.ui.approval.screen import ApprovalScreen
 from agent_tui.ui.chat import AssistantReply, Notice, UserPrompt
 from agent_tui.ui.shell.models import model_specs
-from agent_tui.ui.shell.palette import ENTRIES, AgentCommands
+from agent_tui.ui.shell.palette import AgentCommands, entries
 from agent_tui.ui.shell.session_list import sessions_of
+from agent_tui.ui.shell.slash_actions import ACTIONS
 
 from .helpers import SIZE, make_agent, make_app, submit, wait_approval, wait_for, wait_idle
 
@@ -94,7 +95,7 @@ async def test_the_palette_lists_our_commands_and_runs_them(tmp_path: Path) -> N
     app = make_app(make_agent(tmp_path, [{"text": "an answer"}]))
     async with app.run_test(size=SIZE) as pilot:
         assert AgentCommands in app.COMMANDS
-        titles = [name for name, _, _ in ENTRIES]
+        titles = [title for title, _, _ in entries(app)]
         for title in (
             "Switch model",
             "Permission mode",
@@ -106,8 +107,10 @@ async def test_the_palette_lists_our_commands_and_runs_them(tmp_path: Path) -> N
             "MCP panel",
         ):
             assert title in titles
-        for _, _, action in ENTRIES:  # every entry names an action the app has
-            assert callable(getattr(app, f"action_{action}", None)), action
+        for _, _, name in entries(app):  # every entry runs a command the app can run
+            command = app.command_registry.find(name)
+            assert command is not None, name
+            assert command.action in ACTIONS, name
         await submit(pilot, "hello")
         await wait_idle(pilot)
         await pilot.press("ctrl+p")

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.agent import Agent
+from agent_tui.core.commands import BUILTINS
 from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.session import SessionLog, SessionStore
@@ -16,7 +17,6 @@ from agent_tui.core.tools.builtin import default_registry
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.chat import Notice, UserPrompt
 from agent_tui.ui.rewind.picker import RewindPicker
-from agent_tui.ui.shell.palette import ENTRIES
 
 from .helpers import SIZE, make_app, submit, wait_for, wait_idle
 
@@ -216,7 +216,7 @@ async def test_fork_continues_in_a_new_session_with_the_same_messages(tmp_path: 
 
 
 def test_the_palette_has_rewind_and_fork() -> None:
-    actions = {action for _, _, action in ENTRIES}
+    actions = {c.action for c in BUILTINS if c.palette}
     assert {"rewind", "fork"} <= actions
     assert callable(AgentApp.action_rewind)
     assert callable(AgentApp.action_fork)

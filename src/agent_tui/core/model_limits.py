@@ -119,7 +119,9 @@ _TABLE: dict[str, tuple[int, int]] = {
     "granite-code": (128_000, 4_096),
     "starcoder2": (16_384, 4_096),
     # -- ours ------------------------------------------------------------------------------
-    "demo": (200_000, 8_192),  # the offline demo has no real window: a typical one to show
+    # the offline demo has no real window: a small one, so a few turns of the tour fill the
+    # meter and show an automatic compaction
+    "demo": (8_192, 2_048),
 }
 """Family → (context window, max output tokens). Keys are written as vendors spell them;
 ``_normal`` makes ``3.5`` and ``3-5`` the same."""

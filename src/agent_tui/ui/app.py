@@ -24,6 +24,7 @@ from textual.reactive import reactive
 from textual.worker import Worker, WorkerState
 
 from agent_tui.core.agent import Agent, AgentBusy
+from agent_tui.core.commands import SlashCompleter
 from agent_tui.core.events import (
     AssistantDelta,
     AssistantMessage,
@@ -50,6 +51,7 @@ from agent_tui.ui.shell import palette, rewind, screen_actions, startup
 from agent_tui.ui.shell.events_bridge import AgentEvent, SourcesChanged, forward, watch_sources
 from agent_tui.ui.shell.main_screen import MainScreen
 from agent_tui.ui.shell.prompt_input import PromptInput
+from agent_tui.ui.shell.slash_actions import SlashActions
 from agent_tui.ui.shell.status_bar import Activity, StatusBar
 from agent_tui.ui.shell.themes import ThemeKeeper, install_themes
 
@@ -131,6 +133,9 @@ class AgentApp(App[None]):
         self.quit_armed_at: float | None = None
         """When Ctrl+C was last pressed."""
         self.theme_keeper: ThemeKeeper | None = None
+        self.slash = SlashActions.for_app(self, self)
+        """Slash commands typed in the prompt (``ui/shell/slash_actions.py``)."""
+        self.command_registry = self.slash.registry
         self.set_reactive(
             AgentApp.cwd, cwd_label if cwd_label is not None else shorten_home(agent.cwd)
         )
@@ -167,7 +172,11 @@ class AgentApp(App[None]):
             AgentApp.sandbox,
             AgentApp.sandbox_warn,
         )
-        prompt = PromptInput(cursor_blink=self.CURSOR_BLINK, id="prompt").data_bind(AgentApp.busy)
+        prompt = PromptInput(
+            cursor_blink=self.CURSOR_BLINK,
+            completers=[SlashCompleter(self.command_registry)],
+            id="prompt",
+        ).data_bind(AgentApp.busy)
         self._main = MainScreen(self.clock, status=status, prompt=prompt)
         await self.push_screen(self._main)
         warnings = [*self.session.warnings, *problems]
@@ -176,6 +185,7 @@ class AgentApp(App[None]):
             demo=self.demo and not self.agent.messages,
             memory=[m.path for m in self.session.memory],
         )
+        await self.slash.report_problems()
         if self.agent.messages:
             await self._show_transcript()
         elif self.session.forked_from:
@@ -375,7 +385,12 @@ class AgentApp(App[None]):
     # -- sending ---------------------------------------------------------------------------
 
     def send(self, text: str) -> bool:
-        """Start a turn with ``text``; refused (with a notice) while a turn runs."""
+        """Start a turn with ``text``; refused (with a notice) while a turn runs. A slash
+        command runs instead (``SlashActions.route``; ``//x`` sends ``/x``)."""
+        routed = self.slash.route(text)
+        if not isinstance(routed, str):
+            return routed
+        text = routed
         if self.busy:
             self.notify("A turn is running. Press Esc to interrupt it first.", severity="warning")
             return False
@@ -653,6 +668,10 @@ class AgentApp(App[None]):
             "Screen cleared · the model still has the whole conversation (ctrl+l starts a new one)",
             "muted",
         )
+
+    def action_command(self, name: str) -> None:
+        """Run the slash command ``name`` with no arguments (the palette's entries)."""
+        self.slash.run_name(name)
 
     def action_toggle_lane(self) -> None:
         self.main.action_toggle_lane()

@@ -52,11 +52,13 @@ class Status(StrEnum):
 class _Call:
     tool: str
     arguments: dict[str, Any]
-    ctx: ToolContext
+    ctx: ToolContext | None
     timeout: float
     future: asyncio.Future[Any]
     scope: Any = None
     abandoned: bool = False
+    prompt: bool = False
+    """A ``prompts/get`` of the prompt ``tool`` (else a tool call)."""
 
     def abandon(self) -> None:
         self.abandoned = True
@@ -101,6 +103,8 @@ class Connection:
     reason: str | None = None
     tools: list[Any] = field(default_factory=list)
     """The server's tools (``mcp.types.Tool``), in the server's order."""
+    prompts: list[Any] = field(default_factory=list)
+    """The server's prompts (``mcp.types.Prompt``) when it has the prompts capability."""
     protocol_version: str | None = None
     server_info: str | None = None
     connect_seconds: float | None = None
@@ -117,6 +121,7 @@ class Connection:
         self._task: asyncio.Task[None] | None = None
         self._gone: str | None = None
         self._refresh = asyncio.Event()
+        self._refresh_prompts = asyncio.Event()
         self._notes: dict[str, str] = {}
 
     # -- public -----------------------------------------------------------------------------
@@ -157,6 +162,22 @@ class Connection:
             raise self._unavailable()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         call = _Call(tool, arguments, ctx, self.spec.timeout + 5, future)
+        self._calls.put_nowait(call)
+        self._wake.set()
+        try:
+            return await future
+        except asyncio.CancelledError:
+            call.abandon()
+            raise
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
+        """``prompts/get`` of ``name`` (a ``GetPromptResult``, or a ``ToolFailure``)."""
+        if self.status is Status.CONNECTING:
+            await self.wait_settled()
+        if self.status is not Status.CONNECTED:
+            raise self._unavailable()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        call = _Call(name, arguments, None, self.spec.timeout + 5, future, prompt=True)
         self._calls.put_nowait(call)
         self._wake.set()
         try:
@@ -238,6 +259,7 @@ class Connection:
             )
             async with client:
                 tools = await list_tools(client)
+                self.prompts = await self._list_prompts(client)
                 self.protocol_version = client.protocol_version
                 info = client.server_info
                 self.server_info = f"{info.name} {info.version}".strip() if info else None
@@ -246,6 +268,7 @@ class Connection:
                 async with anyio.create_task_group() as inner:
                     inner.start_soon(self._serve, client, inner)
                     inner.start_soon(self._refresher, client)
+                    inner.start_soon(self._prompt_refresher, client)
                     if self._wants_listen(client):
                         inner.start_soon(self._listen, client)
                     if self.stderr is not None:
@@ -292,11 +315,16 @@ class Connection:
             with anyio.CancelScope() as scope:
                 call.scope = scope
                 try:
+                    if call.prompt:
+                        with anyio.fail_after(call.timeout):
+                            result = await client.get_prompt(call.tool, call.arguments)
+                        _settle(call.future, result=result)
+                        return
                     result = await client.call_tool(
                         call.tool,
                         call.arguments,
                         read_timeout_seconds=call.timeout,
-                        progress_callback=progress_reporter(call.ctx),
+                        progress_callback=progress_reporter(call.ctx) if call.ctx else None,
                     )
                 except Exception as exc:
                     failure = call_failure(self.spec.name, call.tool, exc, self._tail())
@@ -319,8 +347,11 @@ class Connection:
                 f"(last: {_offending_line(message)})",
             )
             return
-        if getattr(message, "method", None) == "notifications/tools/list_changed":
+        method = getattr(message, "method", None)
+        if method == "notifications/tools/list_changed":
             self._request_refresh()
+        elif method == "notifications/prompts/list_changed":
+            self._refresh_prompts.set()
 
     def _request_refresh(self) -> None:
         self._refresh.set()
@@ -347,19 +378,64 @@ class Connection:
                 continue
             self.on_change(self)
 
-    def _wants_listen(self, client: Any) -> bool:
+    @staticmethod
+    def _has_prompts(client: Any) -> bool:
+        capabilities = getattr(client, "server_capabilities", None)
+        return getattr(capabilities, "prompts", None) is not None
+
+    async def _list_prompts(self, client: Any) -> list[Any]:
+        """Every prompt of a server with the prompts capability (page by page); a failure
+        is a note, not a failed server (its tools still work)."""
+        if not self._has_prompts(client):
+            return []
+        from agent_tui.core.mcp.transport import MAX_PAGES
+
+        prompts: list[Any] = []
+        cursor: str | None = None
+        try:
+            for _ in range(MAX_PAGES):
+                page = await client.list_prompts(cursor=cursor)
+                prompts.extend(page.prompts)
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+        except Exception as exc:
+            self._note("prompts", f"listing the prompts failed: {type(exc).__name__}: {exc}")
+            return self.prompts
+        self._notes.pop("prompts", None)
+        return prompts
+
+    async def _prompt_refresher(self, client: Any) -> None:
+        while True:
+            await self._refresh_prompts.wait()
+            self._refresh_prompts.clear()
+            self.prompts = await self._list_prompts(client)
+            self.on_change(self)
+
+    def _listen_filter(self, client: Any) -> dict[str, bool]:
         from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
-        tools = client.server_capabilities.tools
-        return client.protocol_version in MODERN_PROTOCOL_VERSIONS and bool(
-            tools and tools.list_changed
-        )
+        if client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            return {}
+        capabilities = client.server_capabilities
+        tools, prompts = capabilities.tools, capabilities.prompts
+        wanted = {
+            "tools_list_changed": bool(tools and tools.list_changed),
+            "prompts_list_changed": bool(prompts and prompts.list_changed),
+        }
+        return wanted if any(wanted.values()) else {}
+
+    def _wants_listen(self, client: Any) -> bool:
+        return bool(self._listen_filter(client))
 
     async def _listen(self, client: Any) -> None:
         try:
-            async with client.listen(tools_list_changed=True) as subscription:
-                async for _event in subscription:
-                    self._request_refresh()
+            async with client.listen(**self._listen_filter(client)) as subscription:
+                async for event in subscription:
+                    if "Prompts" in type(event).__name__:
+                        self._refresh_prompts.set()
+                    else:
+                        self._request_refresh()
         except Exception as exc:
             self._note("listen", f"live tool list updates are off: {type(exc).__name__}: {exc}")
 

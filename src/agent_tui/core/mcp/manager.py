@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_tui.core.commands.mcp_prompts import McpPrompt, from_sdk
 from agent_tui.core.mcp.adapter import MediaStore, ToolInfo, build_tool
 from agent_tui.core.mcp.config import ConfigProblem, McpConfig, ServerSpec, load_config
 from agent_tui.core.mcp.connection import Connection, Status
@@ -116,6 +117,23 @@ class McpManager:
             self._infos.get(name, []),
             disabled=self._disabled_by(spec),
         )
+
+    def prompts(self) -> list[McpPrompt]:
+        """The prompts of the connected servers (from memory), by server then name."""
+        found = []
+        for name in sorted(self._connections):
+            conn = self._connections[name]
+            if conn.status is Status.CONNECTED and name in self.config.servers:
+                found.extend(sorted((from_sdk(name, p) for p in conn.prompts), key=_by_name))
+        return found
+
+    async def get_prompt(self, server: str, name: str, arguments: dict[str, str]) -> Any:
+        """``prompts/get`` on ``server`` (a ``GetPromptResult``; failures raise
+        ``ToolFailure``)."""
+        conn = self._connections.get(server)
+        if conn is None:
+            raise unavailable(server, f"the MCP server {server!r} is not running")
+        return await conn.get_prompt(name, arguments)
 
     def tool_infos(self) -> list[ToolInfo]:
         return sorted((i for infos in self._infos.values() for i in infos), key=lambda i: i.name)
@@ -413,6 +431,10 @@ class McpManager:
             await watch_files(self.config.paths, self._watch_stop, self.watching, self.reload)
         except Exception:  # the watch is a convenience: never take the app down
             log.exception("watching the MCP configuration failed")
+
+
+def _by_name(prompt: McpPrompt) -> str:
+    return prompt.name
 
 
 def _quiet_sdk_logging() -> None:

@@ -47,6 +47,7 @@ class MainScreen(Screen[None]):
         with Horizontal(id="body"):
             yield ChatView(id="chat")
             yield ToolLane(self.clock, id="lane")
+        yield self._prompt.menu  # the prompt's completion menu, just above it
         yield self._prompt
         yield self._status
         yield SteadyFooter()

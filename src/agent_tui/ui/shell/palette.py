@@ -1,8 +1,9 @@
-"""The command palette (Ctrl+P): the app's entries as a ``textual.command.Provider`` that runs
-actions, and the pickers some entries open (a second palette listing the choices).
+"""The command palette (Ctrl+P): the command registry's entries as a
+``textual.command.Provider``, and the pickers some entries open (a second palette listing the
+choices).
 
-Nothing here knows the app's class: entries name actions (``app.run_action``), and pickers get
-the choices and what to do with the one picked.
+Nothing here knows the app's class: an entry runs the app's ``command`` action (the slash
+command, no arguments), and pickers get the choices and what to do with the one picked.
 """
 
 from __future__ import annotations
@@ -14,54 +15,45 @@ from typing import TYPE_CHECKING, Any
 from textual.app import App
 from textual.command import DiscoveryHit, Hit, Hits, Provider, SimpleCommand
 
+from agent_tui.core.commands import CommandRegistry
 from agent_tui.core.permissions import Mode
 from agent_tui.ui.shell.models import model_specs
 
 if TYPE_CHECKING:
     from agent_tui.ui.shell.session_list import SessionSummary
 
-ENTRIES: tuple[tuple[str, str, str], ...] = (
-    ("New conversation", "Start over: the model forgets this one (ctrl+l)", "new_session"),
-    (
-        "Clear the screen",
-        "Clear the chat and the lane; the model keeps the context",
-        "clear_screen",
-    ),
-    ("Switch model", "Choose the model for the next turns", "pick_model"),
-    ("Permission mode", "default, accept-edits, plan or bypass", "pick_mode"),
-    ("Resume a session", "Continue a saved session of this directory", "pick_session"),
-    (
-        "Rewind",
-        "Go back to before a turn: its code, the conversation or both (/rewind)",
-        "rewind",
-    ),
-    (
-        "Fork the session",
-        "Continue in a copy of this session; the original stays as it was (/fork)",
-        "fork",
-    ),
-    ("Toggle the tool lane", "Show or hide the tool-call lane (ctrl+t)", "toggle_lane"),
-    ("Open the spill browser", "Browse the full outputs saved to disk (ctrl+o)", "open_spill"),
-    ("MCP panel", "MCP servers, their status and their tools (ctrl+g)", "mcp_panel"),
-)
-"""(name, help, app action) of each entry."""
+
+def entries(app: App[Any]) -> list[tuple[str, str, str]]:
+    """(title, help, command name) of each palette entry: the registry's built-ins that have
+    a palette title, then the custom commands and MCP prompts (as ``/name``)."""
+    registry = getattr(app, "command_registry", None)
+    if not isinstance(registry, CommandRegistry):
+        registry = CommandRegistry()
+    found = [(c.palette, c.description, c.name) for c in registry.palette_commands()]
+    found += [
+        (f"/{c.name}", f"{c.description} ({c.source})", c.name)
+        for c in registry.commands()
+        if c.kind != "builtin"
+    ]
+    return found
 
 
 class AgentCommands(Provider):
-    """The app's own palette entries (next to Textual's: theme, keys, quit…)."""
+    """The app's own palette entries (next to Textual's: theme, keys, quit…): the command
+    registry's (``core.commands``), each running its slash command with no arguments."""
 
-    def _run(self, action: str) -> Callable[[], Any]:
-        return partial(self.app.run_action, action)
+    def _run(self, name: str) -> Callable[[], Any]:
+        return partial(self.app.run_action, f"command({name!r})")
 
     async def discover(self) -> Hits:
-        for name, help, action in ENTRIES:
-            yield DiscoveryHit(name, self._run(action), help=help)
+        for title, help, name in entries(self.app):
+            yield DiscoveryHit(title, self._run(name), help=help)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for name, help, action in ENTRIES:
-            if (score := matcher.match(name)) > 0:
-                yield Hit(score, matcher.highlight(name), self._run(action), help=help)
+        for title, help, name in entries(self.app):
+            if (score := matcher.match(title)) > 0:
+                yield Hit(score, matcher.highlight(title), self._run(name), help=help)
 
 
 def pick_model(app: App[Any], current: str, switch: Callable[[str], Any]) -> None:

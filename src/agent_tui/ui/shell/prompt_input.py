@@ -1,7 +1,15 @@
-"""The prompt box: a multi-line TextArea where Enter sends and up/down walk the history."""
+"""The prompt box: a multi-line TextArea where Enter sends and up/down walk the history.
+
+It owns the completion menu (``menu``, composed by the screen just above the box): on every
+edit or cursor move it asks its completers (``core.completion``) in turn, and the first that
+answers fills the menu. While the menu is open, Up/Down move in it, Tab inserts the
+highlighted completion, Enter inserts it too, or sends when the command is already complete,
+and Esc closes it (without interrupting the turn) until the text changes.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from textual import events
@@ -9,6 +17,9 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import TextArea
+
+from agent_tui.core.completion import Completer, Completions
+from agent_tui.ui.shell.completion_menu import CompletionMenu
 
 PLACEHOLDER = "Ask the agent…  (Enter send · ctrl+j newline · ↑ history)"
 NEWLINE_KEYS = frozenset({"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"})
@@ -62,6 +73,7 @@ class PromptInput(TextArea):
         self,
         *,
         cursor_blink: bool = True,
+        completers: Sequence[Completer] = (),
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
@@ -79,6 +91,12 @@ class PromptInput(TextArea):
         self.prompt_history: list[str] = []
         self._history_index: int | None = None
         self._draft = ""
+        self.completers = list(completers)
+        """Asked in turn on every edit; the first answer fills the menu."""
+        self.menu = CompletionMenu(id=f"{id}-menu" if id else None)
+        self._dismissed: str | None = None
+        """The text the menu was closed on with Esc (it stays closed until the text changes)."""
+        self._span: Completions | None = None
 
     def watch_busy(self, busy: bool) -> None:
         self.set_class(busy, "-busy")
@@ -86,6 +104,10 @@ class PromptInput(TextArea):
     # -- keys ------------------------------------------------------------------------------
 
     async def _on_key(self, event: events.Key) -> None:
+        if self.menu.is_open and self._menu_key(event.key):
+            event.stop()
+            event.prevent_default()
+            return
         if event.key == "enter":
             event.stop()
             event.prevent_default()
@@ -97,6 +119,79 @@ class PromptInput(TextArea):
             self.insert("\n")
             return
         await super()._on_key(event)
+
+    # -- completion ------------------------------------------------------------------------
+
+    def _menu_key(self, key: str) -> bool:
+        """Handle ``key`` in the open menu; False when it is not the menu's."""
+        if key == "up":
+            self.menu.move(-1)
+        elif key == "down":
+            self.menu.move(+1)
+        elif key == "escape":
+            self._dismissed = self.text
+            self.menu.hide()
+        elif key == "tab":
+            self.accept_completion()
+        elif key == "enter":
+            chosen, span = self.menu.selected, self._span
+            typed = self.text[span.start : span.end] if span is not None else ""
+            if chosen is not None and typed == chosen.insert.rstrip():
+                self.menu.hide()
+                self.action_submit()
+            else:
+                self.accept_completion()
+        else:
+            return False
+        return True
+
+    def accept_completion(self) -> None:
+        """Replace the span with the highlighted completion."""
+        chosen, span = self.menu.selected, self._span
+        if chosen is None or span is None:
+            return
+        start, end = self._location(span.start), self._location(span.end)
+        self.replace(chosen.insert, start, end, maintain_selection_offset=False)
+        self.move_cursor(self._location(span.start + len(chosen.insert)))
+        self._update_menu()
+
+    def _location(self, offset: int) -> tuple[int, int]:
+        """The (row, column) of the character offset ``offset`` into ``text``."""
+        step = len(self.document.newline)
+        for row, line in enumerate(self.document.lines):
+            if offset <= len(line):
+                return row, offset
+            offset -= len(line) + step
+        last = self.document.lines[-1] if self.document.lines else ""
+        return max(0, len(self.document.lines) - 1), len(last)
+
+    def _offset(self, location: tuple[int, int]) -> int:
+        row, column = location
+        step = len(self.document.newline)
+        return sum(len(line) + step for line in self.document.lines[:row]) + column
+
+    def _on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if self._dismissed is not None and self.text != self._dismissed:
+            self._dismissed = None
+        self._update_menu()
+
+    def _on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        self._update_menu()
+
+    def _update_menu(self) -> None:
+        if not self.completers or self._dismissed is not None:
+            self.menu.hide()
+            return
+        text = self.text
+        cursor = self._offset(self.cursor_location)
+        for completer in self.completers:
+            found = completer.complete(text, cursor)
+            if found is not None and found.items:
+                self._span = found
+                self.menu.show(found)
+                return
+        self._span = None
+        self.menu.hide()
 
     def action_submit(self) -> None:
         text = self.text.strip()

@@ -1,0 +1,35 @@
+"""Slash commands, UI-free: the registry (built-ins, custom Markdown commands, MCP prompts),
+parsing a prompt into an invocation, expanding one into the model's prompt, completion and
+``/help``. The TUI (``ui/shell/slash_actions.py``), the palette and headless mode all use it.
+"""
+
+from agent_tui.core.commands.completer import SlashCompleter
+from agent_tui.core.commands.custom import CustomCommand
+from agent_tui.core.commands.help import help_text, markdown_table
+from agent_tui.core.commands.mcp_prompts import McpPrompt, PromptArgument
+from agent_tui.core.commands.registry import (
+    CommandRegistry,
+    Invocation,
+    Parsed,
+    Plain,
+    Unknown,
+    split_command,
+)
+from agent_tui.core.commands.spec import BUILTINS, Command
+
+__all__ = [
+    "BUILTINS",
+    "Command",
+    "CommandRegistry",
+    "CustomCommand",
+    "Invocation",
+    "McpPrompt",
+    "Parsed",
+    "Plain",
+    "PromptArgument",
+    "SlashCompleter",
+    "Unknown",
+    "help_text",
+    "markdown_table",
+    "split_command",
+]

@@ -1,0 +1,248 @@
+"""Custom commands: Markdown files whose body is a prompt for the model.
+
+Where they come from, strongest first: the project's ``.agent-tui/commands/``, the project's
+``.claude/commands/`` (Claude Code's), the user's ``<config dir>/commands/`` and
+``~/.claude/commands/``. ``review.md`` is ``/review``; ``git/commit.md`` is ``/git:commit``.
+Front matter (``frontmatter``) may give ``description``, ``argument-hint``, ``allowed-tools``
+and ``model``. ``$ARGUMENTS`` in the body is replaced by everything after the command,
+``$1`` … ``$9`` by its words (shell-like quoting); a body with neither gets the arguments
+appended.
+
+A file that cannot be used (not UTF-8, over ``MAX_BYTES``, bad front matter, a name that is
+not a command name, a link leading out of its directory) is reported and skipped; the others
+load. A project's files are repository data: they only ever become a prompt the user chose to
+send. ``allowed-tools`` and ``model`` are read and shown, but grant nothing (see
+``CustomCommand.notes``): permissions stay with the rules and the mode.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent_tui.core.commands.frontmatter import FrontMatterError, split, split_top
+
+MAX_BYTES = 256 * 1024
+"""A command file larger than this is refused (a prompt, not a data dump)."""
+MAX_FILES = 500
+"""Files read per directory at most (the rest are reported)."""
+MAX_DEPTH = 4
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+FIELDS = ("description", "argument-hint", "allowed-tools", "model")
+POSITIONAL = re.compile(r"\$([1-9])")
+
+
+@dataclass(frozen=True)
+class Location:
+    path: Path
+    source: str
+    """``project``, ``claude``, ``user`` or ``~/.claude``."""
+
+
+@dataclass(frozen=True)
+class CustomCommand:
+    name: str
+    path: Path
+    source: str
+    body: str
+    description: str = ""
+    argument_hint: str = ""
+    allowed_tools: tuple[str, ...] = ()
+    model: str = ""
+
+    def render(self, arguments: str) -> str:
+        """The prompt for ``/name arguments``."""
+        arguments = arguments.strip()
+        body = self.body.strip("\n")
+        has_all = "$ARGUMENTS" in body
+        has_positional = POSITIONAL.search(body) is not None
+        if not has_all and not has_positional:
+            return f"{body}\n\nARGUMENTS: {arguments}" if arguments else body
+        words = _words(arguments)
+        if has_positional:
+            body = POSITIONAL.sub(
+                lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "",
+                body,
+            )
+        return body.replace("$ARGUMENTS", arguments)
+
+    @property
+    def notes(self) -> list[str]:
+        """What of the front matter is not applied, for the user."""
+        notes = []
+        if self.model:
+            notes.append(
+                f"model: {self.model} is not applied (a per-turn model is not supported yet): "
+                "the turn uses the session's model; /model switches it"
+            )
+        if self.allowed_tools:
+            notes.append(
+                "allowed-tools is not applied: a command file grants no permission; the "
+                "permission rules and the mode decide, as for any prompt"
+            )
+        return notes
+
+
+def _words(arguments: str) -> list[str]:
+    try:
+        return shlex.split(arguments)
+    except ValueError:  # an unclosed quote: plain words
+        return arguments.split()
+
+
+def locations(cwd: Path, config: Path, home: Path | None) -> list[Location]:
+    """The command directories, strongest first."""
+    found = [
+        Location(cwd / ".agent-tui" / "commands", "project"),
+        Location(cwd / ".claude" / "commands", "claude"),
+        Location(config / "commands", "user"),
+    ]
+    if home is not None:
+        found.append(Location(home / ".claude" / "commands", "~/.claude"))
+    return found
+
+
+@dataclass
+class Loaded:
+    commands: list[CustomCommand] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def load(dirs: Iterable[Location]) -> Loaded:
+    """Every usable command file of ``dirs``; the first directory naming a command wins (a
+    shadowed one is reported). Broken files are reported and skipped."""
+    loaded = Loaded()
+    by_name: dict[str, CustomCommand] = {}
+    for location in dirs:
+        for name, path, problem in _files(location.path):
+            if problem is not None:
+                loaded.problems.append(problem)
+                continue
+            command = _read(name, path, location.source, loaded.problems)
+            if command is None:
+                continue
+            winner = by_name.get(name)
+            if winner is not None:
+                loaded.problems.append(
+                    f"command /{name} of {path} is shadowed by {winner.path} ({winner.source})"
+                )
+                continue
+            by_name[name] = command
+            loaded.commands.append(command)
+    loaded.commands.sort(key=lambda c: c.name)
+    return loaded
+
+
+def _files(root: Path) -> list[tuple[str, Path, str | None]]:
+    """(command name, file, problem) of the ``*.md`` files below ``root``, sorted."""
+    if not root.is_dir():
+        return []
+    try:
+        real_root = root.resolve()
+    except OSError:
+        return []
+    found: list[tuple[str, Path, str | None]] = []
+    count = 0
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        depth = len(here.relative_to(root).parts)
+        dirnames[:] = (
+            sorted(d for d in dirnames if not d.startswith(".")) if depth < MAX_DEPTH else []
+        )
+        for filename in sorted(filenames):
+            if not filename.endswith(".md"):
+                continue
+            path = here / filename
+            count += 1
+            if count > MAX_FILES:
+                found.append(
+                    ("", path, f"{root}: more than {MAX_FILES} command files; the rest are skipped")
+                )
+                return found
+            parts = [*path.relative_to(root).parent.parts, filename[: -len(".md")]]
+            bad = next((p for p in parts if not NAME.match(p)), None)
+            if bad is not None:
+                found.append(
+                    (
+                        "",
+                        path,
+                        f"command file {path} is skipped: {bad!r} is not a command name "
+                        "(letters, digits, . _ -)",
+                    )
+                )
+                continue
+            try:
+                inside = path.resolve().is_relative_to(real_root)
+            except OSError:
+                inside = False
+            if not inside:
+                found.append(("", path, f"command file {path} is skipped: it links outside {root}"))
+                continue
+            found.append((":".join(parts), path, None))
+    return found
+
+
+def _read(name: str, path: Path, source: str, problems: list[str]) -> CustomCommand | None:
+    def skip(why: str) -> None:
+        problems.append(f"command file {path} is skipped: {why}")
+
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            skip(f"it is {size:,} bytes (at most {MAX_BYTES:,})")
+            return None
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_BYTES + 1)
+    except OSError as exc:
+        skip(f"cannot read it: {exc.strerror or exc}")
+        return None
+    if len(raw) > MAX_BYTES:
+        skip(f"it is over {MAX_BYTES:,} bytes")
+        return None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        skip(f"it is not UTF-8 text (byte {exc.start})")
+        return None
+    if "\x00" in text:
+        skip("it holds NUL bytes (not a text file)")
+        return None
+    try:
+        fields, body = split(text)
+    except FrontMatterError as exc:
+        skip(f"bad front matter: {exc}")
+        return None
+    values: dict[str, str] = {}
+    tools: tuple[str, ...] = ()
+    for key, value in fields.items():
+        if key == "allowed-tools":
+            items = value if isinstance(value, list) else split_top(value)
+            tools = tuple(items)
+        elif key in FIELDS:
+            if isinstance(value, list):
+                skip(f"bad front matter: {key} is a list, not text")
+                return None
+            values[key] = " ".join(value.split())
+    if not body.strip():
+        skip("its body is empty (the body is the prompt)")
+        return None
+    return CustomCommand(
+        name=name,
+        path=path,
+        source=source,
+        body=body,
+        description=values.get("description", "") or _first_line(body),
+        argument_hint=values.get("argument-hint", ""),
+        allowed_tools=tools,
+        model=values.get("model", ""),
+    )
+
+
+def _first_line(body: str) -> str:
+    line = next((ln.strip() for ln in body.splitlines() if ln.strip()), "")
+    line = line.lstrip("#").strip()
+    return line if len(line) <= 80 else line[:79] + "…"
