@@ -115,6 +115,34 @@ BUILTINS: tuple[Command, ...] = (
         palette="Fork the session",
     ),
     Command(
+        "compact",
+        "Fold the conversation so far into a summary the model continues from",
+        hint="[what to keep]",
+        action="compact",
+        palette="Compact the conversation",
+    ),
+    Command(
+        "context",
+        "How full the context window is, part by part",
+        while_busy=True,
+        action="context",
+        palette="Context window: what fills it",
+    ),
+    Command(
+        "memory",
+        "The memory files (AGENTS.md) loaded; /memory N opens one in $EDITOR",
+        hint="[N]",
+        action="memory",
+        palette="Memory files",
+    ),
+    Command(
+        "init",
+        "Write a starter AGENTS.md for this project (--force replaces one)",
+        hint="[--force]",
+        action="init",
+        palette="Write a starter AGENTS.md",
+    ),
+    Command(
         "spills",
         "Browse the full outputs saved to disk (ctrl+o)",
         while_busy=True,
@@ -157,5 +185,4 @@ BUILTINS: tuple[Command, ...] = (
         action="quit",
     ),
 )
-"""The built-in commands, in the order ``/help`` lists them. Later ones (``/compact``,
-``/context``, ``/memory``, ``/init``) are added here when they exist, not before."""
+"""The built-in commands, in the order ``/help`` lists them."""

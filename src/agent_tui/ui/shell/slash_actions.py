@@ -47,6 +47,8 @@ class SlashHost(Protocol):
 
     def set_mode(self, mode: Mode, *, otherwise: Mode | None = None) -> None: ...
 
+    def compact(self, focus: str = "") -> bool: ...
+
 
 def escape(text: str) -> str:
     """``text`` as ``send`` must get it to reach the model unchanged (a leading ``/`` is
@@ -228,6 +230,41 @@ class SlashActions:
         self.app.notify(f"Theme: {name}")
         return True
 
+    def compact(self, args: str) -> bool:
+        return self.host.compact(args.strip())
+
+    def context(self, args: str) -> bool:
+        from agent_tui.ui.shell.context_text import context_text
+
+        text = context_text(self.host.agent.context_breakdown())
+        return self._later(self.host.main.chat.add_notice(text, "info"))
+
+    def init(self, args: str) -> bool:
+        words = args.split()
+        if any(w != "--force" for w in words):
+            self.app.notify("/init takes only --force", severity="warning")
+            return False
+        return self._later(self._init(force=bool(words)))
+
+    async def _init(self, *, force: bool) -> None:
+        from agent_tui.core.memory_init import write_starter_memory
+        from agent_tui.core.providers.base import ProviderError
+
+        agent = self.host.agent
+        chat = self.host.main.chat
+        await chat.add_notice("Writing a starter AGENTS.md…", "muted")
+        try:
+            result = await write_starter_memory(agent.cwd, agent.provider, force=force)
+        except ProviderError as exc:
+            await chat.add_error("/init", f"The model request failed, nothing was written: {exc}")
+            return
+        except OSError as exc:
+            await chat.add_error("/init", f"AGENTS.md could not be written: {exc}")
+            return
+        await chat.add_notice(result.message, "info" if result.written else "warning")
+        if result.written:
+            agent.reload_memory()
+
     def copy(self, args: str) -> bool:
         from agent_tui.ui.common.clipboard import copy
 
@@ -263,6 +300,9 @@ ACTIONS: dict[str, Callable[[SlashActions, str], bool]] = {
     "sessions": SlashActions.sessions,
     "theme": SlashActions.theme,
     "copy": SlashActions.copy,
+    "compact": SlashActions.compact,
+    "context": SlashActions.context,
+    "init": SlashActions.init,
     **{
         name: _app_action(name)
         for name in ("clear_screen", "rewind", "fork", "open_spill", "mcp_panel", "toggle_lane")

@@ -1,0 +1,42 @@
+"""``/context``: the next request part by part, as a few aligned lines for the chat."""
+
+from __future__ import annotations
+
+from agent_tui.core.context import ContextBreakdown, ContextPart
+from agent_tui.ui.common.format import format_tokens
+
+
+def _row(label: str, tokens: int, note: str = "") -> str:
+    return f"  {label:<38} {format_tokens(tokens):>7}{'  ' + note if note else ''}"
+
+
+def _part(part: ContextPart, unit: str) -> str:
+    return _row(part.label, part.tokens, f"{part.count} {unit}{'s' * (part.count != 1)}")
+
+
+def context_text(parts: ContextBreakdown) -> str:
+    usage = parts.usage
+    mark = "~" if usage.estimated else ""
+    window = format_tokens(usage.window) + (
+        " (a guess: unknown model)" if usage.guessed_window else ""
+    )
+    lines = [
+        f"Context: {mark}{usage.percent}% of {window} — {mark}{format_tokens(usage.tokens)} tokens"
+        + (" (estimated since the last response)" if usage.estimated else ""),
+        _row(parts.system.label, parts.system.tokens),
+    ]
+    lines += [_row(f"memory: {m.label}", m.tokens) for m in parts.memory]
+    saved = parts.tools_without_disclosure - parts.tools.tokens
+    lines.append(
+        _part(parts.tools, "tool")
+        + (f"  (all direct: {format_tokens(parts.tools_without_disclosure)})" if saved > 0 else "")
+    )
+    lines += [
+        _part(parts.user, "message"),
+        _part(parts.assistant, "message"),
+        _part(parts.tool_results, "result"),
+    ]
+    if parts.spilled.count:
+        lines.append(_part(parts.spilled, "result") + "  (in the tool results above)")
+    lines.append(_row("total (estimated)", parts.total))
+    return "\n".join(lines)
