@@ -15,6 +15,10 @@ With a session file, each turn gets a checkpoint (``core.checkpoints``): what th
 change is kept before they change it, what other tools change is found by scanning. ``turns``,
 ``preview_rewind`` and ``rewind`` go back to before a turn (``core.rewind``); ``fork``
 continues in a copy of the session.
+
+``inject(text)`` puts a message the user typed during the turn into the agent's inbox
+(``core.inbox``): the loop adds it after the results of the current batch of tool calls, before
+the next model request, and emits ``user_injected``.
 """
 
 from __future__ import annotations
@@ -44,9 +48,11 @@ from agent_tui.core.events import (
     ToolUse,
     TurnEnd,
     UsageEvent,
+    UserInjected,
     UserMessage,
 )
 from agent_tui.core.executor import ToolExecutor
+from agent_tui.core.inbox import Inbox
 from agent_tui.core.permissions import Asker, PermissionPolicy, SimplePolicy
 from agent_tui.core.prompt import system_prompt
 from agent_tui.core.providers.base import (
@@ -162,6 +168,8 @@ class Agent:
         self.disclosure = disclosure
         self._tools_cost: ToolsCost | None = None
         self._interrupt = asyncio.Event()
+        self.inbox = Inbox()
+        """Messages typed during the turn, added at its next tool boundary (``inject``)."""
         self.running = False
         self.rewinding = False
         """A rewind is restoring files or cutting the transcript."""
@@ -228,6 +236,7 @@ class Agent:
         session = await asyncio.to_thread(self.sessions.new, self.cwd, self.provider.name)
         self.session, self.messages, self.usage = session, [], Usage()
         self.file_state.clear()  # what was read is no longer in the model's context
+        self.inbox.drain()  # typed for the old conversation
         return self.describe()
 
     async def resume(self, path: Path) -> SessionStart:
@@ -238,6 +247,7 @@ class Agent:
         messages = list(session.messages)
         self.session, self.messages, self.usage = session, messages, session_usage(messages)
         self.file_state.clear()
+        self.inbox.drain()
         return self.describe(session.problems())
 
     async def fork(self) -> SessionStart:
@@ -393,6 +403,13 @@ class Agent:
         return self.describe()
 
     # -- control ----------------------------------------------------------------------------
+
+    def inject(self, text: str, id: str | None = None) -> str:
+        """Add ``text`` to the running turn at its next tool boundary (after the results of the
+        calls in flight, before the next model request); returns its inbox id, for
+        ``inbox.withdraw``. With no boundary left in the turn it stays in the inbox for the
+        next one: a front end that wants it sent as a turn of its own withdraws it."""
+        return self.inbox.put(text, id)
 
     def interrupt(self) -> None:
         """Stop the current turn as soon as possible (Esc in the TUI, SIGINT headless)."""
@@ -600,6 +617,10 @@ class Agent:
                 if self._interrupt.is_set():
                     yield TurnEnd(reason="interrupted", turns=turns, text=final_text)
                     return
+                if turns < self.max_turns:  # a next request will see them
+                    for pending in self.inbox.drain():
+                        self._append(Message.user(pending.text, injected=True))
+                        yield UserInjected(text=pending.text, id=pending.id)
         finally:
             if checkpoint is not None:  # its last scan ends in the background (``settle``)
                 self._settling = asyncio.ensure_future(checkpoint.close())

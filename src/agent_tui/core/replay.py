@@ -21,6 +21,7 @@ from agent_tui.core.events import (
     ToolUse,
     TurnEnd,
     UsageEvent,
+    UserInjected,
     UserMessage,
 )
 from agent_tui.core.summary import default_summary
@@ -35,7 +36,9 @@ def transcript_events(messages: list[Message]) -> Iterator[Event]:
     announced: set[str] = set()
     open_turn = False
     for index, message in enumerate(messages):
-        if message.role == "user":
+        if message.role == "user" and message.injected and open_turn:
+            yield UserInjected(text=message.content)  # typed during the turn: part of it
+        elif message.role == "user":
             if open_turn:
                 yield _turn_end(turns, interrupted)
             open_turn, turns, interrupted = True, 0, False
