@@ -34,6 +34,7 @@ from agent_tui.core.events import (
     ToolUse,
     TurnEnd,
     UsageEvent,
+    UserInjected,
     UserMessage,
 )
 from agent_tui.core.permissions import Approval, ApprovalRequest, Mode
@@ -49,8 +50,10 @@ from agent_tui.ui.shell import palette, rewind, screen_actions, startup
 from agent_tui.ui.shell.events_bridge import AgentEvent, SourcesChanged, forward, watch_sources
 from agent_tui.ui.shell.main_screen import MainScreen
 from agent_tui.ui.shell.prompt_input import PromptInput
+from agent_tui.ui.shell.queued_messages import QueuedMessages
 from agent_tui.ui.shell.status_bar import Activity, StatusBar
 from agent_tui.ui.shell.themes import ThemeKeeper, install_themes
+from agent_tui.ui.shell.type_ahead import TypeAhead
 
 if TYPE_CHECKING:
     from agent_tui.core.sandbox import SandboxState
@@ -126,6 +129,14 @@ class AgentApp(App[None]):
         self.quit_armed_at: float | None = None
         """When Ctrl+C was last pressed."""
         self.theme_keeper: ThemeKeeper | None = None
+        self.type_ahead = TypeAhead(
+            agent.settings.ui.type_ahead,
+            agent.inbox,
+            send=self.send,
+            say=lambda text, kind: self.main.chat.add_notice(text, kind),
+            warn=lambda text: self.notify(text, severity="warning"),
+        )
+        """Messages sent while a turn runs (shown under the prompt)."""
         self.set_reactive(
             AgentApp.cwd, cwd_label if cwd_label is not None else shorten_home(agent.cwd)
         )
@@ -160,7 +171,8 @@ class AgentApp(App[None]):
             AgentApp.sandbox_warn,
         )
         prompt = PromptInput(cursor_blink=self.CURSOR_BLINK, id="prompt").data_bind(AgentApp.busy)
-        self._main = MainScreen(self.clock, status=status, prompt=prompt)
+        queued = QueuedMessages(self.type_ahead, id="queued").data_bind(AgentApp.busy)
+        self._main = MainScreen(self.clock, status=status, prompt=prompt, queued=queued)
         await self.push_screen(self._main)
         warnings = [*self.session.warnings, *problems]
         await self.main.chat.greet(warnings, demo=self.demo and not self.agent.messages)
@@ -323,6 +335,7 @@ class AgentApp(App[None]):
             f"New conversation · session {start.session_id} (the model starts from scratch)",
             "info",
         )
+        await self.type_ahead.drop("a new conversation starts empty")
         return True
 
     async def resume(self, path: Path) -> bool:
@@ -340,6 +353,7 @@ class AgentApp(App[None]):
         for warning in start.warnings:
             await self.main.chat.add_notice(warning, "warning")
         await self._show_transcript()
+        await self.type_ahead.drop("another session was resumed")
         return True
 
     async def switch_model(self, spec: str) -> bool:
@@ -359,10 +373,10 @@ class AgentApp(App[None]):
     # -- sending ---------------------------------------------------------------------------
 
     def send(self, text: str) -> bool:
-        """Start a turn with ``text``; refused (with a notice) while a turn runs."""
+        """Start a turn with ``text``; while a turn runs it is queued (``type_ahead``)."""
         if self.busy:
-            self.notify("A turn is running. Press Esc to interrupt it first.", severity="warning")
-            return False
+            self.type_ahead.add(text)
+            return True
         if self.agent.rewinding:
             self.notify("A rewind is in progress: send it when it is done.", severity="warning")
             return False
@@ -420,6 +434,9 @@ class AgentApp(App[None]):
             case UserMessage():
                 await lane.begin_turn(event.text)
                 await chat.add_user(event.text)
+            case UserInjected():  # typed during the turn, taken at a tool boundary
+                self.type_ahead.injected(event.id)
+                await chat.add_user(event.text)
             case AssistantMessage():
                 await chat.end_reply(event.text)
             case ToolUse():
@@ -435,6 +452,7 @@ class AgentApp(App[None]):
             case ErrorEvent():
                 await chat.add_error(f"{event.where} error", event.message)
             case TurnEnd():
+                self.type_ahead.ended(event.reason)
                 await self._end_turn()
                 if event.reason == "interrupted":
                     await chat.add_notice("Interrupted", "warning")
@@ -482,6 +500,7 @@ class AgentApp(App[None]):
         elif event.state is WorkerState.CANCELLED and self.busy:
             await self.main.chat.add_notice("Cancelled", "warning")
         await self._end_turn()
+        await self.type_ahead.turn_over(self.busy)  # the next queued message, or why not
 
     @on(ToolLine.Selected)
     async def _show_card(self, event: ToolLine.Selected) -> None:

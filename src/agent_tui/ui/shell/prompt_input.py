@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual import events
@@ -20,6 +21,10 @@ class PromptInput(TextArea):
     Up on the first visual line recalls the previous prompt, down on the last line the next
     one (and finally the draft you were typing). The app decides whether a submission is
     accepted and then calls ``commit`` to clear the box and remember the prompt.
+
+    Two hooks, set by the screen: ``up_from_empty`` is asked first when ↑ is pressed in an
+    empty box (True: it took the key — the queued messages took the focus), and
+    ``empty_submit`` is called on Enter in an empty box (send the next queued message).
     """
 
     DEFAULT_CSS = """
@@ -79,6 +84,8 @@ class PromptInput(TextArea):
         self.prompt_history: list[str] = []
         self._history_index: int | None = None
         self._draft = ""
+        self.up_from_empty: Callable[[], bool] | None = None
+        self.empty_submit: Callable[[], object] | None = None
 
     def watch_busy(self, busy: bool) -> None:
         self.set_class(busy, "-busy")
@@ -102,8 +109,12 @@ class PromptInput(TextArea):
         text = self.text.strip()
         if text:
             self.post_message(self.Submitted(self, text))
+        elif self.empty_submit is not None:
+            self.empty_submit()
 
     def action_cursor_up(self, select: bool = False) -> None:
+        if not select and not self.text and self.up_from_empty and self.up_from_empty():
+            return
         if (
             not select
             and self.prompt_history
