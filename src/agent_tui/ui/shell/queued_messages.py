@@ -119,7 +119,7 @@ class QueuedMessages(Widget, can_focus=True):
         for index in range(start, min(len(entries), start + MAX_SHOWN)):
             number = f"{index + 1}. "
             text = one_line(entries[index].text, max(1, width))
-            line = Content.assemble((number, "$foreground-muted"), (text, "$text-muted")).truncate(
+            line = Content.assemble((number, "$foreground-muted"), text).truncate(
                 width, ellipsis=True
             )
             if self.has_focus and index == self.cursor:
