@@ -13,7 +13,7 @@ from textual.widgets import TextArea
 
 from agent_tui.ui.shell.external_editor import CHORD_HINT, EditorChord, edit_externally
 
-PLACEHOLDER = "Ask the agent…  (Enter send · ctrl+j newline · ↑ history)"
+PLACEHOLDER = "Ask the agent…  (Enter send · ctrl+j newline · ↑ history · ^x ^e editor)"
 NEWLINE_KEYS = frozenset({"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"})
 
 
