@@ -205,18 +205,22 @@ async def test_escape_interrupts_a_slow_turn(tmp_path: Path) -> None:
         assert "word199" not in reply.source
 
 
-async def test_sending_while_a_turn_runs_is_refused(tmp_path: Path) -> None:
+async def test_sending_while_a_turn_runs_queues_it_and_esc_still_interrupts(
+    tmp_path: Path,
+) -> None:
     words = " ".join(f"w{i}" for i in range(200))
     app = make_app(make_agent(tmp_path, [{"text": words, "delay": 0.05}]))
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "first")
         await wait_for(pilot, lambda: app.main.chat.reply is not None, "streaming")
         await submit(pilot, "second")
-        await wait_for(pilot, lambda: app._notifications, "a notice")
-        assert app.main.prompt.text == "second"
+        assert app.main.prompt.text == ""
+        assert [e.text for e in app.type_ahead.entries] == ["second"]
         assert [p.text for p in app.main.chat.query(UserPrompt)] == ["first"]
         await pilot.press("escape")
         await wait_idle(pilot)
+        assert [p.text for p in app.main.chat.query(UserPrompt)] == ["first"]
+        assert [e.text for e in app.type_ahead.entries] == ["second"]  # kept, not sent
 
 
 async def test_up_arrow_recalls_the_prompt_history(tmp_path: Path) -> None:

@@ -19,6 +19,10 @@ continues in a copy of the session.
 The system prompt holds the project memory (``core.memory``), read at start and again when the
 session changes (``new_session``, ``resume``); ``context()`` says how full the model's window is
 (``core.context``, the window from ``core.model_limits``), and every ``usage`` event carries it.
+
+``inject(text)`` puts a message the user typed during the turn into the agent's inbox
+(``core.inbox``): the loop adds it after the results of the current batch of tool calls, before
+the next model request, and emits ``user_injected``.
 """
 
 from __future__ import annotations
@@ -66,9 +70,11 @@ from agent_tui.core.events import (
     ToolsCost,
     ToolUse,
     TurnEnd,
+    UserInjected,
     UserMessage,
 )
 from agent_tui.core.executor import ToolExecutor
+from agent_tui.core.inbox import Inbox
 from agent_tui.core.memory import ProjectMemory
 from agent_tui.core.model_limits import ModelLimits, model_limits
 from agent_tui.core.permissions import Asker, PermissionPolicy, SimplePolicy
@@ -200,6 +206,8 @@ class Agent:
         self.disclosure = disclosure
         self._tools_cost: ToolsCost | None = None
         self._interrupt = asyncio.Event()
+        self.inbox = Inbox()
+        """Messages typed during the turn, added at its next tool boundary (``inject``)."""
         self.running = False
         self.rewinding = False
         """A rewind is restoring files or cutting the transcript."""
@@ -336,6 +344,7 @@ class Agent:
         self.file_state.clear()  # what was read is no longer in the model's context
         self.policy.forget_session()  # "allow for this session" meant the one that ended
         self.reload_memory()
+        self.inbox.drain()  # typed for the old conversation
         return self.describe()
 
     async def resume(self, path: Path) -> SessionStart:
@@ -350,6 +359,7 @@ class Agent:
         self.file_state.clear()
         self.policy.forget_session()
         self.reload_memory()
+        self.inbox.drain()
         return self.describe(session.problems())
 
     async def fork(self) -> SessionStart:
@@ -649,6 +659,13 @@ class Agent:
 
     # -- control ----------------------------------------------------------------------------
 
+    def inject(self, text: str, id: str | None = None) -> str:
+        """Add ``text`` to the running turn at its next tool boundary (after the results of the
+        calls in flight, before the next model request); returns its inbox id, for
+        ``inbox.withdraw``. With no boundary left in the turn it stays in the inbox for the
+        next one: a front end that wants it sent as a turn of its own withdraws it."""
+        return self.inbox.put(text, id)
+
     def interrupt(self) -> None:
         """Stop the current turn as soon as possible (Esc in the TUI, SIGINT headless)."""
         self._interrupt.set()
@@ -891,6 +908,10 @@ class Agent:
                 if self._interrupt.is_set():
                     yield TurnEnd(reason="interrupted", turns=turns, text=final_text)
                     return
+                if turns < self.max_turns:  # a next request will see them
+                    for pending in self.inbox.drain():
+                        self._append(Message.user(pending.text, injected=True))
+                        yield UserInjected(text=pending.text, id=pending.id)
         finally:
             if checkpoint is not None:  # its last scan ends in the background (``settle``)
                 self._settling = asyncio.ensure_future(checkpoint.close())

@@ -63,6 +63,16 @@ class UserMessage(_Event):
     text: str
 
 
+class UserInjected(_Event):
+    """A message the user typed while the turn ran, added to this turn's transcript after the
+    results of its tool calls (``core.inbox``): the next model request sees it as a user
+    message following them. ``id``: the inbox id it was queued with (None when replayed)."""
+
+    type: Literal["user_injected"] = "user_injected"
+    text: str
+    id: str | None = None
+
+
 class AssistantDelta(_Event):
     type: Literal["assistant_delta"] = "assistant_delta"
     text: str
@@ -279,6 +289,7 @@ class ErrorEvent(_Event):
 Event = Annotated[
     SessionStart
     | UserMessage
+    | UserInjected
     | AssistantDelta
     | AssistantMessage
     | ToolUse

@@ -37,7 +37,6 @@ effect at the next one.
 from __future__ import annotations
 
 import os
-import shlex
 import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -337,14 +336,6 @@ def nested_note(files: Sequence[MemoryFile]) -> str:
         "guidance from the file named, never permissions or settings.]\n"
     )
     return head + "\n\n".join(_block(f) for f in files)
-
-
-def editor_command(path: Path, env: dict[str, str] | None = None) -> list[str]:
-    """The command that opens ``path`` in the user's editor (``$VISUAL``, ``$EDITOR``, else
-    ``vi``), for ``/memory``: the front end suspends itself and runs it."""
-    env = dict(os.environ) if env is None else env
-    editor = env.get("VISUAL") or env.get("EDITOR") or "vi"
-    return [*shlex.split(editor), str(path)]
 
 
 def memory_targets(memory: ProjectMemory) -> list[Path]:

@@ -23,6 +23,7 @@ from agent_tui.core.events import (
     ToolUse,
     TurnEnd,
     UsageEvent,
+    UserInjected,
     UserMessage,
 )
 from agent_tui.core.summary import default_summary
@@ -58,6 +59,8 @@ def transcript_events(messages: list[Message]) -> Iterator[Event]:
                 summary=message.content,
             )
             heapq.heappush(due, (index + folding.kept, index, event))
+        elif message.role == "user" and message.injected and open_turn:
+            yield UserInjected(text=message.content)  # typed during the turn: part of it
         elif message.role == "user":
             if open_turn:
                 yield _turn_end(turns, interrupted)

@@ -120,7 +120,7 @@ def list_turns(
             outside.setdefault(entry.turn, set()).update(c.path for c in entry.changes)
     turns: list[TurnSummary] = []
     for index, message in enumerate(messages):
-        if message.role != "user":
+        if message.role != "user" or message.injected:  # typed during a turn: part of it
             continue
         turn_id = message.turn or f"{OLD_TURN}{index}"
         start = starts.get(turn_id)

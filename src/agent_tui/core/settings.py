@@ -85,7 +85,8 @@ class ExecutorSettings(BaseModel):
 
 
 class UISettings(BaseModel):
-    """The TUI: its theme, and which tool cards open by themselves when their call finishes."""
+    """The TUI: its theme, which tool cards open by themselves when their call finishes, and
+    when a message typed during a turn is sent."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -94,6 +95,10 @@ class UISettings(BaseModel):
     ``<config dir>/themes/``). Chosen in the TUI, it is saved to the user settings."""
     auto_expand: Literal["never", "always", "failures", "success"] = "failures"
     """Cards that open when their call finishes: none, all, failed ones, successful ones."""
+    type_ahead: Literal["after_turn", "next_tool_boundary"] = "after_turn"
+    """A message sent while a turn runs is queued; ``after_turn`` sends it as the next turn
+    when this one ends, ``next_tool_boundary`` adds it to this turn after the results of the
+    calls in flight, before the next model request (``core.inbox``)."""
 
 
 class ModelSettings(BaseModel):

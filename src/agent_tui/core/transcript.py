@@ -84,6 +84,9 @@ class Message(BaseModel):
     turn: str | None = None
     """User messages: the id of the agent turn they began, which names its checkpoint records
     in the session file (``core.checkpoints``); None in transcripts older than checkpoints."""
+    injected: bool = False
+    """User messages: typed while a turn ran and added to that turn after its tool results
+    (``core.inbox``), not the start of a turn of its own."""
     compaction: Folding | None = None
     """User messages: set on a compaction's summary (``core.compaction``), which stands for
     earlier messages of the transcript (they stay in the session file); None on a message the
@@ -103,8 +106,8 @@ class Message(BaseModel):
         return clean_text(value) if value is not None else None
 
     @classmethod
-    def user(cls, text: str, *, turn: str | None = None) -> Message:
-        return cls(role="user", content=text, turn=turn)
+    def user(cls, text: str, *, turn: str | None = None, injected: bool = False) -> Message:
+        return cls(role="user", content=text, turn=turn, injected=injected)
 
     @classmethod
     def assistant(

@@ -36,6 +36,7 @@ from agent_tui.core.events import (
     ToolUse,
     TurnEnd,
     UsageEvent,
+    UserInjected,
     UserMessage,
 )
 from agent_tui.core.permissions import Approval, ApprovalRequest, Mode
@@ -51,9 +52,11 @@ from agent_tui.ui.shell import palette, rewind, screen_actions, startup
 from agent_tui.ui.shell.events_bridge import AgentEvent, SourcesChanged, forward, watch_sources
 from agent_tui.ui.shell.main_screen import MainScreen
 from agent_tui.ui.shell.prompt_input import PromptInput
-from agent_tui.ui.shell.slash_actions import SlashActions
+from agent_tui.ui.shell.queued_messages import QueuedMessages
+from agent_tui.ui.shell.slash_actions import SlashActions, escape
 from agent_tui.ui.shell.status_bar import Activity, StatusBar
 from agent_tui.ui.shell.themes import ThemeKeeper, install_themes
+from agent_tui.ui.shell.type_ahead import TypeAhead
 
 if TYPE_CHECKING:
     from agent_tui.core.sandbox import SandboxState
@@ -136,6 +139,14 @@ class AgentApp(App[None]):
         self.slash = SlashActions.for_app(self, self)
         """Slash commands typed in the prompt (``ui/shell/slash_actions.py``)."""
         self.command_registry = self.slash.registry
+        self.type_ahead = TypeAhead(
+            agent.settings.ui.type_ahead,
+            agent.inbox,
+            send=self.send,
+            say=lambda text, kind: self.main.chat.add_notice(text, kind),
+            warn=lambda text: self.notify(text, severity="warning"),
+        )
+        """Messages sent while a turn runs (shown under the prompt)."""
         self.set_reactive(
             AgentApp.cwd, cwd_label if cwd_label is not None else shorten_home(agent.cwd)
         )
@@ -177,7 +188,8 @@ class AgentApp(App[None]):
             completers=[SlashCompleter(self.command_registry)],
             id="prompt",
         ).data_bind(AgentApp.busy)
-        self._main = MainScreen(self.clock, status=status, prompt=prompt)
+        queued = QueuedMessages(self.type_ahead, id="queued").data_bind(AgentApp.busy)
+        self._main = MainScreen(self.clock, status=status, prompt=prompt, queued=queued)
         await self.push_screen(self._main)
         warnings = [*self.session.warnings, *problems]
         await self.main.chat.greet(
@@ -349,6 +361,7 @@ class AgentApp(App[None]):
             f"New conversation · session {start.session_id} (the model starts from scratch)",
             "info",
         )
+        await self.type_ahead.drop("a new conversation starts empty")
         return True
 
     async def resume(self, path: Path) -> bool:
@@ -366,6 +379,7 @@ class AgentApp(App[None]):
         for warning in start.warnings:
             await self.main.chat.add_notice(warning, "warning")
         await self._show_transcript()
+        await self.type_ahead.drop("another session was resumed")
         return True
 
     async def switch_model(self, spec: str) -> bool:
@@ -385,15 +399,15 @@ class AgentApp(App[None]):
     # -- sending ---------------------------------------------------------------------------
 
     def send(self, text: str) -> bool:
-        """Start a turn with ``text``; refused (with a notice) while a turn runs. A slash
-        command runs instead (``SlashActions.route``; ``//x`` sends ``/x``)."""
+        """Start a turn with ``text``; while a turn runs it is queued (``type_ahead``). A
+        slash command runs instead (``SlashActions.route``; ``//x`` sends ``/x``)."""
         routed = self.slash.route(text)
         if not isinstance(routed, str):
             return routed
+        if self.busy:  # queued as typed after routing: sent later, it routes to the same text
+            self.type_ahead.add(escape(routed))
+            return True
         text = routed
-        if self.busy:
-            self.notify("A turn is running. Press Esc to interrupt it first.", severity="warning")
-            return False
         if self.agent.rewinding:
             self.notify("A rewind is in progress: send it when it is done.", severity="warning")
             return False
@@ -466,6 +480,9 @@ class AgentApp(App[None]):
             case UserMessage():
                 await lane.begin_turn(event.text)
                 await chat.add_user(event.text)
+            case UserInjected():  # typed during the turn, taken at a tool boundary
+                self.type_ahead.injected(event.id)
+                await chat.add_user(event.text)
             case AssistantMessage():
                 await chat.end_reply(event.text)
             case ToolUse():
@@ -487,6 +504,7 @@ class AgentApp(App[None]):
             case CompactionEvent():
                 await chat.show_compaction(event)
             case TurnEnd():
+                self.type_ahead.ended(event.reason)
                 await self._end_turn()
                 if event.reason == "interrupted":
                     await chat.add_notice("Interrupted", "warning")
@@ -534,6 +552,7 @@ class AgentApp(App[None]):
         elif event.state is WorkerState.CANCELLED and self.busy:
             await self.main.chat.add_notice("Cancelled", "warning")
         await self._end_turn()
+        await self.type_ahead.turn_over(self.busy)  # the next queued message, or why not
 
     @on(ToolLine.Selected)
     async def _show_card(self, event: ToolLine.Selected) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.core.agent import Agent
-from agent_tui.core.memory import MAX_MEMORY_BYTES, ProjectMemory, editor_command, memory_targets
+from agent_tui.core.memory import MAX_MEMORY_BYTES, ProjectMemory, memory_targets
 from agent_tui.core.paths import config_dir
 from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.providers.base import ModelRequest, StreamItem
@@ -209,7 +209,7 @@ async def test_a_resumed_session_rereads_memory_and_knows_its_nested_files(repo:
     assert "lib rules" not in result.content  # the transcript already has it
 
 
-def test_memory_targets_and_editor_command(repo: Path) -> None:
+def test_memory_targets(repo: Path) -> None:
     (repo / "AGENTS.md").write_text("root\n")
     memory = ProjectMemory.load(repo / "pkg")
     assert memory_targets(memory) == [
@@ -217,9 +217,3 @@ def test_memory_targets_and_editor_command(repo: Path) -> None:
         repo / "pkg" / "AGENTS.md",
         config_dir() / "AGENTS.md",
     ]
-    assert editor_command(Path("/x/AGENTS.md"), {"EDITOR": "code --wait"}) == [
-        "code",
-        "--wait",
-        "/x/AGENTS.md",
-    ]
-    assert editor_command(Path("a"), {})[0] == "vi"

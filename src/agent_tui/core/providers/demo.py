@@ -38,7 +38,9 @@ def _delay() -> float:
 
 def _turn_state(messages: list[Message]) -> tuple[str, int, list[Message]]:
     """The last user prompt, how many assistant steps followed it, and the tool results."""
-    last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
+    last_user = max(
+        (i for i, m in enumerate(messages) if m.role == "user" and not m.injected), default=-1
+    )
     prompt = messages[last_user].content if last_user >= 0 else ""
     after = messages[last_user + 1 :]
     steps = sum(1 for m in after if m.role == "assistant")

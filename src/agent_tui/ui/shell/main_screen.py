@@ -19,6 +19,7 @@ from agent_tui.ui.chat.chat_view import ChatView
 from agent_tui.ui.common.steady_footer import SteadyFooter
 from agent_tui.ui.lane.tool_lane import ToolLane
 from agent_tui.ui.shell.prompt_input import PromptInput
+from agent_tui.ui.shell.queued_messages import QueuedMessages
 from agent_tui.ui.shell.status_bar import StatusBar
 
 NARROW_BELOW = 100
@@ -35,12 +36,24 @@ class MainScreen(Screen[None]):
         Binding("ctrl+g", "app.mcp_panel", "MCP", id="mcp.open"),
     ]
 
-    def __init__(self, clock: Clock, *, status: StatusBar, prompt: PromptInput) -> None:
-        """``status`` and ``prompt`` are made by the app, bound to its state."""
+    def __init__(
+        self,
+        clock: Clock,
+        *,
+        status: StatusBar,
+        prompt: PromptInput,
+        queued: QueuedMessages | None = None,
+    ) -> None:
+        """``status``, ``prompt`` and ``queued`` (the messages typed during a turn, under the
+        prompt) are made by the app, bound to its state."""
         super().__init__()
         self.clock = clock
         self._status = status
         self._prompt = prompt
+        self._queued = queued
+        if queued is not None:
+            prompt.up_from_empty = queued.select_last
+            prompt.empty_submit = queued.queue.send_next
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -49,6 +62,8 @@ class MainScreen(Screen[None]):
             yield ToolLane(self.clock, id="lane")
         yield self._prompt.menu  # the prompt's completion menu, just above it
         yield self._prompt
+        if self._queued is not None:
+            yield self._queued
         yield self._status
         yield SteadyFooter()
 
@@ -96,6 +111,19 @@ class MainScreen(Screen[None]):
     @property
     def status(self) -> StatusBar:
         return self.query_one("#status", StatusBar)
+
+    # -- the queued messages --------------------------------------------------------------
+
+    def on_queued_messages_edit(self, event: QueuedMessages.Edit) -> None:
+        """A queued message goes back into the prompt to be edited (after what is there)."""
+        prompt = self.prompt
+        draft = prompt.text.rstrip()
+        prompt.load_text(f"{draft}\n{event.text}" if draft else event.text)
+        prompt.move_cursor(prompt.document.end)
+        prompt.focus()
+
+    def on_queued_messages_leave(self) -> None:
+        self.prompt.focus()
 
     # -- actions ---------------------------------------------------------------------------
 

@@ -9,10 +9,10 @@ and Esc closes it (without interrupting the turn) until the text changes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from textual import events
+from textual import events, work
 from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
@@ -20,8 +20,9 @@ from textual.widgets import TextArea
 
 from agent_tui.core.completion import Completer, Completions
 from agent_tui.ui.shell.completion_menu import CompletionMenu
+from agent_tui.ui.shell.external_editor import CHORD_HINT, EditorChord, edit_externally
 
-PLACEHOLDER = "Ask the agent…  (Enter send · ctrl+j newline · ↑ history)"
+PLACEHOLDER = "Ask the agent…  (Enter send · ctrl+j newline · ↑ history · ^x ^e editor)"
 NEWLINE_KEYS = frozenset({"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"})
 
 
@@ -31,6 +32,13 @@ class PromptInput(TextArea):
     Up on the first visual line recalls the previous prompt, down on the last line the next
     one (and finally the draft you were typing). The app decides whether a submission is
     accepted and then calls ``commit`` to clear the box and remember the prompt.
+
+    Ctrl+X Ctrl+E opens the text in ``$VISUAL`` / ``$EDITOR`` (``external_editor``) and puts
+    the saved text back.
+
+    Two hooks, set by the screen: ``up_from_empty`` is asked first when ↑ is pressed in an
+    empty box (True: it took the key — the queued messages took the focus), and
+    ``empty_submit`` is called on Enter in an empty box (send the next queued message).
     """
 
     DEFAULT_CSS = """
@@ -97,6 +105,9 @@ class PromptInput(TextArea):
         self._dismissed: str | None = None
         """The text the menu was closed on with Esc (it stays closed until the text changes)."""
         self._span: Completions | None = None
+        self.up_from_empty: Callable[[], bool] | None = None
+        self.empty_submit: Callable[[], object] | None = None
+        self._chord = EditorChord()
 
     def watch_busy(self, busy: bool) -> None:
         self.set_class(busy, "-busy")
@@ -108,6 +119,19 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             return
+        step = self._chord.feed(event.key, selection=not self.selection.is_empty)
+        if step != "pass":
+            self.border_subtitle = CHORD_HINT if step == "armed" else ""
+        if step in ("armed", "edit", "cut-only"):
+            event.stop()
+            event.prevent_default()
+            if step == "edit":
+                self.action_external_editor()
+            elif step == "cut-only":
+                self.action_cut()
+            return
+        if step == "cut":  # what the first ctrl+x stood for, then this key as usual
+            self.action_cut()
         if event.key == "enter":
             event.stop()
             event.prevent_default()
@@ -193,12 +217,31 @@ class PromptInput(TextArea):
         self._span = None
         self.menu.hide()
 
+    def on_blur(self, event: events.Blur) -> None:
+        self._chord.reset()
+        self.border_subtitle = ""
+
+    @work(exclusive=True, group="editor", exit_on_error=False, name="external-editor")
+    async def action_external_editor(self) -> None:
+        """Edit the prompt in ``$VISUAL`` / ``$EDITOR``; the saved text replaces it."""
+        edited = await edit_externally(self.app, self.text)
+        if edited.text is None:
+            self.app.notify(edited.problem or "The prompt is unchanged.", severity="warning")
+            return
+        self.load_text(edited.text)
+        self.move_cursor(self.document.end)
+        self.focus()
+
     def action_submit(self) -> None:
         text = self.text.strip()
         if text:
             self.post_message(self.Submitted(self, text))
+        elif self.empty_submit is not None:
+            self.empty_submit()
 
     def action_cursor_up(self, select: bool = False) -> None:
+        if not select and not self.text and self.up_from_empty and self.up_from_empty():
+            return
         if (
             not select
             and self.prompt_history

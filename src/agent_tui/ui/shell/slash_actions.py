@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from agent_tui.core.commands import CommandRegistry, Invocation, Plain, Unknown, help_text
 from agent_tui.core.commands.expand import CommandError, expand, missing_arguments
 from agent_tui.core.permissions import Mode
+from agent_tui.ui.common.format import shorten_home
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -239,6 +240,36 @@ class SlashActions:
         text = context_text(self.host.agent.context_breakdown())
         return self._later(self.host.main.chat.add_notice(text, "info"))
 
+    def memory(self, args: str) -> bool:
+        from agent_tui.core.memory import memory_targets
+
+        agent = self.host.agent
+        targets = memory_targets(agent.memory)
+        choice = args.strip()
+        if not choice:
+            loaded = {f.path for f in agent.memory.all_files}
+            lines = ["Memory files (/memory N opens one in $EDITOR; the next turn reads it):"]
+            for number, path in enumerate(targets, 1):
+                state = "loaded" if path in loaded else "not there yet: opening creates it"
+                lines.append(f"  {number}. {shorten_home(path)} — {state}")
+            return self._later(self.host.main.chat.add_notice("\n".join(lines), "info"))
+        if not choice.isdigit() or not 1 <= int(choice) <= len(targets):
+            self.app.notify(f"/memory takes a number from 1 to {len(targets)}", severity="warning")
+            return False
+        return self._later(self._edit_memory(targets[int(choice) - 1]))
+
+    async def _edit_memory(self, path: Path) -> None:
+        from agent_tui.ui.shell.external_editor import edit_file
+
+        problem = await edit_file(self.app, path)
+        if problem is not None:
+            self.app.notify(problem, title="/memory", severity="warning")
+            return
+        agent = self.host.agent
+        agent.reload_memory()
+        shown = ", ".join(f.shown for f in agent.memory.files) or "none"
+        await self.host.main.chat.add_notice(f"Memory reloaded: {shown}", "info")
+
     def init(self, args: str) -> bool:
         words = args.split()
         if any(w != "--force" for w in words):
@@ -303,6 +334,7 @@ ACTIONS: dict[str, Callable[[SlashActions, str], bool]] = {
     "compact": SlashActions.compact,
     "context": SlashActions.context,
     "init": SlashActions.init,
+    "memory": SlashActions.memory,
     **{
         name: _app_action(name)
         for name in ("clear_screen", "rewind", "fork", "open_spill", "mcp_panel", "toggle_lane")
