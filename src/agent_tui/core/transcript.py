@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, field_validator
 
 from agent_tui.core.calls import ToolCall, Usage
-from agent_tui.core.events import ToolErrorEvent, ToolRejected, ToolResult
+from agent_tui.core.events import Mention, ToolErrorEvent, ToolRejected, ToolResult
 from agent_tui.core.text import clean_text
 
 __all__ = ["CallRecord", "Message", "ToolCall", "ToolEnd", "Usage"]
@@ -71,8 +71,18 @@ class Message(BaseModel):
     turn: str | None = None
     """User messages: the id of the agent turn they began, which names its checkpoint records
     in the session file (``core.checkpoints``); None in transcripts older than checkpoints."""
+    typed: str | None = None
+    """User messages with ``@`` mentions: the prompt as typed (``content`` is what the model
+    gets: it with the mentioned files attached); None when the two are the same."""
+    mentions: list[Mention] = Field(default_factory=list)
+    """User messages: the mentions of ``typed``, for the chat's chips."""
 
-    @field_validator("content", "tool_call_id", "name")
+    @property
+    def prompt(self) -> str:
+        """A user message's prompt as the user typed it."""
+        return self.typed if self.typed is not None else self.content
+
+    @field_validator("content", "tool_call_id", "name", "typed")
     @classmethod
     def _encodable(cls, value: str | None) -> str | None:
         """No lone surrogate in the transcript (``core.text``): what is sent to the model and
@@ -81,8 +91,16 @@ class Message(BaseModel):
         return clean_text(value) if value is not None else None
 
     @classmethod
-    def user(cls, text: str, *, turn: str | None = None) -> Message:
-        return cls(role="user", content=text, turn=turn)
+    def user(
+        cls,
+        text: str,
+        *,
+        turn: str | None = None,
+        typed: str | None = None,
+        mentions: list[Mention] | None = None,
+    ) -> Message:
+        """``text``: what the model gets; ``typed``: the prompt, when it differs."""
+        return cls(role="user", content=text, turn=turn, typed=typed, mentions=mentions or [])
 
     @classmethod
     def assistant(
