@@ -4,41 +4,25 @@ model then sees in both wire formats, and how the transcript tells it again."""
 from __future__ import annotations
 
 import threading
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 from agent_tui.core.agent import Agent
 from agent_tui.core.events import Event, UserInjected
 from agent_tui.core.inbox import Inbox
 from agent_tui.core.providers.anthropic import to_anthropic_messages
-from agent_tui.core.providers.base import ModelRequest, StreamItem
 from agent_tui.core.providers.openai import to_openai_messages
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.replay import transcript_events
 from agent_tui.core.rewind import list_turns
 from agent_tui.core.tools import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput, ToolRegistry
-from agent_tui.core.transcript import Message
 from tests.core.helpers import write_script
-
-
-class Recording(ScriptProvider):
-    """The script provider, keeping the messages of every request it was sent."""
-
-    def __init__(self, path: Path) -> None:
-        super().__init__(path)
-        self.requests: list[list[Message]] = []
-
-    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
-        self.requests.append(list(request.messages))
-        async for item in super().stream(request):
-            yield item
 
 
 class TypeIn(ToolInput):
     text: str = ""
 
 
-def make_agent(tmp_path: Path, turns: list[dict[str, object]]) -> tuple[Agent, Recording]:
+def make_agent(tmp_path: Path, turns: list[dict[str, object]]) -> tuple[Agent, ScriptProvider]:
     """An agent whose ``type`` tool injects its ``text`` while it runs: the user typing
     during a call."""
     holder: list[Agent] = []
@@ -49,7 +33,7 @@ def make_agent(tmp_path: Path, turns: list[dict[str, object]]) -> tuple[Agent, R
         return ToolOutput(content="typed")
 
     registry = ToolRegistry([Tool("type", "Types.", TypeIn, _type, meta=ToolMeta(read_only=True))])
-    provider = Recording(write_script(tmp_path / "script.json", turns))
+    provider = ScriptProvider(write_script(tmp_path / "script.json", turns))
     agent = Agent(provider, registry, tmp_path, system="test")
     holder.append(agent)
     return agent, provider
@@ -102,7 +86,7 @@ async def test_an_injected_message_follows_the_tool_results_before_the_next_requ
     injected = next(e for e in events if isinstance(e, UserInjected))
     assert injected.text == "also check the tests"
     assert injected.id
-    second = provider.requests[1]
+    second = provider.requests[1].messages
     assert [(m.role, m.content) for m in second[-2:]] == [
         ("tool", "typed"),
         ("user", "also check the tests"),

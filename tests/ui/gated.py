@@ -15,29 +15,27 @@ from agent_tui.core.providers.base import ModelRequest, StreamItem
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.settings import Settings
 from agent_tui.core.tools.builtin import default_registry
-from agent_tui.core.transcript import Message
 
 
 class GatedScript(ScriptProvider):
-    """``ScriptProvider`` that keeps every request's messages (``requests``); request number
+    """``ScriptProvider`` (which records every request: ``requests``) where request number
     ``n`` (0-based) in ``held`` waits until ``release(n)``."""
 
     def __init__(self, path: Path, held: set[int]) -> None:
         super().__init__(path)
-        self.requests: list[list[Message]] = []
         self._gates = {n: asyncio.Event() for n in held}
         self.waiting: set[int] = set()
         """The held requests that have arrived and wait."""
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         index = len(self.requests)
-        self.requests.append(list(request.messages))
+        self.requests.append(request)
         gate = self._gates.get(index)
         if gate is not None:
             self.waiting.add(index)
             await gate.wait()
             self.waiting.discard(index)
-        async for item in super().stream(request):
+        async for item in self.play(request):
             yield item
 
     def release(self, index: int) -> None:
@@ -45,7 +43,7 @@ class GatedScript(ScriptProvider):
 
     def user_texts(self, index: int) -> list[str]:
         """The user messages request ``index`` sent, in order."""
-        return [m.content for m in self.requests[index] if m.role == "user"]
+        return [m.content for m in self.requests[index].messages if m.role == "user"]
 
 
 def gated_agent(

@@ -186,7 +186,7 @@ async def test_at_the_next_tool_boundary_the_message_joins_the_running_turn(
         await wait_for(pilot, lambda: len(model.requests) == 2, "the request after the tools")
         await wait_idle(pilot)
         await pilot.pause()
-        sent = model.requests[1]
+        sent = model.requests[1].messages
         assert [m.role for m in sent] == ["user", "assistant", "tool", "user"]
         assert sent[-1].content == "also read notes.txt"
         assert sent[-1].injected
@@ -215,6 +215,6 @@ async def test_at_the_boundary_a_turn_without_tools_sends_it_as_the_next_turn(
         await wait_for(pilot, lambda: len(model.requests) == 2, "the next turn")
         await wait_idle(pilot)
         assert model.user_texts(1) == ["talk", "then this"]
-        assert not any(m.injected for m in model.requests[1])
+        assert not any(m.injected for m in model.requests[1].messages)
         assert len(agent.inbox) == 0
         assert prompts(app) == ["talk", "then this"]

@@ -76,6 +76,7 @@ from agent_tui.core.events import (
 from agent_tui.core.executor import ToolExecutor
 from agent_tui.core.inbox import Inbox
 from agent_tui.core.memory import ProjectMemory
+from agent_tui.core.mentions import Expansion, MentionExpander, MentionResources
 from agent_tui.core.model_limits import ModelLimits, model_limits
 from agent_tui.core.permissions import Asker, PermissionPolicy, SimplePolicy
 from agent_tui.core.prompt import system_prompt
@@ -215,6 +216,8 @@ class Agent:
         """The last turn's checkpoint finishing (its last workspace scan) after the turn
         (``settle``)."""
         self.closed = False
+        self.mention_resources: MentionResources | None = None
+        """What ``@server:uri`` attaches (MCP resources; none yet: ``core.mentions``)."""
 
     def _request_tools(self) -> tuple[ToolRegistry, ToolsCost | None]:
         """The tools of the next request: through progressive disclosure when it is on (with
@@ -772,8 +775,12 @@ class Agent:
         self.running = True
         turn = secrets.token_hex(4)
         checkpoint = self._checkpoint(turn, prompt)
-        self._append(Message.user(prompt, turn=turn))
-        yield UserMessage(text=prompt)
+        expansion = await self._expand(prompt)
+        typed = prompt if expansion.text != prompt else None
+        self._append(
+            Message.user(expansion.text, turn=turn, typed=typed, mentions=expansion.mentions)
+        )
+        yield UserMessage(text=prompt, mentions=expansion.mentions)
         turns = 0
         final_text = ""
         compacted = False  # after an overflow, once: a second overflow ends the turn
@@ -916,6 +923,23 @@ class Agent:
             if checkpoint is not None:  # its last scan ends in the background (``settle``)
                 self._settling = asyncio.ensure_future(checkpoint.close())
             self.running = False
+
+    async def _expand(self, prompt: str) -> Expansion:
+        """The prompt with what its ``@`` mentions name attached (``core.mentions``), judged
+        by the read guard in force now."""
+        if "@" not in prompt:
+            return Expansion(prompt)
+        expander = MentionExpander(
+            self.cwd,
+            reads=self.policy.reads,
+            file_state=self.file_state,
+            resources=self.mention_resources,
+        )
+        try:
+            return await expander.expand(prompt)
+        except Exception:  # a mention must never cost the prompt
+            log.exception("expanding the mentions failed")
+            return Expansion(prompt)
 
     async def _sources_ready(self) -> None:
         results = await asyncio.gather(

@@ -58,9 +58,29 @@ class SessionStart(_Event):
     context_window: int | None = None
 
 
+class Mention(BaseModel):
+    """A path (or, later, an MCP resource) the user named with ``@`` in a prompt: what the
+    chat shows as a chip, saved with the message so a resumed session shows the same."""
+
+    kind: Literal["file", "directory", "resource"]
+    path: str
+    """Relative to the workspace (a directory's ends with ``/``); ``server:uri`` for a
+    resource."""
+    start: int
+    end: int
+    """Where ``@…`` stands in the prompt as typed (characters)."""
+    attached: bool = True
+    """Its content went to the model with the prompt (False: refused, see ``note``)."""
+    note: str = ""
+    """Why it was not attached (withheld by a rule, outside the workspace, not text), or what
+    was attached of it when not all (the first lines of a big file)."""
+
+
 class UserMessage(_Event):
     type: Literal["user_message"] = "user_message"
     text: str
+    """The prompt as typed (the model also gets what its mentions attach)."""
+    mentions: list[Mention] = Field(default_factory=list)
 
 
 class UserInjected(_Event):

@@ -65,7 +65,7 @@ def transcript_events(messages: list[Message]) -> Iterator[Event]:
             if open_turn:
                 yield _turn_end(turns, interrupted)
             open_turn, turns, interrupted = True, 0, False
-            yield UserMessage(text=message.content)
+            yield UserMessage(text=message.prompt, mentions=message.mentions)
         elif message.role == "assistant":
             turns += 1
             interrupted = interrupted or message.interrupted

@@ -129,7 +129,7 @@ def list_turns(
                 id=turn_id,
                 number=len(turns) + 1,
                 message_index=index,
-                prompt=message.content,
+                prompt=message.prompt,
                 at=start.at if start is not None else None,
                 files=tuple(shown_path(p, cwd) for p in changed_by(entries, turn_id)),
                 outside=len(outside.get(turn_id, ())),

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, field_validator
 
 from agent_tui.core.calls import ToolCall, Usage
-from agent_tui.core.events import ToolErrorEvent, ToolRejected, ToolResult
+from agent_tui.core.events import Mention, ToolErrorEvent, ToolRejected, ToolResult
 from agent_tui.core.text import clean_text
 
 __all__ = ["CallRecord", "Folding", "Message", "ToolCall", "ToolEnd", "Usage"]
@@ -97,7 +97,18 @@ class Message(BaseModel):
         """How many earlier messages this summary stands for (0: not a summary)."""
         return self.compaction.folded if self.compaction is not None else 0
 
-    @field_validator("content", "tool_call_id", "name")
+    typed: str | None = None
+    """User messages with ``@`` mentions: the prompt as typed (``content`` is what the model
+    gets: it with the mentioned files attached); None when the two are the same."""
+    mentions: list[Mention] = Field(default_factory=list)
+    """User messages: the mentions of ``typed``, for the chat's chips."""
+
+    @property
+    def prompt(self) -> str:
+        """A user message's prompt as the user typed it."""
+        return self.typed if self.typed is not None else self.content
+
+    @field_validator("content", "tool_call_id", "name", "typed")
     @classmethod
     def _encodable(cls, value: str | None) -> str | None:
         """No lone surrogate in the transcript (``core.text``): what is sent to the model and
@@ -106,8 +117,24 @@ class Message(BaseModel):
         return clean_text(value) if value is not None else None
 
     @classmethod
-    def user(cls, text: str, *, turn: str | None = None, injected: bool = False) -> Message:
-        return cls(role="user", content=text, turn=turn, injected=injected)
+    def user(
+        cls,
+        text: str,
+        *,
+        turn: str | None = None,
+        injected: bool = False,
+        typed: str | None = None,
+        mentions: list[Mention] | None = None,
+    ) -> Message:
+        """``text``: what the model gets; ``typed``: the prompt, when it differs."""
+        return cls(
+            role="user",
+            content=text,
+            turn=turn,
+            injected=injected,
+            typed=typed,
+            mentions=mentions or [],
+        )
 
     @classmethod
     def assistant(

@@ -12,6 +12,7 @@ the worker is shown in the chat and the app keeps running.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -25,6 +26,7 @@ from textual.worker import Worker, WorkerState
 
 from agent_tui.core.agent import Agent, AgentBusy
 from agent_tui.core.commands import SlashCompleter
+from agent_tui.core.completion import Completer
 from agent_tui.core.events import (
     AssistantDelta,
     AssistantMessage,
@@ -39,6 +41,7 @@ from agent_tui.core.events import (
     UserInjected,
     UserMessage,
 )
+from agent_tui.core.mentions import FileIndex, IndexWatcher, MentionCompleter
 from agent_tui.core.permissions import Approval, ApprovalRequest, Mode
 from agent_tui.core.providers.base import ProviderError
 from agent_tui.core.rewind import RewindError
@@ -147,6 +150,13 @@ class AgentApp(App[None]):
             warn=lambda text: self.notify(text, severity="warning"),
         )
         """Messages sent while a turn runs (shown under the prompt)."""
+        reads = agent.policy.reads
+        self.mention_index = FileIndex(agent.cwd, lambda real: reads.withheld(Path(real)) is None)
+        """The workspace's paths for the ``@`` picker, built in a worker after the first frame."""
+        self.mention_watcher = IndexWatcher(self.mention_index)
+        self.mention_completer: Completer = MentionCompleter(self.mention_index)
+        """The ``@`` side of the prompt's completion menu (``core.completion``)."""
+        self._mentions_stop = threading.Event()
         self.set_reactive(
             AgentApp.cwd, cwd_label if cwd_label is not None else shorten_home(agent.cwd)
         )
@@ -185,7 +195,7 @@ class AgentApp(App[None]):
         )
         prompt = PromptInput(
             cursor_blink=self.CURSOR_BLINK,
-            completers=[SlashCompleter(self.command_registry)],
+            completers=[SlashCompleter(self.command_registry), self.mention_completer],
             id="prompt",
         ).data_bind(AgentApp.busy)
         queued = QueuedMessages(self.type_ahead, id="queued").data_bind(AgentApp.busy)
@@ -213,6 +223,7 @@ class AgentApp(App[None]):
         self._start_tool_sources()
         if self.SHOW_SANDBOX:
             self._probe_sandbox()
+        self.call_after_refresh(self._index_mentions)  # after the first frame
         trust = self.agent.trust
         if trust is not None and trust.pending:  # the project's files ask to turn things on
             from agent_tui.ui.shell.trust_dialog import TrustDialog
@@ -245,6 +256,7 @@ class AgentApp(App[None]):
 
     def on_unmount(self) -> None:
         """Stop following the tool sources (the MCP manager may outlive the app)."""
+        self._mentions_stop.set()
         for stop in self._unwatch:
             stop()
         self._unwatch.clear()
@@ -253,6 +265,14 @@ class AgentApp(App[None]):
     async def _start_tool_sources(self) -> None:
         """Start connecting MCP servers at launch, in the background (``startup``)."""
         await startup.start_tool_sources(self.agent)
+
+    @work(thread=True, group="mentions", exit_on_error=False, name="mention-index")
+    def _index_mentions(self) -> None:
+        """Walk the workspace for the ``@`` picker, then keep the index current until the app
+        ends (``core.mentions``)."""
+        self.mention_index.build(self._mentions_stop)
+        if not self._mentions_stop.is_set():
+            self.mention_watcher.run(self._mentions_stop)
 
     @work(thread=True, group="sandbox", exit_on_error=False, name="probe-sandbox")
     def _probe_sandbox(self) -> None:
@@ -479,7 +499,7 @@ class AgentApp(App[None]):
         match event:
             case UserMessage():
                 await lane.begin_turn(event.text)
-                await chat.add_user(event.text)
+                await chat.add_user(event.text, event.mentions)
             case UserInjected():  # typed during the turn, taken at a tool boundary
                 self.type_ahead.injected(event.id)
                 await chat.add_user(event.text)

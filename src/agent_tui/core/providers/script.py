@@ -91,8 +91,16 @@ class ScriptProvider:
         self.script = load_script(path)
         self.name = f"script:{path}"
         self.played = 0
+        self.requests: list[ModelRequest] = []
+        """Every request it was sent, in order (tests check what the model got)."""
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
+        self.requests.append(request)
+        async for item in self.play(request):
+            yield item
+
+    async def play(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
+        """The next scripted turn's answer to ``request`` (not recorded: ``stream`` does)."""
         if self.played >= len(self.script.turns):
             yield Completion(text="", stop_reason="script_end")
             return

@@ -21,6 +21,10 @@ from agent_tui.ui.chat.notice import Notice, NoticeKind
 from agent_tui.ui.chat.tool_line import ToolLine
 from agent_tui.ui.chat.user_prompt import UserPrompt
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from agent_tui.core.events import Mention
 if TYPE_CHECKING:  # imported with the first reply (the Markdown parser is not small)
     from agent_tui.core.events import CompactionEvent
     from agent_tui.ui.chat.assistant_reply import AssistantReply
@@ -93,9 +97,9 @@ class ChatView(VerticalScroll):
 
     # -- messages --------------------------------------------------------------------------
 
-    async def add_user(self, text: str) -> None:
+    async def add_user(self, text: str, mentions: Sequence[Mention] = ()) -> None:
         await self.end_reply()
-        await self._append(UserPrompt(text))
+        await self._append(UserPrompt(text, mentions))
 
     def gather(self, fragment: str) -> None:
         """Take a fragment of the reply; it is written with the others gathered until the

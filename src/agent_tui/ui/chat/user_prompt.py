@@ -2,12 +2,42 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual.content import Content
 from textual.widgets import Static
 
+from agent_tui.core.events import Mention
+
+ICONS = {"file": "📄", "directory": "📁", "resource": "🔗"}
+CHIP = "bold $text-accent on $accent 20%"
+REFUSED = "strike $text-error on $error 15%"
+"""A mention whose content was not attached (withheld, outside the workspace, not text)."""
+
+
+def chip(mention: Mention) -> str:
+    """What a mention shows as: ``📄 src/app.py``."""
+    return f"{ICONS.get(mention.kind, '@')} {mention.path}"
+
+
+def with_chips(text: str, mentions: Sequence[Mention]) -> Content:
+    """``text`` with each mention's ``@…`` shown as a chip instead (never parsed as markup)."""
+    parts: list[str | tuple[str, str]] = []
+    at = 0
+    for mention in sorted(mentions, key=lambda m: m.start):
+        if mention.start < at or mention.end > len(text):
+            continue  # spans that do not fit the text (a hand-edited session): left as text
+        parts.append(text[at : mention.start])
+        parts.append((f" {chip(mention)} ", CHIP if mention.attached else REFUSED))
+        at = mention.end
+    parts.append(text[at:])
+    return Content.assemble(*parts)
+
 
 class UserPrompt(Static):
-    """The user's words, verbatim (never parsed as markup)."""
+    """The user's words, verbatim; the files and directories they mention as chips (what was
+    attached for the model is not pasted here). A refused mention's chip is struck through
+    and the tooltip says why."""
 
     DEFAULT_CSS = """
     UserPrompt {
@@ -19,6 +49,10 @@ class UserPrompt(Static):
     }
     """
 
-    def __init__(self, text: str) -> None:
-        super().__init__(Content(text))
+    def __init__(self, text: str, mentions: Sequence[Mention] = ()) -> None:
+        super().__init__(with_chips(text, mentions) if mentions else Content(text))
         self.text = text
+        self.mentions = tuple(mentions)
+        notes = [f"{chip(m)}: {m.note}" for m in self.mentions if m.note]
+        if notes:
+            self.tooltip = "\n".join(notes)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent_tui.core.context import ContextBreakdown, ContextPart
-from agent_tui.ui.common.format import format_tokens
+from agent_tui.ui.common.format import format_tokens, format_window
 
 
 def _row(label: str, tokens: int, note: str = "") -> str:
@@ -17,7 +17,7 @@ def _part(part: ContextPart, unit: str) -> str:
 def context_text(parts: ContextBreakdown) -> str:
     usage = parts.usage
     mark = "~" if usage.estimated else ""
-    window = format_tokens(usage.window) + (
+    window = format_window(usage.window) + (
         " (a guess: unknown model)" if usage.guessed_window else ""
     )
     lines = [

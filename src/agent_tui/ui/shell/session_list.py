@@ -46,7 +46,9 @@ def _summary(path: Path, cwd: str) -> SessionSummary | None:
                 elif entry.get("type") == "message":
                     message = entry.get("message") or {}
                     if message.get("role") == "user":
-                        title = one_line(clean_text(str(message.get("content", ""))), 60)
+                        title = one_line(
+                            clean_text(str(message.get("typed") or message.get("content", ""))), 60
+                        )
     except OSError:
         return None
     if not meta:
