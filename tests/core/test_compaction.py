@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -181,3 +182,52 @@ async def test_tools_search_tool_found_stay_unmasked_after_compaction(tmp_path: 
     assert "mcp__weather__get_forecast" in disclosure.unmasked
     disclosure.protocol = "strict"
     assert "mcp__weather__get_forecast" in disclosure.view().anthropic_tools_json()
+
+
+async def test_a_spilled_output_stays_readable_after_compaction(tmp_path: Path) -> None:
+    """The folded result pointed to a spill file; the summary lists it, so the cleanup keeps
+    the file (nothing but the summary refers to it here: no session file), whole."""
+    from agent_tui.core.agent import Agent
+    from agent_tui.core.permissions import SimplePolicy
+    from agent_tui.core.providers.script import ScriptProvider
+    from agent_tui.core.settings import Settings
+    from agent_tui.core.tools.builtin import default_registry
+
+    shell = {"name": "run_shell", "arguments": {"command": "seq 1 200000"}}
+    script = tmp_path / "script.json"
+    script.write_text(
+        json.dumps(
+            {
+                "turns": [
+                    {"tool_calls": [{"id": "s1", **shell}]},
+                    {"text": "a long list"},
+                    {"text": "ok"},
+                    {"text": "## Goal\ncount"},
+                ]
+            }
+        )
+    )
+    work = tmp_path / "work"
+    work.mkdir()
+    settings = Settings.model_validate(
+        {"sandbox": {"mode": "off"}, "budget": {"spill_dir": str(tmp_path / "spills")}}
+    )
+    agent = Agent(
+        ScriptProvider(script),
+        default_registry(),
+        work,
+        policy=SimplePolicy(["run_shell"]),
+        settings=settings,
+        system="t",
+    )
+    events = [e async for e in agent.run("count")]
+    (spill,) = [e for e in events if e.type == "spill"]
+    path = Path(spill.abs_path)  # type: ignore[attr-defined]
+    [e async for e in agent.run("and?")]
+    [e async for e in agent.compact()]
+    assert agent.messages[0].folded
+    assert str(path) in agent.messages[0].content
+    report = await agent.collect_spills(grace=0)
+    assert path not in report.deleted
+    text = await asyncio.to_thread(path.read_text, encoding="utf-8")
+    assert text.splitlines()[-1] == "200000"  # there, and whole, as spilled
