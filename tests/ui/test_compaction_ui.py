@@ -18,6 +18,7 @@ from agent_tui.core.session import SessionLog, SessionStore
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.ui.chat.compaction_block import CompactionBlock
 from agent_tui.ui.chat.user_prompt import UserPrompt
+from agent_tui.ui.lane.compaction_mark import CompactionMark
 
 from .helpers import make_app, submit, wait_for, wait_idle
 
@@ -42,13 +43,15 @@ def _agent(cwd: Path, store: SessionStore, session: SessionLog | None) -> Agent:
 
 
 def _chat(app: Any) -> list[str]:
-    """The chat's rows that matter here: user prompts and compaction blocks, in order."""
+    """The chat's rows that matter here: user prompts and compaction blocks, in order; then
+    the lane's compaction marks."""
     rows: list[str] = []
     for widget in app.main.chat.children:
         if isinstance(widget, UserPrompt):
             rows.append(f"user: {widget.text}")
         elif isinstance(widget, CompactionBlock):
             rows.append(f"compaction: {widget.event.phase} {widget.event.folded}")
+    rows += [f"lane: {mark.event.folded}" for mark in app.main.lane.query(CompactionMark)]
     return rows
 
 
@@ -82,6 +85,7 @@ async def test_compaction_shows_in_the_chat_and_a_resumed_session_shows_the_same
         "user: do it",
         "compaction: end 2",
         "user: still green?",
+        "lane: 2",
     ]
     assert "2 messages folded into a summary" in title
     assert "/compact" in title
@@ -89,7 +93,7 @@ async def test_compaction_shows_in_the_chat_and_a_resumed_session_shows_the_same
 
     resumed_app = make_app(_agent(work, store, SessionLog.load(session.path)))
     async with resumed_app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: len(_chat(resumed_app)) == 5, "the resumed chat")
+        await wait_for(pilot, lambda: len(_chat(resumed_app)) == 6, "the resumed chat")
         resumed = _chat(resumed_app)
     assert resumed == live
 

@@ -523,6 +523,8 @@ class AgentApp(App[None]):
                 await chat.add_error(f"{event.where} error", event.message)
             case CompactionEvent():
                 await chat.show_compaction(event)
+                if event.phase == "end":
+                    await lane.add_compaction(event)
                 if event.phase == "end" and event.tokens_after and self.context_window:
                     self.context_tokens = event.tokens_after  # until the next response counts
                     self.context_estimated = True

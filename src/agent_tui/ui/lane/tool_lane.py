@@ -21,6 +21,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
+from agent_tui.core.events import CompactionEvent
 from agent_tui.ui.calls.state import CallState, CallStatus, Clock
 from agent_tui.ui.lane.earlier_line import EarlierLine
 from agent_tui.ui.lane.group_card import GroupCard
@@ -124,6 +125,16 @@ class ToolLane(VerticalScroll, can_focus=False):
             # overflow (``_follow``); the old scroll offset means nothing after the fold
             self.anchor(False)
             self.scroll_to(y=0, animate=False, immediate=True, force=True)
+        self.call_after_refresh(self._follow)
+
+    async def add_compaction(self, event: CompactionEvent) -> None:
+        """A compaction ended: a mark after the cards so far; the turn's next calls go to a
+        block below it."""
+        from agent_tui.ui.lane.compaction_mark import CompactionMark
+
+        async with self._lock:
+            self._current = None
+            await self.mount(CompactionMark(event))
         self.call_after_refresh(self._follow)
 
     async def add_call(self, call: CallState) -> None:
