@@ -102,3 +102,28 @@ def test_user_message_with_two_chips(snap_compare: SnapCompare, tmp_path: Path) 
     assert PROMPT[25:31] == "@docs/"
     app = demo_app(tmp_path)
     assert snap_compare(app, terminal_size=WIDE, run_before=feeding(CHIP_EVENTS))
+
+
+async def test_typing_at_opens_the_picker_in_the_menu_and_tab_inserts(tmp_path: Path) -> None:
+    """The ``@`` side of the prompt's completion menu: the picker opens as the query is
+    typed, filters, and Tab puts the path in the prompt; the message then carries the file."""
+    _tree(tmp_path)
+    store = SessionStore(tmp_path / "sessions")
+    agent = _agent(tmp_path, store, store.new(tmp_path, "script"))
+    app = make_app(agent)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_for(pilot, app.mention_index.ready.is_set, "the mention index")
+        prompt, menu = app.main.prompt, app.main.prompt.menu
+        prompt.focus()
+        await pilot.press(*"look at @ap")
+        await wait_for(pilot, lambda: menu.is_open, "the picker")
+        assert menu.selected is not None
+        assert menu.selected.label == "src/app.py"
+        await pilot.press("tab")
+        assert prompt.text == "look at @src/app.py "
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        provider = agent.provider
+        assert isinstance(provider, ScriptProvider)
+        assert "CANARY-app-41c" in provider.requests[0].messages[-1].content
+    await agent.close()
