@@ -90,28 +90,14 @@ class Edited:
 
 async def edit_externally(app: App[object], text: str) -> Edited:
     """Let the user edit ``text`` in their editor; see the module's docstring."""
-    found = editor_command()
-    if found is None:
-        return Edited(None, NO_EDITOR)
-    command, origin = found
     try:
         path = _write_temporary(text)
     except OSError as exc:
         return Edited(None, f"Cannot write the prompt to a file: {exc.strerror or exc}.")
     try:
-        argv = [*command, str(path)]
-        try:
-            code, said = _run_suspended(app, argv)
-        except SuspendNotSupported:
-            code, said = await asyncio.to_thread(_run_detached, argv)
-        if code is None:
-            return Edited(None, f"The editor {command[0]!r} ({origin}) cannot be started: {said}.")
-        if code != 0:
-            tail = f": {said}" if said else ""
-            return Edited(
-                None,
-                f"The editor {command[0]!r} exited with {code}{tail}; the prompt is unchanged.",
-            )
+        problem = await _open(app, path)
+        if problem is not None:
+            return Edited(None, f"{problem} The prompt is unchanged.")
         return Edited(_read_back(path))
     except OSError as exc:
         return Edited(None, f"Cannot read the edited prompt back: {exc.strerror or exc}.")
@@ -123,14 +109,19 @@ async def edit_file(app: App[object], path: Path) -> str | None:
     """Open ``path`` itself in the user's editor (``/memory N``); why it could not be, or
     None once the editor exited cleanly. The file is created (with its directory) when it
     does not exist yet."""
-    found = editor_command()
-    if found is None:
-        return NO_EDITOR
-    command, origin = found
     try:
         await asyncio.to_thread(_create, path)
     except OSError as exc:
         return f"Cannot create {path}: {exc.strerror or exc}."
+    return await _open(app, path)
+
+
+async def _open(app: App[object], path: Path) -> str | None:
+    """Run the user's editor on ``path``: None when it exited cleanly, else why not."""
+    found = editor_command()
+    if found is None:
+        return NO_EDITOR
+    command, origin = found
     argv = [*command, str(path)]
     try:
         code, said = _run_suspended(app, argv)
