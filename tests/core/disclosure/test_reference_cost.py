@@ -54,5 +54,7 @@ async def test_the_cold_tools_array_of_three_real_servers(
                 f"disclosure, {cost['without_disclosure_tokens']:,} direct ({share:.1%}); "
                 f"retrieval top-1 {top1}/{n}, top-3 {top3}/{n}"
             )
-        assert top1 >= 18, top1  # as before the shorter catalog: the index reads whole descriptions
-        assert top3 >= 20, top3
+        # 18 and 20 before: the index reads whole descriptions, whatever the catalog shows, and
+        # -ation now stems as the verb ("relate two entities" finds create_relations)
+        assert top1 >= 19, top1
+        assert top3 >= 21, top3
