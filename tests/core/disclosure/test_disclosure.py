@@ -7,7 +7,7 @@ import time
 import pytest
 
 from agent_tui.core.disclosure import Disclosure, DisclosureSettings
-from agent_tui.core.disclosure.state import CATALOG_CHARS, server_of
+from agent_tui.core.disclosure.state import CATALOG_CHARS, CATALOG_SUMMARIES, server_of
 from tests.core.disclosure.catalog import RETRIEVAL, catalog_tools, registry_with
 
 
@@ -44,15 +44,32 @@ def test_bad_deferred_setting_is_rejected() -> None:
 
 
 def test_catalog_lists_deferred_tools_in_the_search_tool_description() -> None:
-    disclosure = Disclosure(registry_with(catalog_tools()))
-    disclosure.exposed()
-    search = disclosure.registry.get("search_tool")
+    few = Disclosure(
+        registry_with(catalog_tools()[:CATALOG_SUMMARIES]), DisclosureSettings(deferred="auto:0")
+    )
+    few.exposed()
+    search = few.registry.get("search_tool")
     assert search is not None
-    assert "mcp__github__create_issue: Create a new issue" in search.description
-    big = Disclosure(registry_with(catalog_tools(extra=300)))
-    big.exposed()
-    description = big.registry.get("search_tool").description  # type: ignore[union-attr]
-    assert "mcp__github__*: add_issue_comment, create_branch, create_issue" in description
+    assert f"Deferred tools ({CATALOG_SUMMARIES}):" in search.description
+    assert "- mcp__github__create_issue: Create a new issue" in search.description
+    # past a few tools: names grouped by server, every one of them, and no summaries
+    for disclosure in (
+        Disclosure(registry_with(catalog_tools())),
+        Disclosure(registry_with(catalog_tools(extra=300))),
+    ):
+        disclosure.exposed()
+        description = disclosure.registry.get("search_tool").description  # type: ignore[union-attr]
+        assert "by server:" in description
+        assert "mcp__github__*: add_issue_comment, create_branch, create_issue" in description
+        assert "Create a new issue" not in description
+        for tool in disclosure.deferred():
+            server, name = tool.name.split("__")[1:]
+            line = next(x for x in description.splitlines() if x.startswith(f"- mcp__{server}__*:"))
+            assert name in line.split(": ", 1)[1].split(", "), tool.name
+    # the summary comes back through search_tool instead
+    hits = disclosure.search("create github issue", 1)
+    assert [t.name for t in hits] == ["mcp__github__create_issue"]
+    assert hits[0].description.startswith("Create a new issue")
 
 
 def test_retrieval_top1_and_top3_over_a_300_tool_catalog(capsys: pytest.CaptureFixture) -> None:

@@ -29,6 +29,7 @@ NPM_DIR = ROOT / ".test-cache" / "npm"
 NPM_PACKAGES = {
     "mcp-server-everything": "@modelcontextprotocol/server-everything@2026.8.31",
     "mcp-server-filesystem": "@modelcontextprotocol/server-filesystem@2026.8.31",
+    "mcp-server-memory": "@modelcontextprotocol/server-memory@2026.8.31",
 }
 DEADLINE = 20.0
 
@@ -82,11 +83,12 @@ def of_type(events: list[Event], kind: str) -> list[Any]:
     return [e for e in events if e.type == kind]
 
 
-@pytest.fixture(scope="session")
-def npm_bin() -> Path:
-    """The ``node_modules/.bin`` of the pinned reference servers, installed when missing."""
+def install_reference_servers() -> Path:
+    """The ``node_modules/.bin`` of the pinned reference servers, installed when missing (also
+    used by ``benchmarks/bench_disclosure.py``). Raises ``LookupError`` without node/npm,
+    ``RuntimeError`` when the install fails."""
     if shutil.which("npm") is None or shutil.which("node") is None:
-        pytest.skip("node and npm are needed for the reference MCP servers")
+        raise LookupError("node and npm are needed for the reference MCP servers")
     bin_dir = NPM_DIR / "node_modules" / ".bin"
     NPM_DIR.mkdir(parents=True, exist_ok=True)
     with open(NPM_DIR.parent / "npm.lock", "w") as lock:  # parallel runs wait for each other
@@ -111,6 +113,17 @@ def npm_bin() -> Path:
                 check=False,
             )
             if done.returncode != 0:
-                pytest.fail(f"npm install failed:\n{done.stdout}\n{done.stderr}")
+                raise RuntimeError(f"npm install failed:\n{done.stdout}\n{done.stderr}")
             marker.write_text(wanted)
     return bin_dir
+
+
+@pytest.fixture(scope="session")
+def npm_bin() -> Path:
+    """The ``node_modules/.bin`` of the pinned reference servers, installed when missing."""
+    try:
+        return install_reference_servers()
+    except LookupError as missing:
+        pytest.skip(str(missing))
+    except RuntimeError as failed:
+        pytest.fail(str(failed))

@@ -20,28 +20,26 @@ RUN_TOOL = "run_tool"
 class SearchToolInput(ToolInput):
     query: str = Field(
         min_length=1,
-        description="What the tool should do, in a few words (e.g. 'create github issue'), an "
-        "exact tool name, or 'SERVER:' / 'SERVER: words' to browse one server's tools.",
+        description="What the tool does (e.g. 'create github issue'), a tool name, or "
+        "'SERVER:' (+ words) for one server's tools.",
     )
-    limit: int = Field(default=5, ge=1, le=20, description="How many tools to return (1-20).")
+    limit: int = Field(default=5, ge=1, le=20, description="Most hits.")
 
 
 class RunToolInput(ToolInput):
-    name: str = Field(min_length=1, description="The full name of a tool found by search_tool.")
-    input: dict[str, Any] = Field(
-        default_factory=dict, description="The tool's arguments, matching its input schema."
-    )
+    name: str = Field(min_length=1, description="Its full name.")
+    input: dict[str, Any] = Field(default_factory=dict, description="Its arguments.")
 
 
 def search_description(disclosure: Disclosure) -> str:
     catalog = disclosure.catalog()
     return (
-        "Find tools that are not loaded yet (deferred) by keyword; returns each match's full "
-        "name, description and input schema. "
+        "Find deferred tools (not loaded yet); returns each hit's full name, description and "
+        "input schema. "
         + (
-            "Then call a found tool with run_tool(name, input). "
+            "Call one with run_tool(name, input). "
             if disclosure.protocol == "free-text"
-            else "Then call a found tool directly by its name. "
+            else "Then call it by its name. "
         )
         + "Search before saying a capability is missing.\n"
         + catalog
@@ -88,8 +86,7 @@ def make_run_tool() -> Tool[RunToolInput]:
 
     return Tool(
         name=RUN_TOOL,
-        description="Call a tool found with search_tool: run_tool(name, input). The call is "
-        "checked and permitted exactly as a direct call of that tool would be.",
+        description="Call a tool found by search_tool; permissions apply as to a direct call.",
         input_model=RunToolInput,
         call=call,
         proxy=target,

@@ -29,7 +29,10 @@ from agent_tui.core.tools.registry import ToolRegistry, tool_schema
 
 WireProtocol = Literal["free-text", "strict"]
 PROXIES = frozenset({SEARCH_TOOL, RUN_TOOL})
-CATALOG_SUMMARIES = 60  # up to this many deferred tools get a one-line summary in the catalog
+CATALOG_SUMMARIES = 8
+"""Up to this many deferred tools get a one-line summary in the catalog; past it the catalog is
+their names grouped by server (a summary costs ~20 tokens a tool in every request; search_tool
+returns the whole description of the tools the model looks for)."""
 CATALOG_CHARS = 24_000
 """The most the by-server catalog may take (~6k tokens): past it the servers with the most
 tools are named with their tool count only, and the model browses them with search_tool."""
@@ -146,12 +149,12 @@ class Disclosure:
             return "No tools are deferred right now."
         if len(deferred) <= CATALOG_SUMMARIES:
             lines = [f"- {t.name}: {_summary(t.description)}" for t in deferred]
-        else:
-            by_server: dict[str, list[str]] = {}
-            for t in deferred:
-                by_server.setdefault(server_of(t.name), []).append(t.name.rsplit("__", 1)[-1])
-            lines = _server_lines(by_server)
-        return f"Deferred tools ({len(deferred)}):\n" + "\n".join(lines)
+            return f"Deferred tools ({len(deferred)}):\n" + "\n".join(lines)
+        by_server: dict[str, list[str]] = {}
+        for t in deferred:
+            by_server.setdefault(server_of(t.name), []).append(t.name.rsplit("__", 1)[-1])
+        lines = _server_lines(by_server)
+        return f"Deferred tools ({len(deferred)}) by server:\n" + "\n".join(lines)
 
     # -- the array of one request -------------------------------------------------------------
 

@@ -17,12 +17,15 @@ STOP = frozenset(_STOP_WORDS.split())
 
 
 def _stem(word: str) -> str:
-    """A light English stemmer: plural and -ing/-ed endings (files -> file, listing -> list)."""
+    """A light English stemmer: plural and -ing/-ed endings (files -> file, listing -> list),
+    and -ation as the verb (relations -> relate, creation -> create)."""
     for suffix, keep in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", "e")):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)] + keep
     if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        return word[:-1]
+        word = word[:-1]
+    if word.endswith("ation") and len(word) > 7:
+        return word[: -len("ation")] + "ate"
     return word
 
 

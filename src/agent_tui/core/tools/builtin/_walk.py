@@ -41,9 +41,11 @@ is searched even if it has one of these names, so they can still be searched exp
 SKIPPED_TEXT = ", ".join(sorted(SKIP_DIRS))
 
 IGNORE_TEXT = (
-    "Files that .gitignore (nested ones too), .ignore or .git/info/exclude ignore are "
-    "skipped and counted, as ripgrep does; include_ignored=true searches them too."
+    "Skips .git, node_modules, .venv, caches, and (counted) files that .gitignore, .ignore or "
+    ".git/info/exclude ignore; include_ignored=true includes those."
 )
+"""What grep and glob skip (``SKIP_DIRS`` in short: the whole list would cost tokens in every
+request, and ignored files as ripgrep skips them)."""
 
 MAX_COUNTED = 100_000
 """Entries of ignored directories listed to count what they hold; beyond, the count is a

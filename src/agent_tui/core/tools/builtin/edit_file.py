@@ -48,31 +48,19 @@ MAX_LINES_LISTED = 20
 _LINE_PREFIX = re.compile(r"^\s*\d+\t", re.MULTILINE)
 
 DESCRIPTION = """\
-Edit a file by replacing an exact piece of text. `old_string` must match the file literally \
-(no regex), including whitespace and indentation, and must occur exactly once unless \
-replace_all is true; include a few surrounding lines to make it unique. Copy it from \
-read_file's output without the line-number prefix. You must read_file the file in this \
-session first (or have written it with write_file); if it changed on disk since, read it \
-again. Windows (CRLF) line endings are handled: write old_string and new_string with plain \
-newlines. Returns a unified diff of the change. To create a file or rewrite it entirely, use \
-write_file."""
+\
+Replace exact text in a file. `old_string` is literal (whitespace counts), copied from \
+read_file without the line-number prefix, and must occur once unless replace_all (add context \
+lines to make it unique). Read or write the file in this session first; re-read it if it \
+changed. CRLF files take plain newlines. Returns a diff."""
 
 
 class EditFileInput(ToolInput):
-    path: str = Field(
-        description="Path of the file to edit, absolute or relative to the working directory."
-    )
-    old_string: str = Field(
-        description="The exact text to replace, copied from the file (no line-number "
-        "prefixes). Must be unique in the file unless replace_all is true."
-    )
-    new_string: str = Field(
-        description="The text to put in place of old_string. Empty deletes old_string."
-    )
+    path: str = Field(description="File to edit.")
+    old_string: str = Field(description="Exact text to replace.")
+    new_string: str = Field(description="Replacement; empty deletes old_string.")
     replace_all: bool = Field(
-        default=False,
-        description="Replace every occurrence of old_string instead of requiring exactly one "
-        "(e.g. to rename a variable). Default false.",
+        default=False, description="Replace every occurrence (e.g. a rename)."
     )
 
 

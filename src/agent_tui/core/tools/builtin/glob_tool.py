@@ -28,30 +28,19 @@ from agent_tui.core.tools.errors import ToolFailure
 MAX_RESULTS = 500
 
 DESCRIPTION = f"""\
-Find files whose path matches a glob pattern, e.g. `**/*.py`, `src/**/test_*.ts`, \
-`*.{{js,ts}}`. `*` and `?` match within one directory level, `**` as a whole level \
-(`**/`, `/**/`, `/**`) across any number of levels (elsewhere it is `*`), `[abc]` one \
-character, `[!abc]` any other, `{{a,b}}` alternatives, `\\` escapes. Returns matching file \
-paths (relative to the working directory), most recently modified first, at most \
-{MAX_RESULTS}. These directories are skipped below the search path: {SKIPPED_TEXT}. \
-{IGNORE_TEXT} Use grep to search file contents."""
+\
+Find files by path pattern (`*` `?` in one level, `**/` any levels, `[abc]`, `[!abc]`, \
+`{{a,b}}`). Returns paths relative to the working directory, newest first, at most \
+{MAX_RESULTS}. {IGNORE_TEXT}"""
 
 
 class GlobInput(ToolInput):
     pattern: str = Field(
         min_length=1,
-        description="Glob pattern matched against file paths relative to `path`, e.g. "
-        '"**/*.py" (all Python files at any depth) or "*.md" (only directly in `path`).',
+        description='"**/*.py" at any depth, "*.md" directly in `path`.',
     )
-    path: str = Field(
-        default=".",
-        description="Directory to search in. Default: the working directory.",
-    )
-    include_ignored: bool = Field(
-        default=False,
-        description="Also list files that .gitignore, .ignore or .git/info/exclude ignore "
-        "(build output, generated files). Default: skipped and counted.",
-    )
+    path: str = Field(default=".", description="Directory to search.")
+    include_ignored: bool = Field(default=False, description="Also list ignored files.")
 
 
 def _split(base: Path, pattern: str) -> tuple[Path, str]:

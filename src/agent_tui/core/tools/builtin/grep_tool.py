@@ -34,7 +34,6 @@ from agent_tui.core.tools.builtin._paths import (
 from agent_tui.core.tools.builtin._safe_open import NotRegularFile, open_regular
 from agent_tui.core.tools.builtin._walk import (
     IGNORE_TEXT,
-    SKIPPED_TEXT,
     Ignored,
     glob_regex,
     guarded,
@@ -60,38 +59,26 @@ with the GIL held. ``(?:(?:ab|cd){1000}){1000}`` kills the process (segfault) an
 ``+`` take 800 MB; 50,000 elements compile in a few tens of milliseconds."""
 
 DESCRIPTION = f"""\
-Search file contents for a Python regular expression, line by line. Returns `file:line:text` \
-for each matching line (paths relative to the working directory), at most {MAX_MATCHES} \
-matches, each line cut at {MAX_LINE_CHARS} characters. Searches a single file or a directory \
-tree; binary files, files over {MAX_FILE_BYTES >> 20} MB and these directories are skipped: \
-{SKIPPED_TEXT}. {IGNORE_TEXT} Narrow with `glob` (e.g. "*.py") or a sub-directory `path`. \
-Use glob to find files by name and read_file to see a match in context. Matching may take \
-{MATCH_SECONDS:g} s in all: avoid nested quantifiers such as `(a+)+`."""
+\
+Search file contents line by line with a Python regex. Returns `file:line:text`, at most \
+{MAX_MATCHES} matches, lines cut at {MAX_LINE_CHARS} chars. Skips binaries and files over \
+{MAX_FILE_BYTES >> 20} MB. {IGNORE_TEXT} Matching stops after {MATCH_SECONDS:g} s: avoid nested \
+quantifiers like `(a+)+`."""
 
 
 class GrepInput(ToolInput):
     pattern: str = Field(
         min_length=1,
-        description=r"Python regular expression (`re` syntax) searched in each line, e.g. "
-        r"`def \w+_handler` or `TODO|FIXME`. Escape metacharacters to find literal text, "
-        r"e.g. `print\(`.",
+        description=r"`re` syntax, e.g. `TODO|FIXME`; escape literals: `print\(`.",
     )
-    path: str = Field(
-        default=".",
-        description="File or directory to search. Default: the working directory.",
-    )
+    path: str = Field(default=".", description="File or directory to search.")
     glob: str | None = Field(
         default=None,
-        description='Only search files whose name matches this glob, e.g. "*.py" or '
-        '"*.{ts,tsx}"; a glob containing "/" is matched against the path relative to `path`, '
-        'e.g. "src/**/*.js". Default: all files.',
+        description='Only matching files: "*.{ts,tsx}", or with "/" relative to `path`: '
+        '"src/**/*.js".',
     )
     ignore_case: bool = Field(default=False, description="Match case-insensitively.")
-    include_ignored: bool = Field(
-        default=False,
-        description="Also search files that .gitignore, .ignore or .git/info/exclude ignore "
-        "(build output, generated files). Default: skipped and counted.",
-    )
+    include_ignored: bool = Field(default=False, description="Also search ignored files.")
 
 
 class Searcher(Protocol):

@@ -20,19 +20,13 @@ from agent_tui.core.tools.errors import ToolFailure
 MAX_ENTRIES = 1000
 
 DESCRIPTION = f"""\
-List the entries of one directory (not recursive): directories first, then files and links, \
-each sorted by name. Each line shows the type (dir, file or link), the size and the name; \
-directory names end with `/`, links show their target. An entry marked `[withheld: ...]` is \
-listed but its content cannot be read. At most {MAX_ENTRIES:,} entries. Use glob to find files \
-by pattern across subdirectories."""
+\
+List one directory (not recursive): type, size, name; directories (ending `/`) first, links \
+with their target; `[withheld: ...]` entries cannot be read. At most {MAX_ENTRIES:,} entries."""
 
 
 class ListDirInput(ToolInput):
-    path: str = Field(
-        default=".",
-        description="Directory to list, absolute or relative to the working directory. "
-        "Default: the working directory.",
-    )
+    path: str = Field(default=".", description="Directory to list.")
 
 
 @dataclass

@@ -44,39 +44,24 @@ SEGMENT_CHARS = 20_000
 CHUNK_BYTES = 1 << 20
 
 DESCRIPTION = f"""\
-Read a text file. Returns numbered lines like `cat -n` (line number, tab, text) and a footer \
-with the file's total line count; when there is more, the footer gives the offset to continue \
-from. Returns at most {MAX_LINES:,} lines (and about {MAX_WINDOW_CHARS // 1000} KB) per call; \
-lines longer than {MAX_LINE_CHARS:,} characters are cut with a marker, and the footer gives the \
-char_offset that reads on inside such a line ({SEGMENT_CHARS:,} characters per call). Use \
-offset/limit to page through large files and spilled tool output (`.agent-spill/…` files, \
-shown exactly as saved). Read a file before editing it: edit_file \
-refuses files you have not read. The line numbers and tab are not part of the file; do not \
-copy them into edit_file's old_string. Binary files and directories are refused (use list_dir \
-for directories)."""
+\
+Read a text file as numbered lines (`N<tab>text`; never copy the prefix into edit_file). At \
+most {MAX_LINES:,} lines (~{MAX_WINDOW_CHARS // 1000} KB) a call; the footer gives the total, \
+the next offset and, for a line cut at {MAX_LINE_CHARS:,} chars, the char_offset to read on \
+({SEGMENT_CHARS:,} chars a call). Pages `.agent-spill/…` output too. Refuses binaries and \
+directories."""
 
 
 class ReadFileInput(ToolInput):
-    path: str = Field(
-        description="Path of the file to read, absolute or relative to the working directory."
-    )
+    path: str = Field(description="File to read.")
     offset: int = Field(
-        default=1,
-        ge=1,
-        description="1-based line number to start reading at. Default 1. To continue a long "
-        "file, pass the `next` offset printed in the previous footer.",
+        default=1, ge=1, description="First line, 1-based (the footer's `next` offset)."
     )
-    limit: int = Field(
-        default=MAX_LINES,
-        ge=1,
-        description=f"Maximum number of lines to return. Default and maximum {MAX_LINES}.",
-    )
+    limit: int = Field(default=MAX_LINES, ge=1, description=f"Most lines (max {MAX_LINES}).")
     char_offset: int = Field(
         default=0,
         ge=0,
-        description="0-based character position inside line `offset` to read from, for lines "
-        f"too long to show whole: returns up to {SEGMENT_CHARS:,} characters of that one line "
-        "(limit is ignored). Use the value the previous footer gives.",
+        description="Where in line `offset` to read on (the footer's value; ignores limit).",
     )
 
 

@@ -72,29 +72,24 @@ def child_env(color: bool = False) -> dict[str, str]:
     return env
 
 
-DESCRIPTION = f"""\
-Run a shell command (bash -c) in the working directory and return its output (stdout and \
-stderr merged, in order) followed by a line with the exit code. Use it for tests, builds, git, \
-package managers and anything the file tools do not cover; prefer read_file, edit_file, \
-write_file, grep, glob and list_dir for files. There is no stdin and no terminal: use \
-non-interactive flags (e.g. `-y`, `--no-pager`, `git --no-pager`), never editors or prompts. \
-Default timeout {DEFAULT_TIMEOUT:g} s, maximum {MAX_TIMEOUT:g} s; on timeout the command and \
-everything it started are killed. Background jobs (`cmd &`) must redirect their output to a \
-file (`cmd > log 2>&1 &`). Each call starts a fresh shell: `cd` and variables do not carry \
-over; chain commands with `&&` instead."""
+DESCRIPTION = """\
+\
+Run `bash -c` in the working directory; returns stdout+stderr and the exit code. Use the file \
+tools for files. No stdin or terminal: non-interactive flags (`-y`, `git --no-pager`), no \
+editors or prompts. A timeout kills all it started. Background jobs must redirect output \
+(`cmd > log 2>&1 &`). Each call is a fresh shell: chain `cd x && …`."""
 
 
 class RunShellInput(ToolInput):
     command: str = Field(
         min_length=1,
-        description="The command line to run with `bash -c`, e.g. `pytest -q tests/test_x.py`.",
+        description="Command line, e.g. `pytest -q tests/test_x.py`.",
     )
     timeout: float = Field(
         default=DEFAULT_TIMEOUT,
         gt=0,
         le=MAX_TIMEOUT,
-        description=f"Seconds before the command is killed. Default {DEFAULT_TIMEOUT:g}, "
-        f"maximum {MAX_TIMEOUT:g}. Raise it for long builds or test suites.",
+        description="Seconds; raise for long builds or test suites.",
     )
 
 

@@ -46,21 +46,14 @@ DIFF_MAX_BYTES = 1 << 20
 """Above this size the previous content is not read back for a diff."""
 
 DESCRIPTION = """\
-Create a file or replace a file's entire content with `content` (UTF-8). Parent directories \
-are created. The write is atomic (the file is never left half-written) and an existing file \
-keeps its permissions. Use it for new files and complete rewrites; to change part of an \
-existing file use edit_file, which is safer and cheaper. A file you write counts as read for \
-a later edit_file."""
+\
+Create or overwrite a file (UTF-8, atomic, creates parents, keeps permissions). For partial \
+changes use edit_file; a written file counts as read for it."""
 
 
 class WriteFileInput(ToolInput):
-    path: str = Field(
-        description="Path of the file to write, absolute or relative to the working directory."
-    )
-    content: str = Field(
-        description="The complete new content of the file, exactly as it should be on disk "
-        "(include the final newline)."
-    )
+    path: str = Field(description="File to write.")
+    content: str = Field(description="The whole new content, with the final newline.")
 
 
 @dataclass
