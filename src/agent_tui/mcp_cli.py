@@ -243,6 +243,7 @@ def _state_json(state: ServerState) -> dict[str, Any]:
         "target": state.target,
         "status": state.status,
         "error": state.reason,
+        "auth_required": state.auth_required,
         "protocol_version": state.protocol_version,
         "server_info": state.server_info,
         "connect_seconds": state.connect_seconds,

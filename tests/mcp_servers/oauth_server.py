@@ -68,6 +68,7 @@ class Provider:
                 client_secret=secret,
                 redirect_uris=[AnyUrl("http://127.0.0.1/callback")],
                 token_endpoint_auth_method="client_secret_post" if secret else "none",
+                scope="mcp",
             )
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:

@@ -101,7 +101,7 @@ class CallbackListener:
         timeout."""
         try:
             async with asyncio.timeout(timeout):
-                code, state = await self._result
+                code, state = await asyncio.shield(self._result)
         except TimeoutError:
             raise LoginError(
                 f"no answer from the browser within {timeout:g} s (the sign-in page was not "
@@ -317,6 +317,11 @@ async def login(
         raise LoginError(
             f"sign-in is off for {spec.name} (its entry has an Authorization header or "
             '"oauth": false)'
+        )
+    if spec.untrusted:
+        raise LoginError(
+            f"{spec.name} comes with the project's {spec.source} and is not trusted yet: "
+            "trust it first (d in the MCP panel, or `agent-tui trust`), then sign in"
         )
     storage = storage_for(spec)
     storage.forget_tokens()
