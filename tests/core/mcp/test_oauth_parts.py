@@ -170,3 +170,29 @@ def test_login_refuses_an_untrusted_project_server(workspace: Path) -> None:
     spec.untrusted = True
     with pytest.raises(LoginError, match="is not trusted yet: trust it first"):
         asyncio.run(oauth.login(spec, on_url=print, open_browser=None))
+
+
+async def test_one_sign_in_per_server_at_a_time(workspace: Path) -> None:
+    from agent_tui.core.mcp import oauth
+    from agent_tui.core.mcp.config import parse_entry
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read()  # a server that never answers: the first sign-in waits
+
+    hung = await asyncio.start_server(silent, "127.0.0.1", 0)
+    url = f"http://127.0.0.1:{hung.sockets[0].getsockname()[1]}/mcp"
+    spec = parse_entry("s", {"url": url}, workspace / "mcp.json", {}, base=workspace)
+    first = asyncio.create_task(oauth.login(spec, on_url=print, open_browser=None, timeout=30))
+    try:
+        end = asyncio.get_running_loop().time() + 20
+        while ("s", url) not in oauth._UNDER_WAY:
+            assert asyncio.get_running_loop().time() < end
+            await asyncio.sleep(0.01)
+        with pytest.raises(LoginError, match="a sign-in to s is already under way"):
+            await oauth.login(spec, on_url=print, open_browser=None)
+    finally:
+        first.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        hung.close()
+    assert ("s", url) not in oauth._UNDER_WAY

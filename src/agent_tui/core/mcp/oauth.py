@@ -323,6 +323,29 @@ async def login(
             f"{spec.name} comes with the project's {spec.source} and is not trusted yet: "
             "trust it first (d in the MCP panel, or `agent-tui trust`), then sign in"
         )
+    key = (spec.name, spec.url)
+    if key in _UNDER_WAY:
+        raise LoginError(
+            f"a sign-in to {spec.name} is already under way: finish it in the browser, or "
+            "wait until it times out"
+        )
+    _UNDER_WAY.add(key)
+    try:
+        return await _login(spec, on_url, open_browser, timeout)
+    finally:
+        _UNDER_WAY.discard(key)
+
+
+_UNDER_WAY: set[tuple[str, str]] = set()
+"""The sign-ins running in this process (one per server at a time)."""
+
+
+async def _login(
+    spec: ServerSpec,
+    on_url: Callable[[str], None],
+    open_browser: Callable[[str], bool] | None,
+    timeout: float,
+) -> LoginResult:
     storage = storage_for(spec)
     storage.forget_tokens()
     listener = await _listen(spec, storage)
