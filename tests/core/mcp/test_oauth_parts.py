@@ -196,3 +196,12 @@ async def test_one_sign_in_per_server_at_a_time(workspace: Path) -> None:
             await first
         hung.close()
     assert ("s", url) not in oauth._UNDER_WAY
+
+
+def test_a_token_counts_as_expired_a_little_early() -> None:
+    from agent_tui.core.mcp.oauth import _early
+
+    assert _early(1000.0, 3600) == 970.0  # at most 30 s early
+    assert _early(1000.0, 10) == 999.0  # a tenth of a short lifetime
+    assert _early(1000.0, None) == 1000.0
+    assert _early(None, 60) is None
