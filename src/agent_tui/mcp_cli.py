@@ -5,6 +5,8 @@
     agent-tui mcp add NAME COMMAND [ARGS...]        a stdio server in the project .mcp.json
     agent-tui mcp add --transport http NAME URL     a streamable HTTP server
     agent-tui mcp remove NAME
+    agent-tui mcp login NAME [--no-browser]         OAuth sign-in to an HTTP server
+    agent-tui mcp logout NAME                       forget its saved tokens
     agent-tui mcp serve [--cwd DIR]                 read-only tools over stdio
 
 ``list`` and ``call`` go through the same manager, adapter and output budget as the agent.
@@ -27,6 +29,8 @@ from agent_tui.core.mcp.config import project_config_path, user_config_path
 from agent_tui.core.mcp.config_edit import ConfigEditError, add_server, remove_server
 from agent_tui.core.mcp.manager import McpManager
 from agent_tui.core.mcp.state import ServerState
+from agent_tui.mcp_auth_cli import add_parsers as add_auth_parsers
+from agent_tui.mcp_auth_cli import run as run_auth
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     remove.add_argument("--scope", choices=["project", "user"], default="project")
     remove.add_argument("name")
 
+    add_auth_parsers(sub)
     sub.add_parser("serve", help="serve the read-only built-in tools over stdio (MCP)")
     for command in sub.choices.values():  # --cwd after the command works too
         command.add_argument("--cwd", dest="sub_cwd", type=Path, help=argparse.SUPPRESS)
@@ -76,6 +81,8 @@ def main(argv: Sequence[str]) -> int:
         return run(cwd)
     if args.command in ("add", "remove"):
         return _edit(args, cwd)
+    if args.command in ("login", "logout"):
+        return run_auth(args, cwd)
     if args.command == "list":
         return asyncio.run(_list(cwd, as_json=args.json))
     return asyncio.run(_call(cwd, args.server, args.tool, args.args))
@@ -236,6 +243,7 @@ def _state_json(state: ServerState) -> dict[str, Any]:
         "target": state.target,
         "status": state.status,
         "error": state.reason,
+        "auth_required": state.auth_required,
         "protocol_version": state.protocol_version,
         "server_info": state.server_info,
         "connect_seconds": state.connect_seconds,

@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agent_tui.core.mcp.oauth_settings import OAuthEntry, secret_warning
 from agent_tui.core.paths import config_dir
 from agent_tui.core.schema_errors import format_validation_error
 from agent_tui.core.trust import ProjectTrust, TrustItem, canonical
@@ -62,6 +63,7 @@ class _HttpEntry(_Common):
     type: str = "http"
     url: str = Field(min_length=1)
     headers: dict[str, str] = Field(default_factory=dict)
+    oauth: OAuthEntry | Literal[False] | None = None
 
 
 @dataclass
@@ -77,6 +79,9 @@ class ServerSpec:
     cwd: str | None = None
     url: str = ""
     headers: dict[str, str] = field(default_factory=dict)
+    oauth: OAuthEntry | None = None
+    """How to sign in to an HTTP server (``oauth_settings``); None for stdio servers, and
+    for HTTP servers with ``"oauth": false`` or their own ``Authorization`` header."""
     disabled: bool = False
     timeout: float = DEFAULT_TIMEOUT
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
@@ -263,6 +268,11 @@ def parse_entry(
     spec.startup_timeout = entry.startup_timeout
     if isinstance(entry, _HttpEntry):
         spec.transport, spec.url, spec.headers = "http", entry.url, dict(entry.headers)
+        own_header = any(k.lower() == "authorization" for k in entry.headers)
+        if entry.oauth is not False and not own_header:
+            spec.oauth = entry.oauth or OAuthEntry()
+        if entry.oauth and path.name == PROJECT_FILE and (warning := secret_warning(raw)):
+            spec.warnings.append(warning)
     elif isinstance(entry, _StdioEntry):
         spec.command, spec.args, spec.env = entry.command, list(entry.args), dict(entry.env)
         if entry.cwd:

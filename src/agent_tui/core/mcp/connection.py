@@ -31,6 +31,7 @@ from agent_tui import __version__
 from agent_tui.core.mcp.adapter import progress_reporter
 from agent_tui.core.mcp.config import ServerSpec
 from agent_tui.core.mcp.failures import call_failure, describe_exception, unavailable
+from agent_tui.core.mcp.oauth import AuthWatch, sign_in_failure
 from agent_tui.core.mcp.stderr import StderrLog
 from agent_tui.core.mcp.transport import WatchedTransport, list_tools, open_transport
 from agent_tui.core.tools.base import ToolContext
@@ -108,8 +109,11 @@ class Connection:
     protocol_version: str | None = None
     server_info: str | None = None
     connect_seconds: float | None = None
+    auth_required: bool = False
+    """It failed because the server wants sign-in (HTTP 401; ``oauth``)."""
 
     def __post_init__(self) -> None:
+        self.auth_watch = AuthWatch()
         self.started = time.monotonic()
         self.stderr = StderrLog() if self.spec.transport == "stdio" else None
         self.garbage = 0
@@ -225,7 +229,8 @@ class Connection:
             self.status, self.reason = Status.STOPPED, None
             self.tools = []
         elif error is not None:
-            self._fail(describe_exception(error, self.spec))
+            self.auth_required = sign_in_failure(error, self.spec, self.auth_watch)
+            self._fail(describe_exception(error, self.spec, self.auth_watch))
         elif self.status is Status.CONNECTED:
             self._fail("the server exited (its connection closed)")
         else:
@@ -248,7 +253,7 @@ class Connection:
             outer.start_soon(self._watchdog, connected, outer.cancel_scope)
             closed = anyio.Event()
             transport = WatchedTransport(
-                *open_transport(self.spec, self.cwd, self.stderr), closed=closed
+                *open_transport(self.spec, self.cwd, self.stderr, self.auth_watch), closed=closed
             )
             client = Client(
                 transport,

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from agent_tui.core.mcp.config import ServerSpec
+from agent_tui.core.mcp.oauth import AuthWatch, sign_in_failure, sign_in_reason
 from agent_tui.core.tools.errors import ToolFailure
 
 UNAVAILABLE = "mcp_server_unavailable"
@@ -27,8 +28,10 @@ def _code(exc: BaseException) -> int | None:
     return code if isinstance(code, int) else None
 
 
-def describe_exception(exc: BaseException, spec: ServerSpec) -> str:
+def describe_exception(exc: BaseException, spec: ServerSpec, watch: AuthWatch | None = None) -> str:
     """Why a connection ended, from whatever the SDK raised (often a nested group)."""
+    if sign_in_failure(exc, spec, watch):  # a 401: what to do about it (``oauth``)
+        return sign_in_reason(spec.name)
     leaves = _leaves(exc)
     for leaf in leaves:
         if isinstance(leaf, FileNotFoundError) and spec.transport == "stdio":

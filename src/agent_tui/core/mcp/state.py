@@ -38,6 +38,10 @@ class ServerState:
     """Set when the status is ``disabled``."""
     disabled_in_file: bool = False
     """Its entry says ``"disabled": true`` (even when it was enabled for this session)."""
+    can_sign_in: bool = False
+    """An HTTP server with OAuth sign-in on (``a`` in the panel, ``mcp login``)."""
+    auth_required: bool = False
+    """It failed because it needs sign-in (HTTP 401)."""
 
     @property
     def tool_count(self) -> int:
@@ -59,6 +63,7 @@ def snapshot(
         "target": spec.describe(),
         "source": str(spec.source) if spec.source else None,
         "disabled_in_file": spec.disabled,
+        "can_sign_in": spec.transport == "http" and spec.oauth is not None,
     }
     notes = tuple(spec.warnings)
     if conn is None or conn.status is Status.STOPPED:
@@ -79,6 +84,7 @@ def snapshot(
         protocol_version=conn.protocol_version,
         server_info=conn.server_info,
         connect_seconds=conn.connect_seconds,
+        auth_required=conn.auth_required and conn.status is Status.FAILED,
         tools=tuple(tools),
         notes=notes + tuple(conn.notes),
     )

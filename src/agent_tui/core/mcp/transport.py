@@ -17,13 +17,18 @@ from types import TracebackType
 from typing import Any
 
 from agent_tui.core.mcp.config import ServerSpec
+from agent_tui.core.mcp.oauth import AuthWatch, connection_auth
 from agent_tui.core.mcp.stderr import StderrLog
 
 MAX_PAGES = 100
 
 
-def open_transport(spec: ServerSpec, cwd: Path, stderr: StderrLog | None) -> tuple[Any, Any]:
-    """(the SDK transport for ``spec``, an HTTP client to close after it, or None)."""
+def open_transport(
+    spec: ServerSpec, cwd: Path, stderr: StderrLog | None, watch: AuthWatch | None = None
+) -> tuple[Any, Any]:
+    """(the SDK transport for ``spec``, an HTTP client to close after it, or None). An HTTP
+    client sends the saved OAuth tokens, if any (``oauth.connection_auth``), and notes a 401
+    in ``watch``."""
     import httpx2
     from mcp import StdioServerParameters
     from mcp.client.stdio import stdio_client
@@ -31,7 +36,13 @@ def open_transport(spec: ServerSpec, cwd: Path, stderr: StderrLog | None) -> tup
 
     if spec.transport == "http":
         timeout = httpx2.Timeout(30.0, read=max(300.0, spec.timeout + 10))
-        http = httpx2.AsyncClient(headers=spec.headers or None, timeout=timeout)
+        auth, seen = connection_auth(spec, watch)
+        http = httpx2.AsyncClient(
+            headers=spec.headers or None,
+            timeout=timeout,
+            auth=auth,
+            event_hooks={"response": [seen.on_response]},
+        )
         return streamable_http_client(spec.url, http_client=http), http
     assert stderr is not None, "a stdio server needs a stderr log"
     params = StdioServerParameters(

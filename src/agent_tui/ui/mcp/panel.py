@@ -7,6 +7,8 @@ schema. Then the cost of the tools array and the configuration problems (file an
 no server configured it says which files are read and how to add one.
 
 Keys: r reconnects the selected server, d disables or enables it (remembered for the project),
+a signs in to an HTTP server that uses OAuth (``core.mcp.oauth``: the browser opens, the URL is
+shown and copied; on success the server reconnects),
 o opens its configuration file in ``$VISUAL``/``$EDITOR`` with the app suspended (else shows
 the path and copies it to the clipboard), tab moves between the servers and the tools, Enter
 on a tool shows its input schema, q, Esc or ctrl+g closes.
@@ -95,6 +97,7 @@ class McpPanel(Screen[None]):
     BINDINGS = [
         Binding("r", "reconnect", "Reconnect", id="mcp.reconnect"),
         Binding("d", "disable_server", "Disable/enable", id="mcp.toggle"),
+        Binding("a", "sign_in", "Sign in", show=False, id="mcp.sign_in"),
         Binding("o", "open_config", "Open config", id="mcp.open_config"),
         Binding("tab", "switch_focus", "Servers/tools", id="mcp.focus"),
         Binding("shift+tab", "switch_focus", show=False, id="mcp.focus.back"),
@@ -260,6 +263,33 @@ class McpPanel(Screen[None]):
             self.notify(f"{row.name} is not started by this command.")
             return
         self._run(lambda: self.source.toggle(row.name), f"disable or enable {row.name}")
+
+    def action_sign_in(self) -> None:
+        row = self._require_server()
+        if row is None:
+            return
+        state = row.state
+        if not state.can_sign_in:
+            why = (
+                "it is a stdio server"
+                if state.transport != "http"
+                else 'its entry has its own Authorization header or "oauth": false'
+            )
+            self.notify(f"{row.name} has no sign-in: {why}.", severity="warning")
+            return
+        if state.disabled_by == "untrusted":
+            self.notify(f"{row.name} is not trusted yet: d trusts it first.", severity="warning")
+            return
+        name = row.name
+
+        def show(url: str) -> None:
+            note = (
+                f"Opening the browser to sign in to {name}; if it does not open, visit:\n{url}\n"
+                "The URL is copied to the clipboard"
+            )
+            copy(self.app, url, note, title="Sign in", timeout=60)
+
+        self._run(lambda: self.source.sign_in(name, show), f"sign in to {name}")
 
     def action_open_config(self) -> None:
         path = self.config_file()

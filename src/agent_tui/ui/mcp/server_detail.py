@@ -63,6 +63,8 @@ def _hint(row: ServerRow) -> str:
         return "d enables it"
     if row.problems:
         return "fix its entry (o opens the file); the change applies as soon as it is saved"
+    if state.auth_required:
+        return "a signs in (opens the browser; the URL is also shown), then reconnects"
     if state.status == "failed":
         return "r reconnects (after fixing the cause); the stderr tail below may say more"
     if state.disabled_in_file and state.status in ("connected", "connecting"):

@@ -35,6 +35,12 @@ class PanelSource(Protocol):
         """Re-read the configuration files (after the panel opened one in an editor)."""
         ...
 
+    async def sign_in(self, name: str, on_url: Callable[[str], None]) -> str:
+        """OAuth sign-in to the HTTP server ``name`` (the browser opened, the URL given to
+        ``on_url``), then reconnect it; says what was done (``core.mcp.oauth.LoginError``
+        says why not)."""
+        ...
+
 
 class ManagerSource:
     """The live source: a manager (or none, when the session has no MCP configuration) and the
@@ -95,6 +101,19 @@ class ManagerSource:
     async def reload(self) -> None:
         if self.manager is not None:
             await self.manager.reload()
+
+    async def sign_in(self, name: str, on_url: Callable[[str], None]) -> str:
+        from agent_tui.core.mcp.oauth import LoginError, login
+
+        manager = self._require()
+        spec = manager.config.servers.get(name)
+        if spec is None:
+            raise LoginError(f"no MCP server named {name!r}")
+        result = await login(spec, on_url=on_url)
+        if not result.needed:
+            return result.describe()
+        await manager.reconnect(name)
+        return f"{result.describe()}; reconnecting {name}"
 
     def _require(self) -> McpManager:
         if self.manager is None:
