@@ -141,7 +141,8 @@ def build_tool(
     remote_name: str = remote.name
 
     async def run(arguments: JsonInput, ctx: ToolContext) -> ToolOutput:
-        result = await call(remote_name, arguments.model_dump(mode="json"), ctx)
+        # The arguments as parsed from the model's JSON (no model_dump: nothing to convert).
+        result = await call(remote_name, dict(arguments.model_extra or {}), ctx)
         return await convert_result(result, name=name, server=server, ctx=ctx, media=media)
 
     tool: Tool[JsonInput] = Tool(
