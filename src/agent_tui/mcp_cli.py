@@ -210,6 +210,8 @@ async def _list(cwd: Path, *, as_json: bool) -> int:
             if tool_row.mark.kind != "direct":
                 marks = ", ".join(filter(None, [marks, tool_row.mark.kind]))
             print(f"    {tool.name}" + (f"  [{marks}]" if marks else ""))
+            if tool.unavailable:
+                print(f"      {tool.unavailable}")
             if tool.schema_problem:
                 print(
                     f"      its input schema was replaced by a plain object: {tool.schema_problem}"
@@ -255,6 +257,7 @@ def _state_json(state: ServerState) -> dict[str, Any]:
                 "read_only": t.read_only,
                 "destructive": t.destructive,
                 "schema_problem": t.schema_problem,
+                "unavailable": t.unavailable,
             }
             for t in state.tools
         ],

@@ -16,6 +16,11 @@ breaks the protocol; ``garbage`` mode only).
 Prompts: ``review`` (arguments ``path`` required, ``focus`` optional), ``greet`` (no
 arguments; two messages, one with an image). Mode ``prompts`` (otherwise ``normal``) adds the
 tool ``add_prompt``, which registers a prompt and announces the change.
+
+Mode ``tasks``: a plain JSON-RPC server (no SDK) that speaks only 2025-11-25 — ``execution``
+is a field of that version, removed in 2026-07-28, and the SDK's servers negotiate the newer
+one — with two tools: ``echo`` and ``long_job``, listed with ``execution.taskSupport:
+"required"`` (a call of it without a task is refused, as the spec says).
 """
 
 import argparse
@@ -212,6 +217,57 @@ def build(name: str, mode: str = "normal") -> MCPServer:
     return server
 
 
+TASK_TOOLS = [
+    {
+        "name": "echo",
+        "description": "Return the text unchanged.",
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
+        "annotations": {"readOnlyHint": True},
+    },
+    {
+        "name": "long_job",
+        "description": "A long job that must run as a task.",
+        "inputSchema": {"type": "object", "properties": {"seconds": {"type": "number"}}},
+        "execution": {"taskSupport": "required"},
+    },
+]
+
+
+def _answer(request: dict[str, Any]) -> dict[str, Any] | None:
+    method, params = request.get("method"), request.get("params") or {}
+    if "id" not in request:
+        return None  # a notification
+    reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request["id"]}
+    if method == "initialize":
+        reply["result"] = {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"tools": {}, "tasks": {"requests": {"tools": {"call": {}}}}},
+            "serverInfo": {"name": "fixture-tasks", "version": "1.0"},
+        }
+    elif method == "tools/list":
+        reply["result"] = {"tools": TASK_TOOLS}
+    elif method == "tools/call" and params.get("name") == "echo":
+        text = (params.get("arguments") or {}).get("text", "")
+        reply["result"] = {"content": [{"type": "text", "text": text}]}
+    elif method == "tools/call":
+        reply["error"] = {"code": -32601, "message": "long_job must be called as a task"}
+    elif method == "ping":
+        reply["result"] = {}
+    else:
+        reply["error"] = {"code": -32601, "message": f"Method not found: {method}"}
+    return reply
+
+
+def serve_tasks() -> None:
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        reply = _answer(json.loads(line))
+        if reply is not None:
+            sys.stdout.write(json.dumps(reply) + "\n")
+            sys.stdout.flush()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mode", default="normal")
@@ -223,6 +279,9 @@ def main() -> None:
         sys.exit(3)
     if args.mode == "hang-at-start":
         time.sleep(3600)
+        return
+    if args.mode == "tasks":
+        serve_tasks()
         return
     if args.mode == "garbage":
         os.write(1, b"Welcome to the fixture server!\n")

@@ -83,37 +83,51 @@ def of_type(events: list[Event], kind: str) -> list[Any]:
     return [e for e in events if e.type == kind]
 
 
-def install_reference_servers() -> Path:
-    """The ``node_modules/.bin`` of the pinned reference servers, installed when missing (also
-    used by ``benchmarks/bench_disclosure.py``). Raises ``LookupError`` without node/npm,
-    ``RuntimeError`` when the install fails."""
-    if shutil.which("npm") is None or shutil.which("node") is None:
-        raise LookupError("node and npm are needed for the reference MCP servers")
-    bin_dir = NPM_DIR / "node_modules" / ".bin"
-    NPM_DIR.mkdir(parents=True, exist_ok=True)
-    with open(NPM_DIR.parent / "npm.lock", "w") as lock:  # parallel runs wait for each other
+NETWORK_ERRORS = (
+    "ENOTFOUND",
+    "EAI_AGAIN",
+    "ECONNREFUSED",
+    "ETIMEDOUT",
+    "ECONNRESET",
+    "ENETUNREACH",
+)
+"""npm's codes for a registry it cannot reach (offline machine): the tests skip, saying so."""
+
+
+class RegistryUnreachable(LookupError):
+    """npm could not reach its registry."""
+
+
+def npm_install(prefix: Path, packages: list[str], bins: list[str]) -> Path:
+    """``npm install`` the pinned ``packages`` into ``prefix`` unless they (and the ``bins``
+    they provide) are there; the ``node_modules/.bin`` directory. Parallel runs wait for each
+    other. ``LookupError`` without npm or when the registry is unreachable (tests skip),
+    ``RuntimeError`` when the install fails otherwise (tests fail)."""
+    if shutil.which("npm") is None:
+        raise LookupError("npm is needed to install the pinned npm packages of this test")
+    bin_dir = prefix / "node_modules" / ".bin"
+    prefix.mkdir(parents=True, exist_ok=True)
+    with open(prefix.parent / f"{prefix.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        marker = NPM_DIR / "installed.json"
-        wanted = json.dumps(sorted(NPM_PACKAGES.values()))
-        present = all((bin_dir / name).exists() for name in NPM_PACKAGES)
+        marker = prefix / "installed.json"
+        wanted = json.dumps(sorted(packages))
+        present = all((bin_dir / name).exists() for name in bins)
         if not present or not marker.exists() or marker.read_text() != wanted:
             done = subprocess.run(
-                [
-                    "npm",
-                    "install",
-                    "--no-audit",
-                    "--no-fund",
-                    "--prefix",
-                    str(NPM_DIR),
-                    *NPM_PACKAGES.values(),
-                ],
+                ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(prefix), *packages],
                 capture_output=True,
                 text=True,
                 timeout=300,
                 check=False,
             )
             if done.returncode != 0:
-                raise RuntimeError(f"npm install failed:\n{done.stdout}\n{done.stderr}")
+                output = f"{done.stdout}\n{done.stderr}"
+                if any(code in output for code in NETWORK_ERRORS):
+                    tail = output.strip().splitlines()[-3:]
+                    raise RegistryUnreachable(
+                        f"the npm registry is unreachable: {' / '.join(tail)}"
+                    )
+                raise RuntimeError(f"npm install failed:\n{output}")
             marker.write_text(wanted)
     return bin_dir
 
@@ -121,8 +135,22 @@ def install_reference_servers() -> Path:
 @pytest.fixture(scope="session")
 def npm_bin() -> Path:
     """The ``node_modules/.bin`` of the pinned reference servers, installed when missing."""
+    return installed(install_reference_servers)
+
+
+def install_reference_servers() -> Path:
+    """The ``node_modules/.bin`` of the pinned reference servers, installed when missing (also
+    used by ``benchmarks/bench_disclosure.py``); the errors of ``npm_install``."""
+    if shutil.which("node") is None:
+        raise LookupError("node and npm are needed for the reference MCP servers")
+    return npm_install(NPM_DIR, list(NPM_PACKAGES.values()), list(NPM_PACKAGES))
+
+
+def installed(install: Callable[[], Path]) -> Path:
+    """``install()`` in a test: skipped when npm or its registry is missing, failed when the
+    install fails otherwise."""
     try:
-        return install_reference_servers()
+        return install()
     except LookupError as missing:
         pytest.skip(str(missing))
     except RuntimeError as failed:

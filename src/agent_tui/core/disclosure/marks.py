@@ -23,7 +23,8 @@ from agent_tui.core.tools.registry import ToolRegistry
 if TYPE_CHECKING:
     from agent_tui.core.permissions.policy import PermissionPolicy
 
-Exposure = Literal["direct", "deferred", "unmasked", "promoted"]
+Exposure = Literal["direct", "deferred", "unmasked", "promoted", "hidden"]
+"""``hidden``: listed by its server but not offered to the model (``ToolInfo.unavailable``)."""
 
 
 @dataclass(frozen=True)

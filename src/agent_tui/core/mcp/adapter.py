@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from agent_tui.core.mcp.tasks import unavailable_reason
 from agent_tui.core.tools.base import (
     JsonInput,
     ProgressUpdate,
@@ -72,6 +73,9 @@ class ToolInfo:
     read_only: bool
     destructive: bool
     schema_problem: str | None = None
+    unavailable: str | None = None
+    """Why the tool is not offered to the model (``tasks``: it must run as a task); None
+    when it is in the registry."""
 
 
 @dataclass
@@ -141,7 +145,8 @@ def build_tool(
     remote_name: str = remote.name
 
     async def run(arguments: JsonInput, ctx: ToolContext) -> ToolOutput:
-        result = await call(remote_name, arguments.model_dump(mode="json"), ctx)
+        # The arguments as parsed from the model's JSON (no model_dump: nothing to convert).
+        result = await call(remote_name, dict(arguments.model_extra or {}), ctx)
         return await convert_result(result, name=name, server=server, ctx=ctx, media=media)
 
     tool: Tool[JsonInput] = Tool(
@@ -153,7 +158,16 @@ def build_tool(
         timeout=timeout,
         input_schema=schema,
     )
-    info = ToolInfo(name, server, remote_name, tool.description, read_only, destructive, problem)
+    info = ToolInfo(
+        name,
+        server,
+        remote_name,
+        tool.description,
+        read_only,
+        destructive,
+        problem,
+        unavailable_reason(remote),
+    )
     return tool, info
 
 

@@ -414,7 +414,7 @@ class McpManager:
                 media=self.media,
             )
             infos.setdefault(server, []).append(info)
-            if name not in self._registered:
+            if info.unavailable is None and name not in self._registered:
                 self.registry.register(entry)
                 self._registered[name] = (server, remote_name, key)
         self._infos = infos

@@ -94,7 +94,8 @@ def build_overview(
             tool = registry.get(info.name)
             permission = policy.explain(tool) if tool is not None and policy else None
             schema = tool_schema(tool) if tool is not None else {}
-            rows.append(ToolRow(info, marks[info.name], permission, schema))
+            mark = Mark("hidden", info.unavailable) if info.unavailable else marks[info.name]
+            rows.append(ToolRow(info, mark, permission, schema))
         own = tuple(p for p in problems if p.server == state.name)
         servers.append(ServerRow(state, tuple(rows), own))
     cost = tools_cost(disclosure, registry, policy)

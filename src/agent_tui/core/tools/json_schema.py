@@ -3,7 +3,9 @@
 Problems come back one line each, with the JSON path of the value like the pydantic errors of
 ``schema.describe_validation_error`` (``$.items[0].name: ...``). ``jsonschema`` is imported on
 first use, so tools described by pydantic models never pay for it. Validators are compiled
-once per schema (compiling costs far more than validating).
+once per schema (compiling costs far more than validating); the registry keeps each tool's
+``argument_checker``, and valid arguments of the common flat object schemas are accepted by a
+compiled predicate (``quick_schema``) without the generic walk.
 
 A schema never makes us fetch anything. The schemas come from MCP servers, which the security
 model treats as possibly hostile, and ``jsonschema`` on its own still retrieves a remote
@@ -18,11 +20,12 @@ meta-schemas ``jsonschema`` ships). A schema with any other ``$ref`` is reported
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from agent_tui.core.tools.quick_schema import quick_check
 from agent_tui.core.tools.schema import json_path
 
 MAX_PROBLEMS = 20
@@ -85,16 +88,43 @@ def validate_arguments(schema: dict[str, Any], arguments: Any) -> list[str]:
     problem naming that reference: those arguments cannot be checked, and the reference is
     never fetched to check them.
     """
-    from referencing.exceptions import Unresolvable
+    return argument_checker(schema)(arguments)
 
+
+Checker = Callable[[Any], list[str]]
+"""``validate_arguments`` bound to one schema: ``checker(arguments) -> problems``."""
+
+
+def argument_checker(schema: dict[str, Any]) -> Checker:
+    """``validate_arguments`` for ``schema``, compiled now: the registry keeps one per tool,
+    so a call neither serialises the schema (the compile cache's key) nor looks it up."""
     try:
         compiled = _compiled(json.dumps(schema, sort_keys=True))
     except Exception:
-        return []
+        return _no_problems
     if compiled.bad_ref is not None:
-        return [_refused(str(compiled.bad_ref))]
+        problems = [_refused(str(compiled.bad_ref))]
+        return lambda _arguments: list(problems)
+    validator = compiled.validator
+    quick = quick_check(schema)
+    if quick is None:
+        return lambda arguments: _check(validator, arguments)
+    # Valid arguments (nearly every call) are accepted by the compiled predicate alone;
+    # anything it does not accept gets jsonschema's verdict and problem list.
+    return lambda arguments: [] if quick(arguments) else _check(validator, arguments)
+
+
+def _no_problems(_arguments: Any) -> list[str]:
+    return []
+
+
+def _check(validator: Any, arguments: Any) -> list[str]:
+    from referencing.exceptions import Unresolvable
+
     try:
-        found = compiled.validator.iter_errors(arguments)
+        if validator.is_valid(arguments):  # the common case: no error objects, no sort
+            return []
+        found = validator.iter_errors(arguments)
         errors = sorted(found, key=lambda e: list(map(str, e.path)))
     except Unresolvable as exc:  # a reference the walk did not foresee: still never fetched
         return [_refused(f"the input schema refers to {exc.ref}, which does not resolve")]

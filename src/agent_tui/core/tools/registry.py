@@ -22,7 +22,7 @@ from agent_tui.core.text import clean, clean_text, encodable, first_surrogate
 from agent_tui.core.tools import errors as codes
 from agent_tui.core.tools.base import Tool, ToolContext, ToolOutput
 from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
-from agent_tui.core.tools.json_schema import validate_arguments
+from agent_tui.core.tools.json_schema import Checker, argument_checker
 from agent_tui.core.tools.schema import describe_validation_error, input_schema
 
 log = logging.getLogger(__name__)
@@ -56,6 +56,8 @@ class ToolRegistry:
         self._tools: dict[str, Tool[Any]] = {}
         self._aliases: dict[str, str] = {}
         self._cache: dict[str, str] = {}
+        self._checkers: dict[str, tuple[Tool[Any], Checker]] = {}
+        """Per tool name: the compiled checker of its raw JSON Schema (and the entry it is of)."""
         for tool in tools:
             self.register(tool)
 
@@ -70,12 +72,14 @@ class ToolRegistry:
         for alias in tool.aliases:
             self._aliases[alias] = tool.name
         self._cache.clear()
+        self._checkers.pop(tool.name, None)
 
     def unregister(self, name: str) -> None:
         tool = self._tools.pop(name)
         for alias in tool.aliases:
             self._aliases.pop(alias, None)
         self._cache.clear()
+        self._checkers.pop(name, None)
 
     def get(self, name: str) -> Tool[Any] | None:
         """Look a tool up by name or alias."""
@@ -200,7 +204,7 @@ class ToolRegistry:
         parsed: BaseModel | None = None
         problems = []
         if tool.input_schema is not None:  # a raw JSON Schema (MCP tools) is checked first
-            problems = validate_arguments(tool.input_schema, arguments)
+            problems = self._checker(tool)(arguments)
         if not problems:
             try:
                 parsed = tool.input_model.model_validate(arguments)
@@ -216,6 +220,16 @@ class ToolRegistry:
                 details=problems,
             )
         return PreparedCall(tool=tool, input=parsed)
+
+    def _checker(self, tool: Tool[Any]) -> Checker:
+        """The compiled checker of ``tool``'s raw schema, made on its first call."""
+        cached = self._checkers.get(tool.name)
+        if cached is not None and cached[0] is tool:
+            return cached[1]
+        assert tool.input_schema is not None
+        checker = argument_checker(tool.input_schema)
+        self._checkers[tool.name] = (tool, checker)
+        return checker
 
     async def run(self, prepared: PreparedCall, ctx: ToolContext) -> DispatchOutcome:
         """Run a prepared call; exceptions and timeouts become structured errors."""

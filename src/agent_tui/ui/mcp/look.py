@@ -31,6 +31,7 @@ MARK_STYLE = {
     "promoted": "$primary",
     "unmasked": "$accent",
     "deferred": "$foreground-muted",
+    "hidden": "$warning",
 }
 PERMISSION_STYLE = {"allow": "$success", "ask": "$warning", "deny": "$error"}
 

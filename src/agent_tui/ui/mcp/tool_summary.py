@@ -22,7 +22,7 @@ class ToolSummary(Vertical):
         padding: 0 2;
         & > #summary-title { height: 1; }
         & > #summary-description { text-style: italic; max-height: 2; }
-        & #summary-problem .fact-value { color: $warning; }
+        & #summary-problem .fact-value, & #summary-unavailable .fact-value { color: $warning; }
     }
     """
 
@@ -36,6 +36,7 @@ class ToolSummary(Vertical):
         yield FactRow("disclosure", id="summary-mark")
         yield FactRow("permission", id="summary-permission")
         yield FactRow("schema", id="summary-problem")
+        yield FactRow("unavailable", id="summary-unavailable")
 
     def show(self, tool: ToolRow | None) -> None:
         self.display = tool is not None
@@ -62,3 +63,4 @@ class ToolSummary(Vertical):
         self.query_one("#summary-problem", FactRow).set(
             f"replaced by a plain object: {info.schema_problem}" if info.schema_problem else None
         )
+        self.query_one("#summary-unavailable", FactRow).set(info.unavailable)
