@@ -208,3 +208,61 @@ async def test_a_read_resource_is_subscribed_and_updates_arrive(
         await run_calls(
             manager.registry, project, [("mcp__everything__toggle-subscriber-updates", {})]
         )
+
+
+async def test_a_mention_attaches_the_resource_and_the_completer_offers_them(
+    manager: McpManager, project: Path
+) -> None:
+    from agent_tui.core.mcp.resource_mentions import McpMentionResources
+    from agent_tui.core.mentions import FileIndex, MentionCompleter, MentionExpander
+
+    resources = McpMentionResources(manager.hub)
+    assert resources.servers() == {"everything"}
+    expander = MentionExpander(project, resources=resources)
+    prompt = f"summarise @everything:{STATIC} please, and @everything:demo://no/such"
+    expansion = await expander.expand(prompt)
+    [mention] = expansion.mentions  # the unknown URI stays text
+    assert mention.kind == "resource"
+    assert mention.path == f"everything:{STATIC}"
+    assert mention.attached
+    assert f'<attachment kind="resource" path="everything:{STATIC}">' in expansion.text
+    assert f"[resource <{STATIC}> (text/markdown)]" in expansion.text
+    assert expansion.text.startswith(prompt)
+
+    completer = MentionCompleter(FileIndex(project, lambda _real: True), resources)
+    text = "read @everything:feat"
+    menu = completer.complete(text, len(text))
+    assert menu is not None
+    assert menu.items[0].label == f"everything:{STATIC}"
+    assert menu.items[0].insert == f"@everything:{STATIC} "
+    assert menu.items[0].source == "mcp: everything"
+    text = "read @everything:dynamic"
+    menu = completer.complete(text, len(text))
+    assert menu is not None
+    assert {i.label for i in menu.items} == {
+        "everything:demo://resource/dynamic/text/{resourceId}",
+        "everything:demo://resource/dynamic/blob/{resourceId}",
+    }
+
+
+async def test_the_resource_tools_are_deferred_and_found_by_search_tool(
+    manager: McpManager, project: Path
+) -> None:
+    from agent_tui.core.disclosure import Disclosure, DisclosureSettings
+
+    registry = manager.registry
+    disclosure = Disclosure(registry, DisclosureSettings(deferred="auto:0"))
+    try:
+        deferred = {t.name for t in disclosure.deferred()}
+        assert {"read_mcp_resource", "list_mcp_resources"} <= deferred
+        assert "read_mcp_resource" not in {t.name for t in disclosure.direct()}
+        found = [t.name for t in disclosure.search("read a resource of an MCP server by uri", 3)]
+        assert found[0] == "read_mcp_resource", found
+        # Called through run_tool, as the model reaches a deferred tool.
+        args = {"name": "read_mcp_resource", "input": {"server": "everything", "uri": STATIC}}
+        events, _ = await run_calls(registry, project, [("run_tool", args)])
+        [result] = of_type(events, "tool_result")
+        assert result.content.startswith(f"[resource <{STATIC}>")
+    finally:
+        for name in ("search_tool", "run_tool"):
+            registry.unregister(name)
