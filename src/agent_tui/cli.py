@@ -262,6 +262,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         disclosure=Disclosure(registry, loaded.settings.disclosure),
         trust=trust,
     )
+    if mcp is not None:  # @server:uri mentions attach the servers' resources
+        from agent_tui.core.mcp.resource_mentions import McpMentionResources
+
+        agent.mention_resources = McpMentionResources(mcp.hub)
     start = SessionStart(
         session_id=session.id,
         model=provider.name,

@@ -217,7 +217,7 @@ class Agent:
         (``settle``)."""
         self.closed = False
         self.mention_resources: MentionResources | None = None
-        """What ``@server:uri`` attaches (MCP resources; none yet: ``core.mentions``)."""
+        """What ``@server:uri`` attaches (MCP resources: ``core.mcp.resource_mentions``)."""
 
     def _request_tools(self) -> tuple[ToolRegistry, ToolsCost | None]:
         """The tools of the next request: through progressive disclosure when it is on (with

@@ -154,7 +154,9 @@ class AgentApp(App[None]):
         self.mention_index = FileIndex(agent.cwd, lambda real: reads.withheld(Path(real)) is None)
         """The workspace's paths for the ``@`` picker, built in a worker after the first frame."""
         self.mention_watcher = IndexWatcher(self.mention_index)
-        self.mention_completer: Completer = MentionCompleter(self.mention_index)
+        self.mention_completer: Completer = MentionCompleter(
+            self.mention_index, agent.mention_resources
+        )
         """The ``@`` side of the prompt's completion menu (``core.completion``)."""
         self._mentions_stop = threading.Event()
         self.set_reactive(

@@ -156,7 +156,10 @@ async def test_text_images_audio_and_resources(
     assert lines[2].startswith("[audio: audio/wav, 4 bytes, saved to ")
     assert ".wav]" in lines[2]
     assert lines[3] == "[image: image/png, the data is not valid base64; not saved]"
-    assert lines[4] == "[resource link: a.txt <file:///a.txt> (text/plain; a file)]"
+    assert lines[4] == (
+        "[resource link: a.txt <file:///a.txt> (text/plain; a file); "
+        'read with read_mcp_resource(server="s", uri="file:///a.txt")]'
+    )
     assert lines[5:7] == ["[resource <mem://n> (text/markdown)]", "# hi"]
     assert lines[7].startswith("[resource <mem://b>: application/octet-stream, 2 bytes, saved")
     assert lines[8] == "[unsupported content block of type 'video']"

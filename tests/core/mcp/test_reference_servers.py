@@ -35,6 +35,8 @@ async def manager(project: Path, npm_bin: Path) -> AsyncIterator[McpManager]:
             "files": {
                 "command": str(npm_bin / "mcp-server-filesystem"),
                 "args": [str(project / "shared")],
+                # Offered roots, it would serve them instead of its arguments.
+                "roots": False,
             },
         },
     )

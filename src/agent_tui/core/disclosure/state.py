@@ -38,6 +38,10 @@ CATALOG_CHARS = 24_000
 tools are named with their tool count only, and the model browses them with search_tool."""
 
 
+MCP_BUILTINS = frozenset({"read_mcp_resource", "list_mcp_resources"})
+"""Tools of the MCP client itself (``core.mcp.resource_hub``): deferred with the MCP tools."""
+
+
 def server_of(name: str) -> str:
     """``mcp__github__create_issue`` -> ``github``; built-ins have no server."""
     parts = name.split("__")
@@ -107,7 +111,9 @@ class Disclosure:
         return [
             t
             for t in tools
-            if server_of(t.name) and server_of(t.name) not in always and not self._promoted(t.name)
+            if (server_of(t.name) or t.name in MCP_BUILTINS)
+            and server_of(t.name) not in always
+            and not self._promoted(t.name)
         ]
 
     def direct(self) -> list[Tool[Any]]:

@@ -7,7 +7,8 @@ callable and the model's tool array stays valid), and its ``readOnlyHint`` /
 destructive unless it says otherwise). A read-only tool may run in parallel with others.
 
 Results: text as it is; images and audio as a one-line placeholder (type, size, where the
-bytes were saved in the spill directory); resource links and embedded resources described
+bytes were saved in the spill directory); resource links as pointers (``read with
+read_mcp_resource(server, uri)``, ``resource_hub``) and embedded resources described
 (embedded text included, binary saved like images); ``structuredContent`` as JSON when the
 result has no text; ``isError`` becomes a ``tool_error``. Progress notifications become
 progress updates with n/total and the server's message. Results then go through the output
@@ -184,7 +185,7 @@ async def convert_result(
     """What the model reads of a ``CallToolResult``; ``isError`` raises a ``ToolFailure``."""
     rendered = _Rendered()
     for block in getattr(result, "content", None) or []:
-        rendered.parts.append(await _block(block, rendered, name, ctx, media))
+        rendered.parts.append(await _block(block, rendered, name, ctx, media, server))
     structured = getattr(result, "structured_content", None)
     if structured is not None and rendered.texts == 0:
         rendered.parts.append(json.dumps(structured, ensure_ascii=False, indent=2, default=str))
@@ -203,7 +204,7 @@ async def convert_result(
 
 
 async def _block(
-    block: Any, rendered: _Rendered, name: str, ctx: ToolContext, media: MediaStore
+    block: Any, rendered: _Rendered, name: str, ctx: ToolContext, media: MediaStore, server: str
 ) -> str:
     kind = getattr(block, "type", None)
     if kind == "text":
@@ -218,7 +219,8 @@ async def _block(
             x for x in (getattr(block, "mime_type", None), getattr(block, "description", None)) if x
         ]
         tail = f" ({'; '.join(extra)})" if extra else ""
-        return f"[resource link: {label} <{block.uri}>{tail}]"
+        read = f'read with read_mcp_resource(server="{server}", uri="{block.uri}")'
+        return f"[resource link: {label} <{block.uri}>{tail}; {read}]"
     if kind == "resource":
         resource = block.resource
         uri = getattr(resource, "uri", "")

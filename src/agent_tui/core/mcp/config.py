@@ -49,6 +49,7 @@ class _Common(BaseModel):
     disabled: bool = False
     timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0, le=86_400)
     startup_timeout: float = Field(default=DEFAULT_STARTUP_TIMEOUT, gt=0, le=3_600)
+    roots: bool = True
 
 
 class _StdioEntry(_Common):
@@ -85,6 +86,10 @@ class ServerSpec:
     disabled: bool = False
     timeout: float = DEFAULT_TIMEOUT
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
+    roots: bool = True
+    """Offer it the roots (``roots/list``: the workspace and ``mcp.roots``); ``false``: do
+    not declare the roots capability to it (a server that takes its directories as arguments
+    and would replace them with the roots, like server-filesystem)."""
     error: str | None = None
     source: Path | None = field(default=None, compare=False)
     warnings: list[str] = field(default_factory=list, compare=False)
@@ -265,7 +270,7 @@ def parse_entry(
     known = set(model.model_fields)
     spec.warnings = [f"unknown key {k!r} ignored" for k in sorted(expanded) if k not in known]
     spec.disabled, spec.timeout = entry.disabled, entry.timeout
-    spec.startup_timeout = entry.startup_timeout
+    spec.startup_timeout, spec.roots = entry.startup_timeout, entry.roots
     if isinstance(entry, _HttpEntry):
         spec.transport, spec.url, spec.headers = "http", entry.url, dict(entry.headers)
         own_header = any(k.lower() == "authorization" for k in entry.headers)

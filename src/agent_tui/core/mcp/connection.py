@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -32,6 +32,7 @@ from agent_tui.core.mcp.adapter import progress_reporter
 from agent_tui.core.mcp.config import ServerSpec
 from agent_tui.core.mcp.failures import call_failure, describe_exception, unavailable
 from agent_tui.core.mcp.oauth import AuthWatch, sign_in_failure
+from agent_tui.core.mcp.resources import ResourceSide
 from agent_tui.core.mcp.stderr import StderrLog
 from agent_tui.core.mcp.transport import WatchedTransport, list_tools, open_transport
 from agent_tui.core.tools.base import ToolContext
@@ -60,6 +61,8 @@ class _Call:
     abandoned: bool = False
     prompt: bool = False
     """A ``prompts/get`` of the prompt ``tool`` (else a tool call)."""
+    op: Callable[[Any], Awaitable[Any]] | None = None
+    """Any other request: ``op(client)`` (``resources/read``, ``logging/setLevel``, ...)."""
 
     def abandon(self) -> None:
         self.abandoned = True
@@ -111,9 +114,12 @@ class Connection:
     connect_seconds: float | None = None
     auth_required: bool = False
     """It failed because the server wants sign-in (HTTP 401; ``oauth``)."""
+    side: ResourceSide = field(default_factory=lambda: ResourceSide())
+    """Resources, roots and logging of this server (``resources``); set by the manager."""
 
     def __post_init__(self) -> None:
         self.auth_watch = AuthWatch()
+        self.side.bind(self)
         self.started = time.monotonic()
         self.stderr = StderrLog() if self.spec.transport == "stdio" else None
         self.garbage = 0
@@ -182,6 +188,22 @@ class Connection:
             raise self._unavailable()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         call = _Call(name, arguments, None, self.spec.timeout + 5, future, prompt=True)
+        self._calls.put_nowait(call)
+        self._wake.set()
+        try:
+            return await future
+        except asyncio.CancelledError:
+            call.abandon()
+            raise
+
+    async def request(self, label: str, op: Callable[[Any], Awaitable[Any]]) -> Any:
+        """Run ``op(client)`` on the connection's task (``label`` names it in failures)."""
+        if self.status is Status.CONNECTING:
+            await self.wait_settled()
+        if self.status is not Status.CONNECTED:
+            raise self._unavailable()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        call = _Call(label, {}, None, self.spec.timeout + 5, future, op=op)
         self._calls.put_nowait(call)
         self._wake.set()
         try:
@@ -259,12 +281,14 @@ class Connection:
                 transport,
                 read_timeout_seconds=min(self.spec.startup_timeout, 30.0),
                 message_handler=self._on_message,
+                **self.side.client_options(),
                 client_info=Implementation(name=CLIENT_NAME, version=__version__),
                 cache=None,
             )
             async with client:
                 tools = await list_tools(client)
                 self.prompts = await self._list_prompts(client)
+                await self.side.connected(client)
                 self.protocol_version = client.protocol_version
                 info = client.server_info
                 self.server_info = f"{info.name} {info.version}".strip() if info else None
@@ -274,6 +298,7 @@ class Connection:
                     inner.start_soon(self._serve, client, inner)
                     inner.start_soon(self._refresher, client)
                     inner.start_soon(self._prompt_refresher, client)
+                    inner.start_soon(self.side.serve, client)
                     if self._wants_listen(client):
                         inner.start_soon(self._listen, client)
                     if self.stderr is not None:
@@ -320,6 +345,11 @@ class Connection:
             with anyio.CancelScope() as scope:
                 call.scope = scope
                 try:
+                    if call.op is not None:
+                        with anyio.fail_after(call.timeout):
+                            result = await call.op(client)
+                        _settle(call.future, result=result)
+                        return
                     if call.prompt:
                         with anyio.fail_after(call.timeout):
                             result = await client.get_prompt(call.tool, call.arguments)
@@ -357,6 +387,8 @@ class Connection:
             self._request_refresh()
         elif method == "notifications/prompts/list_changed":
             self._refresh_prompts.set()
+        elif method is not None and method.startswith("notifications/resources/"):
+            self.side.notified(message)
 
     def _request_refresh(self) -> None:
         self._refresh.set()
@@ -427,6 +459,7 @@ class Connection:
         wanted = {
             "tools_list_changed": bool(tools and tools.list_changed),
             "prompts_list_changed": bool(prompts and prompts.list_changed),
+            **self.side.listen_filter(client),
         }
         return wanted if any(wanted.values()) else {}
 
@@ -439,6 +472,8 @@ class Connection:
                 async for event in subscription:
                     if "Prompts" in type(event).__name__:
                         self._refresh_prompts.set()
+                    elif "Resource" in type(event).__name__:
+                        self.side.event(event)
                     else:
                         self._request_refresh()
         except Exception as exc:

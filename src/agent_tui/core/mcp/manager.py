@@ -34,6 +34,7 @@ from agent_tui.core.mcp.connection import Connection, Status
 from agent_tui.core.mcp.disabled import read_disabled, remember_disabled
 from agent_tui.core.mcp.failures import unavailable
 from agent_tui.core.mcp.naming import qualify
+from agent_tui.core.mcp.resource_hub import ResourceHub
 from agent_tui.core.mcp.state import DisabledBy, ServerState, snapshot
 from agent_tui.core.mcp.watch import watch_files
 from agent_tui.core.settings import local_settings_path
@@ -64,6 +65,8 @@ class McpManager:
     ``.agent-tui/settings.local.json``)."""
     trust: ProjectTrust | None = None
     """What of the project's ``.mcp.json`` the user trusts (default: the user's trust store)."""
+    settings_paths: list[Path] | None = None
+    """Settings files with ``mcp.roots`` (default: the user's, the project's, the local one)."""
 
     def __post_init__(self) -> None:
         self.trust = self.trust or ProjectTrust(self.cwd)
@@ -73,6 +76,8 @@ class McpManager:
         root = self.media_dir or self.cwd / ".agent-spill" / "mcp-media"
         self.media = MediaStore(root if root.is_absolute() else self.cwd / root, self.cwd)
         self._connections: dict[str, Connection] = {}
+        self.hub = ResourceHub(self, self.settings_paths)
+        """Resources, roots and logs of the servers (``resource_hub``)."""
         self.disabled_file = self.disabled_file or local_settings_path(self.cwd)
         remembered, problem = read_disabled(self.disabled_file)
         self._remembered: set[str] = remembered
@@ -104,6 +109,7 @@ class McpManager:
     @property
     def problems(self) -> list[ConfigProblem]:
         extra = [self._remember_problem] if self._remember_problem is not None else []
+        extra += [ConfigProblem(path, text) for path, text in self.hub.roots.problems]
         return [*self.config.problems, *extra]
 
     def states(self) -> list[ServerState]:
@@ -254,6 +260,7 @@ class McpManager:
                 await self._stop(name)
                 self._connections.pop(name, None)
         self._sync()
+        self.hub.reload_roots()
         for name, spec in self.config.servers.items():
             if name not in self._connections and self._started:
                 self._launch(spec)
@@ -356,6 +363,7 @@ class McpManager:
         if self._is_disabled(spec) and not force:
             return
         conn = Connection(spec, self.cwd, on_change=self._on_connection)
+        self.hub.wire(conn)
         self._connections[spec.name] = conn
         conn.start()
         self._emit(spec.name)
@@ -418,6 +426,7 @@ class McpManager:
                 self.registry.register(entry)
                 self._registered[name] = (server, remote_name, key)
         self._infos = infos
+        self.hub.sync_tools()
 
     def _caller(self, server: str) -> Callable[[str, dict[str, Any], ToolContext], Any]:
         async def call(tool: str, arguments: dict[str, Any], ctx: ToolContext) -> Any:

@@ -9,6 +9,8 @@ from typing import Any, Literal
 from agent_tui.core.mcp.adapter import ToolInfo
 from agent_tui.core.mcp.config import ServerSpec
 from agent_tui.core.mcp.connection import Connection, Status
+from agent_tui.core.mcp.resources import ResourceInfo
+from agent_tui.core.mcp.server_log import LogEntry
 
 DisabledBy = Literal["file", "project", "session", "command", "untrusted"]
 """Why a server is off: its entry says ``"disabled": true``; the user turned it off for the
@@ -42,6 +44,14 @@ class ServerState:
     """An HTTP server with OAuth sign-in on (``a`` in the panel, ``mcp login``)."""
     auth_required: bool = False
     """It failed because it needs sign-in (HTTP 401)."""
+    resources: tuple[ResourceInfo, ...] = ()
+    """Its resources, then its resource templates (``template=True``)."""
+    log: tuple[LogEntry, ...] = ()
+    """The last messages it logged (``notifications/message``), oldest first."""
+    log_level: str | None = None
+    """The level set with ``logging/setLevel`` (None: the server's own default)."""
+    can_log: bool = False
+    """It has the logging capability (``logging/setLevel`` works)."""
 
     @property
     def tool_count(self) -> int:
@@ -87,4 +97,8 @@ def snapshot(
         auth_required=conn.auth_required and conn.status is Status.FAILED,
         tools=tuple(tools),
         notes=notes + tuple(conn.notes),
+        resources=conn.side.listed(),
+        log=conn.side.log.entries(),
+        log_level=conn.side.level,
+        can_log=conn.side.can_log,
     )

@@ -1,10 +1,11 @@
 """The extension point for ``@server:uri``: MCP resources as mentions.
 
-Nothing implements it yet (the MCP client does not list resources yet). When it does, an
-object with these three methods — the MCP manager's, say — is given to ``MentionCompleter``
-and ``MentionExpander``: ``@server:`` then completes the server's resources and a mention of
-one attaches what ``resources/read`` returns, as a ``Mention(kind="resource")``. Until then
-``@server:uri`` is a path like any other (text, when no such path exists).
+``core.mcp.resource_mentions.McpMentionResources`` implements it over the MCP manager's
+resource hub; it is given to ``MentionCompleter`` and ``MentionExpander``: ``@server:`` then
+completes the server's resources and a mention of one attaches what ``resources/read``
+returns, as a ``Mention(kind="resource")``. Without it (no MCP manager), or for a server
+without resources, ``@server:uri`` is a path like any other (text, when no such path
+exists).
 """
 
 from __future__ import annotations
