@@ -35,7 +35,7 @@ from agent_tui.core.settings import ModelSettings, load_settings, project_settin
         ("openai:llama3.1:8b", "llama3.1", 131_072, 8_192),
         ("openai:meta-llama/Llama-3.3-70B-Instruct", "llama-3.3", 131_072, 8_192),
         ("openai:mistral:latest", "mistral", 32_768, 4_096),
-        ("demo", "demo", 200_000, 8_192),
+        ("demo", "demo", 8_192, 2_048),
     ],
 )
 def test_families_match_by_prefix(spec: str, family: str, window: int, output: int) -> None:
