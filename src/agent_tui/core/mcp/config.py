@@ -49,7 +49,7 @@ class _Common(BaseModel):
     disabled: bool = False
     timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0, le=86_400)
     startup_timeout: float = Field(default=DEFAULT_STARTUP_TIMEOUT, gt=0, le=3_600)
-    roots: bool = True
+    roots: bool | None = None
 
 
 class _StdioEntry(_Common):
@@ -86,10 +86,12 @@ class ServerSpec:
     disabled: bool = False
     timeout: float = DEFAULT_TIMEOUT
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
-    roots: bool = True
+    roots: bool | None = None
     """Offer it the roots (``roots/list``: the workspace and ``mcp.roots``); ``false``: do
-    not declare the roots capability to it (a server that takes its directories as arguments
-    and would replace them with the roots, like server-filesystem)."""
+    not declare the roots capability to it. Unless the entry says ``"roots": true``, a stdio
+    server started with a directory among its arguments gets none: a server that takes its
+    directories as arguments may replace them with the roots (server-filesystem does), and
+    the user limited it to those (``offers_roots``); None: that rule decides."""
     error: str | None = None
     source: Path | None = field(default=None, compare=False)
     warnings: list[str] = field(default_factory=list, compare=False)
@@ -313,3 +315,28 @@ def _expand(value: Any, environ: Mapping[str, str], missing: list[str]) -> Any:
 def _kind(value: Any) -> str:
     names: dict[type, str] = {dict: "an object", list: "an array", str: "a string"}
     return names.get(type(value), type(value).__name__)
+
+
+def offers_roots(spec: ServerSpec, cwd: Path) -> bool:
+    """Whether the client declares the roots capability to the server of ``spec``: as its
+    entry says, else yes, except to a stdio server given a directory among its arguments
+    (relative ones are resolved from its ``cwd``, else ``cwd``). Such a server was limited to
+    those directories by the user, and server-filesystem would replace them with the roots —
+    the whole workspace and more."""
+    if spec.roots is not None:
+        return spec.roots
+    if spec.transport != "stdio":
+        return True
+    base = Path(spec.cwd).expanduser() if spec.cwd else cwd
+    if not base.is_absolute():
+        base = cwd / base
+    for arg in spec.args:
+        if not arg or arg.startswith("-"):
+            continue
+        path = Path(arg).expanduser()
+        try:
+            if (path if path.is_absolute() else base / path).is_dir():
+                return False
+        except OSError:
+            continue
+    return True

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.core.mcp.config import offers_roots
 from agent_tui.core.mcp.roots import RootEntry
 from agent_tui.core.mcp.server_log import LogEntry, ServerLog
 
@@ -118,7 +119,7 @@ class ResourceSide:
         ``listChanged``; not for a server configured ``"roots": false``) and receive
         ``notifications/message``."""
         options: dict[str, Any] = {"logging_callback": self._on_log}
-        if self._conn is None or self._conn.spec.roots:
+        if self._conn is None or offers_roots(self._conn.spec, self._conn.cwd):
             options["list_roots_callback"] = self._list_roots
         return options
 

@@ -4,7 +4,9 @@ The workspace is always the first root. More come from the settings files' ``mcp
 (``{"mcp": {"roots": ["../shared", "~/notes"]}}``: a path relative to the project, absolute, or
 with ``~``), merged user file, then project, then local, without duplicates. An entry that is
 not a string, or names no directory, is left out with a problem that says so (fail closed: a
-root is a permission a server may act on, so a mistake must not grant something else).
+root is a permission a server may act on, so a mistake must not grant something else). Only
+the user's own file may name a root outside the workspace: the project's files come with the
+repository.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.core.settings import read_json_object, settings_paths
+from agent_tui.core.settings import read_json_object, settings_paths, user_settings_path
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,18 @@ def load_roots(cwd: Path, paths: Sequence[Path] | None = None) -> Roots:
             if not path.is_dir():
                 problems.append(
                     (file, f'"mcp.roots" entry {item!r} is not a directory ({path}); left out')
+                )
+                continue
+            if file != user_settings_path() and not path.is_relative_to(workspace):
+                # a repository ships its project files: a root outside it is a permission a
+                # repository must not be able to give a server (``~``, ``~/.ssh``)
+                problems.append(
+                    (
+                        file,
+                        f'"mcp.roots" entry {item!r} is outside the workspace ({path}): only '
+                        f"your user settings ({user_settings_path()}) may add such a root; "
+                        "left out",
+                    )
                 )
                 continue
             if path not in seen:
