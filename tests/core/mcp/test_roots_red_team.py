@@ -142,3 +142,63 @@ def test_offers_roots_follows_the_entry_then_the_arguments(tmp_path: Path) -> No
     assert not offers_roots(off, tmp_path)
     words = ServerSpec(name="e", command="srv", args=["run", "--port", "8080"])
     assert offers_roots(words, tmp_path)
+
+
+async def test_a_deny_rule_for_a_server_covers_reading_its_resources(
+    tmp_path: Path, npm_bin: Path, closing: list[McpManager]
+) -> None:
+    """``mcp__everything`` denied: the model must not reach that server's resources through
+    the built-in read_mcp_resource either — in bypass mode too (a deny rule wins in every
+    mode). The resource's own text is the canary."""
+    from agent_tui.core.budget import BudgetSettings, SpillStore
+    from agent_tui.core.executor import ToolExecutor
+    from agent_tui.core.permissions import Mode
+    from agent_tui.core.permissions.pipeline import PermissionPipeline
+    from agent_tui.core.permissions.rules import Rule, RuleSet
+    from agent_tui.core.tools.file_state import FileStateCache
+    from agent_tui.core.transcript import Message, ToolCall
+
+    work = tmp_path / "work"
+    work.mkdir()
+    settings = tmp_path / "settings.json"
+    settings.write_text("{}")
+    everything = {"command": str(npm_bin / "mcp-server-everything")}
+    manager = await _manager(work, {"everything": everything}, [settings])
+    closing.append(manager)
+    uri = "demo://resource/static/document/features.md"
+    allowed = await manager.registry.dispatch(
+        "read_mcp_resource",
+        json.dumps({"server": "everything", "uri": uri}),
+        ToolContext(cwd=work),
+    )
+    assert allowed.output is not None, allowed.error
+    canary = allowed.output.content.strip().splitlines()[0]
+    assert canary
+    for mode, rule in ((Mode.BYPASS, "mcp__everything"), (Mode.DEFAULT, "mcp__everything__*")):
+        pipeline = PermissionPipeline(work, RuleSet(deny=[Rule.parse(rule)]), mode)
+        budget = BudgetSettings(spill_dir=str(tmp_path / "spills"))
+        executor = ToolExecutor(
+            manager.registry,
+            work,
+            pipeline,
+            None,
+            FileStateCache(),
+            budget=budget,
+            store=SpillStore(tmp_path / "spills", work),
+        )
+        calls = [
+            ToolCall(
+                id="r1",
+                name="read_mcp_resource",
+                arguments=json.dumps({"server": "everything", "uri": uri}),
+            ),
+            ToolCall(
+                id="l1", name="list_mcp_resources", arguments=json.dumps({"server": "everything"})
+            ),
+        ]
+        out: list[Message] = []
+        events = [e async for e in executor.execute(calls, out, asyncio.Event())]
+        rejected = [e for e in events if e.type == "tool_rejected"]
+        assert {e.id for e in rejected} == {"r1", "l1"}, (mode, events)
+        assert all("mcp__everything" in e.reason for e in rejected)
+        assert not any(canary in m.content for m in out)

@@ -225,7 +225,9 @@ class ResourceHub:
             ),
             input_model=ReadResourceInput,
             call=call,
-            meta=ToolMeta(read_only=True, concurrency_safe=True, destructive=False),
+            meta=ToolMeta(
+                read_only=True, concurrency_safe=True, destructive=False, acts_on_server="server"
+            ),
             timeout=None,
         )
 
@@ -241,7 +243,9 @@ class ResourceHub:
             ),
             input_model=ListResourcesInput,
             call=call,
-            meta=ToolMeta(read_only=True, concurrency_safe=True, destructive=False),
+            meta=ToolMeta(
+                read_only=True, concurrency_safe=True, destructive=False, acts_on_server="server"
+            ),
         )
 
 

@@ -109,6 +109,9 @@ class PermissionPipeline:
                 "deny", f"the permission check cannot judge this call: {exc}", Step.INVALID
             )
         decision = self._judge(tool, subject)
+        server = arguments.get(tool.meta.acts_on_server) if tool.meta.acts_on_server else None
+        if isinstance(server, str) and decision.kind != "deny":
+            decision = self._server_rules(tool, server, decision)
         if subject.kind == "command" and self.sandbox is not None:
             decision = decision.with_(shelter=self.sandbox.state.shelter)
         if decision.kind == "ask":
@@ -202,6 +205,31 @@ class PermissionPipeline:
         if subject.kind == "path" and subject.path is not None:
             return self._judge_path(tool, subject.path)
         return self._judge_plain(tool)
+
+    def _server_rules(self, tool: Tool[Any], server: str, decision: Decision) -> Decision:
+        """The rules of the MCP server ``server`` for a call that acts on it: a deny rule for
+        the server denies it, an ask rule makes an allowed call ask."""
+        acting = f"mcp__{server}__{tool.name}"
+        for rule in self.rules.deny:
+            if rule.pattern is None and rule.names_tool(acting):
+                return Decision(
+                    "deny",
+                    f"denied by the rule {rule}{source_of(rule)}: the call acts on the MCP "
+                    f"server {server!r}",
+                    Step.DENY_RULE,
+                    rule,
+                )
+        if decision.kind == "allow" and self.mode is not Mode.BYPASS:
+            for rule in self.rules.ask:
+                if rule.pattern is None and rule.names_tool(acting):
+                    return Decision(
+                        "ask",
+                        f"the rule {rule}{source_of(rule)} asks for calls on the MCP server "
+                        f"{server!r}",
+                        Step.ASK_RULE,
+                        rule,
+                    )
+        return decision
 
     def _judge_plain(self, tool: Tool[Any]) -> Decision:
         for rule in self.rules_for("deny", tool):

@@ -65,6 +65,10 @@ class ToolMeta:
     cancels_siblings_on_failure: bool = False
     """A failure of this tool (an error, or output with ``is_error``) cancels the calls still
     running in its parallel batch: their work is presumably moot (a failing shell command)."""
+    acts_on_server: str | None = None
+    """The input field naming the MCP server a call acts on (``read_mcp_resource``'s
+    ``server``): that server's rules (``mcp__SERVER``, ``mcp__SERVER__*``) apply to the call
+    too, so a deny rule for a server is not walked around through a built-in."""
     reports_changes: bool = False
     """The tool tells ``ToolContext.changes`` about every file it changes, before and after
     (``write_file``, ``edit_file``), so the turn's checkpoint can restore them. A tool that is
