@@ -166,44 +166,34 @@ class Connection:
 
     async def call(self, tool: str, arguments: dict[str, Any], ctx: ToolContext) -> Any:
         """Call ``tool`` on the server; a ``CallToolResult``, or a ``ToolFailure``."""
-        if self.status is Status.CONNECTING:
-            await self.wait_settled()
-        if self.status is not Status.CONNECTED:
-            raise self._unavailable()
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        call = _Call(tool, arguments, ctx, self.spec.timeout + 5, future)
-        self._calls.put_nowait(call)
-        self._wake.set()
-        try:
-            return await future
-        except asyncio.CancelledError:
-            call.abandon()
-            raise
+        return await self._queued(tool, arguments, ctx)
 
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
         """``prompts/get`` of ``name`` (a ``GetPromptResult``, or a ``ToolFailure``)."""
-        if self.status is Status.CONNECTING:
-            await self.wait_settled()
-        if self.status is not Status.CONNECTED:
-            raise self._unavailable()
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        call = _Call(name, arguments, None, self.spec.timeout + 5, future, prompt=True)
-        self._calls.put_nowait(call)
-        self._wake.set()
-        try:
-            return await future
-        except asyncio.CancelledError:
-            call.abandon()
-            raise
+        return await self._queued(name, dict(arguments), None, prompt=True)
 
     async def request(self, label: str, op: Callable[[Any], Awaitable[Any]]) -> Any:
         """Run ``op(client)`` on the connection's task (``label`` names it in failures)."""
+        return await self._queued(label, {}, None, op=op)
+
+    async def _queued(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        ctx: ToolContext | None,
+        *,
+        prompt: bool = False,
+        op: Callable[[Any], Awaitable[Any]] | None = None,
+    ) -> Any:
+        """Hand one request to the connection's task and wait for its answer (once the
+        connection settled; ``ToolFailure`` when it is not connected). Cancelling the wait
+        abandons the request."""
         if self.status is Status.CONNECTING:
             await self.wait_settled()
         if self.status is not Status.CONNECTED:
             raise self._unavailable()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        call = _Call(label, {}, None, self.spec.timeout + 5, future, op=op)
+        call = _Call(name, arguments, ctx, self.spec.timeout + 5, future, prompt=prompt, op=op)
         self._calls.put_nowait(call)
         self._wake.set()
         try:
