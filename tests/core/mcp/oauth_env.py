@@ -5,18 +5,15 @@ approves at once and redirects to the loopback callback)."""
 from __future__ import annotations
 
 import contextlib
-import socket
-import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx2
 
 from tests.core.mcp.conftest import ROOT
-from tests.core.mcp.servers import free_port
+from tests.core.mcp.servers import free_port, listening
 
 OAUTH_SERVER = ROOT / "tests" / "mcp_servers" / "oauth_server.py"
 
@@ -25,29 +22,9 @@ OAUTH_SERVER = ROOT / "tests" / "mcp_servers" / "oauth_server.py"
 def oauth_server(*args: str, deadline: float = 20.0) -> Iterator[str]:
     """Start the server (``--token-seconds N``, ``--no-registration``); yields its base URL."""
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(OAUTH_SERVER), "--port", str(port), *args],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        end = time.monotonic() + deadline
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > end:
-                    raise RuntimeError("the OAuth test server did not start") from None
-                time.sleep(0.05)
+    argv = [sys.executable, str(OAUTH_SERVER), "--port", str(port), *args]
+    with listening(argv, port, "the OAuth test server", deadline):
         yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def stats(base: str) -> dict[str, Any]:

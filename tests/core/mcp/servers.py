@@ -23,14 +23,10 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def http_server(name: str, deadline: float = 20.0) -> Iterator[str]:
-    """The fixture server over streamable HTTP on 127.0.0.1; yields its URL."""
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(FIXTURE), "--mode", "http", "--port", str(port), "--name", name],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+def listening(argv: list[str], port: int, what: str, deadline: float = 20.0) -> Iterator[None]:
+    """Run ``argv`` until the block ends, once it listens on 127.0.0.1:``port`` (a
+    ``RuntimeError`` naming ``what`` if it exits or is not listening by ``deadline``)."""
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         end = time.monotonic() + deadline
         while True:
@@ -39,9 +35,9 @@ def http_server(name: str, deadline: float = 20.0) -> Iterator[str]:
                 break
             except OSError:
                 if process.poll() is not None or time.monotonic() > end:
-                    raise RuntimeError("the HTTP fixture server did not start") from None
+                    raise RuntimeError(f"{what} did not start") from None
                 time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield
     finally:
         process.terminate()
         try:
@@ -49,6 +45,15 @@ def http_server(name: str, deadline: float = 20.0) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@contextlib.contextmanager
+def http_server(name: str, deadline: float = 20.0) -> Iterator[str]:
+    """The fixture server over streamable HTTP on 127.0.0.1; yields its URL."""
+    port = free_port()
+    argv = [sys.executable, str(FIXTURE), "--mode", "http", "--port", str(port), "--name", name]
+    with listening(argv, port, "the HTTP fixture server", deadline):
+        yield f"http://127.0.0.1:{port}/mcp"
 
 
 def fixture_pids(marker: str) -> list[int]:
