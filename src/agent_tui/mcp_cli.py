@@ -8,6 +8,8 @@
     agent-tui mcp login NAME [--no-browser]         OAuth sign-in to an HTTP server
     agent-tui mcp logout NAME                       forget its saved tokens
     agent-tui mcp serve [--cwd DIR]                 read-only tools over stdio
+    agent-tui mcp serve --transport http [--port N] [--host H] [--allow-remote]
+                                                    the same over streamable HTTP (loopback)
 
 ``list`` and ``call`` go through the same manager, adapter and output budget as the agent.
 ``list`` exits 1 when a configuration file or entry cannot be used (each problem on stderr,
@@ -64,7 +66,17 @@ def build_parser() -> argparse.ArgumentParser:
     remove.add_argument("name")
 
     add_auth_parsers(sub)
-    sub.add_parser("serve", help="serve the read-only built-in tools over stdio (MCP)")
+    serve = sub.add_parser("serve", help="serve the read-only built-in tools (MCP)")
+    serve.add_argument("--transport", "-t", choices=["stdio", "http"], default="stdio")
+    serve.add_argument(
+        "--port", type=int, default=None, help="http: the port (0: a free one, printed on stderr)"
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="http: the address (loopback only)")
+    serve.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="http: allow a non-loopback --host (there is NO authentication)",
+    )
     for command in sub.choices.values():  # --cwd after the command works too
         command.add_argument("--cwd", dest="sub_cwd", type=Path, help=argparse.SUPPRESS)
     return parser
@@ -76,9 +88,7 @@ def main(argv: Sequence[str]) -> int:
     if not cwd.is_dir():
         return _fail(f"--cwd {cwd} is not a directory")
     if args.command == "serve":
-        from agent_tui.core.mcp.server import run
-
-        return run(cwd)
+        return _serve(args, cwd)
     if args.command in ("add", "remove"):
         return _edit(args, cwd)
     if args.command in ("login", "logout"):
@@ -91,6 +101,22 @@ def main(argv: Sequence[str]) -> int:
 def _fail(message: str, code: int = 2) -> int:
     print(f"agent-tui mcp: {message}", file=sys.stderr)
     return code
+
+
+def _serve(args: argparse.Namespace, cwd: Path) -> int:
+    if args.transport == "stdio":
+        if args.port is not None or args.host != "127.0.0.1" or args.allow_remote:
+            return _fail("--port, --host and --allow-remote are for --transport http")
+        from agent_tui.core.mcp.server import run
+
+        return run(cwd)
+    if args.port is None:
+        return _fail("--transport http needs --port N (0 picks a free port)")
+    if not 0 <= args.port <= 65535:
+        return _fail(f"--port {args.port} is not a port number (0 to 65535)")
+    from agent_tui.core.mcp.serve_http import run as run_http
+
+    return run_http(cwd, args.host, args.port, allow_remote=args.allow_remote)
 
 
 # -- add / remove -------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -93,21 +94,49 @@ async def test_calls_each_tool(client: Any) -> None:
     assert "No file name or path" in _text(nothing)
 
 
-async def test_invalid_params_are_json_rpc_errors_with_paths(client: Any) -> None:
-    with pytest.raises(MCPError) as caught:
-        await client.call_tool("read_file", {"path": 3, "bogus": True})
-    assert caught.value.code == -32602
-    problems = caught.value.data["problems"]
-    assert "$.bogus: unknown field (not in the schema)" in problems
-    assert any(p.startswith("$.path: ") for p in problems)
-    with pytest.raises(MCPError) as missing:
-        await client.call_tool("search_files", {})
-    assert missing.value.code == -32602
-    assert missing.value.data["problems"] == ["$.query: required field is missing"]
-    with pytest.raises(MCPError) as unknown:
+async def test_invalid_arguments_are_tool_errors_with_paths(client: Any) -> None:
+    """SEP-1303: the calling model reads what was wrong (``isError``), no protocol error."""
+    wrong = await client.call_tool("read_file", {"path": 3, "bogus": True})
+    assert wrong.is_error
+    payload = json.loads(_text(wrong))
+    assert payload["code"] == "invalid_arguments"
+    assert "$.bogus: unknown field (not in the schema)" in payload["details"]
+    assert any(p.startswith("$.path: ") for p in payload["details"])
+    missing = await client.call_tool("search_files", {})
+    assert missing.is_error
+    assert json.loads(_text(missing))["details"] == ["$.query: required field is missing"]
+    with pytest.raises(MCPError) as unknown:  # an unknown tool is still -32602
         await client.call_tool("write_file", {"path": "x", "content": "y"})
     assert unknown.value.code == -32602
     assert "write_file" not in unknown.value.data["tools"]
+
+
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
+async def test_set_level_over_stdio(project: Path, tmp_path: Path) -> None:
+    entry = _serve_entry(project)
+    params = StdioServerParameters(command=entry["command"], args=entry["args"], env=entry["env"])
+    seen: list[Any] = []
+
+    async def on_log(message: Any) -> None:
+        seen.append(message)
+
+    with (tmp_path / "serve.err").open("w") as errlog:
+        async with Client(
+            stdio_client(params, errlog=errlog),
+            read_timeout_seconds=30,
+            mode="legacy",
+            logging_callback=on_log,
+        ) as legacy:
+            assert legacy.server_capabilities.logging is not None
+            await legacy.call_tool("read_file", {"path": "README.md"})
+            assert [str(m.level) for m in seen] == ["info"]
+            await legacy.set_logging_level("debug")
+            await legacy.call_tool("read_file", {"path": "/etc/hostname"})
+            assert [str(m.level) for m in seen[1:]] == ["debug", "warning"]
+            assert "outside the directory" in seen[-1].data
+            await legacy.set_logging_level("emergency")
+            await legacy.call_tool("read_file", {"path": "/etc/hostname"})
+            assert len(seen) == 3
 
 
 async def test_paths_outside_the_served_directory_are_refused(client: Any, project: Path) -> None:

@@ -1,10 +1,20 @@
-"""``agent-tui mcp serve``: our read-only tools as an MCP server over stdio.
+"""``agent-tui mcp serve``: our read-only tools as an MCP server (stdio here; streamable HTTP
+in ``serve_http``).
 
 The tools are the read-only built-ins (read_file, list_dir, glob, grep) plus ``search_files``,
 taken from the same registry entries the agent uses: same descriptions, same JSON Schemas,
-same validation. Invalid arguments are a JSON-RPC ``-32602`` error whose data lists each
-problem with its JSON path; an unknown tool is ``-32602`` too (as the spec says). Tools are
-listed sorted by name.
+same validation. Invalid arguments (a schema violation, an unknown argument, a wrong type, not
+JSON) are a tool result with ``isError`` whose text lists each problem with its JSON path
+(SEP-1303: the calling model sees it and can fix the call); an unknown tool is a JSON-RPC
+``-32602`` error (as the spec says), its data listing the tools. Tools are listed sorted by
+name.
+
+Logging: the server declares the ``logging`` capability and answers ``logging/setLevel`` (per
+connection; ``info`` until the client sets one). Each call is logged as
+``notifications/message`` from logger ``agent-tui.serve``: its arguments at ``debug``, its
+outcome at ``info``, a refused call or invalid arguments at ``warning``. On 2026-07-28
+connections, where ``logging/setLevel`` is gone, the level a request opts in to in its
+``_meta`` decides instead (as the spec says).
 
 The client on the other end is a model we know nothing about, so the server holds the line the
 agent's permission pipeline holds, without anyone to ask:
@@ -29,8 +39,9 @@ import asyncio
 import json
 import os
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
 from agent_tui import __version__
 from agent_tui.core.mcp import search_files
@@ -49,6 +60,32 @@ SERVER_NAME = "agent-tui"
 GLOB_TOOL = "glob"
 """The tool whose ``pattern`` can name directories of its own (``_split`` in glob_tool moves
 its leading literal segments into the search directory)."""
+
+LOG_LEVELS: Final = (
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+)
+"""The syslog levels of MCP logging, least severe first."""
+DEFAULT_LOG_LEVEL: Final = "info"
+"""What a connection gets before its client sends ``logging/setLevel``."""
+LOGGER: Final = "agent-tui.serve"
+MAX_LOGGED_ARGUMENTS: Final = 300
+"""Characters of a call's arguments in its ``debug`` log line."""
+MAX_LEVELS: Final = 1024
+"""Connections whose level is remembered (the oldest is forgotten past this)."""
+
+LogSink = Callable[[str, str], Awaitable[None]]
+"""``(level, message)``: sends one log message to the client, if its level lets it through."""
+
+
+async def _no_log(_level: str, _message: str) -> None:
+    return None
 
 
 def serve_registry() -> ToolRegistry:
@@ -138,6 +175,8 @@ class ToolServer:
         self.reads: ReadGuard = RootGuard(
             self.root, RuleReadGuard(rules, self.root, nobody_to_ask=True)
         )
+        self.log_levels: dict[str | None, str] = {}
+        """The ``logging/setLevel`` of each connection (``connection_key``)."""
 
     def report_problems(self, stream: TextIO) -> None:
         """One line per settings problem, saying that the server keeps serving."""
@@ -166,35 +205,52 @@ class ToolServer:
             for tool in self.registry.tools()
         ]
 
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None) -> Any:
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any] | None, log: LogSink = _no_log
+    ) -> Any:
+        """Run one ``tools/call``: an unknown tool raises ``MCPError`` (-32602); anything else
+        is a ``CallToolResult``, invalid arguments and refusals included (``isError``)."""
         from mcp.shared.exceptions import MCPError
         from mcp.types import CallToolResult, TextContent
 
         def result(text: str, error: bool) -> CallToolResult:
             return CallToolResult(content=[TextContent(type="text", text=text)], is_error=error)
 
+        shown = json.dumps(arguments or {}, ensure_ascii=False)
+        if len(shown) > MAX_LOGGED_ARGUMENTS:
+            shown = shown[:MAX_LOGGED_ARGUMENTS] + "..."
+        await log("debug", f"{name} called with {shown}")
         prepared = self.registry.prepare(name, json.dumps(arguments or {}))
         if isinstance(prepared, ToolErrorInfo):
-            data: dict[str, Any] = {"code": prepared.code}
-            if prepared.details:
-                data["problems"] = prepared.details
             if prepared.code == "unknown_tool":
-                data["tools"] = self.registry.names()
-            raise MCPError(INVALID_PARAMS, f"{prepared.message} {prepared.next_step}".strip(), data)
+                await log("warning", f"{name}: no such tool")
+                data: dict[str, Any] = {"code": prepared.code, "tools": self.registry.names()}
+                if prepared.details:
+                    data["problems"] = prepared.details
+                message = f"{prepared.message} {prepared.next_step}".strip()
+                raise MCPError(INVALID_PARAMS, message, data)
+            # SEP-1303: an input validation error is a tool execution error, so the model that
+            # made the call reads what was wrong and can send it again.
+            await log("warning", f"{name}: invalid arguments: {'; '.join(prepared.details)}")
+            return result(prepared.to_model_text(), True)
         assert isinstance(prepared, PreparedCall)
         judged = subject_path(prepared.tool, prepared.input.model_dump(mode="python"), self.root)
         refusal = self.refusal(prepared, judged)
         if refusal is not None:
+            await log("warning", f"{name} refused: {refusal}")
             return result(refusal, True)
         ctx = ToolContext(
             cwd=self.root, call_id=f"mcp-serve-{name}", judged_path=judged, reads=self.reads
         )
         outcome = await self.registry.run(prepared, ctx)
         if outcome.error is not None:
+            await log("info", f"{name} failed: {outcome.error.code}: {outcome.error.message}")
             return result(outcome.error.to_model_text(), True)
         assert outcome.output is not None
         if outcome.output.raw is not None:  # nothing is spilled here: the client gets the text
             outcome.output.raw.close()
+        size = len(outcome.output.content)
+        await log("info", f"{name} answered {size} characters")
         return result(outcome.output.content, outcome.output.is_error)
 
     def refusal(self, prepared: PreparedCall, subject: Path | None) -> str | None:
@@ -241,18 +297,58 @@ class ToolServer:
             )
         return None
 
+    def set_level(self, connection: str | None, level: str) -> None:
+        """``logging/setLevel`` from the client of ``connection`` (an HTTP session id; None
+        over stdio)."""
+        self.log_levels.pop(connection, None)
+        self.log_levels[connection] = level
+        while len(self.log_levels) > MAX_LEVELS:
+            del self.log_levels[next(iter(self.log_levels))]
+
+    def log_sink(self, ctx: Any) -> LogSink:
+        """Log messages for the request of ``ctx`` (an SDK ``ServerRequestContext``): on the
+        request's own stream, at the levels its connection let through."""
+        from mcp.server.connection import allowed_log_levels
+        from mcp.types import LoggingMessageNotification, LoggingMessageNotificationParams
+        from mcp.types.version import MODERN_PROTOCOL_VERSIONS
+
+        allowed = allowed_log_levels(ctx.protocol_version, ctx.meta)  # 2026: the request's
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:  # before: logging/setLevel
+            floor = LOG_LEVELS.index(self.log_levels.get(connection_key(ctx), DEFAULT_LOG_LEVEL))
+            allowed = allowed & frozenset(LOG_LEVELS[floor:])
+
+        async def sink(level: str, message: str) -> None:
+            if level not in allowed:
+                return
+            params = LoggingMessageNotificationParams(level=level, data=message, logger=LOGGER)
+            await ctx.session.send_notification(
+                LoggingMessageNotification(params=params), related_request_id=ctx.request_id
+            )
+
+        return sink
+
     def build(self) -> Any:
         """The SDK ``Server`` with these handlers."""
         from mcp.server import Server
-        from mcp.types import CallToolRequestParams, ListToolsResult, PaginatedRequestParams
+        from mcp.types import (
+            CallToolRequestParams,
+            EmptyResult,
+            ListToolsResult,
+            PaginatedRequestParams,
+            SetLevelRequestParams,
+        )
 
         async def on_list_tools(_ctx: Any, _params: PaginatedRequestParams | None) -> Any:
             return ListToolsResult(tools=self.list_tools())
 
-        async def on_call_tool(_ctx: Any, params: CallToolRequestParams) -> Any:
-            return await self.call_tool(params.name, params.arguments)
+        async def on_call_tool(ctx: Any, params: CallToolRequestParams) -> Any:
+            return await self.call_tool(params.name, params.arguments, self.log_sink(ctx))
 
-        return Server(
+        async def on_set_level(ctx: Any, params: SetLevelRequestParams) -> Any:
+            self.set_level(connection_key(ctx), params.level)
+            return EmptyResult()
+
+        server = Server(
             SERVER_NAME,
             version=__version__,
             instructions=f"Read-only file tools over {self.root}: read files, list "
@@ -260,6 +356,20 @@ class ToolServer:
             on_list_tools=on_list_tools,
             on_call_tool=on_call_tool,
         )
+        # Registered like this, not as on_set_logging_level, which warns that logging is
+        # deprecated from 2026-07-28 on; the capability is declared all the same.
+        server.add_request_handler("logging/setLevel", SetLevelRequestParams, on_set_level)
+        return server
+
+
+def connection_key(ctx: Any) -> str | None:
+    """Which connection a request came on: its ``Mcp-Session-Id`` over HTTP, None over stdio
+    (one connection)."""
+    headers = getattr(ctx.request, "headers", None)
+    if headers is None:
+        return None
+    value = headers.get("mcp-session-id")
+    return str(value) if value else None
 
 
 async def serve_stdio(root: Path) -> None:
