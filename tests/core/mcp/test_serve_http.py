@@ -415,3 +415,22 @@ def test_loopback_and_remote_hosts() -> None:
         assert warning is not None
         assert "WITHOUT authentication" in warning
         assert security(host) is None
+
+
+async def test_a_broken_settings_file_is_reported_and_the_rules_still_apply(
+    tmp_path: Path,
+) -> None:
+    fresh = _tree(tmp_path)
+    local = fresh.root / ".agent-tui" / "settings.local.json"
+    local.write_text("{not json")
+    running = _start(fresh, tmp_path / "serve.err")
+    try:
+        async with _client(running) as client:
+            denied = await client.call_tool("read_file", {"path": ".env"})
+            assert denied.is_error
+            assert fresh.leaks(_text(denied)) == []
+    finally:
+        _stop(running)
+    log = running.stderr()
+    assert f"agent-tui mcp serve: settings: {local}: is not valid JSON" in log
+    assert log.index("settings:") < log.index("listening on")

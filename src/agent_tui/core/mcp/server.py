@@ -216,11 +216,10 @@ class ToolServer:
         def result(text: str, error: bool) -> CallToolResult:
             return CallToolResult(content=[TextContent(type="text", text=text)], is_error=error)
 
-        shown = json.dumps(arguments or {}, ensure_ascii=False)
-        if len(shown) > MAX_LOGGED_ARGUMENTS:
-            shown = shown[:MAX_LOGGED_ARGUMENTS] + "..."
+        raw = json.dumps(arguments or {})  # ASCII: a lone surrogate is escaped, not sent raw
+        shown = raw if len(raw) <= MAX_LOGGED_ARGUMENTS else raw[:MAX_LOGGED_ARGUMENTS] + "..."
         await log("debug", f"{name} called with {shown}")
-        prepared = self.registry.prepare(name, json.dumps(arguments or {}))
+        prepared = self.registry.prepare(name, raw)
         if isinstance(prepared, ToolErrorInfo):
             if prepared.code == "unknown_tool":
                 await log("warning", f"{name}: no such tool")
@@ -308,6 +307,7 @@ class ToolServer:
     def log_sink(self, ctx: Any) -> LogSink:
         """Log messages for the request of ``ctx`` (an SDK ``ServerRequestContext``): on the
         request's own stream, at the levels its connection let through."""
+        import anyio
         from mcp.server.connection import allowed_log_levels
         from mcp.types import LoggingMessageNotification, LoggingMessageNotificationParams
         from mcp.types.version import MODERN_PROTOCOL_VERSIONS
@@ -321,9 +321,12 @@ class ToolServer:
             if level not in allowed:
                 return
             params = LoggingMessageNotificationParams(level=level, data=message, logger=LOGGER)
-            await ctx.session.send_notification(
-                LoggingMessageNotification(params=params), related_request_id=ctx.request_id
-            )
+            try:
+                await ctx.session.send_notification(
+                    LoggingMessageNotification(params=params), related_request_id=ctx.request_id
+                )
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                pass  # the client went away: the call's result cannot reach it either
 
         return sink
 
