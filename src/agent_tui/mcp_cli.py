@@ -67,11 +67,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_auth_parsers(sub)
     serve = sub.add_parser("serve", help="serve the read-only built-in tools (MCP)")
-    serve.add_argument("--transport", "-t", choices=["stdio", "http"], default="stdio")
+    serve.add_argument(
+        "--transport",
+        "-t",
+        choices=["stdio", "http"],
+        default="stdio",
+        help="stdio (default) or streamable HTTP at http://HOST:PORT/mcp",
+    )
     serve.add_argument(
         "--port", type=int, default=None, help="http: the port (0: a free one, printed on stderr)"
     )
-    serve.add_argument("--host", default="127.0.0.1", help="http: the address (loopback only)")
+    serve.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="http: the address (default 127.0.0.1; loopback only unless --allow-remote)",
+    )
     serve.add_argument(
         "--allow-remote",
         action="store_true",
