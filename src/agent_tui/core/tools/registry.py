@@ -12,7 +12,7 @@ import dataclasses
 import difflib
 import json
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +26,10 @@ from agent_tui.core.tools.json_schema import Checker, argument_checker
 from agent_tui.core.tools.schema import describe_validation_error, input_schema
 
 log = logging.getLogger(__name__)
+
+UnknownExplainer = Callable[[str], ToolErrorInfo | None]
+"""``explain(name)``: why there is no tool ``name`` when its owner knows (the MCP manager, for
+``mcp__<server>__…`` of a server that failed to start), else None ("unknown tool")."""
 
 
 @dataclass
@@ -58,6 +62,7 @@ class ToolRegistry:
         self._cache: dict[str, str] = {}
         self._checkers: dict[str, tuple[Tool[Any], Checker]] = {}
         """Per tool name: the compiled checker of its raw JSON Schema (and the entry it is of)."""
+        self._explainers: list[UnknownExplainer] = []
         for tool in tools:
             self.register(tool)
 
@@ -80,6 +85,24 @@ class ToolRegistry:
             self._aliases.pop(alias, None)
         self._cache.clear()
         self._checkers.pop(name, None)
+
+    def add_unknown_explainer(self, explain: UnknownExplainer) -> Callable[[], None]:
+        """Ask ``explain(name)`` first when a call names no registered tool; its answer (when
+        not None) is the call's error instead of "unknown tool". Returns a remover."""
+        self._explainers.append(explain)
+        return lambda: self._explainers.remove(explain) if explain in self._explainers else None
+
+    def explain_unknown(self, name: str) -> ToolErrorInfo | None:
+        """Why there is no tool ``name``, from the explainers (None: none knows)."""
+        for explain in self._explainers:
+            try:
+                info = explain(name)
+            except Exception:  # an explainer must never break dispatch
+                log.exception("explaining the unknown tool %r failed", name)
+                continue
+            if info is not None:
+                return info
+        return None
 
     def get(self, name: str) -> Tool[Any] | None:
         """Look a tool up by name or alias."""
@@ -156,6 +179,9 @@ class ToolRegistry:
         """Find the tool and validate the arguments, without running anything."""
         tool = self.get(name)
         if tool is None:
+            explained = self.explain_unknown(name) if self._explainers else None
+            if explained is not None:
+                return explained
             suggestions = self.closest(name)
             hint = (
                 f"Did you mean {', '.join(suggestions)}? " if suggestions else ""
