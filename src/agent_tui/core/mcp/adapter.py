@@ -13,9 +13,10 @@ read_mcp_resource(server, uri)``, ``resource_hub``) and embedded resources descr
 result has no text, never with binary data in it: a base64 string that repeats an image, audio
 or blob of the content becomes a pointer to its saved file, another long base64 string is saved
 the same way, and a structured copy of content that holds nothing else is left out (the saved
-media's one-line notes say it all); ``isError`` becomes a ``tool_error``. Progress notifications become
-progress updates with n/total and the server's message. Results then go through the output
-budget like any tool's. Nothing here imports the SDK: blocks are read by their ``type``.
+media's one-line notes say it all); ``isError`` becomes a ``tool_error``. Progress
+notifications become progress updates with n/total and the server's message. Results then
+go through the output budget like any tool's. Nothing here imports the SDK: blocks are read
+by their ``type``.
 """
 
 from __future__ import annotations
