@@ -120,6 +120,9 @@ class Connection:
     """The HTTP error status it failed with, if that is what failed."""
     side: ResourceSide = field(default_factory=lambda: ResourceSide())
     """Resources, roots and logging of this server (``resources``); set by the manager."""
+    elicitation: Any = None
+    """The SDK's ``elicitation_callback`` (``elicitation.ElicitationBroker``); declares the
+    capability (form and URL mode). Set by the manager."""
 
     def __post_init__(self) -> None:
         self.auth_watch = AuthWatch()
@@ -289,6 +292,7 @@ class Connection:
                 read_timeout_seconds=min(self.spec.startup_timeout, 30.0),
                 message_handler=self._on_message,
                 **self.side.client_options(),
+                elicitation_callback=self.elicitation,
                 client_info=Implementation(name=CLIENT_NAME, version=__version__),
                 cache=None,
             )

@@ -32,6 +32,7 @@ from agent_tui.core.mcp.adapter import MediaStore, ToolInfo, build_tool
 from agent_tui.core.mcp.config import ConfigProblem, McpConfig, ServerSpec, load_config
 from agent_tui.core.mcp.connection import Connection, Status
 from agent_tui.core.mcp.disabled import read_disabled, remember_disabled
+from agent_tui.core.mcp.elicitation import ElicitationBroker
 from agent_tui.core.mcp.failures import unavailable
 from agent_tui.core.mcp.naming import DELIMITER, PREFIX, qualify, server_segment
 from agent_tui.core.mcp.resource_hub import ResourceHub
@@ -79,6 +80,9 @@ class McpManager:
         self._connections: dict[str, Connection] = {}
         self.hub = ResourceHub(self, self.settings_paths)
         """Resources, roots and logs of the servers (``resource_hub``)."""
+        self.elicitation = ElicitationBroker()
+        """Where the servers' ``elicitation/create`` go: the front end sets its ``handler``
+        (none: every request is declined with a message, as headless runs do)."""
         self.disabled_file = self.disabled_file or local_settings_path(self.cwd)
         remembered, problem = read_disabled(self.disabled_file)
         self._remembered: set[str] = remembered
@@ -390,6 +394,7 @@ class McpManager:
         if self._is_disabled(spec) and not force:
             return
         conn = Connection(spec, self.cwd, on_change=self._on_connection)
+        conn.elicitation = self.elicitation.callback(spec.name)
         self.hub.wire(conn)
         self._connections[spec.name] = conn
         conn.start()
