@@ -20,9 +20,10 @@ BUILTINS = [
     "read_file",
     "run_shell",
     "update_plan",
+    "web_fetch",
     "write_file",
 ]
-READ_ONLY = {"glob", "grep", "list_dir", "read_file", "update_plan"}
+READ_ONLY = {"glob", "grep", "list_dir", "read_file", "update_plan", "web_fetch"}
 SERIALISED = {"update_plan"}
 """Read-only, but its calls run one after the other (the last plan wins)."""
 

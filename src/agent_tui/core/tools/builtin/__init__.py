@@ -1,5 +1,5 @@
-"""The built-in tools: files (read, write, edit), search (list_dir, glob, grep), the shell and
-the plan (update_plan).
+"""The built-in tools: files (read, write, edit), search (list_dir, glob, grep), the shell,
+the plan (update_plan) and the web (web_fetch).
 
 Each tool is one module defining ``TOOL``; adding a built-in means adding its module here.
 """
@@ -17,6 +17,7 @@ from agent_tui.core.tools.builtin import (
     read_file,
     run_shell,
     update_plan,
+    web_fetch,
     write_file,
 )
 from agent_tui.core.tools.registry import ToolRegistry
@@ -30,6 +31,7 @@ _MODULES = (
     glob_tool,
     grep_tool,
     update_plan,
+    web_fetch,
 )
 
 
