@@ -19,6 +19,7 @@ from agent_tui.core.events import (
     AssistantDelta,
     ErrorEvent,
     Event,
+    PlanEvent,
     SessionStart,
     Spill,
     ToolErrorEvent,
@@ -81,6 +82,12 @@ class TextRenderer:
             self._note(f"✗ {event.name} error [{event.code}]: {event.message}")
         elif isinstance(event, ToolRejected):
             self._note(f"⊘ {event.name} rejected: {event.reason}")
+        elif isinstance(event, PlanEvent):
+            current = next((s.content for s in event.steps if s.status == "in_progress"), "")
+            self._note(
+                f"☰ plan {event.done}/{len(event.steps)}"
+                + (f" · {_short(current, 60)}" if current else "")
+            )
         elif isinstance(event, ErrorEvent):
             self._note(f"error ({event.where}): {event.message}")
         elif isinstance(event, TurnEnd):
