@@ -74,6 +74,7 @@ from agent_tui.core.events import (
     UserMessage,
 )
 from agent_tui.core.executor import ToolExecutor
+from agent_tui.core.hooks import Hooks
 from agent_tui.core.inbox import Inbox
 from agent_tui.core.memory import ProjectMemory
 from agent_tui.core.mentions import Expansion, MentionExpander, MentionResources
@@ -166,8 +167,11 @@ class Agent:
         disclosure: Disclosure | None = None,
         trust: ProjectTrust | None = None,
         memory: ProjectMemory | None = None,
+        hooks: Hooks | None = None,
     ) -> None:
         self.provider = provider
+        self.hooks = hooks
+        """The session's hooks (``core.hooks``; None: none)."""
         self.tool_sources = list(tool_sources)
         self.registry = registry
         self.cwd = cwd
@@ -201,8 +205,12 @@ class Agent:
             sandbox=SessionSandbox(self.settings.sandbox, cwd),
             shell=self.settings.shell,
             memory=self.memory,
+            hooks=hooks,
         )
         self.policy.use_sandbox(self.executor.sandbox)
+        if hooks is not None:
+            hooks.sandbox = self.executor.sandbox
+            hooks.session_id = session.id if session is not None else ""
         self.trust = trust
         """What of the project's files the user trusts (None: not gated here, e.g. tests)."""
         self.disclosure = disclosure
@@ -327,6 +335,8 @@ class Agent:
         except OSError as exc:
             said += f" for this session only (the trust store cannot be written: {exc})"
         self.policy.trusted(items)
+        if self.hooks is not None:
+            self.hooks.trusted(items)
         for source in self.tool_sources:
             await source.trusted(items)
         return said
@@ -783,11 +793,21 @@ class Agent:
         turn = secrets.token_hex(4)
         checkpoint = self._checkpoint(turn, prompt)
         expansion = await self._expand(prompt)
-        typed = prompt if expansion.text != prompt else None
-        self._append(
-            Message.user(expansion.text, turn=turn, typed=typed, mentions=expansion.mentions)
-        )
+        sent = expansion.text
+        if self.hooks is not None and self.hooks.has("UserPromptSubmit"):
+            verdict = await self.hooks.run("UserPromptSubmit", {"prompt": prompt})
+            for hook_event in verdict.events:
+                yield hook_event
+            if verdict.blocked or verdict.stop:
+                self.running = False
+                yield TurnEnd(reason="completed", turns=0, text="")
+                return
+            if verdict.additional_context:
+                sent += f"\n\n<hook-context>\n{verdict.additional_context}\n</hook-context>"
+        typed = prompt if sent != prompt else None
+        self._append(Message.user(sent, turn=turn, typed=typed, mentions=expansion.mentions))
         yield UserMessage(text=prompt, mentions=expansion.mentions)
+        stop_hook_active = False
         turns = 0
         final_text = ""
         compacted = False  # after an overflow, once: a second overflow ends the turn
@@ -894,6 +914,17 @@ class Agent:
                 self._append(Message.assistant(text, completion.tool_calls, usage=completion.usage))
                 yield AssistantMessage(text=text, tool_calls=completion.tool_calls)
                 if not completion.tool_calls:
+                    if self.hooks is not None and self.hooks.has("Stop"):
+                        verdict = await self.hooks.run(
+                            "Stop", {"stop_hook_active": stop_hook_active}
+                        )
+                        for hook_event in verdict.events:
+                            yield hook_event
+                        if verdict.blocked and not verdict.stop and not stop_hook_active:
+                            stop_hook_active = True  # once: a Stop hook cannot loop forever
+                            self._append(Message.user(verdict.reason, injected=True))
+                            yield UserInjected(text=verdict.reason)
+                            continue
                     yield TurnEnd(reason="completed", turns=turns, text=final_text)
                     return
                 for call in completion.tool_calls:
@@ -918,10 +949,14 @@ class Agent:
                         plan = plan_event(event)
                         if plan is not None:
                             yield plan
+                        for hook_event in self.executor.take_hook_events():
+                            yield hook_event
                 finally:
                     for message in results:
                         self._append(message)
                     self._close_dangling(completion)
+                for hook_event in self.executor.take_hook_events():
+                    yield hook_event
                 if self._interrupt.is_set():
                     yield TurnEnd(reason="interrupted", turns=turns, text=final_text)
                     return

@@ -312,6 +312,26 @@ class PlanEvent(_Event):
         return sum(1 for step in self.steps if step.status == "completed")
 
 
+class HookEvent(_Event):
+    """A hook ran (``core.hooks``): which, on which event, and how it ended. ``outcome``: ok,
+    blocked (exit 2 or a JSON block/deny: ``message`` is its reason), error (another exit code,
+    or it could not start), timeout (its process group was killed), skipped (not run: an
+    untrusted project file, a required sandbox missing). ``id``: the tool call, for tool
+    events. ``output``: what it printed (stdout, else stderr), shortened."""
+
+    type: Literal["hook"] = "hook"
+    event: str
+    command: str
+    outcome: Literal["ok", "blocked", "error", "timeout", "skipped"]
+    source: str = ""
+    id: str | None = None
+    tool: str | None = None
+    exit_code: int | None = None
+    message: str = ""
+    output: str = ""
+    elapsed: float = 0.0
+
+
 class TurnEnd(_Event):
     """The loop stopped. ``reason``: completed, max_turns, interrupted or error."""
 
@@ -346,6 +366,7 @@ Event = Annotated[
     | UsageEvent
     | CompactionEvent
     | PlanEvent
+    | HookEvent
     | TurnEnd
     | ErrorEvent,
     Field(discriminator="type"),

@@ -6,7 +6,8 @@ other value replaces. Each top-level key is a *section* with its own pydantic mo
 in ``SECTIONS``; a later feature adds its section there (``disclosure``, …) and nothing else
 changes. Sections in ``EXTERNAL`` are read by their own package (``permissions`` combines
 rules across files, deny anywhere winning: ``core.permissions.config``; ``mcp`` holds the MCP
-servers turned off in a project: ``core.mcp.disabled``) and only skipped here.
+servers turned off in a project: ``core.mcp.disabled``; ``hooks`` add up across files,
+each file's trusted on its own: ``core.hooks``) and only skipped here.
 
 A broken file never stops the app: the problem is reported with the file name and what is
 wrong, the broken part is ignored, and the rest (or the defaults) apply. ``load_settings``
@@ -174,7 +175,7 @@ USER_ONLY: dict[str, Callable[[dict[str, Any]], list[str]]] = {
 }
 """Sections with values only the user's own settings file may set (a repository ships its
 project files): for each, the keys of a section object that it may not set elsewhere."""
-EXTERNAL = frozenset({"permissions", "mcp"})
+EXTERNAL = frozenset({"permissions", "mcp", "hooks"})
 """Sections another package reads from the same files (not validated or merged here)."""
 
 

@@ -32,7 +32,7 @@ from agent_tui.core.paths import data_dir
 
 FILE = "trust.json"
 log = logging.getLogger(__name__)
-ItemKind = Literal["mcp_server", "allow_rule", "mode"]
+ItemKind = Literal["mcp_server", "allow_rule", "mode", "hook_file"]
 _lock = threading.Lock()
 
 
@@ -62,6 +62,8 @@ class TrustItem:
             return f"start the MCP server {self.name}: {self.detail}"
         if self.kind == "allow_rule":
             return f"allow {self.name} without asking"
+        if self.kind == "hook_file":
+            return f"run the hooks of {self.source.name}: {self.detail}"
         return f"start in {self.name} mode"
 
 

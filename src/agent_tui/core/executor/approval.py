@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
 
 from agent_tui.core.events import Event, PermissionRequest, RejectedBy
 from agent_tui.core.executor.partition import CallPlan
@@ -37,6 +38,9 @@ from agent_tui.core.tools.errors import ToolErrorInfo
 
 log = logging.getLogger(__name__)
 
+PreHook = Callable[[CallPlan], AsyncIterator[Event]]
+"""Runs the PreToolUse hooks of a call (``ToolExecutor._pre_hooks``): yields their events and
+leaves their verdict in ``plan.hook`` (with a rewritten input already in ``plan.prepared``)."""
 Precheck = Callable[[CallPlan], Awaitable[ToolErrorInfo | None]]
 """Runs a call's ``Tool.precheck`` (in the context the call would run in)."""
 
@@ -102,6 +106,7 @@ async def authorize(
     results: CallResults,
     interrupted: asyncio.Event,
     precheck: Precheck | None = None,
+    pre_hook: PreHook | None = None,
 ) -> AsyncIterator[Event]:
     """Decide allow/ask/deny for ``plan``; yield the prompt event and any final event.
 
@@ -110,11 +115,20 @@ async def authorize(
     error, or ``interrupted`` when the turn stopped during the prompt) and is ``completed``.
     """
     assert plan.prepared is not None
+    if pre_hook is not None:
+        async for event in pre_hook(plan):
+            yield event
+        hook = plan.hook
+        if hook is not None and hook.refused is not None:
+            await results.rejected(plan, hook.refused, None, by="hook", step=Step.HOOK.value)
+            for event in results.drain():
+                yield event
+            return
     prepared = plan.prepared
     request = ApprovalRequest(plan.call, prepared.tool, prepared.input)
     # In a worker thread: a 1 MB command or a bounded walk of a tree (recursive reads and
     # deletes) takes up to ~100 ms, which the event loop should not wait out.
-    decision = await asyncio.to_thread(_decide, policy, request)
+    decision = _hooked(await asyncio.to_thread(_decide, policy, request), plan)
     prechecked = redecided = False
     while True:  # once, or again when the mode changed while the prompt was open
         plan.judged_path = decision.path
@@ -153,7 +167,7 @@ async def authorize(
             if approval.decided is not None:
                 # The mode changed while it asked: decide again, here, whatever the front end
                 # saw (an allow runs, a deny is the policy's rejection, an ask asks again).
-                decision = await asyncio.to_thread(_decide, policy, request)
+                decision = _hooked(await asyncio.to_thread(_decide, policy, request), plan)
                 redecided = True
                 continue
             if approval.allowed:
@@ -172,6 +186,28 @@ async def authorize(
         for event in results.drain():
             yield event
         return
+
+
+def _hooked(decision: Decision, plan: CallPlan) -> Decision:
+    """The policy's decision after the call's PreToolUse hooks: a hook's ``ask`` turns an
+    allow into an ask; a hook's ``allow`` (only ever from the user's own settings) turns an ask
+    some mode could skip into an allow. A deny stays a deny."""
+    hook = plan.hook
+    if hook is None or hook.permission is None:
+        return decision
+    why = hook.reason or "a hook"
+    if hook.permission == "ask" and decision.kind == "allow":
+        return replace(
+            decision,
+            kind="ask",
+            reason=f"A hook asks about this call: {why}",
+            step=Step.HOOK,
+            suggestions=(),
+            no_suggestion="a hook asks about it",
+        )
+    if hook.permission == "allow" and decision.kind == "ask" and not decision.every_mode:
+        return replace(decision, kind="allow", reason=f"Allowed by a hook: {why}", step=Step.HOOK)
+    return decision
 
 
 def permission_request(plan: CallPlan, decision: Decision) -> PermissionRequest:

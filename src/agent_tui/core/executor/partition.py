@@ -20,6 +20,17 @@ MAX_PARALLEL = 10
 
 
 @dataclass
+class PlanHook:
+    """What the PreToolUse hooks said about a call (``core.hooks``)."""
+
+    refused: str | None = None
+    """Blocked (the reason given to the model); the call is rejected ``by="hook"``."""
+    permission: str | None = None
+    """``allow`` or ``ask`` (a deny is ``refused``)."""
+    reason: str = ""
+
+
+@dataclass
 class CallPlan:
     """One call of the request: ready to run (``prepared``) or already failed (``error``)."""
 
@@ -36,6 +47,8 @@ class CallPlan:
     """The named tool is read-only (as the ``tool_use`` event said)."""
     allowed_by: str | None = None
     """What allowed the call when the mode changed while it asked (``accept-edits mode``)."""
+    hook: PlanHook | None = None
+    """The verdict of its PreToolUse hooks (None: no hook ran)."""
 
 
 def plan_calls(registry: ToolRegistry, calls: list[ToolCall]) -> list[CallPlan]:

@@ -26,18 +26,26 @@ the cached prefix, never changes.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_tui.core.budget import BudgetSettings, SpillStore, TurnBudget
 from agent_tui.core.budget.ordered import OrderedResults
 from agent_tui.core.checkpoints.turn import TurnCheckpoint
-from agent_tui.core.events import Event, ToolGroup
+from agent_tui.core.events import Event, HookEvent, ToolGroup
 from agent_tui.core.executor.approval import authorize
 from agent_tui.core.executor.batch import BatchRun
 from agent_tui.core.executor.lifecycle import CallPhase, Lifecycle, Listener
-from agent_tui.core.executor.partition import MAX_PARALLEL, CallPlan, partition, plan_calls
+from agent_tui.core.executor.partition import (
+    MAX_PARALLEL,
+    CallPlan,
+    PlanHook,
+    partition,
+    plan_calls,
+)
 from agent_tui.core.executor.results import CallResults
 from agent_tui.core.memory import ProjectMemory, nested_note
 from agent_tui.core.permissions import Asker, PermissionPolicy
@@ -48,6 +56,9 @@ from agent_tui.core.tools.errors import ToolErrorInfo
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.registry import DispatchOutcome, ToolRegistry
 from agent_tui.core.transcript import Message, ToolCall
+
+if TYPE_CHECKING:
+    from agent_tui.core.hooks import Hooks
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +83,7 @@ class ToolExecutor:
         sandbox: SessionSandbox = UNCONFINED,
         shell: ShellSettings | None = None,
         memory: ProjectMemory | None = None,
+        hooks: Hooks | None = None,
     ) -> None:
         if max_parallel < 1:
             raise ValueError(f"max_parallel must be at least 1, not {max_parallel}")
@@ -89,6 +101,10 @@ class ToolExecutor:
         """How run_shell starts them."""
         self.memory = memory
         """The session's project memory: nested memory files found by reads (None: none)."""
+        self.hooks = hooks
+        """The session's hooks (``core.hooks``): PreToolUse and PostToolUse run here."""
+        self.hook_events: list[HookEvent] = []
+        """PostToolUse hook events not yet emitted (``take_hook_events``)."""
         self.on_transition = on_transition
         """Called on every lifecycle transition of every call (for the UI and tests)."""
         self.lifecycle = Lifecycle([])
@@ -143,7 +159,13 @@ class ToolExecutor:
                         await results.error(plan, plan.error)
                     else:
                         async for event in authorize(
-                            plan, self.policy, asker, results, interrupted, self._precheck
+                            plan,
+                            self.policy,
+                            asker,
+                            results,
+                            interrupted,
+                            self._precheck,
+                            self._pre_hooks if self._hooked("PreToolUse") else None,
                         ):
                             yield event
                         if self.lifecycle.state(plan.index) is CallPhase.QUEUED:
@@ -161,12 +183,80 @@ class ToolExecutor:
             if not finished:
                 results.flush()
 
+    def _hooked(self, event: str) -> bool:
+        return self.hooks is not None and any(s.event == event for s in self.hooks.specs)
+
+    def take_hook_events(self) -> list[HookEvent]:
+        """The PostToolUse hook events that ran since the last call (emitted by the agent)."""
+        events, self.hook_events = self.hook_events, []
+        return events
+
+    async def _pre_hooks(self, plan: CallPlan) -> AsyncIterator[Event]:
+        """The PreToolUse hooks of ``plan``: their events, their verdict in ``plan.hook``. A
+        rewritten input is validated against the tool's schema again (invalid: the call is
+        refused) and replaces the call's input, so the policy judges what will run."""
+        prepared = plan.prepared
+        if self.hooks is None or prepared is None:
+            return
+        tool = prepared.tool.name
+        verdict = await self.hooks.run(
+            "PreToolUse",
+            {"tool_name": tool, "tool_input": prepared.input.model_dump(mode="json")},
+            tool=tool,
+            call_id=plan.call.id,
+        )
+        for event in verdict.events:
+            yield event
+        if verdict.blocked:
+            plan.hook = PlanHook(refused=f"Rejected by hook: {verdict.reason}")
+            return
+        plan.hook = PlanHook(permission=verdict.permission, reason=verdict.permission_reason)
+        if verdict.updated_input is not None:
+            again = self.registry.prepare(tool, json.dumps(verdict.updated_input))
+            if isinstance(again, ToolErrorInfo):
+                plan.hook = PlanHook(
+                    refused="Rejected by hook: its rewritten input is not valid for "
+                    f"{tool} ({again.message} {' '.join(again.details)}); the call was not run"
+                )
+                return
+            plan.prepared = again
+
     async def _run_call(self, plan: CallPlan, ctx: ToolContext) -> DispatchOutcome:
-        """One call through the registry, then the nested memory its read found (if any)."""
+        """One call through the registry, then the nested memory its read found (if any),
+        then its PostToolUse hooks."""
         outcome = await self._dispatch(plan, ctx)
         if self.memory is not None and outcome.output is not None:
             self._add_nested_memory(plan, ctx, outcome)
+        if self._hooked("PostToolUse") and outcome.output is not None:
+            await self._post_hooks(plan, outcome)
         return outcome
+
+    async def _post_hooks(self, plan: CallPlan, outcome: DispatchOutcome) -> None:
+        """PostToolUse: a block's reason and any additional context are added to what the
+        model reads of the result (the call has run; nothing is undone)."""
+        prepared, output = plan.prepared, outcome.output
+        if self.hooks is None or prepared is None or output is None:
+            return
+        tool = prepared.tool.name
+        try:
+            verdict = await self.hooks.run(
+                "PostToolUse",
+                {
+                    "tool_name": tool,
+                    "tool_input": prepared.input.model_dump(mode="json"),
+                    "tool_response": {"content": output.content, "is_error": output.is_error},
+                },
+                tool=tool,
+                call_id=plan.call.id,
+            )
+        except Exception:  # a hook must never cost the result
+            log.exception("the PostToolUse hooks of %s failed", tool)
+            return
+        self.hook_events += verdict.events
+        if verdict.blocked:
+            output.content += f"\n\n[PostToolUse hook: {verdict.reason}]"
+        if verdict.additional_context:
+            output.content += f"\n\n[PostToolUse hook context: {verdict.additional_context}]"
 
     def _add_nested_memory(
         self, plan: CallPlan, ctx: ToolContext, outcome: DispatchOutcome
