@@ -239,13 +239,13 @@ def _answer(
                 message = "allows the call" + (f": {why}" if why else "")
             else:
                 message = "its allow is ignored: only hooks of your user settings may allow"
-        updated = specific.get("updatedInput")
-        if isinstance(updated, dict):
-            verdict.updated_input = updated
-            message = (message + "; " if message else "") + "rewrote the input"
     elif decision == "block":
         _block(verdict, event, reason or "blocked by a hook")
         outcome, message = "blocked", reason or "blocked by a hook"
+    updated = specific.get("updatedInput")
+    if event == "PreToolUse" and isinstance(updated, dict) and outcome != "blocked":
+        verdict.updated_input = updated
+        message = (message + "; " if message else "") + "rewrote the input"
     if answer.get("continue") is False:
         verdict.stop = True
         stop = answer.get("stopReason")
