@@ -253,6 +253,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         return _fail(str(exc))
     registry = default_registry()
+    from agent_tui.core.hooks import load_hooks
+
+    hooks = load_hooks(cwd, trust)  # a project file's hooks wait for the user's trust
     mcp = _mcp_manager(cwd, registry, loaded.settings, tui=args.headless is None, trust=trust)
     agent = Agent(
         provider,
@@ -266,6 +269,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         tool_sources=[mcp] if mcp is not None else [],
         disclosure=Disclosure(registry, loaded.settings.disclosure),
         trust=trust,
+        hooks=hooks,
     )
     if mcp is not None:  # @server:uri mentions attach the servers' resources
         from agent_tui.core.mcp.resource_mentions import McpMentionResources
@@ -291,6 +295,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if trust.pending and args.headless is not None
                 else []
             ),
+            *(f"hooks: {p}" for p in hooks.problems),
+            *(hooks.skipped_warnings() if args.headless is not None else []),
             *(f"session: {p}" for p in session.problems()),
             *(str(p) for p in agent.memory.problems),
         ],

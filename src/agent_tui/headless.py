@@ -19,6 +19,7 @@ from agent_tui.core.events import (
     AssistantDelta,
     ErrorEvent,
     Event,
+    HookEvent,
     PlanEvent,
     SessionStart,
     Spill,
@@ -87,6 +88,11 @@ class TextRenderer:
             self._note(
                 f"☰ plan {event.done}/{len(event.steps)}"
                 + (f" · {_short(current, 60)}" if current else "")
+            )
+        elif isinstance(event, HookEvent):
+            self._note(
+                f"⚓ {event.event} hook {event.outcome}"
+                + (f": {_short(event.message, 100)}" if event.message else "")
             )
         elif isinstance(event, ErrorEvent):
             self._note(f"error ({event.where}): {event.message}")

@@ -33,6 +33,7 @@ from agent_tui.core.events import (
     CompactionEvent,
     ErrorEvent,
     Event,
+    HookEvent,
     PlanEvent,
     SessionStart,
     ToolGroup,
@@ -534,6 +535,14 @@ class AgentApp(App[None]):
                     self.context_estimated = True
             case PlanEvent():
                 self.main.plan.show(event)
+            case HookEvent():  # a hook that blocked, failed or timed out is shown
+                if event.outcome != "ok":
+                    what = f"{event.event} hook {event.outcome}"
+                    shown = f"{what}: {event.message or event.command}"
+                    if event.outcome == "blocked":
+                        await chat.add_notice(shown, "muted")
+                    else:
+                        await chat.add_notice(shown, "warning")
             case TurnEnd():
                 self.type_ahead.ended(event.reason)
                 await self._end_turn()
