@@ -440,6 +440,20 @@ class Agent:
         """Inside a turn (threshold, overflow) or for ``compact``; raises ``Interrupted``."""
         end = fold_point(self.messages, self.settings.compaction.keep_turns)
         before = self.context().tokens
+        if end and self.hooks is not None and self.hooks.has("PreCompact"):
+            trigger = "manual" if reason == "manual" else "auto"
+            verdict = await self.hooks.run(
+                "PreCompact", {"trigger": trigger, "custom_instructions": focus}
+            )
+            if verdict.blocked or verdict.stop:
+                yield CompactionEvent(
+                    phase="failed",
+                    reason=reason,
+                    tokens_before=before,
+                    message="A PreCompact hook blocked the compaction "
+                    f"({verdict.reason or verdict.stop_reason}); the conversation is unchanged.",
+                )
+                return
         if end == 0:
             yield CompactionEvent(
                 phase="failed",

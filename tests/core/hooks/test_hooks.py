@@ -190,3 +190,16 @@ async def test_project_hook_allow_does_not_skip_an_ask(tmp_path: Path) -> None:
     events = await collect(agent, "go")  # no asker: headless refusal
     assert of_type(events, "tool_rejected")[0].by == "headless"
     assert not (tmp_path / "out.txt").exists()
+
+
+async def test_pre_compact_hook_blocks_a_compaction(tmp_path: Path) -> None:
+    hook = _script(tmp_path / "h.sh", "echo 'keep it all' >&2; exit 2\n")
+    hooks = _user_hooks(tmp_path, {"PreCompact": [{"command": hook}]})
+    agent = _agent(tmp_path, [{"text": "a"}, {"text": "b"}, {"text": "c"}], hooks)
+    for prompt in ("one", "two", "three"):
+        await collect(agent, prompt)
+    before = list(agent.messages)
+    events = [event async for event in agent.compact()]
+    assert events[-1].phase == "failed"
+    assert "keep it all" in events[-1].message
+    assert agent.messages == before
