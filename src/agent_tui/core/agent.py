@@ -172,6 +172,9 @@ class Agent:
         self.provider = provider
         self.hooks = hooks
         """The session's hooks (``core.hooks``; None: none)."""
+        self._start_source: str | None = "resume" if session and session.messages else "startup"
+        """The SessionStart hooks still to run, before the session's first turn (their
+        context goes with its prompt): startup, resume, clear; None once they ran."""
         self.tool_sources = list(tool_sources)
         self.registry = registry
         self.cwd = cwd
@@ -359,6 +362,7 @@ class Agent:
         self.policy.forget_session()  # "allow for this session" meant the one that ended
         self.reload_memory()
         self.inbox.drain()  # typed for the old conversation
+        self._start_source = "clear"
         return self.describe()
 
     async def resume(self, path: Path) -> SessionStart:
@@ -374,6 +378,7 @@ class Agent:
         self.policy.forget_session()
         self.reload_memory()
         self.inbox.drain()
+        self._start_source = "resume"
         return self.describe(session.problems())
 
     async def fork(self) -> SessionStart:
@@ -808,6 +813,17 @@ class Agent:
         checkpoint = self._checkpoint(turn, prompt)
         expansion = await self._expand(prompt)
         sent = expansion.text
+        if self.hooks is not None and self._start_source is not None:
+            source, self._start_source = self._start_source, None
+            if self.hooks.has("SessionStart"):
+                started = await self.hooks.run("SessionStart", {"source": source})
+                for hook_event in started.events:
+                    yield hook_event
+                if started.additional_context:
+                    sent += (
+                        f"\n\n<session-start-context>\n{started.additional_context}\n"
+                        "</session-start-context>"
+                    )
         if self.hooks is not None and self.hooks.has("UserPromptSubmit"):
             verdict = await self.hooks.run("UserPromptSubmit", {"prompt": prompt})
             for hook_event in verdict.events:

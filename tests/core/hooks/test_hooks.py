@@ -203,3 +203,16 @@ async def test_pre_compact_hook_blocks_a_compaction(tmp_path: Path) -> None:
     assert events[-1].phase == "failed"
     assert "keep it all" in events[-1].message
     assert agent.messages == before
+
+
+async def test_session_start_context_goes_with_the_first_prompt(tmp_path: Path) -> None:
+    hook = _script(tmp_path / "h.sh", "cat > \"$0.in\"; echo 'tests run with make test'\n")
+    hooks = _user_hooks(tmp_path, {"SessionStart": [{"command": hook}]})
+    agent = _agent(tmp_path, [{"text": "a"}, {"text": "b"}], hooks)
+    await collect(agent, "one")
+    await collect(agent, "two")
+    provider = agent.provider
+    assert isinstance(provider, ScriptProvider)
+    assert "make test" in str(provider.requests[0].messages[-1].content)
+    assert "make test" not in str(provider.requests[1].messages[-1].content)
+    assert _read_json(hook + ".in")["source"] == "startup"
