@@ -98,6 +98,10 @@ class TrustDialog(KeyQuestion):
                     )
                 elif item.kind == "allow_rule":
                     parts.append(Content.assemble("  ▸ allow ", (item.name, "bold $warning")))
+                elif item.kind == "hook_file":
+                    parts.append(
+                        Content.assemble("  ▸ run its hooks: ", (item.detail, "bold $text-warning"))
+                    )
                 else:
                     parts.append(
                         Content.assemble("  ▸ default mode ", (item.name, "bold $warning"))
