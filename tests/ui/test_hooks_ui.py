@@ -4,10 +4,13 @@ until ``t``), and a PreToolUse block shows on the call's card as rejected by a h
 from __future__ import annotations
 
 import json
+import shutil
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 
 from agent_tui.core.agent import Agent
 from agent_tui.core.hooks import load_hooks
@@ -18,6 +21,7 @@ from agent_tui.core.trust import ProjectTrust
 from agent_tui.ui.shell.trust_dialog import TrustDialog
 
 from .helpers import SIZE, make_app, submit, wait_armed, wait_for, wait_idle
+from .test_snapshots import SnapCompare
 
 pytestmark = pytest.mark.real_trust
 
@@ -90,3 +94,14 @@ async def test_blocked_call_card_says_rejected_by_hook(tmp_path: Path) -> None:
         assert "no writes here" in call.content
         assert not (repo / "out.txt").exists()
     await agent.close()
+
+
+def test_trust_prompt_with_hooks_snapshot(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    base = Path("/tmp/agent-tui-hooks-snapshot")  # a fixed path: the prompt shows it
+    shutil.rmtree(base, ignore_errors=True)
+    repo = _repo(base, "PreToolUse", "exit 0\n")
+
+    async def armed(pilot: Pilot[Any]) -> None:
+        await wait_armed(pilot, TrustDialog, "the trust prompt")
+
+    assert snap_compare(make_app(_agent(repo)), terminal_size=(80, 24), run_before=armed)
