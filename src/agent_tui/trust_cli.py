@@ -18,6 +18,7 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--revoke", action="store_true", help="trust nothing here any more")
     parser.add_argument("--cwd", type=Path, default=None, help="the project (default: here)")
     args = parser.parse_args(list(argv))
+    from agent_tui.core.hooks import load_hooks
     from agent_tui.core.mcp.config import load_config
     from agent_tui.core.permissions.config import load_permission_config
     from agent_tui.core.trust import ProjectTrust
@@ -30,6 +31,7 @@ def main(argv: Sequence[str]) -> int:
         return 0
     load_permission_config(cwd, trust=trust)
     load_config(cwd, trust=trust)
+    load_hooks(cwd, trust)
     if not trust.pending:
         print(f"nothing in {cwd} waits for trust")
         return 0
