@@ -48,7 +48,9 @@ class FieldRow(Vertical):
         with Horizontal():
             yield Label(Content.assemble(field.title, (star, "bold $warning")), classes="title")
             yield self._control()
-        yield Static(self._note(), classes="note", markup=False)
+        note = Static(self._note(), classes="note", markup=False)
+        note.display = bool(self._note())
+        yield note
 
     def _control(self) -> Widget:
         field = self.field
@@ -90,14 +92,13 @@ class FieldRow(Vertical):
         return control
 
     def _note(self) -> str:
+        """The error, else the description (and, for a list, how many to choose); a text or
+        number field's hint is its placeholder. Empty: the line is hidden."""
         if self.error is not None:
             return self.error
-        parts = [p for p in (self.field.description, self._accepts()) if p]
+        hint = self.field.hint() if self.field.kind == "multi" else ""
+        parts = [p for p in (self.field.description, hint) if p and p != "choose any"]
         return " · ".join(parts)
-
-    def _accepts(self) -> str:
-        hint = self.field.hint()
-        return "" if hint in ("text", "number", "integer") else hint
 
     @property
     def control(self) -> Widget:
@@ -119,7 +120,9 @@ class FieldRow(Vertical):
     def show_error(self, error: str | None) -> None:
         self.error = error
         self.set_class(error is not None, "-error")
-        self.query_one(".note", Static).update(self._note())
+        note = self.query_one(".note", Static)
+        note.update(self._note())
+        note.display = bool(self._note())
 
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
         event.checkbox.label = "yes" if event.value else "no"

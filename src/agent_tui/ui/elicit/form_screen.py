@@ -39,7 +39,7 @@ class ElicitFormScreen(ModalScreen[ElicitationAnswer]):
             border-title-style: bold;
         }
         & #message { height: auto; max-height: 5; margin-bottom: 1; }
-        & #fields { height: auto; max-height: 1fr; }
+        & #fields { height: auto; }
         & #summary { height: auto; color: $error; }
         & #buttons { height: auto; margin-top: 1; align-horizontal: right; }
         & #buttons Button { margin-left: 1; }
@@ -83,9 +83,22 @@ class ElicitFormScreen(ModalScreen[ElicitationAnswer]):
                 "enter/ctrl+s accept · ctrl+d decline · esc cancel · tab next field", id="hint"
             )
 
+    CHROME = 9
+    """Rows of the dialog that are not fields (borders, message, summary, buttons, hint)."""
+
     def on_mount(self) -> None:
         self.query_one("#summary", Static).display = False
         self.set_timer(self.ARM_SECONDS, self._arm)
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        """The fields scroll so the buttons and keys always show (24 rows and up)."""
+        message = self.query_one("#message", Static)
+        used = self.CHROME + max(1, min(5, message.virtual_size.height or 1))
+        self.query_one("#fields").styles.max_height = max(3, self.app.size.height - used)
 
     def _arm(self) -> None:
         self.armed = True

@@ -79,9 +79,14 @@ class ElicitUrlScreen(ModalScreen[ElicitationAnswer]):
             )
             yield Static(Content(request.url), id="url")
             with Horizontal(id="buttons"):
-                yield Button("Open in browser", variant="warning", id="accept", compact=True)
-                yield Button("Decline", id="decline", compact=True)
-                yield Button("Cancel", id="cancel", compact=True)
+                for label, name, variant in (
+                    ("Open in browser (o)", "accept", "warning"),
+                    ("Decline (d)", "decline", "default"),
+                    ("Cancel (esc)", "cancel", "default"),
+                ):
+                    button = Button(label, variant=variant, id=name, compact=True)  # type: ignore[arg-type]
+                    button.can_focus = False  # Enter must not open the URL: only o or a click
+                    yield button
             yield Static(
                 "o opens it in your browser · d declines · esc cancels · nothing opens "
                 "until you choose",
@@ -89,8 +94,6 @@ class ElicitUrlScreen(ModalScreen[ElicitationAnswer]):
             )
 
     def on_mount(self) -> None:
-        for button in self.query(Button):
-            button.can_focus = False
         self.set_timer(self.ARM_SECONDS, self._arm)
 
     def _arm(self) -> None:
