@@ -51,6 +51,8 @@ from agent_tui.ui.calls.book import CallBook, CallState, CallStatus, Clock
 from agent_tui.ui.chat.tool_line import ToolLine
 from agent_tui.ui.common.format import model_label, shorten_home
 from agent_tui.ui.common.messages import TranscriptChanged
+from agent_tui.ui.elicit.desk import ElicitationDesk
+from agent_tui.ui.elicit.desk import attach as attach_elicitation
 from agent_tui.ui.lane.tool_card import ToolCard
 from agent_tui.ui.shell import palette, rewind, screen_actions, startup
 from agent_tui.ui.shell.events_bridge import AgentEvent, SourcesChanged, forward, watch_sources
@@ -134,6 +136,8 @@ class AgentApp(App[None]):
         self.desk = ApprovalDesk(
             self, self._describe_ask, self._answered, cursor_blink=self.CURSOR_BLINK
         )
+        self.elicit_desk = ElicitationDesk(self, cursor_blink=self.CURSOR_BLINK)
+        """Servers' requests for input (MCP elicitation), shown one at a time."""
         self._main: MainScreen | None = None
         self._unwatch: list[Any] = []
         self._transcript_seen = (id(agent.messages), len(agent.messages))
@@ -222,6 +226,7 @@ class AgentApp(App[None]):
         if not self.is_headless:  # a process of its own (tests share theirs)
             self.call_after_refresh(startup.quiet_gc)
         self._unwatch = watch_sources(self.agent.tool_sources, self)
+        self._unwatch += attach_elicitation(self.elicit_desk, self.agent.tool_sources)
         self._count_sources()
         self._start_tool_sources()
         if self.SHOW_SANDBOX:
