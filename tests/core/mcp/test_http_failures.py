@@ -5,9 +5,7 @@ under a call in flight is failed at once, the call and the next one saying why."
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,20 +14,9 @@ from agent_tui.core.mcp.manager import McpManager
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import default_registry
 from tests.core.mcp.conftest import DEADLINE, FIXTURE, write_config
-from tests.core.mcp.servers import free_port, listening
+from tests.core.mcp.servers import free_port, status_server
 
 pytestmark = pytest.mark.asyncio
-
-
-@contextlib.contextmanager
-def status_server(status: int | None = None) -> Iterator[str]:
-    """The plain JSON-RPC HTTP fixture (``--mode http-status``); yields its URL."""
-    port = free_port()
-    argv = [sys.executable, str(FIXTURE), "--mode", "http-status", "--port", str(port)]
-    if status is not None:
-        argv += ["--status", str(status)]
-    with listening(argv, port, "the http-status fixture"):
-        yield f"http://127.0.0.1:{port}/mcp"
 
 
 async def _manager(tmp_path: Path, entry: dict[str, object]) -> McpManager:
