@@ -292,6 +292,8 @@ def _state_json(state: ServerState) -> dict[str, Any]:
         "status": state.status,
         "error": state.reason,
         "auth_required": state.auth_required,
+        "failure_kind": state.failure_kind,
+        "http_status": state.http_status,
         "protocol_version": state.protocol_version,
         "server_info": state.server_info,
         "connect_seconds": state.connect_seconds,

@@ -139,8 +139,15 @@ def test_list_fails_when_every_server_failed(
     assert "command not found" in out
     code, out, _ = _run(capsys, "--cwd", str(workspace), "list", "--json")
     assert code == 1
-    statuses = {s["name"]: s["status"] for s in json.loads(out)["servers"]}
-    assert statuses == {"dies": "failed", "nocmd": "failed", "off": "disabled"}
+    servers = {s["name"]: s for s in json.loads(out)["servers"]}
+    assert {n: s["status"] for n, s in servers.items()} == {
+        "dies": "failed",
+        "nocmd": "failed",
+        "off": "disabled",
+    }
+    assert servers["dies"]["failure_kind"] == "exited"
+    assert servers["nocmd"]["failure_kind"] == "command_not_found"
+    assert servers["nocmd"]["http_status"] is None
 
 
 def test_call(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
