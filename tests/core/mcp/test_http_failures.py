@@ -136,6 +136,18 @@ async def test_a_server_that_dies_under_a_call_is_failed_at_once(tmp_path: Path)
         hung = await asyncio.wait_for(pending, DEADLINE)
         state = manager.state("web")
         later = await manager.registry.dispatch("mcp__web__echo", '{"text": "x"}', ctx)
+        # Reconnecting still works once the server is back.
+        process = await asyncio.create_subprocess_exec(
+            *argv, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL
+        )
+        await _listening(port)
+        await manager.reconnect("web")
+        back = manager.state
+        assert await manager.wait_for(lambda: back("web").status == "connected", DEADLINE)
+        again = await manager.registry.dispatch("mcp__web__echo", '{"text": "back"}', ctx)
+        assert again.output is not None
+        assert again.output.content == "back"
+        assert back("web").failure_kind is None
     finally:
         if process.returncode is None:
             process.kill()
