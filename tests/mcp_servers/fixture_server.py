@@ -25,7 +25,8 @@ one — with two tools: ``echo`` and ``long_job``, listed with ``execution.taskS
 Mode ``http-status``: a plain JSON-RPC server over HTTP (no SDK, 2025-11-25, JSON answers) on
 127.0.0.1:PORT at any path. With ``--status N`` it answers every request with HTTP status N
 (a 401, 403, 404 or 500 from the start); without, it serves ``echo`` and ``http_error``,
-which answers its call with the HTTP status in its argument ``status`` (a 500 mid-session).
+which answers its call with the HTTP status in its argument ``status`` (a 500 mid-session);
+``--ref URL`` adds the tool ``refd``, whose input schema has a remote ``$ref`` to URL.
 """
 
 import argparse
@@ -287,7 +288,7 @@ STATUS_TOOLS = [
 ]
 
 
-def serve_http_status(port: int, status: int | None) -> None:
+def serve_http_status(port: int, status: int | None, ref: str | None = None) -> None:
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     class Handler(BaseHTTPRequestHandler):
@@ -307,11 +308,19 @@ def serve_http_status(port: int, status: int | None) -> None:
             if request.get("method") == "tools/call" and params.get("name") == "http_error":
                 code = int((params.get("arguments") or {}).get("status", 500))
                 return self._send(code, b"the fixture failed on purpose")
+            if request.get("method") == "tools/call" and params.get("name") == "refd":
+                result = {"content": [{"type": "text", "text": "refd ran"}]}
+                body = {"jsonrpc": "2.0", "id": request["id"], "result": result}
+                return self._send(200, json.dumps(body).encode(), "application/json")
             if request.get("method") == "tools/list":
+                tools = list(STATUS_TOOLS)
+                if ref is not None:
+                    schema = {"type": "object", "properties": {"a": {"$ref": ref}}}
+                    tools.append({"name": "refd", "description": "Refers.", "inputSchema": schema})
                 reply: dict[str, Any] | None = {
                     "jsonrpc": "2.0",
                     "id": request["id"],
-                    "result": {"tools": STATUS_TOOLS},
+                    "result": {"tools": tools},
                 }
             else:
                 reply = _answer(request)
@@ -337,9 +346,10 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--name", default="fixture")
     parser.add_argument("--status", type=int, default=None)
+    parser.add_argument("--ref", default=None)
     args = parser.parse_args()
     if args.mode == "http-status":
-        serve_http_status(args.port, args.status)
+        serve_http_status(args.port, args.status, args.ref)
         return
     if args.mode == "exit-at-start":
         sys.stderr.write("fixture: bad configuration, giving up\n")
