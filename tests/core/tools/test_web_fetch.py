@@ -234,3 +234,22 @@ async def test_the_loop_refuses_metadata_without_asking_and_asks_for_a_public_ho
     assert [e.id for e in events if isinstance(e, PermissionRequest)] == ["p"]
     assert not [e for e in events if isinstance(e, ToolResult)]
     assert connects == []
+
+
+async def test_a_big_page_goes_through_the_output_budget(tmp_path: Path, server: Any) -> None:
+    """Allowed by a rule naming 127.0.0.1, the loop runs it without asking; its 100,000
+    characters are over the per-result budget: spilled, the model gets an excerpt."""
+    call = {"id": "b", "name": "web_fetch", "arguments": {"url": f"{_base(server)}/big"}}
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"turns": [{"tool_calls": [call]}, {"text": "ok"}]}))
+    rules = RuleSet(allow=[Rule.parse(LOOPBACK)])
+    agent = Agent(ScriptProvider(script), default_registry(), tmp_path,
+                  policy=PermissionPipeline(tmp_path, rules), system="test")  # fmt: skip
+    events = [event async for event in agent.run("fetch")]
+    await agent.close()
+    assert not [e for e in events if isinstance(e, PermissionRequest)]
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert result.spill is not None
+    assert result.spill.chars > 100_000
+    assert len(result.content) < 60_000
+    assert result.summary.startswith("200 · 127.0.0.1 · 10.0 MB")
