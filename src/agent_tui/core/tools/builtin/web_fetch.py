@@ -244,28 +244,23 @@ async def _send(
 
 
 async def _read(response: httpx2.Response) -> tuple[bytes, bool]:
-    """The body, decoded (gzip…), at most ``MAX_BYTES``; True when there was more."""
+    """The body, decoded (gzip…), at most ``MAX_BYTES``; True when there was more (the rest
+    is not read: the connection is closed)."""
     chunks: list[bytes] = []
     size = 0
-    async for chunk in response.aiter_bytes():
+    stream = response.aiter_bytes()
+    async for chunk in stream:
         room = MAX_BYTES - size
-        if len(chunk) >= room:
+        if len(chunk) > room:
             chunks.append(chunk[:room])
-            return b"".join(chunks), len(chunk) > room or await _more(response)
+            return b"".join(chunks), True
         chunks.append(chunk)
         size += len(chunk)
+        if size == MAX_BYTES:  # exactly full: is there more?
+            async for more in stream:
+                if more:
+                    return b"".join(chunks), True
     return b"".join(chunks), False
-
-
-async def _more(response: httpx2.Response) -> bool:
-    """Whether the body goes on past what was read (without reading it: one more chunk)."""
-    try:
-        async for chunk in response.aiter_bytes():
-            if chunk:
-                return True
-    except Exception:
-        return True
-    return False
 
 
 def _binary(body: bytes) -> bool:
