@@ -43,6 +43,8 @@ class Step(StrEnum):
     READ_ONLY = "read-only"
     DEFAULT = "default"
     """Nothing allows it: a tool that may change things asks."""
+    NETWORK = "network"
+    """Nothing allows it: a tool that reaches other machines (``web_fetch``) asks."""
     INVALID = "invalid input"
     """The permission check could not judge the input (a path it cannot resolve…)."""
 

@@ -145,6 +145,13 @@ class SimplePolicy:
             )
         if tool.meta.read_only and not tool.meta.network:
             return Decision("allow", f"{tool.name} is read-only", Step.READ_ONLY)
+        if tool.meta.network:
+            return Decision(
+                "ask",
+                f"{tool.name} reaches other machines",
+                Step.NETWORK,
+                suggestions=(Rule(tool.name, None, "always allow"),),
+            )
         return Decision(
             "ask",
             f"{tool.name} can change files or run commands",
