@@ -209,7 +209,10 @@ async def test_fixture_resources_log_and_error_notice(tmp_path: Path) -> None:
         resources = panel.query_one(ResourceList)
         await wait_for(pilot, lambda: len(lines(resources)) == 2, "two resources")
         uris = [r.uri for r in manager.state("fix").resources]
-        await pilot.press("tab")
+        assert panel.query_one("#servers").has_focus
+        await pilot.press("enter")  # Enter on the server: into the section shown, not Tools
+        assert resources.options.has_focus
+        assert panel.section == "resources"
         await highlight(pilot, resources, uris.index("fixture://logo.png"))
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, ResourceDialog), "the preview")

@@ -264,7 +264,7 @@ class McpPanel(Screen[None]):
 
     @on(OptionList.OptionSelected, "#servers")
     def _server_chosen(self) -> None:
-        self.query_one(ToolTable).focus_rows()
+        self._section_widget(self.section).focus_rows()
 
     @on(ToolTable.Highlighted)
     def _tool_highlighted(self, event: ToolTable.Highlighted) -> None:
@@ -327,12 +327,7 @@ class McpPanel(Screen[None]):
         servers = self.query_one(ServerList)
         if servers.has_focus:
             section = self.section
-            widget = (
-                self.query_one(ToolTable)
-                if section == "tools"
-                else self.query_one(f"#{section}", SectionList)
-            )
-            if not widget.focus_rows():
+            if not self._section_widget(section).focus_rows():
                 self.notify(f"The selected server has nothing in {TITLES[section]} to go to.")
         else:
             servers.focus()
@@ -341,14 +336,14 @@ class McpPanel(Screen[None]):
         tabs = self.query_one(TabbedContent)
         had_focus = not self.query_one(ServerList).has_focus
         tabs.active = f"tab-{name}"
-        if had_focus:  # stay in the sections: the new one's rows, else the server list
-            widget = (
-                self.query_one(ToolTable)
-                if name == "tools"
-                else self.query_one(f"#{name}", SectionList)
-            )
-            if not widget.focus_rows():
-                self.query_one(ServerList).focus()
+        # in the sections, stay there: the new one's rows, else the server list
+        if had_focus and not self._section_widget(name).focus_rows():
+            self.query_one(ServerList).focus()
+
+    def _section_widget(self, name: str) -> ToolTable | SectionList:
+        if name == "tools":
+            return self.query_one(ToolTable)
+        return self.query_one(f"#{name}", SectionList)
 
     def action_section(self, step: int) -> None:
         index = SECTIONS.index(self.section)
