@@ -20,7 +20,8 @@ tool ``add_prompt``, which registers a prompt and announces the change.
 Mode ``logs`` adds the tool ``say`` (``level``, ``data``, ``logger``): it sends ``data`` as a log
 message (``notifications/message``, sent whether or not the request opted in to logs, as a
 handshake-era server does); and two resources, ``fixture://note`` (text) and
-``fixture://logo.png`` (a 1x1 PNG). The server declares no logging capability (no
+``fixture://logo.png`` (a 1x1 PNG), and the tool ``add_resource`` (adds one and announces
+``resources/list_changed``). The server declares no logging capability (no
 ``logging/setLevel``), as the SDK's servers do.
 
 Mode ``tasks``: a plain JSON-RPC server (no SDK) that speaks only 2025-11-25 — ``execution``
@@ -208,6 +209,21 @@ def build(name: str, mode: str = "normal") -> MCPServer:
         @server.resource("fixture://logo.png", name="logo", mime_type="image/png")
         def logo() -> bytes:
             return base64.b64decode(PNG_1x1)
+
+        @server.tool()
+        async def add_resource(resource_name: str, ctx: Context) -> str:
+            """Add the text resource ``fixture://<resource_name>`` and announce the change."""
+
+            def added() -> str:
+                return f"I am {resource_name}"
+
+            server.resource(f"fixture://{resource_name}", name=resource_name)(added)
+            await ctx.notify_resources_changed()
+            try:
+                await ctx.request_context.session.send_resource_list_changed()
+            except Exception:
+                pass
+            return f"added {resource_name}"
 
     if mode == "prompts":  # a tool of its own mode: the other modes keep their 16 tools
 

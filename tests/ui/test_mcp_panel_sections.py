@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.widgets import TabbedContent
 
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.ui.mcp.panel import McpPanel
@@ -239,3 +240,11 @@ async def test_fixture_resources_log_and_error_notice(tmp_path: Path) -> None:
         assert dialog.preview is not None
         assert dialog.preview.parts[0].text == "a note from the fixture\nsecond line"
         await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, McpPanel), "back in the panel")
+        # resources/list_changed: the list follows, the highlight stays on the same resource
+        await manager.call("fix", "add_resource", {"resource_name": "fresh"}, ctx)
+        await wait_for(pilot, lambda: len(lines(resources)) == 3, "the added resource")
+        assert any("fixture://fresh" in line for line in lines(resources))
+        assert resources.selected is not None
+        assert resources.selected.uri == "fixture://note"
+        assert "Resources 3" in str(panel.query_one(TabbedContent).get_tab("tab-resources").label)
