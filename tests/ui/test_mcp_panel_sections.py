@@ -248,3 +248,10 @@ async def test_fixture_resources_log_and_error_notice(tmp_path: Path) -> None:
         assert resources.selected is not None
         assert resources.selected.uri == "fixture://note"
         assert "Resources 3" in str(panel.query_one(TabbedContent).get_tab("tab-resources").label)
+        # m with text in the prompt: the mention goes at the cursor, after a space
+        prompt = app.main.prompt
+        prompt.load_text("line one\nsee")
+        prompt.move_cursor(prompt.document.end)
+        await pilot.press("m")
+        await wait_for(pilot, lambda: not isinstance(app.screen, McpPanel), "closed")
+        assert prompt.text == "line one\nsee @fix:fixture://note "

@@ -304,7 +304,7 @@ class McpPanel(Screen[None]):
         if start:
             prompt.load_text(text)
         else:
-            before = prompt.text[: prompt.cursor_location[1]] if prompt.text else ""
+            before = prompt.get_text_range((0, 0), prompt.cursor_location)
             prompt.insert(("" if not before or before.endswith(" ") else " ") + text + " ")
         self.dismiss(None)
         prompt.focus()
