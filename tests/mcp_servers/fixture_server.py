@@ -17,6 +17,13 @@ Prompts: ``review`` (arguments ``path`` required, ``focus`` optional), ``greet``
 arguments; two messages, one with an image). Mode ``prompts`` (otherwise ``normal``) adds the
 tool ``add_prompt``, which registers a prompt and announces the change.
 
+Mode ``logs`` adds the tool ``say`` (``level``, ``data``, ``logger``): it sends ``data`` as a log
+message (``notifications/message``, sent whether or not the request opted in to logs, as a
+handshake-era server does); and two resources, ``fixture://note`` (text) and
+``fixture://logo.png`` (a 1x1 PNG), and the tool ``add_resource`` (adds one and announces
+``resources/list_changed``). The server declares no logging capability (no
+``logging/setLevel``), as the SDK's servers do.
+
 Mode ``tasks``: a plain JSON-RPC server (no SDK) that speaks only 2025-11-25 — ``execution``
 is a field of that version, removed in 2026-07-28, and the SDK's servers negotiate the newer
 one — with two tools: ``echo`` and ``long_job``, listed with ``execution.taskSupport:
@@ -186,6 +193,43 @@ def build(name: str, mode: str = "normal") -> MCPServer:
                 "content": {"type": "image", "data": PNG_1x1, "mimeType": "image/png"},
             },
         ]
+
+    if mode == "logs":  # a tool of its own mode: the other modes keep their 16 tools
+
+        @server.tool()
+        async def say(level: str, data: Any, ctx: Context, logger: str = "fixture") -> str:
+            """Send ``data`` as a log message (``notifications/message``) at ``level``."""
+            from mcp.types import LoggingMessageNotification, LoggingMessageNotificationParams
+
+            # not ctx.log: on 2026-07-28 that sends only when the request's _meta opted in
+            params = LoggingMessageNotificationParams(level=level, data=data, logger=logger)  # type: ignore[arg-type]
+            await ctx.request_context.session.send_notification(
+                LoggingMessageNotification(params=params)
+            )
+            return f"logged {level}"
+
+        @server.resource("fixture://note", name="note", mime_type="text/plain")
+        def note() -> str:
+            return "a note from the fixture\nsecond line"
+
+        @server.resource("fixture://logo.png", name="logo", mime_type="image/png")
+        def logo() -> bytes:
+            return base64.b64decode(PNG_1x1)
+
+        @server.tool()
+        async def add_resource(resource_name: str, ctx: Context) -> str:
+            """Add the text resource ``fixture://<resource_name>`` and announce the change."""
+
+            def added() -> str:
+                return f"I am {resource_name}"
+
+            server.resource(f"fixture://{resource_name}", name=resource_name)(added)
+            await ctx.notify_resources_changed()
+            try:
+                await ctx.request_context.session.send_resource_list_changed()
+            except Exception:
+                pass
+            return f"added {resource_name}"
 
     if mode == "prompts":  # a tool of its own mode: the other modes keep their 16 tools
 

@@ -55,7 +55,13 @@ from agent_tui.ui.elicit.desk import ElicitationDesk
 from agent_tui.ui.elicit.desk import attach as attach_elicitation
 from agent_tui.ui.lane.tool_card import ToolCard
 from agent_tui.ui.shell import palette, rewind, screen_actions, startup
-from agent_tui.ui.shell.events_bridge import AgentEvent, SourcesChanged, forward, watch_sources
+from agent_tui.ui.shell.events_bridge import (
+    AgentEvent,
+    ServerLogged,
+    SourcesChanged,
+    forward,
+    watch_sources,
+)
 from agent_tui.ui.shell.main_screen import MainScreen
 from agent_tui.ui.shell.prompt_input import PromptInput
 from agent_tui.ui.shell.queued_messages import QueuedMessages
@@ -312,6 +318,20 @@ class AgentApp(App[None]):
         self.main.status.sandbox_tooltip = state.describe()
         if notice is not None:
             self.run_worker(self.main.chat.add_notice(notice, "warning"), group="notice")
+
+    @on(ServerLogged)
+    def _server_logged(self, event: ServerLogged) -> None:
+        """An MCP server's error (or worse) log message, once, as a notice (the panel's
+        Server log section keeps it with the others)."""
+        entry = event.entry
+        text = entry.text if len(entry.text) <= 300 else entry.text[:299] + "…"
+        about = f"{entry.level} from {entry.logger}" if entry.logger else entry.level
+        self.notify(
+            f"{about}: {text}\nctrl+g, then 4: the server log",
+            title=f"MCP {entry.server}",
+            severity="error",
+            markup=False,
+        )
 
     @on(SourcesChanged)
     def _count_sources(self) -> None:
