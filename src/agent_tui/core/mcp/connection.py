@@ -31,7 +31,7 @@ from agent_tui import __version__
 from agent_tui.core.mcp.adapter import progress_reporter
 from agent_tui.core.mcp.config import ServerSpec
 from agent_tui.core.mcp.failures import call_failure, describe_exception, unavailable
-from agent_tui.core.mcp.oauth import AuthWatch, sign_in_failure
+from agent_tui.core.mcp.oauth import AuthWatch, sign_in_failure, sign_in_reason
 from agent_tui.core.mcp.resources import ResourceSide
 from agent_tui.core.mcp.stderr import StderrLog
 from agent_tui.core.mcp.transport import WatchedTransport, list_tools, open_transport
@@ -359,6 +359,10 @@ class Connection:
         finally:
             if not call.future.done():
                 reason = self._gone or f"the call to {self.spec.name!r} was cancelled"
+                if self.auth_watch.refused:  # the server wants (more) sign-in: say so now
+                    self.auth_required = True
+                    reason = sign_in_reason(self.spec.name)
+                    self._fail(reason)
                 _settle(call.future, error=unavailable(self.spec.name, reason, self._tail()))
 
     # -- tool list changes ------------------------------------------------------------------
