@@ -26,6 +26,7 @@ from agent_tui.core.events import (
     UserInjected,
     UserMessage,
 )
+from agent_tui.core.plan import plan_event
 from agent_tui.core.summary import default_summary
 from agent_tui.core.transcript import INTERRUPTED_NOTE, Message, ToolEnd
 
@@ -93,6 +94,9 @@ def transcript_events(messages: list[Message]) -> Iterator[Event]:
             end = _end(message)
             interrupted = interrupted or getattr(end, "code", None) == "interrupted"
             yield end
+            plan = plan_event(end)
+            if plan is not None:  # live, the loop emitted it right after this result
+                yield plan
     for _, _, compaction in sorted(due):
         if compaction.reason == "manual" and open_turn:
             yield _turn_end(turns, interrupted)

