@@ -42,7 +42,13 @@ from agent_tui.core.executor.results import CallResults
 from agent_tui.core.memory import ProjectMemory, nested_note
 from agent_tui.core.permissions import Asker, PermissionPolicy
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
-from agent_tui.core.tools.base import NO_CHANGES, ProgressCallback, ProgressUpdate, ToolContext
+from agent_tui.core.tools.base import (
+    NO_CHANGES,
+    FileChanges,
+    ProgressCallback,
+    ProgressUpdate,
+    ToolContext,
+)
 from agent_tui.core.tools.config import ShellSettings
 from agent_tui.core.tools.errors import ToolErrorInfo
 from agent_tui.core.tools.file_state import FileStateCache
@@ -95,6 +101,10 @@ class ToolExecutor:
         """The lifecycle of the latest request's calls."""
         self.checkpoint: TurnCheckpoint | None = None
         """The checkpoint of the request running (``execute``)."""
+        self.changes: FileChanges = NO_CHANGES
+        """Told of file changes when no checkpoint is (a subagent: its parent call's)."""
+        self._asker: Asker | None = asker
+        """The asker of the request running (a subagent's asks go to it)."""
 
     @property
     def states(self) -> dict[str, CallPhase]:
@@ -118,6 +128,7 @@ class ToolExecutor:
         the calls change (default: nothing is kept)."""
         asker = asker if asker is not None else self.asker
         self.checkpoint = checkpoint
+        self._asker = asker
         plans = self.plan(calls)
         for plan in plans:
             tool = self.registry.get(plan.call.name)
@@ -221,8 +232,9 @@ class ToolExecutor:
             judged_path=plan.judged_path,
             reads=self.policy.reads,
             sandbox=self.sandbox,
-            changes=self.checkpoint.files if self.checkpoint is not None else NO_CHANGES,
+            changes=self.checkpoint.files if self.checkpoint is not None else self.changes,
             shell=self.shell,
+            asker=self._asker,
         )
 
 
