@@ -25,6 +25,10 @@ def summarize_input(input: dict[str, Any] | None, raw_arguments: str = "") -> st
     if isinstance(pattern, str) and pattern:
         where = input.get("path")
         return one_line(f"{pattern} in {where}" if isinstance(where, str) and where else pattern)
+    described, prompt = input.get("description"), input.get("prompt")
+    if isinstance(described, str) and described and isinstance(prompt, str):  # task
+        agent = input.get("agent")
+        return one_line(f"{agent}: {described}" if isinstance(agent, str) and agent else described)
     for key in _SUMMARY_KEYS:
         value = input.get(key)
         if isinstance(value, str) and value:
