@@ -912,6 +912,8 @@ class Agent:
                         asker=asker,
                         checkpoint=checkpoint,
                     ):
+                        if isinstance(event, ToolResult) and event.subagent is not None:
+                            self.usage = self.usage + event.subagent.usage  # a task's tokens
                         yield event
                 finally:
                     for message in results:

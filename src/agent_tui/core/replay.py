@@ -97,6 +97,7 @@ def transcript_events(messages: list[Message]) -> Iterator[Event]:
             end = _end(message)
             interrupted = interrupted or getattr(end, "code", None) == "interrupted"
             if isinstance(end, ToolResult) and end.subagent is not None:
+                total = total + end.subagent.usage  # counted in the session's, live
                 yield from _subagent_events(end.id, end.subagent)
             yield end
     for _, _, compaction in sorted(due):

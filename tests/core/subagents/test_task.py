@@ -23,6 +23,7 @@ from agent_tui.core.permissions import Approval, ApprovalRequest, SimplePolicy
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.providers.base import Completion, ModelRequest
 from agent_tui.core.replay import transcript_events
+from agent_tui.core.session import session_usage
 from agent_tui.core.subagents import load_agents
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
 from agent_tui.core.tools.builtin import default_registry
@@ -90,6 +91,9 @@ async def test_report_reaches_the_parent(tmp_path: Path) -> None:
     assert [(c.name, c.outcome) for c in result.subagent.calls] == [("read_file", "ok")]
     assert result.subagent.usage.input_tokens == 200  # two child requests of 100
     assert result.summary == "1 call · 220 tokens"
+    # the session's tokens count the child's too, live and from the transcript
+    assert agent.usage.input_tokens == 400
+    assert session_usage(agent.messages) == agent.usage
     # resume parity: the transcript tells the same child calls again, before the result
     replayed = list(transcript_events(agent.messages))
     kinds = [(e.type, getattr(e, "id", None), getattr(e, "parent_call_id", None)) for e in replayed]
