@@ -331,3 +331,54 @@ async def test_task_is_concurrency_safe_only_for_read_only_children(
 
     plans = plan_calls(built.registry, [task("t1", "p", agent=agent)])
     assert plans[0].concurrency_safe is (agent is None)
+
+
+async def test_what_a_writing_child_changes_is_in_the_parent_turns_checkpoint(
+    tmp_path: Path,
+) -> None:
+    from agent_tui.core.session import SessionStore
+    from agent_tui.core.settings import Settings
+
+    work = tmp_path / "work"
+    agents = work / ".agent-tui" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "writer.md").write_text("---\nname: writer\ntools: write_file, run_shell\n---\n")
+    (work / "a.txt").write_text("one\n")
+    provider = Routed(
+        [step(reply("", task("t1", "write", agent="writer"))), step(reply("ok"))],
+        {
+            "write": [
+                step(reply("", call("write_file", "w1", path="a.txt", content="two\n"))),
+                step(reply("", call("run_shell", "s1", command="echo made > b.txt"))),
+                step(reply("wrote")),
+            ]
+        },
+    )
+    store = SessionStore(tmp_path / "data" / "sessions")
+    from agent_tui.core.agent import Agent
+
+    agent = Agent(
+        provider,
+        default_registry(),
+        work,
+        policy=SimplePolicy(["write_file", "run_shell"]),  # the user allowed them
+        session=store.new(work, "routed"),
+        sessions=store,
+        settings=Settings.model_validate({"sandbox": {"mode": "off"}}),
+        system="test",
+    )
+    from agent_tui.core.subagents import install
+
+    install(agent, load_agents(work, user_dir=tmp_path / "user"))
+    await run(agent)
+    await agent.settle()
+    assert (work / "a.txt").read_text() == "two\n"
+    assert (work / "b.txt").read_text() == "made\n"
+    turns = agent.turns()
+    assert len(turns) == 1
+    assert turns[0].files == ("a.txt",)
+    assert turns[0].outside == 1  # b.txt, made by its run_shell: found by the scan around it
+    report = await agent.rewind(turns[0].id, "code")
+    assert report.files is not None
+    assert "a.txt" in report.files.restored
+    assert (work / "a.txt").read_text() == "one\n"

@@ -42,13 +42,7 @@ from agent_tui.core.executor.results import CallResults
 from agent_tui.core.memory import ProjectMemory, nested_note
 from agent_tui.core.permissions import Asker, PermissionPolicy
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
-from agent_tui.core.tools.base import (
-    NO_CHANGES,
-    FileChanges,
-    ProgressCallback,
-    ProgressUpdate,
-    ToolContext,
-)
+from agent_tui.core.tools.base import NO_CHANGES, ProgressCallback, ProgressUpdate, ToolContext
 from agent_tui.core.tools.config import ShellSettings
 from agent_tui.core.tools.errors import ToolErrorInfo
 from agent_tui.core.tools.file_state import FileStateCache
@@ -101,8 +95,9 @@ class ToolExecutor:
         """The lifecycle of the latest request's calls."""
         self.checkpoint: TurnCheckpoint | None = None
         """The checkpoint of the request running (``execute``)."""
-        self.changes: FileChanges = NO_CHANGES
-        """Told of file changes when no checkpoint is (a subagent: its parent call's)."""
+        self.inherited: TurnCheckpoint | None = None
+        """The checkpoint used when a request has none of its own: a subagent's executor
+        gets its parent turn's, so what the child changes is kept (and scanned) there."""
         self._asker: Asker | None = asker
         """The asker of the request running (a subagent's asks go to it)."""
 
@@ -127,6 +122,7 @@ class ToolExecutor:
         answers this request's asks (default: the executor's own); ``checkpoint`` is told what
         the calls change (default: nothing is kept)."""
         asker = asker if asker is not None else self.asker
+        checkpoint = checkpoint if checkpoint is not None else self.inherited
         self.checkpoint = checkpoint
         self._asker = asker
         plans = self.plan(calls)
@@ -232,7 +228,7 @@ class ToolExecutor:
             judged_path=plan.judged_path,
             reads=self.policy.reads,
             sandbox=self.sandbox,
-            changes=self.checkpoint.files if self.checkpoint is not None else self.changes,
+            changes=self.checkpoint.files if self.checkpoint is not None else NO_CHANGES,
             shell=self.shell,
             asker=self._asker,
         )

@@ -241,7 +241,8 @@ class Subagents:
             sandbox=parent.executor.sandbox,
         )
         child.executor.memory = None  # nested memory files stay the parent's to find
-        child.executor.changes = ctx.changes  # its file edits are the parent turn's checkpoint
+        # what it changes is kept by the parent turn's checkpoint (rewind restores it)
+        child.executor.inherited = parent.executor.checkpoint
         name = definition.name
         asker = _marked(ctx.asker, name) if ctx.asker is not None else None
         watch = _Watch(name)
