@@ -382,3 +382,21 @@ async def test_what_a_writing_child_changes_is_in_the_parent_turns_checkpoint(
     assert report.files is not None
     assert "a.txt" in report.files.restored
     assert (work / "a.txt").read_text() == "one\n"
+
+
+async def test_an_agent_model_spec_runs_the_child_on_that_model(tmp_path: Path) -> None:
+    import json
+
+    script = tmp_path / "child.json"
+    script.write_text(json.dumps({"turns": [{"text": "from the other model"}]}))
+    agents = tmp_path / ".agent-tui" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "other.md").write_text(f"---\nname: other\nmodel: script:{script}\n---\n")
+    (agents / "alias.md").write_text("---\nname: alias\nmodel: haiku\n---\n")
+    catalog = load_agents(tmp_path, user_dir=tmp_path / "user")
+    assert any("alias.md" in p and "'haiku' is not a provider spec" in p for p in catalog.problems)
+    provider = Routed([step(reply("", task("t1", "x", agent="other"))), step(reply("ok"))], {})
+    events = await run(make_agent(provider, tmp_path, catalog=catalog))
+    result = next(e for e in events if isinstance(e, ToolResult) and e.id == "t1")
+    assert result.content == "from the other model"
+    assert [who for who, _ in provider.requests] == ["parent", "parent"]

@@ -105,6 +105,12 @@ def load_agents(cwd: Path, user_dir: Path | None = None) -> AgentCatalog:
             if isinstance(found, str):
                 catalog.problems.append(f"agents: {found}")
                 continue
+            model = found.model
+            if model and ":" not in model and model.lower() not in ("demo", "inherit"):
+                catalog.problems.append(
+                    f"agents: {path}: model {model!r} is not a provider spec (openai:MODEL, "
+                    "anthropic:MODEL); this agent runs on the session's model."
+                )
             catalog.agents[found.name] = found
     return catalog
 

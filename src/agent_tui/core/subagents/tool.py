@@ -199,7 +199,7 @@ class Subagents:
     def _provider(self, definition: AgentDefinition) -> tuple[Provider, bool]:
         """The child's provider, and whether it is its own (to close after)."""
         spec = definition.model
-        if not spec or (":" not in spec and spec.lower() != "demo"):
+        if not spec or (":" not in spec and spec.lower() != "demo"):  # e.g. inherit, haiku
             return self.parent.provider, False
         from agent_tui.core.providers.spec import make_provider
 
