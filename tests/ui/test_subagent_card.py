@@ -4,12 +4,13 @@ as cards of their own; snapshots of the card running and expanded."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from agent_tui.core.agent import Agent
 from agent_tui.core.calls import SubagentCall, SubagentReport, Usage
 from agent_tui.core.events import Event, ToolProgress, ToolResult, ToolUse
-from agent_tui.core.permissions import SimplePolicy
+from agent_tui.core.permissions import ApprovalRequest, SimplePolicy
 from agent_tui.core.replay import transcript_events
 from agent_tui.core.subagents import AgentCatalog, install
 from agent_tui.core.tools.builtin import default_registry
@@ -135,3 +136,16 @@ async def test_child_calls_show_under_the_task_card_live_and_after_resume(tmp_pa
         assert [c.name for c in resumed.call.children] == ["read_file"]
         assert resumed.call.outcome == card.call.outcome
         assert len(list(lane.query(ToolCard))) == 1
+
+
+def test_a_subagents_ask_says_which_subagent_asks(tmp_path: Path) -> None:
+    from agent_tui.core.calls import ToolCall
+    from agent_tui.core.tools.builtin.write_file import TOOL
+    from agent_tui.ui.approval.desk import describe_request
+
+    policy = SimplePolicy()
+    args = TOOL.input_model(path="a.txt", content="x")
+    request = ApprovalRequest(ToolCall(id="w1", name="write_file", arguments="{}"), TOOL, args)
+    request = replace(request, decision=policy.decide(request), agent="writer")
+    ask = describe_request(request, policy, tmp_path)
+    assert ask.reason.startswith("asked by subagent writer: ")
