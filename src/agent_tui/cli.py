@@ -14,6 +14,7 @@ from agent_tui import __version__
 from agent_tui.core.agent import DEFAULT_MAX_TURNS, Agent
 from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.events import SessionStart
+from agent_tui.core.mcp.elicitation import ElicitationNotice
 from agent_tui.core.mcp.manager import McpManager
 from agent_tui.core.permissions import Mode
 from agent_tui.core.permissions.setup import build_pipeline
@@ -195,6 +196,10 @@ def _mcp_manager(
     return manager if tui or manager.configured or manager.problems else None
 
 
+def _report_elicitation(notice: ElicitationNotice) -> None:
+    print(f"agent-tui: mcp: {notice.reason}", file=sys.stderr, flush=True)
+
+
 @_quiet_broken_pipe
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -297,6 +302,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if args.headless is not None:
         from agent_tui.headless import run_headless
+
+        if mcp is not None:  # no one to ask: each elicitation is declined, and said so
+            mcp.elicitation.add_listener(_report_elicitation)
         from agent_tui.headless_commands import StdinTooLarge, read_stdin, stdin_is_piped
 
         piped = ""

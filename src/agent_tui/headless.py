@@ -19,6 +19,7 @@ from agent_tui.core.events import (
     AssistantDelta,
     ErrorEvent,
     Event,
+    PlanEvent,
     SessionStart,
     Spill,
     ToolErrorEvent,
@@ -81,6 +82,12 @@ class TextRenderer:
             self._note(f"✗ {event.name} error [{event.code}]: {event.message}")
         elif isinstance(event, ToolRejected):
             self._note(f"⊘ {event.name} rejected: {event.reason}")
+        elif isinstance(event, PlanEvent):
+            current = next((s.content for s in event.steps if s.status == "in_progress"), "")
+            self._note(
+                f"☰ plan {event.done}/{len(event.steps)}"
+                + (f" · {_short(current, 60)}" if current else "")
+            )
         elif isinstance(event, ErrorEvent):
             self._note(f"error ({event.where}): {event.message}")
         elif isinstance(event, TurnEnd):
@@ -136,6 +143,7 @@ async def run_headless(
         elif renderer is not None:
             renderer(event)
 
+    session_start = await _with_start_failures(agent, session_start)
     if session_start.demo and output_format == "text":
         err.write(DEMO_NOTICE + "\n")
     for warning in session_start.warnings:  # stderr in every format: stdout stays parseable
@@ -179,6 +187,27 @@ async def run_headless(
         out.write(json.dumps(result, ensure_ascii=False) + "\n")
         out.flush()
     return EXIT_CODES.get(reason, 1)
+
+
+async def _with_start_failures(agent: Agent, start: SessionStart) -> SessionStart:
+    """``start`` with a warning per MCP server that failed to start: headless runs wait for
+    the servers first (the first model request would anyway), so a broken server is reported
+    on stderr and in ``session_start.warnings`` rather than found by the model."""
+    from agent_tui.core.mcp.manager import McpManager, start_failure
+
+    found: list[str] = []
+    for source in agent.tool_sources:
+        if not isinstance(source, McpManager):
+            continue
+        try:
+            await source.ready()
+        except Exception as exc:  # the turn reports it again; the start must go on
+            found.append(f"MCP servers could not be started: {type(exc).__name__}: {exc}")
+            continue
+        found.extend(start_failure(state) for state in source.start_failures())
+    if not found:
+        return start
+    return start.model_copy(update={"warnings": [*start.warnings, *found]})
 
 
 def _install_sigint(loop: asyncio.AbstractEventLoop, agent: Agent) -> bool:

@@ -321,6 +321,9 @@ async def _call(cwd: Path, server: str, tool: str, raw_args: str) -> int:
         unread = [str(p) for p in manager.problems if p.unread]
         why = "".join(f"; and {problem}" for problem in unread)
         return _fail(f"no MCP server named {server!r} (configured: {known}){why}")
+    manager.elicitation.add_listener(  # no one to ask here: declined, and said so
+        lambda notice: print(f"agent-tui mcp: {notice.reason}", file=sys.stderr, flush=True)
+    )
     try:
         await manager.start()
         await manager.wait_ready()

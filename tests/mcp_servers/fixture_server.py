@@ -21,6 +21,11 @@ Mode ``tasks``: a plain JSON-RPC server (no SDK) that speaks only 2025-11-25 —
 is a field of that version, removed in 2026-07-28, and the SDK's servers negotiate the newer
 one — with two tools: ``echo`` and ``long_job``, listed with ``execution.taskSupport:
 "required"`` (a call of it without a task is refused, as the spec says).
+
+Mode ``http-status``: a plain JSON-RPC server over HTTP (no SDK, 2025-11-25, JSON answers) on
+127.0.0.1:PORT at any path. With ``--status N`` it answers every request with HTTP status N
+(a 401, 403, 404 or 500 from the start); without, it serves ``echo`` and ``http_error``,
+which answers its call with the HTTP status in its argument ``status`` (a 500 mid-session).
 """
 
 import argparse
@@ -268,12 +273,74 @@ def serve_tasks() -> None:
             sys.stdout.flush()
 
 
+STATUS_TOOLS = [
+    TASK_TOOLS[0],
+    {
+        "name": "http_error",
+        "description": "Answer the call with the HTTP error status `status`.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"status": {"type": "integer"}},
+            "required": ["status"],
+        },
+    },
+]
+
+
+def serve_http_status(port: int, status: int | None) -> None:
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def _send(self, code: int, body: bytes = b"", kind: str = "text/plain") -> None:
+            self.send_response(code)
+            self.send_header("content-type", kind)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            request = json.loads(self.rfile.read(length) or b"{}")
+            if status is not None:
+                return self._send(status, b"refused by the fixture")
+            params = request.get("params") or {}
+            if request.get("method") == "tools/call" and params.get("name") == "http_error":
+                code = int((params.get("arguments") or {}).get("status", 500))
+                return self._send(code, b"the fixture failed on purpose")
+            if request.get("method") == "tools/list":
+                reply: dict[str, Any] | None = {
+                    "jsonrpc": "2.0",
+                    "id": request["id"],
+                    "result": {"tools": STATUS_TOOLS},
+                }
+            else:
+                reply = _answer(request)
+            if reply is None:
+                return self._send(202)
+            self._send(200, json.dumps(reply).encode(), "application/json")
+
+        def do_GET(self) -> None:
+            self._send(405)
+
+        def do_DELETE(self) -> None:
+            self._send(405)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mode", default="normal")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--name", default="fixture")
+    parser.add_argument("--status", type=int, default=None)
     args = parser.parse_args()
+    if args.mode == "http-status":
+        serve_http_status(args.port, args.status)
+        return
     if args.mode == "exit-at-start":
         sys.stderr.write("fixture: bad configuration, giving up\n")
         sys.exit(3)

@@ -79,6 +79,7 @@ from agent_tui.core.memory import ProjectMemory
 from agent_tui.core.mentions import Expansion, MentionExpander, MentionResources
 from agent_tui.core.model_limits import ModelLimits, model_limits
 from agent_tui.core.permissions import Asker, PermissionPolicy, SimplePolicy
+from agent_tui.core.plan import Plan, latest_plan, plan_event
 from agent_tui.core.prompt import system_prompt
 from agent_tui.core.providers.base import (
     Completion,
@@ -389,6 +390,12 @@ class Agent:
         the transcript (whose summaries stand where they folded). What a resumed session
         shows."""
         return [*self.folded, *self.messages]
+
+    @property
+    def plan(self) -> Plan | None:
+        """The model's current plan: the one its last ``update_plan`` call set, read from the
+        transcript's typed records (so a resume, a rewind or a new session agree with it)."""
+        return latest_plan(self.history())
 
     def context_window(self) -> int:
         """The model's context window in tokens (the table, or the settings' override)."""
@@ -915,6 +922,9 @@ class Agent:
                         if isinstance(event, ToolResult) and event.subagent is not None:
                             self.usage = self.usage + event.subagent.usage  # a task's tokens
                         yield event
+                        plan = plan_event(event)
+                        if plan is not None:
+                            yield plan
                 finally:
                     for message in results:
                         self._append(message)

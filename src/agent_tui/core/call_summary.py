@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent_tui.core.summary import one_line
+from agent_tui.core.summary import one_line, plural
 from agent_tui.core.transcript import ToolCall
 
 # The input keys that best describe a call, most telling first.
@@ -25,6 +25,9 @@ def summarize_input(input: dict[str, Any] | None, raw_arguments: str = "") -> st
     if isinstance(pattern, str) and pattern:
         where = input.get("path")
         return one_line(f"{pattern} in {where}" if isinstance(where, str) and where else pattern)
+    steps = input.get("plan")
+    if isinstance(steps, list):  # update_plan
+        return plural(len(steps), "step")
     described, prompt = input.get("description"), input.get("prompt")
     if isinstance(described, str) and described and isinstance(prompt, str):  # task
         agent = input.get("agent")

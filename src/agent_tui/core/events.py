@@ -301,6 +301,28 @@ class CompactionEvent(_Event):
     """Failed: what went wrong and that nothing changed."""
 
 
+class PlanStep(BaseModel):
+    """One step of the model's plan (``update_plan``, ``core.plan``)."""
+
+    content: str
+    status: Literal["pending", "in_progress", "completed"] = "pending"
+
+
+class PlanEvent(_Event):
+    """The model's plan changed (a successful ``update_plan`` call, ``id``): every step in
+    order with its state, and why it changed. Follows that call's ``tool_result``; a resumed
+    session replays it from the call's record."""
+
+    type: Literal["plan"] = "plan"
+    id: str
+    steps: list[PlanStep] = Field(default_factory=list)
+    explanation: str = ""
+
+    @property
+    def done(self) -> int:
+        return sum(1 for step in self.steps if step.status == "completed")
+
+
 class TurnEnd(_Event):
     """The loop stopped. ``reason``: completed, max_turns, interrupted or error."""
 
@@ -334,6 +356,7 @@ Event = Annotated[
     | ToolsCost
     | UsageEvent
     | CompactionEvent
+    | PlanEvent
     | TurnEnd
     | ErrorEvent,
     Field(discriminator="type"),

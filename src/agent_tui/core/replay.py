@@ -30,6 +30,7 @@ from agent_tui.core.events import (
     UserInjected,
     UserMessage,
 )
+from agent_tui.core.plan import plan_event
 from agent_tui.core.summary import default_summary
 from agent_tui.core.transcript import INTERRUPTED_NOTE, Message, ToolEnd
 
@@ -100,6 +101,9 @@ def transcript_events(messages: list[Message]) -> Iterator[Event]:
                 total = total + end.subagent.usage  # counted in the session's, live
                 yield from _subagent_events(end.id, end.subagent)
             yield end
+            plan = plan_event(end)
+            if plan is not None:  # live, the loop emitted it right after this result
+                yield plan
     for _, _, compaction in sorted(due):
         if compaction.reason == "manual" and open_turn:
             yield _turn_end(turns, interrupted)

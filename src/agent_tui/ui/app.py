@@ -33,6 +33,7 @@ from agent_tui.core.events import (
     CompactionEvent,
     ErrorEvent,
     Event,
+    PlanEvent,
     SessionStart,
     ToolGroup,
     ToolUse,
@@ -343,6 +344,7 @@ class AgentApp(App[None]):
         self.calls.clear()
         await self.main.chat.clear()
         await self.main.lane.clear()
+        self.main.plan.clear()
 
     async def _show_transcript(self, notice: str | None = None) -> None:
         """The transcript of a resumed session, told again as the events that made it and
@@ -535,6 +537,8 @@ class AgentApp(App[None]):
                 if event.phase == "end" and event.tokens_after and self.context_window:
                     self.context_tokens = event.tokens_after  # until the next response counts
                     self.context_estimated = True
+            case PlanEvent():
+                self.main.plan.show(event)
             case TurnEnd():
                 self.type_ahead.ended(event.reason)
                 await self._end_turn()

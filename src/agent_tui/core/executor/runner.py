@@ -231,6 +231,7 @@ class ToolExecutor:
             changes=self.checkpoint.files if self.checkpoint is not None else NO_CHANGES,
             shell=self.shell,
             asker=self._asker,
+            hosts=self.policy.hosts,
         )
 
 

@@ -10,9 +10,13 @@ Results: text as it is; images and audio as a one-line placeholder (type, size, 
 bytes were saved in the spill directory); resource links as pointers (``read with
 read_mcp_resource(server, uri)``, ``resource_hub``) and embedded resources described
 (embedded text included, binary saved like images); ``structuredContent`` as JSON when the
-result has no text; ``isError`` becomes a ``tool_error``. Progress notifications become
-progress updates with n/total and the server's message. Results then go through the output
-budget like any tool's. Nothing here imports the SDK: blocks are read by their ``type``.
+result has no text, never with binary data in it: a base64 string that repeats an image, audio
+or blob of the content becomes a pointer to its saved file, another long base64 string is saved
+the same way, and a structured copy of content that holds nothing else is left out (the saved
+media's one-line notes say it all); ``isError`` becomes a ``tool_error``. Progress
+notifications become progress updates with n/total and the server's message. Results then
+go through the output budget like any tool's. Nothing here imports the SDK: blocks are read
+by their ``type``.
 """
 
 from __future__ import annotations
@@ -177,6 +181,16 @@ class _Rendered:
     parts: list[str] = field(default_factory=list)
     media: list[str] = field(default_factory=list)
     texts: int = 0
+    saved: dict[str, str] = field(default_factory=dict)
+    """The base64 text of each binary block, and the note that stands for it."""
+
+
+LONG_BASE64 = 512
+"""A structured-content string at least this long that is valid base64 is binary data."""
+_BASE64 = re.compile(r"(?=[^a-z]*[a-z])(?=[^A-Z]*[A-Z])(?=[^0-9]*[0-9])[A-Za-z0-9+/]+={0,2}")
+"""Base64 (with both cases and a digit, as binary data has: not a long hex or word)."""
+_MIRROR_KEYS = frozenset({"type", "mimeType", "mime_type", "uri", "name", "title"})
+"""Keys of a content block's copy in ``structuredContent`` that add nothing to its note."""
 
 
 async def convert_result(
@@ -188,7 +202,9 @@ async def convert_result(
         rendered.parts.append(await _block(block, rendered, name, ctx, media, server))
     structured = getattr(result, "structured_content", None)
     if structured is not None and rendered.texts == 0:
-        rendered.parts.append(json.dumps(structured, ensure_ascii=False, indent=2, default=str))
+        pointed = await _without_binary(structured, rendered, name, ctx, media)
+        if not (rendered.saved and _only_mirrors(pointed, set(rendered.saved.values()))):
+            rendered.parts.append(json.dumps(pointed, ensure_ascii=False, indent=2, default=str))
     text = "\n".join(p for p in rendered.parts if p)
     data: dict[str, Any] = {"server": server}
     if rendered.media:
@@ -255,7 +271,58 @@ async def _binary(
     except OSError as exc:
         return f"[{label}: {mime}, {len(raw):,} bytes; could not be saved: {exc.strerror or exc}]"
     rendered.media.append(where)
-    return f"[{label}: {mime}, {len(raw):,} bytes, saved to {where}]"
+    note = f"[{label}: {mime}, {len(raw):,} bytes, saved to {where}]"
+    if isinstance(data, str):
+        rendered.saved[data] = note
+    return note
+
+
+async def _without_binary(
+    value: Any, rendered: _Rendered, name: str, ctx: ToolContext, media: MediaStore
+) -> Any:
+    """``value`` (structured content) with base64 data replaced by notes: the note of the
+    block it repeats, else the note of the file it was saved to (``mimeType`` beside it
+    names its type)."""
+    if isinstance(value, str):
+        if value in rendered.saved:
+            return rendered.saved[value]
+        if _looks_base64(value):
+            return await _binary(
+                "data", value, "application/octet-stream", rendered, name, ctx, media
+            )
+        return value
+    if isinstance(value, list):
+        return [await _without_binary(v, rendered, name, ctx, media) for v in value]
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        mime = value.get("mimeType") or value.get("mime_type")
+        for key, item in value.items():
+            if (
+                isinstance(item, str)
+                and isinstance(mime, str)
+                and item not in rendered.saved
+                and _looks_base64(item)
+            ):
+                out[key] = await _binary("data", item, mime, rendered, name, ctx, media)
+            else:
+                out[key] = await _without_binary(item, rendered, name, ctx, media)
+        return out
+    return value
+
+
+def _looks_base64(text: str) -> bool:
+    return len(text) >= LONG_BASE64 and len(text) % 4 == 0 and bool(_BASE64.fullmatch(text))
+
+
+def _only_mirrors(value: Any, notes: set[str]) -> bool:
+    """Whether ``value`` holds nothing but notes of saved media and their metadata."""
+    if isinstance(value, str):
+        return value in notes
+    if isinstance(value, list):
+        return all(_only_mirrors(v, notes) for v in value)
+    if isinstance(value, dict):
+        return all(k in _MIRROR_KEYS or _only_mirrors(v, notes) for k, v in value.items())
+    return False
 
 
 def progress_reporter(

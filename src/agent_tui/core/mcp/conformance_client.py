@@ -14,6 +14,10 @@ the agent uses — then does what the scenario expects:
   model reads), with arguments made from each tool's input schema (``add_numbers`` of the
   ``tools_call`` scenario gets ``{"a": 2, "b": 3}``).
 
+A server's ``elicitation/create`` goes through the manager's broker (schema parsing and
+validation) to a handler that accepts with the schema's defaults, as SEP-1034 wants of a
+client (``elicitation.accept_defaults``); URL-mode requests are declined.
+
 It prints what the model would read of each call and exits 0, or 1 with the reason when the
 server did not connect or a call failed. Nothing here is used by the agent itself.
 """
@@ -28,6 +32,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from agent_tui.core.mcp.elicitation import ElicitationAnswer, ElicitationRequest, accept_defaults
 from agent_tui.core.mcp.manager import McpManager
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.registry import ToolRegistry
@@ -82,6 +87,7 @@ async def run(url: str, scenario: str, work: Path) -> int:
         trust=ProjectTrust(work, path=work / "trust.json"),
         media_dir=work / "media",
     )
+    manager.elicitation.handler = _accept_defaults
     await manager.start()
     try:
         await manager.wait_ready()
@@ -110,6 +116,12 @@ async def run(url: str, scenario: str, work: Path) -> int:
         return 1 if failed else 0
     finally:
         await manager.aclose()
+
+
+async def _accept_defaults(request: ElicitationRequest) -> ElicitationAnswer:
+    answer = accept_defaults(request)
+    print(f"elicitation ({request.message!r}): {answer.action} {answer.content}", flush=True)
+    return answer
 
 
 def main(argv: list[str] | None = None) -> int:

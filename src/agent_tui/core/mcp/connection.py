@@ -30,7 +30,7 @@ from typing import Any
 from agent_tui import __version__
 from agent_tui.core.mcp.adapter import progress_reporter
 from agent_tui.core.mcp.config import ServerSpec
-from agent_tui.core.mcp.failures import call_failure, describe_exception, unavailable
+from agent_tui.core.mcp.failures import FailureKind, call_failure, classify, unavailable
 from agent_tui.core.mcp.oauth import AuthWatch, sign_in_failure
 from agent_tui.core.mcp.resources import ResourceSide
 from agent_tui.core.mcp.stderr import StderrLog
@@ -114,8 +114,15 @@ class Connection:
     connect_seconds: float | None = None
     auth_required: bool = False
     """It failed because the server wants sign-in (HTTP 401; ``oauth``)."""
+    failure_kind: FailureKind | None = None
+    """What kind of failure ``reason`` is (``failures.FailureKind``), when it failed."""
+    http_status: int | None = None
+    """The HTTP error status it failed with, if that is what failed."""
     side: ResourceSide = field(default_factory=lambda: ResourceSide())
     """Resources, roots and logging of this server (``resources``); set by the manager."""
+    elicitation: Any = None
+    """The SDK's ``elicitation_callback`` (``elicitation.ElicitationBroker``); declares the
+    capability (form and URL mode). Set by the manager."""
 
     def __post_init__(self) -> None:
         self.auth_watch = AuthWatch()
@@ -133,6 +140,8 @@ class Connection:
         self._refresh = asyncio.Event()
         self._refresh_prompts = asyncio.Event()
         self._notes: dict[str, str] = {}
+        self._orphans: list[_Call] = []
+        """Calls in flight when the connection broke: ``_finish`` answers them with why."""
 
     # -- public -----------------------------------------------------------------------------
 
@@ -228,11 +237,14 @@ class Connection:
         finally:
             self._finish(error)
 
-    def _fail(self, reason: str) -> None:
+    def _fail(
+        self, reason: str, kind: FailureKind = "other", http_status: int | None = None
+    ) -> None:
         """Mark the server failed now (cleaning up may take a few more seconds)."""
         if self.status in (Status.FAILED, Status.STOPPED):
             return
         self.status, self.reason = Status.FAILED, reason
+        self.failure_kind, self.http_status = kind, http_status
         self._settled.set()
         self.on_change(self)
 
@@ -242,11 +254,19 @@ class Connection:
             self.tools = []
         elif error is not None:
             self.auth_required = sign_in_failure(error, self.spec, self.auth_watch)
-            self._fail(describe_exception(error, self.spec, self.auth_watch))
+            connected = self.status is Status.CONNECTED
+            failure = classify(error, self.spec, self.auth_watch, connected=connected)
+            self._fail(failure.reason, failure.kind, failure.http_status)
         elif self.status is Status.CONNECTED:
-            self._fail("the server exited (its connection closed)")
+            self._fail("the server exited (its connection closed)", "exited")
         else:
-            self._fail("the server exited during start-up")
+            self._fail("the server exited during start-up", "exited")
+        name = self.spec.name
+        for call in self._orphans:  # broken mid-call: say why, not "cancelled"
+            why = self.reason or "its connection broke"
+            reason = f"the MCP server {name!r} failed during the call to {call.tool}: {why}"
+            _settle(call.future, error=unavailable(name, reason, self._tail()))
+        self._orphans.clear()
         while not self._calls.empty():
             _settle(self._calls.get_nowait().future, error=self._unavailable())
         self._settled.set()
@@ -272,6 +292,7 @@ class Connection:
                 read_timeout_seconds=min(self.spec.startup_timeout, 30.0),
                 message_handler=self._on_message,
                 **self.side.client_options(),
+                elicitation_callback=self.elicitation,
                 client_info=Implementation(name=CLIENT_NAME, version=__version__),
                 cache=None,
             )
@@ -298,7 +319,7 @@ class Connection:
                         f"the MCP server {self.spec.name!r} exited during the call "
                         "(its connection closed)"
                     )
-                    self._fail("the server exited (its connection closed)")
+                    self._fail("the server exited (its connection closed)", "exited")
                     inner.cancel_scope.cancel()
 
     async def _watchdog(self, connected: Any, scope: Any) -> None:
@@ -307,7 +328,9 @@ class Connection:
         with anyio.move_on_after(self.spec.startup_timeout):
             await connected.wait()
             return
-        self._fail(f"did not finish starting within {self.spec.startup_timeout:g} s")
+        self._fail(
+            f"did not finish starting within {self.spec.startup_timeout:g} s", "start_timeout"
+        )
         scope.cancel()
 
     def _connected(self, tools: list[Any]) -> None:
@@ -352,12 +375,22 @@ class Connection:
                         progress_callback=progress_reporter(call.ctx) if call.ctx else None,
                     )
                 except Exception as exc:
-                    failure = call_failure(self.spec.name, call.tool, exc, self._tail())
+                    status = self.auth_watch.take_status()
+                    failure = call_failure(
+                        self.spec.name,
+                        call.tool,
+                        exc,
+                        self._tail(),
+                        spec=self.spec,
+                        http_status=status,
+                    )
                     _settle(call.future, error=failure)
                 else:
                     _settle(call.future, result=result)
         finally:
-            if not call.future.done():
+            if not call.future.done() and not call.abandoned and self._gone is None:
+                self._orphans.append(call)  # the connection broke under it: ``_finish`` says why
+            elif not call.future.done():
                 reason = self._gone or f"the call to {self.spec.name!r} was cancelled"
                 _settle(call.future, error=unavailable(self.spec.name, reason, self._tail()))
 

@@ -32,13 +32,15 @@ from agent_tui.core.mcp.adapter import MediaStore, ToolInfo, build_tool
 from agent_tui.core.mcp.config import ConfigProblem, McpConfig, ServerSpec, load_config
 from agent_tui.core.mcp.connection import Connection, Status
 from agent_tui.core.mcp.disabled import read_disabled, remember_disabled
+from agent_tui.core.mcp.elicitation import ElicitationBroker
 from agent_tui.core.mcp.failures import unavailable
-from agent_tui.core.mcp.naming import qualify
+from agent_tui.core.mcp.naming import DELIMITER, PREFIX, qualify, server_segment
 from agent_tui.core.mcp.resource_hub import ResourceHub
 from agent_tui.core.mcp.state import DisabledBy, ServerState, snapshot
 from agent_tui.core.mcp.watch import watch_files
 from agent_tui.core.settings import local_settings_path
 from agent_tui.core.tools.base import ToolContext
+from agent_tui.core.tools.errors import ToolErrorInfo
 from agent_tui.core.tools.registry import ToolRegistry
 from agent_tui.core.trust import ProjectTrust, TrustItem
 
@@ -78,6 +80,9 @@ class McpManager:
         self._connections: dict[str, Connection] = {}
         self.hub = ResourceHub(self, self.settings_paths)
         """Resources, roots and logs of the servers (``resource_hub``)."""
+        self.elicitation = ElicitationBroker()
+        """Where the servers' ``elicitation/create`` go: the front end sets its ``handler``
+        (none: every request is declined with a message, as headless runs do)."""
         self.disabled_file = self.disabled_file or local_settings_path(self.cwd)
         remembered, problem = read_disabled(self.disabled_file)
         self._remembered: set[str] = remembered
@@ -99,6 +104,7 @@ class McpManager:
         self._watch_stop: asyncio.Event | None = None
         self.watching = asyncio.Event()
         """Set once the configuration files are being watched (``start(watch=True)``)."""
+        self.registry.add_unknown_explainer(self.explain_unknown)
 
     # -- what there is ----------------------------------------------------------------------
 
@@ -140,6 +146,31 @@ class McpManager:
         if conn is None:
             raise unavailable(server, f"the MCP server {server!r} is not running")
         return await conn.get_prompt(name, arguments)
+
+    def start_failures(self) -> list[ServerState]:
+        """The servers that were started and failed (not the broken entries: those are
+        ``problems``), for headless runs to report."""
+        return [
+            state
+            for state in self.states()
+            if state.status == "failed" and not self.config.servers[state.name].error
+        ]
+
+    def explain_unknown(self, name: str) -> ToolErrorInfo | None:
+        """Why ``mcp__<server>__…`` is not a tool when ``<server>`` is not connected (the
+        registry's hook): its failure, or why it is off. None for other names, and for
+        servers that are connected (then the tool does not exist: "unknown tool")."""
+        if not name.startswith(PREFIX):
+            return None
+        found: tuple[str, int] | None = None
+        for server in self.config.servers:  # the longest matching server segment
+            prefix = f"{PREFIX}{server_segment(server)}{DELIMITER}"
+            if name.startswith(prefix) and (found is None or len(prefix) > found[1]):
+                found = (server, len(prefix))
+        if found is None:
+            return None
+        state = self.state(found[0])
+        return failure_info(state)
 
     def tool_infos(self) -> list[ToolInfo]:
         return sorted((i for infos in self._infos.values() for i in infos), key=lambda i: i.name)
@@ -363,6 +394,7 @@ class McpManager:
         if self._is_disabled(spec) and not force:
             return
         conn = Connection(spec, self.cwd, on_change=self._on_connection)
+        conn.elicitation = self.elicitation.callback(spec.name)
         self.hub.wire(conn)
         self._connections[spec.name] = conn
         conn.start()
@@ -440,6 +472,33 @@ class McpManager:
             await watch_files(self.config.paths, self._watch_stop, self.watching, self.reload)
         except Exception:  # the watch is a convenience: never take the app down
             log.exception("watching the MCP configuration failed")
+
+
+def start_failure(state: ServerState) -> str:
+    """The sentence that reports a server that failed to start (headless warnings)."""
+    return (
+        f"MCP server {state.name} failed to start: {state.reason or 'no reason given'}; "
+        "check .mcp.json / run `agent-tui mcp list`"
+    )
+
+
+def failure_info(state: ServerState) -> ToolErrorInfo | None:
+    """What a call to a tool of ``state``'s server says when the server is not connected."""
+    name = state.name
+    tail = list(state.stderr_tail[-5:])
+    if state.status == "connected":
+        return None
+    if state.status == "failed" and state.connect_seconds is None:
+        text = start_failure(state)
+    elif state.status == "failed":
+        text = f"the MCP server {name!r} is not running: it failed: {state.reason}"
+    elif state.status == "connecting":
+        text = f"the MCP server {name!r} is still starting"
+    elif state.status == "disabled":
+        text = f"the MCP server {name!r} is turned off: {state.reason}"
+    else:
+        text = f"the MCP server {name!r} is not running ({state.status})"
+    return unavailable(name, text, tail).info
 
 
 def _by_name(prompt: McpPrompt) -> str:

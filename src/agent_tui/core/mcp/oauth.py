@@ -237,13 +237,25 @@ def _early(expires_at: float | None, expires_in: int | None) -> float | None:
 
 @dataclass
 class AuthWatch:
-    """What the HTTP client saw: a 401 (the server wants a token, or refused ours)."""
+    """What the HTTP client saw: a 401 (the server wants a token, or refused ours), and the
+    status of the last answer that was an HTTP error (the SDK turns 401, 403 and 5xx alike
+    into JSON-RPC error -32603; ``failures`` says which it was and what to do)."""
 
     unauthorized: bool = False
+    status: int | None = None
+    """The last HTTP error status (>= 400) not yet taken (``take_status``)."""
 
     async def on_response(self, response: Any) -> None:
-        if response.status_code == 401:
+        code = response.status_code
+        if code == 401:
             self.unauthorized = True
+        if code >= 400:
+            self.status = code
+
+    def take_status(self) -> int | None:
+        """The last HTTP error status seen, forgotten once taken (None: there was none)."""
+        status, self.status = self.status, None
+        return status
 
 
 def storage_for(spec: ServerSpec) -> FileTokenStorage:

@@ -89,8 +89,9 @@ async def _no_log(_level: str, _message: str) -> None:
 
 
 def serve_registry() -> ToolRegistry:
-    """The tools ``mcp serve`` exposes: every read-only built-in, plus ``search_files``."""
-    tools = [t for t in builtin_tools() if t.meta.read_only]
+    """The tools ``mcp serve`` exposes: every read-only built-in that reads files (not the
+    plan, not the network), plus ``search_files``."""
+    tools = [t for t in builtin_tools() if t.meta.read_only and t.meta.rule_kind == "path"]
     return ToolRegistry([*tools, search_files.TOOL])
 
 

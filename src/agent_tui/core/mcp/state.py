@@ -9,6 +9,7 @@ from typing import Any, Literal
 from agent_tui.core.mcp.adapter import ToolInfo
 from agent_tui.core.mcp.config import ServerSpec
 from agent_tui.core.mcp.connection import Connection, Status
+from agent_tui.core.mcp.failures import FailureKind
 from agent_tui.core.mcp.resources import ResourceInfo
 from agent_tui.core.mcp.server_log import LogEntry
 
@@ -44,6 +45,12 @@ class ServerState:
     """An HTTP server with OAuth sign-in on (``a`` in the panel, ``mcp login``)."""
     auth_required: bool = False
     """It failed because it needs sign-in (HTTP 401)."""
+    failure_kind: FailureKind | None = None
+    """What kind of failure ``reason`` is when the status is ``failed`` (``sign_in``,
+    ``forbidden``, ``not_found``, ``server_error``, ...: ``failures.FailureKind``); the UI
+    chooses its words and actions by it."""
+    http_status: int | None = None
+    """The HTTP status it failed with (401, 403, 404, 5xx, ...), when that is what failed."""
     resources: tuple[ResourceInfo, ...] = ()
     """Its resources, then its resource templates (``template=True``)."""
     log: tuple[LogEntry, ...] = ()
@@ -95,6 +102,8 @@ def snapshot(
         server_info=conn.server_info,
         connect_seconds=conn.connect_seconds,
         auth_required=conn.auth_required and conn.status is Status.FAILED,
+        failure_kind=conn.failure_kind if conn.status is Status.FAILED else None,
+        http_status=conn.http_status if conn.status is Status.FAILED else None,
         tools=tuple(tools),
         notes=notes + tuple(conn.notes),
         resources=conn.side.listed(),

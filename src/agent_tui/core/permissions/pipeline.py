@@ -26,6 +26,7 @@ from agent_tui.core.permissions.rules import Rule, RuleSet
 from agent_tui.core.permissions.subject import Subject, SubjectError, subject_of
 from agent_tui.core.sandbox import SessionSandbox
 from agent_tui.core.tools.base import Tool
+from agent_tui.core.tools.hosts import HostRules
 from agent_tui.core.tools.reads import ReadGuard
 from agent_tui.core.trust import TrustItem
 
@@ -95,6 +96,13 @@ class PermissionPipeline:
         from agent_tui.core.permissions.read_guard import RuleReadGuard
 
         return RuleReadGuard(self.rules, self.workspace)
+
+    @property
+    def hosts(self) -> HostRules:
+        """The hosts the allow rules (saved, remembered, for this session) name literally."""
+        from agent_tui.core.permissions.domains import WEB_TOOLS, RuleHosts
+
+        return RuleHosts(self.allow_rules, sorted(WEB_TOOLS))
 
     def decide(self, request: ApprovalRequest) -> Decision:
         arguments = request.input.model_dump(mode="python")
@@ -204,6 +212,10 @@ class PermissionPipeline:
             return judge_command(self, tool, subject.analysis)
         if subject.kind == "path" and subject.path is not None:
             return self._judge_path(tool, subject.path)
+        if subject.kind == "domain":
+            from agent_tui.core.permissions.domains import judge_domain
+
+            return judge_domain(self, tool, subject.host)
         return self._judge_plain(tool)
 
     def _server_rules(self, tool: Tool[Any], server: str, decision: Decision) -> Decision:

@@ -23,6 +23,7 @@ from agent_tui.core.permissions.modes import Mode
 from agent_tui.core.permissions.rules import Rule
 from agent_tui.core.sandbox import SessionSandbox
 from agent_tui.core.tools.base import Tool
+from agent_tui.core.tools.hosts import NO_HOSTS, HostRules
 from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
 from agent_tui.core.transcript import ToolCall
 from agent_tui.core.trust import TrustItem
@@ -119,6 +120,11 @@ class PermissionPolicy(Protocol):
     @property
     def reads(self) -> ReadGuard: ...
 
+    @property
+    def hosts(self) -> HostRules:
+        """The hosts its allow rules name literally (``web_fetch``'s private addresses)."""
+        ...
+
 
 class SimplePolicy:
     """Read-only tools run; other tools run when allowed by name (``*`` allows all)."""
@@ -139,7 +145,7 @@ class SimplePolicy:
             return Decision(
                 "allow", f"{tool.name} is allowed by configuration", Step.ALLOW_RULE, rule
             )
-        if tool.meta.read_only:
+        if tool.meta.read_only and not tool.meta.network:
             return Decision("allow", f"{tool.name} is read-only", Step.READ_ONLY)
         return Decision(
             "ask",
@@ -175,6 +181,10 @@ class SimplePolicy:
     @property
     def reads(self) -> ReadGuard:
         return NO_GUARD
+
+    @property
+    def hosts(self) -> HostRules:
+        return NO_HOSTS
 
 
 def describe_input(value: BaseModel) -> dict[str, Any]:

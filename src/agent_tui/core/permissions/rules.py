@@ -20,9 +20,12 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 from agent_tui.core.globs import translate
+from agent_tui.core.tools.hosts import pattern_problem
 
 SHELL_TOOLS = frozenset({"run_shell"})
 """Tools whose rule patterns are shell commands (checked for balanced quotes when parsed)."""
+WEB_TOOLS = frozenset({"web_fetch"})
+"""Tools whose rule patterns name a domain (``domain:example.com``; ``permissions.domains``)."""
 _RULE = re.compile(r"^\s*([A-Za-z0-9_.*-]+)\s*(?:\((.*)\))?\s*$", re.S)
 
 
@@ -66,6 +69,10 @@ class Rule:
         if "*" in tool and tool != "*" and not (tool.startswith("mcp__") and tool.endswith("__*")):
             raise RuleError(f"{text!r}: '*' in a tool name only works as * or mcp__server__*")
         rule = cls(tool, pattern, source)
+        if tool in WEB_TOOLS and pattern is not None:
+            problem = pattern_problem(pattern)
+            if problem is not None:
+                raise RuleError(f"{text!r}: {problem}")
         if tool in SHELL_TOOLS and pattern is not None:
             words, _ = rule.shell_words()  # raises on unbalanced quotes
             if not words:

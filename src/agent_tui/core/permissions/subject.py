@@ -18,10 +18,12 @@ class SubjectError(ValueError):
 
 @dataclass(frozen=True)
 class Subject:
-    kind: str  # "command", "path" or "none"
+    kind: str  # "command", "path", "domain" or "none"
     command: str = ""
     analysis: ShellAnalysis | None = None
     path: Path | None = None
+    host: str = ""
+    """The host of a URL (``domain`` rules), normalised (``domains.normal_host``)."""
 
 
 def resolve_path(raw: str, workspace: Path) -> Path:
@@ -48,4 +50,13 @@ def subject_of(tool: Tool[Any], arguments: dict[str, Any], workspace: Path) -> S
     if tool.meta.rule_kind == "path":
         raw = value if isinstance(value, str) and value else "."
         return Subject("path", path=resolve_path(raw, workspace))
+    if tool.meta.rule_kind == "domain":
+        from agent_tui.core.permissions.domains import host_of
+
+        if not isinstance(value, str):
+            raise SubjectError(f"{field_name} must be a string to be judged")
+        try:
+            return Subject("domain", host=host_of(value))
+        except ValueError as exc:
+            raise SubjectError(str(exc)) from None
     return Subject("none")

@@ -101,6 +101,8 @@ def suggestions_for(
         return _command_rules(p, tool, subject, whole=decision.step is Step.ENVIRONMENT)
     if subject.kind == "path" and subject.path is not None:
         return [_path_rule(tool, subject.path, p.workspace, decision)], None
+    if subject.kind == "domain" and subject.host:
+        return [Rule(tool.name, f"domain:{subject.host}", SOURCE)], None
     return [Rule(tool.name, None, SOURCE)], None
 
 

@@ -106,6 +106,8 @@ class Sandbox(Protocol):
 PROTECTED_IN_WORKSPACE = (
     ".git/config",
     ".git/hooks",
+    ".git/commondir",  # points git at another directory, whose config it then reads
+    ".git/config.worktree",
     ".agent-tui",
     ".claude",
     ".vscode",
@@ -115,7 +117,12 @@ PROTECTED_IN_WORKSPACE = (
     ".yarnrc.yml",
 )
 """Files of the workspace that configure the agent or run code later: read-only inside the
-sandbox (those that exist when the command starts; the permission rules ask for the others)."""
+sandbox (those that exist when the command starts; ``aftercheck`` moves aside those a command
+creates). Their directories inside the workspace (``.git``) are mount points too, so a command
+cannot rename them away and make new ones."""
+GIT_POINTER = ".git"
+"""Watched when absent: a ``.git`` file (``gitdir: …``) or link a command makes in a workspace
+that was no repository points git at a directory of the command's choosing."""
 
 
 SECRETS_IN_HOME = (
@@ -221,9 +228,9 @@ class ShellSandbox:
         return self.sandbox.wrap(argv, self.confinement(cwd, protected))
 
     def protected(self) -> tuple[Path, ...]:
-        """The paths kept read-only inside the writable ones (``aftercheck`` watches those
-        that do not exist yet)."""
-        return self.confinement(self.workspace).read_only
+        """The paths kept read-only inside the writable ones, and the ``.git`` of the
+        workspace (``aftercheck`` watches those that do not exist yet)."""
+        return (*self.confinement(self.workspace).read_only, self.workspace.resolve() / GIT_POINTER)
 
     def writable(self, path: Path) -> bool:
         """Whether a command in the sandbox may write ``path`` (resolved): the workspace, the

@@ -12,6 +12,8 @@ A command that makes a new repository (``git init``, ``git clone``) creates ``.g
 and ``.git/hooks`` legitimately: of a new ``.git`` only hooks that would run (not the
 ``*.sample`` files) are moved, and the config only when it sets a key outside the plain
 ones git itself writes (``core.fsmonitor``, ``core.hooksPath``, a filter, an alias… run code).
+A ``.git`` *file* or link made where there was no ``.git`` (``gitdir: build/evil``) points git
+at a directory of the command's choosing: it is moved whole.
 """
 
 from __future__ import annotations
@@ -82,10 +84,17 @@ def sweep(created_before: tuple[Path, ...], workspace: Path) -> list[Moved]:
     now. Blocking; a path that cannot be moved is left and not reported as moved."""
     moved: list[Moved] = []
     new_git = {workspace / ".git/config", workspace / ".git/hooks"} <= set(created_before)
+    pointer = workspace / ".git"
+    if pointer in created_before and (os.path.islink(pointer) or pointer.is_file()):
+        # a .git file (``gitdir: …``) or link: moved itself, nothing through it
+        new_git = False
+        created_before = (pointer,)
     box: Path | None = None
     for path in created_before:
         if not os.path.lexists(path):
             continue
+        if path == pointer and path.is_dir() and not path.is_symlink():
+            continue  # a new repository: its config and hooks are judged below
         victims: list[Path] = [path]
         if new_git and path == workspace / ".git/config":
             try:

@@ -75,6 +75,21 @@ def _resolver_dirs() -> list[Path]:
     return out
 
 
+def _directories_between(paths: list[Path], roots: tuple[Path, ...]) -> list[Path]:
+    """The directories strictly between a writable root and each of ``paths``, outermost
+    first, each once (``.git`` for ``.git/config``)."""
+    out: list[Path] = []
+    for path in paths:
+        root = next((r for r in roots if path.is_relative_to(r) and path != r), None)
+        if root is None:
+            continue
+        for parent in reversed(path.parents):
+            inside = parent.is_relative_to(root) and parent != root and parent not in out
+            if inside and parent.is_dir() and not parent.is_symlink():
+                out.append(parent)
+    return out
+
+
 class Bubblewrap:
     name = "bubblewrap"
 
@@ -111,9 +126,14 @@ class Bubblewrap:
         for writable in (c.workspace, *c.allow_write):
             if writable.exists():
                 args += ["--bind", str(writable), str(writable)]
-        for path in c.read_only:
-            if path.exists():
-                args += ["--ro-bind", str(path), str(path)]
+        # a protected path's directories below the writable root are mounted on themselves:
+        # a mount point cannot be renamed or removed, so ``mv .git .git.old && mkdir .git``
+        # cannot put a new .git/config in place of the read-only one
+        protected = [p for p in c.read_only if p.exists()]
+        for below in _directories_between(protected, (c.workspace, *c.allow_write)):
+            args += ["--bind", str(below), str(below)]
+        for path in protected:
+            args += ["--ro-bind", str(path), str(path)]
         for path in c.hidden:
             if path.is_dir():
                 args += ["--tmpfs", str(path)]

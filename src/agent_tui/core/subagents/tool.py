@@ -11,12 +11,12 @@ as the tool result; its tool events are forwarded, typed with the ``task`` call'
 
 Tools: a definition without ``tools`` gets every read-only tool of the session; a list picks
 among the session's tools (unknown names are noted, ``task`` itself is never given: no
-recursion; nor progressive disclosure's proxies: the child gets its tools directly), and tools
-a deny rule removes outright are left out. A project agent file can only
-narrow what the session has: every call its child makes, a write included, is judged by the
-same pipeline as the parent's, so a repository cannot hand itself write access the user's
-rules do not give. A ``task`` call runs in parallel with its neighbours only when its child's
-tools are all read-only.
+recursion; nor ``update_plan``: the plan is the session's; nor progressive disclosure's
+proxies: the child gets its tools directly), and tools a deny rule removes outright are left
+out. A project agent file can only narrow what the session has: every call its child makes, a
+write included, is judged by the same pipeline as the parent's, so a repository cannot hand
+itself write access the user's rules do not give. A ``task`` call runs in parallel with its
+neighbours only when its child's tools are all read-only.
 
 Cancelling the ``task`` call (Esc: the parent's interrupt cancels its calls) cancels the child
 where it is: its model stream and its running calls are stopped and awaited before the call
@@ -70,6 +70,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 NAME = "task"
+PLAN = "update_plan"
+"""The session's plan (the panel the user watches) is the parent's: never a child's tool."""
 MAX_RECORDED_CALLS = 200
 """The child calls a result keeps for its card (a resumed session shows these)."""
 FORWARDED = (
@@ -126,7 +128,7 @@ class Subagents:
             picked = [
                 t
                 for t in registry.tools()
-                if t.meta.read_only and t.name != NAME and t.name not in PROXIES
+                if t.meta.read_only and t.name not in (NAME, PLAN) and t.name not in PROXIES
             ]
         else:
             picked = []
@@ -134,6 +136,8 @@ class Subagents:
                 tool = registry.get(name)
                 if name == NAME or (tool is not None and tool.name == NAME):
                     notes.append("task (a subagent cannot start subagents)")
+                elif tool is not None and tool.name == PLAN:
+                    notes.append(f"{PLAN} (the plan is the session's, kept by the parent)")
                 elif tool is not None and tool.name in PROXIES:
                     notes.append(f"{name} (a subagent gets its tools directly)")
                 elif tool is None:

@@ -22,6 +22,7 @@ from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
 from agent_tui.core.tools.config import ShellSettings
 from agent_tui.core.tools.errors import ToolErrorInfo
 from agent_tui.core.tools.file_state import FileStateCache
+from agent_tui.core.tools.hosts import NO_HOSTS, HostRules
 from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
 
 InputT = TypeVar("InputT", bound=BaseModel)
@@ -58,10 +59,11 @@ class ToolMeta:
     read_only: bool = False
     concurrency_safe: bool = False
     destructive: bool = False
-    rule_kind: Literal["command", "path"] | None = None
-    """How permission rule patterns match this tool: as a shell command prefix or a path glob."""
+    rule_kind: Literal["command", "path", "domain"] | None = None
+    """How permission rule patterns match this tool: as a shell command prefix, a path glob, or
+    the host of a URL (``domain:example.com``)."""
     rule_subject: str | None = None
-    """The input field those patterns are matched against (``command``, ``path``)."""
+    """The input field those patterns are matched against (``command``, ``path``, ``url``)."""
     cancels_siblings_on_failure: bool = False
     """A failure of this tool (an error, or output with ``is_error``) cancels the calls still
     running in its parallel batch: their work is presumably moot (a failing shell command)."""
@@ -69,6 +71,9 @@ class ToolMeta:
     """The input field naming the MCP server a call acts on (``read_mcp_resource``'s
     ``server``): that server's rules (``mcp__SERVER``, ``mcp__SERVER__*``) apply to the call
     too, so a deny rule for a server is not walked around through a built-in."""
+    network: bool = False
+    """The tool reaches other machines (``web_fetch``): read-only here, but it asks unless a
+    rule allows the host, in every policy."""
     reports_changes: bool = False
     """The tool tells ``ToolContext.changes`` about every file it changes, before and after
     (``write_file``, ``edit_file``), so the turn's checkpoint can restore them. A tool that is
@@ -181,6 +186,9 @@ class ToolContext:
     """Forwards events of the call's own (a subagent's tool events) to the turn's stream."""
     asker: Callable[[Any], Awaitable[Any]] | None = None
     """The turn's permission asker (``permissions.Asker``): a subagent's asks reach it."""
+    hosts: HostRules = NO_HOSTS
+    """The hosts the allow rules name literally: the only private addresses ``web_fetch``
+    may reach (``core.tools.hosts``)."""
 
     def resolve(self, path: str) -> Path:
         """A path argument resolved against the session cwd (``~`` expanded)."""

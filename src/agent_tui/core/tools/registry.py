@@ -12,7 +12,7 @@ import dataclasses
 import difflib
 import json
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +26,10 @@ from agent_tui.core.tools.json_schema import Checker, argument_checker
 from agent_tui.core.tools.schema import describe_validation_error, input_schema
 
 log = logging.getLogger(__name__)
+
+UnknownExplainer = Callable[[str], ToolErrorInfo | None]
+"""``explain(name)``: why there is no tool ``name`` when its owner knows (the MCP manager, for
+``mcp__<server>__…`` of a server that failed to start), else None ("unknown tool")."""
 
 
 @dataclass
@@ -56,8 +60,10 @@ class ToolRegistry:
         self._tools: dict[str, Tool[Any]] = {}
         self._aliases: dict[str, str] = {}
         self._cache: dict[str, str] = {}
-        self._checkers: dict[str, tuple[Tool[Any], Checker]] = {}
-        """Per tool name: the compiled checker of its raw JSON Schema (and the entry it is of)."""
+        self._checkers: dict[str, tuple[Tool[Any], Checker, frozenset[str]]] = {}
+        """Per tool name: the compiled checker of its raw JSON Schema, the optional properties
+        whose schema refuses null (``null_free_optionals``), and the entry they are of."""
+        self._explainers: list[UnknownExplainer] = []
         for tool in tools:
             self.register(tool)
 
@@ -80,6 +86,24 @@ class ToolRegistry:
             self._aliases.pop(alias, None)
         self._cache.clear()
         self._checkers.pop(name, None)
+
+    def add_unknown_explainer(self, explain: UnknownExplainer) -> Callable[[], None]:
+        """Ask ``explain(name)`` first when a call names no registered tool; its answer (when
+        not None) is the call's error instead of "unknown tool". Returns a remover."""
+        self._explainers.append(explain)
+        return lambda: self._explainers.remove(explain) if explain in self._explainers else None
+
+    def explain_unknown(self, name: str) -> ToolErrorInfo | None:
+        """Why there is no tool ``name``, from the explainers (None: none knows)."""
+        for explain in self._explainers:
+            try:
+                info = explain(name)
+            except Exception:  # an explainer must never break dispatch
+                log.exception("explaining the unknown tool %r failed", name)
+                continue
+            if info is not None:
+                return info
+        return None
 
     def get(self, name: str) -> Tool[Any] | None:
         """Look a tool up by name or alias."""
@@ -156,6 +180,9 @@ class ToolRegistry:
         """Find the tool and validate the arguments, without running anything."""
         tool = self.get(name)
         if tool is None:
+            explained = self.explain_unknown(name) if self._explainers else None
+            if explained is not None:
+                return explained
             suggestions = self.closest(name)
             hint = (
                 f"Did you mean {', '.join(suggestions)}? " if suggestions else ""
@@ -204,7 +231,11 @@ class ToolRegistry:
         parsed: BaseModel | None = None
         problems = []
         if tool.input_schema is not None:  # a raw JSON Schema (MCP tools) is checked first
-            problems = self._checker(tool)(arguments)
+            checker, droppable = self._checker(tool)
+            if droppable:  # "omit null": a model's null for an optional it may leave out
+                for key in [k for k, v in arguments.items() if v is None and k in droppable]:
+                    del arguments[key]
+            problems = checker(arguments)
         if not problems:
             try:
                 parsed = tool.input_model.model_validate(arguments)
@@ -221,15 +252,17 @@ class ToolRegistry:
             )
         return PreparedCall(tool=tool, input=parsed)
 
-    def _checker(self, tool: Tool[Any]) -> Checker:
-        """The compiled checker of ``tool``'s raw schema, made on its first call."""
+    def _checker(self, tool: Tool[Any]) -> tuple[Checker, frozenset[str]]:
+        """The compiled checker of ``tool``'s raw schema and the optional properties whose
+        null may be dropped, made on its first call."""
         cached = self._checkers.get(tool.name)
         if cached is not None and cached[0] is tool:
-            return cached[1]
+            return cached[1], cached[2]
         assert tool.input_schema is not None
         checker = argument_checker(tool.input_schema)
-        self._checkers[tool.name] = (tool, checker)
-        return checker
+        droppable = null_free_optionals(tool.input_schema)
+        self._checkers[tool.name] = (tool, checker, droppable)
+        return checker, droppable
 
     async def run(self, prepared: PreparedCall, ctx: ToolContext) -> DispatchOutcome:
         """Run a prepared call; exceptions and timeouts become structured errors."""
@@ -268,6 +301,39 @@ class ToolRegistry:
         if isinstance(prepared, ToolErrorInfo):
             return DispatchOutcome(tool=self.get(name), error=prepared)
         return await self.run(prepared, ctx)
+
+
+def null_free_optionals(schema: Any) -> frozenset[str]:
+    """The top-level properties of ``schema`` that are optional (not in ``required``) and
+    whose own schema surely refuses null (a ``type``, ``enum`` or ``const`` without null).
+    Models often send ``null`` for an optional argument they mean to leave out; such a null
+    can only fail validation, so dispatch drops it (the conformance suite's "omit null").
+    A property that may be null, or whose schema says nothing about it (``$ref``, ``anyOf``
+    alone, no schema), keeps its null: validation decides."""
+    if not isinstance(schema, dict):
+        return frozenset()
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return frozenset()
+    required = schema.get("required")
+    needed = set(required) if isinstance(required, list) else set()
+    return frozenset(
+        name
+        for name, sub in properties.items()
+        if name not in needed and isinstance(sub, dict) and _refuses_null(sub)
+    )
+
+
+def _refuses_null(schema: dict[str, Any]) -> bool:
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        return kind != "null"
+    if isinstance(kind, list) and kind:
+        return "null" not in kind
+    enum = schema.get("enum")
+    if isinstance(enum, list):
+        return None not in enum
+    return "const" in schema and schema["const"] is not None
 
 
 def tool_schema(tool: Tool[Any]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from textual.content import Content
 
 from agent_tui.ui.calls.details import describe_call
 from agent_tui.ui.calls.diff_view import diff_content
+from agent_tui.ui.calls.plan_view import steps_content, steps_of
 from agent_tui.ui.calls.state import STATUS_GLYPH, STATUS_STYLE, CallState, CallStatus
 
 MAX_BODY_LINES = 2000
@@ -86,6 +87,9 @@ def body_content(call: CallState) -> Content:
     """The expanded card: input, then output (or the error, the rejection, the diff); a
     ``task`` call's card lists its subagent's calls between them."""
     diff = call.data.get("diff") if call.status is CallStatus.OK else None
+    steps = steps_of(call.data) if call.status is CallStatus.OK else None
+    if steps is not None:  # an update_plan: the plan it set, as the panel shows it
+        return steps_content(steps)
     parts = [_input(call, with_changes=not diff), *_children(call)]
     status = call.status
     if isinstance(diff, str) and diff:

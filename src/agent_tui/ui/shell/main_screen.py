@@ -8,7 +8,7 @@ from __future__ import annotations
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widget import Widget
@@ -18,15 +18,19 @@ from agent_tui.ui.calls.state import Clock
 from agent_tui.ui.chat.chat_view import ChatView
 from agent_tui.ui.common.steady_footer import SteadyFooter
 from agent_tui.ui.lane.tool_lane import ToolLane
+from agent_tui.ui.plan import PlanPanel
 from agent_tui.ui.shell.prompt_input import PromptInput
 from agent_tui.ui.shell.queued_messages import QueuedMessages
 from agent_tui.ui.shell.status_bar import StatusBar
 
 NARROW_BELOW = 100
+SHORT_BELOW = 30
+"""Rows below which the plan panel shows its one line."""
 
 
 class MainScreen(Screen[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_BELOW, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (SHORT_BELOW, "-tall")]
 
     BINDINGS = [
         Binding("tab", "cycle_focus(1)", "Focus", show=False, id="focus.next"),
@@ -59,7 +63,9 @@ class MainScreen(Screen[None]):
         yield Header(icon="◆")
         with Horizontal(id="body"):
             yield ChatView(id="chat")
-            yield ToolLane(self.clock, id="lane")
+            with Vertical(id="side"):
+                yield PlanPanel(id="plan")
+                yield ToolLane(self.clock, id="lane")
         yield self._prompt.menu  # the prompt's completion menu, just above it
         yield self._prompt
         if self._queued is not None:
@@ -103,6 +109,10 @@ class MainScreen(Screen[None]):
     @property
     def lane(self) -> ToolLane:
         return self.query_one("#lane", ToolLane)
+
+    @property
+    def plan(self) -> PlanPanel:
+        return self.query_one("#plan", PlanPanel)
 
     @property
     def prompt(self) -> PromptInput:

@@ -1,4 +1,5 @@
-"""The built-in tools: files (read, write, edit), search (list_dir, glob, grep) and the shell.
+"""The built-in tools: files (read, write, edit), search (list_dir, glob, grep), the shell,
+the plan (update_plan) and the web (web_fetch).
 
 Each tool is one module defining ``TOOL``; adding a built-in means adding its module here.
 """
@@ -15,11 +16,23 @@ from agent_tui.core.tools.builtin import (
     list_dir,
     read_file,
     run_shell,
+    update_plan,
+    web_fetch,
     write_file,
 )
 from agent_tui.core.tools.registry import ToolRegistry
 
-_MODULES = (read_file, write_file, edit_file, run_shell, list_dir, glob_tool, grep_tool)
+_MODULES = (
+    read_file,
+    write_file,
+    edit_file,
+    run_shell,
+    list_dir,
+    glob_tool,
+    grep_tool,
+    update_plan,
+    web_fetch,
+)
 
 
 def builtin_tools() -> list[Tool[Any]]:

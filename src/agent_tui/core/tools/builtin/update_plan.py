@@ -1,0 +1,114 @@
+"""update_plan: the model's list of steps, shown to the user as it changes (``core.plan``).
+
+Read-only and never asks: it changes nothing but the plan. Not concurrency-safe, so two calls
+in one message run one after the other and the last one wins, as the model wrote them.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from agent_tui.core.calls import ResultFacts
+from agent_tui.core.events import PlanStep
+from agent_tui.core.plan import (
+    MAX_EXPLANATION_CHARS,
+    MAX_STEP_CHARS,
+    MAX_STEPS,
+    PLAN_ALIAS,
+    PLAN_TOOL,
+    Plan,
+)
+from agent_tui.core.summary import one_line
+from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
+
+DESCRIPTION = f"""\
+Keep a short plan of the task the user can watch: the whole list of steps each time (it \
+replaces the previous plan), each `pending`, `in_progress` or `completed`; at most one step \
+`in_progress`. Use it for work of several steps: make the plan first, then mark a step \
+`in_progress` when you start it and `completed` when it is done. At most {MAX_STEPS} steps; \
+`explanation` says briefly why the plan changed. Skip it for one-step tasks."""
+
+_GLYPH = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]"}
+
+
+class StepInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    content: str = Field(
+        validation_alias=AliasChoices("content", "step", "title"),
+        description="What the step does, in a few words.",
+        min_length=1,
+        max_length=MAX_STEP_CHARS,
+    )
+    status: Literal["pending", "in_progress", "completed"] = Field(
+        default="pending", description="pending, in_progress or completed."
+    )
+
+    @field_validator("content")
+    @classmethod
+    def _text(cls, value: str) -> str:
+        text = " ".join(value.split())
+        if not text:
+            raise ValueError("is blank: say what the step does")
+        if "\0" in text:
+            raise ValueError("contains a NUL byte (\\0); remove it")
+        return text
+
+
+class UpdatePlanInput(ToolInput):
+    plan: list[StepInput] = Field(
+        description="Every step of the plan, in order.", max_length=MAX_STEPS
+    )
+    explanation: str = Field(
+        default="",
+        description="Why the plan changed (optional, one sentence).",
+        max_length=MAX_EXPLANATION_CHARS,
+    )
+
+    @model_validator(mode="after")
+    def _one_in_progress(self) -> UpdatePlanInput:
+        running = [i + 1 for i, step in enumerate(self.plan) if step.status == "in_progress"]
+        if len(running) > 1:
+            raise ValueError(
+                f"steps {', '.join(map(str, running))} are all in_progress: at most one step "
+                "can be in_progress; mark the others pending or completed"
+            )
+        return self
+
+
+def _lines(plan: Plan) -> list[str]:
+    return [f"{_GLYPH[step.status]} {step.content}" for step in plan.steps]
+
+
+async def _call(inp: UpdatePlanInput, ctx: ToolContext) -> ToolOutput:
+    plan = Plan(
+        steps=[PlanStep(content=s.content, status=s.status) for s in inp.plan],
+        explanation=" ".join(inp.explanation.split()),
+    )
+    total = len(plan.steps)
+    if total == 0:
+        summary, content = "plan cleared", "Plan cleared."
+    else:
+        current = plan.current
+        summary = f"{plan.done}/{total} done" + (f" · {current.content}" if current else "")
+        content = "Plan updated:\n" + "\n".join(_lines(plan))
+    return ToolOutput(
+        content,
+        data={"plan": plan.data()},
+        summary=one_line(summary),
+        facts=ResultFacts(entries=total),
+        never_spill=True,
+    )
+
+
+TOOL = Tool(
+    name=PLAN_TOOL,
+    description=DESCRIPTION,
+    input_model=UpdatePlanInput,
+    call=_call,
+    aliases=(PLAN_ALIAS,),
+    meta=ToolMeta(read_only=True, concurrency_safe=False),
+    timeout=10.0,
+)
