@@ -267,6 +267,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         disclosure=Disclosure(registry, loaded.settings.disclosure),
         trust=trust,
     )
+    from agent_tui.core.subagents import install, load_agents
+
+    agents = load_agents(cwd)  # named subagents (``task``): the project's and the user's
+    install(agent, agents)
     if mcp is not None:  # @server:uri mentions attach the servers' resources
         from agent_tui.core.mcp.resource_mentions import McpMentionResources
 
@@ -293,6 +297,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             ),
             *(f"session: {p}" for p in session.problems()),
             *(str(p) for p in agent.memory.problems),
+            *agents.problems,
         ],
     )
     if args.headless is not None:

@@ -525,6 +525,11 @@ class AgentApp(App[None]):
             return
         await chat.flush()
         changed = self.calls.apply(event)
+        if getattr(event, "parent_call_id", None):  # a subagent's call: its task card shows it
+            self._refresh_calls(changed)
+            if changed and self.busy:
+                self._set_activity(self._tool_activity())
+            return
         match event:
             case UserMessage():
                 await lane.begin_turn(event.text)

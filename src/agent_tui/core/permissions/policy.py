@@ -37,6 +37,8 @@ class ApprovalRequest:
     tool: Tool[Any]
     input: BaseModel
     decision: Decision | None = None
+    agent: str | None = None
+    """The subagent that asks (``task``), None for the session's own calls."""
 
     @property
     def reason(self) -> str:
