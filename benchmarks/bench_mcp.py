@@ -3,7 +3,7 @@
 Run from the repository root::
 
     PYTHONPATH=src:. python benchmarks/bench_mcp.py              # the figures in README.md
-    PYTHONPATH=src:. python benchmarks/bench_mcp.py --calls 100  # quicker
+    PYTHONPATH=src:. python benchmarks/bench_mcp.py --calls 100 --rounds 5  # quicker
     PYTHONPATH=src:. python benchmarks/bench_mcp.py --everything PATH  # + server-everything
 
 1. Round trip of ``--calls`` sequential calls of a trivial tool (``echo``) over stdio, on the
@@ -13,8 +13,11 @@ Run from the repository root::
    - the registry: ``ToolRegistry.dispatch`` of ``mcp__srv__echo`` — JSON parsing, JSON
      Schema validation, the manager, and the conversion to what the model reads: the path
      every call of the agent takes (the output budget comes on top, as for any tool).
-   The three are called in turn, call by call (so they share the machine's load), after 20
-   warm-up rounds. Median and p95 per call, and the ratio to the bare SDK.
+   After 20 warm-up calls of each, ``--rounds`` rounds: in each, every path makes
+   ``--calls / --rounds`` calls in a block, the order of the paths rotating from round to
+   round, so a load that comes and goes hits them all alike. Printed: per round the median of
+   each path and its ratio to the bare SDK, the median of those per-round ratios (the figure to
+   compare), and median and p95 over all calls.
 2. Connecting ``--servers`` servers (each: spawn, handshake, list tools) in parallel through
    the manager, against each of them alone, one after the other: parallel vs the slowest alone.
    Two kinds: the Python fixture server (its start is CPU-bound: importing the SDK) and
@@ -63,10 +66,13 @@ def stats(samples: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), p95
 
 
-async def interleaved(
-    command: list[str], n: int, args: dict[str, Any], work: Path
-) -> dict[str, list[float]]:
-    """The three paths call by call in turn, each on its own server process."""
+async def rounds(
+    command: list[str], n_rounds: int, per_round: int, args: dict[str, Any], work: Path
+) -> list[dict[str, list[float]]]:
+    """The three paths, each on its own server process, in ``n_rounds`` rounds: in a round
+    each path makes ``per_round`` calls in a block, the order of the paths rotating from one
+    round to the next (so no path always runs first, or right after another). Per round, the
+    call times of each path."""
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
@@ -81,7 +87,7 @@ async def interleaved(
     ctx = ToolContext(cwd=work)
     raw = json.dumps(args)
     params = StdioServerParameters(command=command[0], args=command[1:])
-    samples: dict[str, list[float]] = {"sdk": [], "manager": [], "registry": []}
+    results: list[dict[str, list[float]]] = []
     try:
         with tempfile.TemporaryFile("w") as errlog:
             async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=30) as c:
@@ -90,15 +96,22 @@ async def interleaved(
                     "manager": lambda: manager.call("srv", "echo", args, ctx),
                     "registry": lambda: manager.registry.dispatch("mcp__srv__echo", raw, ctx),
                 }
-                for i in range(n + WARMUP):
-                    for name, call in paths.items():
-                        start = time.perf_counter()
+                names = list(paths)
+                for _ in range(WARMUP):
+                    for call in paths.values():
                         await call()
-                        if i >= WARMUP:
+                for r in range(n_rounds):
+                    order = names[r % len(names) :] + names[: r % len(names)]
+                    samples: dict[str, list[float]] = {name: [] for name in names}
+                    for name in order:
+                        for _ in range(per_round):
+                            start = time.perf_counter()
+                            await paths[name]()
                             samples[name].append(time.perf_counter() - start)
+                    results.append(samples)
     finally:
         await manager.aclose()
-    return samples
+    return results
 
 
 @dataclass
@@ -136,7 +149,8 @@ Target = tuple[str, list[str], dict[str, Any]]
 
 def parse() -> tuple[argparse.Namespace, list[Target]]:
     parser = argparse.ArgumentParser(description="MCP call overhead and parallel connects.")
-    parser.add_argument("--calls", type=int, default=500)
+    parser.add_argument("--calls", type=int, default=500, help="calls per path, in all")
+    parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--servers", type=int, default=5)
     parser.add_argument("--everything", help="also measure calls on this server-everything binary")
     options = parser.parse_args()
@@ -150,21 +164,44 @@ def parse() -> tuple[argparse.Namespace, list[Target]]:
 async def main(options: argparse.Namespace, targets: list[Target]) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-mcp-") as tmp:
         work = Path(tmp)
-        print(f"{options.calls} sequential echo calls over stdio (per call)")
-        print(f"{'server / path':50} {'median':>9} {'p95':>9} {'median vs SDK':>14}")
+        per_round = max(1, options.calls // options.rounds)
+        print(
+            f"{options.rounds} rounds x {per_round} sequential echo calls per path over stdio; "
+            "the paths alternate from round to round"
+        )
         for label, command, args in targets:
-            samples = await interleaved(command, options.calls, args, work)
-            base, _ = stats(samples["sdk"])
-            rows = [
-                ("bare SDK Client.call_tool", samples["sdk"]),
-                ("McpManager.call", samples["manager"]),
-                ("registry.dispatch (validate + manager + adapt)", samples["registry"]),
-            ]
+            per = await rounds(command, options.rounds, per_round, args, work)
             print(label)
-            for name, values in rows:
-                median, p95 = stats(values)
+            print(
+                f"  {'round':>5} {'sdk ms':>8} {'manager':>8} {'registry':>9}"
+                "  manager/sdk registry/sdk"
+            )
+            ratios: dict[str, list[float]] = {"manager": [], "registry": []}
+            for r, samples in enumerate(per, 1):
+                med = {name: statistics.median(values) for name, values in samples.items()}
+                for name in ratios:
+                    ratios[name].append(med[name] / med["sdk"])
                 print(
-                    f"  {name:48} {median * 1e3:7.3f}ms {p95 * 1e3:7.3f}ms {median / base:13.2f}x"
+                    f"  {r:5} {med['sdk'] * 1e3:8.3f} {med['manager'] * 1e3:8.3f} "
+                    f"{med['registry'] * 1e3:9.3f}  {ratios['manager'][-1]:11.2f} "
+                    f"{ratios['registry'][-1]:12.2f}"
+                )
+            print(
+                f"  median of the per-round ratios: manager/sdk "
+                f"{statistics.median(ratios['manager']):.2f}x, registry/sdk "
+                f"{statistics.median(ratios['registry']):.2f}x"
+            )
+            every = {
+                name: [v for s in per for v in s[name]] for name in ("sdk", "manager", "registry")
+            }
+            for name, title in (
+                ("sdk", "bare SDK Client.call_tool"),
+                ("manager", "McpManager.call"),
+                ("registry", "registry.dispatch (validate + manager + adapt)"),
+            ):
+                median, p95 = stats(every[name])
+                print(
+                    f"  all calls, {title:48} median {median * 1e3:7.3f}ms p95 {p95 * 1e3:7.3f}ms"
                 )
 
         print()

@@ -26,6 +26,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--argv", action="store_true")
+    parser.add_argument(
+        "--git",
+        action="store_true",
+        help="make the workspace a git repository (.git and its protected files are mounted)",
+    )
     args = parser.parse_args()
     backend = Bubblewrap()
     if (problem := backend.problem()) is not None:
@@ -33,6 +38,8 @@ def main() -> None:
     work = Path(tempfile.mkdtemp())
     for i in range(20):
         (work / f"f{i}").write_text("x")
+    if args.git:
+        subprocess.run(["git", "init", "-q", str(work)], check=True)
     sandbox = ShellSandbox(backend, SandboxSettings(), work)
     bash = shutil.which("bash") or "/bin/sh"
     for command in ("true", "ls -la"):

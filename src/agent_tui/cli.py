@@ -271,6 +271,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         trust=trust,
         hooks=hooks,
     )
+    from agent_tui.core.subagents import install, load_agents
+
+    agents = load_agents(cwd)  # named subagents (``task``): the project's and the user's
+    install(agent, agents)
     if mcp is not None:  # @server:uri mentions attach the servers' resources
         from agent_tui.core.mcp.resource_mentions import McpMentionResources
 
@@ -299,6 +303,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             *(hooks.skipped_warnings() if args.headless is not None else []),
             *(f"session: {p}" for p in session.problems()),
             *(str(p) for p in agent.memory.problems),
+            *agents.problems,
         ],
     )
     if args.headless is not None:

@@ -13,8 +13,12 @@
 
 ``list`` and ``call`` go through the same manager, adapter and output budget as the agent.
 ``list`` exits 1 when a configuration file or entry cannot be used (each problem on stderr,
-or in the ``error`` and ``problems`` fields with ``--json``), else 0 — a server that fails to
-connect is a status it lists, not an error of the command.
+or in the ``error`` and ``problems`` fields with ``--json``), and when no server connected
+while some failed (every server that was to run failed: nothing works); else 0 — one server
+that fails among working ones is a status it lists, not an error of the command.
+``call`` prints what the model would see on stdout; when the call fails, also one line on
+stderr saying so (exit 1). Usage mistakes (an unknown server or tool, ``--args`` that is not
+a JSON object) exit 2 with what to do.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from typing import Any
 
 from agent_tui.core.mcp.config import project_config_path, user_config_path
 from agent_tui.core.mcp.config_edit import ConfigEditError, add_server, remove_server
-from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.mcp.manager import McpManager, start_failure
 from agent_tui.core.mcp.state import ServerState
 from agent_tui.mcp_auth_cli import add_parsers as add_auth_parsers
 from agent_tui.mcp_auth_cli import run as run_auth
@@ -215,7 +219,7 @@ async def _list(cwd: Path, *, as_json: bool) -> int:
     finally:
         await manager.aclose()
     problems = [str(p) for p in overview.problems]
-    code = 1 if problems else 0  # a file or an entry that cannot be used is an error
+    code = 1 if problems or _all_failed(overview.servers) else 0
     if as_json:
         servers = []
         for row in overview.servers:
@@ -261,6 +265,12 @@ async def _list(cwd: Path, *, as_json: bool) -> int:
     return code
 
 
+def _all_failed(rows: Sequence[Any]) -> bool:
+    """No server connected and at least one failed (the disabled ones did not run)."""
+    statuses = {row.state.status for row in rows}
+    return "failed" in statuses and "connected" not in statuses
+
+
 def _state_line(state: ServerState) -> str:
     where = f"{state.transport}: {state.target}" if state.target else state.transport
     head = f"{state.name}  ({where})  {state.status}"
@@ -282,6 +292,8 @@ def _state_json(state: ServerState) -> dict[str, Any]:
         "status": state.status,
         "error": state.reason,
         "auth_required": state.auth_required,
+        "failure_kind": state.failure_kind,
+        "http_status": state.http_status,
         "protocol_version": state.protocol_version,
         "server_info": state.server_info,
         "connect_seconds": state.connect_seconds,
@@ -320,7 +332,13 @@ async def _call(cwd: Path, server: str, tool: str, raw_args: str) -> int:
         known = ", ".join(manager.config.servers) or "none"
         unread = [str(p) for p in manager.problems if p.unread]
         why = "".join(f"; and {problem}" for problem in unread)
-        return _fail(f"no MCP server named {server!r} (configured: {known}){why}")
+        return _fail(
+            f"no MCP server named {server!r} (configured: {known}){why}; "
+            "`agent-tui mcp list` shows them"
+        )
+    bad_args = _args_problem(raw_args)
+    if bad_args is not None:
+        return _fail(bad_args)
     manager.elicitation.add_listener(  # no one to ask here: declined, and said so
         lambda notice: print(f"agent-tui mcp: {notice.reason}", file=sys.stderr, flush=True)
     )
@@ -329,11 +347,14 @@ async def _call(cwd: Path, server: str, tool: str, raw_args: str) -> int:
         await manager.wait_ready()
         state = manager.state(server)
         if state.status != "connected":
-            return _fail(f"{server} is {state.status}: {state.reason}", 1)
+            return _fail(_not_connected(state), 1)
         names = {t.remote_name: t.name for t in state.tools}
         name = names.get(tool) or (tool if tool in names.values() else None)
         if name is None:
-            return _fail(f"{server} has no tool {tool!r} (it has: {', '.join(names) or 'none'})")
+            return _fail(
+                f"the MCP server {server!r} has no tool {tool!r} "
+                f"(its tools: {', '.join(names) or 'none'})"
+            )
         budget = load_settings(cwd).settings.budget
         executor = ToolExecutor(
             manager.registry,
@@ -353,12 +374,42 @@ async def _call(cwd: Path, server: str, tool: str, raw_args: str) -> int:
                 print(f"[progress{done}] {event.message or ''}".rstrip(), file=sys.stderr)
             elif isinstance(event, Spill):
                 print(f"[full output saved to {event.path}]", file=sys.stderr)
-            elif isinstance(event, ToolErrorEvent) or (
-                isinstance(event, ToolResult) and event.is_error
-            ):
+            elif isinstance(event, ToolErrorEvent):
                 code = 1
+                lines = [f"the call failed ({event.code}): {event.message}", *event.details]
+                print("\n  ".join([f"agent-tui mcp: {lines[0]}", *lines[1:]]), file=sys.stderr)
+            elif isinstance(event, ToolResult) and event.is_error:
+                code = 1
+                print("agent-tui mcp: the call failed (its result is on stdout)", file=sys.stderr)
         for message in out:
             print(message.content)
         return code
     finally:
         await manager.aclose()
+
+
+def _args_problem(raw_args: str) -> str | None:
+    """What is wrong with ``--args`` (None: it is a JSON object), said for a shell user."""
+    example = 'e.g. --args \'{"text": "hi"}\''
+    try:
+        value = json.loads(raw_args)
+    except json.JSONDecodeError as exc:
+        return (
+            f"--args is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} "
+            f"(pass one JSON object in single quotes, {example})"
+        )
+    if not isinstance(value, dict):
+        return f"--args must be a JSON object, not {type(value).__name__} ({example})"
+    return None
+
+
+def _not_connected(state: ServerState) -> str:
+    """Why ``call`` cannot reach ``state``'s server, with its last stderr lines."""
+    if state.status == "failed":
+        text = start_failure(state)
+        tail = state.stderr_tail[-5:]
+        return text + "".join(f"\n  stderr: {line}" for line in tail)
+    if state.status == "disabled":
+        return f"the MCP server {state.name!r} is turned off: {state.reason}"
+    why = f": {state.reason}" if state.reason else ""
+    return f"the MCP server {state.name!r} is {state.status}{why}"

@@ -17,6 +17,13 @@ Prompts: ``review`` (arguments ``path`` required, ``focus`` optional), ``greet``
 arguments; two messages, one with an image). Mode ``prompts`` (otherwise ``normal``) adds the
 tool ``add_prompt``, which registers a prompt and announces the change.
 
+Mode ``logs`` adds the tool ``say`` (``level``, ``data``, ``logger``): it sends ``data`` as a log
+message (``notifications/message``, sent whether or not the request opted in to logs, as a
+handshake-era server does); and two resources, ``fixture://note`` (text) and
+``fixture://logo.png`` (a 1x1 PNG), and the tool ``add_resource`` (adds one and announces
+``resources/list_changed``). The server declares no logging capability (no
+``logging/setLevel``), as the SDK's servers do.
+
 Mode ``tasks``: a plain JSON-RPC server (no SDK) that speaks only 2025-11-25 — ``execution``
 is a field of that version, removed in 2026-07-28, and the SDK's servers negotiate the newer
 one — with two tools: ``echo`` and ``long_job``, listed with ``execution.taskSupport:
@@ -25,7 +32,8 @@ one — with two tools: ``echo`` and ``long_job``, listed with ``execution.taskS
 Mode ``http-status``: a plain JSON-RPC server over HTTP (no SDK, 2025-11-25, JSON answers) on
 127.0.0.1:PORT at any path. With ``--status N`` it answers every request with HTTP status N
 (a 401, 403, 404 or 500 from the start); without, it serves ``echo`` and ``http_error``,
-which answers its call with the HTTP status in its argument ``status`` (a 500 mid-session).
+which answers its call with the HTTP status in its argument ``status`` (a 500 mid-session);
+``--ref URL`` adds the tool ``refd``, whose input schema has a remote ``$ref`` to URL.
 """
 
 import argparse
@@ -186,6 +194,43 @@ def build(name: str, mode: str = "normal") -> MCPServer:
             },
         ]
 
+    if mode == "logs":  # a tool of its own mode: the other modes keep their 16 tools
+
+        @server.tool()
+        async def say(level: str, data: Any, ctx: Context, logger: str = "fixture") -> str:
+            """Send ``data`` as a log message (``notifications/message``) at ``level``."""
+            from mcp.types import LoggingMessageNotification, LoggingMessageNotificationParams
+
+            # not ctx.log: on 2026-07-28 that sends only when the request's _meta opted in
+            params = LoggingMessageNotificationParams(level=level, data=data, logger=logger)  # type: ignore[arg-type]
+            await ctx.request_context.session.send_notification(
+                LoggingMessageNotification(params=params)
+            )
+            return f"logged {level}"
+
+        @server.resource("fixture://note", name="note", mime_type="text/plain")
+        def note() -> str:
+            return "a note from the fixture\nsecond line"
+
+        @server.resource("fixture://logo.png", name="logo", mime_type="image/png")
+        def logo() -> bytes:
+            return base64.b64decode(PNG_1x1)
+
+        @server.tool()
+        async def add_resource(resource_name: str, ctx: Context) -> str:
+            """Add the text resource ``fixture://<resource_name>`` and announce the change."""
+
+            def added() -> str:
+                return f"I am {resource_name}"
+
+            server.resource(f"fixture://{resource_name}", name=resource_name)(added)
+            await ctx.notify_resources_changed()
+            try:
+                await ctx.request_context.session.send_resource_list_changed()
+            except Exception:
+                pass
+            return f"added {resource_name}"
+
     if mode == "prompts":  # a tool of its own mode: the other modes keep their 16 tools
 
         @server.tool()
@@ -287,7 +332,7 @@ STATUS_TOOLS = [
 ]
 
 
-def serve_http_status(port: int, status: int | None) -> None:
+def serve_http_status(port: int, status: int | None, ref: str | None = None) -> None:
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     class Handler(BaseHTTPRequestHandler):
@@ -307,11 +352,19 @@ def serve_http_status(port: int, status: int | None) -> None:
             if request.get("method") == "tools/call" and params.get("name") == "http_error":
                 code = int((params.get("arguments") or {}).get("status", 500))
                 return self._send(code, b"the fixture failed on purpose")
+            if request.get("method") == "tools/call" and params.get("name") == "refd":
+                result = {"content": [{"type": "text", "text": "refd ran"}]}
+                body = {"jsonrpc": "2.0", "id": request["id"], "result": result}
+                return self._send(200, json.dumps(body).encode(), "application/json")
             if request.get("method") == "tools/list":
+                tools = list(STATUS_TOOLS)
+                if ref is not None:
+                    schema = {"type": "object", "properties": {"a": {"$ref": ref}}}
+                    tools.append({"name": "refd", "description": "Refers.", "inputSchema": schema})
                 reply: dict[str, Any] | None = {
                     "jsonrpc": "2.0",
                     "id": request["id"],
-                    "result": {"tools": STATUS_TOOLS},
+                    "result": {"tools": tools},
                 }
             else:
                 reply = _answer(request)
@@ -337,9 +390,10 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--name", default="fixture")
     parser.add_argument("--status", type=int, default=None)
+    parser.add_argument("--ref", default=None)
     args = parser.parse_args()
     if args.mode == "http-status":
-        serve_http_status(args.port, args.status)
+        serve_http_status(args.port, args.status, args.ref)
         return
     if args.mode == "exit-at-start":
         sys.stderr.write("fixture: bad configuration, giving up\n")

@@ -63,7 +63,7 @@ class CardApp(App[None]):
             if call_id in grouped:
                 calls = [self.book.calls[i] for i in grouped[call_id]]
                 self.widgets.append(GroupCard(calls, frozen, folded=call_id in fold))
-            elif call_id not in members:
+            elif call_id not in members and call.parent is None:  # a subagent's: in its card
                 self.widgets.append(ToolCard(call, frozen))
         self.chosen_theme = theme
 

@@ -4,22 +4,29 @@ in ``test_mcp_panel`` use real servers)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
 
 from agent_tui.core.agent import Agent
+from agent_tui.core.commands.mcp_prompts import McpPrompt, PromptArgument
 from agent_tui.core.disclosure.marks import Mark, cost_line
 from agent_tui.core.mcp.adapter import ToolInfo
 from agent_tui.core.mcp.config import ConfigProblem
 from agent_tui.core.mcp.overview import McpOverview, ServerRow, ToolRow
+from agent_tui.core.mcp.resource_preview import PreviewPart, ResourcePreview
+from agent_tui.core.mcp.resources import ResourceInfo
+from agent_tui.core.mcp.server_log import LogEntry
 from agent_tui.core.mcp.state import ServerState
 from agent_tui.core.permissions import Decision, Rule, Step
 from agent_tui.core.providers.demo import DemoProvider
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.ui.mcp.panel import McpPanel
+from agent_tui.ui.mcp.resource_dialog import ResourceDialog
 from agent_tui.ui.mcp.schema_dialog import SchemaDialog
 
 from .helpers import QuietApp, wait_for
@@ -207,6 +214,92 @@ ERRORS = McpOverview(
 EMPTY = McpOverview(files=FILES, cost_line="", project_file=PROJECT)
 
 
+def at(hour: int, minute: int, second: int) -> float:
+    """A time that shows as ``hour:minute:second`` in any time zone."""
+    return time.mktime((2026, 12, 2, hour, minute, second, 0, 0, -1))
+
+
+DOC = "demo://resource/static/document/architecture.md"
+RESOURCES = (
+    ResourceInfo(
+        "everything",
+        DOC,
+        "architecture.md",
+        description="Static document file exposed as a resource",
+        mime_type="text/markdown",
+        size=1_843,
+        subscribed=True,
+        updated=at(14, 2, 51),
+    ),
+    ResourceInfo(
+        "everything",
+        "demo://resource/static/document/features.md",
+        "features.md",
+        mime_type="text/markdown",
+    ),
+    ResourceInfo(
+        "everything", "demo://resource/static/blob/logo.png", "logo.png", mime_type="image/png"
+    ),
+    ResourceInfo(
+        "everything",
+        "demo://resource/dynamic/text/{resourceId}",
+        "Dynamic Text Resource",
+        description="Plaintext dynamic resource fabricated from the {resourceId} variable",
+        mime_type="text/plain",
+        template=True,
+    ),
+)
+PREVIEW_TEXT = {
+    DOC: "# Everything Server – Architecture\n\nThis document summarizes the current layout "
+    "and runtime architecture of the src/everything folder.\n\n## Layout\n\n- index.ts: "
+    "the entry point\n- server/: the server factory"
+}
+PROMPTS = (
+    McpPrompt(
+        "everything",
+        "args-prompt",
+        "A prompt with two arguments, one required and one optional",
+        (
+            PromptArgument("city", "Name of the city", required=True),
+            PromptArgument("state", "Name of the state"),
+        ),
+    ),
+    McpPrompt(
+        "everything",
+        "resource-prompt",
+        "A prompt that includes an embedded resource",
+        (
+            PromptArgument("resourceType", "Type of resource to fetch", required=True),
+            PromptArgument("resourceId", "ID of the resource", required=True),
+        ),
+    ),
+    McpPrompt("everything", "simple-prompt", "A prompt with no arguments"),
+)
+LOG = (
+    LogEntry("everything", "debug", None, "Debug-level message", at(14, 2, 40)),
+    LogEntry("everything", "info", "everything", "Info-level message", at(14, 2, 45)),
+    LogEntry("everything", "warning", "cache", {"evicted": 12, "kept": 300}, at(14, 2, 50)),
+    LogEntry(
+        "everything", "error", "db", {"error": "connection refused", "retry_in": 5}, at(14, 2, 55)
+    ),
+    LogEntry("everything", "critical", None, "Critical-level message", at(14, 3, 0)),
+)
+EVERYTHING = NORMAL.servers[0]
+RICH = replace(
+    NORMAL,
+    servers=(
+        replace(
+            EVERYTHING,
+            state=replace(
+                EVERYTHING.state, resources=RESOURCES, log=LOG, log_level="debug", can_log=True
+            ),
+            prompts=PROMPTS,
+        ),
+        *NORMAL.servers[1:],
+    ),
+)
+
+
 class FixedSource:
     """A panel source with fixed data: nothing changes, actions only answer."""
 
@@ -227,6 +320,15 @@ class FixedSource:
 
     async def reload(self) -> None:
         return None
+
+    async def read_resource(self, server: str, uri: str) -> ResourcePreview:
+        text = PREVIEW_TEXT.get(uri)
+        if text is None:
+            return ResourcePreview(server, uri, (PreviewPart(uri, "image/png", None, 2_048),))
+        return ResourcePreview(server, uri, (PreviewPart(uri, "text/plain", text, len(text)),))
+
+    async def cycle_level(self, server: str) -> str:
+        return f"{server}: log level set to info"
 
 
 def panel_app(tmp_path: Path) -> QuietApp:
@@ -289,4 +391,62 @@ def test_schema_dialog(snap_compare: SnapCompare, tmp_path: Path) -> None:
 
     assert snap_compare(
         panel_app(tmp_path), terminal_size=SIZE, run_before=showing(NORMAL, open_schema)
+    )
+
+
+def section(key: str, *keys: str) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    async def go(pilot: Pilot[Any]) -> None:
+        await pilot.press(key, *keys)
+        await pilot.pause()
+
+    return go
+
+
+SMALL = (80, 24)
+
+
+def test_resources(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    assert snap_compare(
+        panel_app(tmp_path), terminal_size=SIZE, run_before=showing(RICH, section("2", "tab"))
+    )
+
+
+def test_resources_small(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    assert snap_compare(
+        panel_app(tmp_path), terminal_size=SMALL, run_before=showing(RICH, section("2", "tab"))
+    )
+
+
+def test_resource_preview(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    async def preview(pilot: Pilot[Any]) -> None:
+        await pilot.press("2", "tab", "enter")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ResourceDialog), "preview")
+        dialog = pilot.app.screen
+        assert isinstance(dialog, ResourceDialog)
+        await wait_for(pilot, lambda: dialog.preview is not None, "the text")
+
+    assert snap_compare(panel_app(tmp_path), terminal_size=SIZE, run_before=showing(RICH, preview))
+
+
+def test_prompts(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    assert snap_compare(
+        panel_app(tmp_path), terminal_size=SIZE, run_before=showing(RICH, section("3", "tab"))
+    )
+
+
+def test_prompts_small(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    assert snap_compare(
+        panel_app(tmp_path), terminal_size=SMALL, run_before=showing(RICH, section("3", "tab"))
+    )
+
+
+def test_server_log(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    assert snap_compare(
+        panel_app(tmp_path), terminal_size=SIZE, run_before=showing(RICH, section("4", "tab"))
+    )
+
+
+def test_server_log_small(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    assert snap_compare(
+        panel_app(tmp_path), terminal_size=SMALL, run_before=showing(RICH, section("4", "tab"))
     )

@@ -167,6 +167,8 @@ class Agent:
         disclosure: Disclosure | None = None,
         trust: ProjectTrust | None = None,
         memory: ProjectMemory | None = None,
+        spills: SpillStore | None = None,
+        sandbox: SessionSandbox | None = None,
         hooks: Hooks | None = None,
     ) -> None:
         self.provider = provider
@@ -195,7 +197,9 @@ class Agent:
         self.limits: ModelLimits = model_limits(provider.name, self.settings.model)
         """The model's context window and output limit (table, or the settings' override)."""
         self.sessions = sessions or SessionStore()
-        self.spills = SpillStore(Path(self.settings.budget.spill_dir), cwd)
+        self.spills = spills or SpillStore(Path(self.settings.budget.spill_dir), cwd)
+        """Where spilled outputs go (a subagent shares its parent's)."""
+        own_sandbox = sandbox is None
         self.executor = ToolExecutor(
             registry,
             cwd,
@@ -205,12 +209,13 @@ class Agent:
             budget=self.settings.budget,
             store=self.spills,
             max_parallel=self.settings.executor.max_parallel,
-            sandbox=SessionSandbox(self.settings.sandbox, cwd),
+            sandbox=sandbox or SessionSandbox(self.settings.sandbox, cwd),
             shell=self.settings.shell,
             memory=self.memory,
             hooks=hooks,
         )
-        self.policy.use_sandbox(self.executor.sandbox)
+        if own_sandbox:  # a shared one (a subagent's) is the policy's already
+            self.policy.use_sandbox(self.executor.sandbox)
         if hooks is not None:
             hooks.sandbox = self.executor.sandbox
             hooks.session_id = session.id if session is not None else ""
@@ -975,6 +980,8 @@ class Agent:
                         asker=asker,
                         checkpoint=checkpoint,
                     ):
+                        if isinstance(event, ToolResult) and event.subagent is not None:
+                            self.usage = self.usage + event.subagent.usage  # a task's tokens
                         yield event
                         plan = plan_event(event)
                         if plan is not None:

@@ -28,6 +28,10 @@ def summarize_input(input: dict[str, Any] | None, raw_arguments: str = "") -> st
     steps = input.get("plan")
     if isinstance(steps, list):  # update_plan
         return plural(len(steps), "step")
+    described, prompt = input.get("description"), input.get("prompt")
+    if isinstance(described, str) and described and isinstance(prompt, str):  # task
+        agent = input.get("agent")
+        return one_line(f"{agent}: {described}" if isinstance(agent, str) and agent else described)
     for key in _SUMMARY_KEYS:
         value = input.get(key)
         if isinstance(value, str) and value:

@@ -9,9 +9,9 @@ after a resume, headless JSON — shows the same outcome without reading the too
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from agent_tui.core.text import clean, clean_json_text, clean_text
 
@@ -93,3 +93,28 @@ class ResultFacts(BaseModel):
     """It had the network (run_shell)."""
     blocked: str | None = None
     """What the sandbox refused it, and what would allow it (one sentence)."""
+
+
+class SubagentCall(BaseModel):
+    """One call a subagent made (``task``), as its card lists it: kept with the parent's
+    result so a resumed session shows the same card."""
+
+    id: str
+    name: str
+    input: dict[str, Any] | None = None
+    read_only: bool = False
+    outcome: Literal["ok", "failed", "error", "rejected", "interrupted"] = "ok"
+    summary: str = ""
+    """One line: what came of it (the child's result summary, error or rejection)."""
+
+
+class SubagentReport(BaseModel):
+    """What a ``task`` call's child agent did: its name, its calls, the tokens it used, how
+    many model requests it made and how its turn ended."""
+
+    agent: str
+    calls: list[SubagentCall] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    requests: int = 0
+    reason: str = "completed"
+    """The child's ``turn_end`` reason (completed, max_turns, interrupted, error)."""

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter, model_validator
 
-from agent_tui.core.calls import ResultFacts, ToolCall, Usage
+from agent_tui.core.calls import ResultFacts, SubagentReport, ToolCall, Usage
 from agent_tui.core.text import clean
 
 
@@ -25,6 +25,15 @@ class _Event(BaseModel):
 
     def to_json(self) -> str:
         return self.model_dump_json(exclude_none=True)
+
+
+class _ChildEvent(_Event):
+    """A tool event that may come from a subagent (``task``): then ``parent_call_id`` is the
+    id of the ``task`` call that runs it and ``agent`` the subagent's name (both None for the
+    session's own calls)."""
+
+    parent_call_id: str | None = None
+    agent: str | None = None
 
 
 class MemoryInfo(BaseModel):
@@ -104,7 +113,7 @@ class AssistantMessage(_Event):
     tool_calls: list[ToolCall] = Field(default_factory=list)
 
 
-class ToolUse(_Event):
+class ToolUse(_ChildEvent):
     """The model asked for a call. ``input`` is None when the arguments did not parse."""
 
     type: Literal["tool_use"] = "tool_use"
@@ -115,12 +124,12 @@ class ToolUse(_Event):
     read_only: bool = False
 
 
-class ToolGroup(_Event):
+class ToolGroup(_ChildEvent):
     type: Literal["tool_group"] = "tool_group"
     ids: list[str]
 
 
-class ToolProgress(_Event):
+class ToolProgress(_ChildEvent):
     """A running call: elapsed seconds, the tail of its partial output, or n/total progress.
 
     Every call that runs first reports ``message="started"`` with ``elapsed=0`` as it starts
@@ -149,7 +158,7 @@ class SpillPointer(BaseModel):
     reason: SpillReason = "budget"
 
 
-class Spill(_Event):
+class Spill(_ChildEvent):
     """A call's full output was saved to a spill file (emitted before its ``tool_result``)."""
 
     type: Literal["spill"] = "spill"
@@ -163,7 +172,7 @@ class Spill(_Event):
     reason: SpillReason = "budget"
 
 
-class ToolResult(_Event):
+class ToolResult(_ChildEvent):
     """A finished call. ``content`` is exactly what the model sees; ``spill`` points at the
     full output when the model got an excerpt or a compressed log. ``summary`` (one line) and
     ``facts`` are what the tool says came of it, for people: ``lines 1–40 of 120``,
@@ -183,12 +192,14 @@ class ToolResult(_Event):
     allowed_by: str | None = None
     """What let the call run when the permission mode changed while it asked
     (``accept-edits mode``); None when it ran as first decided."""
+    subagent: SubagentReport | None = None
+    """A ``task`` call: what its child agent did (its calls, tokens, requests)."""
 
 
 RejectedBy = Literal["user", "rule", "plan", "policy", "hook", "headless", "prompt"]
 
 
-class ToolRejected(_Event):
+class ToolRejected(_ChildEvent):
     type: Literal["tool_rejected"] = "tool_rejected"
     id: str
     name: str
@@ -203,7 +214,7 @@ class ToolRejected(_Event):
     rule: str | None = None
 
 
-class ToolErrorEvent(_Event):
+class ToolErrorEvent(_ChildEvent):
     """A failed call: unknown tool, bad JSON, schema violation, exception, timeout."""
 
     type: Literal["tool_error"] = "tool_error"
@@ -220,7 +231,7 @@ class ToolErrorEvent(_Event):
     """As for ``tool_result``: what let it run after a mode change."""
 
 
-class PermissionRequest(_Event):
+class PermissionRequest(_ChildEvent):
     """A call waits for the user's approval: the policy's typed decision, field by field."""
 
     type: Literal["permission_request"] = "permission_request"

@@ -3,8 +3,10 @@
 A resumed session is shown by feeding these events to the same code that renders a live turn,
 so the two cannot differ: every call gets its ``tool_use``, its batch's ``tool_group``, and the
 final event it ended with (``Message.record``); each model request its ``usage``; each user
-turn its ``turn_end``. Transcripts written before calls were recorded (no ``record``) replay
-their results as plain ``tool_result`` events: ok, or failed when marked as an error.
+turn its ``turn_end``; a ``task`` call's child calls (``ToolResult.subagent``) their
+``tool_use`` and end, typed with the parent call's id, before the parent's result.
+Transcripts written before calls were recorded (no ``record``) replay their results as plain
+``tool_result`` events: ok, or failed when marked as an error.
 """
 
 from __future__ import annotations
@@ -13,12 +15,14 @@ import heapq
 from collections.abc import Iterator
 
 from agent_tui.core.budget.excerpt import pointer_in
-from agent_tui.core.calls import Usage
+from agent_tui.core.calls import SubagentReport, Usage
 from agent_tui.core.events import (
     AssistantMessage,
     CompactionEvent,
     Event,
+    ToolErrorEvent,
     ToolGroup,
+    ToolRejected,
     ToolResult,
     ToolUse,
     TurnEnd,
@@ -93,6 +97,9 @@ def transcript_events(messages: list[Message]) -> Iterator[Event]:
                 yield ToolGroup(ids=record.group)
             end = _end(message)
             interrupted = interrupted or getattr(end, "code", None) == "interrupted"
+            if isinstance(end, ToolResult) and end.subagent is not None:
+                total = total + end.subagent.usage  # counted in the session's, live
+                yield from _subagent_events(end.id, end.subagent)
             yield end
             plan = plan_event(end)
             if plan is not None:  # live, the loop emitted it right after this result
@@ -104,6 +111,46 @@ def transcript_events(messages: list[Message]) -> Iterator[Event]:
         yield compaction
     if open_turn:
         yield _turn_end(turns, interrupted)
+
+
+def _subagent_events(parent: str, report: SubagentReport) -> Iterator[Event]:
+    """A ``task`` call's child calls as live they were forwarded (``parent_call_id``): each
+    its ``tool_use`` and its end, from the report kept with the result (summaries only)."""
+    agent = report.agent
+    for call in report.calls:
+        yield ToolUse(
+            id=call.id,
+            name=call.name,
+            input=call.input,
+            read_only=call.read_only,
+            parent_call_id=parent,
+            agent=agent,
+        )
+        ids = (call.id, call.name, parent, agent)
+        if call.outcome in ("ok", "failed"):
+            yield ToolResult(
+                id=ids[0],
+                name=ids[1],
+                parent_call_id=ids[2],
+                agent=ids[3],
+                content="",
+                is_error=call.outcome == "failed",
+                summary=call.summary,
+            )
+        elif call.outcome == "rejected":
+            yield ToolRejected(
+                id=ids[0], name=ids[1], parent_call_id=ids[2], agent=ids[3], reason=call.summary
+            )
+        else:
+            code, _, text = call.summary.partition(": ")
+            yield ToolErrorEvent(
+                id=ids[0],
+                name=ids[1],
+                parent_call_id=ids[2],
+                agent=ids[3],
+                code=code or "error",
+                message=text or call.summary,
+            )
 
 
 def _turn_end(turns: int, interrupted: bool) -> TurnEnd:

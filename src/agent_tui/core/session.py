@@ -36,7 +36,7 @@ from pydantic import ValidationError
 from agent_tui.core.checkpoints.blobs import BlobStore
 from agent_tui.core.checkpoints.records import ENTRY_ADAPTER, CheckpointEntry, Rewound
 from agent_tui.core.compaction import Compacted, summary_message
-from agent_tui.core.events import ToolErrorEvent
+from agent_tui.core.events import ToolErrorEvent, ToolResult
 from agent_tui.core.paths import data_dir
 from agent_tui.core.transcript import CallRecord, Message, ToolCall, Usage
 
@@ -356,11 +356,14 @@ def interrupted_result(call: ToolCall, text: str) -> Message:
 
 def session_usage(messages: list[Message]) -> Usage:
     """The tokens of a transcript: the sum of its requests' usage (as the live session
-    counted them)."""
+    counted them), subagents' (``task`` results) included."""
     total = Usage()
     for message in messages:
         if message.usage is not None:
             total = total + message.usage
+        end = message.record.end if message.record is not None else None
+        if isinstance(end, ToolResult) and end.subagent is not None:
+            total = total + end.subagent.usage
     return total
 
 

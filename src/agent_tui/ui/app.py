@@ -52,9 +52,17 @@ from agent_tui.ui.calls.book import CallBook, CallState, CallStatus, Clock
 from agent_tui.ui.chat.tool_line import ToolLine
 from agent_tui.ui.common.format import model_label, shorten_home
 from agent_tui.ui.common.messages import TranscriptChanged
+from agent_tui.ui.elicit.desk import ElicitationDesk
+from agent_tui.ui.elicit.desk import attach as attach_elicitation
 from agent_tui.ui.lane.tool_card import ToolCard
 from agent_tui.ui.shell import palette, rewind, screen_actions, startup
-from agent_tui.ui.shell.events_bridge import AgentEvent, SourcesChanged, forward, watch_sources
+from agent_tui.ui.shell.events_bridge import (
+    AgentEvent,
+    ServerLogged,
+    SourcesChanged,
+    forward,
+    watch_sources,
+)
 from agent_tui.ui.shell.main_screen import MainScreen
 from agent_tui.ui.shell.prompt_input import PromptInput
 from agent_tui.ui.shell.queued_messages import QueuedMessages
@@ -135,6 +143,8 @@ class AgentApp(App[None]):
         self.desk = ApprovalDesk(
             self, self._describe_ask, self._answered, cursor_blink=self.CURSOR_BLINK
         )
+        self.elicit_desk = ElicitationDesk(self, cursor_blink=self.CURSOR_BLINK)
+        """Servers' requests for input (MCP elicitation), shown one at a time."""
         self._main: MainScreen | None = None
         self._unwatch: list[Any] = []
         self._transcript_seen = (id(agent.messages), len(agent.messages))
@@ -223,6 +233,7 @@ class AgentApp(App[None]):
         if not self.is_headless:  # a process of its own (tests share theirs)
             self.call_after_refresh(startup.quiet_gc)
         self._unwatch = watch_sources(self.agent.tool_sources, self)
+        self._unwatch += attach_elicitation(self.elicit_desk, self.agent.tool_sources)
         self._count_sources()
         self._start_tool_sources()
         if self.SHOW_SANDBOX:
@@ -308,6 +319,20 @@ class AgentApp(App[None]):
         self.main.status.sandbox_tooltip = state.describe()
         if notice is not None:
             self.run_worker(self.main.chat.add_notice(notice, "warning"), group="notice")
+
+    @on(ServerLogged)
+    def _server_logged(self, event: ServerLogged) -> None:
+        """An MCP server's error (or worse) log message, once, as a notice (the panel's
+        Server log section keeps it with the others)."""
+        entry = event.entry
+        text = entry.text if len(entry.text) <= 300 else entry.text[:299] + "…"
+        about = f"{entry.level} from {entry.logger}" if entry.logger else entry.level
+        self.notify(
+            f"{about}: {text}\nctrl+g, then 4: the server log",
+            title=f"MCP {entry.server}",
+            severity="error",
+            markup=False,
+        )
 
     @on(SourcesChanged)
     def _count_sources(self) -> None:
@@ -501,6 +526,11 @@ class AgentApp(App[None]):
             return
         await chat.flush()
         changed = self.calls.apply(event)
+        if getattr(event, "parent_call_id", None):  # a subagent's call: its task card shows it
+            self._refresh_calls(changed)
+            if changed and self.busy:
+                self._set_activity(self._tool_activity())
+            return
         match event:
             case UserMessage():
                 await lane.begin_turn(event.text)

@@ -32,9 +32,11 @@ async def test_the_cold_tools_array_of_three_real_servers(
         assert cost["deferred_count"] == len(every)
         assert {server_of(t.name) for t in deferred} == set(reference.SERVERS)
         share = cost["total_tokens"] / cost["without_disclosure_tokens"]
-        # it was 3,528 of 6,950 tokens (51%) with a summary per tool and the longer built-ins
-        assert share <= 0.30, cost
-        assert cost["total_tokens"] <= 1_800, cost
+        # it was 3,528 of 6,950 tokens (51%) with a summary per tool and the longer built-ins;
+        # 1,738 (29.1%) before update_plan and web_fetch, two built-ins always direct (~340
+        # tokens: benchmarks/README.md)
+        assert share <= 0.33, cost
+        assert cost["total_tokens"] <= 2_150, cost
         exposed = [t.name for t in disclosure.exposed()]
         assert not any(name.startswith("mcp__") for name in exposed)
         # every deferred tool is still named, under its server, in search_tool's description

@@ -56,6 +56,19 @@ def http_server(name: str, deadline: float = 20.0) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}/mcp"
 
 
+@contextlib.contextmanager
+def status_server(status: int | None = None, ref: str | None = None) -> Iterator[str]:
+    """The plain JSON-RPC HTTP fixture (``--mode http-status``); yields its URL."""
+    port = free_port()
+    argv = [sys.executable, str(FIXTURE), "--mode", "http-status", "--port", str(port)]
+    if status is not None:
+        argv += ["--status", str(status)]
+    if ref is not None:
+        argv += ["--ref", ref]
+    with listening(argv, port, "the http-status fixture"):
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
 def fixture_pids(marker: str) -> list[int]:
     """Live fixture-server processes whose command line contains ``marker``."""
     found: list[int] = []

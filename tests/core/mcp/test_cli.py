@@ -112,12 +112,42 @@ def test_list(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     marks = {t["disclosure"] for t in servers["fx"]["tools"]}
     assert marks <= {"direct", "deferred"}
 
-    write_config(workspace / ".mcp.json", {"dies": fixture_entry("exit-at-start")})
+    write_config(
+        workspace / ".mcp.json", {"dies": fixture_entry("exit-at-start"), "fx": fixture_entry()}
+    )
     code, out, _ = _run(capsys, "--cwd", str(workspace), "list")
-    assert code == 0  # a server that fails is a status, not a configuration error
+    assert code == 0  # a server that fails among working ones is a status, not an error
     assert "dies  (stdio: " in out
     assert "failed: the server exited during start-up" in out
     assert "stderr: fixture: bad configuration, giving up" in out
+
+
+def test_list_fails_when_every_server_failed(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_config(
+        workspace / ".mcp.json",
+        {
+            "dies": fixture_entry("exit-at-start"),
+            "nocmd": {"command": str(workspace / "missing")},
+            "off": fixture_entry(disabled=True),
+        },
+    )
+    code, out, _ = _run(capsys, "--cwd", str(workspace), "list")
+    assert code == 1  # nothing works: a script checking the exit code must notice
+    assert "failed: the server exited during start-up" in out
+    assert "command not found" in out
+    code, out, _ = _run(capsys, "--cwd", str(workspace), "list", "--json")
+    assert code == 1
+    servers = {s["name"]: s for s in json.loads(out)["servers"]}
+    assert {n: s["status"] for n, s in servers.items()} == {
+        "dies": "failed",
+        "nocmd": "failed",
+        "off": "disabled",
+    }
+    assert servers["dies"]["failure_kind"] == "exited"
+    assert servers["nocmd"]["failure_kind"] == "command_not_found"
+    assert servers["nocmd"]["http_status"] is None
 
 
 def test_call(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -129,26 +159,45 @@ def test_call(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     assert out == "counted to 2\n"
     assert "[progress 1/2] step 1 of 2" in err
-    code, out, _ = _run(capsys, "--cwd", cwd, "call", "fx", "add", "--args", '{"a": 1}')
+    code, out, err = _run(capsys, "--cwd", cwd, "call", "fx", "add", "--args", '{"a": 1}')
     assert code == 1
-    assert json.loads(out)["code"] == "invalid_arguments"
-    code, out, _ = _run(capsys, "--cwd", cwd, "call", "fx", "fail")
+    assert json.loads(out)["code"] == "invalid_arguments"  # what the model would see
+    assert err == (
+        "agent-tui mcp: the call failed (invalid_arguments): The arguments for mcp__fx__add "
+        "do not match its input schema (1 problem).\n  $.b: required field is missing\n"
+    )
+    code, out, err = _run(capsys, "--cwd", cwd, "call", "fx", "fail")
     assert code == 1
     assert "reported an error" in out
+    assert err == (
+        "agent-tui mcp: the call failed (mcp_tool_error): mcp__fx__fail reported an error: "
+        "it went wrong\n"
+    )
+    code, out, err = _run(capsys, "--cwd", cwd, "call", "fx", "echo", "--args", "{text: 1}")
+    assert (code, out) == (2, "")
+    assert err.startswith("agent-tui mcp: --args is not valid JSON: Expecting property name")
+    assert 'e.g. --args \'{"text": "hi"}\'' in err
+    code, out, err = _run(capsys, "--cwd", cwd, "call", "fx", "echo", "--args", "[1]")
+    assert (code, out) == (2, "")
+    assert "--args must be a JSON object, not list" in err
     code, out, err = _run(capsys, "--cwd", cwd, "call", "fx", "big", "--args", '{"chars": 120000}')
     assert code == 0
     assert "[full output saved to .agent-spill/" in err
     assert "Output too large for the context" in out
     code, _, err = _run(capsys, "--cwd", cwd, "call", "fx", "nope")
     assert code == 2
-    assert "has no tool 'nope'" in err
+    assert "the MCP server 'fx' has no tool 'nope' (its tools: add, " in err
     assert "echo" in err
     code, _, err = _run(capsys, "--cwd", cwd, "call", "ghost", "echo")
     assert code == 2
-    assert "no MCP server named 'ghost'" in err
+    assert "no MCP server named 'ghost' (configured: fx, other)" in err
+    assert "`agent-tui mcp list` shows them" in err
     code, _, err = _run(capsys, "--cwd", cwd, "call", "other", "x")
     assert code == 1
-    assert "command not found" in err
+    assert err == (
+        "agent-tui mcp: MCP server other failed to start: command not found: 'nope' (check "
+        "the command and PATH); check .mcp.json / run `agent-tui mcp list`\n"
+    )
 
 
 def test_the_entry_point_routes_mcp(workspace: Path) -> None:

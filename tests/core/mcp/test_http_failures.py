@@ -5,9 +5,7 @@ under a call in flight is failed at once, the call and the next one saying why."
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,20 +14,9 @@ from agent_tui.core.mcp.manager import McpManager
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import default_registry
 from tests.core.mcp.conftest import DEADLINE, FIXTURE, write_config
-from tests.core.mcp.servers import free_port, listening
+from tests.core.mcp.servers import free_port, status_server
 
 pytestmark = pytest.mark.asyncio
-
-
-@contextlib.contextmanager
-def status_server(status: int | None = None) -> Iterator[str]:
-    """The plain JSON-RPC HTTP fixture (``--mode http-status``); yields its URL."""
-    port = free_port()
-    argv = [sys.executable, str(FIXTURE), "--mode", "http-status", "--port", str(port)]
-    if status is not None:
-        argv += ["--status", str(status)]
-    with listening(argv, port, "the http-status fixture"):
-        yield f"http://127.0.0.1:{port}/mcp"
 
 
 async def _manager(tmp_path: Path, entry: dict[str, object]) -> McpManager:
@@ -149,6 +136,18 @@ async def test_a_server_that_dies_under_a_call_is_failed_at_once(tmp_path: Path)
         hung = await asyncio.wait_for(pending, DEADLINE)
         state = manager.state("web")
         later = await manager.registry.dispatch("mcp__web__echo", '{"text": "x"}', ctx)
+        # Reconnecting still works once the server is back.
+        process = await asyncio.create_subprocess_exec(
+            *argv, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL
+        )
+        await _listening(port)
+        await manager.reconnect("web")
+        back = manager.state
+        assert await manager.wait_for(lambda: back("web").status == "connected", DEADLINE)
+        again = await manager.registry.dispatch("mcp__web__echo", '{"text": "back"}', ctx)
+        assert again.output is not None
+        assert again.output.content == "back"
+        assert back("web").failure_kind is None
     finally:
         if process.returncode is None:
             process.kill()

@@ -13,7 +13,7 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -43,10 +43,20 @@ def no_browser(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return opened
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def server() -> Iterator[str]:
+    """One server for the tests of this module that need a plain one: each test has its own
+    data dir (so its own registration and tokens), and counts the server's ``stats`` from
+    what they were when it began (``registered``)."""
     with oauth_server() as base:
         yield base
+
+
+@pytest.fixture
+def registered(server: str) -> Callable[[], int]:
+    """The clients registered at ``server`` since this test began."""
+    before = int(stats(server)["registered"])
+    return lambda: int(stats(server)["registered"]) - before
 
 
 def _config(workspace: Path, base: str, **entry: Any) -> Path:
@@ -99,7 +109,7 @@ def _spec(manager: McpManager) -> ServerSpec:
 
 
 async def test_before_sign_in_the_server_needs_sign_in_and_nothing_is_started(
-    workspace: Path, server: str, no_browser: list[str]
+    workspace: Path, server: str, no_browser: list[str], registered: Callable[[], int]
 ) -> None:
     _config(workspace, server)
     manager = await _connected(workspace)
@@ -116,12 +126,12 @@ async def test_before_sign_in_the_server_needs_sign_in_and_nothing_is_started(
     finally:
         await manager.aclose()
     assert no_browser == []  # never an implicit sign-in
-    assert stats(server)["registered"] == 0  # and no client registered behind the user's back
+    assert registered() == 0  # and no client registered behind the user's back
     assert not auth_dir().exists()
 
 
 async def test_login_with_dynamic_registration_then_tools_list_and_call(
-    workspace: Path, server: str, caplog: pytest.LogCaptureFixture
+    workspace: Path, server: str, caplog: pytest.LogCaptureFixture, registered: Callable[[], int]
 ) -> None:
     caplog.set_level(logging.DEBUG)
     _config(workspace, server)
@@ -150,7 +160,7 @@ async def test_login_with_dynamic_registration_then_tools_list_and_call(
         assert saved["url"] == f"{server}/mcp"
         token = saved["tokens"]["access_token"]
         client_id = saved["client"]["client_id"]
-        assert stats(server)["registered"] == 1
+        assert registered() == 1
 
         await manager.reconnect("secure")
         assert await manager.wait_for(lambda: manager.state("secure").status == "connected", 20)
@@ -163,7 +173,7 @@ async def test_login_with_dynamic_registration_then_tools_list_and_call(
         # Signing in again reuses the registered client (its redirect port is free again).
         again = await _login(manager, Browser())
         assert again.needed
-        assert stats(server)["registered"] == 1
+        assert registered() == 1
         assert _saved(path)["tokens"]["access_token"] != token
     finally:
         await manager.aclose()
@@ -283,7 +293,8 @@ def test_cli_login_prints_the_url_and_saves_the_tokens(
     workspace: Path, server: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _config(workspace, server)
-    assert main(["mcp", "--cwd", str(workspace), "list", "--json"]) == 0
+    # Its only server failed (it needs sign-in): nothing works, so the listing exits 1.
+    assert main(["mcp", "--cwd", str(workspace), "list", "--json"]) == 1
     (listed,) = json.loads(capsys.readouterr().out)["servers"]
     assert listed["status"] == "failed"
     assert listed["auth_required"] is True

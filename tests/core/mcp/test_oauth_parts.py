@@ -205,3 +205,45 @@ def test_a_token_counts_as_expired_a_little_early() -> None:
     assert _early(1000.0, 10) == 999.0  # a tenth of a short lifetime
     assert _early(1000.0, None) == 1000.0
     assert _early(None, 60) is None
+
+
+def test_a_client_secret_goes_where_the_authorization_server_takes_it() -> None:
+    from mcp.shared.auth import OAuthMetadata
+
+    from agent_tui.core.mcp.oauth import _secret_method
+
+    def metadata(methods: list[str] | None) -> OAuthMetadata:
+        return OAuthMetadata(
+            issuer="http://127.0.0.1:9",  # type: ignore[arg-type]
+            authorization_endpoint="http://127.0.0.1:9/authorize",  # type: ignore[arg-type]
+            token_endpoint="http://127.0.0.1:9/token",  # type: ignore[arg-type]
+            token_endpoint_auth_methods_supported=methods,
+        )
+
+    assert _secret_method(metadata(["client_secret_post", "client_secret_basic"])) == (
+        "client_secret_post"
+    )
+    assert _secret_method(metadata(["client_secret_basic"])) == "client_secret_basic"
+    assert _secret_method(metadata(None)) == "client_secret_basic"  # RFC 8414's default
+    assert _secret_method(None) == "client_secret_basic"  # no metadata (legacy fallback)
+
+
+def test_the_scope_a_server_asked_for_is_kept_for_the_next_sign_in() -> None:
+    from agent_tui.core.mcp.oauth import _union
+
+    storage = FileTokenStorage("tracker", URL)
+    assert storage.wanted_scope is None
+    storage.want_scope("mcp:basic mcp:write")
+    assert FileTokenStorage("tracker", URL).wanted_scope == "mcp:basic mcp:write"
+    assert stat.S_IMODE(storage.path.stat().st_mode) == 0o600
+    assert _union("mcp:basic", "mcp:basic mcp:write") == "mcp:basic mcp:write"
+    assert _union(None, None) is None
+    assert _union("a", None) == "a"
+
+
+def test_a_client_metadata_url_must_be_https_with_a_path() -> None:
+    url = "https://agent-tui.example.com/client.json"
+    assert OAuthEntry(client_metadata_url=url).client_metadata_url == url
+    for bad in ("http://example.com/client.json", "https://example.com/", "https://x/a#f"):
+        with pytest.raises(ValueError, match="client_metadata_url"):
+            OAuthEntry(client_metadata_url=bad)

@@ -57,7 +57,7 @@ def test_marks_follow_the_disclosure_settings() -> None:
     disclosure = Disclosure(registry_with(*MANY), settings)
     marks = exposure(disclosure, MANY)
     assert marks["mcp__fx__t0"].kind == "deferred"
-    assert "(15 tools > auto:10)" in marks["mcp__fx__t0"].why
+    assert "(17 tools > auto:10)" in marks["mcp__fx__t0"].why
     assert marks["mcp__fx__t1"].kind == "promoted"
     assert "disclosure.promote (mcp__fx__t1)" in marks["mcp__fx__t1"].why
     assert marks["mcp__gh__issue"].kind == "promoted"

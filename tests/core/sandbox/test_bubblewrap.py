@@ -322,3 +322,33 @@ def test_git_config_keys_that_run_nothing() -> None:
     assert git_config_runs_code('[filter "a"]\n\tclean = x\n') == "filter.a.clean"
     assert git_config_runs_code("[include]\n\tpath = ../x\n") == "include.path"
     assert git_config_runs_code("[core] hooksPath = /x\n") == "core.hooksPath"
+
+
+def _opaque(script: str) -> str:
+    """``script`` hidden from the permission analysis: decoded and run by ``eval``."""
+    return f'eval "$(echo {script.encode().hex()} | xxd -r -p)"'
+
+
+async def test_every_check_holds_for_commands_the_analysis_cannot_read(
+    lab: tuple[Path, Path], server: int
+) -> None:
+    """The acceptance's checks once more, each command hidden behind ``eval`` of hex."""
+    work, outside = lab
+    out = await _run(
+        work,
+        _opaque(
+            f"echo x > {outside}/escaped.txt; echo '[core] fsmonitor = evil' >> .git/config; "
+            "cat .env; echo ok > inside.txt"
+        ),
+        deny_read=[".env"],
+    )
+    assert (work / "inside.txt").read_text() == "ok\n"  # it ran
+    assert not (outside / "escaped.txt").exists()
+    assert (work / ".git" / "config").read_text() == "[core]\n"
+    assert "canary-secret-42" not in out.content
+    probe = (
+        f"{sys.executable} -c \"import socket; socket.create_connection(('127.0.0.1', {server}),"
+        " timeout=5); print('CONNECTED')\""
+    )
+    assert "CONNECTED" not in (await _run(work, _opaque(probe))).content
+    assert "CONNECTED" in (await _run(work, _opaque(probe), network="on")).content

@@ -106,3 +106,21 @@ async def test_commits_and_ordinary_git_work_still_work(repo: Path) -> None:
     assert out.facts.exit_code == 0, out.content
     assert out.content.splitlines()[0].strip() == "2"
     assert await asyncio.to_thread(lambda: _git(repo, "log", "--oneline").stdout.count("\n")) == 2
+
+
+async def test_a_worktree_s_git_file_cannot_be_pointed_elsewhere(
+    repo: Path, tmp_path: Path
+) -> None:
+    """In a linked worktree (``git worktree add``) ``.git`` is a file, ``gitdir: …``: rewritten,
+    it would point git at a directory of the command's choosing."""
+    assert _git(repo, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q",
+                "--allow-empty", "-m", "x").returncode == 0  # fmt: skip
+    tree = tmp_path / "tree"
+    assert _git(repo, "worktree", "add", "-q", str(tree)).returncode == 0
+    pointer = (tree / ".git").read_text(encoding="utf-8")
+    make = "git init -q build/src && mkdir -p build/evil && cp -a build/src/.git/. build/evil/; "
+    make += "printf '[core]\\n\\tfsmonitor = \"touch PWNED; false\"\\n' >> build/evil/config; "
+    await _run(tree, make + 'echo "gitdir: $PWD/build/evil" > .git; rm -f .git; mv build .git')
+    _git(tree, "status")
+    assert not (tree / "PWNED").exists()
+    assert (tree / ".git").read_text(encoding="utf-8") == pointer

@@ -16,8 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.core.mcp.conftest import write_config
+from tests.core.mcp.servers import status_server
 
 from agent_tui.core.mcp.adapter import PLAIN_SCHEMA, wire_schema
+from agent_tui.core.mcp.manager import McpManager
 from agent_tui.core.tools.base import JsonInput, Tool, ToolContext, ToolOutput
 from agent_tui.core.tools.json_schema import schema_problem, validate_arguments
 from agent_tui.core.tools.registry import ToolRegistry
@@ -242,3 +245,32 @@ async def test_a_file_ref_to_a_fifo_never_opens_it(tmp_path: Path) -> None:
     assert problem is not None
     assert fifo.as_uri() in problem
     assert fifo.as_uri() in problems[0]
+
+
+async def test_a_real_servers_tool_with_a_remote_ref_never_fetches_it(
+    schema_server: tuple[str, list[str]], tmp_path: Path
+) -> None:
+    """Through the manager, from a real MCP server on 127.0.0.1 whose tool schema points at
+    the counting server: listed with the problem, the model shown a plain object schema, the
+    call still made, and nothing ever fetched."""
+    base, seen = schema_server
+    with status_server(ref=f"{base}/arg.json") as url:
+        config = write_config(tmp_path / ".mcp.json", {"web": {"type": "http", "url": url}})
+        manager = McpManager(tmp_path, ToolRegistry(), paths=[config])
+        try:
+            await manager.start()
+            await manager.wait_ready()
+            info = next(t for t in manager.tool_infos() if t.remote_name == "refd")
+            ctx = ToolContext(cwd=tmp_path, call_id="c")
+            outcome = await manager.registry.dispatch(info.name, '{"a": 1}', ctx)
+            wire = manager.registry.anthropic_tools_json()
+        finally:
+            await manager.aclose()
+    assert info.schema_problem is not None
+    assert f"{base}/arg.json" in info.schema_problem
+    assert "never fetched" in info.schema_problem
+    assert f"{base}/arg.json" not in wire  # the model gets the plain object schema
+    # Its schema replaced by a plain object, the tool stays callable (the server validates).
+    assert outcome.output is not None
+    assert outcome.output.content == "refd ran"
+    assert seen == []

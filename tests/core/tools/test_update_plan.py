@@ -124,3 +124,16 @@ async def test_a_new_session_has_no_plan(tmp_path: Path) -> None:
     await agent.new_session()
     assert agent.plan is None
     await agent.close()
+
+
+def test_headless_stream_json_emits_the_plan(tmp_path: Path) -> None:
+    from tests.test_cli_headless import run_cli
+
+    script = write_script(tmp_path / "script.json", TURNS)
+    done = run_cli("-p", "go", "--model", f"script:{script}", "--output-format", "stream-json",
+                   cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    plans = [e for e in map(parse_event, done.stdout.splitlines()) if isinstance(e, PlanEvent)]
+    assert [(p.id, p.done, len(p.steps)) for p in plans] == [("p1", 0, 3), ("p2", 1, 3)]
+    text = run_cli("-p", "go", "--model", f"script:{script}", cwd=tmp_path)
+    assert "☰ plan 1/3 · edit" in text.stderr

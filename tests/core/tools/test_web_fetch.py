@@ -16,8 +16,16 @@ from tests.core.tools.web_server import web_server
 
 from agent_tui.core.agent import Agent
 from agent_tui.core.events import PermissionRequest, ToolErrorEvent, ToolResult
-from agent_tui.core.permissions import Approval, ApprovalRequest, PermissionPipeline, RuleSet
+from agent_tui.core.permissions import (
+    Approval,
+    ApprovalRequest,
+    PermissionPipeline,
+    RuleSet,
+    SimplePolicy,
+)
+from agent_tui.core.permissions.decision import Step
 from agent_tui.core.permissions.domains import RuleHosts
+from agent_tui.core.permissions.modes import Mode
 from agent_tui.core.permissions.rules import Rule, RuleError
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.tools.base import ToolContext
@@ -203,6 +211,14 @@ def test_domain_rules_parse_typed_and_judge_by_host(tmp_path: Path) -> None:
     asked = pipeline.judge(tool, {"url": "https://news.example.org/a"})
     assert asked.kind == "ask"
     assert [str(r) for r in asked.suggestions] == ["web_fetch(domain:news.example.org)"]
+    assert asked.step is Step.NETWORK
+    pipeline.set_mode(Mode.PLAN)  # read-only here: plan mode asks, it does not refuse
+    assert kind("https://news.example.org/a") == "ask"
+    pipeline.set_mode(Mode.BYPASS)
+    assert kind("https://news.example.org/a") == "allow"
+    assert kind("https://evil.example.com/") == "deny"  # deny wins in every mode
+    simple = SimplePolicy().explain(tool)  # the simplest policy asks for it too
+    assert simple.kind == "ask"
     # a wildcard never names a host for the private-address check; a literal rule does
     hosts = RuleHosts(rules.allow, ["web_fetch"])
     assert hosts.names("docs.python.org")
@@ -234,3 +250,22 @@ async def test_the_loop_refuses_metadata_without_asking_and_asks_for_a_public_ho
     assert [e.id for e in events if isinstance(e, PermissionRequest)] == ["p"]
     assert not [e for e in events if isinstance(e, ToolResult)]
     assert connects == []
+
+
+async def test_a_big_page_goes_through_the_output_budget(tmp_path: Path, server: Any) -> None:
+    """Allowed by a rule naming 127.0.0.1, the loop runs it without asking; its 100,000
+    characters are over the per-result budget: spilled, the model gets an excerpt."""
+    call = {"id": "b", "name": "web_fetch", "arguments": {"url": f"{_base(server)}/big"}}
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"turns": [{"tool_calls": [call]}, {"text": "ok"}]}))
+    rules = RuleSet(allow=[Rule.parse(LOOPBACK)])
+    agent = Agent(ScriptProvider(script), default_registry(), tmp_path,
+                  policy=PermissionPipeline(tmp_path, rules), system="test")  # fmt: skip
+    events = [event async for event in agent.run("fetch")]
+    await agent.close()
+    assert not [e for e in events if isinstance(e, PermissionRequest)]
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert result.spill is not None
+    assert result.spill.chars > 100_000
+    assert len(result.content) < 60_000
+    assert result.summary.startswith("200 · 127.0.0.1 · 10.0 MB")

@@ -151,7 +151,7 @@ BUILTINS: tuple[Command, ...] = (
     ),
     Command(
         "mcp",
-        "MCP servers, their status and their tools (ctrl+g)",
+        "MCP servers: status, tools, resources, prompts, server logs (ctrl+g)",
         while_busy=True,
         action="mcp_panel",
         palette="MCP panel",

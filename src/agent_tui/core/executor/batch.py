@@ -168,6 +168,7 @@ class BatchRun:
             ToolProgress(id=plan.call.id, name=plan.call.name, elapsed=0.0, message=STARTED_MESSAGE)
         )
         ctx = self.context(plan, self._reporter(plan, started))
+        ctx.emit = self._queue.put_nowait  # a subagent's events, yielded as they come
         task = asyncio.create_task(
             self.runner(plan, ctx), name=f"tool {plan.call.name} {plan.call.id}"
         )

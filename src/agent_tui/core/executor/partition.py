@@ -59,7 +59,8 @@ def plan_calls(registry: ToolRegistry, calls: list[ToolCall]) -> list[CallPlan]:
         if isinstance(prepared, ToolErrorInfo):
             plans.append(CallPlan(call, index, error=prepared))
         else:
-            safe = prepared.tool.meta.concurrency_safe
+            judge = prepared.tool.concurrent
+            safe = prepared.tool.meta.concurrency_safe and (judge is None or judge(prepared.input))
             plans.append(CallPlan(call, index, prepared=prepared, concurrency_safe=safe))
     return plans
 

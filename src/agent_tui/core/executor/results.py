@@ -75,6 +75,7 @@ class CallResults:
                 data=output.data,
                 spill=spill_pointer(result),
                 allowed_by=plan.allowed_by,
+                subagent=output.subagent,
             )
             return event, _message(plan, event, result.content, output.is_error)
 

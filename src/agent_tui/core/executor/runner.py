@@ -111,6 +111,11 @@ class ToolExecutor:
         """The lifecycle of the latest request's calls."""
         self.checkpoint: TurnCheckpoint | None = None
         """The checkpoint of the request running (``execute``)."""
+        self.inherited: TurnCheckpoint | None = None
+        """The checkpoint used when a request has none of its own: a subagent's executor
+        gets its parent turn's, so what the child changes is kept (and scanned) there."""
+        self._asker: Asker | None = asker
+        """The asker of the request running (a subagent's asks go to it)."""
 
     @property
     def states(self) -> dict[str, CallPhase]:
@@ -133,7 +138,9 @@ class ToolExecutor:
         answers this request's asks (default: the executor's own); ``checkpoint`` is told what
         the calls change (default: nothing is kept)."""
         asker = asker if asker is not None else self.asker
+        checkpoint = checkpoint if checkpoint is not None else self.inherited
         self.checkpoint = checkpoint
+        self._asker = asker
         plans = self.plan(calls)
         for plan in plans:
             tool = self.registry.get(plan.call.name)
@@ -313,6 +320,7 @@ class ToolExecutor:
             sandbox=self.sandbox,
             changes=self.checkpoint.files if self.checkpoint is not None else NO_CHANGES,
             shell=self.shell,
+            asker=self._asker,
             hosts=self.policy.hosts,
         )
 

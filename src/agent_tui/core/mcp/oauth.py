@@ -208,7 +208,26 @@ def _provider(
         async def _perform_authorization(self) -> Any:
             if scopes:
                 self.context.client_metadata.scope = scopes
+            else:  # what a connection was refused for (a scope step-up) is asked for too
+                self.context.client_metadata.scope = _union(
+                    self.context.client_metadata.scope, storage.wanted_scope
+                )
             return await super()._perform_authorization()
+
+        async def _exchange_token_authorization_code(self, *args: Any, **kwargs: Any) -> Any:
+            self._secret_method()
+            return await super()._exchange_token_authorization_code(*args, **kwargs)
+
+        async def _refresh_token(self) -> Any:
+            self._secret_method()
+            return await super()._refresh_token()
+
+        def _secret_method(self) -> None:
+            """A pre-registered client sends its secret the way the authorization server
+            says it takes it (``token_endpoint_auth_methods_supported``)."""
+            info = self.context.client_info
+            if secret and info is not None and spec.oauth and spec.oauth.client_id:
+                info.token_endpoint_auth_method = _secret_method(self.context.oauth_metadata)
 
     metadata = OAuthClientMetadata(
         redirect_uris=[redirect_uri],  # type: ignore[list-item]
@@ -225,7 +244,23 @@ def _provider(
         storage,
         redirect_handler=redirect_handler,
         callback_handler=callback_handler,
+        client_metadata_url=spec.oauth.client_metadata_url,
     )
+
+
+def _secret_method(metadata: Any) -> str:
+    """``client_secret_post`` when the authorization server takes it, else
+    ``client_secret_basic`` (also when it lists no methods: RFC 8414's default)."""
+    supported = getattr(metadata, "token_endpoint_auth_methods_supported", None) or []
+    if "client_secret_post" in supported:
+        return "client_secret_post"
+    return "client_secret_basic"
+
+
+def _union(first: str | None, second: str | None) -> str | None:
+    """Two space-separated scope lists as one, in order, without repeats (None when empty)."""
+    words = dict.fromkeys([*(first or "").split(), *(second or "").split()])
+    return " ".join(words) or None
 
 
 def _early(expires_at: float | None, expires_in: int | None) -> float | None:
@@ -237,11 +272,14 @@ def _early(expires_at: float | None, expires_in: int | None) -> float | None:
 
 @dataclass
 class AuthWatch:
-    """What the HTTP client saw: a 401 (the server wants a token, or refused ours), and the
-    status of the last answer that was an HTTP error (the SDK turns 401, 403 and 5xx alike
-    into JSON-RPC error -32603; ``failures`` says which it was and what to do)."""
+    """What the HTTP client saw: a 401 (the server wants a token, or refused ours), whether
+    the connection's OAuth gave up for want of an interactive sign-in (``refused``: also a 403
+    ``insufficient_scope`` in the middle of a call, a scope step-up), and the status of the
+    last answer that was an HTTP error (the SDK turns 401, 403 and 5xx alike into JSON-RPC
+    error -32603; ``failures`` says which it was and what to do)."""
 
     unauthorized: bool = False
+    refused: bool = False
     status: int | None = None
     """The last HTTP error status (>= 400) not yet taken (``take_status``)."""
 
@@ -273,10 +311,17 @@ def connection_auth(spec: ServerSpec, watch: AuthWatch | None = None) -> tuple[A
     if not storage.signed_in:  # nothing to send: a 401 is reported, no registration is made
         return None, watch
 
-    async def refuse(_url: str) -> None:
+    async def refuse(url: str) -> None:
+        # the SDK chose the scope the server asked for (with a step-up, on top of the old
+        # one): the sign-in the user will be asked for requests it
+        wanted = parse_qs(urlsplit(url).query).get("scope")
+        if wanted:
+            storage.want_scope(wanted[0])
+        watch.refused = True
         raise SignInRequired(sign_in_reason(spec.name))
 
     async def never() -> Any:
+        watch.refused = True
         raise SignInRequired(sign_in_reason(spec.name))
 
     redirect = storage.registered_redirect_uri() or f"http://{HOST}:1{CALLBACK_PATH}"
@@ -288,7 +333,7 @@ def sign_in_failure(error: BaseException, spec: ServerSpec, watch: AuthWatch | N
     ``failures.describe_exception``)."""
     if spec.transport != "http" or spec.oauth is None:
         return False
-    if watch is not None and watch.unauthorized:
+    if watch is not None and (watch.unauthorized or watch.refused):
         return True
     return any(isinstance(leaf, SignInRequired) for leaf in _leaves(error))
 

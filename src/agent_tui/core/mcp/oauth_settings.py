@@ -6,11 +6,15 @@
 
 Every key is optional. Without ``client_id`` the client registers itself with the
 authorization server (dynamic client registration) at the first sign-in. ``client_secret``
-makes it a confidential client (sent in the token request's body). ``scopes`` replace the
+makes it a confidential client (sent the way the authorization server's metadata asks:
+HTTP Basic, its default, or in the token request's body). ``scopes`` replace the
 scopes the server advertises. ``callback_port`` fixes the port of the loopback redirect
 (``http://127.0.0.1:PORT/callback``) for an authorization server that requires the exact
-registered redirect URI; otherwise a free port is used. ``"oauth": false`` turns sign-in off
-for the server (a 401 is then only reported); so does an ``Authorization`` header.
+registered redirect URI; otherwise a free port is used. ``client_metadata_url`` is the HTTPS
+URL of a client ID metadata document describing agent-tui (hosted by you): an authorization
+server that supports such documents gets it as the client_id instead of a registration.
+``"oauth": false`` turns sign-in off for the server (a 401 is then only reported); so does an
+``Authorization`` header.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ class OAuthEntry(BaseModel):
     client_secret: str | None = Field(default=None, min_length=1, repr=False)
     scopes: list[str] = Field(default_factory=list)
     callback_port: int | None = Field(default=None, ge=1024, le=65535)
+    client_metadata_url: str | None = Field(default=None, pattern=r"^https://[^/]+/[^#]+$")
 
     @model_validator(mode="after")
     def _secret_needs_id(self) -> Self:

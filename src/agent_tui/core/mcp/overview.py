@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.core.commands.mcp_prompts import McpPrompt
 from agent_tui.core.disclosure.marks import Mark, cost_line, exposure, tools_cost
 from agent_tui.core.mcp.adapter import ToolInfo
 from agent_tui.core.mcp.config import ConfigProblem, config_paths
@@ -49,6 +50,8 @@ class ServerRow:
     tools: tuple[ToolRow, ...] = ()
     problems: tuple[ConfigProblem, ...] = ()
     """The configuration problems of its entry (a broken entry cannot start)."""
+    prompts: tuple[McpPrompt, ...] = ()
+    """Its prompts (while connected), by name; each is the slash command ``prompt.command``."""
 
     @property
     def name(self) -> str:
@@ -87,6 +90,9 @@ def build_overview(
     problems = tuple(manager.problems) if manager is not None else ()
     names = [tool.name for state in states for tool in state.tools]
     marks = exposure(disclosure, names)
+    prompts: dict[str, list[McpPrompt]] = {}
+    for prompt in manager.prompts() if manager is not None else ():
+        prompts.setdefault(prompt.server, []).append(prompt)
     servers = []
     for state in states:
         rows = []
@@ -97,7 +103,7 @@ def build_overview(
             mark = Mark("hidden", info.unavailable) if info.unavailable else marks[info.name]
             rows.append(ToolRow(info, mark, permission, schema))
         own = tuple(p for p in problems if p.server == state.name)
-        servers.append(ServerRow(state, tuple(rows), own))
+        servers.append(ServerRow(state, tuple(rows), own, tuple(prompts.get(state.name, ()))))
     cost = tools_cost(disclosure, registry, policy)
     unmasked = len(disclosure.unmasked & set(names)) if disclosure is not None else 0
     return McpOverview(

@@ -56,6 +56,8 @@ class ResourceInfo:
     template: bool = False
     updated: float | None = None
     """When the server last said it changed (a subscribed resource), else None."""
+    subscribed: bool = False
+    """Subscribed to (``resources/subscribe``, after a first read), so updates are told."""
 
     @property
     def label(self) -> str:
@@ -225,7 +227,9 @@ class ResourceSide:
         out = []
         for item in self.resources:
             when = self.updated.get(item.uri)
-            out.append(item if when is None else _with_update(item, when))
+            subscribed = item.uri in self.subscribed
+            changed = when is not None or subscribed
+            out.append(item if not changed else _with_update(item, when, subscribed))
         return (*out, *self.templates)
 
     async def read(self, uri: str) -> Any:
@@ -241,7 +245,9 @@ class ResourceSide:
                 try:
                     await _quiet(lambda: client.subscribe_resource(uri))
                 except Exception as exc:
+                    self.subscribed.discard(uri)  # not shown as subscribed; tried once only
                     self._note("subscribe", f"subscribing to {uri} failed: {exc}")
+                self.on_update(self.server)
             return result
 
         return await conn.request(f"resources/read {uri}", op)
@@ -258,10 +264,10 @@ class ResourceSide:
         self.on_update(self.server)
 
 
-def _with_update(item: ResourceInfo, when: float) -> ResourceInfo:
+def _with_update(item: ResourceInfo, when: float | None, subscribed: bool) -> ResourceInfo:
     from dataclasses import replace
 
-    return replace(item, updated=when)
+    return replace(item, updated=when, subscribed=subscribed)
 
 
 async def _pages(fetch: Callable[..., Any], field: str) -> list[Any]:

@@ -141,6 +141,16 @@ class FileTokenStorage:
         value = self.read().get("expires_at")
         return float(value) if isinstance(value, int | float) else None
 
+    @property
+    def wanted_scope(self) -> str | None:
+        """The scope the server last asked for when it refused a connection's token (a 401,
+        or a 403 ``insufficient_scope`` for a scope step-up): the next sign-in asks for it."""
+        value = self.read().get("wanted_scope")
+        return value if isinstance(value, str) and value.strip() else None
+
+    def want_scope(self, scope: str) -> None:
+        self._update(wanted_scope=scope)
+
     def registered_redirect_uri(self) -> str | None:
         """The redirect URI a dynamically registered client was registered with."""
         client = self.read().get("client")

@@ -43,6 +43,8 @@ class Step(StrEnum):
     READ_ONLY = "read-only"
     DEFAULT = "default"
     """Nothing allows it: a tool that may change things asks."""
+    NETWORK = "network"
+    """Nothing allows it: a tool that reaches other machines (``web_fetch``) asks."""
     HOOK = "hook"
     """A PreToolUse hook asked, or (a hook of the user's own settings) allowed."""
     INVALID = "invalid input"

@@ -87,7 +87,7 @@ def judge_domain(pipeline: PermissionPipeline, tool: Tool[Any], host: str) -> De
         )
     if pipeline.mode is Mode.BYPASS:
         return Decision("allow", "bypass mode", Step.BYPASS)
-    return Decision("ask", f"{tool.name} fetches from {host}, outside this machine", Step.DEFAULT)
+    return Decision("ask", f"{tool.name} fetches from {host}, outside this machine", Step.NETWORK)
 
 
 def _source(rule: Rule) -> str:

@@ -37,6 +37,8 @@ class ApprovalRequest:
     tool: Tool[Any]
     input: BaseModel
     decision: Decision | None = None
+    agent: str | None = None
+    """The subagent that asks (``task``), None for the session's own calls."""
 
     @property
     def reason(self) -> str:
@@ -145,6 +147,13 @@ class SimplePolicy:
             )
         if tool.meta.read_only and not tool.meta.network:
             return Decision("allow", f"{tool.name} is read-only", Step.READ_ONLY)
+        if tool.meta.network:
+            return Decision(
+                "ask",
+                f"{tool.name} reaches other machines",
+                Step.NETWORK,
+                suggestions=(Rule(tool.name, None, "always allow"),),
+            )
         return Decision(
             "ask",
             f"{tool.name} can change files or run commands",

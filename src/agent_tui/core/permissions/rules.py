@@ -7,7 +7,8 @@ gitignore glob on the path resolved against the workspace (``src/**``, ``*.py``;
 ``/`` anchors at the workspace root, ``//`` starts an absolute path, ``~/`` the home
 directory). The glob syntax is git's (``core.globs``: ``[!a]``, ``\\*``, ``**`` only as a whole
 segment), matched by regexes that cannot backtrack badly; unlike a ``.gitignore`` line, a
-leading ``!`` or ``#`` is an ordinary character here.
+leading ``!`` or ``#`` is an ordinary character here. For ``web_fetch`` it names a host:
+``domain:example.com`` or ``domain:*.example.com`` (``core.permissions.domains``).
 """
 
 from __future__ import annotations

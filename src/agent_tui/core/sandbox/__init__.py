@@ -207,6 +207,9 @@ class ShellSandbox:
             return tuple(out)
 
         read_only = [workspace / name for name in PROTECTED_IN_WORKSPACE]
+        pointer = workspace / GIT_POINTER
+        if pointer.is_file() and not pointer.is_symlink():  # a linked worktree's ``gitdir: …``
+            read_only.append(pointer)
         hidden = [*paths(self.settings.deny_read), *(protected.paths if protected else ())]
         home = Path.home().resolve()
         if home.is_relative_to(workspace):  # the home's secrets and startup files are inside

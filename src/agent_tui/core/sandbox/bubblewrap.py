@@ -6,7 +6,8 @@ only again over it; the home directory hidden behind an empty tmpfs (but for the
 ``~/.gitconfig``, read-only); hidden files masked with an empty file (or an empty tmpfs for a
 directory). Network namespaces are unshared unless the network is on. The command gets a new
 session and dies with its parent (``--die-with-parent``), and a PID namespace, so nothing it
-starts outlives the agent.
+starts outlives the agent. It holds no capability (``--cap-drop ALL``), even when agent-tui
+runs as root.
 
 Mount order matters: a later mount covers an earlier one, so the general ones come first.
 """
@@ -142,6 +143,10 @@ class Bubblewrap:
         if not c.network:
             args.append("--unshare-net")
         args += [
+            # started as root (a container, CI) bwrap keeps every capability otherwise: enough
+            # to unmount what hides a secret or remount the system writable
+            "--cap-drop",
+            "ALL",
             "--unshare-pid",
             "--unshare-ipc",
             "--unshare-uts",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from agent_tui.core.sandbox import PROTECTED_IN_WORKSPACE, ShellSandbox
+from agent_tui.core.sandbox import GIT_POINTER, PROTECTED_IN_WORKSPACE, ShellSandbox
 
 _READ_ONLY = re.compile(
     r"(?:'([^'\n]+)'|‘([^’\n]+)’|\"([^\"\n]+)\"|(\S+?)):?\s*Read-only file system|"
@@ -97,7 +97,8 @@ def _read_only(name: str | None, shell: ShellSandbox, cwd: Path) -> str:
     workspace = shell.workspace.resolve()
     if path.is_relative_to(workspace):
         relative = path.relative_to(workspace).as_posix()
-        if any(relative == p or relative.startswith(p + "/") for p in PROTECTED_IN_WORKSPACE):
+        protected = (*PROTECTED_IN_WORKSPACE, GIT_POINTER)
+        if any(relative == p or relative.startswith(p + "/") for p in protected):
             return (
                 f"blocked by the sandbox: {relative} is a protected file (it configures the "
                 "agent or runs code later), read-only for commands; change it with the file "

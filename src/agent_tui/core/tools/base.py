@@ -17,7 +17,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from agent_tui.core.budget.raw import RawOutput
-from agent_tui.core.calls import ResultFacts
+from agent_tui.core.calls import ResultFacts, SubagentReport
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
 from agent_tui.core.tools.config import ShellSettings
 from agent_tui.core.tools.errors import ToolErrorInfo
@@ -113,6 +113,8 @@ class ToolOutput:
     """The exact bytes ``content`` was made from, when it is not simply them (run_shell: what
     the command wrote; ``content`` is that decoded, escape codes stripped, plus the footer). A
     spill saves these instead of ``content``, byte for byte; None: it saves ``content``."""
+    subagent: SubagentReport | None = None
+    """``task``: what the child agent did (carried by the ``tool_result`` and the transcript)."""
     footer: str = ""
     """The end of ``content`` (after a ``\n``) that says how the call ended — run_shell's
     ``[exit code 1]`` and sandbox lines — and is not in ``raw``: an excerpt of a spilled or
@@ -120,6 +122,9 @@ class ToolOutput:
 
 
 ProgressCallback = Callable[[ProgressUpdate], None]
+EventSink = Callable[[Any], None]
+"""Where a call forwards events of its own (``task``: its child agent's tool events, typed
+with the parent call's id): the executor yields them as they come."""
 
 
 class FileChanges(Protocol):
@@ -152,6 +157,10 @@ def _no_progress(_: ProgressUpdate) -> None:
     return None
 
 
+def _no_events(_: Any) -> None:
+    return None
+
+
 @dataclass
 class ToolContext:
     """Everything a call may use: the session's working directory, shared state, progress."""
@@ -173,6 +182,10 @@ class ToolContext:
     """Told before and after each change a tool makes to a file (``ToolMeta.reports_changes``)."""
     shell: ShellSettings = field(default_factory=ShellSettings)
     """How ``run_shell`` starts them (the ``shell`` settings: colour or not)."""
+    emit: EventSink = _no_events
+    """Forwards events of the call's own (a subagent's tool events) to the turn's stream."""
+    asker: Callable[[Any], Awaitable[Any]] | None = None
+    """The turn's permission asker (``permissions.Asker``): a subagent's asks reach it."""
     hosts: HostRules = NO_HOSTS
     """The hosts the allow rules name literally: the only private addresses ``web_fetch``
     may reach (``core.tools.hosts``)."""
@@ -202,6 +215,10 @@ class Tool(Generic[InputT]):
     """A raw JSON Schema for the input (MCP tools): what the model sees instead of the
     model's schema, and what the arguments are validated against (``input_model`` is then
     ``JsonInput``, which keeps them as they are)."""
+    concurrent: Callable[[InputT], bool] | None = None
+    """Whether this call (its input) may run in parallel with its neighbours, when that depends
+    on the input (``task``: only when its subagent's tools are all read-only); None: as
+    ``meta.concurrency_safe`` says."""
     precheck: Callable[[InputT, ToolContext], ToolErrorInfo | None] | None = None
     """Refuses a call that cannot succeed (``edit_file`` of a file not read, an
     ``old_string`` not found) before the user is asked to approve it: the error, or None to go

@@ -40,7 +40,9 @@ def describe_request(request: ApprovalRequest, policy: PermissionPolicy, cwd: Pa
     return Ask(
         tool=request.call.name,
         input=describe_input(request.input),
-        reason=request.reason,
+        reason=f"asked by subagent {request.agent}: {request.reason}"
+        if request.agent
+        else request.reason,
         always=", ".join(map(str, suggestions)) if suggestions else None,
         no_always=(decision.no_suggestion or "no rule can allow this call")
         if decision is not None and not suggestions

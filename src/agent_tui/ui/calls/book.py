@@ -95,7 +95,12 @@ class CallBook:
         return [c for c in self.calls.values() if not c.status.finished]
 
     def apply(self, event: Event) -> list[CallState]:
-        """Fold one event in; return the states it changed (empty for non-tool events)."""
+        """Fold one event in; return the states it changed (empty for non-tool events). A
+        subagent's event (``parent_call_id``) changes its own call and answers its ``task``
+        call, whose card lists it."""
+        parent_id = getattr(event, "parent_call_id", None)
+        if isinstance(parent_id, str):
+            return self._apply_child(parent_id, event)
         call_id = getattr(event, "id", None)
         before = (
             self.calls[call_id].status
@@ -107,6 +112,18 @@ class CallBook:
             if before is not None and not before.finished and state.status.finished:
                 state.expanded = state.expanded or opens_by_itself(state.status, self.auto_expand)
         return changed
+
+    def _apply_child(self, parent_id: str, event: Event) -> list[CallState]:
+        parent = self.calls.get(parent_id)
+        if parent is None:
+            return []
+        changed = self._apply(event)
+        if isinstance(event, ToolUse) and changed:
+            child = changed[0]
+            child.parent, child.agent = parent_id, event.agent
+            parent.agent = event.agent
+            parent.children.append(child)
+        return [parent] if changed else []
 
     def _apply(self, event: Event) -> list[CallState]:
         now = self.clock()
@@ -154,6 +171,8 @@ class CallBook:
             state.facts = event.facts
             state.allowed_by = event.allowed_by or state.allowed_by
             state.outcome = event.summary or first_line(event.content) or "(no output)"
+            if event.subagent is not None:
+                state.agent = event.subagent.agent
         elif isinstance(event, ToolRejected):
             state.status, state.reported_at = CallStatus.REJECTED, None
             state.feedback = event.feedback

@@ -129,6 +129,20 @@ class CallState:
     """Where the full output is when the model got an excerpt."""
     expanded: bool = False
     """The card shows the full input and output (the user's choice, or the auto-open policy)."""
+    parent: str | None = None
+    """A subagent's call: the id of the ``task`` call that runs it (its card lists it)."""
+    agent: str | None = None
+    """The subagent that made it (a child call), or that runs it (a ``task`` call)."""
+    children: list[CallState] = field(default_factory=list)
+    """A ``task`` call: its subagent's calls, in order."""
+
+    @property
+    def current(self) -> str:
+        """A ``task`` call that runs: its subagent's latest unfinished call, in one line."""
+        for child in reversed(self.children):
+            if not child.status.finished:
+                return f"{child.name} {child.summary}".strip()
+        return ""
 
     @cached_property
     def summary(self) -> str:
@@ -152,6 +166,8 @@ class CallState:
         status = self.status
         if status is CallStatus.RUNNING:
             detail = "" if self.message == STARTED else (self.message or "")
+            if self.current:
+                detail = f"→ {self.current}" + (f" · {detail}" if detail else "")
             if self.progress is not None:
                 counted = f"{self.progress:g}" + (f"/{self.total:g}" if self.total else "")
                 detail = f"{counted} {detail}".strip()

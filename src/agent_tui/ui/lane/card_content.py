@@ -9,7 +9,7 @@ from textual.content import Content
 from agent_tui.ui.calls.details import describe_call
 from agent_tui.ui.calls.diff_view import diff_content
 from agent_tui.ui.calls.plan_view import steps_content, steps_of
-from agent_tui.ui.calls.state import CallState, CallStatus
+from agent_tui.ui.calls.state import STATUS_GLYPH, STATUS_STYLE, CallState, CallStatus
 
 MAX_BODY_LINES = 2000
 
@@ -63,13 +63,34 @@ def _input(call: CallState, *, with_changes: bool) -> Content:
     return describe_call(call.name, shown)
 
 
+def child_line(child: CallState) -> Content:
+    """One call of a subagent, in its ``task`` card: state glyph, tool, input, outcome."""
+    outcome = child.outcome if child.status.finished else child.status.label
+    return Content.assemble(
+        (f"{STATUS_GLYPH[child.status]} ", STATUS_STYLE[child.status]),
+        (child.name, "bold"),
+        "  ",
+        (child.summary, "$foreground-muted"),
+        *(("  · ", "$foreground-muted"), (outcome, "$text-secondary")) if outcome else (),
+    )
+
+
+def _children(call: CallState) -> list[Content]:
+    if not call.children and call.agent is None:
+        return []
+    n = len(call.children)
+    label = f"subagent {call.agent or ''} · {n} call{'s' if n != 1 else ''}".replace("  ", " ")
+    return [Content(""), _label(label), *(child_line(c) for c in call.children)]
+
+
 def body_content(call: CallState) -> Content:
-    """The expanded card: input, then output (or the error, the rejection, the diff)."""
+    """The expanded card: input, then output (or the error, the rejection, the diff); a
+    ``task`` call's card lists its subagent's calls between them."""
     diff = call.data.get("diff") if call.status is CallStatus.OK else None
     steps = steps_of(call.data) if call.status is CallStatus.OK else None
     if steps is not None:  # an update_plan: the plan it set, as the panel shows it
         return steps_content(steps)
-    parts = [_input(call, with_changes=not diff)]
+    parts = [_input(call, with_changes=not diff), *_children(call)]
     status = call.status
     if isinstance(diff, str) and diff:
         summary = (call.content or "").splitlines()[:1]
@@ -80,6 +101,8 @@ def body_content(call: CallState) -> Content:
         parts += [Content(""), _label(f"rejected by {call.rejected_by}"), _text(call.content)]
     elif call.content:
         label = "output so far" if status is CallStatus.RUNNING else "output (what the model saw)"
+        if call.children or call.agent is not None:
+            label = "report (what the model saw)"
         parts += [Content(""), _label(label), _text(call.content)]
     if (pointer := spill_content(call)) is not None:
         parts += [Content(""), pointer]

@@ -2,8 +2,19 @@
 
 Left, the servers (status glyph, name, tool count); right, the selected server in full (why it
 failed or is off, transport, protocol, server, time to connect, config file, stderr tail).
-Below, its tools with their disclosure marks, access and permission; Enter opens a tool's input
-schema. Then the cost of the tools array and the configuration problems (file and reason). With
+Below, the selected server's sections (``]``/``[`` or 1-4 switch them):
+
+- **Tools**, with their disclosure marks, access and permission (hidden ones with the reason);
+  Enter opens a tool's input schema;
+- **Resources** and resource templates (``resource_list``): Enter previews a resource (read in
+  a worker, ``resource_dialog``) or puts a template's ``@server:uri`` mention into the prompt;
+  m mentions the highlighted one;
+- **Prompts** (``prompt_list``), each as its slash command with its arguments; Enter puts the
+  command into the prompt;
+- **Server log** (``server_log_view``): what it logged, newest at the bottom; l sets the next
+  log level (``logging/setLevel``), or says why it cannot.
+
+Then the cost of the tools array and the configuration problems (file and reason). With
 no server configured it says which files are read and how to add one.
 
 Keys: r reconnects the selected server, d disables or enables it (remembered for the project),
@@ -35,7 +46,7 @@ from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Header, OptionList, Static
+from textual.widgets import Header, OptionList, Static, TabbedContent, TabPane
 
 from agent_tui.core.mcp.config import ConfigProblem
 from agent_tui.core.mcp.overview import McpOverview, ServerRow
@@ -44,9 +55,14 @@ from agent_tui.ui.common.format import shorten_home
 from agent_tui.ui.common.steady_footer import SteadyFooter
 from agent_tui.ui.mcp.empty_state import EmptyState
 from agent_tui.ui.mcp.problems_block import ProblemsBlock
+from agent_tui.ui.mcp.prompt_list import PromptList
+from agent_tui.ui.mcp.resource_dialog import ResourceDialog
+from agent_tui.ui.mcp.resource_list import ResourceList, mention
 from agent_tui.ui.mcp.schema_dialog import SchemaDialog
+from agent_tui.ui.mcp.section_list import SectionList
 from agent_tui.ui.mcp.server_detail import ServerDetail
 from agent_tui.ui.mcp.server_list import ServerList
+from agent_tui.ui.mcp.server_log_view import ServerLogView
 from agent_tui.ui.mcp.source import ManagerSource, PanelSource
 from agent_tui.ui.mcp.tool_summary import ToolSummary
 from agent_tui.ui.mcp.tool_table import ToolTable
@@ -56,6 +72,9 @@ COALESCE_SECONDS = 0.05
 """Changes reported within this long are drawn once."""
 REFRESH_SECONDS = 1.0
 """How often the panel looks for changes that come without an event."""
+SECTIONS = ("tools", "resources", "prompts", "log")
+"""The tabs under the server, in order (``tab-<name>``; 1-4 and ]/[ go to them)."""
+TITLES = {"tools": "Tools", "resources": "Resources", "prompts": "Prompts", "log": "Server log"}
 
 
 def summary(overview: McpOverview) -> str:
@@ -87,7 +106,10 @@ class McpPanel(Screen[None]):
         & > #top { height: 40%; min-height: 10; max-height: 20; }
         & #servers { width: 34; max-width: 40%; }
         & > #cost { height: auto; padding: 0 2; background: $panel; color: $foreground; }
-        &.-empty > #top, &.-empty > #tools, &.-empty > #tool-summary, &.-empty > #cost {
+        & > #sections { height: 1fr; }
+        & > #sections > ContentSwitcher { height: 1fr; }
+        & > #sections TabPane { height: 1fr; padding: 0; }
+        &.-empty > #top, &.-empty > #sections, &.-empty > #cost {
             display: none;
         }
         &.-empty > #empty { display: block; }
@@ -99,7 +121,15 @@ class McpPanel(Screen[None]):
         Binding("d", "disable_server", "Disable/enable", id="mcp.toggle"),
         Binding("a", "sign_in", "Sign in", show=False, id="mcp.sign_in"),
         Binding("o", "open_config", "Open config", id="mcp.open_config"),
-        Binding("tab", "switch_focus", "Servers/tools", id="mcp.focus"),
+        Binding("l", "log_level", "Log level", id="mcp.log_level"),
+        Binding("right_square_bracket", "section(1)", "Next section", id="mcp.section.next"),
+        Binding("left_square_bracket", "section(-1)", show=False, id="mcp.section.back"),
+        Binding("1", "go_section('tools')", show=False, id="mcp.section.tools"),
+        Binding("2", "go_section('resources')", show=False, id="mcp.section.resources"),
+        Binding("3", "go_section('prompts')", show=False, id="mcp.section.prompts"),
+        Binding("4", "go_section('log')", show=False, id="mcp.section.log"),
+        Binding("m", "mention", show=False, id="mcp.mention"),
+        Binding("tab", "switch_focus", "Servers/section", id="mcp.focus"),
         Binding("shift+tab", "switch_focus", show=False, id="mcp.focus.back"),
         Binding("escape", "close", "Close", id="mcp.close"),
         Binding("q", "close", "Close", show=False, id="mcp.quit"),
@@ -126,8 +156,16 @@ class McpPanel(Screen[None]):
         with Horizontal(id="top"):
             yield ServerList(id="servers")
             yield ServerDetail(id="detail")
-        yield ToolTable(id="tools")
-        yield ToolSummary(id="tool-summary")
+        with TabbedContent(id="sections", initial="tab-tools"):
+            with TabPane(TITLES["tools"], id="tab-tools"):
+                yield ToolTable(id="tools")
+                yield ToolSummary(id="tool-summary")
+            with TabPane(TITLES["resources"], id="tab-resources"):
+                yield ResourceList(id="resources")
+            with TabPane(TITLES["prompts"], id="tab-prompts"):
+                yield PromptList(id="prompts")
+            with TabPane(TITLES["log"], id="tab-log"):
+                yield ServerLogView(id="log")
         yield Static(id="cost")
         yield EmptyState(id="empty")
         yield ProblemsBlock(id="problems")
@@ -200,6 +238,21 @@ class McpPanel(Screen[None]):
         tools = self.query_one(ToolTable)
         tools.show(row)
         self.query_one(ToolSummary).show(tools.selected)
+        for section in self.query(SectionList):
+            section.show(row)
+        state = row.state if row is not None else None
+        counts = {
+            "tools": len(row.tools) if row is not None else 0,
+            "resources": len(state.resources) if state is not None else 0,
+            "prompts": len(row.prompts) if row is not None else 0,
+            "log": len(state.log) if state is not None else 0,
+        }
+        tabs = self.query_one(TabbedContent)
+        for name in SECTIONS:
+            label = f"{TITLES[name]} {counts[name]}" if counts[name] else TITLES[name]
+            tab = tabs.get_tab(f"tab-{name}")
+            if str(tab.label) != label:
+                tab.label = label
 
     @property
     def selected_server(self) -> ServerRow | None:
@@ -211,7 +264,7 @@ class McpPanel(Screen[None]):
 
     @on(OptionList.OptionSelected, "#servers")
     def _server_chosen(self) -> None:
-        self.query_one(ToolTable).focus_rows()
+        self._section_widget(self.section).focus_rows()
 
     @on(ToolTable.Highlighted)
     def _tool_highlighted(self, event: ToolTable.Highlighted) -> None:
@@ -221,6 +274,42 @@ class McpPanel(Screen[None]):
     def _tool_opened(self, event: ToolTable.Opened) -> None:
         self.app.push_screen(SchemaDialog(event.tool))
 
+    @on(SectionList.Opened, "#resources")
+    def _resource_opened(self, event: SectionList.Opened) -> None:
+        item = event.item
+        if item.template:
+            self.to_prompt(mention(item), what="the template's mention (fill in its placeholders)")
+            return
+        server = event.server.name
+
+        def done(outcome: str | None) -> None:
+            if outcome == "mention":
+                self.to_prompt(mention(item), what="the mention")
+
+        reader = lambda: self.source.read_resource(server, item.uri)  # noqa: E731
+        self.app.push_screen(ResourceDialog(item, reader), done)
+
+    @on(SectionList.Opened, "#prompts")
+    def _prompt_opened(self, event: SectionList.Opened) -> None:
+        self.to_prompt(f"/{event.item.command} ", what="the command", start=True)
+
+    def to_prompt(self, text: str, *, what: str, start: bool = False) -> None:
+        """Put ``text`` into the chat's prompt and close the panel (a slash command only into
+        an empty prompt: it must start it; otherwise it is copied)."""
+        prompt = getattr(getattr(self.app, "main", None), "prompt", None)
+        if prompt is None or (start and prompt.text.strip()):
+            why = "the prompt is not empty" if prompt is not None else "there is no prompt"
+            copy(self.app, text.strip(), f"{text.strip()}\nCopied to the clipboard ({why})")
+            return
+        if start:
+            prompt.load_text(text)
+        else:
+            before = prompt.get_text_range((0, 0), prompt.cursor_location)
+            prompt.insert(("" if not before or before.endswith(" ") else " ") + text + " ")
+        self.dismiss(None)
+        prompt.focus()
+        self.app.notify(f"Put {what} into the prompt: {text.strip()}", title="MCP")
+
     # -- actions ----------------------------------------------------------------------------
 
     def action_close(self) -> None:
@@ -229,13 +318,63 @@ class McpPanel(Screen[None]):
     def action_nothing(self) -> None:
         """Keys of the main screen that mean nothing here."""
 
+    @property
+    def section(self) -> str:
+        active = self.query_one(TabbedContent).active
+        return active.removeprefix("tab-") if active else "tools"
+
     def action_switch_focus(self) -> None:
         servers = self.query_one(ServerList)
         if servers.has_focus:
-            if not self.query_one(ToolTable).focus_rows():
-                self.notify("The selected server has no tools to go to.")
+            section = self.section
+            if not self._section_widget(section).focus_rows():
+                self.notify(f"The selected server has nothing in {TITLES[section]} to go to.")
         else:
             servers.focus()
+
+    def action_go_section(self, name: str) -> None:
+        tabs = self.query_one(TabbedContent)
+        had_focus = not self.query_one(ServerList).has_focus
+        tabs.active = f"tab-{name}"
+        # in the sections, stay there: the new one's rows, else the server list
+        if had_focus and not self._section_widget(name).focus_rows():
+            self.query_one(ServerList).focus()
+
+    def _section_widget(self, name: str) -> ToolTable | SectionList:
+        if name == "tools":
+            return self.query_one(ToolTable)
+        return self.query_one(f"#{name}", SectionList)
+
+    def action_section(self, step: int) -> None:
+        index = SECTIONS.index(self.section)
+        self.action_go_section(SECTIONS[(index + step) % len(SECTIONS)])
+
+    def action_mention(self) -> None:
+        if self.section != "resources":
+            self.notify("m mentions a resource: go to Resources first (2).")
+            return
+        item = self.query_one(ResourceList).selected
+        if item is None:
+            self.notify("The selected server has no resource to mention.", severity="warning")
+            return
+        self.to_prompt(mention(item), what="the mention")
+
+    def action_log_level(self) -> None:
+        row = self._require_server()
+        if row is None:
+            return
+        state = row.state
+        if state.status != "connected":
+            self.notify(f"{row.name} is {state.status}: no log level to set.", severity="warning")
+            return
+        if not state.can_log:
+            self.notify(
+                f"{row.name} did not declare logging (no logging capability): it takes no log "
+                "level.",
+                severity="warning",
+            )
+            return
+        self._run(lambda: self.source.cycle_level(row.name), f"set the log level of {row.name}")
 
     def action_reconnect(self) -> None:
         row = self._require_server()

@@ -34,7 +34,7 @@ def _tools(row: ServerRow) -> str:
     if row.state.status != "connected" and not row.tools:
         return ""
     marks: Counter[str] = Counter(tool.mark.kind for tool in row.tools)
-    order = ("direct", "promoted", "unmasked", "deferred")
+    order = ("direct", "promoted", "unmasked", "deferred", "hidden")
     parts = [f"{marks[kind]} {kind}" for kind in order if marks[kind]]
     head = plural(len(row.tools), "tool")
     return f"{head} · {', '.join(parts)}" if parts else head

@@ -1,8 +1,9 @@
 """Where the MCP panel gets its data and sends its actions: the session's ``McpManager`` (with
 the agent's registry, disclosure and permission policy), or fixed data in snapshot tests.
 
-The panel only sees ``McpOverview`` values (``core.mcp.overview``) and calls four actions, so
-what it shows is computed in the core, the same way ``agent-tui mcp list`` computes it.
+The panel only sees ``McpOverview`` values (``core.mcp.overview``) and calls a few actions, so
+what it shows is computed in the core, the same way ``agent-tui mcp list`` computes it; a
+resource it reads comes back as a ``ResourcePreview`` (typed parts, never the SDK's objects).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any, Protocol
 
 from agent_tui.core.mcp.manager import McpManager
 from agent_tui.core.mcp.overview import McpOverview, build_overview
+from agent_tui.core.mcp.resource_preview import ResourcePreview, preview_of
 from agent_tui.core.tools.registry import ToolRegistry
 
 Unsubscribe = Callable[[], None]
@@ -39,6 +41,14 @@ class PanelSource(Protocol):
         """OAuth sign-in to the HTTP server ``name`` (the browser opened, the URL given to
         ``on_url``), then reconnect it; says what was done (``core.mcp.oauth.LoginError``
         says why not)."""
+        ...
+
+    async def read_resource(self, server: str, uri: str) -> ResourcePreview:
+        """``resources/read`` of ``uri`` on ``server`` (``ToolFailure`` says why not)."""
+        ...
+
+    async def cycle_level(self, server: str) -> str:
+        """``logging/setLevel`` to the level after the current one; says what was set."""
         ...
 
 
@@ -114,6 +124,15 @@ class ManagerSource:
             return result.describe()
         await manager.reconnect(name)
         return f"{result.describe()}; reconnecting {name}"
+
+    async def read_resource(self, server: str, uri: str) -> ResourcePreview:
+        side = self._require().hub.side(server)
+        result = await side.read(uri)
+        return preview_of(result, server=server, uri=uri)
+
+    async def cycle_level(self, server: str) -> str:
+        level = await self._require().hub.cycle_level(server)
+        return f"{server}: log level set to {level}"
 
     def _require(self) -> McpManager:
         if self.manager is None:

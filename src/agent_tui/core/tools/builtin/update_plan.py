@@ -23,12 +23,9 @@ from agent_tui.core.plan import (
 from agent_tui.core.summary import one_line
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
 
-DESCRIPTION = f"""\
-Keep a short plan of the task the user can watch: the whole list of steps each time (it \
-replaces the previous plan), each `pending`, `in_progress` or `completed`; at most one step \
-`in_progress`. Use it for work of several steps: make the plan first, then mark a step \
-`in_progress` when you start it and `completed` when it is done. At most {MAX_STEPS} steps; \
-`explanation` says briefly why the plan changed. Skip it for one-step tasks."""
+DESCRIPTION = """\
+Show the user your plan for work of several steps: send every step each time (it replaces the \
+plan), each pending, in_progress or completed; at most one in_progress."""
 
 _GLYPH = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]"}
 
@@ -37,10 +34,7 @@ class StepInput(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     content: str = Field(
-        validation_alias=AliasChoices("content", "step", "title"),
-        description="What the step does, in a few words.",
-        min_length=1,
-        max_length=MAX_STEP_CHARS,
+        validation_alias=AliasChoices("content", "step", "title"), description="The step."
     )
     status: Literal["pending", "in_progress", "completed"] = Field(
         default="pending", description="pending, in_progress or completed."
@@ -54,21 +48,24 @@ class StepInput(BaseModel):
             raise ValueError("is blank: say what the step does")
         if "\0" in text:
             raise ValueError("contains a NUL byte (\\0); remove it")
+        if len(text) > MAX_STEP_CHARS:
+            raise ValueError(f"is {len(text)} characters: keep a step under {MAX_STEP_CHARS}")
         return text
 
 
 class UpdatePlanInput(ToolInput):
-    plan: list[StepInput] = Field(
-        description="Every step of the plan, in order.", max_length=MAX_STEPS
-    )
-    explanation: str = Field(
-        default="",
-        description="Why the plan changed (optional, one sentence).",
-        max_length=MAX_EXPLANATION_CHARS,
-    )
+    plan: list[StepInput] = Field(description="Every step, in order.")
+    explanation: str = Field(default="", description="Why it changed (optional).")
 
     @model_validator(mode="after")
-    def _one_in_progress(self) -> UpdatePlanInput:
+    def _checks(self) -> UpdatePlanInput:
+        if len(self.plan) > MAX_STEPS:
+            raise ValueError(
+                f"the plan has {len(self.plan)} steps: keep it to {MAX_STEPS} at most (merge "
+                "small steps)"
+            )
+        if len(self.explanation) > MAX_EXPLANATION_CHARS:
+            raise ValueError(f"explanation: keep it under {MAX_EXPLANATION_CHARS} characters")
         running = [i + 1 for i, step in enumerate(self.plan) if step.status == "in_progress"]
         if len(running) > 1:
             raise ValueError(

@@ -40,11 +40,9 @@ READ_SECONDS = 20.0
 USER_AGENT = "agent-tui web_fetch (+https://github.com/agent-tui)"
 
 DESCRIPTION = f"""\
-Fetch one web page (GET) and return its text: HTML as Markdown, other text as it is \
-(binary content is refused). Follows up to {MAX_REDIRECTS} redirects on the same host; a \
-redirect to another host is reported, fetch that URL yourself. Reads at most \
-{MAX_BYTES // (1024 * 1024)} MB; `max_chars` (default {DEFAULT_MAX_CHARS:,}) cuts the text. \
-Private and local addresses are refused. Only http and https."""
+GET a web page as text: HTML as Markdown, other text as is, binary refused. Follows \
+{MAX_REDIRECTS} redirects on the same host (one to another host is reported: fetch it \
+yourself); reads {MAX_BYTES // (1024 * 1024)} MB at most. Private addresses are refused."""
 
 _HTML = ("text/html", "application/xhtml+xml")
 _TEXT_TYPES = (
@@ -64,12 +62,12 @@ _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]
 
 
 class WebFetchInput(ToolInput):
-    url: str = Field(description="The http or https URL to fetch.")
+    url: str = Field(description="An http(s) URL.")
     max_chars: int | None = Field(
         default=None,
         ge=1,
         le=MAX_CHARS,
-        description=f"Characters of text to return at most (default {DEFAULT_MAX_CHARS:,}).",
+        description=f"Cut the text there (default {DEFAULT_MAX_CHARS:,}).",
     )
 
     @field_validator("url")
@@ -244,28 +242,23 @@ async def _send(
 
 
 async def _read(response: httpx2.Response) -> tuple[bytes, bool]:
-    """The body, decoded (gzip…), at most ``MAX_BYTES``; True when there was more."""
+    """The body, decoded (gzip…), at most ``MAX_BYTES``; True when there was more (the rest
+    is not read: the connection is closed)."""
     chunks: list[bytes] = []
     size = 0
-    async for chunk in response.aiter_bytes():
+    stream = response.aiter_bytes()
+    async for chunk in stream:
         room = MAX_BYTES - size
-        if len(chunk) >= room:
+        if len(chunk) > room:
             chunks.append(chunk[:room])
-            return b"".join(chunks), len(chunk) > room or await _more(response)
+            return b"".join(chunks), True
         chunks.append(chunk)
         size += len(chunk)
+        if size == MAX_BYTES:  # exactly full: is there more?
+            async for more in stream:
+                if more:
+                    return b"".join(chunks), True
     return b"".join(chunks), False
-
-
-async def _more(response: httpx2.Response) -> bool:
-    """Whether the body goes on past what was read (without reading it: one more chunk)."""
-    try:
-        async for chunk in response.aiter_bytes():
-            if chunk:
-                return True
-    except Exception:
-        return True
-    return False
 
 
 def _binary(body: bytes) -> bool:

@@ -49,6 +49,8 @@ class ProgressView(Vertical):
             detail = f"{call.progress:g} {detail}".strip()
         if call.total:
             detail = f"{call.progress or 0:g}/{call.total:g}" + (f" · {detail}" if detail else "")
+        if call.current:  # a subagent's call in flight
+            detail = f"→ {call.current}" + (f" · {detail}" if detail else "")
         suffix = f" · {detail}" if detail else ""
         if call.allowed_by:
             suffix += f" · {call.allowed_line}"

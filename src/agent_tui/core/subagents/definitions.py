@@ -1,0 +1,209 @@
+"""Named subagents: Markdown files with a front matter, read from the project and the user.
+
+Where (a later one replaces an earlier one of the same name): the user's config dir
+``agents/*.md``, then the project's ``.claude/agents/*.md``, then ``.agent-tui/agents/*.md``.
+A file::
+
+    ---
+    name: reviewer
+    description: Reviews a diff for bugs
+    tools: read_file, grep, glob        # or a YAML list (- read_file)
+    model: anthropic:claude-haiku-4-5   # optional; a provider spec
+    ---
+    You review code. ...                # the body: its system prompt
+
+Claude Code's tool names (``Read``, ``Grep``, ``Bash``…) are understood. A broken file (no
+front matter, a bad name, unreadable) is a problem reported at start, never fatal. What a
+project file's ``tools`` may do is limited by ``Subagents`` (``core.subagents.tool``): it only
+picks among the session's tools, and every call is still judged by the user's permissions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from agent_tui.core.paths import config_dir
+
+Scope = Literal["builtin", "user", "project"]
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+MAX_FILE_BYTES = 256 * 1024
+CLAUDE_NAMES = {
+    "read": "read_file",
+    "write": "write_file",
+    "edit": "edit_file",
+    "multiedit": "edit_file",
+    "bash": "run_shell",
+    "grep": "grep",
+    "glob": "glob",
+    "ls": "list_dir",
+    "webfetch": "web_fetch",
+    "todowrite": "update_plan",
+}
+"""Claude Code's tool names, lower-cased, and ours (``.claude/agents`` files use them)."""
+
+
+@dataclass(frozen=True)
+class AgentDefinition:
+    """One subagent: its name, what it is for, its tools (None: the session's read-only
+    tools), its model spec (None: the session's), its system prompt, and where it is from."""
+
+    name: str
+    description: str = ""
+    tools: tuple[str, ...] | None = None
+    model: str | None = None
+    prompt: str = ""
+    scope: Scope = "builtin"
+    path: Path | None = None
+
+
+GENERAL = AgentDefinition(
+    name="general",
+    description="Researches a question in the workspace with the read-only tools and reports.",
+)
+"""The agent a ``task`` call without ``agent`` runs."""
+
+
+@dataclass
+class AgentCatalog:
+    agents: dict[str, AgentDefinition] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    """Broken files and ignored fields, one sentence each (shown at start)."""
+
+    def get(self, name: str | None) -> AgentDefinition | None:
+        if name is None or name == GENERAL.name:
+            return self.agents.get(GENERAL.name, GENERAL)
+        return self.agents.get(name)
+
+    def names(self) -> list[str]:
+        return sorted({GENERAL.name, *self.agents})
+
+
+def agent_dirs(cwd: Path, user_dir: Path | None = None) -> list[tuple[Path, Scope]]:
+    """The directories read, lowest precedence first."""
+    user = (user_dir if user_dir is not None else config_dir()) / "agents"
+    return [
+        (user, "user"),
+        (cwd / ".claude" / "agents", "project"),
+        (cwd / ".agent-tui" / "agents", "project"),
+    ]
+
+
+def load_agents(cwd: Path, user_dir: Path | None = None) -> AgentCatalog:
+    """Every agent file of the user and the project (``agent_dirs``)."""
+    catalog = AgentCatalog()
+    for folder, scope in agent_dirs(cwd, user_dir):
+        try:
+            files = sorted(p for p in folder.glob("*.md") if p.is_file())
+        except OSError as exc:
+            catalog.problems.append(f"agents: cannot list {folder}: {exc.strerror or exc}")
+            continue
+        for path in files:
+            found = parse_agent_file(path, scope)
+            if isinstance(found, str):
+                catalog.problems.append(f"agents: {found}")
+                continue
+            model = found.model
+            if model and ":" not in model and model.lower() not in ("demo", "inherit"):
+                catalog.problems.append(
+                    f"agents: {path}: model {model!r} is not a provider spec (openai:MODEL, "
+                    "anthropic:MODEL); this agent runs on the session's model."
+                )
+            catalog.agents[found.name] = found
+    return catalog
+
+
+def parse_agent_file(path: Path, scope: Scope) -> AgentDefinition | str:
+    """The agent ``path`` defines, or what is wrong with it (one sentence naming the file)."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return f"{path} is larger than {MAX_FILE_BYTES // 1024} KB; it was skipped."
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        return f"{path} is not UTF-8 text; it was skipped."
+    except OSError as exc:
+        return f"cannot read {path}: {exc.strerror or exc}; it was skipped."
+    parsed = parse_front_matter(text)
+    if isinstance(parsed, str):
+        return f"{path}: {parsed}; it was skipped."
+    fields, body = parsed
+    name = fields.get("name", path.stem)
+    if not isinstance(name, str) or not NAME.match(name):
+        return (
+            f"{path}: name {name!r} is not a valid agent name (letters, digits, '-', '_', '.'); "
+            "it was skipped."
+        )
+    description = fields.get("description", "")
+    if not isinstance(description, str):
+        return f"{path}: description must be text; it was skipped."
+    tools = fields.get("tools")
+    names: tuple[str, ...] | None
+    if tools is None or tools == "" or tools == "*":
+        names = None
+    elif isinstance(tools, str):
+        names = tuple(t.strip() for t in tools.split(",") if t.strip())
+    else:
+        names = tuple(tools)
+    if names is not None:
+        names = tuple(dict.fromkeys(CLAUDE_NAMES.get(n.lower(), n) for n in names))
+    model = fields.get("model")
+    if model is not None and not isinstance(model, str):
+        return f"{path}: model must be text; it was skipped."
+    return AgentDefinition(
+        name=name,
+        description=" ".join(description.split()),
+        tools=names,
+        model=model or None,
+        prompt=body.strip(),
+        scope=scope,
+        path=path,
+    )
+
+
+def parse_front_matter(text: str) -> tuple[dict[str, str | list[str]], str] | str:
+    """The fields and the body of a Markdown file with a ``---`` front matter: ``key: value``
+    lines, ``[a, b]`` or ``- item`` lists. A problem is returned as a sentence."""
+    lines = text.lstrip("\ufeff").splitlines()
+    if not lines or lines[0].strip() != "---":
+        return "no front matter (the file must start with a line '---')"
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
+    except StopIteration:
+        return "the front matter is not closed (no second '---' line)"
+    fields: dict[str, str | list[str]] = {}
+    key: str | None = None
+    for number, raw in enumerate(lines[1:end], start=2):
+        line = raw.split(" #", 1)[0].rstrip() if not raw.lstrip().startswith("#") else ""
+        if not line.strip():
+            continue
+        item = line.strip()
+        if item.startswith("- ") and key is not None:
+            value = fields.get(key)
+            listed = value if isinstance(value, list) else []
+            listed.append(_unquote(item[2:].strip()))
+            fields[key] = listed
+            continue
+        if ":" not in line or line[0].isspace():
+            return f"line {number} of the front matter is not 'key: value'"
+        key, _, value_text = line.partition(":")
+        key = key.strip().lower()
+        value_text = value_text.strip()
+        if value_text.startswith("[") and value_text.endswith("]"):
+            inner = value_text[1:-1]
+            fields[key] = [_unquote(v.strip()) for v in inner.split(",") if v.strip()]
+        elif value_text:
+            fields[key] = _unquote(value_text)
+        else:
+            fields[key] = []
+    for name in ("name", "description", "model"):
+        if fields.get(name) == []:
+            del fields[name]
+    return fields, "\n".join(lines[end + 1 :])
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
