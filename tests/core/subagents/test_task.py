@@ -400,3 +400,42 @@ async def test_an_agent_model_spec_runs_the_child_on_that_model(tmp_path: Path) 
     result = next(e for e in events if isinstance(e, ToolResult) and e.id == "t1")
     assert result.content == "from the other model"
     assert [who for who, _ in provider.requests] == ["parent", "parent"]
+
+
+async def test_a_users_pre_tool_use_hook_blocks_a_childs_call_too(tmp_path: Path) -> None:
+    """A subagent is no way around the user's hooks: the PreToolUse hook that blocks a read in
+    the parent blocks the same read in the child (the hook script really runs)."""
+    import json
+    import stat
+
+    from agent_tui.core.hooks import load_hooks
+    from agent_tui.core.settings import user_settings_path
+    from agent_tui.core.trust import ProjectTrust
+
+    (tmp_path / "secret.txt").write_text("CANARY-7731\n")
+    hook = tmp_path / "block.sh"
+    hook.write_text("#!/bin/sh\ncat >> \"$0.seen\"; echo 'no reading secrets' >&2; exit 2\n")
+    hook.chmod(hook.stat().st_mode | stat.S_IEXEC)
+    settings = user_settings_path()
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(
+        json.dumps({"hooks": {"PreToolUse": [{"matcher": "read_file", "command": str(hook)}]}})
+    )
+    provider = Routed(
+        [step(reply("", task("t1", "read the secret"))), step(reply("ok"))],
+        {
+            "read the secret": [
+                step(reply("", call("read_file", "r1", path="secret.txt"))),
+                step(reply("could not read")),
+            ]
+        },
+    )
+    agent = make_agent(provider, tmp_path, policy=SimplePolicy(["*"]))
+    agent.executor.hooks = load_hooks(tmp_path, ProjectTrust(tmp_path))
+    events = await run(agent)
+    blocked = [e for e in children(events) if isinstance(e, ToolRejected)]
+    assert [(e.id, e.by) for e in blocked] == [("r1", "hook")]
+    assert "no reading secrets" in blocked[0].reason
+    assert "read_file" in Path(str(hook) + ".seen").read_text()  # noqa: ASYNC240
+    results = [e for e in events if isinstance(e, ToolResult)]
+    assert all("CANARY-7731" not in str(e.model_dump()) for e in results)

@@ -245,6 +245,9 @@ class Subagents:
             sandbox=parent.executor.sandbox,
         )
         child.executor.memory = None  # nested memory files stay the parent's to find
+        # The user's PreToolUse / PostToolUse hooks see the child's calls too: a subagent is
+        # no way around a hook that blocks a call (the session-level events stay the parent's).
+        child.executor.hooks = parent.executor.hooks
         # what it changes is kept by the parent turn's checkpoint (rewind restores it)
         child.executor.inherited = parent.executor.checkpoint
         name = definition.name
