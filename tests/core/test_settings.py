@@ -198,3 +198,31 @@ def test_compaction_can_be_turned_off(workspace: Path, user_file: Path) -> None:
     user_file.write_text(json.dumps({"compaction": {"threshold": "off", "keep_turns": 3}}))
     compaction = load_settings(workspace).settings.compaction
     assert (compaction.threshold, compaction.keep_turns) == ("off", 3)
+
+
+@pytest.mark.parametrize(
+    "section",
+    [{"mode": "requird"}, {"mode": "off", "network": "sometimes"}, "required", {"bogus": 1}],
+)
+def test_a_broken_sandbox_section_fails_closed(
+    workspace: Path, user_file: Path, section: object
+) -> None:
+    """A mistyped sandbox setting must not leave commands unconfined: the section is ignored
+    and the mode is "required" (no command runs without the sandbox) until it is fixed."""
+    user_file.write_text(json.dumps({"sandbox": section}), encoding="utf-8")
+    loaded = load_settings(workspace)
+    assert loaded.settings.sandbox.mode == "required"
+    assert loaded.settings.sandbox.network == "off"
+    (problem,) = loaded.problems
+    assert "sandbox.mode = 'required'" in problem.message
+    assert "until it is fixed" in problem.message
+
+
+def test_a_project_cannot_turn_a_required_sandbox_back_to_auto(
+    workspace: Path, user_file: Path, project_file: Path
+) -> None:
+    user_file.write_text(json.dumps({"sandbox": {"mode": "required"}}), encoding="utf-8")
+    project_file.write_text(json.dumps({"sandbox": {"mode": "auto"}}), encoding="utf-8")
+    loaded = load_settings(workspace)
+    assert loaded.settings.sandbox.mode == "required"
+    assert any("mode" in p.message for p in loaded.problems)

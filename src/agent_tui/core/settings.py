@@ -175,6 +175,10 @@ USER_ONLY: dict[str, Callable[[dict[str, Any]], list[str]]] = {
 }
 """Sections with values only the user's own settings file may set (a repository ships its
 project files): for each, the keys of a section object that it may not set elsewhere."""
+FAIL_CLOSED: dict[str, dict[str, Any]] = {"sandbox": {"mode": "required"}}
+"""What a section becomes when it is invalid, for the sections whose defaults are looser than
+what the user may have meant: a mistyped ``"mode": "requird"`` must not leave commands
+unconfined on a machine without the sandbox (the default ``auto`` would run them so)."""
 EXTERNAL = frozenset({"permissions", "mcp", "hooks"})
 """Sections another package reads from the same files (not validated or merged here)."""
 
@@ -241,13 +245,16 @@ def load_settings(cwd: Path, *, paths: list[Path] | None = None) -> LoadedSettin
             values[name] = SECTIONS[name].model_validate(value)
         except ValidationError as exc:  # each file was valid alone; together they are not
             files = " and ".join(str(p) for p in origin[name])
+            instead = _instead(name)
             problems.append(
                 SettingsProblem(
                     origin[name][-1],
-                    f"the {name!r} settings of {files} are invalid together; using the "
-                    f"defaults for {name!r}:\n{format_validation_error(exc, (name,))}",
+                    f"the {name!r} settings of {files} are invalid together; using "
+                    f"{instead}:\n{format_validation_error(exc, (name,))}",
                 )
             )
+            if name in FAIL_CLOSED:
+                values[name] = SECTIONS[name].model_validate(FAIL_CLOSED[name])
     return LoadedSettings(Settings(**values), sources, problems)
 
 
@@ -332,6 +339,8 @@ def _read_file(path: Path, problems: list[SettingsProblem]) -> dict[str, Any] | 
             model.model_validate(value)
         except ValidationError as exc:
             problems.append(SettingsProblem(path, _ignored_section(name, value, exc)))
+            if name in FAIL_CLOSED:
+                sections[name] = dict(FAIL_CLOSED[name])
             continue
         sections[name] = value
     return sections
@@ -365,10 +374,24 @@ def _ignored_section(name: str, value: Any, error: ValidationError) -> str:
     wrong = {str(e["loc"][0]) for e in error.errors() if e.get("loc")}
     kept = sorted(k for k in value if k not in wrong) if isinstance(value, dict) else []
     lost = f", its valid keys too ({', '.join(kept)})" if kept else ""
+    if name in FAIL_CLOSED:
+        return (
+            f"invalid {name!r} section, ignored{lost}: {_instead(name)} until it is "
+            f"fixed:\n" + format_validation_error(error, (name,))
+        )
     return (
         f"invalid {name!r} section, ignored{lost}: the other settings files or the defaults "
         f"apply for {name!r}:\n" + format_validation_error(error, (name,))
     )
+
+
+def _instead(name: str) -> str:
+    """What an invalid section ``name`` is replaced with, in words."""
+    strict = FAIL_CLOSED.get(name)
+    if strict is None:
+        return f"the defaults for {name!r}"
+    said = ", ".join(f"{name}.{k} = {v!r}" for k, v in strict.items())
+    return f"{said} (a broken {name} setting never loosens it)"
 
 
 def _merge(base: Any, override: Any) -> Any:

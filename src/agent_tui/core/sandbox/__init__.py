@@ -46,7 +46,7 @@ class SandboxSettings(BaseModel):
         """The keys of a ``sandbox`` settings object that would weaken the sandbox: a file a
         repository can ship (the project's settings) may not set them."""
         out = []
-        if section.get("mode") == "off":
+        if section.get("mode") in ("off", "auto"):  # "auto" too: it loosens "required"
             out.append("mode")
         if section.get("network") == "on":
             out.append("network")
