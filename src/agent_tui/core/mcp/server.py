@@ -45,6 +45,7 @@ from typing import Any, Final, TextIO
 
 from agent_tui import __version__
 from agent_tui.core.mcp import search_files
+from agent_tui.core.mcp.server_log import LEVELS
 from agent_tui.core.permissions.config import load_permission_config
 from agent_tui.core.permissions.pipeline import PermissionPipeline, RuleSet
 from agent_tui.core.permissions.read_guard import RootGuard, RuleReadGuard, describe_rule
@@ -61,17 +62,8 @@ GLOB_TOOL = "glob"
 """The tool whose ``pattern`` can name directories of its own (``_split`` in glob_tool moves
 its leading literal segments into the search directory)."""
 
-LOG_LEVELS: Final = (
-    "debug",
-    "info",
-    "notice",
-    "warning",
-    "error",
-    "critical",
-    "alert",
-    "emergency",
-)
-"""The syslog levels of MCP logging, least severe first."""
+LOG_LEVELS: Final = LEVELS
+"""The syslog levels of MCP logging, least severe first (``server_log.LEVELS``)."""
 DEFAULT_LOG_LEVEL: Final = "info"
 """What a connection gets before its client sends ``logging/setLevel``."""
 LOGGER: Final = "agent-tui.serve"
