@@ -23,7 +23,9 @@ from agent_tui.ui.spills.browser import SpillBrowser
 
 S = TypeVar("S")
 SIZE = (120, 36)
-DEADLINE = 10.0
+DEADLINE = 60.0
+"""How long a UI test waits for a condition: generous, so a loaded machine (two busy loops
+beside two test workers) only slows the test; a condition that never comes still fails."""
 
 
 class QuietApp(AgentApp):
