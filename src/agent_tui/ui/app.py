@@ -49,13 +49,14 @@ from agent_tui.core.providers.base import ProviderError
 from agent_tui.core.rewind import RewindError
 from agent_tui.ui.approval.desk import ApprovalDesk, describe_request
 from agent_tui.ui.calls.book import CallBook, CallState, CallStatus, Clock
+from agent_tui.ui.chat.earlier_turns import EarlierTurns
 from agent_tui.ui.chat.tool_line import ToolLine
 from agent_tui.ui.common.format import model_label, shorten_home
 from agent_tui.ui.common.messages import TranscriptChanged
 from agent_tui.ui.elicit.desk import ElicitationDesk
 from agent_tui.ui.elicit.desk import attach as attach_elicitation
 from agent_tui.ui.lane.tool_card import ToolCard
-from agent_tui.ui.shell import palette, rewind, screen_actions, startup
+from agent_tui.ui.shell import backlog, palette, rewind, screen_actions, startup
 from agent_tui.ui.shell.events_bridge import (
     AgentEvent,
     ServerLogged,
@@ -148,6 +149,8 @@ class AgentApp(App[None]):
         self._main: MainScreen | None = None
         self._unwatch: list[Any] = []
         self._transcript_seen = (id(agent.messages), len(agent.messages))
+        self.backlog = backlog.Backlog()
+        """A resumed session's earlier turns not rendered in the chat yet."""
         self.quit_armed_at: float | None = None
         """When Ctrl+C was last pressed."""
         self.theme_keeper: ThemeKeeper | None = None
@@ -367,6 +370,7 @@ class AgentApp(App[None]):
 
     async def _reset_views(self) -> None:
         self._note_transcript()
+        self.backlog = backlog.Backlog()
         self.calls.clear()
         await self.main.chat.clear()
         await self.main.lane.clear()
@@ -380,9 +384,15 @@ class AgentApp(App[None]):
 
         messages = self.agent.messages
         lane = self.main.lane
+        # the last turns are shown; the earlier ones go into the call model and the backlog
+        self.backlog, shown = backlog.split(transcript_events(self.agent.history()), self.calls)
+        for event in self.backlog.carry:
+            await self.show_event(event)
+        await lane.add_earlier(self.backlog.lane)
+        await self.main.chat.set_earlier(len(self.backlog.chat))
         lane.hold(True)  # earlier turns fold as the next begins: never mount their cards
         try:
-            for event in transcript_events(self.agent.history()):
+            for event in shown:
                 await self.show_event(event)
         finally:
             lane.hold(False)
@@ -531,21 +541,16 @@ class AgentApp(App[None]):
             if changed and self.busy:
                 self._set_activity(self._tool_activity())
             return
+        await self._show_in_chat(event, changed)
         match event:
             case UserMessage():
                 await lane.begin_turn(event.text)
-                await chat.add_user(event.text, event.mentions)
             case UserInjected():  # typed during the turn, taken at a tool boundary
                 self.type_ahead.injected(event.id)
-                await chat.add_user(event.text)
-            case AssistantMessage():
-                await chat.end_reply(event.text)
             case ToolUse():
                 for call in changed:
-                    await chat.add_call(call)
                     await lane.add_call(call)
             case ToolGroup():
-                await chat.group_calls(changed)
                 await lane.group_calls(changed)
             case UsageEvent():
                 self.input_tokens = event.session.input_tokens
@@ -554,10 +559,7 @@ class AgentApp(App[None]):
                     self.context_tokens = event.context_tokens
                     self.context_window = event.context_window
                     self.context_estimated = bool(event.estimated)
-            case ErrorEvent():
-                await chat.add_error(f"{event.where} error", event.message)
             case CompactionEvent():
-                await chat.show_compaction(event)
                 if event.phase == "end":
                     await lane.add_compaction(event)
                 if event.phase == "end" and event.tokens_after and self.context_window:
@@ -565,6 +567,35 @@ class AgentApp(App[None]):
                     self.context_estimated = True
             case PlanEvent():
                 self.main.plan.show(event)
+            case TurnEnd():
+                self.type_ahead.ended(event.reason)
+                await self._end_turn()
+            case UserMessage() | AssistantMessage() | ErrorEvent() | HookEvent():
+                pass
+            case _:
+                self._refresh_calls(changed)
+        if changed and self.busy:
+            self._set_activity(self._tool_activity())
+
+    async def _show_in_chat(self, event: Event, changed: list[CallState]) -> None:
+        """What ``event`` adds to the chat (``changed``: the call states it touched)."""
+        chat = self.main.chat
+        match event:
+            case UserMessage():
+                await chat.add_user(event.text, event.mentions)
+            case UserInjected():
+                await chat.add_user(event.text)
+            case AssistantMessage():
+                await chat.end_reply(event.text)
+            case ToolUse():
+                for call in changed:
+                    await chat.add_call(call)
+            case ToolGroup():
+                await chat.group_calls(changed)
+            case ErrorEvent():
+                await chat.add_error(f"{event.where} error", event.message)
+            case CompactionEvent():
+                await chat.show_compaction(event)
             case HookEvent():  # a hook that blocked, failed or timed out is shown
                 if event.outcome != "ok":
                     what = f"{event.event} hook {event.outcome}"
@@ -574,14 +605,47 @@ class AgentApp(App[None]):
                     else:
                         await chat.add_notice(shown, "warning")
             case TurnEnd():
-                self.type_ahead.ended(event.reason)
-                await self._end_turn()
                 if event.reason == "interrupted":
                     await chat.add_notice("Interrupted", "warning")
-            case _:
-                self._refresh_calls(changed)
-        if changed and self.busy:
-            self._set_activity(self._tool_activity())
+
+    @on(EarlierTurns.Load)
+    async def _load_earlier(self, event: EarlierTurns.Load) -> None:
+        """Render a page of a resumed session's earlier turns above the ones shown, keeping
+        what the user looks at in place."""
+        event.stop()
+        chat = self.main.chat
+        page = self.backlog.take_page()
+        if chat.earlier is None or not page:
+            return
+        height = chat.virtual_size.height
+        chat.insert_before = chat.after_earlier()
+        try:
+            for events in page:
+                for replayed in events:
+                    calls = self._calls_of(replayed)
+                    await self._show_in_chat(replayed, calls)
+        finally:
+            chat.insert_before = None
+        await chat.set_earlier(len(self.backlog.chat))
+
+        def keep_place() -> None:
+            chat.scroll_to(
+                y=chat.scroll_y + chat.virtual_size.height - height,
+                animate=False,
+                immediate=True,
+            )
+
+        chat.call_after_refresh(keep_place)
+
+    def _calls_of(self, event: Event) -> list[CallState]:
+        """The (final) states of the calls a replayed ``tool_use`` or ``tool_group`` names."""
+        if isinstance(event, ToolUse):
+            ids = [event.id]
+        elif isinstance(event, ToolGroup):
+            ids = list(event.ids)
+        else:
+            return []
+        return [call for i in ids if (call := self.calls.get(i)) is not None]
 
     def _refresh_calls(self, calls: list[CallState]) -> None:
         for call in calls:
