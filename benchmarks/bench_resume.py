@@ -80,7 +80,9 @@ def make(path: Path, turns: int, per_turn: int = 4) -> None:
 
     asyncio.run(run())
     path.write_bytes(session.path.read_bytes())
-    print(f"{path}: {turns} turns, {len(session.messages)} messages, {turns * (per_turn + 2)} calls")
+    print(
+        f"{path}: {turns} turns, {len(session.messages)} messages, {turns * (per_turn + 2)} calls"
+    )
 
 
 def time_resume(path: Path) -> float:

@@ -12,6 +12,7 @@ the worker is shown in the chat and the app keeps running.
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 import time
 from pathlib import Path
@@ -73,6 +74,8 @@ from agent_tui.ui.shell.themes import ThemeKeeper, install_themes
 from agent_tui.ui.shell.type_ahead import TypeAhead
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from agent_tui.core.sandbox import SandboxState
     from agent_tui.core.trust import TrustItem
     from agent_tui.ui.approval.screen import Ask
@@ -370,6 +373,7 @@ class AgentApp(App[None]):
 
     async def _reset_views(self) -> None:
         self._note_transcript()
+        self.workers.cancel_group(self, "backlog")
         self.backlog = backlog.Backlog()
         self.calls.clear()
         await self.main.chat.clear()
@@ -380,22 +384,33 @@ class AgentApp(App[None]):
         """The transcript of a resumed session, told again as the events that made it and
         rendered exactly as a live turn is (``core.replay``), then a notice (``notice``, or
         which session was resumed)."""
-        from agent_tui.core.replay import transcript_events
+        from agent_tui.core.replay import transcript_events, turn_starts
 
         messages = self.agent.messages
         lane = self.main.lane
-        # the last turns are shown; the earlier ones go into the call model and the backlog
-        self.backlog, shown = backlog.split(transcript_events(self.agent.history()), self.calls)
-        for event in self.backlog.carry:
-            await self.show_event(event)
-        await lane.add_earlier(self.backlog.lane)
-        await self.main.chat.set_earlier(len(self.backlog.chat))
+        history = self.agent.history()
+        # the last turns are rendered now; the earlier ones are read after the first frame
+        starts = turn_starts(history)
+        hidden = max(0, len(starts) - backlog.RESUME_TURNS)
+        cut = starts[hidden] if hidden else 0
+        self.backlog = backlog.Backlog(turns=hidden)
+        await self.main.chat.set_earlier(self.backlog.turns)
         lane.hold(True)  # earlier turns fold as the next begins: never mount their cards
+        collecting = gc.isenabled()
+        gc.disable()  # what the replay makes lives on: full collections would only walk it
         try:
-            for event in shown:
+            for event in transcript_events(history, start=cut):
                 await self.show_event(event)
         finally:
+            if collecting:
+                gc.enable()
             lane.hold(False)
+        if cut:
+            self.run_worker(
+                self._fill_backlog(self.backlog, transcript_events(history, stop=cut)),
+                group="backlog",
+                exit_on_error=False,
+            )
         await lane.settle()
         if notice is None:
             which = f"session {self.session.session_id}" if self.session.session_id else "session"
@@ -406,6 +421,17 @@ class AgentApp(App[None]):
                     f"{len(messages)} messages (the original stays as it was)"
                 )
         await self.main.chat.add_notice(notice, "info")
+
+    async def _fill_backlog(self, earlier: backlog.Backlog, events: Iterator[Event]) -> None:
+        """Read a resumed session's earlier turns into the call model and the backlog, then
+        list them in the lane (after the first frame: the app answers keys meanwhile)."""
+        plan_shown = self.main.plan.plan is not None
+        await earlier.fill(events, self.calls)
+        if earlier is not self.backlog:  # another session was shown meanwhile
+            return
+        await self.main.lane.add_earlier(earlier.lane)
+        if earlier.plan is not None and not plan_shown and self.main.plan.plan is None:
+            self.main.plan.show(earlier.plan)
 
     async def new_session(self) -> bool:
         """A new conversation: the model starts with an empty context (a new session file;
@@ -613,9 +639,10 @@ class AgentApp(App[None]):
         """Render a page of a resumed session's earlier turns above the ones shown, keeping
         what the user looks at in place."""
         event.stop()
-        chat = self.main.chat
-        page = self.backlog.take_page()
-        if chat.earlier is None or not page:
+        chat, earlier = self.main.chat, self.backlog
+        await earlier.ready.wait()
+        page = earlier.take_page()
+        if chat.earlier is None or not page or earlier is not self.backlog:
             return
         height = chat.virtual_size.height
         chat.insert_before = chat.after_earlier()
@@ -626,7 +653,7 @@ class AgentApp(App[None]):
                     await self._show_in_chat(replayed, calls)
         finally:
             chat.insert_before = None
-        await chat.set_earlier(len(self.backlog.chat))
+        await chat.set_earlier(len(earlier.chat))
 
         def keep_place() -> None:
             chat.scroll_to(
