@@ -405,9 +405,11 @@ class AgentApp(App[None]):
             if collecting:
                 gc.enable()
             lane.hold(False)
-        if cut:
-            self.run_worker(
-                self._fill_backlog(self.backlog, transcript_events(history, stop=cut)),
+        if cut:  # after the frame that shows the last turns
+            earlier = transcript_events(history, stop=cut)
+            self.call_after_refresh(
+                self.run_worker,
+                self._fill_backlog(self.backlog, earlier),
                 group="backlog",
                 exit_on_error=False,
             )
