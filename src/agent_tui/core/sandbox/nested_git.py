@@ -16,8 +16,9 @@ or changed is judged: a config setting only the plain keys ``git init``/``clone`
 new hooks and a changed ``commondir``, ``config.worktree`` or ``.git`` pointer whose target
 runs code. What was there before the session's first command is the user's own and is left.
 
-Finding the nested ``.git`` entries is a walk of the workspace (``hidden_files``' cached walk,
-one ``stat`` per unchanged directory); past its limit the index's gitlinks are looked at too.
+Finding the nested ``.git`` entries is a walk of the workspace (the read rules' cached walk,
+``walk``: one ``stat`` per unchanged directory); past its limit the index's gitlinks are
+looked at too.
 """
 
 from __future__ import annotations
@@ -225,6 +226,18 @@ def _pointer_runs_code(path: str) -> str | None:
         if _hooks(os.path.join(gitdir, "hooks")):
             return "hooks"
     return None
+
+
+def find_nested_git(workspace: Path) -> tuple[list[str], bool]:
+    """Every ``.git`` below ``workspace`` (directories, files, links), by the read rules'
+    cached walk (``walk``) in its own namespace; and whether the walk was complete."""
+    from agent_tui.core.sandbox.walk import find_protected
+
+    def is_git(path: str) -> bool:
+        return path.endswith("/.git")
+
+    found = find_protected([workspace], is_git, key="nested-git", links=is_git, namespace="git")
+    return [str(p) for p in found.paths], found.complete
 
 
 def gitlinks(workspace: Path) -> list[str]:

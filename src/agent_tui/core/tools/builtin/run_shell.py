@@ -26,7 +26,7 @@ from agent_tui.core.budget.raw import RawOutput
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.sandbox import aftercheck
 from agent_tui.core.sandbox.lifeline import lifeline_argv
-from agent_tui.core.sandbox.nested_git import Watch
+from agent_tui.core.sandbox.nested_git import Watch, find_nested_git
 from agent_tui.core.summary import first_line
 from agent_tui.core.tools.base import (
     ProgressCallback,
@@ -358,18 +358,6 @@ def _nested_git(ctx: ToolContext) -> Watch:
         workspace = ctx.sandbox.workspace.resolve()
         ctx.sandbox.nested_git = Watch(workspace, find_nested_git)
     return ctx.sandbox.nested_git
-
-
-def find_nested_git(workspace: Path) -> tuple[list[str], bool]:
-    """Every ``.git`` below ``workspace`` (directories, files, links), by the read rules'
-    cached walk in its own namespace."""
-    from agent_tui.core.permissions.hidden_files import find_protected
-
-    def is_git(path: str) -> bool:
-        return path.endswith("/.git")
-
-    found = find_protected([workspace], is_git, key="nested-git", links=is_git, namespace="git")
-    return [str(p) for p in found.paths], found.complete
 
 
 async def _sweep(watched: tuple[Path, ...], ctx: ToolContext) -> str | None:

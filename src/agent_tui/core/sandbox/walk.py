@@ -1,4 +1,5 @@
-"""The files on disk that the read rules protect, found so the OS sandbox can hide them.
+"""The files on disk that the read rules protect, found so the OS sandbox can hide them (and
+the same cached walk finding nested git directories, ``nested_git``).
 
 A ``read_file`` deny (or ask) rule protects a file's content in every tool; inside the sandbox
 that means the file is not there for a command at all (an empty file or an empty directory is
