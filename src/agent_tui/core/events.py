@@ -194,6 +194,9 @@ class ToolResult(_ChildEvent):
     (``accept-edits mode``); None when it ran as first decided."""
     subagent: SubagentReport | None = None
     """A ``task`` call: what its child agent did (its calls, tokens, requests)."""
+    ran: str | None = None
+    """The tool that ran when ``name`` is a proxy (``run_tool`` of a deferred ``update_plan``);
+    None when ``name`` itself ran."""
 
 
 RejectedBy = Literal["user", "rule", "plan", "policy", "hook", "headless", "prompt"]

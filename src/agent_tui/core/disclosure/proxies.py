@@ -23,19 +23,18 @@ class SearchToolInput(ToolInput):
         description="What the tool does (e.g. 'create github issue'), a tool name, or "
         "'SERVER:' (+ words) for one server's tools.",
     )
-    limit: int = Field(default=5, ge=1, le=20, description="Most hits.")
+    limit: int = Field(default=5, ge=1, le=20)
 
 
 class RunToolInput(ToolInput):
-    name: str = Field(min_length=1, description="Its full name.")
+    name: str = Field(min_length=1)
     input: dict[str, Any] = Field(default_factory=dict, description="Its arguments.")
 
 
 def search_description(disclosure: Disclosure) -> str:
     catalog = disclosure.catalog()
     return (
-        "Find deferred tools (not loaded yet); returns each hit's full name, description and "
-        "input schema. "
+        "Find deferred tools; returns each hit's name, description and input schema. "
         + (
             "Call one with run_tool(name, input). "
             if disclosure.protocol == "free-text"
@@ -86,7 +85,7 @@ def make_run_tool() -> Tool[RunToolInput]:
 
     return Tool(
         name=RUN_TOOL,
-        description="Call a tool found by search_tool; permissions apply as to a direct call.",
+        description="Call a tool found by search_tool.",
         input_model=RunToolInput,
         call=call,
         proxy=target,
