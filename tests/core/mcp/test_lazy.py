@@ -329,3 +329,21 @@ def test_the_config_hash_follows_what_defines_the_server(tmp_path: Path) -> None
     assert config_hash(spec_of(args=["a"]), tmp_path / "elsewhere") != base
     assert os.sep not in base
     assert len(base) == 64
+
+
+async def test_a_mention_of_a_lazy_servers_resource_starts_it(project: Project) -> None:
+    from agent_tui.core.mcp.resource_mentions import McpMentionResources
+
+    project.write("logs")
+    await _fill_cache(project)  # the logs mode has resources: the cache says so
+    manager = project.manager()
+    await manager.start()
+    assert manager.state("fx").status == "lazy"
+    mentions = McpMentionResources(manager.hub)
+    assert "fx" in mentions.servers()
+    assert project.pids() == []
+    text, note = await mentions.read("fx", "fixture://note")
+    assert note == ""
+    assert "a note from the fixture" in text
+    assert manager.state("fx").status == "connected"
+    assert len(project.pids()) == 1
