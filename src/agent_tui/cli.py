@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from agent_tui.ui.shell.boot import Booted
 
 # What the parser needs, written out rather than imported: the TUI's first frame must not wait
-# for the core (``tests/test_cli_text.py`` checks that they match the core's).
+# for the core (``tests/ui/test_boot.py`` checks that they match the core's).
 PERMISSION_MODES = ("default", "accept-edits", "plan", "bypass")
 """``core.permissions.Mode``'s values, in its order."""
 DEFAULT_MAX_TURNS = 50

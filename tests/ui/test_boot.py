@@ -228,3 +228,52 @@ async def test_the_first_frame_takes_the_theme_the_user_chose(
 def test_an_app_needs_an_agent_or_a_boot() -> None:
     with pytest.raises(TypeError):
         QuietApp()
+
+
+def test_what_the_parser_writes_out_matches_the_core() -> None:
+    """``cli`` spells out the permission modes and the turn limit (importing them would import
+    the core before the first frame): they must stay the core's."""
+    from agent_tui import cli
+    from agent_tui.core.agent import DEFAULT_MAX_TURNS
+    from agent_tui.core.permissions import Mode
+
+    assert tuple(m.value for m in Mode) == cli.PERMISSION_MODES
+    assert cli.DEFAULT_MAX_TURNS == DEFAULT_MAX_TURNS
+
+
+def test_a_bad_model_spec_ends_the_tui_with_the_message_and_code_of_before(
+    tmp_path: Path,
+) -> None:
+    """Through ``cli`` on a real terminal: the shell paints, the core fails to build, the app
+    ends and ``agent-tui: <why>`` is the last thing on stderr (where Textual's driver writes
+    too), exit code 2 — as a headless run says it."""
+    import os
+    import pty
+
+    master, slave = pty.openpty()
+    env = {
+        "PYTHONPATH": str(SRC),
+        "PATH": "/usr/bin:/bin",
+        "TERM": "xterm-256color",
+        "HOME": str(tmp_path),
+        "AGENT_TUI_DATA_DIR": str(tmp_path / "data"),
+        "AGENT_TUI_CONFIG_DIR": str(tmp_path / "config"),
+    }
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "agent_tui", "--model", "gpt5", "--cwd", str(tmp_path)],
+            stdin=slave,
+            stdout=slave,
+            stderr=subprocess.PIPE,
+            env=env,
+            timeout=DEADLINE,
+            check=False,
+        )
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert done.returncode == 2
+    assert done.stderr.decode().endswith(
+        "agent-tui: unknown model spec 'gpt5': use demo, openai:MODEL, anthropic:MODEL or "
+        "script:PATH\n"
+    )
