@@ -331,6 +331,7 @@ class AgentApp(App[None]):
             )
         if not self.is_headless:  # a process of its own (tests share theirs)
             self.call_after_refresh(startup.quiet_gc)
+            self.call_after_refresh(screen_actions.preload, self)  # the screens opened later
         self._unwatch = watch_sources(self.agent.tool_sources, self)
         self._unwatch += attach_elicitation(self.elicit_desk, self.agent.tool_sources)
         self._count_sources()
