@@ -100,17 +100,25 @@ def _found_session(
 
 
 def _mcp_manager(
-    cwd: Path, registry: ToolRegistry, settings: Settings, *, tui: bool, trust: ProjectTrust
+    cwd: Path,
+    registry: ToolRegistry,
+    settings: Settings,
+    *,
+    tui: bool,
+    trust: ProjectTrust,
+    disclosure: Disclosure | None = None,
 ) -> McpManager | None:
     """The MCP servers of ``.mcp.json`` files, their tools going into ``registry``. The SDK is
     imported only when a server starts. Headless runs without a configuration get none; the
-    TUI always gets one, so a configuration created while it runs is picked up."""
+    TUI always gets one, so a configuration created while it runs is picked up. ``disclosure``
+    tells which lazy servers may stay unstarted (all their tools deferred)."""
     manager = McpManager(
         cwd,
         registry,
         media_dir=Path(settings.budget.spill_dir) / "mcp-media",
         watch=tui,
         trust=trust,
+        disclosure=disclosure,
     )
     return manager if tui or manager.configured or manager.problems else None
 
@@ -149,7 +157,10 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
     from agent_tui.core.hooks import load_hooks
 
     hooks = load_hooks(cwd, trust)  # a project file's hooks wait for the user's trust
-    mcp = _mcp_manager(cwd, registry, loaded.settings, tui=not headless, trust=trust)
+    disclosure = Disclosure(registry, loaded.settings.disclosure)
+    mcp = _mcp_manager(
+        cwd, registry, loaded.settings, tui=not headless, trust=trust, disclosure=disclosure
+    )
     agent = Agent(
         provider,
         registry,
@@ -160,7 +171,7 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
         settings=loaded.settings,
         sessions=sessions,
         tool_sources=[mcp] if mcp is not None else [],
-        disclosure=Disclosure(registry, loaded.settings.disclosure),
+        disclosure=disclosure,
         trust=trust,
         hooks=hooks,
     )

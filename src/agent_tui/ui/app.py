@@ -12,6 +12,7 @@ the worker is shown in the chat and the app keeps running.
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 import time
 from pathlib import Path
@@ -33,6 +34,8 @@ from agent_tui.ui.shell.shell_screen import ShellScreen
 from agent_tui.ui.shell.status_bar import Activity, StatusBar
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     # The core, and the widgets that render it, are imported where they are used: the first
     # frame (``ShellScreen``) needs none of them, and ``AgentApp(boot=…)`` paints it before
     # they are imported (``tests/ui/test_controls.py`` checks that this module leaves them out).
@@ -44,9 +47,11 @@ if TYPE_CHECKING:
     from agent_tui.core.trust import TrustItem
     from agent_tui.ui.approval.screen import Ask
     from agent_tui.ui.calls.book import CallState, Clock
+    from agent_tui.ui.chat.earlier_turns import EarlierTurns
     from agent_tui.ui.chat.tool_line import ToolLine
     from agent_tui.ui.lane.tool_card import ToolCard
     from agent_tui.ui.rewind.picker import RewindChoice
+    from agent_tui.ui.shell.backlog import Backlog
     from agent_tui.ui.shell.events_bridge import AgentEvent, ServerLogged
     from agent_tui.ui.shell.main_screen import MainScreen
     from agent_tui.ui.shell.session_list import SessionSummary
@@ -184,6 +189,10 @@ class AgentApp(App[None]):
         self.elicit_desk = ElicitationDesk(self, cursor_blink=self.CURSOR_BLINK)
         """Servers' requests for input (MCP elicitation), shown one at a time."""
         self._transcript_seen = (id(agent.messages), len(agent.messages))
+        from agent_tui.ui.shell import backlog
+
+        self.backlog = backlog.Backlog()
+        """A resumed session's earlier turns not rendered in the chat yet."""
         self.slash = SlashActions.for_app(self, self)
         """Slash commands typed in the prompt (``ui/shell/slash_actions.py``)."""
         self.command_registry = self.slash.registry
@@ -322,7 +331,10 @@ class AgentApp(App[None]):
                 "info",
             )
         if not self.is_headless:  # a process of its own (tests share theirs)
+            from agent_tui.ui.shell import screen_actions
+
             self.call_after_refresh(startup.quiet_gc)
+            self.call_after_refresh(screen_actions.preload, self)  # the screens opened later
         self._unwatch = watch_sources(self.agent.tool_sources, self)
         self._unwatch += attach_elicitation(self.elicit_desk, self.agent.tool_sources)
         self._count_sources()
@@ -467,7 +479,11 @@ class AgentApp(App[None]):
     watch_demo = watch_model
 
     async def _reset_views(self) -> None:
+        from agent_tui.ui.shell import backlog
+
         self._note_transcript()
+        self.workers.cancel_group(self, "backlog")
+        self.backlog = backlog.Backlog()
         self.calls.clear()
         await self.main.chat.clear()
         await self.main.lane.clear()
@@ -477,16 +493,34 @@ class AgentApp(App[None]):
         """The transcript of a resumed session, told again as the events that made it and
         rendered exactly as a live turn is (``core.replay``), then a notice (``notice``, or
         which session was resumed)."""
-        from agent_tui.core.replay import transcript_events
+        from agent_tui.core.replay import transcript_events, turn_starts
+        from agent_tui.ui.shell import backlog
 
         messages = self.agent.messages
         lane = self.main.lane
+        history = self.agent.history()
+        # the last turns are rendered now; the earlier ones are read after the first frame
+        starts = turn_starts(history)
+        hidden = max(0, len(starts) - backlog.RESUME_TURNS)
+        cut = starts[hidden] if hidden else 0
+        self.backlog = backlog.Backlog(turns=hidden)
+        await self.main.chat.set_earlier(self.backlog.turns)
         lane.hold(True)  # earlier turns fold as the next begins: never mount their cards
+        collecting = gc.isenabled()
+        gc.disable()  # what the replay makes lives on: full collections would only walk it
         try:
-            for event in transcript_events(self.agent.history()):
+            for event in transcript_events(history, start=cut):
                 await self.show_event(event)
         finally:
+            if collecting:
+                gc.enable()
             lane.hold(False)
+        if cut:
+            self.run_worker(
+                self._fill_backlog(self.backlog, transcript_events(history, stop=cut)),
+                group="backlog",
+                exit_on_error=False,
+            )
         await lane.settle()
         if notice is None:
             which = f"session {self.session.session_id}" if self.session.session_id else "session"
@@ -497,6 +531,17 @@ class AgentApp(App[None]):
                     f"{len(messages)} messages (the original stays as it was)"
                 )
         await self.main.chat.add_notice(notice, "info")
+
+    async def _fill_backlog(self, earlier: Backlog, events: Iterator[Event]) -> None:
+        """Read a resumed session's earlier turns into the call model and the backlog, then
+        list them in the lane (after the first frame: the app answers keys meanwhile)."""
+        plan_shown = self.main.plan.plan is not None
+        await earlier.fill(events, self.calls)
+        if earlier is not self.backlog:  # another session was shown meanwhile
+            return
+        await self.main.lane.add_earlier(earlier.lane)
+        if earlier.plan is not None and not plan_shown and self.main.plan.plan is None:
+            self.main.plan.show(earlier.plan)
 
     async def new_session(self) -> bool:
         """A new conversation: the model starts with an empty context (a new session file;
@@ -661,21 +706,16 @@ class AgentApp(App[None]):
             if changed and self.busy:
                 self._set_activity(self._tool_activity())
             return
+        await self._show_in_chat(event, changed)
         match event:
             case UserMessage():
                 await lane.begin_turn(event.text)
-                await chat.add_user(event.text, event.mentions)
             case UserInjected():  # typed during the turn, taken at a tool boundary
                 self.type_ahead.injected(event.id)
-                await chat.add_user(event.text)
-            case AssistantMessage():
-                await chat.end_reply(event.text)
             case ToolUse():
                 for call in changed:
-                    await chat.add_call(call)
                     await lane.add_call(call)
             case ToolGroup():
-                await chat.group_calls(changed)
                 await lane.group_calls(changed)
             case UsageEvent():
                 self.input_tokens = event.session.input_tokens
@@ -684,10 +724,7 @@ class AgentApp(App[None]):
                     self.context_tokens = event.context_tokens
                     self.context_window = event.context_window
                     self.context_estimated = bool(event.estimated)
-            case ErrorEvent():
-                await chat.add_error(f"{event.where} error", event.message)
             case CompactionEvent():
-                await chat.show_compaction(event)
                 if event.phase == "end":
                     await lane.add_compaction(event)
                 if event.phase == "end" and event.tokens_after and self.context_window:
@@ -695,6 +732,47 @@ class AgentApp(App[None]):
                     self.context_estimated = True
             case PlanEvent():
                 self.main.plan.show(event)
+            case TurnEnd():
+                self.type_ahead.ended(event.reason)
+                await self._end_turn()
+            case UserMessage() | AssistantMessage() | ErrorEvent() | HookEvent():
+                pass
+            case _:
+                self._refresh_calls(changed)
+        if changed and self.busy:
+            self._set_activity(self._tool_activity())
+
+    async def _show_in_chat(self, event: Event, changed: list[CallState]) -> None:
+        """What ``event`` adds to the chat (``changed``: the call states it touched)."""
+        from agent_tui.core.events import (
+            AssistantMessage,
+            CompactionEvent,
+            ErrorEvent,
+            HookEvent,
+            ToolGroup,
+            ToolUse,
+            TurnEnd,
+            UserInjected,
+            UserMessage,
+        )
+
+        chat = self.main.chat
+        match event:
+            case UserMessage():
+                await chat.add_user(event.text, event.mentions)
+            case UserInjected():
+                await chat.add_user(event.text)
+            case AssistantMessage():
+                await chat.end_reply(event.text)
+            case ToolUse():
+                for call in changed:
+                    await chat.add_call(call)
+            case ToolGroup():
+                await chat.group_calls(changed)
+            case ErrorEvent():
+                await chat.add_error(f"{event.where} error", event.message)
+            case CompactionEvent():
+                await chat.show_compaction(event)
             case HookEvent():  # a hook that blocked, failed or timed out is shown
                 if event.outcome != "ok":
                     what = f"{event.event} hook {event.outcome}"
@@ -704,14 +782,49 @@ class AgentApp(App[None]):
                     else:
                         await chat.add_notice(shown, "warning")
             case TurnEnd():
-                self.type_ahead.ended(event.reason)
-                await self._end_turn()
                 if event.reason == "interrupted":
                     await chat.add_notice("Interrupted", "warning")
-            case _:
-                self._refresh_calls(changed)
-        if changed and self.busy:
-            self._set_activity(self._tool_activity())
+
+    async def on_earlier_turns_load(self, event: EarlierTurns.Load) -> None:
+        """Render a page of a resumed session's earlier turns above the ones shown, keeping
+        what the user looks at in place."""
+        event.stop()
+        chat, earlier = self.main.chat, self.backlog
+        await earlier.ready.wait()
+        page = earlier.take_page()
+        if chat.earlier is None or not page or earlier is not self.backlog:
+            return
+        height = chat.virtual_size.height
+        chat.insert_before = chat.after_earlier()
+        try:
+            for events in page:
+                for replayed in events:
+                    calls = self._calls_of(replayed)
+                    await self._show_in_chat(replayed, calls)
+        finally:
+            chat.insert_before = None
+        await chat.set_earlier(len(earlier.chat))
+
+        def keep_place() -> None:
+            chat.scroll_to(
+                y=chat.scroll_y + chat.virtual_size.height - height,
+                animate=False,
+                immediate=True,
+            )
+
+        chat.call_after_refresh(keep_place)
+
+    def _calls_of(self, event: Event) -> list[CallState]:
+        """The (final) states of the calls a replayed ``tool_use`` or ``tool_group`` names."""
+        from agent_tui.core.events import ToolGroup, ToolUse
+
+        if isinstance(event, ToolUse):
+            ids = [event.id]
+        elif isinstance(event, ToolGroup):
+            ids = list(event.ids)
+        else:
+            return []
+        return [call for i in ids if (call := self.calls.get(i)) is not None]
 
     def _refresh_calls(self, calls: list[CallState]) -> None:
         for call in calls:
