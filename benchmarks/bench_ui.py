@@ -37,6 +37,7 @@ import fcntl
 import json
 import os
 import pty
+import resource
 import statistics
 import struct
 import subprocess
@@ -303,6 +304,7 @@ def child_stream(
                 complete="".join(p.text for p in parts) == "".join(chunks),
                 echoes=self.echoes,
                 loadavg=os.getloadavg()[0],
+                max_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             )
             self.exit()
 
@@ -532,6 +534,7 @@ def stream_rows(stream: dict[str, object]) -> list[Row]:
             "  key → echo painted: 99th percentile / longest",
             f"{ms(percentile(echo, 0.99))} / {ms(max(echo, default=0.0))}",
         ),
+        ("  peak memory of the app's process (RSS)", f"{stream['max_rss_mb']:,.0f} MB"),
         ("  load average (1 min) at the end of the stream", f"{stream['loadavg']:.2f}"),
     ]
 
