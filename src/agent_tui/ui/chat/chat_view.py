@@ -4,7 +4,9 @@ It keeps itself scrolled to the bottom while content arrives (unless the user sc
 and only ever appends: a token appends to the current reply's Markdown stream (a long reply
 continues in a new part, see ``ReplyStream``), a tool event updates one widget of reference
 rows. Finished replies far from the viewport leave the DOM (``Freezer``), so a long transcript
-does not slow every refresh.
+does not slow every refresh. A resumed session shows its last turns only; an ``EarlierTurns``
+line above them stands for the rest, rendered a page at a time above what is shown
+(``insert_before``) when the user scrolls to the top or clicks it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 
 from agent_tui.ui.calls.state import CallState
+from agent_tui.ui.chat.earlier_turns import EarlierTurns
 from agent_tui.ui.chat.error_block import ErrorBlock
 from agent_tui.ui.chat.notice import Notice, NoticeKind
 from agent_tui.ui.chat.tool_line import ToolLine
@@ -70,6 +73,10 @@ class ChatView(VerticalScroll):
         """The block of a compaction still running."""
         self.freezer: Freezer | None = None
         """Made with the first reply."""
+        self.earlier: EarlierTurns | None = None
+        """The line standing for a resumed session's turns not rendered yet."""
+        self.insert_before: Widget | None = None
+        """Where new items go while set (earlier turns rendered above the shown ones)."""
 
     def on_mount(self) -> None:
         self.anchor()
@@ -85,6 +92,8 @@ class ChatView(VerticalScroll):
         super().watch_scroll_y(old_value, new_value)
         if self.freezer is not None and self.freezer.frozen:
             self.call_after_refresh(self.freezer.run)
+        if self.earlier is not None and new_value < old_value and new_value <= 0:
+            self.post_message(EarlierTurns.Load())
 
     def _replies(self) -> type[AssistantReply]:
         """The reply widget class (imported on first use), and the freezer for replies."""
@@ -106,7 +115,35 @@ class ChatView(VerticalScroll):
         return self._stream.text if self._stream is not None else ""
 
     async def _append(self, widget: Widget) -> None:
-        await self.mount(widget)
+        await self.mount(widget, before=self.insert_before)
+
+    def _last(self) -> Widget | None:
+        """The item new items follow."""
+        children = self.children
+        if self.insert_before is None:
+            return children[-1] if children else None
+        index = children.index(self.insert_before)
+        return children[index - 1] if index > 0 else None
+
+    async def set_earlier(self, count: int) -> None:
+        """``count`` earlier turns are not rendered: the line saying so (mounted at the end
+        the first time: before the shown turns), updated, or removed when none are left."""
+        if count <= 0:
+            if self.earlier is not None:
+                earlier, self.earlier = self.earlier, None
+                await earlier.remove()
+        elif self.earlier is None:
+            self.earlier = EarlierTurns(count)
+            await self._append(self.earlier)
+        else:
+            self.earlier.set_count(count)
+
+    def after_earlier(self) -> Widget | None:
+        """The first item below the earlier-turns line (where earlier turns are rendered)."""
+        if self.earlier is None or self.earlier not in self.children:
+            return None
+        index = self.children.index(self.earlier)
+        return self.children[index + 1] if index + 1 < len(self.children) else None
 
     # -- messages --------------------------------------------------------------------------
 
@@ -195,8 +232,7 @@ class ChatView(VerticalScroll):
     async def add_call(self, call: CallState) -> None:
         """A reference row for ``call``: appended to the tool lines just above, if any."""
         await self.end_reply()
-        children = self.children
-        last = children[-1] if children else None
+        last = self._last()
         if isinstance(last, ToolLine) and not last.full:
             last.add_row([call])
             self._lines[call.id] = last
@@ -241,4 +277,5 @@ class ChatView(VerticalScroll):
         self._lines.clear()
         if self.freezer is not None:
             self.freezer.clear()
+        self.earlier = self.insert_before = None
         await self.remove_children()
