@@ -20,14 +20,14 @@ RUN_TOOL = "run_tool"
 class SearchToolInput(ToolInput):
     query: str = Field(
         min_length=1,
-        description="What the tool does (e.g. 'create github issue'), a tool name, or "
-        "'SERVER:' (+ words) for one server's tools.",
+        description="What the tool does (e.g. 'create github issue'), its name, or "
+        "'SERVER: words' for one server's tools.",
     )
-    limit: int = Field(default=5, ge=1, le=20)
+    limit: int = Field(default=5, ge=1, le=20, description="Most hits.")
 
 
 class RunToolInput(ToolInput):
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, description="Its full name.")
     input: dict[str, Any] = Field(default_factory=dict, description="Its arguments.")
 
 

@@ -53,6 +53,7 @@ from agent_tui.core.mcp.overview import McpOverview, ServerRow
 from agent_tui.ui.common.clipboard import copy
 from agent_tui.ui.common.format import shorten_home
 from agent_tui.ui.common.steady_footer import SteadyFooter
+from agent_tui.ui.common.styled_once import StyledOnce
 from agent_tui.ui.mcp.empty_state import EmptyState
 from agent_tui.ui.mcp.problems_block import ProblemsBlock
 from agent_tui.ui.mcp.prompt_list import PromptList
@@ -99,7 +100,7 @@ def broken_title(problem: ConfigProblem) -> str:
     return f"{name} is broken: its {count} server{'s' if count != 1 else ''} kept as before"
 
 
-class McpPanel(Screen[None]):
+class McpPanel(StyledOnce, Screen[None]):
     DEFAULT_CSS = """
     McpPanel {
         layout: vertical;
