@@ -22,21 +22,24 @@ import time
 from pathlib import Path
 
 
-def make(path: Path, turns: int) -> None:
+def make(path: Path, turns: int, per_turn: int = 4) -> None:
+    """``turns`` real turns of the script model, each ``per_turn`` parallel reads, a write and a
+    failing shell command (``per_turn + 2`` calls a turn)."""
     from agent_tui.core.agent import Agent
     from agent_tui.core.permissions import SimplePolicy
     from agent_tui.core.providers.script import ScriptProvider
     from agent_tui.core.session import SessionStore
+    from agent_tui.core.settings import CompactionSettings, ModelSettings, Settings
     from agent_tui.core.tools.builtin import default_registry
 
     work = Path(tempfile.mkdtemp())
-    for i in range(4):
+    for i in range(per_turn):
         (work / f"f{i}.txt").write_text("".join(f"line {n}\n" for n in range(50)))
     script: list[dict[str, object]] = []
     for t in range(turns):
         reads = [
             {"id": f"r{t}_{i}", "name": "read_file", "arguments": {"path": f"f{i}.txt"}}
-            for i in range(4)
+            for i in range(per_turn)
         ]
         script.append({"text": f"Turn {t}: reading.", "tool_calls": reads})
         script.append(
@@ -63,6 +66,11 @@ def make(path: Path, turns: int) -> None:
         policy=SimplePolicy(["*"]),
         session=session,
         system="bench",
+        # every turn stays in the live transcript (no compaction folds the early ones away)
+        settings=Settings(
+            compaction=CompactionSettings(threshold="off"),
+            model=ModelSettings(context_window=100_000_000),
+        ),
     )
 
     async def run() -> None:
@@ -72,7 +80,9 @@ def make(path: Path, turns: int) -> None:
 
     asyncio.run(run())
     path.write_bytes(session.path.read_bytes())
-    print(f"{path}: {turns} turns, {len(session.messages)} messages, {turns * 6} calls")
+    print(
+        f"{path}: {turns} turns, {len(session.messages)} messages, {turns * (per_turn + 2)} calls"
+    )
 
 
 def time_resume(path: Path) -> float:
@@ -108,10 +118,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--make", type=Path)
     parser.add_argument("--turns", type=int, default=200)
+    parser.add_argument("--reads", type=int, default=4, help="parallel reads a turn")
     parser.add_argument("--time", type=Path)
     args = parser.parse_args()
     if args.make:
-        make(args.make, args.turns)
+        make(args.make, args.turns, args.reads)
     if args.time:
         print(f"resume to screen: {time_resume(args.time):.3f} s")
     if not (args.make or args.time):

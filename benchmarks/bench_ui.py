@@ -238,6 +238,7 @@ def child_stream(fd: int, cwd: str, tokens: int, rate: float = 0.0, fenced: bool
 
     class Bench(AgentApp):
         first: float | None = None
+        first_cpu = 0.0
         lags: list[float]
 
         def on_mount(self) -> None:  # Textual runs AgentApp.on_mount too, right after
@@ -257,12 +258,14 @@ def child_stream(fd: int, cwd: str, tokens: int, rate: float = 0.0, fenced: bool
         def on_agent_event(self, message: AgentEvent) -> None:  # AgentApp's runs next
             if self.first is None and isinstance(message.event, AssistantDelta):
                 self.first = time.perf_counter()
+                self.first_cpu = time.process_time()
             if isinstance(message.event, TurnEnd):
                 self.call_after_refresh(self.done)
 
         def done(self) -> None:
             assert self.first is not None
             seconds = time.perf_counter() - self.first
+            cpu_seconds = time.process_time() - self.first_cpu
             chat = self.main.chat
             parts = [c for c in chat.children if isinstance(c, (AssistantReply, FrozenGap))]
             lags = sorted(self.lags)
@@ -271,6 +274,7 @@ def child_stream(fd: int, cwd: str, tokens: int, rate: float = 0.0, fenced: bool
                 tokens=tokens,
                 chars=sum(map(len, chunks)),
                 ui_seconds=seconds,
+                cpu_seconds=cpu_seconds,
                 core_seconds=core_seconds,
                 max_lag=lags[-1] if lags else 0.0,
                 p99_lag=lags[int(len(lags) * 0.99)] if lags else 0.0,

@@ -63,7 +63,11 @@ async def test_a_signs_in_and_the_server_reconnects(
             await wait_for(pilot, lambda: "connected" in fact(panel, "status"), "shown")
             assert fact(panel, "reason") == ""
             assert any(browser.urls[0] in n for n in notices(app))  # the URL is on screen too
-            assert any(n.startswith("signed in to secure (2 tools)") for n in notices(app))
+            await wait_for(  # said once the sign-in returns, after the reconnect
+                pilot,
+                lambda: any(n.startswith("signed in to secure (2 tools)") for n in notices(app)),
+                "the signed-in notice",
+            )
             assert FileTokenStorage("secure", f"{base}/mcp").signed_in
             assert stats(base)["registered"] == 1
 

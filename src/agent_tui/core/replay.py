@@ -35,8 +35,37 @@ from agent_tui.core.summary import default_summary
 from agent_tui.core.transcript import INTERRUPTED_NOTE, Message, ToolEnd
 
 
-def transcript_events(messages: list[Message]) -> Iterator[Event]:
-    """The events of ``messages``, in the order a live session emitted them."""
+def turn_start(messages: list[Message], keep: int) -> int:
+    """The index of the message that starts the last ``keep`` user turns (0 when there are no
+    more than ``keep``): where ``transcript_events`` can be split (``start``/``stop``)."""
+    starts = turn_starts(messages)
+    return starts[-keep] if keep > 0 and len(starts) > keep else 0
+
+
+def turn_starts(messages: list[Message]) -> list[int]:
+    """The indexes of the messages that start a user turn (a ``user_message`` event)."""
+    starts: list[int] = []
+    open_turn = False
+    for index, message in enumerate(messages):
+        if message.role != "user" or message.compaction is not None:
+            continue
+        if message.injected and open_turn:
+            continue
+        starts.append(index)
+        open_turn = True
+    return starts
+
+
+def transcript_events(
+    messages: list[Message], *, start: int = 0, stop: int | None = None
+) -> Iterator[Event]:
+    """The events of ``messages``, in the order a live session emitted them.
+
+    With ``start`` / ``stop`` (indexes ``turn_start`` gave), only the events of the turns from
+    / before that message, exactly as they are in the whole replay (the session's usage totals
+    count the turns before ``start``; a turn's end and a compaction are told once, on the side
+    of the split they belong to); the events before ``start`` are not even made."""
+    upto = len(messages) if stop is None else stop
     total = Usage()
     turns = 0
     interrupted = False
@@ -44,13 +73,16 @@ def transcript_events(messages: list[Message]) -> Iterator[Event]:
     open_turn = False
     due: list[tuple[int, int, CompactionEvent]] = []
     """Compactions to show once the message at the first index has been."""
-    for index, message in enumerate(messages):
+    for index, message in enumerate(messages[:upto]):
+        told = index >= start
         while due and due[0][0] < index:
             compaction = heapq.heappop(due)[2]
             if compaction.reason == "manual" and open_turn:  # /compact runs between turns
-                yield _turn_end(turns, interrupted)
+                if index > start:  # the turn before ``start`` ends on its side
+                    yield _turn_end(turns, interrupted)
                 open_turn = False
-            yield compaction
+            if told:
+                yield compaction
         if message.role == "user" and message.compaction is not None:
             # live, it was shown when it happened: after the messages it kept
             folding = message.compaction
@@ -65,18 +97,23 @@ def transcript_events(messages: list[Message]) -> Iterator[Event]:
             )
             heapq.heappush(due, (index + folding.kept, index, event))
         elif message.role == "user" and message.injected and open_turn:
-            yield UserInjected(text=message.content)  # typed during the turn: part of it
+            if told:
+                yield UserInjected(text=message.content)  # typed during the turn: part of it
         elif message.role == "user":
-            if open_turn:
+            if open_turn and index > start:  # the turn before ``start`` ends on its side
                 yield _turn_end(turns, interrupted)
             open_turn, turns, interrupted = True, 0, False
-            yield UserMessage(text=message.prompt, mentions=message.mentions)
+            if told:
+                yield UserMessage(text=message.prompt, mentions=message.mentions)
         elif message.role == "assistant":
             turns += 1
             interrupted = interrupted or message.interrupted
             if message.usage is not None:
                 total = total + message.usage
-                yield UsageEvent(turn=message.usage, session=total)
+                if told:
+                    yield UsageEvent(turn=message.usage, session=total)
+            if not told:
+                continue
             text = message.content
             if message.interrupted:  # live, the cut reply was shown as streamed so far
                 text = text.removesuffix(INTERRUPTED_NOTE)
@@ -94,7 +131,16 @@ def transcript_events(messages: list[Message]) -> Iterator[Event]:
             record = message.record
             if record is not None and record.group and record.group[0] not in announced:
                 announced.add(record.group[0])
-                yield ToolGroup(ids=record.group)
+                if told:
+                    yield ToolGroup(ids=record.group)
+            if not told:
+                interrupted = interrupted or (
+                    record is not None and getattr(record.end, "code", None) == "interrupted"
+                )
+                subagent = getattr(record.end, "subagent", None) if record is not None else None
+                if isinstance(subagent, SubagentReport):
+                    total = total + subagent.usage
+                continue
             end = _end(message)
             interrupted = interrupted or getattr(end, "code", None) == "interrupted"
             if isinstance(end, ToolResult) and end.subagent is not None:
@@ -104,6 +150,11 @@ def transcript_events(messages: list[Message]) -> Iterator[Event]:
             plan = plan_event(end)
             if plan is not None:  # live, the loop emitted it right after this result
                 yield plan
+    if stop is not None and stop < len(messages):
+        # the compactions still due come after the split, on the other side of it
+        if open_turn and stop >= start:
+            yield _turn_end(turns, interrupted)
+        return
     for _, _, compaction in sorted(due):
         if compaction.reason == "manual" and open_turn:
             yield _turn_end(turns, interrupted)

@@ -4,11 +4,14 @@ It keeps itself scrolled to the bottom while content arrives (unless the user sc
 and only ever appends: a token appends to the current reply's Markdown stream (a long reply
 continues in a new part, see ``ReplyStream``), a tool event updates one widget of reference
 rows. Finished replies far from the viewport leave the DOM (``Freezer``), so a long transcript
-does not slow every refresh.
+does not slow every refresh. A resumed session shows its last turns only; an ``EarlierTurns``
+line above them stands for the rest, rendered a page at a time above what is shown
+(``insert_before``) when the user scrolls to the top or clicks it.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -16,6 +19,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 
 from agent_tui.ui.calls.state import CallState
+from agent_tui.ui.chat.earlier_turns import EarlierTurns
 from agent_tui.ui.chat.error_block import ErrorBlock
 from agent_tui.ui.chat.notice import Notice, NoticeKind
 from agent_tui.ui.chat.tool_line import ToolLine
@@ -23,6 +27,8 @@ from agent_tui.ui.chat.user_prompt import UserPrompt
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from textual.timer import Timer
 
     from agent_tui.core.events import Mention
 if TYPE_CHECKING:  # imported with the first reply (the Markdown parser is not small)
@@ -34,6 +40,12 @@ if TYPE_CHECKING:  # imported with the first reply (the Markdown parser is not s
 
 FREEZE_SECONDS = 0.25
 """How often the chat checks which finished replies are far from the viewport."""
+
+WRITE_SECONDS = 1 / 30
+"""The reply's text gathered since the last write is written at most this often."""
+
+WRITE_MAX_SECONDS = 0.5
+"""…and at least this often while text waits, however slow the last write was to paint."""
 
 
 class ChatView(VerticalScroll):
@@ -53,10 +65,18 @@ class ChatView(VerticalScroll):
         self._serial = 0
         self._lines: dict[str, ToolLine] = {}
         self._gathered: list[str] = []
+        self._written_at = float("-inf")
+        self._write_cost = 0.0
+        """How long the last write took to be painted (the write, the layout, the paint)."""
+        self._write_timer: Timer | None = None
         self._compaction: CompactionBlock | None = None
         """The block of a compaction still running."""
         self.freezer: Freezer | None = None
         """Made with the first reply."""
+        self.earlier: EarlierTurns | None = None
+        """The line standing for a resumed session's turns not rendered yet."""
+        self.insert_before: Widget | None = None
+        """Where new items go while set (earlier turns rendered above the shown ones)."""
 
     def on_mount(self) -> None:
         self.anchor()
@@ -72,6 +92,8 @@ class ChatView(VerticalScroll):
         super().watch_scroll_y(old_value, new_value)
         if self.freezer is not None and self.freezer.frozen:
             self.call_after_refresh(self.freezer.run)
+        if self.earlier is not None and new_value < old_value and new_value <= 0:
+            self.post_message(EarlierTurns.Load())
 
     def _replies(self) -> type[AssistantReply]:
         """The reply widget class (imported on first use), and the freezer for replies."""
@@ -93,7 +115,35 @@ class ChatView(VerticalScroll):
         return self._stream.text if self._stream is not None else ""
 
     async def _append(self, widget: Widget) -> None:
-        await self.mount(widget)
+        await self.mount(widget, before=self.insert_before)
+
+    def _last(self) -> Widget | None:
+        """The item new items follow."""
+        children = self.children
+        if self.insert_before is None:
+            return children[-1] if children else None
+        index = children.index(self.insert_before)
+        return children[index - 1] if index > 0 else None
+
+    async def set_earlier(self, count: int) -> None:
+        """``count`` earlier turns are not rendered: the line saying so (mounted at the end
+        the first time: before the shown turns), updated, or removed when none are left."""
+        if count <= 0:
+            if self.earlier is not None:
+                earlier, self.earlier = self.earlier, None
+                await earlier.remove()
+        elif self.earlier is None:
+            self.earlier = EarlierTurns(count)
+            await self._append(self.earlier)
+        else:
+            self.earlier.set_count(count)
+
+    def after_earlier(self) -> Widget | None:
+        """The first item below the earlier-turns line (where earlier turns are rendered)."""
+        if self.earlier is None or self.earlier not in self.children:
+            return None
+        index = self.children.index(self.earlier)
+        return self.children[index + 1] if index + 1 < len(self.children) else None
 
     # -- messages --------------------------------------------------------------------------
 
@@ -103,24 +153,45 @@ class ChatView(VerticalScroll):
 
     def gather(self, fragment: str) -> None:
         """Take a fragment of the reply; it is written with the others gathered until the
-        fragments queued now are handled (``flush``), so a reply that arrives faster than it
-        renders goes in a few large writes, never one render per token."""
+        next write is due, so a reply that arrives faster than it renders goes in a few large
+        writes, never one render per token. A write costs a layout and a repaint of the chat
+        whatever its length (tens of milliseconds on a busy machine): the next one is due once
+        the loop has been free as long as the last took to paint (``WRITE_SECONDS`` to
+        ``WRITE_MAX_SECONDS`` after it), so painting the reply takes at most about half the
+        loop, and the model's stream and the user's keys get the rest."""
         self._gathered.append(fragment)
-        if len(self._gathered) == 1:
+        if len(self._gathered) > 1 or self._write_timer is not None:
+            return
+        interval = min(WRITE_MAX_SECONDS, max(WRITE_SECONDS, 2 * self._write_cost))
+        wait = self._written_at + interval - time.monotonic()
+        if wait <= 0:
             self.app.call_later(self.flush)
+        else:
+            # the app runs it, as it runs every other change to the chat: never two at once
+            self._write_timer = self.app.set_timer(wait, self.flush, name="write-reply")
 
     async def flush(self) -> None:
         """Write the gathered fragments (before anything else is added to the chat)."""
+        if self._write_timer is not None:
+            self._write_timer.stop()
+            self._write_timer = None
         if self._gathered:
             text = "".join(self._gathered)
             self._gathered.clear()
+            self._written_at = started = time.monotonic()
             await self.stream(text)
+            self.call_after_refresh(self._painted, started)
+
+    def _painted(self, started: float) -> None:
+        self._write_cost = time.monotonic() - started
 
     async def stream(self, fragment: str) -> None:
         """Append a fragment of the assistant's reply, starting a new reply if needed."""
         if self._stream is None:
+            from agent_tui.ui.chat import collector
             from agent_tui.ui.chat.reply_stream import ReplyStream
 
+            collector.hold()
             self._replies()
             self._serial += 1
             self._stream = ReplyStream(self, self._serial)
@@ -131,7 +202,10 @@ class ChatView(VerticalScroll):
         await self.flush()
         stream, self._stream = self._stream, None
         if stream is not None:
+            from agent_tui.ui.chat import collector
+
             await stream.close(final)
+            self.call_after_refresh(collector.release)
         elif final and final.strip():
             await self._append(self._replies()(final))
 
@@ -163,8 +237,7 @@ class ChatView(VerticalScroll):
     async def add_call(self, call: CallState) -> None:
         """A reference row for ``call``: appended to the tool lines just above, if any."""
         await self.end_reply()
-        children = self.children
-        last = children[-1] if children else None
+        last = self._last()
         if isinstance(last, ToolLine) and not last.full:
             last.add_row([call])
             self._lines[call.id] = last
@@ -209,4 +282,5 @@ class ChatView(VerticalScroll):
         self._lines.clear()
         if self.freezer is not None:
             self.freezer.clear()
+        self.earlier = self.insert_before = None
         await self.remove_children()

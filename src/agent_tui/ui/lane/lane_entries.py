@@ -10,6 +10,8 @@ one at a time (its lock), so a settle and an event never see each other half-don
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from textual.widget import Widget
 
 from agent_tui.ui.calls.state import CallState, Clock
@@ -19,6 +21,34 @@ from agent_tui.ui.lane.turn_block import TurnBlock
 
 LIVE_CARDS = 40
 """Most calls an open turn keeps mounted."""
+
+
+@dataclass
+class HiddenTurn:
+    """A turn of a resumed session that has no widgets: its prompt, its calls and their entries
+    (as ``TurnBlock`` holds them), until the user opens it (``LaneEntries.materialize``)."""
+
+    prompt: str
+    calls: list[CallState] = field(default_factory=list)
+    entries: list[list[str]] = field(default_factory=list)
+
+    def add(self, call: CallState) -> None:
+        self.calls.append(call)
+        self.entries.append([call.id])
+
+    def group(self, ids: list[str]) -> None:
+        merge_entries(self.entries, ids)
+
+
+def merge_entries(entries: list[list[str]], ids: list[str]) -> list[int]:
+    """Merge the entries holding ``ids`` into one group entry where the first of them was;
+    the positions they had, in order."""
+    wanted = set(ids)
+    positions = [i for i, entry in enumerate(entries) if wanted.intersection(entry)]
+    for p in reversed(positions):
+        del entries[p]
+    entries.insert(positions[0], ids)
+    return positions
 
 
 class LaneEntries:
@@ -112,6 +142,22 @@ class LaneEntries:
         if gone:
             await block.remove_children(gone)
 
+    def materialize(self, turn: HiddenTurn) -> TurnBlock:
+        """A folded block for ``turn`` (not mounted), its calls known to the lane."""
+        block = TurnBlock(turn.prompt)
+        block.calls.extend(turn.calls)
+        block.entries = turn.entries
+        for call in turn.calls:
+            self.calls[call.id] = call
+            self.block_of[call.id] = block
+        for entry in turn.entries:
+            if len(entry) > 1:
+                for call_id in entry:
+                    self.group_of[call_id] = entry[0]
+        block.folded = True
+        block.hidden = block.mounted_upto = len(block.entries)
+        return block
+
     async def fold(self, block: TurnBlock) -> None:
         start, stop = block.hidden, block.mounted_upto
         block.hidden = block.mounted_upto = len(block.entries)
@@ -139,9 +185,7 @@ class LaneEntries:
         positions = sorted(block.entry_index(i) for i in ids)
         mounted = [p for p in positions if block.hidden <= p < block.mounted_upto]
         old = [w for p in mounted if (w := self._drop(block, block.entries[p])) is not None]
-        for p in reversed(positions):
-            del block.entries[p]
-        block.entries.insert(positions[0], ids)
+        merge_entries(block.entries, ids)
         for call_id in ids:
             self.group_of[call_id] = ids[0]
         if not mounted:

@@ -6,7 +6,10 @@ grouped and finished within milliseconds — mounts one group card with its fina
 an update touches that call's card (and its group's title) only. The lane stays light however
 long the session: when a turn starts, the finished turns before it fold into one line each, and
 an open turn mounts at most ``LIVE_CARDS`` calls (older finished ones are counted on one line,
-Enter brings them back a page at a time). A call waiting for approval is always shown.
+Enter brings them back a page at a time). A call waiting for approval is always shown. A
+resumed session's earlier turns (``add_earlier``) are not even blocks: one ``FoldedTurns``
+widget lists them a line each; a turn becomes a block when the user opens it or a call of it
+is revealed. Home and End go to the lane's first and last line.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import time
 
 from textual import events, on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.timer import Timer
 from textual.widget import Widget
@@ -24,8 +28,9 @@ from textual.widgets import Static
 from agent_tui.core.events import CompactionEvent
 from agent_tui.ui.calls.state import CallState, CallStatus, Clock
 from agent_tui.ui.lane.earlier_line import EarlierLine
+from agent_tui.ui.lane.folded_turns import FoldedTurns
 from agent_tui.ui.lane.group_card import GroupCard
-from agent_tui.ui.lane.lane_entries import LIVE_CARDS, LaneEntries
+from agent_tui.ui.lane.lane_entries import LIVE_CARDS, HiddenTurn, LaneEntries
 from agent_tui.ui.lane.tool_card import ToolCard
 from agent_tui.ui.lane.turn_block import TurnBlock
 from agent_tui.ui.lane.turn_header import TurnHeader
@@ -34,7 +39,7 @@ SETTLE_SECONDS = 0.03
 """How long changes gather before the lane applies them (one layout for a burst)."""
 PAGE = 30
 """Entries the earlier-calls line brings back per Enter."""
-ITEMS = "TurnHeader, EarlierLine, GroupCard, ToolCard"
+ITEMS = "FoldedTurns, TurnHeader, EarlierLine, GroupCard, ToolCard"
 
 __all__ = ["LIVE_CARDS", "PAGE", "SETTLE_SECONDS", "ToolLane"]
 
@@ -55,6 +60,11 @@ class ToolLane(VerticalScroll, can_focus=False):
     }
     """
 
+    BINDINGS = [
+        Binding("home", "edge(0)", "First", show=False, id="lane.first"),
+        Binding("end", "edge(-1)", "Last", show=False, id="lane.last"),
+    ]
+
     def __init__(self, clock: Clock = time.monotonic, *, id: str | None = None) -> None:
         super().__init__(id=id, classes="-empty")
         self.clock = clock
@@ -67,6 +77,8 @@ class ToolLane(VerticalScroll, can_focus=False):
         self._timer: Timer | None = None
         self._lock = asyncio.Lock()
         self._held = False
+        self.hidden: dict[str, HiddenTurn] = {}
+        """The calls of earlier turns that have no block yet (``add_earlier``), by id."""
         self.border_title = "tools"
 
     @property
@@ -106,7 +118,7 @@ class ToolLane(VerticalScroll, can_focus=False):
             )
 
     def _update_counts(self) -> None:
-        n = len(self.entries.calls)
+        n = len(self.entries.calls) + len(self.hidden)
         self.set_class(not n, "-empty")
         self.border_subtitle = f"{n:,} call{'s' if n != 1 else ''}" if n else ""
 
@@ -126,6 +138,53 @@ class ToolLane(VerticalScroll, can_focus=False):
             self.anchor(False)
             self.scroll_to(y=0, animate=False, immediate=True, force=True)
         self.call_after_refresh(self._follow)
+
+    async def add_earlier(self, turns: list[HiddenTurn]) -> None:
+        """A resumed session's earlier turns: one line each, above what the lane holds, no
+        block mounted for any of them until it is opened."""
+        turns = [t for t in turns if t.calls]
+        if not turns:
+            return
+        async with self._lock:
+            for turn in turns:
+                for call in turn.calls:
+                    self.hidden[call.id] = turn
+            first = next((c for c in self.children if not c.has_class("empty")), None)
+            await self.mount(FoldedTurns(turns), before=first)
+            self._update_counts()
+        self.call_after_refresh(self._follow)
+
+    async def _open(self, lines: FoldedTurns, index: int) -> TurnBlock:
+        """Mount turn ``index`` of ``lines`` as a block (unfolded) in its place: the lines
+        before it stay, the ones after it go to a new ``FoldedTurns`` below the block."""
+        turn = lines.turns[index]
+        after = lines.turns[index + 1 :]
+        lines.turns = lines.turns[:index]
+        for call in turn.calls:
+            self.hidden.pop(call.id, None)
+        block = self.entries.materialize(turn)
+        self.blocks.insert(0, block)
+        await self.mount(block, after=lines)
+        if after:
+            rest = FoldedTurns(after)
+            await self.mount(rest, after=block)
+        if lines.turns:
+            lines.cursor = min(lines.cursor, len(lines.turns) - 1)
+            lines.refresh(layout=True)
+        else:
+            await lines.remove()
+        await self.entries.unfold(block)
+        block.update_header()
+        return block
+
+    async def _open_hidden(self, call_id: str) -> TurnBlock | None:
+        turn = self.hidden.get(call_id)
+        if turn is None:
+            return None
+        for lines in self.query_children(FoldedTurns):
+            if turn in lines.turns:
+                return await self._open(lines, lines.turns.index(turn))
+        return None
 
     async def add_compaction(self, event: CompactionEvent) -> None:
         """A compaction ended: a mark after the cards so far; the turn's next calls go to a
@@ -216,6 +275,8 @@ class ToolLane(VerticalScroll, can_focus=False):
             return await self._reveal(call_id, focus)
 
     async def _reveal(self, call_id: str, focus: bool) -> bool:
+        if call_id in self.hidden:
+            await self._open_hidden(call_id)
         block = self.entries.block_of.get(call_id)
         if block is None:
             return False
@@ -238,6 +299,7 @@ class ToolLane(VerticalScroll, can_focus=False):
                 self._timer.stop()
                 self._timer = None
             self._dirty.clear()
+            self.hidden.clear()
             self.entries.clear()
             self.blocks.clear()
             self._current = None
@@ -272,8 +334,32 @@ class ToolLane(VerticalScroll, can_focus=False):
         if event.item not in items:
             return
         index = items.index(event.item)
+        target = items[max(0, min(len(items) - 1, index + event.step))]
+        if isinstance(target, FoldedTurns) and target is not event.item:
+            target.cursor = 0 if event.step > 0 else len(target.turns) - 1
         # at once, not scheduled: a key typed right after (Enter) goes to the new card
-        self.screen.set_focus(items[max(0, min(len(items) - 1, index + event.step))])
+        self.screen.set_focus(target)
+
+    def action_edge(self, which: int) -> None:
+        """Home / End: focus the lane's first / last line."""
+        items = self.items()
+        if not items:
+            return
+        target = items[which]
+        if isinstance(target, FoldedTurns):
+            target.cursor = 0 if which == 0 else len(target.turns) - 1
+        if target.has_focus and isinstance(target, FoldedTurns):
+            target.show_cursor()
+        self.screen.set_focus(target)
+
+    @on(FoldedTurns.Open)
+    async def _open_turn(self, event: FoldedTurns.Open) -> None:
+        event.stop()
+        if event.turns.parent is not self or not 0 <= event.index < len(event.turns.turns):
+            return
+        async with self._lock:
+            block = await self._open(event.turns, event.index)
+        block.header.focus()
 
     @on(TurnHeader.Toggle)
     async def _toggle_turn(self, event: TurnHeader.Toggle) -> None:
@@ -300,7 +386,10 @@ class ToolLane(VerticalScroll, can_focus=False):
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         focused = event.widget
-        if isinstance(focused, (ToolCard, GroupCard, TurnHeader, EarlierLine)):
+        if isinstance(focused, FoldedTurns):
+            self.last_focused = focused
+            focused.show_cursor()
+        elif isinstance(focused, (ToolCard, GroupCard, TurnHeader, EarlierLine)):
             self.last_focused = focused
             focused.scroll_visible()
 

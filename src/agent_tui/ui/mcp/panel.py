@@ -84,7 +84,7 @@ def summary(overview: McpOverview) -> str:
     states = [s.state.status for s in overview.servers]
     counts = [
         f"{states.count(s)} {s}"
-        for s in ("connected", "connecting", "failed", "disabled", "stopped")
+        for s in ("connected", "connecting", "lazy", "failed", "disabled", "stopped")
         if states.count(s)
     ]
     broken = [broken_title(p) for p in overview.problems if p.unread]

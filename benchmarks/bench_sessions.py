@@ -1,0 +1,249 @@
+"""Long sessions stay fast: a session of 500 turns and 5,000 tool calls, resumed in the app.
+
+    PYTHONPATH=src python benchmarks/bench_sessions.py --make /tmp/long.jsonl      # ~1 min
+    PYTHONPATH=src python benchmarks/bench_sessions.py /tmp/long.jsonl
+    PYTHONPATH=src python benchmarks/bench_sessions.py /tmp/long.jsonl --profile resume
+
+``--make`` writes the session file by running 500 real turns of the script model (8 parallel
+reads, a write and a failing shell command each: 10 calls a turn; compaction off, so all 5,000
+calls stay in the live transcript), with ``bench_resume.make``.
+
+The figures, each against its target (issue 19), measured in this process with the real app
+under ``App.run_test`` at 120×40 (the headless driver runs everything a terminal run does —
+layout, styles, the compositor rendering every changed line into strips — except encoding the
+strips as escape codes and writing them):
+
+- **load**: ``SessionLog.load`` of the file (the CLI does it before the app starts).
+- **resume**: from the app starting with the loaded session to the resumed transcript on
+  screen and usable (the "Resumed" notice shown and the frame after it rendered), minus the
+  same for an empty session in the same run (the app's own start-up), median of ``--runs``.
+- **navigation**: with the lane focused, a key (up / down / Home / End / Enter on a folded
+  line) to the repainted screen (the key handled, the frame rendered), median and p95 of
+  ``--presses``; Home goes to the first turn of the 500.
+- **new turn**: Enter in the prompt with the big session loaded to the turn's prompt shown in
+  the chat and its header at the top of the lane (the model's answer not waited for).
+- **memory**: the process's peak RSS (``VmHWM``) after all of it, and ``VmRSS`` now.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import pstats
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+TARGET_MS = 100.0
+TARGET_MB = 300.0
+
+
+def status_kb(key: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+def copy_of(path: Path) -> Path:
+    """A copy of the session file (an app's new turns are appended to the file it resumed)."""
+    copy = Path(tempfile.mkdtemp()) / path.name
+    copy.write_bytes(path.read_bytes())
+    return copy
+
+
+def app_for(session: Any) -> Any:
+    from agent_tui.core.agent import Agent
+    from agent_tui.core.permissions import SimplePolicy
+    from agent_tui.core.providers.demo import DemoProvider
+    from agent_tui.core.tools.builtin import default_registry
+    from agent_tui.ui.app import AgentApp
+
+    agent = Agent(
+        DemoProvider(),
+        default_registry(),
+        Path(tempfile.mkdtemp()),
+        policy=SimplePolicy(),
+        session=session,
+        system="bench",
+    )
+    return AgentApp(agent=agent)
+
+
+def _resumed(app: Any) -> bool:
+    return any("Resumed" in str(getattr(n, "text", "")) for n in app.main.chat.children)
+
+
+async def _painted(app: Any) -> None:
+    """Until the frame after now has been rendered."""
+    done = asyncio.Event()
+    app.call_after_refresh(done.set)
+    await done.wait()
+
+
+async def time_start(path: Path | None, profile: cProfile.Profile | None = None) -> float:
+    """Seconds from the app starting to the (resumed) session on screen and usable."""
+    from agent_tui.core.session import SessionLog, SessionStore
+
+    if path is not None:
+        session = SessionLog.load(copy_of(path))
+    else:
+        session = SessionStore(Path(tempfile.mkdtemp())).new(Path.cwd(), "demo")
+    app = app_for(session)
+    start = time.perf_counter()
+    if profile is not None:
+        profile.enable()
+    async with app.run_test(size=(120, 40)) as pilot:
+        while path is not None and not _resumed(app):
+            await pilot.pause()
+        await _painted(app)
+        seconds = time.perf_counter() - start
+        if profile is not None:
+            profile.disable()
+    return seconds
+
+
+async def interact(
+    path: Path, presses: int, profile: cProfile.Profile | None, what: str
+) -> dict[str, list[float]]:
+    """Lane navigation and a new turn's start, in one app with the session resumed."""
+    from agent_tui.core.session import SessionLog
+    from agent_tui.ui.chat import UserPrompt
+
+    app = app_for(SessionLog.load(copy_of(path)))
+    times: dict[str, list[float]] = {"up/down": [], "home/end": [], "open": [], "turn": []}
+    async with app.run_test(size=(120, 40)) as pilot:
+        while not _resumed(app):
+            await pilot.pause()
+        await pilot.pause()
+        lane = app.main.lane
+        assert lane.focus_lane()
+        await pilot.pause()
+
+        async def press(key: str, kind: str) -> None:
+            started = time.perf_counter()
+            if profile is not None and what == "navigation":
+                profile.enable()
+            await pilot.press(key)
+            await _painted(app)
+            if profile is not None and what == "navigation":
+                profile.disable()
+            times[kind].append(time.perf_counter() - started)
+
+        for i in range(presses):
+            await press("up" if (i // 25) % 2 == 0 else "down", "up/down")
+        for i in range(max(4, presses // 10)):
+            await press("home" if i % 2 == 0 else "end", "home/end")
+        for _ in range(max(4, presses // 20)):  # open the first turn's line, go back down
+            await press("home", "home/end")
+            await press("enter", "open")
+            await press("end", "home/end")
+        # a new turn: Enter in the prompt to the prompt shown in the chat, its lane block
+        for n in range(max(3, presses // 50)):
+            prompt = app.main.query_one("#prompt")
+            prompt.focus()
+            await pilot.pause()
+            text = f"bench turn {n}"
+            prompt.text = text  # type: ignore[attr-defined]
+            started = time.perf_counter()
+            if profile is not None and what == "turn":
+                profile.enable()
+            await pilot.press("enter")
+            while not any(
+                isinstance(w, UserPrompt) and text in w.text for w in app.main.chat.children
+            ):
+                await pilot.pause(0)
+            await _painted(app)
+            if profile is not None and what == "turn":
+                profile.disable()
+            times["turn"].append(time.perf_counter() - started)
+            while app.busy:
+                await pilot.pause()
+    return times
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
+
+
+def row(name: str, value: float, target: float, unit: str) -> str:
+    figure = f"{name:<44} {value:9.1f} {unit:<3}"
+    return f"{figure} target ≤ {target:5.0f} {unit:<3} ratio {value / target:6.2f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("path", type=Path, nargs="?")
+    parser.add_argument("--make", type=Path, help="write a 500-turn, 5,000-call session here")
+    parser.add_argument("--turns", type=int, default=500)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--presses", type=int, default=100)
+    parser.add_argument("--profile", choices=["resume", "navigation", "turn"])
+    args = parser.parse_args()
+    if args.make:
+        from bench_resume import make
+
+        make(args.make, args.turns, 8)
+        return
+    if args.path is None:
+        parser.print_help()
+        sys.exit(2)
+    from agent_tui.core.session import SessionLog
+
+    loads = []
+    for _ in range(args.runs):
+        started = time.perf_counter()
+        session = SessionLog.load(args.path)
+        loads.append(time.perf_counter() - started)
+    calls = sum(len(m.tool_calls) for m in session.messages)
+    turns = sum(1 for m in session.messages if m.role == "user")
+    del session
+    profile = cProfile.Profile() if args.profile else None
+    resumes, empties = [], []
+    for run in range(args.runs):  # alternating: an empty session, then the long one
+        empties.append(asyncio.run(time_start(None)))
+        last = run == args.runs - 1
+        chosen = profile if args.profile == "resume" and last else None
+        resumes.append(asyncio.run(time_start(args.path, chosen)))
+    times = asyncio.run(interact(args.path, args.presses, profile, args.profile or ""))
+    peak, now = status_kb("VmHWM") / 1024, status_kb("VmRSS") / 1024
+    load = Path("/proc/loadavg").read_text().split()[:3]
+    resume = statistics.median(resumes) - statistics.median(empties)
+    print(f"session: {turns:,} turns, {calls:,} calls, {args.path.stat().st_size / 1e6:.1f} MB")
+    print(f"load average {' '.join(load)}; medians of {args.runs} runs / {args.presses} presses")
+    print(
+        f"{'load the session file (before the app)':<44} {statistics.median(loads) * 1e3:9.1f} ms"
+    )
+    print(f"{'app start, empty session':<44} {statistics.median(empties) * 1e3:9.1f} ms")
+    print(f"{'app start, the long session':<44} {statistics.median(resumes) * 1e3:9.1f} ms")
+    print(row("resume (the difference)", resume * 1e3, TARGET_MS, "ms"))
+    for kind, values in times.items():
+        if not values:
+            continue
+        name = "new turn start" if kind == "turn" else f"lane {kind}"
+        print(
+            row(
+                f"{name} (median of {len(values)})",
+                statistics.median(values) * 1e3,
+                TARGET_MS,
+                "ms",
+            )
+        )
+        print(row(f"{name} (p95)", p95(values) * 1e3, TARGET_MS, "ms"))
+    print(row("peak RSS (VmHWM)", peak, TARGET_MB, "MB"))
+    print(f"{'RSS now (VmRSS)':<44} {now:9.1f} MB")
+    if profile is not None:
+        stats = pstats.Stats(profile)
+        stats.sort_stats("cumulative").print_stats(40)
+        stats.sort_stats("tottime").print_stats(25)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+"""The earlier turns of a resumed session in the lane, one folded line each, with no widget per
+turn: only the lines on screen are rendered (Textual's line API), so a session of 500 turns
+costs the lane one widget. Up/down move a cursor over the lines (past either end, to the
+lane's neighbouring item); Enter opens the turn under it: the lane mounts that turn as a block
+of its own between the folded lines before and after it (``ToolLane``)."""
+
+from __future__ import annotations
+
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.strip import Strip
+from textual.visual import Visual
+from textual.widget import Widget
+
+from agent_tui.ui.lane.lane_entries import HiddenTurn
+from agent_tui.ui.lane.tool_card import ToolCard
+from agent_tui.ui.lane.turn_header import turn_line
+
+
+class FoldedTurns(Widget, can_focus=True):
+    DEFAULT_CSS = """
+    FoldedTurns {
+        height: auto;
+        color: $text-muted;
+        & > .folded-turns--cursor { background: $primary 14%; }
+    }
+    """
+
+    COMPONENT_CLASSES = {"folded-turns--cursor"}
+
+    BINDINGS = [
+        Binding("enter,space", "open", "Open turn", id="turns.open"),
+        Binding("up,k", "move(-1)", "Previous", show=False, id="turns.previous"),
+        Binding("down,j", "move(1)", "Next", show=False, id="turns.next"),
+    ]
+
+    cursor: reactive[int] = reactive(0, layout=False)
+
+    class Open(Message):
+        """Enter on a line: the lane mounts the turn at ``index`` as a block."""
+
+        def __init__(self, turns: FoldedTurns, index: int) -> None:
+            super().__init__()
+            self.turns = turns
+            self.index = index
+
+    def __init__(self, turns: list[HiddenTurn]) -> None:
+        super().__init__()
+        self.turns = turns
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.turns)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        if not 0 <= y < len(self.turns):
+            return Strip.blank(width)
+        turn = self.turns[y]
+        if self.has_focus and y == self.cursor:
+            style = self.get_visual_style("folded-turns--cursor")
+        else:
+            style = self.visual_style
+        line = turn_line(turn.prompt, turn.calls, True, width)
+        strips = Visual.to_strips(self, line, width, 1, style)
+        if not strips:
+            return Strip.blank(width)
+        return strips[0].extend_cell_length(width, style.rich_style)
+
+    def set_cursor(self, index: int) -> None:
+        """Put the cursor on line ``index`` (clamped) and scroll the lane to it."""
+        self.cursor = max(0, min(len(self.turns) - 1, index))
+        self.show_cursor()
+
+    def show_cursor(self) -> None:
+        parent = self.parent
+        if isinstance(parent, Widget) and self.turns:
+            region = self.virtual_region
+            parent.scroll_to_region(
+                Region(region.x, region.y + self.cursor, max(1, region.width), 1),
+                animate=False,
+                immediate=True,
+            )
+
+    def watch_cursor(self) -> None:
+        self.refresh()
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    def on_click(self, event: events.Click) -> None:
+        if 0 <= event.y < len(self.turns):
+            self.cursor = event.y
+            self.action_open()
+
+    def action_move(self, step: int) -> None:
+        target = self.cursor + step
+        if 0 <= target < len(self.turns):
+            self.set_cursor(target)
+        else:
+            self.post_message(ToolCard.Move(self, step))
+
+    def action_open(self) -> None:
+        if self.turns:
+            self.post_message(self.Open(self, self.cursor))
