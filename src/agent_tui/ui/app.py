@@ -330,6 +330,8 @@ class AgentApp(App[None]):
                 "info",
             )
         if not self.is_headless:  # a process of its own (tests share theirs)
+            from agent_tui.ui.shell import screen_actions
+
             self.call_after_refresh(startup.quiet_gc)
             self.call_after_refresh(screen_actions.preload, self)  # the screens opened later
         self._unwatch = watch_sources(self.agent.tool_sources, self)
