@@ -103,6 +103,25 @@ async def servers() -> None:
                 f"retrieval over {len(index.docs)} tools: top-1 {top1}/{n} ({top1 / n:.0%}), "
                 f"top-3 {top3}/{n} ({top3 / n:.0%})"
             )
+            async with reference.with_task(manager.registry, Path(tmp)):
+                disclosure = Disclosure(manager.registry)
+                cost = disclosure.estimate()
+                total, without = cost["total_tokens"], cost["without_disclosure_tokens"]
+                print(
+                    f"with task installed, as in a session: {cost['deferred_count']} deferred, "
+                    f"tools array {total:,} tokens, every tool direct {without:,}: "
+                    f"{total / without:.1%}"
+                )
+                queries = reference.RETRIEVAL + reference.BUILTIN_RETRIEVAL
+                index = disclosure._search_index()
+                top1, top3 = accuracy(index, queries)
+                n = len(queries)
+                print(
+                    f"retrieval over {len(index.docs)} tools ({n} queries, with the deferred "
+                    f"built-ins): top-1 {top1}/{n}, top-3 {top3}/{n}; the built-ins alone: "
+                    f"top-1 {accuracy(index, reference.BUILTIN_RETRIEVAL)[0]}/"
+                    f"{len(reference.BUILTIN_RETRIEVAL)}"
+                )
 
 
 def main() -> None:

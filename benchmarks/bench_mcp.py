@@ -67,12 +67,21 @@ def stats(samples: list[float]) -> tuple[float, float]:
 
 
 async def rounds(
-    command: list[str], n_rounds: int, per_round: int, args: dict[str, Any], work: Path
+    command: list[str],
+    n_rounds: int,
+    per_round: int,
+    args: dict[str, Any],
+    work: Path,
+    *,
+    blocks: bool = False,
+    cpu: dict[str, list[float]] | None = None,
 ) -> list[dict[str, list[float]]]:
     """The three paths, each on its own server process, in ``n_rounds`` rounds: in a round
-    each path makes ``per_round`` calls in a block, the order of the paths rotating from one
-    round to the next (so no path always runs first, or right after another). Per round, the
-    call times of each path."""
+    each path makes ``per_round`` calls, one call of each path in turn, the order rotating from
+    call to call (``blocks``: each path's calls in a block, the order rotating from round to
+    round), so no path always runs first, or right after another, and a load that comes and
+    goes hits them alike. Per round, the call times of each path; ``cpu`` gets the CPU
+    seconds of this process per call of each path."""
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
@@ -101,13 +110,22 @@ async def rounds(
                     for call in paths.values():
                         await call()
                 for r in range(n_rounds):
-                    order = names[r % len(names) :] + names[: r % len(names)]
                     samples: dict[str, list[float]] = {name: [] for name in names}
-                    for name in order:
-                        for _ in range(per_round):
-                            start = time.perf_counter()
-                            await paths[name]()
-                            samples[name].append(time.perf_counter() - start)
+                    if blocks:
+                        order = names[r % len(names) :] + names[: r % len(names)]
+                        turns = [name for name in order for _ in range(per_round)]
+                    else:
+                        turns = [
+                            names[(i + j) % len(names)]
+                            for i in range(per_round)
+                            for j in range(len(names))
+                        ]
+                    for name in turns:
+                        start, used = time.perf_counter(), time.process_time()
+                        await paths[name]()
+                        samples[name].append(time.perf_counter() - start)
+                        if cpu is not None:
+                            cpu.setdefault(name, []).append(time.process_time() - used)
                     results.append(samples)
     finally:
         await manager.aclose()
@@ -153,6 +171,10 @@ def parse() -> tuple[argparse.Namespace, list[Target]]:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--servers", type=int, default=5)
     parser.add_argument("--everything", help="also measure calls on this server-everything binary")
+    parser.add_argument(
+        "--blocks", action="store_true", help="each path's calls of a round in a block (older)"
+    )
+    parser.add_argument("--no-connect", action="store_true", help="skip the connect figures")
     options = parser.parse_args()
     targets: list[Target] = [("SDK fixture server (Python)", fixture_command(), {"text": "ping"})]
     if options.everything:
@@ -170,7 +192,11 @@ async def main(options: argparse.Namespace, targets: list[Target]) -> None:
             "the paths alternate from round to round"
         )
         for label, command, args in targets:
-            per = await rounds(command, options.rounds, per_round, args, work)
+            cpu: dict[str, list[float]] = {}
+            load = os.getloadavg()
+            per = await rounds(
+                command, options.rounds, per_round, args, work, blocks=options.blocks, cpu=cpu
+            )
             print(label)
             print(
                 f"  {'round':>5} {'sdk ms':>8} {'manager':>8} {'registry':>9}"
@@ -191,6 +217,11 @@ async def main(options: argparse.Namespace, targets: list[Target]) -> None:
                 f"{statistics.median(ratios['manager']):.2f}x, registry/sdk "
                 f"{statistics.median(ratios['registry']):.2f}x"
             )
+            print(
+                "  CPU of this process per call: "
+                + ", ".join(f"{name} {statistics.mean(v) * 1e3:.3f}ms" for name, v in cpu.items())
+                + f"; load average before / after: {load[0]:.2f} / {os.getloadavg()[0]:.2f}"
+            )
             every = {
                 name: [v for s in per for v in s[name]] for name in ("sdk", "manager", "registry")
             }
@@ -204,6 +235,8 @@ async def main(options: argparse.Namespace, targets: list[Target]) -> None:
                     f"  all calls, {title:48} median {median * 1e3:7.3f}ms p95 {p95 * 1e3:7.3f}ms"
                 )
 
+        if options.no_connect:
+            return
         print()
         print(f"connect {options.servers} servers (spawn + handshake + tools/list)")
         kinds = [("SDK fixture server (Python, ~0.7 s of CPU to start)", fixture_command())]

@@ -9,29 +9,20 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_tui import __version__
-from agent_tui.core.agent import DEFAULT_MAX_TURNS, Agent
-from agent_tui.core.disclosure import Disclosure
-from agent_tui.core.events import SessionStart
-from agent_tui.core.mcp.elicitation import ElicitationNotice
-from agent_tui.core.mcp.manager import McpManager
-from agent_tui.core.permissions import Mode
-from agent_tui.core.permissions.setup import build_pipeline
-from agent_tui.core.providers.base import Frontend, Provider, ProviderError
-from agent_tui.core.providers.spec import make_provider
-from agent_tui.core.session import SessionLog, SessionStore
-from agent_tui.core.settings import Settings, load_settings
-from agent_tui.core.tools.builtin import default_registry
-from agent_tui.core.tools.registry import ToolRegistry
-from agent_tui.core.trust import ProjectTrust, untrusted_warning
 
-BYPASS_WARNING = (
-    "warning: the permission mode is bypass: every call runs without asking, except what deny "
-    "rules refuse and what asks in every mode (protected paths, commands it cannot see through)"
-)
-"""Printed on stderr at start (and shown in the TUI) whenever a session starts in bypass mode,
-from --permission-mode or from a settings file."""
+if TYPE_CHECKING:
+    from agent_tui.assemble import Core
+    from agent_tui.ui.shell.boot import Booted
+
+# What the parser needs, written out rather than imported: the TUI's first frame must not wait
+# for the core (``tests/ui/test_boot.py`` checks that they match the core's).
+PERMISSION_MODES = ("default", "accept-edits", "plan", "bypass")
+"""``core.permissions.Mode``'s values, in its order."""
+DEFAULT_MAX_TURNS = 50
+"""``core.agent.DEFAULT_MAX_TURNS``."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -79,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--permission-mode",
-        choices=[m.value for m in Mode],
+        choices=PERMISSION_MODES,
         help="default | accept-edits | plan (read-only) | bypass (no prompts; deny rules "
         "still apply). Default: from settings, else default",
     )
@@ -137,69 +128,6 @@ def _fail(message: str, code: int = 2) -> int:
     return code
 
 
-def _open_session(
-    args: argparse.Namespace, cwd: Path, model: str, store: SessionStore
-) -> SessionLog | tuple[str, int]:
-    """The session to run in, or (what to say, exit code) when the one asked for is not there:
-    ``--continue`` with no session of ``cwd`` stops (exit 1, as Claude Code does) rather than
-    starting a new session the user did not ask for. ``--fork-session`` forks the one found."""
-    found = _found_session(args, cwd, store)
-    if found is None:
-        return store.new(cwd, model)
-    if isinstance(found, tuple) or not args.fork_session:
-        return found
-    try:
-        return store.fork(found)
-    except OSError as exc:
-        return f"cannot fork session {found.id}: {exc.strerror or exc}", 1
-
-
-def _found_session(
-    args: argparse.Namespace, cwd: Path, store: SessionStore
-) -> SessionLog | tuple[str, int] | None:
-    """The session ``--continue`` / ``--resume`` ask for (None: neither was given)."""
-    if args.continue_:
-        latest = store.latest(cwd)
-        if latest is None:
-            return (
-                f"No conversation found to continue: no saved session was started in {cwd} "
-                f"(sessions are kept in {store.root}). Run without --continue to start a new "
-                "one.",
-                1,
-            )
-        return latest
-    if args.resume:
-        found = store.find(args.resume)
-        if found is None:
-            return (
-                f"no session {args.resume!r} in {store.root} (ids are shown at start and "
-                "in the file names there; --continue picks the latest of this directory)",
-                2,
-            )
-        return found
-    return None
-
-
-def _mcp_manager(
-    cwd: Path, registry: ToolRegistry, settings: Settings, *, tui: bool, trust: ProjectTrust
-) -> McpManager | None:
-    """The MCP servers of ``.mcp.json`` files, their tools going into ``registry``. The SDK is
-    imported only when a server starts. Headless runs without a configuration get none; the
-    TUI always gets one, so a configuration created while it runs is picked up."""
-    manager = McpManager(
-        cwd,
-        registry,
-        media_dir=Path(settings.budget.spill_dir) / "mcp-media",
-        watch=tui,
-        trust=trust,
-    )
-    return manager if tui or manager.configured or manager.problems else None
-
-
-def _report_elicitation(notice: ElicitationNotice) -> None:
-    print(f"agent-tui: mcp: {notice.reason}", file=sys.stderr, flush=True)
-
-
 @_quiet_broken_pipe
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -230,111 +158,87 @@ def main(argv: Sequence[str] | None = None) -> int:
     cwd = (args.cwd or Path.cwd()).resolve()
     if not cwd.is_dir():
         return _fail(f"--cwd {cwd} is not a directory")
-    try:
-        frontend: Frontend = "tui" if args.headless is None else "headless"
-        provider: Provider = make_provider(args.model, cwd=cwd, frontend=frontend)
-    except ProviderError as exc:
-        return _fail(str(exc))
-    sessions = SessionStore()
-    session = _open_session(args, cwd, provider.name, sessions)
-    if isinstance(session, tuple):
-        return _fail(*session)
-    loaded = load_settings(cwd)
-    trust = ProjectTrust(cwd)  # what of the project's own files may widen anything
-    try:
-        permissions = build_pipeline(
-            cwd,
-            mode=args.permission_mode,
-            allow=args.allow,
-            deny=args.deny,
-            persist_always=args.headless is None,
-            trust=trust,
-        )
-    except ValueError as exc:
-        return _fail(str(exc))
-    registry = default_registry()
-    from agent_tui.core.hooks import load_hooks
-
-    hooks = load_hooks(cwd, trust)  # a project file's hooks wait for the user's trust
-    mcp = _mcp_manager(cwd, registry, loaded.settings, tui=args.headless is None, trust=trust)
-    agent = Agent(
-        provider,
-        registry,
-        cwd,
-        policy=permissions.pipeline,
-        session=session,
-        max_turns=args.max_turns,
-        settings=loaded.settings,
-        sessions=sessions,
-        tool_sources=[mcp] if mcp is not None else [],
-        disclosure=Disclosure(registry, loaded.settings.disclosure),
-        trust=trust,
-        hooks=hooks,
-    )
-    from agent_tui.core.subagents import install, load_agents
-
-    agents = load_agents(cwd)  # named subagents (``task``): the project's and the user's
-    install(agent, agents)
-    if mcp is not None:  # @server:uri mentions attach the servers' resources
-        from agent_tui.core.mcp.resource_mentions import McpMentionResources
-
-        agent.mention_resources = McpMentionResources(mcp.hub)
-    start = SessionStart(
-        session_id=session.id,
-        model=provider.name,
-        cwd=str(cwd),
-        demo=provider.kind == "demo",
-        resumed=bool(session.messages),
-        forked_from=session.forked_from,
-        permission_mode=permissions.pipeline.mode.value,
-        memory=agent.memory_info(),
-        context_window=agent.limits.context_window,
-        warnings=[
-            *([BYPASS_WARNING] if permissions.pipeline.mode is Mode.BYPASS else []),
-            *loaded.messages(),
-            *(f"permissions: {p}" for p in permissions.problems),
-            *(f"mcp: {p}" for p in (mcp.problems if mcp is not None else [])),
-            *(
-                [untrusted_warning(trust.pending)]
-                if trust.pending and args.headless is not None
-                else []
-            ),
-            *(f"hooks: {p}" for p in hooks.problems),
-            *(hooks.skipped_warnings() if args.headless is not None else []),
-            *(f"session: {p}" for p in session.problems()),
-            *(str(p) for p in agent.memory.problems),
-            *agents.problems,
-        ],
-    )
     if args.headless is not None:
-        from agent_tui.headless import run_headless
-
-        if mcp is not None:  # no one to ask: each elicitation is declined, and said so
-            mcp.elicitation.add_listener(_report_elicitation)
-        from agent_tui.headless_commands import StdinTooLarge, read_stdin, stdin_is_piped
-
-        piped = ""
-        if args.headless == "-" or stdin_is_piped(sys.stdin.buffer):
-            try:
-                piped = read_stdin(sys.stdin.buffer)
-            except StdinTooLarge as exc:
-                return _fail(str(exc))
-        return asyncio.run(
-            run_headless(agent, args.headless, args.output_format, session_start=start, piped=piped)
-        )
+        return _headless(args, cwd)
     if not sys.stdin.isatty() and not os.environ.get("AGENT_TUI_FORCE_TUI"):
+        core = _build(args, cwd)  # what is wrong with the command line is said first
+        if isinstance(core, int):
+            return core
         return _fail("the TUI needs a terminal; use -p PROMPT for headless runs")
-    from agent_tui.ui.app import AgentApp
+    return _tui(args, cwd)
 
-    for warning in start.warnings:  # still on screen when the app exits; the app gets them too
-        print(f"agent-tui: {warning}", file=sys.stderr)
-    app = AgentApp(agent=agent, demo=start.demo, initial_prompt=args.prompt, session=start)
+
+def _build(args: argparse.Namespace, cwd: Path) -> Core | int:
+    """The core (``assemble``), or the exit code after saying why it cannot be built."""
+    from agent_tui.assemble import SetupFailed, assemble
+
+    try:
+        return assemble(args, cwd)
+    except SetupFailed as exc:
+        return _fail(exc.message, exc.code)
+
+
+def _headless(args: argparse.Namespace, cwd: Path) -> int:
+    core = _build(args, cwd)
+    if isinstance(core, int):
+        return core
+    from agent_tui.assemble import report_elicitation
+    from agent_tui.headless import run_headless
+
+    if core.mcp is not None:  # no one to ask: each elicitation is declined, and said so
+        core.mcp.elicitation.add_listener(report_elicitation)
+    from agent_tui.headless_commands import StdinTooLarge, read_stdin, stdin_is_piped
+
+    piped = ""
+    if args.headless == "-" or stdin_is_piped(sys.stdin.buffer):
+        try:
+            piped = read_stdin(sys.stdin.buffer)
+        except StdinTooLarge as exc:
+            return _fail(str(exc))
+    return asyncio.run(
+        run_headless(
+            core.agent, args.headless, args.output_format, session_start=core.start, piped=piped
+        )
+    )
+
+
+def _tui(args: argparse.Namespace, cwd: Path) -> int:
+    """The TUI: its shell paints first (``ui.app`` imports no core), the core is built in a
+    worker right after (``boot``); a failure to build it ends the app with the message and the
+    exit code the headless run gives."""
+    from agent_tui.ui.app import AgentApp
+    from agent_tui.ui.shell.boot import Booted, BootFailed, first_look
+
+    def boot() -> Booted:
+        from agent_tui.assemble import SetupFailed, assemble
+
+        try:
+            core = assemble(args, cwd)
+        except SetupFailed as exc:
+            raise BootFailed(exc.message, exc.code) from None
+        return Booted(core.agent, core.start)
+
+    look = first_look(args.model, args.permission_mode, cwd)
+    app = AgentApp(boot=boot, initial_prompt=args.prompt, first=look)
     try:
         app.run()
     finally:
-        if not agent.closed:  # the app did not close the agent: at least clean the spills
-            try:
-                agent.collect_spills_now()
-            except Exception as exc:
-                print(f"agent-tui: spill cleanup failed: {exc}", file=sys.stderr)
+        _after(app.booted)
+    if app.boot_failure is not None:
+        return _fail(app.boot_failure.message, app.boot_failure.code)
     return app.return_code or 0
+
+
+def _after(booted: Booted | None) -> None:
+    """Once the app is gone: the start-up warnings again (the chat showed them; the terminal
+    keeps them), and the spills cleaned if the app did not close the agent."""
+    if booted is None:
+        return
+    for warning in booted.start.warnings:
+        print(f"agent-tui: {warning}", file=sys.stderr)
+    agent = booted.agent
+    if not agent.closed:  # the app did not close the agent: at least clean the spills
+        try:
+            agent.collect_spills_now()
+        except Exception as exc:
+            print(f"agent-tui: spill cleanup failed: {exc}", file=sys.stderr)

@@ -11,7 +11,8 @@ mid-call), ``hang`` (never returns), ``flood`` (floods stderr), ``big`` (a large
 ``image``, ``audio``, ``fail`` (``isError``), ``pid``, ``links`` (resource link and embedded
 resources), ``structured``, ``add_tool`` (registers a new tool and announces the change),
 ``garble`` (prints garbage on stdout, then answers), ``malformed`` (answers with a result that
-breaks the protocol; ``garbage`` mode only).
+breaks the protocol; ``garbage`` mode only). ``--extra-tools N`` adds N filler tools
+``tool_00`` … (a server with many tools, for the panel's benchmark and tests).
 
 Prompts: ``review`` (arguments ``path`` required, ``focus`` optional), ``greet`` (no
 arguments; two messages, one with an image). Mode ``prompts`` (otherwise ``normal``) adds the
@@ -67,9 +68,11 @@ PNG_1x1 = (
 )
 
 
-def build(name: str, mode: str = "normal") -> MCPServer:
+def build(name: str, mode: str = "normal", extra_tools: int = 0) -> MCPServer:
     server = MCPServer(name)
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False)
+    for index in range(extra_tools):
+        _add_filler(server, index)
 
     @server.tool(annotations=read_only)
     def echo(text: str) -> str:
@@ -267,6 +270,22 @@ def build(name: str, mode: str = "normal") -> MCPServer:
     return server
 
 
+def _add_filler(server: MCPServer, index: int) -> None:
+    """Filler tool ``tool_NN`` (``--extra-tools``): a server with many tools for the panel."""
+
+    def filler(query: str, limit: int = 10) -> str:
+        return f"tool_{index:02d}: {query} ({limit})"
+
+    description = (
+        f"Filler tool number {index}: looks up {query_words[index % len(query_words)]} "
+        "in the fixture's pretend index and answers with the query it was given."
+    )
+    server.add_tool(filler, name=f"tool_{index:02d}", description=description)
+
+
+query_words = ["issues", "commits", "files", "builds", "pages", "tickets", "logs"]
+
+
 TASK_TOOLS = [
     {
         "name": "echo",
@@ -391,6 +410,7 @@ def main() -> None:
     parser.add_argument("--name", default="fixture")
     parser.add_argument("--status", type=int, default=None)
     parser.add_argument("--ref", default=None)
+    parser.add_argument("--extra-tools", type=int, default=0, help="filler tools tool_NN")
     args = parser.parse_args()
     if args.mode == "http-status":
         serve_http_status(args.port, args.status, args.ref)
@@ -407,7 +427,7 @@ def main() -> None:
     if args.mode == "garbage":
         os.write(1, b"Welcome to the fixture server!\n")
         WIRE.append(os.dup(1))
-    server = build(args.name, args.mode)
+    server = build(args.name, args.mode, args.extra_tools)
     if args.mode == "http":
         server.run("streamable-http", host="127.0.0.1", port=args.port)
     else:

@@ -997,6 +997,9 @@ class Agent:
                 if self._interrupt.is_set():
                     yield TurnEnd(reason="interrupted", turns=turns, text=final_text)
                     return
+                if self.executor.take_stop() is not None:  # "continue": false (shown by its
+                    yield TurnEnd(reason="completed", turns=turns, text=final_text)  # event)
+                    return
                 if turns < self.max_turns:  # a next request will see them
                     for pending in self.inbox.drain():
                         self._append(Message.user(pending.text, injected=True))

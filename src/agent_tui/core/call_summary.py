@@ -8,10 +8,12 @@ Plain text helpers: nothing here knows about Textual or the spill store.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.summary import one_line, plural
-from agent_tui.core.transcript import ToolCall
+
+if TYPE_CHECKING:  # the UI's first frame imports this module: no pydantic models here
+    from agent_tui.core.transcript import ToolCall
 
 # The input keys that best describe a call, most telling first.
 _SUMMARY_KEYS = ("path", "file_path", "command", "query", "url", "glob", "name")

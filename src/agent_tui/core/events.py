@@ -130,7 +130,8 @@ class ToolGroup(_ChildEvent):
 
 
 class ToolProgress(_ChildEvent):
-    """A running call: elapsed seconds, the tail of its partial output, or n/total progress.
+    """A running call: elapsed seconds, the tail of its partial output, n/total progress, or
+    the MCP server being started for it (``starting_server``).
 
     Every call that runs first reports ``message="started"`` with ``elapsed=0`` as it starts
     executing (after its approval, if it needed one)."""
@@ -143,6 +144,9 @@ class ToolProgress(_ChildEvent):
     tail: list[str] | None = None
     progress: float | None = None
     total: float | None = None
+    starting_server: str | None = None
+    """The MCP server being started for this call (a lazy server, on the first call of one of
+    its tools); None in the next progress event, once it started or failed."""
 
 
 SpillReason = Literal["budget", "log_compression"]
@@ -194,6 +198,9 @@ class ToolResult(_ChildEvent):
     (``accept-edits mode``); None when it ran as first decided."""
     subagent: SubagentReport | None = None
     """A ``task`` call: what its child agent did (its calls, tokens, requests)."""
+    ran: str | None = None
+    """The tool that ran when ``name`` is a proxy (``run_tool`` of a deferred ``update_plan``);
+    None when ``name`` itself ran."""
 
 
 RejectedBy = Literal["user", "rule", "plan", "policy", "hook", "headless", "prompt"]

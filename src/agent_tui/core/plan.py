@@ -61,9 +61,10 @@ class Plan(BaseModel):
 
 
 def plan_of(result: ToolResult) -> Plan | None:
-    """The plan a successful ``update_plan`` result carries; None for any other result (or a
-    record too damaged to read, which then shows no plan rather than a wrong one)."""
-    if result.name not in (PLAN_TOOL, PLAN_ALIAS) or result.is_error:
+    """The plan a successful ``update_plan`` result carries (called directly or through
+    ``run_tool``); None for any other result (or a record too damaged to read, which then shows
+    no plan rather than a wrong one)."""
+    if (result.ran or result.name) not in (PLAN_TOOL, PLAN_ALIAS) or result.is_error:
         return None
     raw = result.data.get("plan")
     if not isinstance(raw, dict):

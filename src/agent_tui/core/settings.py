@@ -61,6 +61,9 @@ class DisclosureSettings(BaseModel):
     """Tools (names or ``mcp__server__*``) that are direct from the first turn of a session."""
     always_load: list[str] = Field(default_factory=list)
     """MCP servers whose tools are always direct."""
+    defer_builtins: bool = True
+    """While MCP tools are deferred, so are the built-ins most turns never call (``web_fetch``,
+    ``task``, ``update_plan``); false keeps them direct (``promote`` keeps one direct)."""
 
     @field_validator("deferred")
     @classmethod

@@ -25,62 +25,37 @@ from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.worker import Worker, WorkerState
 
-from agent_tui.core.agent import Agent, AgentBusy
-from agent_tui.core.commands import SlashCompleter
-from agent_tui.core.completion import Completer
-from agent_tui.core.events import (
-    AssistantDelta,
-    AssistantMessage,
-    CompactionEvent,
-    ErrorEvent,
-    Event,
-    HookEvent,
-    PlanEvent,
-    SessionStart,
-    ToolGroup,
-    ToolUse,
-    TurnEnd,
-    UsageEvent,
-    UserInjected,
-    UserMessage,
-)
-from agent_tui.core.mentions import FileIndex, IndexWatcher, MentionCompleter
-from agent_tui.core.permissions import Approval, ApprovalRequest, Mode
-from agent_tui.core.providers.base import ProviderError
-from agent_tui.core.rewind import RewindError
-from agent_tui.ui.approval.desk import ApprovalDesk, describe_request
-from agent_tui.ui.calls.book import CallBook, CallState, CallStatus, Clock
-from agent_tui.ui.chat.earlier_turns import EarlierTurns
-from agent_tui.ui.chat.tool_line import ToolLine
 from agent_tui.ui.common.format import model_label, shorten_home
 from agent_tui.ui.common.messages import TranscriptChanged
-from agent_tui.ui.elicit.desk import ElicitationDesk
-from agent_tui.ui.elicit.desk import attach as attach_elicitation
-from agent_tui.ui.lane.tool_card import ToolCard
-from agent_tui.ui.shell import backlog, palette, rewind, screen_actions, startup
-from agent_tui.ui.shell.events_bridge import (
-    AgentEvent,
-    ServerLogged,
-    SourcesChanged,
-    forward,
-    watch_sources,
-)
-from agent_tui.ui.shell.main_screen import MainScreen
+from agent_tui.ui.shell import palette
+from agent_tui.ui.shell.boot import Boot, Booted, BootFailed, FirstLook, paint_theme
 from agent_tui.ui.shell.prompt_input import PromptInput
-from agent_tui.ui.shell.queued_messages import QueuedMessages
-from agent_tui.ui.shell.slash_actions import SlashActions, escape
+from agent_tui.ui.shell.shell_screen import ShellScreen
 from agent_tui.ui.shell.status_bar import Activity, StatusBar
-from agent_tui.ui.shell.themes import ThemeKeeper, install_themes
-from agent_tui.ui.shell.type_ahead import TypeAhead
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    # The core, and the widgets that render it, are imported where they are used: the first
+    # frame (``ShellScreen``) needs none of them, and ``AgentApp(boot=…)`` paints it before
+    # they are imported (``tests/ui/test_controls.py`` checks that this module leaves them out).
+    from agent_tui.core.agent import Agent
+    from agent_tui.core.completion import Completer
+    from agent_tui.core.events import Event, SessionStart
+    from agent_tui.core.permissions import Approval, ApprovalRequest, Mode
     from agent_tui.core.sandbox import SandboxState
     from agent_tui.core.trust import TrustItem
     from agent_tui.ui.approval.screen import Ask
+    from agent_tui.ui.calls.book import CallState, Clock
+    from agent_tui.ui.chat.earlier_turns import EarlierTurns
+    from agent_tui.ui.chat.tool_line import ToolLine
+    from agent_tui.ui.lane.tool_card import ToolCard
     from agent_tui.ui.rewind.picker import RewindChoice
+    from agent_tui.ui.shell.backlog import Backlog
+    from agent_tui.ui.shell.events_bridge import AgentEvent, ServerLogged
+    from agent_tui.ui.shell.main_screen import MainScreen
     from agent_tui.ui.shell.session_list import SessionSummary
+    from agent_tui.ui.shell.themes import ThemeKeeper
 
 ABANDONED = "the turn ended before this call finished"
 CLOSE_TIMEOUT = 5.0
@@ -128,35 +103,96 @@ class AgentApp(App[None]):
     sandbox_warn: reactive[bool] = reactive(False)
     """They run unconfined although the settings ask for a sandbox."""
 
+    agent: Agent
+    """The core agent (with ``boot``: there once the core is built, see ``ready``)."""
+
     def __init__(
         self,
-        agent: Agent,
+        agent: Agent | None = None,
         demo: bool = False,
         initial_prompt: str | None = None,
         session: SessionStart | None = None,
         *,
+        boot: Boot | None = None,
+        first: FirstLook | None = None,
         cwd_label: str | None = None,
         clock: Clock = time.monotonic,
     ) -> None:
+        """Either ``agent`` (built already: the main screen is the first frame), or ``boot``:
+        the first frame is the shell (``ShellScreen``, looking as ``first`` says), and
+        ``boot`` builds the core in a worker right after it; a message sent before the core
+        is ready is listed and sent then. A ``BootFailed`` from ``boot`` ends the app with
+        ``boot_failure`` set (``cli`` prints it and exits with its code)."""
         super().__init__()
-        self.agent = agent
+        if (agent is None) == (boot is None):
+            raise TypeError("AgentApp needs an agent or a boot callable (one of them)")
         self.initial_prompt = initial_prompt
-        self.session = session if session is not None else agent.describe()
         self.clock = clock
-        self.calls = CallBook(clock, agent.settings.ui.auto_expand)
+        self._boot = boot
+        self.booted: Booted | None = None
+        """What ``boot`` built (None before, or without ``boot``)."""
+        self.boot_failure: BootFailed | None = None
+        """Why the core could not be built (the app has ended)."""
+        self._early: list[str] = []
+        """Messages sent before the core was ready, in order."""
+        self._main: MainScreen | None = None
+        self._unwatch: list[Any] = []
+        self.quit_armed_at: float | None = None
+        """When Ctrl+C was last pressed."""
+        self.theme_keeper: ThemeKeeper | None = None
+        self._mentions_stop = threading.Event()
+        if agent is not None:
+            self._wire(agent, session, demo=demo, cwd_label=cwd_label)
+            return
+        look = first or FirstLook(model="", demo=False, mode="", cwd=cwd_label or "")
+        self._first = look
+        self._cwd_label = cwd_label
+        self.set_reactive(AgentApp.cwd, cwd_label if cwd_label is not None else look.cwd)
+        self.set_reactive(AgentApp.model, look.model)
+        self.set_reactive(AgentApp.demo, demo or look.demo)
+        self.set_reactive(AgentApp.mode, look.mode)
+        self.set_reactive(AgentApp.activity, Activity.STARTING)
+        self.watch_model()
+        # here, not on mount: the stylesheet is not parsed yet, so the theme costs no restyle
+        # of the first frame (set on mount, its refresh_css took 130-290 ms of a loaded run)
+        paint_theme(self, look.theme)
+
+    @property
+    def ready(self) -> bool:
+        """The core is there (always, unless ``boot`` is still building it)."""
+        return "agent" in self.__dict__
+
+    def _wire(
+        self,
+        agent: Agent,
+        session: SessionStart | None,
+        *,
+        demo: bool = False,
+        cwd_label: str | None = None,
+        show: bool = True,
+    ) -> None:
+        """Wire the app to ``agent``: its calls, approvals, slash commands, type-ahead and
+        ``@`` index, and (``show``) show the session ``session`` (default: the agent's own)."""
+        from agent_tui.core.mentions import FileIndex, IndexWatcher, MentionCompleter
+        from agent_tui.ui.approval.desk import ApprovalDesk
+        from agent_tui.ui.calls.book import CallBook
+        from agent_tui.ui.elicit.desk import ElicitationDesk
+        from agent_tui.ui.shell.slash_actions import SlashActions
+        from agent_tui.ui.shell.type_ahead import TypeAhead
+
+        self.agent = agent
+        self.session = session if session is not None else agent.describe()
+        self.calls = CallBook(self.clock, agent.settings.ui.auto_expand)
         self.desk = ApprovalDesk(
             self, self._describe_ask, self._answered, cursor_blink=self.CURSOR_BLINK
         )
         self.elicit_desk = ElicitationDesk(self, cursor_blink=self.CURSOR_BLINK)
         """Servers' requests for input (MCP elicitation), shown one at a time."""
-        self._main: MainScreen | None = None
-        self._unwatch: list[Any] = []
         self._transcript_seen = (id(agent.messages), len(agent.messages))
+        from agent_tui.ui.shell import backlog
+
         self.backlog = backlog.Backlog()
         """A resumed session's earlier turns not rendered in the chat yet."""
-        self.quit_armed_at: float | None = None
-        """When Ctrl+C was last pressed."""
-        self.theme_keeper: ThemeKeeper | None = None
         self.slash = SlashActions.for_app(self, self)
         """Slash commands typed in the prompt (``ui/shell/slash_actions.py``)."""
         self.command_registry = self.slash.registry
@@ -176,9 +212,13 @@ class AgentApp(App[None]):
             self.mention_index, agent.mention_resources
         )
         """The ``@`` side of the prompt's completion menu (``core.completion``)."""
-        self._mentions_stop = threading.Event()
+        if show:
+            self._show_start(demo=demo, cwd_label=cwd_label)
+
+    def _show_start(self, *, demo: bool = False, cwd_label: str | None = None) -> None:
+        """The session's model, mode, tokens and cwd in the status bar and the title."""
         self.set_reactive(
-            AgentApp.cwd, cwd_label if cwd_label is not None else shorten_home(agent.cwd)
+            AgentApp.cwd, cwd_label if cwd_label is not None else shorten_home(self.agent.cwd)
         )
         self._take(self.session)
         self.set_reactive(AgentApp.demo, demo or self.session.demo)
@@ -192,11 +232,10 @@ class AgentApp(App[None]):
         assert self._main is not None, "the app is not mounted yet"
         return self._main
 
-    async def on_mount(self) -> None:
-        problems = install_themes(self, chosen=self.agent.settings.ui.theme)
-        self.theme_keeper = ThemeKeeper(self, self.agent.settings.ui)
-        # made here, so their data binds to the app's reactives
-        status = StatusBar(id="status").data_bind(
+    def _status_bar(self) -> StatusBar:
+        """A status bar bound to the app's state (made where it is mounted: data binds to the
+        app's reactives)."""
+        return StatusBar(id="status").data_bind(
             AgentApp.model,
             AgentApp.demo,
             AgentApp.mode,
@@ -213,14 +252,69 @@ class AgentApp(App[None]):
             AgentApp.sandbox,
             AgentApp.sandbox_warn,
         )
+
+    async def on_mount(self) -> None:
+        if self._boot is None:
+            await self._open()
+            return
+        prompt = PromptInput(cursor_blink=self.CURSOR_BLINK, id="prompt").data_bind(AgentApp.busy)
+        await self.push_screen(ShellScreen(status=self._status_bar(), prompt=prompt))
+        self.call_after_refresh(self._boot_core)  # after the first frame
+
+    @work(group="boot", exit_on_error=False, name="boot")
+    async def _boot_core(self) -> None:
+        """Build the core in a thread (its imports and files would hold up the frames), then
+        open the main screen on it; a failure to build it ends the app (``boot_failure``)."""
+        assert self._boot is not None
+        try:
+            booted = await asyncio.to_thread(self._boot)
+        except BootFailed as failure:
+            self.boot_failure = failure
+            self.exit(return_code=failure.code)
+            return
+        except Exception as exc:  # a bug, not the user's input: said as such, nothing hidden
+            self.boot_failure = BootFailed(f"start-up failed: {type(exc).__name__}: {exc}", 1)
+            self.exit(return_code=1)
+            return
+        self.booted = booted
+        self._wire(booted.agent, booted.start, show=False)  # shown as the main screen opens
+        await self._open()
+
+    async def _open(self) -> None:
+        """Open the main screen on the agent (replacing the shell, with what was typed in its
+        prompt), show the session, start the MCP servers, the sandbox probe, the ``@`` index;
+        then the project's trust dialog, or the first message."""
+        from agent_tui.core.commands import SlashCompleter
+        from agent_tui.ui.elicit.desk import attach as attach_elicitation
+        from agent_tui.ui.shell import startup
+        from agent_tui.ui.shell.events_bridge import watch_sources
+        from agent_tui.ui.shell.main_screen import MainScreen
+        from agent_tui.ui.shell.queued_messages import QueuedMessages
+        from agent_tui.ui.shell.themes import ThemeKeeper, install_themes
+
+        problems = install_themes(self, chosen=self.agent.settings.ui.theme)
+        self.theme_keeper = ThemeKeeper(self, self.agent.settings.ui)
         prompt = PromptInput(
             cursor_blink=self.CURSOR_BLINK,
             completers=[SlashCompleter(self.command_registry), self.mention_completer],
             id="prompt",
         ).data_bind(AgentApp.busy)
         queued = QueuedMessages(self.type_ahead, id="queued").data_bind(AgentApp.busy)
-        self._main = MainScreen(self.clock, status=status, prompt=prompt, queued=queued)
-        await self.push_screen(self._main)
+        self._main = MainScreen(self.clock, status=self._status_bar(), prompt=prompt, queued=queued)
+        shell = self.screen if isinstance(self.screen, ShellScreen) else None
+        if shell is not None:  # the first frame was the shell: the main screen takes its place
+            typed = shell.prompt
+            text, cursor, history = typed.text, typed.cursor_location, typed.prompt_history
+            # before the switch: the main screen's header mounts with the title it keeps (a
+            # title changed while a header mounts or goes away reaches it half built)
+            self._show_start(cwd_label=self._cwd_label)
+            self.activity = Activity.IDLE
+            await self.switch_screen(self._main)
+            prompt.prompt_history = list(history)
+            prompt.load_text(text)
+            prompt.move_cursor(cursor)
+        else:
+            await self.push_screen(self._main)
         warnings = [*self.session.warnings, *problems]
         await self.main.chat.greet(
             warnings,
@@ -237,7 +331,10 @@ class AgentApp(App[None]):
                 "info",
             )
         if not self.is_headless:  # a process of its own (tests share theirs)
+            from agent_tui.ui.shell import screen_actions
+
             self.call_after_refresh(startup.quiet_gc)
+            self.call_after_refresh(screen_actions.preload, self)  # the screens opened later
         self._unwatch = watch_sources(self.agent.tool_sources, self)
         self._unwatch += attach_elicitation(self.elicit_desk, self.agent.tool_sources)
         self._count_sources()
@@ -253,8 +350,16 @@ class AgentApp(App[None]):
             await self.push_screen(
                 TrustDialog(items, self.agent.cwd), lambda yes: self._trust_answered(items, yes)
             )
-        elif self.initial_prompt:
-            self.send(self.initial_prompt)
+        else:
+            self._send_first()
+
+    def _send_first(self) -> None:
+        """The message given on the command line, then those sent before the core was ready
+        (the first starts a turn; the others queue behind it as type-ahead does)."""
+        first = [self.initial_prompt] if self.initial_prompt else []
+        early, self._early = self._early, []
+        for text in [*first, *early]:
+            self.send(text)
 
     def _trust_answered(self, items: list[TrustItem], yes: bool | None) -> None:
         self.run_worker(self._apply_trust(items, bool(yes)), group="trust", exit_on_error=False)
@@ -272,8 +377,7 @@ class AgentApp(App[None]):
                 "project; `agent-tui trust` reviews them later.",
                 severity="warning",
             )
-        if self.initial_prompt:
-            self.send(self.initial_prompt)
+        self._send_first()
 
     def on_unmount(self) -> None:
         """Stop following the tool sources (the MCP manager may outlive the app)."""
@@ -285,6 +389,8 @@ class AgentApp(App[None]):
     @work(group="tool-sources", exit_on_error=False, name="start-tool-sources")
     async def _start_tool_sources(self) -> None:
         """Start connecting MCP servers at launch, in the background (``startup``)."""
+        from agent_tui.ui.shell import startup
+
         await startup.start_tool_sources(self.agent)
 
     @work(thread=True, group="mentions", exit_on_error=False, name="mention-index")
@@ -326,8 +432,7 @@ class AgentApp(App[None]):
         if notice is not None:
             self.run_worker(self.main.chat.add_notice(notice, "warning"), group="notice")
 
-    @on(ServerLogged)
-    def _server_logged(self, event: ServerLogged) -> None:
+    def on_server_logged(self, event: ServerLogged) -> None:
         """An MCP server's error (or worse) log message, once, as a notice (the panel's
         Server log section keeps it with the others)."""
         entry = event.entry
@@ -340,7 +445,9 @@ class AgentApp(App[None]):
             markup=False,
         )
 
-    @on(SourcesChanged)
+    def on_sources_changed(self) -> None:
+        self._count_sources()
+
     def _count_sources(self) -> None:
         states = [
             state.status
@@ -372,6 +479,8 @@ class AgentApp(App[None]):
     watch_demo = watch_model
 
     async def _reset_views(self) -> None:
+        from agent_tui.ui.shell import backlog
+
         self._note_transcript()
         self.workers.cancel_group(self, "backlog")
         self.backlog = backlog.Backlog()
@@ -385,6 +494,7 @@ class AgentApp(App[None]):
         rendered exactly as a live turn is (``core.replay``), then a notice (``notice``, or
         which session was resumed)."""
         from agent_tui.core.replay import transcript_events, turn_starts
+        from agent_tui.ui.shell import backlog
 
         messages = self.agent.messages
         lane = self.main.lane
@@ -424,7 +534,7 @@ class AgentApp(App[None]):
                 )
         await self.main.chat.add_notice(notice, "info")
 
-    async def _fill_backlog(self, earlier: backlog.Backlog, events: Iterator[Event]) -> None:
+    async def _fill_backlog(self, earlier: Backlog, events: Iterator[Event]) -> None:
         """Read a resumed session's earlier turns into the call model and the backlog, then
         list them in the lane (after the first frame: the app answers keys meanwhile)."""
         plan_shown = self.main.plan.plan is not None
@@ -440,7 +550,7 @@ class AgentApp(App[None]):
         the old one can be resumed)."""
         try:
             start = await self.agent.new_session()
-        except AgentBusy as busy:
+        except _busy() as busy:
             self.notify(str(busy), severity="warning")
             return False
         self._take(start)
@@ -456,7 +566,7 @@ class AgentApp(App[None]):
         """Load the session file ``path`` and continue it."""
         try:
             start = await self.agent.resume(path)
-        except AgentBusy as busy:
+        except _busy() as busy:
             self.notify(str(busy), severity="warning")
             return False
         except OSError as exc:
@@ -472,9 +582,11 @@ class AgentApp(App[None]):
 
     async def switch_model(self, spec: str) -> bool:
         """Use the model ``spec`` from the next turn on (the transcript is kept)."""
+        from agent_tui.core.providers.base import ProviderError
+
         try:
             start = await self.agent.switch_model(spec)
-        except AgentBusy as busy:
+        except _busy() as busy:
             self.notify(str(busy), severity="warning")
             return False
         except ProviderError as exc:
@@ -488,7 +600,15 @@ class AgentApp(App[None]):
 
     def send(self, text: str) -> bool:
         """Start a turn with ``text``; while a turn runs it is queued (``type_ahead``). A
-        slash command runs instead (``SlashActions.route``; ``//x`` sends ``/x``)."""
+        slash command runs instead (``SlashActions.route``; ``//x`` sends ``/x``). Before the
+        core is ready it is listed on the shell and sent once the core is there."""
+        if not self.ready:
+            self._early.append(text)
+            if isinstance(self.screen, ShellScreen):
+                self.run_worker(self.screen.show_queued(text), group="notice")
+            return True
+        from agent_tui.ui.shell.slash_actions import escape
+
         routed = self.slash.route(text)
         if not isinstance(routed, str):
             return routed
@@ -517,6 +637,8 @@ class AgentApp(App[None]):
 
     @work(exclusive=True, group="agent", exit_on_error=False, name="agent-compact")
     async def _run_compaction(self, focus: str) -> None:
+        from agent_tui.ui.shell.events_bridge import forward
+
         await forward(self.agent.compact(focus), self)
 
     @on(PromptInput.Submitted)
@@ -526,6 +648,8 @@ class AgentApp(App[None]):
 
     @work(exclusive=True, group="agent", exit_on_error=False, name="agent-turn")
     async def _run_turn(self, prompt: str) -> None:
+        from agent_tui.ui.shell.events_bridge import forward
+
         await forward(self.agent.run(prompt, asker=self.desk.ask), self)
 
     # -- events ----------------------------------------------------------------------------
@@ -556,6 +680,21 @@ class AgentApp(App[None]):
 
     async def show_event(self, event: Event) -> None:
         """Render one core event: the same path for a live turn and a resumed transcript."""
+        from agent_tui.core.events import (
+            AssistantDelta,
+            AssistantMessage,
+            CompactionEvent,
+            ErrorEvent,
+            HookEvent,
+            PlanEvent,
+            ToolGroup,
+            ToolUse,
+            TurnEnd,
+            UsageEvent,
+            UserInjected,
+            UserMessage,
+        )
+
         chat, lane = self.main.chat, self.main.lane
         if isinstance(event, AssistantDelta):  # gathered: one write for a backlog of deltas
             chat.gather(event.text)
@@ -607,6 +746,18 @@ class AgentApp(App[None]):
 
     async def _show_in_chat(self, event: Event, changed: list[CallState]) -> None:
         """What ``event`` adds to the chat (``changed``: the call states it touched)."""
+        from agent_tui.core.events import (
+            AssistantMessage,
+            CompactionEvent,
+            ErrorEvent,
+            HookEvent,
+            ToolGroup,
+            ToolUse,
+            TurnEnd,
+            UserInjected,
+            UserMessage,
+        )
+
         chat = self.main.chat
         match event:
             case UserMessage():
@@ -636,8 +787,7 @@ class AgentApp(App[None]):
                 if event.reason == "interrupted":
                     await chat.add_notice("Interrupted", "warning")
 
-    @on(EarlierTurns.Load)
-    async def _load_earlier(self, event: EarlierTurns.Load) -> None:
+    async def on_earlier_turns_load(self, event: EarlierTurns.Load) -> None:
         """Render a page of a resumed session's earlier turns above the ones shown, keeping
         what the user looks at in place."""
         event.stop()
@@ -668,6 +818,8 @@ class AgentApp(App[None]):
 
     def _calls_of(self, event: Event) -> list[CallState]:
         """The (final) states of the calls a replayed ``tool_use`` or ``tool_group`` names."""
+        from agent_tui.core.events import ToolGroup, ToolUse
+
         if isinstance(event, ToolUse):
             ids = [event.id]
         elif isinstance(event, ToolGroup):
@@ -682,6 +834,8 @@ class AgentApp(App[None]):
             self.main.chat.refresh_call(call.id)
 
     def _tool_activity(self) -> Activity:
+        from agent_tui.ui.calls.book import CallStatus
+
         pending = self.calls.unfinished()
         if any(c.status is CallStatus.APPROVAL for c in pending):
             return Activity.APPROVAL
@@ -717,19 +871,19 @@ class AgentApp(App[None]):
         await self._end_turn()
         await self.type_ahead.turn_over(self.busy)  # the next queued message, or why not
 
-    @on(ToolLine.Selected)
-    async def _show_card(self, event: ToolLine.Selected) -> None:
+    async def on_tool_line_selected(self, event: ToolLine.Selected) -> None:
         if not await self.main.lane.reveal(event.call_id):
             self.notify("That call has no card in the lane any more.")
 
-    @on(ToolCard.OpenSpill)
-    def _open_card_spill(self, event: ToolCard.OpenSpill) -> None:
+    def on_tool_card_open_spill(self, event: ToolCard.OpenSpill) -> None:
         spill = event.card.call.spill
         self.action_open_spill(spill.path if spill is not None else "")
 
     # -- approvals -------------------------------------------------------------------------
 
     def _describe_ask(self, request: ApprovalRequest) -> Ask:
+        from agent_tui.ui.approval.desk import describe_request
+
         self._set_activity(Activity.APPROVAL)
         return describe_request(request, self.agent.policy, self.agent.cwd)
 
@@ -741,6 +895,8 @@ class AgentApp(App[None]):
     # -- actions ---------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if not self.ready:  # the shell, while the core is built: quitting, and typing
+            return action in ("quit", "ctrl_c")
         if action == "interrupt":
             return True if self.busy else None
         if action in ("new_session", "clear_screen"):
@@ -751,6 +907,9 @@ class AgentApp(App[None]):
         """Stop the turn, close the agent (spill cleanup, provider), then exit."""
         if self.theme_keeper is not None:  # a theme picked a moment ago is kept
             self.theme_keeper.save_now()
+        if not self.ready:  # the core is still being built: nothing of it to close
+            self.exit()
+            return
         if self.busy:
             self.agent.interrupt()
         try:
@@ -774,6 +933,8 @@ class AgentApp(App[None]):
         the next decision, also in the running turn. Bypass asks for confirmation first;
         declined, the cycle goes on to the mode after it (default), so cycling never has to
         pass through bypass."""
+        from agent_tui.core.permissions import Mode
+
         mode = self.agent.policy.mode
         if mode is None:
             self.notify("Permission modes are not available with this policy.")
@@ -785,6 +946,8 @@ class AgentApp(App[None]):
         """Switch the permission mode; the calls waiting for approval are judged again under
         it. Entering bypass asks for confirmation first (``BypassConfirm``); declined, the mode
         becomes ``otherwise``, or stays as it is."""
+        from agent_tui.core.permissions import Mode
+
         current = self.agent.policy.mode
         if current is None:
             return
@@ -810,6 +973,8 @@ class AgentApp(App[None]):
         self.push_screen(BypassConfirm(fallback), callback=confirmed)
 
     def _switch_mode(self, mode: Mode) -> None:
+        from agent_tui.core.permissions import Mode
+
         self.agent.policy.set_mode(mode)
         self.mode = mode.value
         self.notify(
@@ -861,10 +1026,14 @@ class AgentApp(App[None]):
     def action_open_spill(self, path: str = "") -> None:
         """Open the spill browser: on ``path`` (a card's spill pointer) at line 1, or on the
         newest spill."""
+        from agent_tui.ui.shell import screen_actions
+
         screen_actions.open_spill(self, self.agent, path, cursor_blink=self.CURSOR_BLINK)
 
     def action_mcp_panel(self) -> None:
         """Open the MCP panel: servers, their status and their tools (closes it when open)."""
+        from agent_tui.ui.shell import screen_actions
+
         screen_actions.mcp_panel(self, self.agent)
 
     def action_pick_model(self) -> None:
@@ -896,6 +1065,8 @@ class AgentApp(App[None]):
         if self.busy or self.agent.rewinding:
             self.notify("A turn is running: rewind after it ends (Esc interrupts it).")
             return
+        from agent_tui.ui.shell import rewind
+
         await self.agent.settle()  # the last turn's last scan (a moment at most)
         rewind.open_picker(self, self.agent, self._rewind_chosen)
 
@@ -905,6 +1076,10 @@ class AgentApp(App[None]):
 
     @work(group="rewind", exclusive=True, exit_on_error=False, name="rewind")
     async def _rewind(self, choice: RewindChoice) -> None:
+        from agent_tui.core.agent import AgentBusy
+        from agent_tui.core.rewind import RewindError
+        from agent_tui.ui.shell import rewind
+
         try:
             report = await self.agent.rewind(
                 choice.turn.id, choice.what, overwrite=choice.overwrite
@@ -934,6 +1109,9 @@ class AgentApp(App[None]):
 
     async def action_fork(self) -> None:
         """Continue in a copy of this session (a new id); the original stays as it was."""
+        from agent_tui.core.agent import AgentBusy
+        from agent_tui.core.rewind import RewindError
+
         old = self.session.session_id
         try:
             start = await self.agent.fork()
@@ -949,3 +1127,10 @@ class AgentApp(App[None]):
             f"goes on here; {old} stays as it was (resume it from the palette).",
             "info",
         )
+
+
+def _busy() -> type[Exception]:
+    """``AgentBusy`` (imported when an exception is matched: the first frame does without)."""
+    from agent_tui.core.agent import AgentBusy
+
+    return AgentBusy

@@ -8,8 +8,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from agent_tui.core.agent import Agent
 from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.providers.script import ScriptProvider
+from agent_tui.core.subagents import install, load_agents
 from agent_tui.core.tools.builtin import default_registry
+from agent_tui.core.tools.registry import ToolRegistry
 from tests.core.mcp.conftest import write_config
 from tests.core.mcp.test_reference_servers import REFERENCE_RETRIEVAL
 
@@ -25,6 +29,26 @@ RETRIEVAL = [
     ("memory: delete observations", "mcp__memory__delete_observations"),
 ]
 """The reference servers' retrieval set (``test_reference_servers``) plus server-memory."""
+
+BUILTIN_RETRIEVAL = [
+    ("fetch this web page", "web_fetch"),
+    ("run a subagent to research X", "task"),
+    ("plan steps", "update_plan"),
+]
+"""The built-ins deferred with the MCP tools (``DEFERRABLE_BUILTINS``), found by search."""
+
+
+@asynccontextmanager
+async def with_task(registry: ToolRegistry, root: Path) -> AsyncIterator[None]:
+    """``task`` in ``registry``, installed on an agent as a session installs it (``cli``)."""
+    script = root / "no-turns.json"
+    script.write_text('{"turns": []}')
+    agent = Agent(ScriptProvider(script), registry, root, system="reference")
+    install(agent, load_agents(root, user_dir=root / "no-user-agents"))
+    try:
+        yield
+    finally:
+        await agent.close()
 
 
 @asynccontextmanager

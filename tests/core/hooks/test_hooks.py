@@ -216,3 +216,61 @@ async def test_session_start_context_goes_with_the_first_prompt(tmp_path: Path) 
     assert "make test" in str(provider.requests[0].messages[-1].content)
     assert "make test" not in str(provider.requests[1].messages[-1].content)
     assert _read_json(hook + ".in")["source"] == "startup"
+
+
+def _two_writes_then_more() -> list[dict[str, Any]]:
+    """One request writing a.txt then b.txt (one after the other: write_file is not
+    read-only), then a request the model would make next, then its last answer."""
+    return [
+        {
+            "tool_calls": [
+                {"id": "a", "name": "write_file", "arguments": {"path": "a.txt", "content": "a"}},
+                {"id": "b", "name": "write_file", "arguments": {"path": "b.txt", "content": "b"}},
+            ]
+        },
+        {"tool_calls": [{"id": "c", "name": "write_file", "arguments": {"path": "c.txt"}}]},
+        {"text": "done"},
+    ]
+
+
+async def test_continue_false_in_pre_tool_use_stops_the_turn(tmp_path: Path) -> None:
+    """Claude Code's ``"continue": false``: nothing more runs (not the call, not the rest of
+    the request, no next request), whatever the decision says."""
+    answer = {"continue": False, "stopReason": "freeze: release in progress", "decision": "approve"}
+    hook = _script(tmp_path / "h.sh", f"cat > /dev/null; echo '{json.dumps(answer)}'\n")
+    hooks = _user_hooks(tmp_path, {"PreToolUse": [{"matcher": "Write", "command": hook}]})
+    events = await collect(_agent(tmp_path, _two_writes_then_more(), hooks), "go")
+    assert not (tmp_path / "a.txt").exists()
+    assert not (tmp_path / "b.txt").exists()
+    assert not (tmp_path / "c.txt").exists()
+    rejected = of_type(events, "tool_rejected")
+    assert [r.id for r in rejected] == ["a", "b"]
+    assert all(r.by == "hook" for r in rejected)
+    assert "freeze: release in progress" in rejected[0].reason
+    assert "stopped the turn" in rejected[1].reason
+    end = of_type(events, "turn_end")[-1]
+    assert end.reason == "completed"
+    assert end.turns == 1  # the second request was never made
+    shown = of_type(events, "hook")[0]
+    assert shown.outcome == "blocked"
+    assert shown.message == "freeze: release in progress"
+
+
+async def test_continue_false_in_post_tool_use_ends_the_turn_after_the_calls(
+    tmp_path: Path,
+) -> None:
+    """The call has run and its result stands; the model is not asked again."""
+    answer = {"continue": False, "stopReason": "enough for today"}
+    hook = _script(tmp_path / "h.sh", f"cat > /dev/null; echo '{json.dumps(answer)}'\n")
+    hooks = _user_hooks(tmp_path, {"PostToolUse": [{"matcher": "Write", "command": hook}]})
+    agent = _agent(tmp_path, _two_writes_then_more(), hooks)
+    events = await collect(agent, "go")
+    assert (tmp_path / "a.txt").read_text() == "a"
+    assert (tmp_path / "b.txt").read_text() == "b"  # the request's own calls finish
+    assert not (tmp_path / "c.txt").exists()
+    assert [r.id for r in of_type(events, "tool_result")] == ["a", "b"]
+    end = of_type(events, "turn_end")[-1]
+    assert (end.reason, end.turns) == ("completed", 1)
+    # the next turn starts clean: the stop was of the request it came in
+    more = await collect(agent, "again")
+    assert of_type(more, "turn_end")[-1].turns >= 1

@@ -94,7 +94,7 @@ def test_cost_line() -> None:
     registry = registry_with(*many)
     disclosure = Disclosure(registry)
     with_disclosure = tools_cost(disclosure, registry)
-    assert with_disclosure["deferred_count"] == len(many)
+    assert with_disclosure["deferred_count"] == len(many) + 2  # + update_plan and web_fetch
     assert with_disclosure["total_tokens"] < with_disclosure["without_disclosure_tokens"]
     plain = tools_cost(None, registry_with(*MANY))
     assert plain["total_tokens"] == plain["without_disclosure_tokens"] > 0

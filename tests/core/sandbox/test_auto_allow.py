@@ -26,9 +26,8 @@ from agent_tui.core.permissions import (
     Rule,
     RuleSet,
     Step,
-    hidden_files,
 )
-from agent_tui.core.sandbox import SandboxSettings, SessionSandbox
+from agent_tui.core.sandbox import SandboxSettings, SessionSandbox, walk
 from agent_tui.core.sandbox.bubblewrap import Bubblewrap
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.tools.file_state import FileStateCache
@@ -161,12 +160,12 @@ def test_with_the_network_on_code_it_cannot_follow_asks(work: Path) -> None:
 def test_a_workspace_too_large_to_search_for_protected_files_asks(
     work: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    hidden_files.forget()
+    walk.forget()
     for index in range(40):
         (work / f"f{index}.txt").write_text("x", encoding="utf-8")
     p = _pipeline(work, _rules(deny=("read_file(**/.env)",)), auto_allow=True)
     assert _judge(p, "ls").kind == "allow"
-    monkeypatch.setattr(hidden_files, "MAX_ENTRIES", 10)
+    monkeypatch.setattr(walk, "MAX_ENTRIES", 10)
     decision = _judge(p, "ls")
     assert decision.kind == "ask"
     assert "too large" in decision.reason
@@ -263,7 +262,7 @@ async def test_the_files_of_read_rule_patterns_are_hidden_from_an_approved_comma
 ) -> None:
     """``read_file(**/.env)`` and ``read_file(*.pem)``: the user approves a command that reads
     them anyway (the prompt said why it asks); inside the sandbox the files are empty."""
-    hidden_files.forget()
+    walk.forget()
     (work / "deep" / "er").mkdir(parents=True)
     (work / "deep" / "er" / ".env").write_text(f"DEEP={SECRET}\n", encoding="utf-8")
     (work / "server.pem").write_text(f"{SECRET}-pem\n", encoding="utf-8")
@@ -286,7 +285,7 @@ def test_a_protected_file_made_after_the_first_walk_is_found_by_the_next(work: P
     (or one moved in) is hidden from the next command, a removed one is forgotten."""
     from agent_tui.core.permissions.read_guard import RuleReadGuard
 
-    hidden_files.forget()
+    walk.forget()
     guard = RuleReadGuard(_rules(deny=("read_file(**/.env)",)), work)
     assert [p.name for p in guard.hidden().paths] == [".env"]  # app/.env
     (work / "app" / "sub").mkdir()

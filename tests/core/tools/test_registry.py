@@ -77,6 +77,24 @@ def test_every_input_field_is_described_for_the_model() -> None:
             assert prop.get("description"), f"{tool.name}.{name}"
 
 
+def test_schemas_leave_out_what_json_schema_assumes() -> None:
+    """``"additionalProperties": true`` (what a ``dict[str, Any]`` field says) is JSON Schema's
+    default: not written, it would cost tokens in every request; ``false`` (the input models'
+    ``extra="forbid"``) stays, and so does a property of that name."""
+    from typing import Any
+
+    from pydantic import Field
+
+    class Loose(ToolInput):
+        options: dict[str, Any] = Field(default_factory=dict, description="Anything.")
+        additionalProperties: bool = Field(default=True, description="A field of that name.")
+
+    schema = input_schema(Loose)
+    assert schema["additionalProperties"] is False
+    assert schema["properties"]["options"] == {"description": "Anything.", "type": "object"}
+    assert schema["properties"]["additionalProperties"]["default"] is True
+
+
 def test_tool_arrays_are_sorted_and_byte_identical_across_registries() -> None:
     one, two = default_registry(), default_registry()
     assert one.openai_tools_json() == two.openai_tools_json()

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from agent_tui.core.disclosure.proxies import RUN_TOOL
-from agent_tui.core.disclosure.state import PROXIES, Disclosure, server_of
+from agent_tui.core.disclosure.state import DEFERRABLE_BUILTINS, PROXIES, Disclosure, server_of
 from agent_tui.core.permissions.decision import Step
 from agent_tui.core.permissions.modes import Mode
 from agent_tui.core.tools.registry import ToolRegistry
@@ -72,6 +72,11 @@ def exposure(disclosure: Disclosure | None, names: Iterable[str]) -> dict[str, M
             )
         elif threshold is None:
             marks[name] = Mark("direct", 'disclosure is off (disclosure.deferred = "off")')
+        elif name in DEFERRABLE_BUILTINS:
+            marks[name] = Mark(
+                "direct",
+                "deferred only while MCP tools are, and disclosure.defer_builtins is true",
+            )
         elif not server_of(name):
             marks[name] = Mark("direct", "built-in tools are always direct")
         else:

@@ -20,8 +20,8 @@ RUN_TOOL = "run_tool"
 class SearchToolInput(ToolInput):
     query: str = Field(
         min_length=1,
-        description="What the tool does (e.g. 'create github issue'), a tool name, or "
-        "'SERVER:' (+ words) for one server's tools.",
+        description="What the tool does (e.g. 'create github issue'), its name, or "
+        "'SERVER: words' for one server's tools.",
     )
     limit: int = Field(default=5, ge=1, le=20, description="Most hits.")
 
@@ -34,8 +34,7 @@ class RunToolInput(ToolInput):
 def search_description(disclosure: Disclosure) -> str:
     catalog = disclosure.catalog()
     return (
-        "Find deferred tools (not loaded yet); returns each hit's full name, description and "
-        "input schema. "
+        "Find deferred tools; returns each hit's name, description and input schema. "
         + (
             "Call one with run_tool(name, input). "
             if disclosure.protocol == "free-text"
@@ -86,7 +85,7 @@ def make_run_tool() -> Tool[RunToolInput]:
 
     return Tool(
         name=RUN_TOOL,
-        description="Call a tool found by search_tool; permissions apply as to a direct call.",
+        description="Call a tool found by search_tool.",
         input_model=RunToolInput,
         call=call,
         proxy=target,

@@ -1,8 +1,9 @@
 """Progressive tool disclosure (seed s15): which tools the model sees, per protocol.
 
-Built-ins are direct. MCP tools are deferred when there are more than ``auto:N`` tools, and
-then reachable through ``search_tool`` (which unmasks what it finds, for the session) and the
-``run_tool`` proxy. On free-text protocols (OpenAI-compatible) the tools array never changes;
+Built-ins are direct, but for a few rarely needed ones (``DEFERRABLE_BUILTINS``). MCP tools
+(with those) are deferred when there are more than ``auto:N`` tools, and then reachable
+through ``search_tool`` (which unmasks what it finds, for the session) and the ``run_tool``
+proxy. On free-text protocols (OpenAI-compatible) the tools array never changes;
 on strict ones (Anthropic checks ``tool_use.name`` against the request's tools) the sorted
 unmasked tools are appended, so the array changes once per turn that unmasked something.
 Promoted tools (``promote``) and ``always_load`` servers are direct from the first turn.
@@ -40,6 +41,13 @@ tools are named with their tool count only, and the model browses them with sear
 
 MCP_BUILTINS = frozenset({"read_mcp_resource", "list_mcp_resources"})
 """Tools of the MCP client itself (``core.mcp.resource_hub``): deferred with the MCP tools."""
+DEFERRABLE_BUILTINS = frozenset({"web_fetch", "task", "update_plan"})
+"""Built-ins most turns never call, deferred with the MCP tools unless
+``disclosure.defer_builtins`` is false (~500 tokens a request). Called through ``run_tool``,
+such a tool is validated, judged by permissions and hooks, and run as itself
+(``core.executor.partition.resolve_proxy``), as when it is called directly."""
+BUILTIN_GROUP = "built-in"
+"""The catalog's line of the deferred built-ins (they have no server)."""
 
 
 def server_of(name: str) -> str:
@@ -57,10 +65,13 @@ def _server_lines(by_server: dict[str, list[str]]) -> list[str]:
     """A line per server naming its deferred tools; within ``CATALOG_CHARS`` by listing only
     the tool count of the biggest servers (a catalog that grows with every tool would eat the
     context disclosure saves)."""
-    full = {s: f"- mcp__{s}__*: {', '.join(names)}" for s, names in by_server.items()}
+    full = {
+        s: f"- {f'mcp__{s}__*' if s else BUILTIN_GROUP}: {', '.join(names)}"
+        for s, names in by_server.items()
+    }
     total = sum(len(line) + 1 for line in full.values())
     short: dict[str, str] = {}
-    for server in sorted(by_server, key=lambda s: (-len(full[s]), s)):
+    for server in sorted((s for s in by_server if s), key=lambda s: (-len(full[s]), s)):
         if total <= CATALOG_CHARS:
             break
         short[server] = (
@@ -108,10 +119,11 @@ class Disclosure:
         if threshold is None or len(tools) <= threshold:
             return []
         always = set(self.settings.always_load)
+        builtins = MCP_BUILTINS | (DEFERRABLE_BUILTINS if self.settings.defer_builtins else set())
         return [
             t
             for t in tools
-            if (server_of(t.name) or t.name in MCP_BUILTINS)
+            if (server_of(t.name) or t.name in builtins)
             and server_of(t.name) not in always
             and not self._promoted(t.name)
         ]

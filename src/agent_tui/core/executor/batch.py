@@ -191,6 +191,7 @@ class BatchRun:
                     tail=list(tail) if tail else None,
                     progress=update.progress,
                     total=update.total,
+                    starting_server=update.starting_server,
                 )
             )
 

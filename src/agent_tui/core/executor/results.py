@@ -76,6 +76,7 @@ class CallResults:
                 spill=spill_pointer(result),
                 allowed_by=plan.allowed_by,
                 subagent=output.subagent,
+                ran=_ran(plan),
             )
             return event, _message(plan, event, result.content, output.is_error)
 
@@ -187,3 +188,11 @@ class CallResults:
     def flush(self) -> None:
         """Hard stop: decide the rest and record their messages (nothing more is emitted)."""
         self.ordered.flush()
+
+
+def _ran(plan: CallPlan) -> str | None:
+    """The tool a proxy call (``run_tool``) ran, for the result's ``ran``."""
+    prepared = plan.prepared
+    if prepared is None or prepared.tool.name == plan.call.name:
+        return None
+    return None if plan.call.name in prepared.tool.aliases else prepared.tool.name

@@ -105,6 +105,9 @@ class ToolExecutor:
         """The session's hooks (``core.hooks``): PreToolUse and PostToolUse run here."""
         self.hook_events: list[HookEvent] = []
         """PostToolUse hook events not yet emitted (``take_hook_events``)."""
+        self.stopped_by_hook: str | None = None
+        """A hook answered ``"continue": false`` (its ``stopReason``): the agent ends the turn
+        after this request's calls (``take_stop``)."""
         self.on_transition = on_transition
         """Called on every lifecycle transition of every call (for the UI and tests)."""
         self.lifecycle = Lifecycle([])
@@ -141,6 +144,7 @@ class ToolExecutor:
         checkpoint = checkpoint if checkpoint is not None else self.inherited
         self.checkpoint = checkpoint
         self._asker = asker
+        self.stopped_by_hook = None  # a stop is of the request it came in
         plans = self.plan(calls)
         for plan in plans:
             tool = self.registry.get(plan.call.name)
@@ -198,12 +202,23 @@ class ToolExecutor:
         events, self.hook_events = self.hook_events, []
         return events
 
+    def take_stop(self) -> str | None:
+        """Why a hook stopped the turn (``"continue": false``) since the last call, or None."""
+        reason, self.stopped_by_hook = self.stopped_by_hook, None
+        return reason
+
     async def _pre_hooks(self, plan: CallPlan) -> AsyncIterator[Event]:
         """The PreToolUse hooks of ``plan``: their events, their verdict in ``plan.hook``. A
         rewritten input is validated against the tool's schema again (invalid: the call is
-        refused) and replaces the call's input, so the policy judges what will run."""
+        refused) and replaces the call's input, so the policy judges what will run. After a
+        hook said ``"continue": false``, this call and the rest of the request are refused."""
         prepared = plan.prepared
         if self.hooks is None or prepared is None:
+            return
+        if self.stopped_by_hook is not None:
+            plan.hook = PlanHook(
+                refused=f"Not run: a hook stopped the turn ({self.stopped_by_hook})"
+            )
             return
         tool = prepared.tool.name
         verdict = await self.hooks.run(
@@ -214,6 +229,10 @@ class ToolExecutor:
         )
         for event in verdict.events:
             yield event
+        if verdict.stop:  # "continue": false wins over any decision: nothing more runs
+            self.stopped_by_hook = verdict.stop_reason
+            plan.hook = PlanHook(refused=f"Stopped by hook: {verdict.stop_reason}")
+            return
         if verdict.blocked:
             plan.hook = PlanHook(refused=f"Rejected by hook: {verdict.reason}")
             return
@@ -260,6 +279,8 @@ class ToolExecutor:
             log.exception("the PostToolUse hooks of %s failed", tool)
             return
         self.hook_events += verdict.events
+        if verdict.stop:  # the result stands; the turn ends after this request's calls
+            self.stopped_by_hook = verdict.stop_reason
         if verdict.blocked:
             output.content += f"\n\n[PostToolUse hook: {verdict.reason}]"
         if verdict.additional_context:

@@ -10,10 +10,11 @@ The format is the common one (Claude Code, Cursor, …)::
 
 Files, least specific first: the user's ``mcp.json`` in the config dir, then the project's
 ``.mcp.json``. A server defined in both is taken whole from the project file. Per server:
-``disabled``, ``timeout`` (seconds per call, default 60) and ``startup_timeout`` (seconds to
-connect and list tools, default 15). ``${VAR}`` and ``${VAR:-default}`` are expanded in every
-string. A broken file or entry is reported (file, server, reason) and the rest still loads; a
-broken entry stays in the list as a server that cannot start, so it shows up where servers do.
+``disabled``, ``timeout`` (seconds per call, default 60), ``startup_timeout`` (seconds to
+connect and list tools, default 15) and ``start`` (``eager`` or ``lazy``: ``start_mode``).
+``${VAR}`` and ``${VAR:-default}`` are expanded in every string. A broken file or entry is
+reported (file, server, reason) and the rest still loads; a broken entry stays in the list as
+a server that cannot start, so it shows up where servers do.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class _Common(BaseModel):
     timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0, le=86_400)
     startup_timeout: float = Field(default=DEFAULT_STARTUP_TIMEOUT, gt=0, le=3_600)
     roots: bool | None = None
+    start: Literal["eager", "lazy"] | None = None
 
 
 class _StdioEntry(_Common):
@@ -86,6 +88,9 @@ class ServerSpec:
     disabled: bool = False
     timeout: float = DEFAULT_TIMEOUT
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
+    start: Literal["eager", "lazy"] | None = None
+    """When to start it (``start_mode``): its entry's ``"start"``; None: the settings'
+    ``mcp.start`` decides."""
     roots: bool | None = None
     """Offer it the roots (``roots/list``: the workspace and ``mcp.roots``); ``false``: do
     not declare the roots capability to it. Unless the entry says ``"roots": true``, a stdio
@@ -273,6 +278,7 @@ def parse_entry(
     spec.warnings = [f"unknown key {k!r} ignored" for k in sorted(expanded) if k not in known]
     spec.disabled, spec.timeout = entry.disabled, entry.timeout
     spec.startup_timeout, spec.roots = entry.startup_timeout, entry.roots
+    spec.start = entry.start
     if isinstance(entry, _HttpEntry):
         spec.transport, spec.url, spec.headers = "http", entry.url, dict(entry.headers)
         own_header = any(k.lower() == "authorization" for k in entry.headers)

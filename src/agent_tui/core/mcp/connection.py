@@ -135,6 +135,9 @@ class Connection:
         self._scope: Any = None
         self._calls: asyncio.Queue[_Call] = asyncio.Queue()
         self._wake: asyncio.Event = asyncio.Event()
+        self._spawn: Callable[[_Call], None] | None = None
+        """While the connection serves: starts a request's task in its task group at once
+        (the queue is for requests made before that, and after)."""
         self._task: asyncio.Task[None] | None = None
         self._gone: str | None = None
         self._refresh = asyncio.Event()
@@ -203,8 +206,9 @@ class Connection:
             raise self._unavailable()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         call = _Call(name, arguments, ctx, self.spec.timeout + 5, future, prompt=prompt, op=op)
-        self._calls.put_nowait(call)
-        self._wake.set()
+        if not self._start(call):
+            self._calls.put_nowait(call)
+            self._wake.set()
         try:
             return await future
         except asyncio.CancelledError:
@@ -342,12 +346,32 @@ class Connection:
 
     # -- running ----------------------------------------------------------------------------
 
+    def _start(self, call: _Call) -> bool:
+        """Start ``call`` in the connection's task group now, when it serves: a step of the
+        event loop less per request than the queue (which the serving task wakes up for)."""
+        spawn = self._spawn
+        if spawn is None or not self._calls.empty():  # queued requests keep their turn
+            return False
+        try:
+            spawn(call)
+        except RuntimeError:  # the group is closing: the queue answers it (``_finish``)
+            self._spawn = None
+            return False
+        return True
+
     async def _serve(self, client: Any, group: Any) -> None:
-        while True:
-            while not self._calls.empty():
-                group.start_soon(self._handle, client, self._calls.get_nowait())
-            self._wake.clear()
-            await self._wake.wait()
+        def spawn(call: _Call) -> None:
+            group.start_soon(self._handle, client, call)
+
+        try:
+            while True:
+                while not self._calls.empty():
+                    spawn(self._calls.get_nowait())
+                self._spawn = spawn
+                self._wake.clear()
+                await self._wake.wait()
+        finally:
+            self._spawn = None
 
     async def _handle(self, client: Any, call: _Call) -> None:
         import anyio

@@ -12,6 +12,17 @@ stays off in later sessions and in ``mcp list`` until ``enable``. ``reload`` re-
 configuration and (re)starts what changed; ``start(watch=True)`` does that whenever a
 configuration file changes. ``aclose()`` stops every server and its processes.
 
+Lazy servers (``start_mode``: ``"start": "lazy"``): at ``start()`` a lazy server whose tool
+list is cached for its configuration (``tool_cache``) has that list registered instead of being
+started, and stays unstarted (status ``lazy``) when all those tools are deferred
+(``disclosure``; without one, or with a tool of it direct, it starts as an eager one does). The
+first call of one of its tools starts it (the call reports ``starting_server`` progress while it
+connects, and ends with the server's failure reason if it fails to start); so do a prompt, a
+resource read, ``reconnect`` and ``enable``. A lazy server without a usable cache (first run,
+changed configuration, a corrupt file: a note says so) starts at launch; every connect of a
+lazy server saves its list. Lazy never bypasses trust or ``disable``: a server that could not
+be started eagerly is never started lazily either.
+
 What the UI needs: ``states()`` (status, reason, stderr tail, protocol version, tool count,
 connect time, tools with their names and metadata) and ``add_listener`` (called on every
 change, with the server's name; ``None`` when the configuration itself changed).
@@ -25,7 +36,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.commands.mcp_prompts import McpPrompt, from_sdk
 from agent_tui.core.mcp.adapter import MediaStore, ToolInfo, build_tool
@@ -36,17 +47,32 @@ from agent_tui.core.mcp.elicitation import ElicitationBroker
 from agent_tui.core.mcp.failures import unavailable
 from agent_tui.core.mcp.naming import DELIMITER, PREFIX, qualify, server_segment
 from agent_tui.core.mcp.resource_hub import ResourceHub
+from agent_tui.core.mcp.start_mode import StartMode, load_start_mode
 from agent_tui.core.mcp.state import DisabledBy, ServerState, snapshot
+from agent_tui.core.mcp.tool_cache import (
+    CachedServer,
+    CachedTool,
+    CacheProblem,
+    ToolCache,
+    config_hash,
+    same_tools,
+    wire_form,
+)
 from agent_tui.core.mcp.watch import watch_files
 from agent_tui.core.settings import local_settings_path
-from agent_tui.core.tools.base import ToolContext
+from agent_tui.core.tools.base import ProgressUpdate, ToolContext
 from agent_tui.core.tools.errors import ToolErrorInfo
 from agent_tui.core.tools.registry import ToolRegistry
 from agent_tui.core.trust import ProjectTrust, TrustItem
 
+if TYPE_CHECKING:
+    from agent_tui.core.disclosure import Disclosure
+
 log = logging.getLogger(__name__)
 Listener = Callable[[str | None], None]
 STOP_TIMEOUT = 10.0
+SAVE_TIMEOUT = 5.0
+"""How long ``aclose`` waits for tool caches still being written."""
 
 
 @dataclass(eq=False)
@@ -68,7 +94,13 @@ class McpManager:
     trust: ProjectTrust | None = None
     """What of the project's ``.mcp.json`` the user trusts (default: the user's trust store)."""
     settings_paths: list[Path] | None = None
-    """Settings files with ``mcp.roots`` (default: the user's, the project's, the local one)."""
+    """Settings files with ``mcp.roots`` and ``mcp.start`` (default: the user's, the
+    project's, the local one)."""
+    disclosure: Disclosure | None = None
+    """The session's progressive disclosure: a lazy server stays unstarted only when it says
+    all the server's tools are deferred (None: every server starts at launch)."""
+    tool_cache: ToolCache | None = None
+    """Where the tool lists of lazy servers are kept (default: ``<cache dir>/mcp-tools``)."""
 
     def __post_init__(self) -> None:
         self.trust = self.trust or ProjectTrust(self.cwd)
@@ -105,6 +137,20 @@ class McpManager:
         self.watching = asyncio.Event()
         """Set once the configuration files are being watched (``start(watch=True)``)."""
         self.registry.add_unknown_explainer(self.explain_unknown)
+        self.tool_cache = self.tool_cache or ToolCache()
+        self.start_mode: StartMode = "eager"
+        """The settings' ``mcp.start`` (an entry's own ``start`` wins)."""
+        self._mode_problems: list[ConfigProblem] = []
+        self._read_start_mode()
+        self._lazy: set[str] = set()
+        """Lazy servers not started: their cached tools stand in for them."""
+        self._cached: dict[str, CachedServer] = {}
+        """The cached tool list of each lazy server, as read or last saved."""
+        self._saved_for: dict[str, list[Any]] = {}
+        """The tool list object last saved per server (saved again only when it changes)."""
+        self._cache_notes: dict[str, str] = {}
+        """Why a server's cache was ignored (shown in its notes)."""
+        self._saving: set[asyncio.Task[Any]] = set()
 
     # -- what there is ----------------------------------------------------------------------
 
@@ -116,19 +162,31 @@ class McpManager:
     def problems(self) -> list[ConfigProblem]:
         extra = [self._remember_problem] if self._remember_problem is not None else []
         extra += [ConfigProblem(path, text) for path, text in self.hub.roots.problems]
-        return [*self.config.problems, *extra]
+        return [*self.config.problems, *extra, *self._mode_problems]
 
     def states(self) -> list[ServerState]:
         return [self.state(name) for name in self.config.servers]
 
     def state(self, name: str) -> ServerState:
         spec = self.config.servers[name]
+        note = self._cache_notes.get(name)
         return snapshot(
             spec,
             self._connections.get(name),
             self._infos.get(name, []),
             disabled=self._disabled_by(spec),
+            lazy=name in self._lazy,
+            notes=(note,) if note else (),
         )
+
+    def lazy_servers(self, *, resources: bool = False) -> set[str]:
+        """The lazy servers not started yet (``resources``: only those whose cache says they
+        offer resources, which an ``@server:`` mention starts)."""
+        return {
+            name
+            for name in self._lazy
+            if not resources or (name in self._cached and self._cached[name].resources)
+        }
 
     def prompts(self) -> list[McpPrompt]:
         """The prompts of the connected servers (from memory), by server then name."""
@@ -141,11 +199,20 @@ class McpManager:
 
     async def get_prompt(self, server: str, name: str, arguments: dict[str, str]) -> Any:
         """``prompts/get`` on ``server`` (a ``GetPromptResult``; failures raise
-        ``ToolFailure``)."""
+        ``ToolFailure``). A lazy server is started first."""
+        if server in self._lazy:
+            return await (await self._serving(server)).get_prompt(name, arguments)
         conn = self._connections.get(server)
         if conn is None:
             raise unavailable(server, f"the MCP server {server!r} is not running")
         return await conn.get_prompt(name, arguments)
+
+    async def start_lazy(self, name: str) -> None:
+        """Start ``name`` if it is a lazy server not started yet, and wait until it settles
+        (a resource read or a mention needs it running). Nothing for other servers."""
+        if name in self._lazy:
+            with contextlib.suppress(Exception):
+                await self._serving(name)
 
     def start_failures(self) -> list[ServerState]:
         """The servers that were started and failed (not the broken entries: those are
@@ -202,8 +269,7 @@ class McpManager:
         if not self._started and not self._closed:
             self._started = True
             _quiet_sdk_logging()
-            for spec in self.config.servers.values():
-                self._launch(spec)
+            self._start_servers(list(self.config.servers.values()))
         if watch and self._watcher is None and not self._closed:
             self._watch_stop = asyncio.Event()
             self._watcher = asyncio.create_task(self._watch(), name="mcp config watcher")
@@ -234,6 +300,9 @@ class McpManager:
         self._spec(name)
         note = await self._turn(name, on=False)
         await self._stop(name)
+        if name in self._lazy:  # its cached tools leave with it
+            self._lazy.discard(name)
+            self._sync()
         self._emit(name)
         return note
 
@@ -286,15 +355,22 @@ class McpManager:
         self.config = load_config(
             self.cwd, paths=self.paths, environ=self.environ, previous=old, trust=self.trust
         )
+        self._read_start_mode()
         for name, spec in old.servers.items():
             if self.config.servers.get(name) != spec:
                 await self._stop(name)
                 self._connections.pop(name, None)
+                self._forget_cache(name)
         self._sync()
         self.hub.reload_roots()
-        for name, spec in self.config.servers.items():
-            if name not in self._connections and self._started:
-                self._launch(spec)
+        if self._started:
+            self._start_servers(
+                [
+                    spec
+                    for name, spec in self.config.servers.items()
+                    if name not in self._connections and name not in self._lazy
+                ]
+            )
         self._emit(None)
 
     async def aclose(self) -> None:
@@ -312,13 +388,28 @@ class McpManager:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(STOP_TIMEOUT):
                     await asyncio.gather(*(self._stop(n) for n in names))
+        if self._saving:  # a short run must still leave its tool caches whole
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(SAVE_TIMEOUT):
+                    await asyncio.gather(*list(self._saving), return_exceptions=True)
 
     # -- calls ------------------------------------------------------------------------------
 
     async def call(
         self, server: str, tool: str, arguments: dict[str, Any], ctx: ToolContext
     ) -> Any:
-        """Call ``tool`` on ``server`` (a ``CallToolResult``; failures raise ``ToolFailure``)."""
+        """Call ``tool`` on ``server`` (a ``CallToolResult``; failures raise ``ToolFailure``).
+        A lazy server is started first (``ctx`` gets ``starting_server`` progress meanwhile)."""
+        conn = await self._serving(server, ctx)
+        return await conn.call(tool, arguments, ctx)
+
+    async def _serving(self, server: str, ctx: ToolContext | None = None) -> Connection:
+        """The connection of ``server``, once it is no longer starting: a lazy server is
+        started here (as ``_launch`` allows: never an untrusted or disabled one). While it
+        starts, ``ctx`` reports ``starting_server``; a start that fails raises the server's
+        failure reason."""
+        if server in self._lazy:
+            self._wake(server)
         conn = self._connections.get(server)
         if conn is None:
             state = self.state(server) if server in self.config.servers else None
@@ -329,7 +420,15 @@ class McpManager:
             else:
                 why = f"it is {state.status}"
             raise unavailable(server, f"the MCP server {server!r} is not running: {why}")
-        return await conn.call(tool, arguments, ctx)
+        if conn.status is Status.CONNECTING:
+            if ctx is not None:
+                ctx.progress(ProgressUpdate(starting_server=server))
+            await conn.wait_settled()
+            if ctx is not None:
+                ctx.progress(ProgressUpdate())  # started (or not): no longer "starting"
+            if _failed_to_start(conn):
+                raise unavailable(server, start_failure(self.state(server)), conn.stderr_tail(5))
+        return conn
 
     # -- internals --------------------------------------------------------------------------
 
@@ -388,7 +487,100 @@ class McpManager:
         self._remembered.add(name)
         return f"{name} {verb}; remembered for this project in {self._where()}"
 
+    def _wants_lazy(self, spec: ServerSpec) -> bool:
+        return (spec.start or self.start_mode) == "lazy"
+
+    def _read_start_mode(self) -> None:
+        self.start_mode, problems = load_start_mode(self.cwd, self.settings_paths)
+        self._mode_problems = [ConfigProblem(path, text) for path, text in problems]
+
+    def _start_servers(self, specs: list[ServerSpec]) -> None:
+        """Launch ``specs``, except the lazy ones whose cached tools are all deferred: those
+        are registered from their cache and left unstarted."""
+        candidates = [spec.name for spec in specs if self._use_cache(spec)]
+        if candidates:
+            self._lazy.update(candidates)
+            self._sync()  # the cached tools count in what disclosure defers
+            direct = [name for name in candidates if not self._all_deferred(name)]
+            if direct:
+                self._lazy.difference_update(direct)
+                self._sync()
+        for spec in specs:
+            if spec.name in self._lazy:
+                self._emit(spec.name)
+            else:
+                self._launch(spec)
+
+    def _use_cache(self, spec: ServerSpec) -> bool:
+        """Whether ``spec`` may stay unstarted: lazy, startable, its tool list cached."""
+        if not self._wants_lazy(spec) or spec.error or spec.untrusted or self._is_disabled(spec):
+            return False
+        assert self.tool_cache is not None
+        found = self.tool_cache.load(config_hash(spec, self.cwd))
+        if isinstance(found, CacheProblem):
+            note = (
+                f"its tool cache {found.path} {found.reason}: ignored, so it starts at launch "
+                "(a new one is saved when it connects)"
+            )
+            log.warning("MCP server %s: %s", spec.name, note)
+            self._cache_notes[spec.name] = note
+            return False
+        self._cache_notes.pop(spec.name, None)
+        if found is None:  # first run or changed configuration: start it to fill the cache
+            return False
+        self._cached[spec.name] = found
+        return True
+
+    def _all_deferred(self, name: str) -> bool:
+        """Whether every cached tool of ``name`` is deferred (an empty list is not: such a
+        server is there for its resources or prompts)."""
+        if self.disclosure is None:
+            return False
+        names = [info.name for info in self._infos.get(name, []) if info.unavailable is None]
+        deferred = {tool.name for tool in self.disclosure.deferred()}
+        return bool(names) and all(n in deferred for n in names)
+
+    def _wake(self, name: str) -> None:
+        """Start the lazy server ``name`` (its cached tools stay until it lists its own)."""
+        self._lazy.discard(name)
+        spec = self.config.servers.get(name)
+        if spec is not None:
+            self._launch(spec)
+
+    def _forget_cache(self, name: str) -> None:
+        self._lazy.discard(name)
+        self._cached.pop(name, None)
+        self._saved_for.pop(name, None)
+        self._cache_notes.pop(name, None)
+
+    def _save_cache(self, conn: Connection) -> None:
+        """Keep the tool list of a connected lazy server (in a thread, when it changed)."""
+        name = conn.spec.name
+        if self._saved_for.get(name) is conn.tools or self._closed:
+            return
+        self._saved_for[name] = conn.tools
+        resources = conn.side.has_resources
+        known = self._cached.get(name)
+        if known is not None and same_tools(known, conn.tools, resources):
+            return
+        tools = tuple(CachedTool(wire_form(tool)) for tool in conn.tools)
+        self._cached[name] = CachedServer(tools, resources)
+        assert self.tool_cache is not None
+        digest = config_hash(conn.spec, self.cwd)
+        task = asyncio.create_task(
+            asyncio.to_thread(self.tool_cache.save, digest, name, list(tools), resources=resources)
+        )
+        self._saving.add(task)
+        task.add_done_callback(lambda t: self._saved(name, t))
+
+    def _saved(self, name: str, task: asyncio.Task[Any]) -> None:
+        self._saving.discard(task)
+        error = task.exception() if not task.cancelled() else None
+        if error is not None:
+            log.warning("saving the tool cache of MCP server %s failed: %s", name, error)
+
     def _launch(self, spec: ServerSpec, *, force: bool = False) -> None:
+        self._lazy.discard(spec.name)
         if spec.error or self._closed or spec.untrusted:  # trust is never forced
             return
         if self._is_disabled(spec) and not force:
@@ -411,6 +603,8 @@ class McpManager:
         if self._connections.get(conn.spec.name) is not conn:
             return  # an old connection that was replaced
         self._sync()
+        if conn.status is Status.CONNECTED and self._wants_lazy(conn.spec):
+            self._save_cache(conn)
         self._emit(conn.spec.name)
 
     def _emit(self, name: str | None) -> None:
@@ -423,19 +617,28 @@ class McpManager:
 
     def _sync(self) -> None:
         """Make the registry hold exactly the tools of the connected servers."""
-        remote: dict[tuple[str, str], tuple[Connection, Any]] = {}
+        remote: dict[tuple[str, str], Any] = {}
+        for name in sorted(self._lazy):  # not started: its cached tools stand in for it
+            if name in self.config.servers and name in self._cached:
+                for tool in self._cached[name].tools:
+                    remote.setdefault((name, tool.name), tool)
         for name, conn in self._connections.items():
             # A server that failed after connecting keeps its tools: their calls then say
             # why the server is gone (better than "unknown tool"), and the array stays stable.
+            # One that is starting, or failed to start, with a cached list keeps that list.
             if conn.status is not Status.STOPPED and name in self.config.servers:
-                for tool in conn.tools:
-                    remote.setdefault((name, tool.name), (conn, tool))
+                tools: Sequence[Any] = conn.tools
+                if not tools and conn.connect_seconds is None and name in self._cached:
+                    tools = self._cached[name].tools
+                for tool in tools:
+                    remote.setdefault((name, tool.name), tool)
         reserved = set(self.registry.names()) - set(self._registered)
         names = qualify(remote, reserved)
         wanted: dict[str, tuple[str, str, Any]] = {}
         for pair, name in names.items():
-            conn, tool = remote[pair]
-            wanted[name] = (pair[0], pair[1], (conn.spec.timeout, tool.model_dump_json()))
+            tool = remote[pair]
+            timeout = self.config.servers[pair[0]].timeout
+            wanted[name] = (pair[0], pair[1], (timeout, tool.model_dump_json()))
         for name, key in list(self._registered.items()):
             if wanted.get(name) != key:
                 with contextlib.suppress(KeyError):
@@ -444,13 +647,13 @@ class McpManager:
         infos: dict[str, list[ToolInfo]] = {}
         for name in sorted(names.values()):
             server, remote_name, key = wanted[name]
-            conn, tool = remote[(server, remote_name)]
+            tool = remote[(server, remote_name)]
             entry, info = build_tool(
                 name,
                 server,
                 tool,
                 self._caller(server),
-                timeout=conn.spec.timeout,
+                timeout=self.config.servers[server].timeout,
                 media=self.media,
             )
             infos.setdefault(server, []).append(info)
@@ -488,7 +691,13 @@ def failure_info(state: ServerState) -> ToolErrorInfo | None:
     tail = list(state.stderr_tail[-5:])
     if state.status == "connected":
         return None
-    if state.status == "failed" and state.connect_seconds is None:
+    if state.status == "lazy":
+        text = (
+            f"the MCP server {name!r} is not started yet (it starts on the first call of one of "
+            "its tools) and its cached tool list has no such tool; find its tools with "
+            "search_tool"
+        )
+    elif state.status == "failed" and state.connect_seconds is None:
         text = start_failure(state)
     elif state.status == "failed":
         text = f"the MCP server {name!r} is not running: it failed: {state.reason}"
@@ -499,6 +708,10 @@ def failure_info(state: ServerState) -> ToolErrorInfo | None:
     else:
         text = f"the MCP server {name!r} is not running ({state.status})"
     return unavailable(name, text, tail).info
+
+
+def _failed_to_start(conn: Connection) -> bool:
+    return conn.status is Status.FAILED and conn.connect_seconds is None
 
 
 def _by_name(prompt: McpPrompt) -> str:

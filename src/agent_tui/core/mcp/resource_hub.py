@@ -179,7 +179,9 @@ class ResourceHub:
             self._tools_registered = False
 
     async def read(self, server: str, uri: str, call_id: str = "read") -> ToolOutput:
-        """What the model reads of ``uri`` on ``server``; failures raise ``ToolFailure``."""
+        """What the model reads of ``uri`` on ``server``; failures raise ``ToolFailure``. A
+        lazy server not started yet is started first."""
+        await self.manager.start_lazy(server)
         side = self.side(server)
         result = await side.read(uri)
         text, saved = await render_contents(

@@ -1,6 +1,7 @@
 """``@server:uri``: MCP resources as mentions (``core.mentions.resources.MentionResources``).
 
-``servers()`` are the connected servers with resources; ``complete`` offers a server's
+``servers()`` are the connected servers with resources (and lazy servers not started yet whose
+cached list says they have some: reading a mention starts them); ``complete`` offers a server's
 resources (and templates, to fill in) matching what is typed after ``server:``, from memory;
 ``read`` attaches what ``resources/read`` returns — text bounded like a file mention
 (``MAX_CHARS``, with a note saying what was cut and how to read the rest), a blob saved as a
@@ -24,7 +25,9 @@ class McpMentionResources:
         self.hub = hub
 
     def servers(self) -> set[str]:
-        return self.hub.servers()
+        """The connected servers with resources, and the lazy ones that had them when they
+        last connected (a mention of one starts it)."""
+        return self.hub.servers() | self.hub.manager.lazy_servers(resources=True)
 
     def complete(self, start: int, end: int, query: str) -> Completions | None:
         server, _, partial = query.partition(":")

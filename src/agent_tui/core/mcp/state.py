@@ -27,7 +27,8 @@ class ServerState:
     transport: str
     target: str
     status: str
-    """``connecting``, ``connected``, ``failed``, ``disabled`` or ``stopped``."""
+    """``connecting``, ``connected``, ``failed``, ``disabled``, ``stopped``, or ``lazy``: not
+    started, its tools (``tools``) from its cached list; it starts on the first call of one."""
     reason: str | None = None
     """Why it failed, or why it is disabled."""
     stderr_tail: tuple[str, ...] = ()
@@ -71,9 +72,12 @@ def snapshot(
     tools: Sequence[ToolInfo],
     *,
     disabled: tuple[DisabledBy, str] | None,
+    lazy: bool = False,
+    notes: Sequence[str] = (),
 ) -> ServerState:
-    """The state of ``spec``: broken entry, not running (``disabled``, with why, or
-    ``stopped``), or the state of its current connection."""
+    """The state of ``spec``: broken entry, not running (``disabled``, with why, ``lazy``
+    with its cached ``tools``, or ``stopped``), or the state of its current connection.
+    ``notes``: more notes (the manager's, e.g. a tool cache that was ignored)."""
     base: dict[str, Any] = {
         "name": spec.name,
         "transport": spec.transport,
@@ -82,7 +86,9 @@ def snapshot(
         "disabled_in_file": spec.disabled,
         "can_sign_in": spec.transport == "http" and spec.oauth is not None,
     }
-    notes = tuple(spec.warnings)
+    notes = tuple(spec.warnings) + tuple(notes)
+    if lazy and conn is None and disabled is None and not spec.error:
+        return ServerState(**base, status="lazy", tools=tuple(tools), notes=notes)
     if conn is None or conn.status is Status.STOPPED:
         tail = tuple(conn.stderr_tail()) if conn is not None else ()
         if disabled is not None:  # turned off wins over a broken entry (still a problem)

@@ -73,10 +73,10 @@ class RuleReadGuard:
         return None
 
     def hidden(self) -> Hidden:
-        """The files and directories on disk these rules protect (``hidden_files``)."""
+        """The files and directories on disk these rules protect (``walk``)."""
         if not self.rules:
             return Hidden()
-        from agent_tui.core.permissions.hidden_files import find_protected
+        from agent_tui.core.sandbox.walk import find_protected
 
         rules, workspace = self.rules, self.workspace
         matchers = [rule.path_matcher(workspace) for rule in rules]

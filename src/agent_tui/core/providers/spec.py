@@ -6,22 +6,11 @@ With no spec, ``AGENT_MODEL``/``AGENT_API_KEY`` select an OpenAI-compatible mode
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from pathlib import Path
 
+from agent_tui.core.model_spec import DEFAULT_ANTHROPIC_MODEL as DEFAULT_ANTHROPIC_MODEL
+from agent_tui.core.model_spec import default_spec as default_spec
 from agent_tui.core.providers.base import Frontend, Provider, ProviderError
-
-DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
-
-
-def default_spec(env: Mapping[str, str] | None = None) -> str:
-    env = os.environ if env is None else env
-    if env.get("AGENT_API_KEY") or env.get("AGENT_BASE_URL"):
-        return f"openai:{env.get('AGENT_MODEL', '')}"
-    if env.get("ANTHROPIC_API_KEY"):
-        return f"anthropic:{DEFAULT_ANTHROPIC_MODEL}"
-    return "demo"
 
 
 def make_provider(

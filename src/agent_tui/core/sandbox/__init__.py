@@ -13,9 +13,12 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from agent_tui.core.sandbox.nested_git import Watch
 
 SandboxMode = Literal["auto", "required", "off"]
 
@@ -324,6 +327,8 @@ class SessionSandbox:
         self.settings = settings
         self.workspace = workspace
         self._state: SandboxState | None = None
+        self.nested_git: Watch | None = None
+        """The nested git directories' watch (``nested_git``), made by the first command."""
 
     @property
     def state(self) -> SandboxState:

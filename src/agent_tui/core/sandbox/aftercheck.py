@@ -29,13 +29,16 @@ from agent_tui.core.paths import data_dir
 
 SAFE_GIT_KEYS = re.compile(
     r"^(core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|"
-    r"precomposeunicode|symlinks|autocrlf|eol)|remote\.[^.]+\.(url|fetch|pushurl)|"
+    r"precomposeunicode|symlinks|autocrlf|eol|worktree)|submodule\.[^.]+\.(url|active)|"
+    r"remote\.[^.]+\.(url|fetch|pushurl)|"
     r"branch\.[^.]+\.(remote|merge|rebase)|init\.defaultbranch|user\.(name|email)|"
     r"extensions\.(objectformat|worktreeconfig)|pull\.rebase|push\.default|"
     r"fetch\.prune|color\.ui)$",
     re.IGNORECASE,
 )
-"""``.git/config`` keys that run nothing: what ``git init``/``clone`` write, and a few more."""
+"""``.git/config`` keys that run nothing: what ``git init``/``clone`` write (``core.worktree``
+and ``submodule.*.url``/``active`` for submodules; not ``submodule.*.update``, which may name
+a command), and a few more."""
 _SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"([^"]*)")?\s*\]')
 _KEY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*(=|$)")
 
@@ -82,20 +85,18 @@ def absent(paths: tuple[Path, ...]) -> tuple[Path, ...]:
 def sweep(created_before: tuple[Path, ...], workspace: Path) -> list[Moved]:
     """Move aside the paths of ``created_before`` (absent before the command) that exist
     now. Blocking; a path that cannot be moved is left and not reported as moved."""
-    moved: list[Moved] = []
     new_git = {workspace / ".git/config", workspace / ".git/hooks"} <= set(created_before)
     pointer = workspace / ".git"
     if pointer in created_before and (os.path.islink(pointer) or pointer.is_file()):
         # a .git file (``gitdir: …``) or link: moved itself, nothing through it
         new_git = False
         created_before = (pointer,)
-    box: Path | None = None
+    victims: list[Path] = []
     for path in created_before:
         if not os.path.lexists(path):
             continue
         if path == pointer and path.is_dir() and not path.is_symlink():
             continue  # a new repository: its config and hooks are judged below
-        victims: list[Path] = [path]
         if new_git and path == workspace / ".git/config":
             try:
                 text = path.read_text(encoding="utf-8", errors="replace")
@@ -104,20 +105,32 @@ def sweep(created_before: tuple[Path, ...], workspace: Path) -> list[Moved]:
             if git_config_runs_code(text) is None:
                 continue
         elif new_git and path == workspace / ".git/hooks" and path.is_dir():
-            victims = [p for p in path.iterdir() if not p.name.endswith(".sample")]
-        for victim in victims:
-            if box is None:
-                stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{time.monotonic_ns() % 10**6:06d}"
-                box = data_dir() / "quarantine" / stamp
-            try:
-                relative = victim.relative_to(workspace)
-            except ValueError:
-                relative = Path(*victim.parts[1:])
-            target = box / relative
-            try:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.move(victim, target)
-            except OSError:
-                continue
-            moved.append(Moved(victim, target, box))
+            victims += [p for p in path.iterdir() if not p.name.endswith(".sample")]
+            continue
+        victims.append(path)
+    return quarantine(victims, workspace)
+
+
+def quarantine(victims: list[Path], workspace: Path) -> list[Moved]:
+    """Move ``victims`` into one new quarantine directory, keeping their place below the
+    workspace. Blocking; a path that cannot be moved is left and not reported."""
+    moved: list[Moved] = []
+    box: Path | None = None
+    for victim in victims:
+        if not os.path.lexists(victim):
+            continue
+        if box is None:
+            stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{time.monotonic_ns() % 10**6:06d}"
+            box = data_dir() / "quarantine" / stamp
+        try:
+            relative = victim.relative_to(workspace)
+        except ValueError:
+            relative = Path(*victim.parts[1:])
+        target = box / relative
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(victim, target)
+        except OSError:
+            continue
+        moved.append(Moved(victim, target, box))
     return moved

@@ -83,12 +83,16 @@ class ToolMeta:
 
 @dataclass(frozen=True)
 class ProgressUpdate:
-    """What a running tool reports: a status line, new output lines, or n/total."""
+    """What a running tool reports: a status line, new output lines, n/total, or that its
+    MCP server is being started for it."""
 
     message: str | None = None
     lines: tuple[str, ...] = ()
     progress: float | None = None
     total: float | None = None
+    starting_server: str | None = None
+    """The MCP server being started for this call (a lazy server's first call); an update
+    without it after one with it: the server is no longer starting."""
 
 
 @dataclass

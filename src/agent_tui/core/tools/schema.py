@@ -8,11 +8,14 @@ from pydantic import BaseModel, ValidationError
 
 
 def _strip_titles(node: Any) -> Any:
-    """Drop pydantic's auto-generated ``title`` keys: tokens the model does not need."""
+    """Drop pydantic's auto-generated ``title`` keys and ``"additionalProperties": true`` (what
+    JSON Schema assumes anyway, e.g. a ``dict[str, Any]``): tokens the model does not need."""
     if isinstance(node, dict):
         out: dict[str, Any] = {}
         for key, value in node.items():
             if key == "title" and isinstance(value, str):
+                continue
+            if key == "additionalProperties" and value is True:
                 continue
             if key == "properties" and isinstance(value, dict):
                 out[key] = {name: _strip_titles(prop) for name, prop in value.items()}

@@ -28,6 +28,7 @@ from agent_tui.core.permissions import Approval, Scope
 from agent_tui.core.sandbox import Shelter
 from agent_tui.ui.calls.details import describe_call
 from agent_tui.ui.common.format import mcp_parts
+from agent_tui.ui.common.styled_once import StyledOnce
 
 
 @dataclass
@@ -64,7 +65,7 @@ def _label(
     )
 
 
-class ApprovalScreen(ModalScreen[Approval]):
+class ApprovalScreen(StyledOnce, ModalScreen[Approval]):
     DEFAULT_CSS = """
     ApprovalScreen {
         align: center middle;

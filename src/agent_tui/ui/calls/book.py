@@ -159,6 +159,7 @@ class CallBook:
             state.status = CallStatus.RUNNING
             state.elapsed, state.reported_at = event.elapsed, now
             state.message = event.message or state.message
+            state.starting_server = event.starting_server
             if event.tail is not None:
                 state.tail = list(event.tail)
                 state.content = "\n".join(event.tail)

@@ -105,6 +105,8 @@ class CallState:
     reported_at: float | None = None
     """Clock time of that report while running; None once the call is finished."""
     message: str | None = None
+    starting_server: str | None = None
+    """The MCP server being started for this call (a lazy server's first call)."""
     tail: list[str] = field(default_factory=list)
     progress: float | None = None
     total: float | None = None
@@ -166,6 +168,8 @@ class CallState:
         status = self.status
         if status is CallStatus.RUNNING:
             detail = "" if self.message == STARTED else (self.message or "")
+            if self.starting_server:
+                detail = STARTING_SERVER
             if self.current:
                 detail = f"→ {self.current}" + (f" · {detail}" if detail else "")
             if self.progress is not None:
@@ -191,6 +195,8 @@ class CallState:
 
 STARTED = "started"
 """The message of the progress event every call reports as it starts running."""
+STARTING_SERVER = "starting server…"
+"""What a call shows while its MCP server is started for it (``ToolProgress.starting_server``)."""
 
 
 # The status a batch shows: the most pressing one among its calls.

@@ -11,6 +11,7 @@ line above them stands for the rest, rendered a page at a time above what is sho
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,8 @@ from agent_tui.ui.chat.user_prompt import UserPrompt
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from textual.timer import Timer
+
     from agent_tui.core.events import Mention
 if TYPE_CHECKING:  # imported with the first reply (the Markdown parser is not small)
     from agent_tui.core.events import CompactionEvent
@@ -37,6 +40,12 @@ if TYPE_CHECKING:  # imported with the first reply (the Markdown parser is not s
 
 FREEZE_SECONDS = 0.25
 """How often the chat checks which finished replies are far from the viewport."""
+
+WRITE_SECONDS = 1 / 30
+"""The reply's text gathered since the last write is written at most this often."""
+
+WRITE_MAX_SECONDS = 0.5
+"""…and at least this often while text waits, however slow the last write was to paint."""
 
 
 class ChatView(VerticalScroll):
@@ -56,6 +65,10 @@ class ChatView(VerticalScroll):
         self._serial = 0
         self._lines: dict[str, ToolLine] = {}
         self._gathered: list[str] = []
+        self._written_at = float("-inf")
+        self._write_cost = 0.0
+        """How long the last write took to be painted (the write, the layout, the paint)."""
+        self._write_timer: Timer | None = None
         self._compaction: CompactionBlock | None = None
         """The block of a compaction still running."""
         self.freezer: Freezer | None = None
@@ -140,18 +153,37 @@ class ChatView(VerticalScroll):
 
     def gather(self, fragment: str) -> None:
         """Take a fragment of the reply; it is written with the others gathered until the
-        fragments queued now are handled (``flush``), so a reply that arrives faster than it
-        renders goes in a few large writes, never one render per token."""
+        next write is due, so a reply that arrives faster than it renders goes in a few large
+        writes, never one render per token. A write costs a layout and a repaint of the chat
+        whatever its length (tens of milliseconds on a busy machine): the next one is due once
+        the loop has been free as long as the last took to paint (``WRITE_SECONDS`` to
+        ``WRITE_MAX_SECONDS`` after it), so painting the reply takes at most about half the
+        loop, and the model's stream and the user's keys get the rest."""
         self._gathered.append(fragment)
-        if len(self._gathered) == 1:
+        if len(self._gathered) > 1 or self._write_timer is not None:
+            return
+        interval = min(WRITE_MAX_SECONDS, max(WRITE_SECONDS, 2 * self._write_cost))
+        wait = self._written_at + interval - time.monotonic()
+        if wait <= 0:
             self.app.call_later(self.flush)
+        else:
+            # the app runs it, as it runs every other change to the chat: never two at once
+            self._write_timer = self.app.set_timer(wait, self.flush, name="write-reply")
 
     async def flush(self) -> None:
         """Write the gathered fragments (before anything else is added to the chat)."""
+        if self._write_timer is not None:
+            self._write_timer.stop()
+            self._write_timer = None
         if self._gathered:
             text = "".join(self._gathered)
             self._gathered.clear()
+            self._written_at = started = time.monotonic()
             await self.stream(text)
+            self.call_after_refresh(self._painted, started)
+
+    def _painted(self, started: float) -> None:
+        self._write_cost = time.monotonic() - started
 
     async def stream(self, fragment: str) -> None:
         """Append a fragment of the assistant's reply, starting a new reply if needed."""

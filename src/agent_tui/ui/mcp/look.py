@@ -18,6 +18,7 @@ STATUS_GLYPH = {
     "failed": "✗",
     "disabled": "○",
     "stopped": "■",
+    "lazy": "◇",
 }
 STATUS_STYLE = {
     "connected": "$success",
@@ -25,6 +26,7 @@ STATUS_STYLE = {
     "failed": "$error",
     "disabled": "$foreground-muted",
     "stopped": "$foreground-muted",
+    "lazy": "$primary",
 }
 MARK_STYLE = {
     "direct": "$foreground",
@@ -53,7 +55,14 @@ def list_summary(row: ServerRow) -> str:
         return plural(state.tool_count, "tool")
     if state.status == "connecting":
         return "connecting…"
+    if state.status == "lazy":
+        return f"lazy · {state.tool_count} cached"
     return state.status
+
+
+def lazy_line(state: ServerState) -> str:
+    """``lazy · not started · 16 cached tools``: a lazy server that was not started."""
+    return f"lazy · not started · {plural(state.tool_count, 'cached tool')}"
 
 
 def list_label(row: ServerRow, width: int) -> Content:

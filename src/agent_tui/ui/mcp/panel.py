@@ -53,6 +53,7 @@ from agent_tui.core.mcp.overview import McpOverview, ServerRow
 from agent_tui.ui.common.clipboard import copy
 from agent_tui.ui.common.format import shorten_home
 from agent_tui.ui.common.steady_footer import SteadyFooter
+from agent_tui.ui.common.styled_once import StyledOnce
 from agent_tui.ui.mcp.empty_state import EmptyState
 from agent_tui.ui.mcp.problems_block import ProblemsBlock
 from agent_tui.ui.mcp.prompt_list import PromptList
@@ -83,7 +84,7 @@ def summary(overview: McpOverview) -> str:
     states = [s.state.status for s in overview.servers]
     counts = [
         f"{states.count(s)} {s}"
-        for s in ("connected", "connecting", "failed", "disabled", "stopped")
+        for s in ("connected", "connecting", "lazy", "failed", "disabled", "stopped")
         if states.count(s)
     ]
     broken = [broken_title(p) for p in overview.problems if p.unread]
@@ -99,7 +100,7 @@ def broken_title(problem: ConfigProblem) -> str:
     return f"{name} is broken: its {count} server{'s' if count != 1 else ''} kept as before"
 
 
-class McpPanel(Screen[None]):
+class McpPanel(StyledOnce, Screen[None]):
     DEFAULT_CSS = """
     McpPanel {
         layout: vertical;

@@ -13,7 +13,7 @@ from textual.content import Content
 from agent_tui.core.mcp.overview import ServerRow
 from agent_tui.ui.common.format import format_elapsed, plural, shorten_home
 from agent_tui.ui.mcp.fact_row import FactRow
-from agent_tui.ui.mcp.look import status_word
+from agent_tui.ui.mcp.look import STATUS_GLYPH, STATUS_STYLE, lazy_line, status_word
 from agent_tui.ui.mcp.stderr_tail import StderrTail
 
 FACTS = (
@@ -49,6 +49,8 @@ def _status(row: ServerRow) -> Content:
         )
     if state.status == "connecting":
         return word + Content.styled("  …", "$foreground-muted")
+    if state.status == "lazy":
+        return Content.styled(f"{STATUS_GLYPH['lazy']} {lazy_line(state)}", STATUS_STYLE["lazy"])
     return word
 
 
@@ -67,6 +69,11 @@ def _hint(row: ServerRow) -> str:
         return "a signs in (opens the browser; the URL is also shown), then reconnects"
     if state.status == "failed":
         return "r reconnects (after fixing the cause); the stderr tail below may say more"
+    if state.status == "lazy":
+        return (
+            "starts on the first call of one of its tools (its tools are from the cache); "
+            "r starts it now, with its resources and prompts"
+        )
     if state.disabled_in_file and state.status in ("connected", "connecting"):
         return 'enabled for this session: its entry says "disabled": true'
     return ""

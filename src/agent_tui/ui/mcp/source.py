@@ -99,8 +99,9 @@ class ManagerSource:
 
     async def reconnect(self, name: str) -> str:
         manager = self._require()
+        lazy = manager.state(name).status == "lazy"
         await manager.reconnect(name)
-        return f"reconnecting {name}"
+        return f"starting {name}" if lazy else f"reconnecting {name}"
 
     async def toggle(self, name: str) -> str:
         manager = self._require()

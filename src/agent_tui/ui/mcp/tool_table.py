@@ -24,6 +24,8 @@ def _empty_text(row: ServerRow | None) -> str:
         return f"{state.name} offers no tools."
     if state.status == "connecting":
         return f"{state.name} is connecting; its tools appear when it is ready."
+    if state.status == "lazy":
+        return f"{state.name} is lazy and its cached tool list is empty; r starts it."
     return f"No tools: {state.name} is {state.status}."
 
 

@@ -3,31 +3,106 @@ learns everything on its own message loop and nothing is called from the side.
 
 ``forward`` iterates the agent loop's typed events (``agent_tui.core.events``) on the agent
 worker and posts each as an ``AgentEvent``, so every render state the TUI shows comes from
-exactly one core event. ``watch_sources`` turns the listener callbacks of tool sources (the MCP
+exactly one core event — except the reply's text: a run of ``AssistantDelta`` events arriving
+within a frame (``FRAME_SECONDS``) travels as one ``AssistantDelta`` carrying their text
+(``DeltaBatcher``), so a model streaming thousands of tokens a second costs the app a message
+a frame, not one a token. ``watch_sources`` turns the listener callbacks of tool sources (the MCP
 manager) into ``SourcesChanged`` messages, and a server's log messages of error or worse (the
 manager's ``hub.add_log_listener``) into ``ServerLogged`` messages carrying the typed entry.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Iterable
 
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from agent_tui.core.events import Event
+from agent_tui.core.events import AssistantDelta, Event
 from agent_tui.core.mcp.server_log import LogEntry
+
+FRAME_SECONDS = 1 / 60
+"""Deltas arriving within this long of the last posted one wait and go together."""
 
 
 class AgentEvent(Message):
-    """A core event, posted by the agent worker to the app."""
+    """A core event, posted by the agent worker to the app. A posted ``AssistantDelta`` that
+    the app has not taken yet takes the text of the deltas after it (``merge``)."""
 
     def __init__(self, event: Event) -> None:
         super().__init__()
-        self.event = event
+        self._event = event
+        self._more: list[str] = []
+        self.taken = False
+        """The app has read ``event``: nothing more can be merged into it."""
+
+    @property
+    def event(self) -> Event:
+        self.taken = True
+        if self._more and isinstance(self._event, AssistantDelta):
+            text = self._event.text + "".join(self._more)
+            self._event = AssistantDelta.model_construct(text=text)  # each part was checked
+            self._more.clear()
+        return self._event
+
+    def merge(self, text: str) -> bool:
+        """Append ``text`` to this delta, unless the app has read it already."""
+        if self.taken or not isinstance(self._event, AssistantDelta):
+            return False
+        self._more.append(text)
+        return True
 
     def __repr__(self) -> str:
-        return f"AgentEvent({self.event.type})"
+        return f"AgentEvent({self._event.type})"
+
+
+class DeltaBatcher:
+    """Posts the reply's deltas to ``target`` at most about once a frame: the first at once,
+    the ones after it merged into the posted message while the app has not read it, or held
+    until ``interval`` has passed since the last post (a timer posts them then). ``flush``
+    posts what is held (before any other event, so the order never changes)."""
+
+    def __init__(self, target: MessagePump, interval: float = FRAME_SECONDS) -> None:
+        self.target = target
+        self.interval = interval
+        self.held: list[str] = []
+        self.posted: AgentEvent | None = None
+        """The last message posted, while nothing else was posted after it."""
+        self.posted_at = float("-inf")
+        self.timer: asyncio.TimerHandle | None = None
+        self.messages = 0
+        """How many delta messages were posted."""
+
+    def add(self, text: str) -> None:
+        if self.posted is not None and self.posted.merge(text):
+            return
+        self.held.append(text)
+        if self.timer is None:
+            loop = asyncio.get_running_loop()
+            wait = self.posted_at + self.interval - loop.time()
+            if wait <= 0:
+                self.flush()
+            else:
+                self.timer = loop.call_later(wait, self.flush)
+
+    def flush(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        if self.held:
+            message = AgentEvent(AssistantDelta.model_construct(text="".join(self.held)))
+            self.held.clear()
+            self.target.post_message(message)
+            self.messages += 1
+            self.posted = message
+            self.posted_at = asyncio.get_running_loop().time()
+
+    def post(self, event: Event) -> None:
+        """Post a non-delta ``event`` after every delta before it."""
+        self.flush()
+        self.posted = None
+        self.target.post_message(AgentEvent(event))
 
 
 class SourcesChanged(Message):
@@ -43,11 +118,20 @@ class ServerLogged(Message):
 
 
 async def forward(events: AsyncIterator[Event], target: MessagePump) -> int:
-    """Post every event of ``events`` to ``target``; return how many were posted."""
+    """Post every event of ``events`` to ``target`` (runs of deltas batched, ``DeltaBatcher``);
+    return how many events there were. Deltas still held when ``events`` ends, fails or is
+    cancelled (an interrupt) are posted then."""
     count = 0
-    async for event in events:
-        target.post_message(AgentEvent(event))
-        count += 1
+    batcher = DeltaBatcher(target)
+    try:
+        async for event in events:
+            count += 1
+            if isinstance(event, AssistantDelta):
+                batcher.add(event.text)
+            else:
+                batcher.post(event)
+    finally:
+        batcher.flush()
     return count
 
 

@@ -15,17 +15,16 @@ from typing import TYPE_CHECKING, Any
 from textual.app import App
 from textual.command import DiscoveryHit, Hit, Hits, Provider, SimpleCommand
 
-from agent_tui.core.commands import CommandRegistry
-from agent_tui.core.permissions import Mode
-from agent_tui.ui.shell.models import model_specs
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported when used: the app's first frame imports this module
+    from agent_tui.core.permissions import Mode
     from agent_tui.ui.shell.session_list import SessionSummary
 
 
 def entries(app: App[Any]) -> list[tuple[str, str, str]]:
     """(title, help, command name) of each palette entry: the registry's built-ins that have
     a palette title, then the custom commands and MCP prompts (as ``/name``)."""
+    from agent_tui.core.commands import CommandRegistry
+
     registry = getattr(app, "command_registry", None)
     if not isinstance(registry, CommandRegistry):
         registry = CommandRegistry()
@@ -57,6 +56,8 @@ class AgentCommands(Provider):
 
 
 def pick_model(app: App[Any], current: str, switch: Callable[[str], Any]) -> None:
+    from agent_tui.ui.shell.models import model_specs
+
     choices = [
         SimpleCommand(
             f"{spec}{'  (current)' if spec == current else ''}",
@@ -69,6 +70,8 @@ def pick_model(app: App[Any], current: str, switch: Callable[[str], Any]) -> Non
 
 
 def pick_mode(app: App[Any], current: Mode, choose: Callable[[Mode], Any]) -> None:
+    from agent_tui.core.permissions import Mode
+
     choices = [
         SimpleCommand(
             f"{mode.value}{'  (current)' if mode is current else ''}",

@@ -1,7 +1,8 @@
 """Opening the screens over the main one: the spill browser (ctrl+o, the palette, ``o`` on a
 card) and the MCP panel (ctrl+g, the palette).
 
-The screens are imported when first opened, not at start-up.
+The screens are not imported at start-up: ``preload`` readies them in the background after
+the first frame (``preload.py``), else they are imported when first opened.
 """
 
 from __future__ import annotations
@@ -11,6 +12,14 @@ from typing import Any
 from textual.app import App
 
 from agent_tui.core.agent import Agent
+
+
+def preload(app: App[Any]) -> None:
+    """Import the screens opened later, and parse their CSS, in a thread (after the first
+    frame: nothing of it delays start-up)."""
+    from agent_tui.ui.shell.preload import preload as start
+
+    start(app)
 
 
 def open_spill(app: App[Any], agent: Agent, path: str = "", *, cursor_blink: bool) -> None:

@@ -28,6 +28,8 @@ def meter_text(tokens: int, window: int, estimated: bool) -> str:
 
 
 class Activity(StrEnum):
+    STARTING = "starting"
+    """The core is being built (the first frame, ``AgentApp(boot=…)``)."""
     IDLE = "idle"
     THINKING = "thinking"
     WRITING = "writing"

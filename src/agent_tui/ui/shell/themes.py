@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
 from typing import Any
@@ -25,11 +24,11 @@ from textual.timer import Timer
 from agent_tui.core.paths import config_dir
 from agent_tui.core.schema_errors import format_validation_error
 from agent_tui.core.settings import UISettings
+from agent_tui.ui.shell.boot import DEFAULT_THEME as DEFAULT_THEME
+from agent_tui.ui.shell.boot import themes_dir as themes_dir
 from agent_tui.ui.shell.preferences import PreferenceError, save_user_setting
 
 log = logging.getLogger(__name__)
-
-DEFAULT_THEME = "agent-dark"
 
 
 class ThemeFile(BaseModel):
@@ -76,15 +75,6 @@ class ThemeFile(BaseModel):
 
     def to_theme(self) -> Theme:
         return Theme(**self.model_dump())
-
-
-def themes_dir() -> Traversable | None:
-    """Where the shipped themes are: inside the package, else the repository checkout."""
-    packaged = resources.files("agent_tui") / "themes"
-    if packaged.is_dir():
-        return packaged
-    checkout = Path(__file__).resolve().parents[4] / "themes"
-    return checkout if checkout.is_dir() else None
 
 
 def user_themes_dir() -> Path:

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from textual import on, work
+from textual._context import active_app
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -44,6 +45,7 @@ from agent_tui.core.transcript import Message
 from agent_tui.ui.common.clipboard import copy
 from agent_tui.ui.common.messages import TranscriptChanged
 from agent_tui.ui.common.steady_footer import SteadyFooter
+from agent_tui.ui.common.styled_once import StyledOnce
 from agent_tui.ui.spills.confirm_delete import ConfirmDelete
 from agent_tui.ui.spills.model import (
     Copied,
@@ -74,7 +76,17 @@ NARROW_BELOW = 110
 """How often the "a live message points to it" marks are checked against the transcript."""
 
 
-class SpillBrowser(Screen[None]):
+def _breakpoint() -> str:
+    """The width class the screen will have (``HORIZONTAL_BREAKPOINTS``), given from the
+    start: set when it is first laid out, it would restyle the whole screen."""
+    try:
+        width = active_app.get().size.width
+    except LookupError:
+        return ""
+    return "-narrow" if width < NARROW_BELOW else "-wide"
+
+
+class SpillBrowser(StyledOnce, Screen[None]):
     AUTO_FOCUS = None  # on_mount focuses the viewer (opened on a spill) or the list
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_BELOW, "-wide")]
     DEFAULT_CSS = """
@@ -135,7 +147,7 @@ class SpillBrowser(Screen[None]):
         path: Path | None = None,
         cursor_blink: bool = True,
     ) -> None:
-        super().__init__()
+        super().__init__(classes=_breakpoint())
         self.store = store
         self.messages = messages
         """The live transcript (read on each refresh: the agent may add to it meanwhile)."""
@@ -201,7 +213,9 @@ class SpillBrowser(Screen[None]):
         # rebuild itself, and it reads the keys' state when it is first composed anyway.
         (self.spill_list if target is None else self.viewer).focus()
         self._mounting = True
-        self._listed(list_spills(self.store, self._transcript()), auto_open=target is None)
+        self._listed(
+            list_spills(self.store, self._transcript()), auto_open=target is None, opening=target
+        )
         if target is not None:
             self.open_spill(target)
         self._mounting = False
@@ -268,12 +282,16 @@ class SpillBrowser(Screen[None]):
         entries = await asyncio.to_thread(list_spills, self.store, messages)
         self._listed(entries)
 
-    def _listed(self, entries: list[SpillEntry], *, auto_open: bool = True) -> None:
+    def _listed(
+        self, entries: list[SpillEntry], *, auto_open: bool = True, opening: Path | None = None
+    ) -> None:
+        """Show ``entries``; ``opening``: a spill about to be opened (so no "pick one" notice
+        in between: each of its class changes restyles the screen)."""
         listed: Listed = self.view.listed(entries, auto_open=auto_open)
         self._show_list()
         if listed.open is not None:
             self.open_spill(listed.open)
-        elif listed.idle:
+        elif listed.idle and opening is None:
             self._show_nothing()
         else:
             self._show_header()

@@ -41,8 +41,8 @@ is searched even if it has one of these names, so they can still be searched exp
 SKIPPED_TEXT = ", ".join(sorted(SKIP_DIRS))
 
 IGNORE_TEXT = (
-    "Skips .git, node_modules, .venv, caches, and (counted) files that .gitignore, .ignore or "
-    ".git/info/exclude ignore; include_ignored=true includes those."
+    "Skips .git, node_modules, .venv, caches and (counted) ignored files (.gitignore, .ignore); "
+    "include_ignored=true includes them."
 )
 """What grep and glob skip (``SKIP_DIRS`` in short: the whole list would cost tokens in every
 request, and ignored files as ripgrep skips them)."""

@@ -52,7 +52,7 @@ DESCRIPTION = """\
 Replace exact text in a file. `old_string` is literal (whitespace counts), copied from \
 read_file without the line-number prefix, and must occur once unless replace_all (add context \
 lines to make it unique). Read or write the file in this session first; re-read it if it \
-changed. CRLF files take plain newlines. Returns a diff."""
+changed. CRLF files take plain newlines."""
 
 
 class EditFileInput(ToolInput):

@@ -21,8 +21,8 @@ MAX_ENTRIES = 1000
 
 DESCRIPTION = f"""\
 \
-List one directory (not recursive): type, size, name; directories (ending `/`) first, links \
-with their target; `[withheld: ...]` entries cannot be read. At most {MAX_ENTRIES:,} entries."""
+List one directory (not recursive), directories (ending `/`) first, links with their \
+target; `[withheld: ...]` entries cannot be read. At most {MAX_ENTRIES:,} entries."""
 
 
 class ListDirInput(ToolInput):

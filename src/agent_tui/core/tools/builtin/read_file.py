@@ -57,7 +57,7 @@ class ReadFileInput(ToolInput):
     offset: int = Field(
         default=1, ge=1, description="First line, 1-based (the footer's `next` offset)."
     )
-    limit: int = Field(default=MAX_LINES, ge=1, description=f"Most lines (max {MAX_LINES}).")
+    limit: int = Field(default=MAX_LINES, ge=1, description="Most lines.")
     char_offset: int = Field(
         default=0,
         ge=0,

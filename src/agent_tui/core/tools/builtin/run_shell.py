@@ -26,6 +26,7 @@ from agent_tui.core.budget.raw import RawOutput
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.sandbox import aftercheck
 from agent_tui.core.sandbox.lifeline import lifeline_argv
+from agent_tui.core.sandbox.nested_git import Watch, find_nested_git
 from agent_tui.core.summary import first_line
 from agent_tui.core.tools.base import (
     ProgressCallback,
@@ -262,6 +263,8 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
     loop = asyncio.get_running_loop()
     shell = ctx.sandbox.state.shell
     watched = aftercheck.absent(shell.protected()) if shell is not None else ()
+    if shell is not None:  # what nested git directories hold before (the first time)
+        await asyncio.to_thread(_nested_git(ctx).baseline)
     read_fd, write_fd = os.pipe()
     try:
         proc = await _spawn(inp.command, ctx, write_fd)
@@ -292,7 +295,7 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
         output.flush(final=True)
         tail = strip_escapes(output.text()).rstrip("\r\n").split("\n")[-TAIL_LINES_ON_TIMEOUT:]
         output.close()
-        moved = _sweep(watched, ctx)
+        moved = await _sweep(watched, ctx)
         raise ToolFailure(
             TIMEOUT,
             f"The command did not finish within {inp.timeout:g} s and was killed with "
@@ -306,7 +309,7 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
         ) from None
     except BaseException:  # cancelled (Esc, a failing sibling): nothing may outlive the call
         await asyncio.shield(_terminate(proc))
-        _sweep(watched, ctx)
+        await asyncio.shield(_sweep(watched, ctx))
         raise
     finally:
         output.stop_timer()
@@ -324,7 +327,7 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
         text = strip_escapes(output.text())
         text = text.removesuffix("\n").removesuffix("\r") or "(no output)"
         last = "" if code == 0 else first_line(_last_lines(text), 60)
-        blocked = _sweep(watched, ctx)
+        blocked = await _sweep(watched, ctx)
         if shell is not None and code != 0 and blocked is None:
             from agent_tui.core.sandbox.violations import explain
 
@@ -349,19 +352,36 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
     )
 
 
-def _sweep(watched: tuple[Path, ...], ctx: ToolContext) -> str | None:
-    """Move aside the protected paths the sandboxed command created (``aftercheck``); what
-    was moved, in one sentence, or None."""
-    if not watched:
+def _nested_git(ctx: ToolContext) -> Watch:
+    """The session's watch of nested git directories (made on the first sandboxed command)."""
+    if ctx.sandbox.nested_git is None:
+        workspace = ctx.sandbox.workspace.resolve()
+        ctx.sandbox.nested_git = Watch(workspace, find_nested_git)
+    return ctx.sandbox.nested_git
+
+
+async def _sweep(watched: tuple[Path, ...], ctx: ToolContext) -> str | None:
+    """Move aside the protected paths the sandboxed command created (``aftercheck``) and the
+    nested git directories' files it made run code (``nested_git``), in a thread; what was
+    moved, in one sentence, or None."""
+    if ctx.sandbox.state.shell is None:
         return None
-    moved = aftercheck.sweep(watched, ctx.sandbox.workspace.resolve())
+    workspace = ctx.sandbox.workspace.resolve()
+    watch = _nested_git(ctx)
+
+    def both() -> list[aftercheck.Moved]:
+        moved = aftercheck.sweep(watched, workspace) if watched else []
+        return moved + watch.check()
+
+    moved = await asyncio.to_thread(both)
     if not moved:
         return None
     what = ", ".join(shown(m.path, ctx) for m in moved[:5]) + (" …" if len(moved) > 5 else "")
     return (
         f"blocked by the sandbox: the command created {what}, protected (it configures the "
-        f"agent or runs code later); moved to {moved[0].box} — move it back yourself if you "
-        "meant it, or create it with the file tools, which ask"
+        f"agent or runs code later, such as a nested repository's config or hook); moved to "
+        f"{moved[0].box} — move it back yourself if you meant it, or create it with the file "
+        "tools, which ask"
     )
 
 

@@ -47,7 +47,7 @@ DIFF_MAX_BYTES = 1 << 20
 
 DESCRIPTION = """\
 \
-Create or overwrite a file (UTF-8, atomic, creates parents, keeps permissions). For partial \
+Create or overwrite a file (UTF-8, creates parents, keeps permissions). For partial \
 changes use edit_file; a written file counts as read for it."""
 
 

@@ -1,5 +1,6 @@
 """*progress*: the call runs. A live tail of a shell's output, a progress bar for MCP progress
-(n/total and the server's message), a spinner otherwise; the title line ticks the elapsed time.
+(n/total and the server's message), "starting server…" while a lazy MCP server is started for
+the call, a spinner otherwise; the title line ticks the elapsed time.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import ProgressBar, Static
 
-from agent_tui.ui.calls.state import STARTED, CallState
+from agent_tui.ui.calls.state import STARTED, STARTING_SERVER, CallState
 from agent_tui.ui.common.format import spinner_frame
 
 TAIL_SHOWN = 3
@@ -45,6 +46,8 @@ class ProgressView(Vertical):
 
     def _line(self, call: CallState, now: float) -> Content:
         detail = "" if call.message == STARTED else (call.message or "")
+        if call.starting_server:
+            detail = STARTING_SERVER
         if call.progress is not None and not call.total:
             detail = f"{call.progress:g} {detail}".strip()
         if call.total:

@@ -1,4 +1,5 @@
-"""The files on disk that the read rules protect, found so the OS sandbox can hide them.
+"""The files on disk that the read rules protect, found so the OS sandbox can hide them (and
+the same cached walk finding nested git directories, ``nested_git``).
 
 A ``read_file`` deny (or ask) rule protects a file's content in every tool; inside the sandbox
 that means the file is not there for a command at all (an empty file or an empty directory is
@@ -49,11 +50,14 @@ class _Listing:
     entries: int
 
 
-_cache: OrderedDict[str, _Listing] = OrderedDict()
+_cache: OrderedDict[tuple[str, str], _Listing] = OrderedDict()
+"""Listings by (namespace, directory): each walk keeps its own."""
 _lock = threading.Lock()
 
 
-def _listing(directory: str, key: object, protected: Matcher) -> _Listing | None:
+def _listing(
+    directory: str, key: object, protected: Matcher, links: Matcher | None, namespace: str
+) -> _Listing | None:
     try:
         info = os.stat(directory)
     except OSError:
@@ -63,9 +67,9 @@ def _listing(directory: str, key: object, protected: Matcher) -> _Listing | None
     # its filesystem (coarse on some): its listing is not trusted until it has been quiet.
     settled = time.time_ns() - info.st_mtime_ns > SETTLE_NS
     with _lock:
-        cached = _cache.get(directory) if settled else None
+        cached = _cache.get((namespace, directory)) if settled else None
         if cached is not None and cached.stamp == stamp and cached.key == key:
-            _cache.move_to_end(directory)
+            _cache.move_to_end((namespace, directory))
             return cached
     dirs: list[str] = []
     hidden: list[str] = []
@@ -77,7 +81,9 @@ def _listing(directory: str, key: object, protected: Matcher) -> _Listing | None
                 try:
                     link = entry.is_symlink()
                     real = os.path.realpath(entry.path) if link else entry.path
-                    if protected(real):
+                    if link and links is not None and links(entry.path):
+                        hidden.append(entry.path)
+                    elif protected(real):
                         hidden.append(real)
                     elif not link and entry.is_dir(follow_symlinks=False):
                         dirs.append(entry.name)
@@ -89,18 +95,26 @@ def _listing(directory: str, key: object, protected: Matcher) -> _Listing | None
     if not settled:
         return listing
     with _lock:
-        _cache[directory] = listing
-        _cache.move_to_end(directory)
+        _cache[(namespace, directory)] = listing
+        _cache.move_to_end((namespace, directory))
         while len(_cache) > MAX_CACHED_DIRS:
             _cache.popitem(last=False)
     return listing
 
 
 def find_protected(
-    roots: Iterable[Path], protected: Matcher, key: object, limit: int | None = None
+    roots: Iterable[Path],
+    protected: Matcher,
+    key: object,
+    limit: int | None = None,
+    *,
+    links: Matcher | None = None,
+    namespace: str = "read",
 ) -> Hidden:
     """The paths below ``roots`` (real paths) that ``protected`` matches; a matching directory
-    is reported whole and not entered. ``key`` names the rules (a change forgets the cache)."""
+    is reported whole and not entered. ``key`` names the rules (a change forgets the cache).
+    ``links`` matches a symbolic link by its own path (reported as itself, not its target);
+    ``namespace`` keeps another walk's listings apart from the read rules'."""
     limit = MAX_ENTRIES if limit is None else limit
     found: list[Path] = []
     seen = 0
@@ -120,7 +134,7 @@ def find_protected(
             if directory in walked:
                 continue
             walked.add(directory)
-            listing = _listing(directory, key, protected)
+            listing = _listing(directory, key, protected, links, namespace)
             if listing is None:
                 continue
             seen += listing.entries

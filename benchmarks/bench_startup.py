@@ -1,0 +1,188 @@
+"""Start-up: launch → first paint, and launch → core ready, of the TUI.
+
+Run from the repository root::
+
+    PYTHONPATH=src python benchmarks/bench_startup.py            # 7 rounds
+    PYTHONPATH=src python benchmarks/bench_startup.py --runs 11
+
+Each round spawns, in turn, a trivial Textual app (one ``Static``, ``bench_ui``'s), then
+``agent-tui`` through ``cli.main`` with the offline demo model, then with an OpenAI-compatible
+model configured (``--model openai:gpt-x``, ``AGENT_API_KEY`` and ``AGENT_BASE_URL`` pointing at
+127.0.0.1: no request is made at start-up), each on a pseudo-terminal of its own (the real
+driver writes there; this process drains it). Reported, median of the rounds:
+
+- **first paint**: spawn → the first painted screen (the shell of ``AgentApp(boot=…)``: header,
+  empty chat and lane, prompt, status bar with the model), and its ratio to the trivial app's;
+- **core ready**: spawn → the main screen open on the built core (provider, session,
+  settings, permissions, tools, MCP manager, agent), when a message typed meanwhile is sent.
+
+It also lists what ``python -X importtime`` says the first frame imports (``cli`` and
+``ui.app``), by top-level package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import json
+import os
+import pty
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import threading
+import time
+from pathlib import Path
+
+from bench_ui import COLUMNS, ROWS, _report, child_launch_trivial
+
+KINDS = ("trivial", "demo", "openai")
+
+
+def child_launch_agent(fd: int, cwd: str, kind: str) -> None:
+    """``cli.main`` as a user runs it; reports when the first frame and the main screen on the
+    core are painted, then quits."""
+    from agent_tui import cli
+    from agent_tui.ui import app as ui_app
+
+    mount, opened = ui_app.AgentApp.on_mount, ui_app.AgentApp._open
+    marks: dict[str, float] = {}
+
+    async def on_mount(self: ui_app.AgentApp) -> None:
+        await mount(self)
+        self.call_after_refresh(lambda: marks.setdefault("painted", time.time()))
+
+    async def open_main(self: ui_app.AgentApp) -> None:
+        await opened(self)
+
+        def done() -> None:
+            _report(fd, painted=marks.get("painted"), ready=time.time())
+            self.exit()
+
+        self.call_after_refresh(done)
+
+    ui_app.AgentApp.on_mount = on_mount  # type: ignore[method-assign]
+    ui_app.AgentApp._open = open_main  # type: ignore[method-assign]
+    model = "openai:gpt-x" if kind == "openai" else "demo"
+    cli.main(["--cwd", cwd, "--model", model])
+
+
+def launch(kind: str, cwd: Path) -> dict[str, float]:
+    """Spawn one child of ``kind`` on a pty; its figures in seconds from the spawn."""
+    read_end, write_end = os.pipe()
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
+    paths = [
+        str(Path(p).resolve()) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p
+    ]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(paths),
+        "TERM": "xterm-256color",
+        "COLORTERM": "truecolor",
+        "AGENT_TUI_DATA_DIR": str(cwd / "data"),
+        "AGENT_TUI_CONFIG_DIR": str(cwd / "config"),
+        "AGENT_TUI_FORCE_TUI": "1",
+    }
+    for name in ("AGENT_API_KEY", "AGENT_BASE_URL", "AGENT_MODEL", "ANTHROPIC_API_KEY"):
+        env.pop(name, None)
+    if kind == "openai":  # configured, never called: nothing listens there
+        env |= {"AGENT_API_KEY": "sk-bench", "AGENT_BASE_URL": "http://127.0.0.1:9/v1"}
+
+    def drain() -> None:
+        try:
+            while os.read(master, 65536):
+                pass
+        except OSError:
+            pass
+
+    threading.Thread(target=drain, daemon=True).start()
+    spawned = time.time()
+    child = subprocess.Popen(
+        [sys.executable, __file__, "--child", kind, "--cwd", str(cwd), "--fd", str(write_end)],
+        stdin=slave,
+        stdout=slave,
+        stderr=subprocess.DEVNULL,
+        pass_fds=(write_end,),
+        env=env,
+        cwd=cwd,
+    )
+    os.close(slave)
+    os.close(write_end)
+    with os.fdopen(read_end) as reports:
+        line = reports.readline()
+    child.wait(timeout=600)
+    os.close(master)
+    if not line:
+        raise RuntimeError(f"the {kind} child reported nothing (exit {child.returncode})")
+    return {k: float(v) - spawned for k, v in json.loads(line).items() if v is not None}
+
+
+def first_frame_imports() -> list[tuple[str, float]]:
+    """(top-level package, ms) of what importing ``cli`` and ``ui.app`` costs, largest first:
+    the self time of every module ``-X importtime`` lists, summed by its top-level package."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import agent_tui.cli, agent_tui.ui.app"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    totals: dict[str, float] = {}
+    for line in done.stderr.splitlines():
+        parts = line.removeprefix("import time:").split("|")
+        if len(parts) != 3 or not parts[0].strip().isdigit():
+            continue
+        package = parts[2].strip().split(".")[0]
+        totals[package] = totals.get(package, 0.0) + int(parts[0]) / 1000
+    return sorted(totals.items(), key=lambda item: -item[1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--child", choices=KINDS)
+    parser.add_argument("--cwd")
+    parser.add_argument("--fd", type=int)
+    args = parser.parse_args()
+    if args.child == "trivial":
+        child_launch_trivial(args.fd)
+        return
+    if args.child:
+        child_launch_agent(args.fd, args.cwd, args.child)
+        return
+    root = Path(tempfile.mkdtemp(prefix="bench-startup-"))
+    load_before = Path("/proc/loadavg").read_text().split()[:3]
+    figures: dict[str, list[dict[str, float]]] = {kind: [] for kind in KINDS}
+    for _ in range(args.runs):
+        for kind in KINDS:  # interleaved: a load change hits all three alike
+            figures[kind].append(launch(kind, Path(tempfile.mkdtemp(dir=root))))
+    load_after = Path("/proc/loadavg").read_text().split()[:3]
+
+    def median(kind: str, key: str) -> float:
+        return statistics.median(f[key] for f in figures[kind])
+
+    trivial = median("trivial", "painted")
+    print(f"launch → first paint, median of {args.runs} interleaved rounds")
+    print(f"load average before {' '.join(load_before)}, after {' '.join(load_after)}")
+    print(f"{'':34}{'first paint':>12}{'ratio':>8}{'core ready':>12}")
+    print(f"{'trivial Textual app':34}{trivial * 1000:>9.0f} ms{1:>7.2f}×")
+    for kind, label in (
+        ("demo", "agent-tui --model demo"),
+        ("openai", "agent-tui --model openai:…"),
+    ):
+        painted, ready = median(kind, "painted"), median(kind, "ready")
+        print(
+            f"{label:34}{painted * 1000:>9.0f} ms{painted / trivial:>7.2f}×{ready * 1000:>9.0f} ms"
+        )
+    print("\nwhat the first frame imports (cli + ui.app, -X importtime, cumulative):")
+    imports = first_frame_imports()
+    print(f"  {'all':28}{sum(ms for _, ms in imports):>8.1f} ms")
+    for package, spent in imports[:8]:
+        print(f"  {package:28}{spent:>8.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,209 @@
+"""Build the core a run needs (provider, session, settings, permissions, tools, hooks, MCP,
+the agent and its subagents) from the command line: the heavy half of ``cli``.
+
+``cli`` imports this module only once it knows what to run: headless, it builds the core
+before running; the TUI builds it in a worker right after its first frame (``AgentApp(boot=…)``),
+so nothing here weighs on the first paint.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_tui.core.agent import Agent
+from agent_tui.core.disclosure import Disclosure
+from agent_tui.core.events import SessionStart
+from agent_tui.core.mcp.elicitation import ElicitationNotice
+from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.permissions import Mode
+from agent_tui.core.permissions.setup import build_pipeline
+from agent_tui.core.providers.base import Frontend, Provider, ProviderError
+from agent_tui.core.providers.spec import make_provider
+from agent_tui.core.session import SessionLog, SessionStore
+from agent_tui.core.settings import Settings, load_settings
+from agent_tui.core.tools.builtin import default_registry
+from agent_tui.core.tools.registry import ToolRegistry
+from agent_tui.core.trust import ProjectTrust, untrusted_warning
+
+BYPASS_WARNING = (
+    "warning: the permission mode is bypass: every call runs without asking, except what deny "
+    "rules refuse and what asks in every mode (protected paths, commands it cannot see through)"
+)
+"""Printed on stderr at start (and shown in the TUI) whenever a session starts in bypass mode,
+from --permission-mode or from a settings file."""
+
+
+class SetupFailed(Exception):
+    """The run cannot start: ``message`` says why (``cli`` prints it as ``agent-tui: …``) and
+    ``code`` is the exit code."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+@dataclass
+class Core:
+    """What a run works with: the agent, the session it starts (for the UI or the stream),
+    and the MCP manager (None for a headless run without a configuration)."""
+
+    agent: Agent
+    start: SessionStart
+    mcp: McpManager | None
+
+
+def _open_session(
+    args: argparse.Namespace, cwd: Path, model: str, store: SessionStore
+) -> SessionLog | tuple[str, int]:
+    """The session to run in, or (what to say, exit code) when the one asked for is not there:
+    ``--continue`` with no session of ``cwd`` stops (exit 1, as Claude Code does) rather than
+    starting a new session the user did not ask for. ``--fork-session`` forks the one found."""
+    found = _found_session(args, cwd, store)
+    if found is None:
+        return store.new(cwd, model)
+    if isinstance(found, tuple) or not args.fork_session:
+        return found
+    try:
+        return store.fork(found)
+    except OSError as exc:
+        return f"cannot fork session {found.id}: {exc.strerror or exc}", 1
+
+
+def _found_session(
+    args: argparse.Namespace, cwd: Path, store: SessionStore
+) -> SessionLog | tuple[str, int] | None:
+    """The session ``--continue`` / ``--resume`` ask for (None: neither was given)."""
+    if args.continue_:
+        latest = store.latest(cwd)
+        if latest is None:
+            return (
+                f"No conversation found to continue: no saved session was started in {cwd} "
+                f"(sessions are kept in {store.root}). Run without --continue to start a new "
+                "one.",
+                1,
+            )
+        return latest
+    if args.resume:
+        found = store.find(args.resume)
+        if found is None:
+            return (
+                f"no session {args.resume!r} in {store.root} (ids are shown at start and "
+                "in the file names there; --continue picks the latest of this directory)",
+                2,
+            )
+        return found
+    return None
+
+
+def _mcp_manager(
+    cwd: Path,
+    registry: ToolRegistry,
+    settings: Settings,
+    *,
+    tui: bool,
+    trust: ProjectTrust,
+    disclosure: Disclosure | None = None,
+) -> McpManager | None:
+    """The MCP servers of ``.mcp.json`` files, their tools going into ``registry``. The SDK is
+    imported only when a server starts. Headless runs without a configuration get none; the
+    TUI always gets one, so a configuration created while it runs is picked up. ``disclosure``
+    tells which lazy servers may stay unstarted (all their tools deferred)."""
+    manager = McpManager(
+        cwd,
+        registry,
+        media_dir=Path(settings.budget.spill_dir) / "mcp-media",
+        watch=tui,
+        trust=trust,
+        disclosure=disclosure,
+    )
+    return manager if tui or manager.configured or manager.problems else None
+
+
+def report_elicitation(notice: ElicitationNotice) -> None:
+    print(f"agent-tui: mcp: {notice.reason}", file=sys.stderr, flush=True)
+
+
+def assemble(args: argparse.Namespace, cwd: Path) -> Core:
+    """The core for the parsed command line ``args`` in ``cwd`` (a directory); raises
+    ``SetupFailed`` for a bad model spec, a session not found, bad permission rules."""
+    headless = args.headless is not None
+    try:
+        frontend: Frontend = "headless" if headless else "tui"
+        provider: Provider = make_provider(args.model, cwd=cwd, frontend=frontend)
+    except ProviderError as exc:
+        raise SetupFailed(str(exc)) from None
+    sessions = SessionStore()
+    session = _open_session(args, cwd, provider.name, sessions)
+    if isinstance(session, tuple):
+        raise SetupFailed(*session)
+    loaded = load_settings(cwd)
+    trust = ProjectTrust(cwd)  # what of the project's own files may widen anything
+    try:
+        permissions = build_pipeline(
+            cwd,
+            mode=args.permission_mode,
+            allow=args.allow,
+            deny=args.deny,
+            persist_always=not headless,
+            trust=trust,
+        )
+    except ValueError as exc:
+        raise SetupFailed(str(exc)) from None
+    registry = default_registry()
+    from agent_tui.core.hooks import load_hooks
+
+    hooks = load_hooks(cwd, trust)  # a project file's hooks wait for the user's trust
+    disclosure = Disclosure(registry, loaded.settings.disclosure)
+    mcp = _mcp_manager(
+        cwd, registry, loaded.settings, tui=not headless, trust=trust, disclosure=disclosure
+    )
+    agent = Agent(
+        provider,
+        registry,
+        cwd,
+        policy=permissions.pipeline,
+        session=session,
+        max_turns=args.max_turns,
+        settings=loaded.settings,
+        sessions=sessions,
+        tool_sources=[mcp] if mcp is not None else [],
+        disclosure=disclosure,
+        trust=trust,
+        hooks=hooks,
+    )
+    from agent_tui.core.subagents import install, load_agents
+
+    agents = load_agents(cwd)  # named subagents (``task``): the project's and the user's
+    install(agent, agents)
+    if mcp is not None:  # @server:uri mentions attach the servers' resources
+        from agent_tui.core.mcp.resource_mentions import McpMentionResources
+
+        agent.mention_resources = McpMentionResources(mcp.hub)
+    start = SessionStart(
+        session_id=session.id,
+        model=provider.name,
+        cwd=str(cwd),
+        demo=provider.kind == "demo",
+        resumed=bool(session.messages),
+        forked_from=session.forked_from,
+        permission_mode=permissions.pipeline.mode.value,
+        memory=agent.memory_info(),
+        context_window=agent.limits.context_window,
+        warnings=[
+            *([BYPASS_WARNING] if permissions.pipeline.mode is Mode.BYPASS else []),
+            *loaded.messages(),
+            *(f"permissions: {p}" for p in permissions.problems),
+            *(f"mcp: {p}" for p in (mcp.problems if mcp is not None else [])),
+            *([untrusted_warning(trust.pending)] if trust.pending and headless else []),
+            *(f"hooks: {p}" for p in hooks.problems),
+            *(hooks.skipped_warnings() if headless else []),
+            *(f"session: {p}" for p in session.problems()),
+            *(str(p) for p in agent.memory.problems),
+            *agents.problems,
+        ],
+    )
+    return Core(agent, start, mcp)

@@ -1,0 +1,125 @@
+"""What the TUI needs before its core exists: the first frame's look (model, mode, cwd, theme)
+worked out from the command line and a glance at the user's settings, and the contract of the
+``boot`` callable that builds the core in a worker (``AgentApp(boot=…)``).
+
+Nothing here imports the core's models, providers or pydantic: ``tests/ui/test_controls.py``
+checks that importing ``ui.app`` (which imports this) leaves them out, so the first paint
+cannot slow down silently.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from importlib.abc import Traversable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App
+from textual.theme import Theme
+
+from agent_tui.core.model_spec import spec_name
+from agent_tui.core.paths import config_dir
+from agent_tui.ui.common.format import model_label, shorten_home
+
+if TYPE_CHECKING:
+    from agent_tui.core.agent import Agent
+    from agent_tui.core.events import SessionStart
+
+DEFAULT_THEME = "agent-dark"
+
+
+class BootFailed(Exception):
+    """The core cannot be built (a bad model spec, a session not found, bad permission
+    rules): the app ends, and ``cli`` prints ``agent-tui: <message>`` and exits with
+    ``code``, as it does for a headless run."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+@dataclass
+class Booted:
+    """What ``boot`` returns: the agent and the session it starts."""
+
+    agent: Agent
+    start: SessionStart
+
+
+Boot = Callable[[], Booted]
+"""Builds the core; runs in a thread (it imports the core and reads files); raises
+``BootFailed`` when the run cannot start."""
+
+
+@dataclass(frozen=True)
+class FirstLook:
+    """What the status bar shows on the first frame, before the core is built."""
+
+    model: str
+    """The model's label (``model_label`` of the name the provider will have)."""
+    demo: bool
+    mode: str
+    """The permission mode when the command line gives it; else empty until the core knows
+    it (the settings decide, and which of their files count depends on the project's trust)."""
+    cwd: str
+    theme: str | None = None
+    """The theme the user's settings name (``ui.theme``), if any."""
+
+
+def first_look(model: str | None, mode: str | None, cwd: Path) -> FirstLook:
+    """The first frame's look for ``--model model`` and ``--permission-mode mode`` in ``cwd``:
+    the model as the provider will name it (``core.model_spec``: string work on the spec and
+    the environment, no provider built)."""
+    name = spec_name(model, cwd=cwd)
+    return FirstLook(
+        model=model_label(name),
+        demo=name == "demo",
+        mode=mode or "",
+        cwd=shorten_home(cwd),
+        theme=_chosen_theme(config_dir() / "settings.json"),
+    )
+
+
+def _chosen_theme(path: Path) -> str | None:
+    """``ui.theme`` of the settings file ``path`` (None when it is missing or unreadable: the
+    settings are read and checked properly once the core is built)."""
+    try:
+        data: Any = json.loads(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    ui = data.get("ui") if isinstance(data, dict) else None
+    theme = ui.get("theme") if isinstance(ui, dict) else None
+    return theme if isinstance(theme, str) else None
+
+
+def themes_dir() -> Traversable | None:
+    """Where the shipped themes are: inside the package, else the repository checkout."""
+    packaged = resources.files("agent_tui") / "themes"
+    if packaged.is_dir():
+        return packaged
+    checkout = Path(__file__).resolve().parents[4] / "themes"
+    return checkout if checkout.is_dir() else None
+
+
+def paint_theme(app: App[Any], chosen: str | None) -> None:
+    """Select the theme for the first frame (call it before the app runs): ``chosen`` if it is
+    one of the shipped themes, else the default one. The shipped files are read as plain JSON
+    (the tests check them); ``themes.install_themes`` registers them properly, with the user's
+    own, once the core is built."""
+    directory = themes_dir()
+    if directory is None:
+        return
+    wanted = chosen or DEFAULT_THEME
+    for name in (wanted, DEFAULT_THEME):
+        entry = directory / f"{name}.json"
+        try:
+            theme = Theme(**json.loads(entry.read_text("utf-8")))
+        except (OSError, ValueError, TypeError):
+            continue
+        app.register_theme(theme)
+        app.theme = theme.name
+        return
