@@ -502,7 +502,7 @@ class AgentApp(App[None]):
         history = self.agent.history()
         # the last turns are rendered now; the earlier ones are read after the first frame
         starts = turn_starts(history)
-        hidden = max(0, len(starts) - backlog.RESUME_TURNS)
+        hidden = len(starts) - backlog.RESUME_TURNS if len(starts) > backlog.ALL_TURNS else 0
         cut = starts[hidden] if hidden else 0
         self.backlog = backlog.Backlog(turns=hidden)
         await self.main.chat.set_earlier(self.backlog.turns)

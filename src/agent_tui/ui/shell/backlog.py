@@ -28,7 +28,9 @@ from agent_tui.ui.calls.book import CallBook
 from agent_tui.ui.lane.lane_entries import HiddenTurn
 
 RESUME_TURNS = 3
-"""Turns a resumed session renders at once (the last ones)."""
+"""Turns a long resumed session renders at once (the last ones)."""
+ALL_TURNS = 10
+"""A session of at most this many turns is rendered whole (it is quick)."""
 PAGE_TURNS = 5
 """Earlier turns the chat renders per page."""
 SLICE_SECONDS = 0.008
