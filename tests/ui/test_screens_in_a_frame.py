@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from textual import events
-from textual.app import App
+from textual.app import App, ComposeResult
 from textual.dom import DOMNode
 from textual.widgets._footer import FooterKey
 
@@ -26,6 +26,7 @@ from agent_tui.core.budget.store import SpillStore
 from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.mcp.manager import McpManager
 from agent_tui.ui.approval.screen import ApprovalScreen
+from agent_tui.ui.common.steady_footer import SteadyFooter
 from agent_tui.ui.mcp.panel import McpPanel
 from agent_tui.ui.mcp.server_list import ServerList
 from agent_tui.ui.mcp.tool_table import ToolTable
@@ -240,3 +241,42 @@ async def test_each_prompt_shows_its_own_call(tmp_path: Path) -> None:
                 assert screen not in nodes
                 await pilot.press("n")
                 await wait_for(pilot, lambda s=screen: app.screen is not s, "the prompt to close")
+
+
+async def test_the_footer_is_built_once_as_a_screen_opens_and_not_as_it_closes(
+    tmp_path: Path,
+) -> None:
+    """The focus move, the window keys enabled and the screen's first show all signal the
+    footer; one rebuild reads the keys they settle on (four identical ones were queued)."""
+    agent = make_agent(tmp_path, [])
+    shown = big_spill(agent, 100)
+    app = make_app(agent)
+    builds: list[str] = []
+    compose = SteadyFooter.compose
+
+    def counting(self: SteadyFooter) -> ComposeResult:
+        if self._bindings_ready:
+            builds.append(type(self.screen).__name__)
+        return compose(self)
+
+    SteadyFooter.compose = counting  # type: ignore[method-assign]
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            builds.clear()
+            browser = await open_browser(pilot, shown)
+            await wait_for(pilot, lambda: browser.query(FooterKey), "the footer's keys")
+            for _ in range(5):
+                await pilot.pause()
+            assert builds == ["SpillBrowser"]
+            keys = {k.description: k for k in browser.query(FooterKey)}
+            assert {"Next", "Prev", "End", "Copy"} <= set(keys)  # the viewer's and the window's
+            assert not keys["End"].has_class("-disabled")
+            builds.clear()
+            await pilot.press("q")
+            await wait_for(pilot, lambda: app.screen is app.main, "the main screen")
+            for _ in range(5):
+                await pilot.pause()
+            assert "SpillBrowser" not in builds
+    finally:
+        SteadyFooter.compose = compose  # type: ignore[method-assign]

@@ -277,8 +277,7 @@ class AgentApp(App[None]):
             self.exit(return_code=1)
             return
         self.booted = booted
-        # shown once the shell is gone: its header and status bar follow the app's state
-        self._wire(booted.agent, booted.start, show=False)
+        self._wire(booted.agent, booted.start, show=False)  # shown as the main screen opens
         await self._open()
 
     async def _open(self) -> None:
@@ -306,9 +305,11 @@ class AgentApp(App[None]):
         if shell is not None:  # the first frame was the shell: the main screen takes its place
             typed = shell.prompt
             text, cursor, history = typed.text, typed.cursor_location, typed.prompt_history
-            await self.switch_screen(self._main)
+            # before the switch: the main screen's header mounts with the title it keeps (a
+            # title changed while a header mounts or goes away reaches it half built)
             self._show_start(cwd_label=self._cwd_label)
             self.activity = Activity.IDLE
+            await self.switch_screen(self._main)
             prompt.prompt_history = list(history)
             prompt.load_text(text)
             prompt.move_cursor(cursor)

@@ -5,6 +5,9 @@ its bindings may have changed — on every focus move and screen switch. Moving 
 cards, or opening a screen (six such signals), mostly leaves the keys exactly as they were.
 This footer compares what it would show with what it shows and skips the rebuild when they
 are the same: a screen opens ~40% faster and j/k between cards no longer rebuilds the footer.
+Signals that come while a rebuild is queued add nothing (it reads the keys when it runs:
+opening the spill browser queued four identical rebuilds), nor do those of a screen that is
+closing or covered by another.
 
 Each key it builds starts in the footer's own compact state. Textual's ``FooterKey`` starts
 compact and is then bound to the footer's (not compact): two class changes per key, each
@@ -26,6 +29,8 @@ class SteadyFooter(Footer):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._shown: Signature | None = None
+        self._rebuilding = False
+        """A rebuild is queued (it reads the keys when it runs: more signals add nothing)."""
 
     def _signature(self) -> Signature:
         """What ``compose`` would show: every shown key, its label, state and tooltip."""
@@ -46,6 +51,7 @@ class SteadyFooter(Footer):
         return (self.compact, self.show_command_palette, keys)
 
     def compose(self) -> ComposeResult:
+        self._rebuilding = False
         if self._bindings_ready:
             self._shown = self._signature()
         for widget in super().compose():
@@ -62,12 +68,12 @@ class SteadyFooter(Footer):
             yield widget
 
     def bindings_changed(self, screen: Screen) -> None:
-        unchanged = (
-            self._bindings_ready
-            and self.is_attached
-            and screen is self.screen
-            and screen.app.app_focus
-            and self._signature() == self._shown
-        )
+        attached = self.is_attached and screen is self.screen and screen.app.app_focus
+        if attached and self._bindings_ready and (self._rebuilding or not screen.is_current):
+            # a rebuild is queued already, or the screen is closing or covered (it signals
+            # again when it shows: its stack changes)
+            return
+        unchanged = attached and self._bindings_ready and self._signature() == self._shown
         if not unchanged:
+            self._rebuilding = attached  # Footer queues a rebuild only then
             super().bindings_changed(screen)
