@@ -21,7 +21,9 @@ are filled by one run before timing. Two prompts:
 Figures per run: *first answer*, the wall time from spawning the process to the
 ``assistant_message`` event of the final answer on its stdout; *CPU*, the user+system CPU of the
 process and everything it reaped (the servers; ``wait4``), i.e. what the launch and the
-answer cost the machine; *exit*, the wall time to its exit. Eager and lazy runs alternate
+answer cost the machine; *exit*, the wall time to its exit; and, for a lazy *one call*, how
+long the call waited for its server (from the ``tool_progress`` event with ``starting_server``
+to the next one). Eager and lazy runs alternate
 (``--pairs`` pairs per prompt, the side that goes first alternating), medians printed with the
 lazy/eager ratios and the load average before and after.
 """
@@ -48,6 +50,9 @@ class Run:
     first_answer: float
     cpu: float
     exit: float
+    server_start: float | None = None
+    """From the ``tool_progress`` event that says ``starting_server`` to the next one (the
+    server is up): how long the call waited for its lazy server."""
 
 
 def _servers(count: int, everything: str | None) -> dict[str, dict[str, object]]:
@@ -116,7 +121,15 @@ def run_once(work: Path, env: dict[str, str], script: str) -> Run:
     first: float | None = None
     answers = 0
     wanted = 1 if script == "answer.json" else 2  # one-call: the call's turn, then the answer
+    starting: float | None = None
+    started: float | None = None
     for line in proc.stdout:
+        if '"tool_progress"' in line and started is None:
+            event = json.loads(line)
+            if event.get("starting_server") and starting is None:
+                starting = time.perf_counter()
+            elif starting is not None and not event.get("starting_server"):
+                started = time.perf_counter()
         if first is None and '"assistant_message"' in line:
             answers += 1
             if answers == wanted:
@@ -127,7 +140,8 @@ def run_once(work: Path, env: dict[str, str], script: str) -> Run:
     ended = time.perf_counter() - start
     if status != 0 or first is None:
         raise SystemExit(f"agent-tui failed (status {status}) on {script}")
-    return Run(first, usage.ru_utime + usage.ru_stime, ended)
+    waited = started - starting if starting is not None and started is not None else None
+    return Run(first, usage.ru_utime + usage.ru_stime, ended, waited)
 
 
 def _median(runs: list[Run], field: str) -> float:
@@ -169,6 +183,9 @@ def main() -> None:
                 f"  lazy/eager: first answer {ratio['first_answer']:.2f}x, "
                 f"CPU {ratio['cpu']:.2f}x, exit {ratio['exit']:.2f}x"
             )
+            waits = [r.server_start for r in results["lazy"] if r.server_start is not None]
+            if waits:
+                print(f"  lazy: the call waited {statistics.median(waits):.3f}s for its server")
     print(f"\nload average after: {Path('/proc/loadavg').read_text()}")
 
 

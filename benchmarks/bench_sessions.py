@@ -42,6 +42,17 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 TARGET_MS = 100.0
 TARGET_MB = 300.0
+Span = tuple[float, float]
+"""(wall-clock seconds, this process's CPU seconds) of one measurement."""
+
+
+def now() -> Span:
+    return time.perf_counter(), time.process_time()
+
+
+def since(start: Span) -> Span:
+    wall, cpu = now()
+    return wall - start[0], cpu - start[1]
 
 
 def status_kb(key: str) -> int:
@@ -87,7 +98,7 @@ async def _painted(app: Any) -> None:
     await done.wait()
 
 
-async def time_start(path: Path | None, profile: cProfile.Profile | None = None) -> float:
+async def time_start(path: Path | None, profile: cProfile.Profile | None = None) -> Span:
     """Seconds from the app starting to the (resumed) session on screen and usable."""
     from agent_tui.core.session import SessionLog, SessionStore
 
@@ -96,30 +107,69 @@ async def time_start(path: Path | None, profile: cProfile.Profile | None = None)
     else:
         session = SessionStore(Path(tempfile.mkdtemp())).new(Path.cwd(), "demo")
     app = app_for(session)
-    start = time.perf_counter()
+    start = now()
     if profile is not None:
         profile.enable()
     async with app.run_test(size=(120, 40)) as pilot:
         while path is not None and not _resumed(app):
             await pilot.pause()
         await _painted(app)
-        seconds = time.perf_counter() - start
+        seconds = since(start)
         if profile is not None:
             profile.disable()
     return seconds
 
 
-async def interact(
-    path: Path, presses: int, profile: cProfile.Profile | None, what: str
-) -> dict[str, list[float]]:
-    """Lane navigation and a new turn's start, in one app with the session resumed."""
-    from agent_tui.core.session import SessionLog
+async def new_turns(
+    app: Any, pilot: Any, count: int, profile: cProfile.Profile | None
+) -> list[Span]:
+    """Seconds from Enter in the prompt to the turn's prompt shown (and the frame rendered)."""
     from agent_tui.ui.chat import UserPrompt
 
+    times: list[Span] = []
+    for n in range(count):
+        prompt = app.main.query_one("#prompt")
+        prompt.focus()
+        await pilot.pause()
+        text = f"bench turn {n}"
+        prompt.text = text
+        started = now()
+        if profile is not None:
+            profile.enable()
+        await pilot.press("enter")
+        while not any(isinstance(w, UserPrompt) and text in w.text for w in app.main.chat.children):
+            await pilot.pause(0)
+        await _painted(app)
+        if profile is not None:
+            profile.disable()
+        times.append(since(started))
+        while app.busy:
+            await pilot.pause()
+    return times
+
+
+async def empty_turns(count: int) -> list[Span]:
+    """New turns in an empty session, for comparison."""
+    from agent_tui.core.session import SessionStore
+
+    app = app_for(SessionStore(Path(tempfile.mkdtemp())).new(Path.cwd(), "demo"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        return await new_turns(app, pilot, count, None)
+
+
+async def interact(
+    path: Path, presses: int, profile: cProfile.Profile | None, what: str
+) -> dict[str, list[Span]]:
+    """Lane navigation and a new turn's start, in one app with the session resumed."""
+    from agent_tui.core.session import SessionLog
+
     app = app_for(SessionLog.load(copy_of(path)))
-    times: dict[str, list[float]] = {"up/down": [], "home/end": [], "open": [], "turn": []}
+    times: dict[str, list[Span]] = {"up/down": [], "home/end": [], "open": [], "turn": []}
     async with app.run_test(size=(120, 40)) as pilot:
         while not _resumed(app):
+            await pilot.pause()
+        while not app.backlog.ready.is_set():  # the earlier turns read (after the first frame)
             await pilot.pause()
         await pilot.pause()
         lane = app.main.lane
@@ -127,14 +177,14 @@ async def interact(
         await pilot.pause()
 
         async def press(key: str, kind: str) -> None:
-            started = time.perf_counter()
+            started = now()
             if profile is not None and what == "navigation":
                 profile.enable()
             await pilot.press(key)
             await _painted(app)
             if profile is not None and what == "navigation":
                 profile.disable()
-            times[kind].append(time.perf_counter() - started)
+            times[kind].append(since(started))
 
         for i in range(presses):
             await press("up" if (i // 25) % 2 == 0 else "down", "up/down")
@@ -144,27 +194,9 @@ async def interact(
             await press("home", "home/end")
             await press("enter", "open")
             await press("end", "home/end")
-        # a new turn: Enter in the prompt to the prompt shown in the chat, its lane block
-        for n in range(max(3, presses // 50)):
-            prompt = app.main.query_one("#prompt")
-            prompt.focus()
-            await pilot.pause()
-            text = f"bench turn {n}"
-            prompt.text = text  # type: ignore[attr-defined]
-            started = time.perf_counter()
-            if profile is not None and what == "turn":
-                profile.enable()
-            await pilot.press("enter")
-            while not any(
-                isinstance(w, UserPrompt) and text in w.text for w in app.main.chat.children
-            ):
-                await pilot.pause(0)
-            await _painted(app)
-            if profile is not None and what == "turn":
-                profile.disable()
-            times["turn"].append(time.perf_counter() - started)
-            while app.busy:
-                await pilot.pause()
+        # a new turn: Enter in the prompt to the prompt shown in the chat
+        turns = max(3, presses // 20)
+        times["turn"] = await new_turns(app, pilot, turns, profile if what == "turn" else None)
     return times
 
 
@@ -173,9 +205,18 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
 
 
-def row(name: str, value: float, target: float, unit: str) -> str:
-    figure = f"{name:<44} {value:9.1f} {unit:<3}"
-    return f"{figure} target ≤ {target:5.0f} {unit:<3} ratio {value / target:6.2f}"
+def figures(spans: list[Span], how: str = "median") -> Span:
+    pick = statistics.median if how == "median" else p95
+    return pick([w for w, _ in spans]) * 1e3, pick([c for _, c in spans]) * 1e3
+
+
+def row(name: str, value: Span, target: float | None = None) -> str:
+    wall, cpu = value
+    line = f"{name:<42} {wall:8.1f} ms wall {cpu:8.1f} ms CPU"
+    if target is None:
+        return line
+    ratios = f"ratio {wall / target:5.2f} wall, {cpu / target:5.2f} CPU"
+    return f"{line}  target ≤ {target:3.0f} ms  {ratios}"
 
 
 def main() -> None:
@@ -199,9 +240,9 @@ def main() -> None:
 
     loads = []
     for _ in range(args.runs):
-        started = time.perf_counter()
+        started = now()
         session = SessionLog.load(args.path)
-        loads.append(time.perf_counter() - started)
+        loads.append(since(started))
     calls = sum(len(m.tool_calls) for m in session.messages)
     turns = sum(1 for m in session.messages if m.role == "user")
     del session
@@ -213,32 +254,28 @@ def main() -> None:
         chosen = profile if args.profile == "resume" and last else None
         resumes.append(asyncio.run(time_start(args.path, chosen)))
     times = asyncio.run(interact(args.path, args.presses, profile, args.profile or ""))
-    peak, now = status_kb("VmHWM") / 1024, status_kb("VmRSS") / 1024
+    times["turn, empty session"] = asyncio.run(empty_turns(max(3, args.presses // 20)))
+    peak, current = status_kb("VmHWM") / 1024, status_kb("VmRSS") / 1024
     load = Path("/proc/loadavg").read_text().split()[:3]
-    resume = statistics.median(resumes) - statistics.median(empties)
     print(f"session: {turns:,} turns, {calls:,} calls, {args.path.stat().st_size / 1e6:.1f} MB")
     print(f"load average {' '.join(load)}; medians of {args.runs} runs / {args.presses} presses")
-    print(
-        f"{'load the session file (before the app)':<44} {statistics.median(loads) * 1e3:9.1f} ms"
-    )
-    print(f"{'app start, empty session':<44} {statistics.median(empties) * 1e3:9.1f} ms")
-    print(f"{'app start, the long session':<44} {statistics.median(resumes) * 1e3:9.1f} ms")
-    print(row("resume (the difference)", resume * 1e3, TARGET_MS, "ms"))
-    for kind, values in times.items():
-        if not values:
+    print(row("load the session file (before the app)", figures(loads)))
+    empty, long = figures(empties), figures(resumes)
+    print(row("app start, empty session", empty))
+    print(row("app start, the long session", long))
+    resume = (long[0] - empty[0], long[1] - empty[1])
+    print(row("resume (the difference)", resume, TARGET_MS))
+    for kind, spans in times.items():
+        if not spans:
             continue
-        name = "new turn start" if kind == "turn" else f"lane {kind}"
-        print(
-            row(
-                f"{name} (median of {len(values)})",
-                statistics.median(values) * 1e3,
-                TARGET_MS,
-                "ms",
-            )
-        )
-        print(row(f"{name} (p95)", p95(values) * 1e3, TARGET_MS, "ms"))
-    print(row("peak RSS (VmHWM)", peak, TARGET_MB, "MB"))
-    print(f"{'RSS now (VmRSS)':<44} {now:9.1f} MB")
+        name = f"new {kind} start" if kind.startswith("turn") else f"lane {kind}"
+        print(row(f"{name} (median of {len(spans)})", figures(spans), TARGET_MS))
+        print(row(f"{name} (p95)", figures(spans, "p95"), TARGET_MS))
+    ratio = peak / TARGET_MB
+    print(
+        f"{'peak RSS (VmHWM)':<42} {peak:8.1f} MB  target ≤ {TARGET_MB:.0f} MB  ratio {ratio:.2f}"
+    )
+    print(f"{'RSS now (VmRSS)':<42} {current:8.1f} MB")
     if profile is not None:
         stats = pstats.Stats(profile)
         stats.sort_stats("cumulative").print_stats(40)

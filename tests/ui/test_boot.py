@@ -79,6 +79,13 @@ class GatedBoot:
         return Booted(self.agent, self.agent.describe())
 
 
+def _opened(app: QuietApp) -> bool:
+    """The main screen is up and the boot worker (which opened it) is done."""
+    return isinstance(app.screen, MainScreen) and not any(
+        w.group == "boot" and not w.is_finished for w in app.workers
+    )
+
+
 def _text(app: QuietApp, selector: str) -> str:
     return str(app.screen.query_one(StatusBar).query_one(selector, Static).render())
 
@@ -106,7 +113,7 @@ async def test_a_message_typed_before_the_core_is_ready_is_queued_then_answered(
         shell.prompt.insert("a draft")  # typed, not sent: carried over to the main screen
         assert isinstance(app.screen, ShellScreen)  # nothing switched while the boot waits
         boot.gate.set()
-        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "the main screen")
+        await wait_for(pilot, lambda: _opened(app), "the main screen to open")
         await wait_for(
             pilot,
             lambda: [p.text for p in app.main.chat.query(UserPrompt)] == ["hello before the core"],
@@ -222,7 +229,7 @@ async def test_the_first_frame_takes_the_theme_the_user_chose(
         assert app.theme == "agent-light"
         assert "DEMO" in str(app.screen.query_one("#demo-badge", Static).render())
         boot.gate.set()
-        await wait_for(pilot, lambda: isinstance(app.screen, MainScreen), "the main screen")
+        await wait_for(pilot, lambda: _opened(app), "the main screen to open")
 
 
 def test_an_app_needs_an_agent_or_a_boot() -> None:
@@ -277,3 +284,18 @@ def test_a_bad_model_spec_ends_the_tui_with_the_message_and_code_of_before(
         "agent-tui: unknown model spec 'gpt5': use demo, openai:MODEL, anthropic:MODEL or "
         "script:PATH\n"
     )
+
+
+def test_start_up_warnings_are_printed_once_the_app_is_gone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The chat shows them; the terminal keeps them after the app leaves the alternate
+    screen (they used to be printed before the app, which no longer waits for them)."""
+    from agent_tui import cli
+
+    agent = make_agent(tmp_path, [])
+    start = agent.describe().model_copy(update={"warnings": ["settings error: x: broken"]})
+    cli._after(Booted(agent, start))
+    assert capsys.readouterr().err == "agent-tui: settings error: x: broken\n"
+    cli._after(None)  # quit before the core was built: nothing to say
+    assert capsys.readouterr().err == ""

@@ -15,7 +15,21 @@ from tests.core.mcp.conftest import write_config
 from tests.core.mcp.oauth_env import Browser, oauth_server, stats
 
 from .helpers import wait_for
-from .test_mcp_panel import CONNECT, fact, notices, open_panel, panel_app, running, select_server
+from .test_mcp_panel import CONNECT, fact, open_panel, panel_app, running, select_server
+
+
+def keep_notices(app: Any) -> list[str]:
+    """Every notification the app posts, kept (a toast expires after a few seconds, which a
+    loaded machine can spend between two checks)."""
+    posted: list[str] = []
+    notify = app.notify
+
+    def kept(message: str, *args: Any, **kwargs: Any) -> None:
+        posted.append(str(message))
+        notify(message, *args, **kwargs)
+
+    app.notify = kept
+    return posted
 
 
 async def test_a_signs_in_and_the_server_reconnects(
@@ -38,6 +52,7 @@ async def test_a_signs_in_and_the_server_reconnects(
             },
         )
         app, manager = panel_app(workspace)
+        posted = keep_notices(app)
         async with running(app, manager) as pilot:
             await manager.start()
             await manager.wait_ready()
@@ -62,10 +77,10 @@ async def test_a_signs_in_and_the_server_reconnects(
             assert browser.urls[0].startswith(f"{base}/authorize?")
             await wait_for(pilot, lambda: "connected" in fact(panel, "status"), "shown")
             assert fact(panel, "reason") == ""
-            assert any(browser.urls[0] in n for n in notices(app))  # the URL is on screen too
+            assert any(browser.urls[0] in n for n in posted)  # the URL is on screen too
             await wait_for(  # said once the sign-in returns, after the reconnect
                 pilot,
-                lambda: any(n.startswith("signed in to secure (2 tools)") for n in notices(app)),
+                lambda: any(n.startswith("signed in to secure (2 tools)") for n in posted),
                 "the signed-in notice",
             )
             assert FileTokenStorage("secure", f"{base}/mcp").signed_in
@@ -76,7 +91,7 @@ async def test_a_signs_in_and_the_server_reconnects(
             await pilot.press("a")
             await wait_for(
                 pilot,
-                lambda: any("plain has no sign-in" in n for n in notices(app)),
+                lambda: any("plain has no sign-in" in n for n in posted),
                 "the no-sign-in notice",
             )
             assert len(browser.urls) == 1

@@ -277,8 +277,7 @@ class AgentApp(App[None]):
             self.exit(return_code=1)
             return
         self.booted = booted
-        # shown once the shell is gone: its header and status bar follow the app's state
-        self._wire(booted.agent, booted.start, show=False)
+        self._wire(booted.agent, booted.start, show=False)  # shown as the main screen opens
         await self._open()
 
     async def _open(self) -> None:
@@ -306,9 +305,11 @@ class AgentApp(App[None]):
         if shell is not None:  # the first frame was the shell: the main screen takes its place
             typed = shell.prompt
             text, cursor, history = typed.text, typed.cursor_location, typed.prompt_history
-            await self.switch_screen(self._main)
+            # before the switch: the main screen's header mounts with the title it keeps (a
+            # title changed while a header mounts or goes away reaches it half built)
             self._show_start(cwd_label=self._cwd_label)
             self.activity = Activity.IDLE
+            await self.switch_screen(self._main)
             prompt.prompt_history = list(history)
             prompt.load_text(text)
             prompt.move_cursor(cursor)
@@ -482,6 +483,7 @@ class AgentApp(App[None]):
 
         self._note_transcript()
         self.workers.cancel_group(self, "backlog")
+        self.backlog.ready.set()  # nothing waits for a backlog no longer shown
         self.backlog = backlog.Backlog()
         self.calls.clear()
         await self.main.chat.clear()
@@ -514,9 +516,11 @@ class AgentApp(App[None]):
             if collecting:
                 gc.enable()
             lane.hold(False)
-        if cut:
-            self.run_worker(
-                self._fill_backlog(self.backlog, transcript_events(history, stop=cut)),
+        if cut:  # after the frame that shows the last turns
+            earlier = transcript_events(history, stop=cut)
+            self.call_after_refresh(
+                self.run_worker,
+                self._fill_backlog(self.backlog, earlier),
                 group="backlog",
                 exit_on_error=False,
             )
@@ -789,7 +793,9 @@ class AgentApp(App[None]):
         what the user looks at in place."""
         event.stop()
         chat, earlier = self.main.chat, self.backlog
-        await earlier.ready.wait()
+        if not earlier.ready.is_set():  # still being read: load once it is (never wait here)
+            self.run_worker(self._load_when_ready(earlier), group="backlog", exit_on_error=False)
+            return
         page = earlier.take_page()
         if chat.earlier is None or not page or earlier is not self.backlog:
             return
@@ -812,6 +818,11 @@ class AgentApp(App[None]):
             )
 
         chat.call_after_refresh(keep_place)
+
+    async def _load_when_ready(self, earlier: Backlog) -> None:
+        await earlier.ready.wait()
+        if earlier is self.backlog:
+            self.post_message(EarlierTurns.Load())
 
     def _calls_of(self, event: Event) -> list[CallState]:
         """The (final) states of the calls a replayed ``tool_use`` or ``tool_group`` names."""

@@ -219,9 +219,10 @@ def test_domain_rules_parse_typed_and_judge_by_host(tmp_path: Path) -> None:
     assert kind("https://evil.example.com/") == "deny"  # deny wins in every mode
     simple = SimplePolicy().explain(tool)  # the simplest policy asks for it too
     assert simple.kind == "ask"
-    # a wildcard never names a host for the private-address check; a literal rule does
+    # neither a wildcard nor a domain: rule for a name names it for the private-address check
+    # (a private: rule does, or a domain: rule for an IP literal or localhost)
     hosts = RuleHosts(rules.allow, ["web_fetch"])
-    assert hosts.names("docs.python.org")
+    assert not hosts.names("docs.python.org")
     assert not hosts.names("api.example.com")
 
 
@@ -269,3 +270,57 @@ async def test_a_big_page_goes_through_the_output_budget(tmp_path: Path, server:
     assert result.spill.chars > 100_000
     assert len(result.content) < 60_000
     assert result.summary.startswith("200 · 127.0.0.1 · 10.0 MB")
+
+
+@pytest.fixture
+def rebound(monkeypatch: pytest.MonkeyPatch) -> str:
+    """A name whose DNS now answers 127.0.0.1 (as an attacker who owns a domain can make it,
+    after the user allowed it while it was public). The only stand-in in this file: no real
+    DNS exists here."""
+    import socket
+
+    real = socket.getaddrinfo
+    name = "docs.attacker.example"
+
+    def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if host == name:
+            return real("127.0.0.1", port, *args, **kwargs)
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return name
+
+
+async def test_a_saved_domain_rule_does_not_follow_its_name_to_a_private_address(
+    server: Any, connects: list[Any], rebound: str
+) -> None:
+    """What "always allow" saves for a public host (``domain:NAME``) does not let the name
+    resolve to a private address later: refused before connecting, and the next step names the
+    rule that would (``private:NAME``)."""
+    port = server.server_address[1]
+    outcome = await _fetch(f"http://{rebound}:{port}/page", f"web_fetch(domain:{rebound})")
+    assert outcome.error is not None
+    assert outcome.error.code == "private_address"
+    assert "loopback" in outcome.error.message
+    assert f"web_fetch(private:{rebound})" in outcome.error.next_step
+    assert connects == []
+    assert server.hits == []
+    wildcard = await _fetch(f"http://{rebound}:{port}/page", "web_fetch(domain:*.attacker.example)")
+    assert wildcard.error is not None
+    assert wildcard.error.code == "private_address"
+
+
+async def test_a_private_rule_lets_an_intranet_name_be_fetched(server: Any, rebound: str) -> None:
+    port = server.server_address[1]
+    outcome = await _fetch(f"http://{rebound}:{port}/page", f"web_fetch(private:{rebound})")
+    assert "# Parser notes" in _content(outcome)
+    assert [path for _, path in server.hits] == ["/page"]
+
+
+def test_private_rules_parse_and_name_one_host() -> None:
+    rule = Rule.parse("web_fetch(private:nas.lan)")
+    assert RuleHosts([rule], ["web_fetch"]).names("nas.lan")
+    assert not RuleHosts([Rule.parse("web_fetch(domain:nas.lan)")], ["web_fetch"]).names("nas.lan")
+    assert RuleHosts([Rule.parse("web_fetch(domain:localhost)")], ["web_fetch"]).names("localhost")
+    with pytest.raises(RuleError, match="not a wildcard"):
+        Rule.parse("web_fetch(private:*.lan)")

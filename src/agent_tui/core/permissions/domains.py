@@ -2,8 +2,10 @@
 ``web_fetch(domain:*.example.com)`` from its subdomains (not the domain itself), and
 ``web_fetch`` alone from any host. Deny and ask rules are written the same way.
 
-A rule that names a host literally is also what lets ``web_fetch`` reach a private or loopback
-address (``RuleHosts``, ``core.tools.hosts``): a wildcard never does.
+``web_fetch(private:intranet.example)`` allows that host even when its name resolves to a
+private address; a ``domain:`` rule lets a private address be fetched only when it names an IP
+literal or ``localhost`` itself (``RuleHosts``, ``core.tools.hosts``): a name's DNS may change
+after the rule was saved. A wildcard never does.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from agent_tui.core.permissions.decision import Decision, Step, plan_mode
 from agent_tui.core.permissions.modes import Mode
 from agent_tui.core.permissions.rules import WEB_TOOLS, Rule
 from agent_tui.core.tools.base import Tool
-from agent_tui.core.tools.hosts import PREFIX, host_of, normal_host
+from agent_tui.core.tools.hosts import PREFIX, PRIVATE_PREFIX, host_of, normal_host
 
 if TYPE_CHECKING:
     from agent_tui.core.permissions.pipeline import PermissionPipeline
@@ -25,9 +27,25 @@ __all__ = ["WEB_TOOLS", "RuleHosts", "host_of", "judge_domain", "matches", "norm
 
 def rule_host(rule: Rule) -> str | None:
     """The host (or ``*.domain``) a domain rule names; None for a rule without a pattern."""
-    if rule.pattern is None or not rule.pattern.startswith(PREFIX):
+    if rule.pattern is None:
         return None
-    return normal_host(rule.pattern[len(PREFIX) :])
+    for prefix in (PREFIX, PRIVATE_PREFIX):
+        if rule.pattern.startswith(prefix):
+            return normal_host(rule.pattern[len(prefix) :])
+    return None
+
+
+def names_private(rule: Rule) -> bool:
+    """Does ``rule`` name its host as one that may be private: a ``private:`` rule, or a
+    ``domain:`` rule naming an IP literal or ``localhost`` (never a wildcard)."""
+    from agent_tui.core.tools.builtin._addresses import literal, local_name
+
+    host = rule_host(rule)
+    if host is None or host.startswith("*.") or rule.pattern is None:
+        return False
+    if rule.pattern.startswith(PRIVATE_PREFIX):
+        return True
+    return literal(host) is not None or local_name(host)
 
 
 def matches(rule: Rule, host: str) -> bool:
@@ -43,15 +61,16 @@ def matches(rule: Rule, host: str) -> bool:
 
 
 class RuleHosts:
-    """The hosts the allow rules of ``tool_names`` name literally (``core.tools.hosts``)."""
+    """The hosts the allow rules of ``tool_names`` name as possibly private
+    (``names_private``, ``core.tools.hosts``)."""
 
     def __init__(self, rules: Sequence[Rule], tool_names: Sequence[str]) -> None:
         self._named = {
             host
             for rule in rules
             if any(rule.names_tool(name) for name in tool_names)
+            and names_private(rule)
             and (host := rule_host(rule)) is not None
-            and not host.startswith("*.")
         }
 
     def names(self, host: str) -> bool:

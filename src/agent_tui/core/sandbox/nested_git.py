@@ -89,15 +89,22 @@ def _targets_of_gitdir(gitdir: str, out: dict[str, _Target], depth: int = 0) -> 
     if depth < 8 and os.path.isdir(modules) and not os.path.islink(modules):
         for sub in _module_dirs(modules):
             _targets_of_gitdir(sub, out, depth + 1)
+    if depth == 0:
+        _worktree_configs(gitdir, out)
+
+
+def _worktree_configs(gitdir: str, out: dict[str, _Target]) -> None:
+    """The ``config.worktree`` of each linked worktree of ``gitdir`` (``worktrees/NAME``)."""
     worktrees = os.path.join(gitdir, "worktrees")
-    if depth == 0 and os.path.isdir(worktrees) and not os.path.islink(worktrees):
-        try:
-            names = os.listdir(worktrees)
-        except OSError:
-            names = []
-        for name in names:
-            path = os.path.join(worktrees, name, "config.worktree")
-            out.setdefault(path, _Target(path, "config"))
+    if not os.path.isdir(worktrees) or os.path.islink(worktrees):
+        return
+    try:
+        names = os.listdir(worktrees)
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(worktrees, name, "config.worktree")
+        out.setdefault(path, _Target(path, "config"))
 
 
 def _module_dirs(modules: str) -> list[str]:
@@ -133,14 +140,7 @@ def targets(workspace: Path, nested: Iterable[str]) -> dict[str, _Target]:
     if os.path.isdir(top) and not os.path.islink(top):
         for sub in _module_dirs(os.path.join(top, "modules")):
             _targets_of_gitdir(sub, out, 1)
-        worktrees = os.path.join(top, "worktrees")
-        try:
-            names = os.listdir(worktrees)
-        except OSError:
-            names = []
-        for name in names:
-            path = os.path.join(worktrees, name, "config.worktree")
-            out.setdefault(path, _Target(path, "config"))
+        _worktree_configs(top, out)
     for entry in nested:
         if entry == top:
             continue

@@ -188,10 +188,8 @@ class ChatView(VerticalScroll):
     async def stream(self, fragment: str) -> None:
         """Append a fragment of the assistant's reply, starting a new reply if needed."""
         if self._stream is None:
-            from agent_tui.ui.chat import collector
             from agent_tui.ui.chat.reply_stream import ReplyStream
 
-            collector.hold()
             self._replies()
             self._serial += 1
             self._stream = ReplyStream(self, self._serial)
@@ -202,10 +200,7 @@ class ChatView(VerticalScroll):
         await self.flush()
         stream, self._stream = self._stream, None
         if stream is not None:
-            from agent_tui.ui.chat import collector
-
             await stream.close(final)
-            self.call_after_refresh(collector.release)
         elif final and final.strip():
             await self._append(self._replies()(final))
 

@@ -49,7 +49,18 @@ class FoldedTurns(Widget, can_focus=True):
 
     def __init__(self, turns: list[HiddenTurn]) -> None:
         super().__init__()
-        self.turns = turns
+        self._turns = turns
+        self._strips: dict[tuple[int, int, bool], Strip] = {}
+        """Rendered lines by (line, width, under the cursor): the turns are finished."""
+
+    @property
+    def turns(self) -> list[HiddenTurn]:
+        return self._turns
+
+    @turns.setter
+    def turns(self, turns: list[HiddenTurn]) -> None:
+        self._turns = turns
+        self._strips.clear()
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.turns)
@@ -58,16 +69,21 @@ class FoldedTurns(Widget, can_focus=True):
         width = self.size.width
         if not 0 <= y < len(self.turns):
             return Strip.blank(width)
+        cursor = self.has_focus and y == self.cursor
+        key = (y, width, cursor)
+        if (strip := self._strips.get(key)) is not None:
+            return strip
         turn = self.turns[y]
-        if self.has_focus and y == self.cursor:
-            style = self.get_visual_style("folded-turns--cursor")
-        else:
-            style = self.visual_style
+        style = self.get_visual_style("folded-turns--cursor") if cursor else self.visual_style
         line = turn_line(turn.prompt, turn.calls, True, width)
         strips = Visual.to_strips(self, line, width, 1, style)
-        if not strips:
-            return Strip.blank(width)
-        return strips[0].extend_cell_length(width, style.rich_style)
+        strip = strips[0].extend_cell_length(width, style.rich_style) if strips else None
+        self._strips[key] = strip = strip or Strip.blank(width)
+        return strip
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strips.clear()  # a theme changed the colours
 
     def set_cursor(self, index: int) -> None:
         """Put the cursor on line ``index`` (clamped) and scroll the lane to it."""

@@ -54,7 +54,7 @@ class ToolLane(VerticalScroll, can_focus=False):
         border-title-color: $text-muted;
         border-subtitle-color: $text-muted;
         scrollbar-size-vertical: 1;
-        &:focus-within { border: round $primary 60%; border-title-color: $primary; }
+        &.-focus-within { border: round $primary 60%; border-title-color: $primary; }
         & > .empty { color: $text-muted; padding: 1 1; display: none; }
         &.-empty > .empty { display: block; }
     }
@@ -384,7 +384,16 @@ class ToolLane(VerticalScroll, can_focus=False):
                 await self.entries.unfold(block, upto=max(0, block.hidden - PAGE))
                 block.update_header()
 
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        self.call_later(self._mark_focus)
+
+    def _mark_focus(self) -> None:
+        self.set_class(self.has_focus_within, "-focus-within")
+
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        # a class, not ``:focus-within``: Textual restyles every node under the outermost
+        # widget with a ``:focus-within`` rule on each focus change (all the lane's cards)
+        self.add_class("-focus-within")
         focused = event.widget
         if isinstance(focused, FoldedTurns):
             self.last_focused = focused

@@ -7,6 +7,7 @@ searchable) and this backlog, to be rendered later — in the lane as one folded
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -30,8 +31,8 @@ RESUME_TURNS = 3
 """Turns a resumed session renders at once (the last ones)."""
 PAGE_TURNS = 5
 """Earlier turns the chat renders per page."""
-SLICE = 200
-"""Earlier events taken between two looks at the app's other work."""
+SLICE_SECONDS = 0.008
+"""How long the earlier events are read before the app's other work (keys, frames) runs."""
 
 CHAT_EVENTS = (
     UserMessage,
@@ -68,11 +69,13 @@ class Backlog:
 
     async def fill(self, events: Iterable[Event], book: CallBook) -> None:
         """Take the earlier turns' events: into ``book`` (every call's final state) and this
-        backlog, a slice at a time so the app keeps answering keys meanwhile."""
+        backlog, in slices of a few milliseconds so the app keeps answering keys meanwhile."""
         lane: HiddenTurn | None = None
+        began = time.perf_counter()
         for count, event in enumerate(events, 1):
-            if count % SLICE == 0:
+            if count % 20 == 0 and time.perf_counter() - began > SLICE_SECONDS:
                 await asyncio.sleep(0)
+                began = time.perf_counter()
             changed = book.apply(event)
             if isinstance(event, UserMessage) or lane is None:
                 lane = HiddenTurn(event.text if isinstance(event, UserMessage) else "")

@@ -108,8 +108,8 @@ def themes_dir() -> Traversable | None:
 def paint_theme(app: App[Any], chosen: str | None) -> None:
     """Select the theme for the first frame (call it before the app runs): ``chosen`` if it is
     one of the shipped themes, else the default one. The shipped files are read as plain JSON
-    (they are checked by the tests); ``themes.install_themes`` registers them properly, with
-    the user's own, once the core is built."""
+    (the tests check them); ``themes.install_themes`` registers them properly, with the user's
+    own, once the core is built."""
     directory = themes_dir()
     if directory is None:
         return

@@ -12,10 +12,11 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Header, Static
+from textual.widgets import Static
 
 from agent_tui.ui.common.steady_footer import SteadyFooter
 from agent_tui.ui.shell.prompt_input import PromptInput
+from agent_tui.ui.shell.shell_header import ShellHeader
 from agent_tui.ui.shell.status_bar import StatusBar
 
 NARROW_BELOW = 100
@@ -50,7 +51,7 @@ class ShellScreen(Screen[None]):
         self._prompt = prompt
 
     def compose(self) -> ComposeResult:
-        yield Header(icon="◆")
+        yield ShellHeader("◆")  # drawn once: see shell_header
         with Horizontal(id="body"):
             yield VerticalScroll(id="chat")
             with Vertical(id="side"):

@@ -64,8 +64,9 @@ def refusal(host: str, address: Address | None, why: str, *, hop: str = "") -> T
         "private_address",
         f"web_fetch refused {hop}{shown}: it is {why}. Fetching from it could reach services "
         "that only this machine or its network should see; nothing was sent.",
-        f"Fetch a public URL instead. If the user wants this host fetched, an allow rule must "
-        f"name it: web_fetch(domain:{host}).",
+        "Fetch a public URL instead. If the user wants this host fetched, an allow rule must "
+        f"name it: web_fetch({'domain' if literal(host) or local_name(host) else 'private'}:"
+        f"{host}).",
     )
 
 
