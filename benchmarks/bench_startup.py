@@ -16,6 +16,10 @@ driver writes there; this process drains it). Reported, median of the rounds:
 - **core ready**: spawn → the main screen open on the built core (provider, session,
   settings, permissions, tools, MCP manager, agent), when a message typed meanwhile is sent.
 
+With ``--baseline CHECKOUT`` (another checkout of agent-tui, e.g. ``git worktree add /tmp/old
+893377c``) its ``bench_ui.py`` launch child joins each round: that version's first paint
+beside this one's, under the same load.
+
 It also lists what ``python -X importtime`` says the first frame imports (``cli`` and
 ``ui.app``), by top-level package.
 """
@@ -70,14 +74,20 @@ def child_launch_agent(fd: int, cwd: str, kind: str) -> None:
     cli.main(["--cwd", cwd, "--model", model])
 
 
-def launch(kind: str, cwd: Path) -> dict[str, float]:
-    """Spawn one child of ``kind`` on a pty; its figures in seconds from the spawn."""
+def launch(kind: str, cwd: Path, baseline: Path | None = None) -> dict[str, float]:
+    """Spawn one child of ``kind`` on a pty; its figures in seconds from the spawn. ``kind``
+    ``baseline``: the ``bench_ui.py`` launch child of the checkout ``baseline``."""
     read_end, write_end = os.pipe()
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
     paths = [
         str(Path(p).resolve()) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p
     ]
+    command = [sys.executable, __file__, "--child", kind, "--cwd", str(cwd)]
+    if kind == "baseline" and baseline is not None:
+        paths = [str(baseline / "src")]
+        script = baseline / "benchmarks" / "bench_ui.py"
+        command = [sys.executable, str(script), "--child", "launch-agent", "--cwd", str(cwd)]
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(paths),
@@ -102,7 +112,7 @@ def launch(kind: str, cwd: Path) -> dict[str, float]:
     threading.Thread(target=drain, daemon=True).start()
     spawned = time.time()
     child = subprocess.Popen(
-        [sys.executable, __file__, "--child", kind, "--cwd", str(cwd), "--fd", str(write_end)],
+        [*command, "--fd", str(write_end)],
         stdin=slave,
         stdout=slave,
         stderr=subprocess.DEVNULL,
@@ -143,6 +153,7 @@ def first_frame_imports() -> list[tuple[str, float]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--baseline", type=Path, help="another checkout to time beside this one")
     parser.add_argument("--child", choices=KINDS)
     parser.add_argument("--cwd")
     parser.add_argument("--fd", type=int)
@@ -155,10 +166,12 @@ def main() -> None:
         return
     root = Path(tempfile.mkdtemp(prefix="bench-startup-"))
     load_before = Path("/proc/loadavg").read_text().split()[:3]
-    figures: dict[str, list[dict[str, float]]] = {kind: [] for kind in KINDS}
+    kinds = [*KINDS, *(["baseline"] if args.baseline else [])]
+    figures: dict[str, list[dict[str, float]]] = {kind: [] for kind in kinds}
     for _ in range(args.runs):
-        for kind in KINDS:  # interleaved: a load change hits all three alike
-            figures[kind].append(launch(kind, Path(tempfile.mkdtemp(dir=root))))
+        for kind in kinds:  # interleaved: a load change hits all of them alike
+            work = Path(tempfile.mkdtemp(dir=root))
+            figures[kind].append(launch(kind, work, args.baseline))
     load_after = Path("/proc/loadavg").read_text().split()[:3]
 
     def median(kind: str, key: str) -> float:
@@ -177,6 +190,10 @@ def main() -> None:
         print(
             f"{label:34}{painted * 1000:>9.0f} ms{painted / trivial:>7.2f}×{ready * 1000:>9.0f} ms"
         )
+    if args.baseline:
+        painted = median("baseline", "painted")
+        print(f"{'baseline ' + args.baseline.name + ' --model demo':34}", end="")
+        print(f"{painted * 1000:>9.0f} ms{painted / trivial:>7.2f}×")
     print("\nwhat the first frame imports (cli + ui.app, -X importtime, cumulative):")
     imports = first_frame_imports()
     print(f"  {'all':28}{sum(ms for _, ms in imports):>8.1f} ms")

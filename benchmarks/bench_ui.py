@@ -251,8 +251,8 @@ def child_stream(
         first: float | None = None
         first_cpu = 0.0
         lags: list[float]
-        echoes: list[tuple[int, float]]
-        """(how many characters the prompt holds, when that was painted: ``time.monotonic``)"""
+        echoes: list[float]
+        """When each edit of the prompt was first painted (``time.monotonic``)."""
 
         def on_mount(self) -> None:  # Textual runs AgentApp.on_mount too, right after
             self.lags = []
@@ -270,9 +270,8 @@ def child_stream(
                 self.lags.append(time.perf_counter() - asked - PROBE_SECONDS)
 
         def on_text_area_changed(self, message: TextArea.Changed) -> None:
-            if typing:
-                typed = len(message.text_area.text)
-                self.call_after_refresh(lambda: self.echoes.append((typed, time.monotonic())))
+            if typing:  # every key edits the prompt once: a letter, its backspace, …
+                self.call_after_refresh(lambda: self.echoes.append(time.monotonic()))
 
         def on_agent_event(self, message: AgentEvent) -> None:  # AgentApp's runs next
             if self.first is None and isinstance(message.event, AssistantDelta):
@@ -314,8 +313,9 @@ def child_stream(
 # -- the parent side -----------------------------------------------------------------------
 
 
-TYPING_SECONDS = 0.1
-"""The typist's pace: 10 keys a second, a fast typist."""
+TYPING_SECONDS = 0.2
+"""The typist's pace: a letter every 0.2 s and a backspace halfway between (10 keys a second,
+a fast typist; the prompt stays one line, as it does while a user types a short message)."""
 
 
 def run_child(
@@ -323,8 +323,9 @@ def run_child(
 ) -> tuple[float, dict[str, object]]:
     """Spawn ``bench_ui.py --child …`` on a pty; return (spawn time, its report). With
     ``typed``, a typist writes a letter into the terminal every ``TYPING_SECONDS`` until the
-    child reports, and ``typed[n]`` is when the (n+1)th letter was written (``time.monotonic``,
-    one clock for both processes)."""
+    child reports (each followed by a backspace ``TYPING_SECONDS / 2`` later), and ``typed[n]``
+    is when the (n+1)th letter was written (``time.monotonic``, one clock for both
+    processes)."""
     read_end, write_end = os.pipe()
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
@@ -355,10 +356,14 @@ def run_child(
     def type_keys() -> None:
         assert typed is not None
         streaming.wait(600)
-        while not reported.wait(TYPING_SECONDS):
+        letters = b"abcdefghijklmnopqrstuvwxyz"
+        while not reported.wait(TYPING_SECONDS / 2):
             typed.append(time.monotonic())
             try:
-                os.write(master, b"abcdefghijklmnopqrstuvwxyz"[len(typed) % 26 - 1 :][:1])
+                os.write(master, letters[len(typed) % 26 :][:1])
+                if reported.wait(TYPING_SECONDS / 2):
+                    return
+                os.write(master, b"\x7f")
             except OSError:
                 return
 
@@ -415,17 +420,12 @@ def bench_stream(
     return report
 
 
-def key_to_echo(typed: list[float], echoes: list[list[float]]) -> list[float]:
-    """For each letter typed while the reply streamed (the prompt was empty until then): from
-    writing it into the terminal to the first paint of the prompt holding it (letters the app
-    took together share a paint). Letters not painted before the reply ended are left out."""
-    painted = sorted((at, int(count)) for count, at in echoes)
-    latencies = []
-    for n, sent in enumerate(typed, 1):
-        at = next((at for at, count in painted if count >= n), None)
-        if at is not None:
-            latencies.append(at - sent)
-    return latencies
+def key_to_echo(typed: list[float], echoes: list[float]) -> list[float]:
+    """For each letter typed while the reply streamed: from writing it into the terminal to
+    the first paint after the prompt took it (each key is one edit: letter, backspace, letter…
+    so the n-th letter is edit 2n - 1). Letters not painted before the reply ended are left
+    out."""
+    return [at - sent for sent, at in zip(typed, echoes[::2], strict=False)]
 
 
 def ms(seconds: object) -> str:

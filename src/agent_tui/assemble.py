@@ -32,8 +32,8 @@ BYPASS_WARNING = (
     "warning: the permission mode is bypass: every call runs without asking, except what deny "
     "rules refuse and what asks in every mode (protected paths, commands it cannot see through)"
 )
-"""Printed on stderr at start (and shown in the TUI) whenever a session starts in bypass mode,
-from --permission-mode or from a settings file."""
+"""Printed on stderr (by a headless run at start, by the TUI when it exits; the TUI's chat shows
+it at once) whenever a session starts in bypass mode, from --permission-mode or a settings file."""
 
 
 class SetupFailed(Exception):

@@ -44,20 +44,10 @@ import json
 import os
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import (
-    AudioContent,
-    BlobResourceContents,
-    CallToolResult,
-    EmbeddedResource,
-    ImageContent,
-    ResourceLink,
-    TextContent,
-    TextResourceContents,
-    ToolAnnotations,
-)
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
 
 WIRE: list[int] = []
 """In ``garbage`` mode, a copy of the real stdout (the SDK moves the protocol off fd 1)."""
@@ -68,7 +58,23 @@ PNG_1x1 = (
 )
 
 
-def build(name: str, mode: str = "normal", extra_tools: int = 0) -> MCPServer:
+def build(name: str, mode: str = "normal", extra_tools: int = 0) -> "MCPServer":
+    # the SDK is imported here, not at the top: the SDK-free modes (``exit-at-start``,
+    # ``hang-at-start``, ``tasks``, ``http-status``) start without its ~1.3 CPU-seconds of
+    # imports
+    from mcp.server.mcpserver import Context, MCPServer
+    from mcp.types import (
+        AudioContent,
+        BlobResourceContents,
+        CallToolResult,
+        EmbeddedResource,
+        ImageContent,
+        ResourceLink,
+        TextContent,
+        TextResourceContents,
+        ToolAnnotations,
+    )
+
     server = MCPServer(name)
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False)
     for index in range(extra_tools):
@@ -270,7 +276,7 @@ def build(name: str, mode: str = "normal", extra_tools: int = 0) -> MCPServer:
     return server
 
 
-def _add_filler(server: MCPServer, index: int) -> None:
+def _add_filler(server: "MCPServer", index: int) -> None:
     """Filler tool ``tool_NN`` (``--extra-tools``): a server with many tools for the panel."""
 
     def filler(query: str, limit: int = 10) -> str:

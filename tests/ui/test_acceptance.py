@@ -37,7 +37,7 @@ async def test_a_streamed_answer(tmp_path: Path) -> None:
     text = "## Plan\n\n" + " ".join(f"step{i}" for i in range(120)) + "\n\n```python\nx = 1\n```\n"
     chunks = [text[i : i + 7] for i in range(0, len(text), 7)]
     app = make_app(make_agent(tmp_path, [{"chunks": chunks, "delay": 0.001}]))
-    seen: list[tuple[int, int]] = []  # (reply widget, characters shown) as each delta arrives
+    seen: list[tuple[int, int]] = []  # (reply widget, characters shown) as each batch of deltas arrives
 
     def hook(message: Message) -> None:
         if isinstance(message, AgentEvent) and isinstance(message.event, AssistantDelta):
@@ -52,7 +52,8 @@ async def test_a_streamed_answer(tmp_path: Path) -> None:
         assert len(replies) == 1
         assert replies[0].source == text
         assert not replies[0].streaming
-    assert len(seen) == len(chunks) - 1
+    # deltas come batched (one message per frame, ``DeltaBatcher``), never more than one a chunk
+    assert 0 < len(seen) <= len(chunks) - 1
     assert len({widget for widget, _ in seen}) == 1  # one reply, appended to, never rebuilt
     shown = [count for _, count in seen]
     assert shown == sorted(shown)

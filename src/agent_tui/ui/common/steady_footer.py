@@ -6,8 +6,7 @@ cards, or opening a screen (six such signals), mostly leaves the keys exactly as
 This footer compares what it would show with what it shows and skips the rebuild when they
 are the same: a screen opens ~40% faster and j/k between cards no longer rebuilds the footer.
 Signals that come while a rebuild is queued add nothing (it reads the keys when it runs:
-opening the spill browser queued four identical rebuilds), nor do those of a screen that is
-closing or covered by another.
+opening the spill browser queued four identical rebuilds).
 
 Each key it builds starts in the footer's own compact state. Textual's ``FooterKey`` starts
 compact and is then bound to the footer's (not compact): two class changes per key, each
@@ -69,10 +68,8 @@ class SteadyFooter(Footer):
 
     def bindings_changed(self, screen: Screen) -> None:
         attached = self.is_attached and screen is self.screen and screen.app.app_focus
-        if attached and self._bindings_ready and (self._rebuilding or not screen.is_current):
-            # a rebuild is queued already, or the screen is closing or covered (it signals
-            # again when it shows: its stack changes)
-            return
+        if attached and self._bindings_ready and self._rebuilding:
+            return  # the rebuild queued reads the keys when it runs
         unchanged = attached and self._bindings_ready and self._signature() == self._shown
         if not unchanged:
             self._rebuilding = attached  # Footer queues a rebuild only then
