@@ -37,7 +37,7 @@ async def test_a_streamed_answer(tmp_path: Path) -> None:
     text = "## Plan\n\n" + " ".join(f"step{i}" for i in range(120)) + "\n\n```python\nx = 1\n```\n"
     chunks = [text[i : i + 7] for i in range(0, len(text), 7)]
     app = make_app(make_agent(tmp_path, [{"chunks": chunks, "delay": 0.001}]))
-    seen: list[tuple[int, int]] = []  # (reply widget, characters shown) as each batch of deltas arrives
+    seen: list[tuple[int, int]] = []  # (reply widget, characters shown) per batch of deltas
 
     def hook(message: Message) -> None:
         if isinstance(message, AgentEvent) and isinstance(message.event, AssistantDelta):
