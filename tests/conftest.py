@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -65,3 +66,33 @@ def workspace(tmp_path: Path) -> Path:
     root = tmp_path / "project"
     root.mkdir()
     return root
+
+
+_FILE_SECONDS: dict[str, float] = {}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--file-durations",
+        type=int,
+        default=0,
+        metavar="N",
+        help="list the N test files that took longest (setup + call + teardown, summed)",
+    )
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Sum each file's test time (on the controller under xdist: reports come back to it)."""
+    path = report.nodeid.split("::", 1)[0]
+    _FILE_SECONDS[path] = _FILE_SECONDS.get(path, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    count = int(config.getoption("--file-durations") or 0)
+    if count <= 0 or not _FILE_SECONDS:
+        return
+    total = sum(_FILE_SECONDS.values())
+    terminalreporter.section(f"slowest {count} test files ({total:.0f} s in all)")
+    ranked = sorted(_FILE_SECONDS.items(), key=lambda item: item[1], reverse=True)
+    for path, seconds in ranked[:count]:
+        terminalreporter.write_line(f"{seconds:8.1f}s {100 * seconds / total:5.1f}%  {path}")
