@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,6 +18,7 @@ from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.approval.screen import ApprovalScreen
+from agent_tui.ui.chat.assistant_reply import AssistantReply
 from agent_tui.ui.shell.events_bridge import AgentEvent
 from agent_tui.ui.spills.browser import SpillBrowser
 
@@ -128,3 +129,32 @@ async def burst(pilot: Pilot[Any], *keys: str) -> None:
         event.set_sender(pilot.app)
         driver.send_message(event)
     await pilot.pause(0.2)
+
+
+def fence_codes(replies: Iterable[AssistantReply]) -> list[str]:
+    """The code of every fence and indented block the replies were drawn from, as the Markdown
+    parser reads them (each part parsed on its own, as it is drawn)."""
+    from markdown_it import MarkdownIt
+
+    parser = MarkdownIt().enable("strikethrough").enable("table")  # as Rich parses
+    return [
+        token.content.rstrip("\n")
+        for reply in replies
+        for token in parser.parse(reply.source)
+        if token.type in ("fence", "code_block")
+    ]
+
+
+def table_count(replies: Iterable[AssistantReply]) -> int:
+    from markdown_it import MarkdownIt
+
+    parser = MarkdownIt().enable("strikethrough").enable("table")  # as Rich parses
+    return sum(
+        token.type == "table_open" for reply in replies for token in parser.parse(reply.source)
+    )
+
+
+def drawn(reply: AssistantReply) -> str:
+    """What the reply shows on screen, line by line without trailing blanks."""
+    plain = reply.lines(reply.content_region.width).plain
+    return "\n".join(line.rstrip() for line in plain.split("\n"))

@@ -6,13 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets.markdown import MarkdownFence
 
 from agent_tui.ui.chat import AssistantReply, freezer
 from agent_tui.ui.chat.frozen_gap import FrozenGap
 from agent_tui.ui.chat.part_splitter import PART_CHARS
 
-from .helpers import SIZE, make_agent, make_app, submit, wait_for, wait_idle
+from .helpers import SIZE, drawn, fence_codes, make_agent, make_app, submit, wait_for, wait_idle
 
 
 def long_answer(paragraphs: int) -> str:
@@ -66,7 +65,8 @@ async def test_fences_of_every_kind_stream_whole_into_one_part(
             lambda: "".join(r.source for r in chat.query(AssistantReply)) == text,
             "every part rendered",
         )
-        codes = [fence.code for fence in chat.query(MarkdownFence)]
+        replies = list(chat.query(AssistantReply))
+        codes = fence_codes(replies)
         assert codes[:-1] == [
             "def f():\n\n    return 1",
             "```\nnot the end\n\n```",
@@ -74,6 +74,10 @@ async def test_fences_of_every_kind_stream_whole_into_one_part(
             "indented = 1\n\nstill = 2",
         ]
         assert codes[-1] == "open to the end" + "\n\nmore code" * 100
+        shown = "\n".join(drawn(reply) for reply in replies)
+        for code in codes:  # drawn too, line by line (a fence has a column of padding)
+            for line in code.split("\n"):
+                assert line.strip() in shown
 
 
 async def test_a_long_reply_streams_in_parts_and_far_parts_leave_the_dom(tmp_path: Path) -> None:

@@ -5,12 +5,12 @@ reordered or cut on the way, across part splits, tool calls and an interrupt."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets.markdown import MarkdownFence
 
 from agent_tui.core.events import AssistantDelta, Event, ToolUse, UserMessage
 from agent_tui.ui.chat import AssistantReply, freezer
@@ -21,7 +21,17 @@ from agent_tui.ui.chat.tool_line import ToolLine
 from agent_tui.ui.chat.user_prompt import UserPrompt
 from agent_tui.ui.shell.events_bridge import AgentEvent, DeltaBatcher, forward
 
-from .helpers import SIZE, QuietApp, make_agent, submit, wait_for, wait_idle
+from .helpers import (
+    SIZE,
+    QuietApp,
+    drawn,
+    fence_codes,
+    make_agent,
+    submit,
+    table_count,
+    wait_for,
+    wait_idle,
+)
 
 
 class CountingApp(QuietApp):
@@ -178,9 +188,12 @@ async def test_a_reply_with_tables_and_fences_is_whole_across_part_splits(
         tables = [t for t in text.split("\n\n") if t.startswith("| tool")]
         for table in tables:  # no part ends inside a table
             assert sum(part.text.count(table) for part in parts) == 1
-        assert len(chat.query("MarkdownTable")) == len(tables)
-        codes = [fence.code for fence in chat.query(MarkdownFence)]
+        assert table_count(parts) == len(tables)
+        codes = fence_codes(parts)
         assert codes == [f"def step{n}():\n\n    return 1" for n in range(60) if n % 4 == 2]
+        shown = "\n".join(drawn(part) for part in parts)
+        assert len(re.findall(r"tool +calls +time", shown)) == len(tables)  # each table drawn
+        assert all(f"def step{n}():" in shown for n in range(60) if n % 4 == 2)
 
 
 async def test_tool_calls_between_streamed_replies_stay_in_order(tmp_path: Path) -> None:

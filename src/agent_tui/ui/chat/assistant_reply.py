@@ -1,72 +1,97 @@
-"""One assistant message in the chat, streamed incrementally as Markdown."""
+"""One assistant message (or one part of a long one) in the chat: Markdown, one widget."""
 
 from __future__ import annotations
 
-from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownBlock, MarkdownStream
+from textual.content import Content
+from textual.geometry import Size
+from textual.widget import Widget
+
+from agent_tui.ui.chat.markdown_lines import Palette, palette, render
 
 
-class AssistantReply(Markdown):
-    """Appends streamed fragments through ``Markdown.get_stream`` (never a full re-render).
+class AssistantReply(Widget):
+    """The reply's Markdown laid out as lines (``markdown_lines``): a single widget however
+    many blocks it holds, re-rendered when its text, width or theme changes, and only then.
 
-    A long reply is several of these, one after the other (``ChatView`` starts a new part at a
-    block boundary once a part is long), so each layout re-arranges one bounded part.
-
-    The last block loses its bottom margin once the reply is complete (a class set then, not
-    a ``:last-child`` rule: order-dependent rules restyle every block on every mount, which
-    makes a long stream quadratic)."""
+    A long reply is several of these, one after the other (``ReplyStream`` starts a new part
+    at a block boundary once a part is long), so a streamed write renders one bounded part.
+    A part that is not the reply's last keeps a blank line below it, the gap between blocks."""
 
     DEFAULT_CSS = """
     AssistantReply {
+        height: auto;
         margin: 1 0 0 0;
         padding: 0 1 0 2;
         background: transparent;
-        & > .-last { margin-bottom: 0; }
+        text-wrap: nowrap;
+        text-overflow: clip;
         &.-continued { margin-top: 0; }
     }
     """
 
+    ALLOW_SELECT = True
+
     def __init__(self, markdown: str = "", *, continued: bool = False, last: bool = True) -> None:
-        super().__init__(markdown, classes="-continued" if continued else None)
-        self._stream: MarkdownStream | None = None
+        super().__init__(classes="-continued" if continued else None)
         self.text = markdown
-        """Everything written so far (the rendered ``source`` may lag behind a stream)."""
+        """Everything written so far."""
         self.last = last
-        """Nothing of the same reply follows (its last block has no bottom margin)."""
+        """Nothing of the same reply follows (no blank line below it)."""
         self.serial: int | None = None
         """Which reply of the chat this part belongs to (a long reply has several parts)."""
+        self.source = ""
+        """The text the widget was last drawn from (``text`` once the frame after a write is
+        painted)."""
+        self._streaming = False
+        self._rendered: tuple[tuple[int, int, bool, str], Content] | None = None
 
     @property
     def streaming(self) -> bool:
-        return self._stream is not None
+        return self._streaming
 
     async def write(self, fragment: str) -> None:
-        """Append ``fragment``; the stream batches fragments if rendering falls behind."""
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self)
+        """Append ``fragment`` (drawn at the next frame)."""
+        self._streaming = True
         self.text += fragment
-        await self._stream.write(fragment)
+        self.refresh(layout=True)
 
     async def finish(self, *, last: bool = True) -> None:
-        """Flush and stop the stream; ``last``: nothing follows (the bottom margin goes)."""
-        if self._stream is not None:
-            stream, self._stream = self._stream, None
-            await stream.stop()
-            async with self.lock:  # an append the stop let run on is done too
-                pass
-        self.last = last
-        if last:
-            self._mark_last()
+        """The part is complete; ``last``: nothing of the reply follows it."""
+        self._streaming = False
+        if last != self.last:
+            self.last = last
+            self.refresh(layout=True)
 
-    def on_markdown_table_of_contents_updated(self) -> None:
-        """A whole document was (re)rendered: mark its last block."""
-        if self._stream is None and self.last:
-            self._mark_last()
+    def _palette(self) -> Palette:
+        app = self.app
+        key = app.theme
+        cached = _palettes.get(key)
+        if cached is None:
+            cached = _palettes[key] = palette(app.get_css_variables(), app.current_theme.dark)
+        return cached
 
-    def _mark_last(self) -> None:
-        blocks = [child for child in self.children if isinstance(child, MarkdownBlock)]
-        for block in blocks[:-1]:
-            if block.has_class("-last"):
-                block.remove_class("-last")
-        if blocks:
-            blocks[-1].add_class("-last")
+    def lines(self, width: int) -> Content:
+        """The reply laid out in ``width`` cells (the last rendering, if nothing changed)."""
+        key = (width, len(self.text), self.last, self.app.theme)
+        if self._rendered is not None and self._rendered[0] == key:
+            return self._rendered[1]
+        content = render(self.text, width, self._palette()) if self.text.strip() else Content()
+        if not self.last and content:
+            content = content.append("\n")
+        self._rendered = (key, content)
+        self.source = self.text
+        return content
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return container.width
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        content = self.lines(width)
+        return content.plain.count("\n") + 1 if content else 0
+
+    def render(self) -> Content:
+        return self.lines(self.content_region.width or self.size.width)
+
+
+_palettes: dict[str, Palette] = {}
+"""The palette of each theme, made when a reply is first drawn in it."""

@@ -1,0 +1,235 @@
+"""A reply's Markdown rendered to lines of ``Content`` at a width: one widget a part.
+
+Textual's ``Markdown`` widget makes every paragraph, list item, fence and table cell a widget
+of its own, and Textual lays out and styles every mounted widget on each frame with a layout:
+a streamed answer kept 100–230 widgets in the chat, 40–100 ms of layout a frame, and left a
+trail of dead widgets for the garbage collector. Here a part is parsed and laid out by Rich's
+Markdown renderer (markdown-it, the same parser) into lines, turned into one ``Content``: the
+widget showing it is a single node, its text is selectable, and a part that no longer changes
+is rendered once per width.
+
+The styles come from the app's theme variables (``$markdown-h1-color``…, ``$accent``,
+``$text-muted``), so replies follow a change of theme. Links show their address after the
+text: a link's text alone could hide where it points (a reply may repeat what a hostile file
+said).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+from rich import box
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.markdown import CodeBlock, Heading, ListItem, Markdown, TableElement
+from rich.segment import Segment
+from rich.style import Style
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+from rich.theme import Theme
+from textual.color import Color
+from textual.content import Content
+
+
+@dataclass(frozen=True)
+class Palette:
+    """What a reply is drawn with, derived from the app's theme variables."""
+
+    theme: Theme
+    dark: bool
+    code_background: str
+
+
+def _color(variables: Mapping[str, str], name: str, fallback: str) -> str | None:
+    """A theme variable as a colour Rich understands: blended over the background when it is
+    translucent, None when it is transparent."""
+    try:
+        color = Color.parse(variables.get(name, fallback))
+    except Exception:  # a value Textual itself would reject: keep the fallback
+        color = Color.parse(fallback)
+    if color.a == 0:
+        return None
+    if color.a < 1:
+        try:
+            background = Color.parse(variables.get("background", "#000000"))
+        except Exception:
+            background = Color.parse("#000000")
+        color = background.blend(color, color.a).with_alpha(1)
+    return color.hex6
+
+
+def _style(variables: Mapping[str, str], prefix: str, color: str, text_style: str) -> Style:
+    foreground = _color(variables, f"{prefix}-color", color)
+    background = _color(variables, f"{prefix}-background", "transparent")
+    flags = variables.get(f"{prefix}-text-style", text_style).replace("none", "").strip()
+    style = Style.parse(flags) if flags else Style()
+    return style + Style(color=foreground, bgcolor=background)
+
+
+def palette(variables: Mapping[str, str], dark: bool) -> Palette:
+    """The styles of a reply for a theme's variables (``App.get_css_variables``)."""
+    accent = _color(variables, "accent", "#ffa62b") or "#ffa62b"
+    primary = _color(variables, "primary", "#0178d4") or "#0178d4"
+    muted = _color(variables, "text-muted", "#888888") or "#888888"
+    warning = _color(variables, "text-warning", "#e0c080") or "#e0c080"
+    code_bg = _color(variables, "surface", "#1e1e1e") or ("#1e1e1e" if dark else "#f0f0f0")
+    inline_bg = _color(variables, "boost", "#ffffff10") or code_bg
+    styles = {
+        "markdown.paragraph": Style(),
+        "markdown.text": Style(),
+        "markdown.em": Style(italic=True),
+        "markdown.emph": Style(italic=True),
+        "markdown.strong": Style(bold=True),
+        "markdown.s": Style(strike=True),
+        "markdown.code": Style(color=warning, bgcolor=inline_bg),
+        "markdown.code_block": Style(bgcolor=code_bg),
+        "markdown.block_quote": Style(color=muted, italic=True),
+        "markdown.list": Style(),
+        "markdown.item": Style(),
+        "markdown.item.bullet": Style(color=primary, bold=True),
+        "markdown.item.number": Style(color=primary),
+        "markdown.hr": Style(color=muted),
+        "markdown.h1.border": Style(color=muted),
+        "markdown.link": Style(color=primary, underline=True),
+        "markdown.link_url": Style(color=muted),
+        "markdown.table.border": Style(color=muted),
+        "markdown.table.header": Style(bold=True),
+        "markdown.kbd": Style(bold=True, color=accent),
+    }
+    defaults = {
+        "h1": (accent, "bold"),
+        "h2": (accent, "bold"),
+        "h3": (primary, "bold"),
+        "h4": (primary, "bold italic"),
+        "h5": (muted, "bold"),
+        "h6": (muted, "italic"),
+    }
+    for tag, (color, text_style) in defaults.items():
+        styles[f"markdown.{tag}"] = _style(variables, f"markdown-{tag}", color, text_style)
+    return Palette(Theme(styles, inherit=True), dark, code_bg)
+
+
+class _Heading(Heading):
+    """Every heading flush left (Rich centres the first level)."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        text = self.text.copy()
+        text.justify = "left"
+        yield text
+
+
+class _CodeBlock(CodeBlock):
+    """A fence on the theme's surface, one column of padding, wrapped at the width."""
+
+    palette: Palette
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        code = str(self.text).rstrip()
+        pal = self.palette
+        yield Syntax(
+            code,
+            self.lexer_name,
+            theme="monokai" if pal.dark else "default",
+            background_color=pal.code_background,
+            word_wrap=True,
+            padding=(0, 1),
+        )
+
+
+class _Table(TableElement):
+    """A table without Rich's blank top and bottom edge rows."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        table = Table(
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+            style="markdown.table.border",
+            show_edge=False,
+            collapse_padding=True,
+        )
+        if self.header is not None and self.header.row is not None:
+            for column in self.header.row.cells:
+                heading = column.content.copy()
+                heading.stylize("markdown.table.header")
+                table.add_column(heading, justify=column.justify)
+        if self.body is not None:
+            for row in self.body.rows:
+                table.add_row(*[cell.content for cell in row.cells])
+        yield table
+
+
+class _ListItem(ListItem):
+    """Bullets flush left ("• ", Rich indents them a column) and numbered items as "1." (Rich
+    writes the bare number)."""
+
+    def render_bullet(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = console.render_lines(
+            self.elements, options.update(width=options.max_width - 2), style=self.style
+        )
+        style = console.get_style("markdown.item.bullet", default="none")
+        for index, line in enumerate(lines):
+            yield Segment("• " if index == 0 else "  ", style)
+            yield from line
+            yield Segment("\n")
+
+    def render_number(
+        self, console: Console, options: ConsoleOptions, number: int, last_number: int
+    ) -> RenderResult:
+        width = len(str(last_number)) + 2
+        lines = console.render_lines(
+            self.elements, options.update(width=options.max_width - width), style=self.style
+        )
+        style = console.get_style("markdown.item.number", default="none")
+        numeral = Segment(f"{number}.".rjust(width - 1) + " ", style)  # "1. ", " 9. ", "10. "
+        padding = Segment(" " * width, style)
+        for index, line in enumerate(lines):
+            yield numeral if index == 0 else padding
+            yield from line
+            yield Segment("\n")
+
+
+@lru_cache(maxsize=8)
+def _markdown_class(pal: Palette) -> type[Markdown]:
+    block = type("CodeBlock", (_CodeBlock,), {"palette": pal})
+    elements = {
+        **Markdown.elements,
+        "heading_open": _Heading,
+        "fence": block,
+        "code_block": block,
+        "table_open": _Table,
+        "list_item_open": _ListItem,
+    }
+    return type("ReplyMarkdown", (Markdown,), {"elements": elements})
+
+
+@lru_cache(maxsize=8)
+def _console(pal: Palette) -> Console:
+    return Console(
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="truecolor",
+        theme=pal.theme,
+        width=80,
+        emoji=False,
+        markup=False,
+        highlight=False,
+        legacy_windows=False,
+    )
+
+
+def render(text: str, width: int, pal: Palette) -> Content:
+    """``text`` as Markdown laid out in ``width`` cells: a ``Content`` of exactly the rendered
+    lines (each at most ``width`` cells; show it without wrapping)."""
+    width = max(width, 8)
+    console = _console(pal)
+    options = console.options.update(width=width, max_width=width)
+    markdown = _markdown_class(pal)(text, hyperlinks=False)
+    lines = console.render_lines(markdown, options, pad=False, new_lines=False)
+    rich = Text("\n").join(
+        Text.assemble(*[(s.text, s.style or "") for s in line if s.text and not s.control])
+        for line in lines
+    )
+    return Content.from_rich_text(rich, console)
