@@ -145,6 +145,7 @@ async def test_finished_turns_fold_and_a_chat_line_reveals_its_card(tmp_path: Pa
         assert not second.folded
         assert "a" not in lane.cards
         assert "b" in lane.cards
+        await wait_for(pilot, lambda: first.header.size.width > 20, "the lane laid out")
         header = first.header.render().plain
         assert header.startswith("▸ first")
         assert "1 call: 1 ok" in header

@@ -43,7 +43,11 @@ class AssistantReply(Widget):
         """The text the widget was last drawn from (``text`` once the frame after a write is
         painted)."""
         self._streaming = False
-        self._rendered: tuple[tuple[int, int, bool, str], Content] | None = None
+        self._drawn_from: tuple[int, bool, str] = (-1, True, "")
+        """What ``_rendered`` was drawn from: the text's length, ``last``, the theme."""
+        self._rendered: dict[int, Content] = {}
+        """The lines at each width asked for since (a layout asks for more than one: with
+        and without the chat's scrollbar)."""
 
     @property
     def streaming(self) -> bool:
@@ -72,13 +76,18 @@ class AssistantReply(Widget):
 
     def lines(self, width: int) -> Content:
         """The reply laid out in ``width`` cells (the last rendering, if nothing changed)."""
-        key = (width, len(self.text), self.last, self.app.theme)
-        if self._rendered is not None and self._rendered[0] == key:
-            return self._rendered[1]
+        drawn_from = (len(self.text), self.last, self.app.theme)
+        if drawn_from != self._drawn_from:
+            self._drawn_from = drawn_from
+            self._rendered.clear()
+        elif (content := self._rendered.get(width)) is not None:
+            return content
         content = render(self.text, width, self._palette()) if self.text.strip() else Content()
         if not self.last and content:
             content = content.append("\n")
-        self._rendered = (key, content)
+        if len(self._rendered) >= 4:
+            self._rendered.clear()
+        self._rendered[width] = content
         self.source = self.text
         return content
 

@@ -3,10 +3,11 @@
 Textual lays out every displayed widget on each refresh and keeps render caches for each; a
 reply part is one widget (``markdown_lines``) but holds its laid-out lines and Textual's
 caches of them, so a transcript of many long replies (or one very long streamed reply, which
-the chat splits into parts) would hold more memory, and lay out more, as it grows. ``Freezer.run`` replaces each finished reply
-more than ``SCREENS`` screens away from the viewport with a ``FrozenGap`` of its height (which
-keeps the text), and mounts the reply again as the viewport comes near. A change of width
-brings them all back (their heights change); the next run freezes them again.
+the chat splits into parts) would hold more memory, and lay out more, as it grows.
+``Freezer.run`` replaces each finished reply more than ``SCREENS`` screens away from the
+viewport with a ``FrozenGap`` of its height (which keeps the text), and mounts the reply again
+as the viewport comes near. A change of width brings them all back (their heights change);
+the next run freezes them again.
 """
 
 from __future__ import annotations
