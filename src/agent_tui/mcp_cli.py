@@ -1,6 +1,6 @@
 """``agent-tui mcp …``: list, call, add and remove MCP servers; serve our own tools.
 
-    agent-tui mcp list [--json]                     servers, status, errors, tool names
+    agent-tui mcp list [--json] [--connect]         servers, status, errors, tool names
     agent-tui mcp call SERVER TOOL [--args JSON]    one call, printing what the model sees
     agent-tui mcp add NAME COMMAND [ARGS...]        a stdio server in the project .mcp.json
     agent-tui mcp add --transport http NAME URL     a streamable HTTP server
@@ -15,7 +15,10 @@
 ``list`` exits 1 when a configuration file or entry cannot be used (each problem on stderr,
 or in the ``error`` and ``problems`` fields with ``--json``), and when no server connected
 while some failed (every server that was to run failed: nothing works); else 0 — one server
-that fails among working ones is a status it lists, not an error of the command.
+that fails among working ones is a status it lists, not an error of the command. A lazy
+server (``"start": "lazy"``) whose tool list is cached is not started by ``list``: it is listed
+as ``lazy`` with its cached tools; ``--connect`` starts it too, to check it really connects.
+One without a cache yet is started (which caches its tools). ``call`` starts only its server.
 ``call`` prints what the model would see on stdout; when the call fails, also one line on
 stderr saying so (exit 1). Usage mistakes (an unknown server or tool, ``--args`` that is not
 a JSON object) exit 2 with what to do.
@@ -46,6 +49,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     listing = sub.add_parser("list", help="configured servers, their status and tools")
     listing.add_argument("--json", action="store_true", help="print one JSON object")
+    listing.add_argument(
+        "--connect",
+        action="store_true",
+        help="start lazy servers too (default: list them with their cached tools)",
+    )
 
     call = sub.add_parser("call", help="call one tool and print what the model would see")
     call.add_argument("server")
@@ -108,7 +116,7 @@ def main(argv: Sequence[str]) -> int:
     if args.command in ("login", "logout"):
         return run_auth(args, cwd)
     if args.command == "list":
-        return asyncio.run(_list(cwd, as_json=args.json))
+        return asyncio.run(_list(cwd, as_json=args.json, connect=args.connect))
     return asyncio.run(_call(cwd, args.server, args.tool, args.args))
 
 
@@ -193,22 +201,26 @@ def _entry(args: argparse.Namespace) -> dict[str, Any]:
 # -- list -------------------------------------------------------------------------------
 
 
-def _manager(cwd: Path, only: set[str] | None = None) -> McpManager:
+def _manager(cwd: Path, only: set[str] | None = None, *, keep_lazy: bool = False) -> McpManager:
     from agent_tui.core.settings import load_settings
     from agent_tui.core.tools.builtin import default_registry
 
     budget = load_settings(cwd).settings.budget
     return McpManager(
-        cwd, default_registry(), media_dir=Path(budget.spill_dir) / "mcp-media", only=only
+        cwd,
+        default_registry(),
+        media_dir=Path(budget.spill_dir) / "mcp-media",
+        only=only,
+        keep_lazy=keep_lazy,
     )
 
 
-async def _list(cwd: Path, *, as_json: bool) -> int:
+async def _list(cwd: Path, *, as_json: bool, connect: bool = False) -> int:
     from agent_tui.core.disclosure import Disclosure
     from agent_tui.core.mcp.overview import build_overview
     from agent_tui.core.settings import load_settings
 
-    manager = _manager(cwd)
+    manager = _manager(cwd, keep_lazy=not connect)
     try:
         await manager.start()
         await manager.wait_ready()
@@ -281,6 +293,12 @@ def _state_line(state: ServerState) -> str:
         if state.protocol_version:
             extra += f", protocol {state.protocol_version}"
         return f"{head}: {extra}"
+    if state.status == "lazy":
+        count = len(state.tools)
+        return (
+            f"{head}: not started, {count} cached tool{'s' if count != 1 else ''} "
+            "(--connect starts it)"
+        )
     return f"{head}: {state.reason}" if state.reason else head
 
 

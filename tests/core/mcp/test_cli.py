@@ -13,6 +13,7 @@ import pytest
 from agent_tui.cli import main
 from agent_tui.core.mcp.config import user_config_path
 from tests.core.mcp.conftest import ROOT, fixture_entry, write_config
+from tests.trusting import trust_everything
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -252,3 +253,54 @@ def test_list_on_a_broken_config_prints_the_error_and_fails(workspace: Path) -> 
     assert f"no MCP server named 'fx' (configured: none); and {config}: is not valid" in (
         done.stderr
     )
+
+
+def _marker_entry(marker: Path) -> dict[str, object]:
+    """A server entry whose process, if it is ever started, leaves ``marker`` behind."""
+    code = f"open({str(marker)!r}, 'w').write('started')"
+    return {"command": sys.executable, "args": ["-c", code]}
+
+
+def test_lazy_servers_in_list_and_call(workspace: Path) -> None:
+    """Real subprocesses: ``list`` leaves a cached lazy server unstarted (``--connect`` starts
+    it), and ``call`` starts only the server it calls, lazy or not."""
+    settings = workspace / ".agent-tui" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"mcp": {"start": "lazy"}}), encoding="utf-8")
+    write_config(workspace / ".mcp.json", {"fx": fixture_entry(name="cli-lazy")})
+    trust_everything(workspace)
+
+    first = _mcp_subprocess(workspace, "list", "--json")  # no cache yet: started, and cached
+    assert first.returncode == 0, first.stderr
+    (fx,) = json.loads(first.stdout)["servers"]
+    assert fx["status"] == "connected"
+    tools = [t["name"] for t in fx["tools"]]
+    assert "mcp__fx__echo" in tools
+
+    second = _mcp_subprocess(workspace, "list", "--json")
+    assert second.returncode == 0, second.stderr
+    (fx,) = json.loads(second.stdout)["servers"]
+    assert fx["status"] == "lazy"
+    assert [t["name"] for t in fx["tools"]] == tools  # the cached list
+    assert fx["connect_seconds"] is None
+    text = _mcp_subprocess(workspace, "list")
+    assert text.returncode == 0, text.stderr
+    assert "fx  (stdio: " in text.stdout
+    assert f"lazy: not started, {len(tools)} cached tools (--connect starts it)" in text.stdout
+
+    connected = _mcp_subprocess(workspace, "list", "--json", "--connect")
+    assert connected.returncode == 0, connected.stderr
+    (fx,) = json.loads(connected.stdout)["servers"]
+    assert fx["status"] == "connected"
+
+    marker = workspace / "other-started"
+    write_config(
+        workspace / ".mcp.json",
+        {"fx": fixture_entry(name="cli-lazy"), "other": _marker_entry(marker)},
+    )
+    trust_everything(workspace)
+    done = _mcp_subprocess(workspace, "call", "fx", "echo", "--args", '{"text": "hi"}')
+    assert (done.returncode, done.stdout) == (0, "hi\n"), done.stderr
+    assert not marker.exists()  # only the called server ran
+    _mcp_subprocess(workspace, "list", "--json", "--connect")
+    assert marker.exists()  # the marker entry does start when asked: the check above is real

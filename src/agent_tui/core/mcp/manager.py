@@ -101,6 +101,9 @@ class McpManager:
     all the server's tools are deferred (None: every server starts at launch)."""
     tool_cache: ToolCache | None = None
     """Where the tool lists of lazy servers are kept (default: ``<cache dir>/mcp-tools``)."""
+    keep_lazy: bool = False
+    """Leave every lazy server whose tool list is cached unstarted, deferred tools or not
+    (``mcp list`` shows it as ``lazy`` with that list; it starts on a call as usual)."""
 
     def __post_init__(self) -> None:
         self.trust = self.trust or ProjectTrust(self.cwd)
@@ -501,7 +504,9 @@ class McpManager:
         if candidates:
             self._lazy.update(candidates)
             self._sync()  # the cached tools count in what disclosure defers
-            direct = [name for name in candidates if not self._all_deferred(name)]
+            direct = [
+                name for name in candidates if not self.keep_lazy and not self._all_deferred(name)
+            ]
             if direct:
                 self._lazy.difference_update(direct)
                 self._sync()
