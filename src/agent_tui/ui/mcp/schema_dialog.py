@@ -44,7 +44,7 @@ class SchemaDialog(ModalScreen[None]):
         & > #schema-body { height: auto; max-height: 85vh; scrollbar-size-vertical: 1; }
         & > #schema-body:focus { background-tint: transparent; }
         & #description { margin-bottom: 1; }
-        & #problem .fact-value { color: $warning; }
+        & #problem { color: $warning; }
         & #schema-title { color: $foreground-muted; text-style: bold; margin-top: 1; }
         & #schema { background: $background; padding: 0 1; }
     }

@@ -89,10 +89,10 @@ class ServerDetail(Vertical):
         padding: 0 1;
         & > #facts { height: 1fr; scrollbar-size-vertical: 1; }
         & > #facts:focus { background-tint: transparent; }
-        & #fact-reason .fact-value { color: $error; }
-        & #fact-reason.-off .fact-value { color: $foreground; }
-        & #fact-hint .fact-value { color: $foreground-muted; text-style: italic; }
-        & #fact-notes .fact-value { color: $warning; }
+        & #fact-reason { color: $error; }
+        & #fact-reason.-off { color: $foreground; }
+        & #fact-hint { color: $foreground-muted; text-style: italic; }
+        & #fact-notes { color: $warning; }
         & > #stderr { margin-top: 0; }
         & > #none { color: $foreground-muted; }
     }

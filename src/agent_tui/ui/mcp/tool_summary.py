@@ -22,7 +22,7 @@ class ToolSummary(Vertical):
         padding: 0 2;
         & > #summary-title { height: 1; }
         & > #summary-description { text-style: italic; max-height: 2; }
-        & #summary-problem .fact-value, & #summary-unavailable .fact-value { color: $warning; }
+        & #summary-problem, & #summary-unavailable { color: $warning; }
     }
     """
 
