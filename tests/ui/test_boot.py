@@ -16,6 +16,7 @@ from agent_tui.ui.chat.user_prompt import UserPrompt
 from agent_tui.ui.shell.boot import Booted, BootFailed, FirstLook, first_look
 from agent_tui.ui.shell.main_screen import MainScreen
 from agent_tui.ui.shell.shell_screen import ShellScreen
+from agent_tui.ui.shell.shell_status import ShellStatus
 from agent_tui.ui.shell.status_bar import StatusBar
 from tests.ui.helpers import DEADLINE, SIZE, QuietApp, make_agent, wait_for, wait_idle
 
@@ -90,6 +91,11 @@ def _text(app: QuietApp, selector: str) -> str:
     return str(app.screen.query_one(StatusBar).query_one(selector, Static).render())
 
 
+def _shell_status(app: QuietApp) -> str:
+    """The shell's status line as drawn (one widget, one line)."""
+    return app.screen.query_one(ShellStatus).render().plain
+
+
 async def test_a_message_typed_before_the_core_is_ready_is_queued_then_answered(
     tmp_path: Path,
 ) -> None:
@@ -102,9 +108,9 @@ async def test_a_message_typed_before_the_core_is_ready_is_queued_then_answered(
         assert isinstance(shell, ShellScreen)
         assert not app.ready
         # the status bar of the first frame: the model and the mode, starting
-        assert _text(app, "#model") == "openai:gpt-x"
-        assert _text(app, "#mode") == "mode: plan"
-        assert "starting" in _text(app, "#activity")
+        line = _shell_status(app)
+        assert line.startswith("openai:gpt-x  ● starting  mode: plan  0 in · 0 out"), line
+        assert line.rstrip().endswith("~/project"), line
         shell.prompt.insert("hello before the core")
         await pilot.press("enter")
         await wait_for(pilot, lambda: bool(shell.query(".queued")), "the message to be listed")
@@ -227,7 +233,7 @@ async def test_the_first_frame_takes_the_theme_the_user_chose(
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, boot.started.is_set, "the boot to start")
         assert app.theme == "agent-light"
-        assert "DEMO" in str(app.screen.query_one("#demo-badge", Static).render())
+        assert _shell_status(app).startswith(" DEMO  demo")
         boot.gate.set()
         await wait_for(pilot, lambda: _opened(app), "the main screen to open")
 

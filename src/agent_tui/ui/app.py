@@ -31,6 +31,7 @@ from agent_tui.ui.shell import palette
 from agent_tui.ui.shell.boot import Boot, Booted, BootFailed, FirstLook, paint_theme
 from agent_tui.ui.shell.prompt_input import PromptInput
 from agent_tui.ui.shell.shell_screen import ShellScreen
+from agent_tui.ui.shell.shell_status import ShellStatus
 from agent_tui.ui.shell.status_bar import Activity, StatusBar
 
 if TYPE_CHECKING:
@@ -258,8 +259,17 @@ class AgentApp(App[None]):
             await self._open()
             return
         prompt = PromptInput(cursor_blink=self.CURSOR_BLINK, id="prompt").data_bind(AgentApp.busy)
-        await self.push_screen(ShellScreen(status=self._status_bar(), prompt=prompt))
-        self.call_after_refresh(self._boot_core)  # after the first frame
+        status = ShellStatus(id="status").data_bind(
+            AgentApp.model, AgentApp.demo, AgentApp.mode, AgentApp.activity, AgentApp.cwd
+        )
+        await self.push_screen(ShellScreen(status=status, prompt=prompt))
+        self.call_after_refresh(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
+        """Build the core (in a thread) and complete the shell with its footer."""
+        self._boot_core()
+        if isinstance(self.screen, ShellScreen):
+            self.screen.add_footer()
 
     @work(group="boot", exit_on_error=False, name="boot")
     async def _boot_core(self) -> None:

@@ -2,6 +2,10 @@
 the status bar) while the core is built in a worker. It imports only Textual and the prompt
 and status bar widgets, so it paints about as soon as a bare Textual app does.
 
+Its status bar is one widget (``ShellStatus``), and the footer of key bindings comes a frame
+later (``add_footer``, once the first frame is painted): fewer widgets to style and lay out
+before the first frame (``benchmarks/bench_startup.py``).
+
 What is typed is kept: the prompt works as on the main screen, and a message sent before the
 core is ready is listed here ("sent when the agent is ready") and sent by the app then. The
 main screen replaces this one when the core is ready, with the prompt's text carried over.
@@ -14,10 +18,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from agent_tui.ui.common.steady_footer import SteadyFooter
 from agent_tui.ui.shell.prompt_input import PromptInput
 from agent_tui.ui.shell.shell_header import ShellHeader
-from agent_tui.ui.shell.status_bar import StatusBar
+from agent_tui.ui.shell.shell_status import ShellStatus
 
 NARROW_BELOW = 100
 """As ``MainScreen``: the lane goes below the chat under this width."""
@@ -44,7 +47,7 @@ class ShellScreen(Screen[None]):
     }
     """
 
-    def __init__(self, *, status: StatusBar, prompt: PromptInput) -> None:
+    def __init__(self, *, status: ShellStatus, prompt: PromptInput) -> None:
         """``status`` and ``prompt`` are made by the app, bound to its state."""
         super().__init__()
         self._status = status
@@ -61,7 +64,14 @@ class ShellScreen(Screen[None]):
         yield self._prompt.menu
         yield self._prompt
         yield self._status
-        yield SteadyFooter()
+
+    def add_footer(self) -> None:
+        """Mount the footer of key bindings (after the first frame: its keys are a widget
+        each); not awaited, what is queued after it does not wait for it."""
+        from agent_tui.ui.common.steady_footer import SteadyFooter
+
+        if self.is_attached and not self.query(SteadyFooter):
+            self.mount(SteadyFooter())
 
     @property
     def prompt(self) -> PromptInput:
