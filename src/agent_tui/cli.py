@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_tui import __version__
+from agent_tui.cli_parser import StrictParser
 
 if TYPE_CHECKING:
     from agent_tui.assemble import Core
@@ -26,7 +27,7 @@ DEFAULT_MAX_TURNS = 50
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = StrictParser(
         prog="agent-tui",
         description="A terminal coding agent. With no model configured it runs the offline "
         "demo model.",

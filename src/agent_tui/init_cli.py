@@ -8,15 +8,16 @@ for a usage error."""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from agent_tui.cli_parser import StrictParser
+
 
 def main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(prog="agent-tui init", description=__doc__)
+    parser = StrictParser(prog="agent-tui init", description=__doc__)
     parser.add_argument("--force", action="store_true", help="overwrite an existing AGENTS.md")
     parser.add_argument(
         "--model",

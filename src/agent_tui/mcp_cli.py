@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agent_tui.cli_parser import StrictParser
 from agent_tui.core.mcp.config import project_config_path, user_config_path
 from agent_tui.core.mcp.config_edit import ConfigEditError, add_server, remove_server
 from agent_tui.core.mcp.manager import McpManager, start_failure
@@ -43,7 +44,7 @@ from agent_tui.mcp_auth_cli import run as run_auth
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="agent-tui mcp", description="Manage MCP servers.")
+    parser = StrictParser(prog="agent-tui mcp", description="Manage MCP servers.")
     parser.add_argument("--cwd", type=Path, help="the project directory (default: current)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

@@ -17,13 +17,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from agent_tui.cli_parser import StrictParser
+
 EXIT = {"allow": 0, "ask": 1, "deny": 3}
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="agent-tui permissions", description="Test permission rules."
-    )
+    parser = StrictParser(prog="agent-tui permissions", description="Test permission rules.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     check = sub.add_parser(
         "check",
