@@ -47,6 +47,14 @@ WRITE_SECONDS = 1 / 30
 WRITE_MAX_SECONDS = 0.5
 """…and at least this often while text waits, however slow the last write was to paint."""
 
+WRITE_CHARS = 3000
+"""At most this much of the gathered text goes in one write (then a frame is painted before
+the next): a reply that arrived far faster than it renders (a fast model, a slow machine)
+comes out a part or so per frame, not as many parts rendered in one long pause. The cost of a
+write is about the Markdown rendering of the parts it touches (~5 µs a character here), so
+this is what bounds a streaming frame. At one write per ``2 × its cost`` that is still ~12,000
+tokens/s (``benchmarks/bench_ui.py``)."""
+
 
 class ChatView(VerticalScroll):
     DEFAULT_CSS = """
@@ -69,6 +77,8 @@ class ChatView(VerticalScroll):
         self._write_cost = 0.0
         """How long the last write took to be painted (the write, the layout, the paint)."""
         self._write_timer: Timer | None = None
+        self._write_due = False
+        """A write of the gathered text is scheduled (a timer, or the app's next callback)."""
         self._compaction: CompactionBlock | None = None
         """The block of a compaction still running."""
         self.freezer: Freezer | None = None
@@ -160,27 +170,63 @@ class ChatView(VerticalScroll):
         ``WRITE_MAX_SECONDS`` after it), so painting the reply takes at most about half the
         loop, and the model's stream and the user's keys get the rest."""
         self._gathered.append(fragment)
-        if len(self._gathered) > 1 or self._write_timer is not None:
+        self._schedule_write()
+
+    def _schedule_write(self) -> None:
+        if self._write_due or not self._gathered:
             return
+        self._write_due = True
         interval = min(WRITE_MAX_SECONDS, max(WRITE_SECONDS, 2 * self._write_cost))
         wait = self._written_at + interval - time.monotonic()
         if wait <= 0:
-            self.app.call_later(self.flush)
+            self.app.call_later(self._timed_write)
         else:
             # the app runs it, as it runs every other change to the chat: never two at once
-            self._write_timer = self.app.set_timer(wait, self.flush, name="write-reply")
+            self._write_timer = self.app.set_timer(wait, self._timed_write, name="write-reply")
+
+    async def _timed_write(self) -> None:
+        """The scheduled write: one slice of what is gathered; the next is scheduled after it."""
+        self._write_timer = None
+        self._write_due = False
+        await self._write_slice()
+        self._schedule_write()
 
     async def flush(self) -> None:
-        """Write the gathered fragments (before anything else is added to the chat)."""
+        """Write all the gathered fragments (before anything else is added to the chat), a
+        slice a frame: a long backlog is painted as it goes, never in one pause."""
         if self._write_timer is not None:
             self._write_timer.stop()
             self._write_timer = None
-        if self._gathered:
-            text = "".join(self._gathered)
-            self._gathered.clear()
-            self._written_at = started = time.monotonic()
-            await self.stream(text)
-            self.call_after_refresh(self._painted, started)
+        self._write_due = False
+        while self._gathered:
+            await self._write_slice()
+            if self._gathered and self.is_attached:
+                await self._next_frame()
+
+    async def _write_slice(self) -> None:
+        if not self._gathered:
+            return
+        text = "".join(self._gathered)
+        head, rest = text[:WRITE_CHARS], text[WRITE_CHARS:]
+        self._gathered[:] = [rest] if rest else []
+        self._written_at = started = time.monotonic()
+        await self.stream(head)
+        self.call_after_refresh(self._painted, started)
+
+    async def _next_frame(self) -> None:
+        """Until the screen has painted what was written (its callbacks run after a refresh,
+        in the screen's own loop, while this waits in the app's), or ``WRITE_MAX_SECONDS``
+        (a suspended app paints nothing: the text goes on regardless)."""
+        import asyncio
+
+        painted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def done() -> None:
+            if not painted.done():
+                painted.set_result(None)
+
+        self.call_after_refresh(done)
+        await asyncio.wait({painted}, timeout=WRITE_MAX_SECONDS)
 
     def _painted(self, started: float) -> None:
         self._write_cost = time.monotonic() - started

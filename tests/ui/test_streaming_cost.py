@@ -1,0 +1,76 @@
+"""What a streamed write costs: a backlog of text goes out a slice a frame, and a write
+re-renders only the open segment of the part it lands in (``benchmarks/bench_ui.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_tui.ui.chat import AssistantReply, assistant_reply
+from agent_tui.ui.chat.assistant_reply import SEGMENT_CHARS
+from agent_tui.ui.chat.chat_view import WRITE_CHARS
+from agent_tui.ui.chat.markdown_lines import Palette
+
+from .helpers import SIZE, drawn, make_agent, make_app, wait_for
+
+
+def paragraphs(count: int) -> list[str]:
+    return [f"Paragraph {i}: " + "word " * 60 + "\n\n" for i in range(count)]
+
+
+async def test_a_write_renders_only_the_open_segment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = make_app(make_agent(tmp_path, []))
+    async with app.run_test(size=SIZE) as pilot:
+        reply = AssistantReply()
+        await app.main.chat.mount(reply)
+        rendered: list[int] = []
+        real = assistant_reply.render
+
+        def counting(text: str, width: int, pal: Palette) -> object:
+            rendered.append(len(text))
+            return real(text, width, pal)
+
+        monkeypatch.setattr(assistant_reply, "render", counting)
+        texts = paragraphs(12)  # ~3,800 characters: a whole part
+        for text in texts:
+            await reply.write(text)
+            await pilot.pause()
+        rendered.clear()
+        await reply.write("And one more sentence.")
+        await wait_for(pilot, lambda: reply.source.endswith("sentence."), "the write drawn")
+        assert rendered  # the open segment, at each width the layout asked for
+        assert max(rendered) < 2 * SEGMENT_CHARS, rendered  # not the whole part again
+        shown = drawn(reply)
+        for i in range(12):
+            assert f"Paragraph {i}: word" in shown
+        assert "And one more sentence." in shown
+        # the segments are drawn as parts are: a blank line between paragraphs, none doubled
+        assert "\n\n\n" not in shown
+
+
+async def test_a_backlog_is_written_a_slice_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = make_app(make_agent(tmp_path, []))
+    async with app.run_test(size=SIZE) as pilot:
+        chat = app.main.chat
+        sizes: list[int] = []
+        real = chat.stream
+
+        async def spy(fragment: str) -> None:
+            sizes.append(len(fragment))
+            await real(fragment)
+
+        monkeypatch.setattr(chat, "stream", spy)
+        text = "".join(paragraphs(80))  # ~25,000 characters arrived faster than they render
+        chat.gather(text)
+        await chat.end_reply(text)  # what any other event does first: all of it, in order
+        await pilot.pause()
+        assert sum(sizes) == len(text)
+        assert max(sizes) <= WRITE_CHARS
+        assert len(sizes) >= len(text) // WRITE_CHARS
+        parts = list(chat.query(AssistantReply))
+        assert "".join(part.text for part in parts) == text
