@@ -228,6 +228,12 @@ def render(text: str, width: int, pal: Palette) -> Content:
     options = console.options.update(width=width, max_width=width)
     markdown = _markdown_class(pal)(text, hyperlinks=False)
     lines = console.render_lines(markdown, options, pad=False, new_lines=False)
+    # Rich starts a document that opens with a list or a table with a blank line; a part or a
+    # segment is drawn a blank line below the one before it already (one gap, not two)
+    skip = 0
+    while skip < len(lines) and not any(s.text for s in lines[skip] if not s.control):
+        skip += 1
+    lines = lines[skip:]
     rich = Text("\n").join(
         Text.assemble(*[(s.text, s.style or "") for s in line if s.text and not s.control])
         for line in lines
