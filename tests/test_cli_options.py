@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from agent_tui.cli import main
@@ -18,14 +20,21 @@ from agent_tui.cli import main
     ],
 )
 def test_an_abbreviated_option_is_refused_with_what_was_not_understood(
-    argv: list[str], unrecognised: str, capsys: pytest.CaptureFixture[str]
+    argv: list[str],
+    unrecognised: str,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # in a directory of its own: taken for the full option, "init --forc" writes AGENTS.md
+    monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as exit_:
         main(argv)
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert "unrecognized arguments" in err, err
     assert unrecognised in err, err
+    assert list(tmp_path.iterdir()) == []  # nothing ran
 
 
 def test_the_full_option_still_works(capsys: pytest.CaptureFixture[str]) -> None:
