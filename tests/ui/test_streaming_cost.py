@@ -83,3 +83,33 @@ async def test_a_backlog_is_written_a_slice_at_a_time(
         assert len(sizes) >= len(text) // WRITE_CHARS
         parts = list(chat.query(AssistantReply))
         assert "".join(part.text for part in parts) == text
+
+
+async def test_a_part_made_with_text_is_cut_into_segments_from_its_first_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = make_app(make_agent(tmp_path, []))
+    async with app.run_test(size=SIZE) as pilot:
+        made_with = "".join(paragraphs(8))  # several segments' worth before any write
+        reply = AssistantReply(made_with)
+        await app.main.chat.mount(reply)
+        await reply.write("Written after.\n\n")
+        await wait_for(pilot, lambda: reply.source.endswith("after.\n\n"), "the write drawn")
+        rendered: list[int] = []
+        real = assistant_reply.render
+
+        def counting(text: str, width: int, pal: Palette) -> object:
+            rendered.append(len(text))
+            return real(text, width, pal)
+
+        monkeypatch.setattr(assistant_reply, "render", counting)
+        await reply.write("And the last words.")
+        await wait_for(pilot, lambda: reply.source.endswith("words."), "the second write drawn")
+        assert rendered
+        assert max(rendered) < 2 * SEGMENT_CHARS, rendered
+        shown = drawn(reply)
+        for i in range(8):
+            assert f"Paragraph {i}: word" in shown
+        assert "Written after." in shown
+        assert "And the last words." in shown
+        assert "\n\n\n" not in shown

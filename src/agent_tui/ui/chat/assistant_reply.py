@@ -59,10 +59,8 @@ class AssistantReply(Widget):
         """Where the complete segments of a streamed text end (``SEGMENT_CHARS``)."""
         self._segmenter: PartSplitter | None = None
         """Where the open segment may end (made at the first write)."""
-        self._segment_start = 0
         self._segments: dict[tuple[int, int], Content] = {}
-        """Complete segments drawn, by (where the segment starts, width)."""
-        self._segments_theme = ""
+        """Complete segments drawn in the current theme, by (where the segment starts, width)."""
 
     @property
     def streaming(self) -> bool:
@@ -73,23 +71,26 @@ class AssistantReply(Widget):
         self._streaming = True
         if self._segmenter is None:  # what the part was made with opens the first segment
             self._segmenter = PartSplitter(SEGMENT_CHARS)
-            self._segmenter.feed(self.text)
+            self._cut_segments(self.text)
         self.text += fragment
-        rest = fragment
-        while rest:
-            cut = self._segmenter.feed(rest)
-            if cut is None:
-                break
-            self._segment_start += len(self._segmenter.text)
-            self._cuts.append(self._segment_start)
-            self._segmenter = PartSplitter(SEGMENT_CHARS)
-            rest = rest[cut:]
+        self._cut_segments(fragment)
         self.refresh(layout=True)
+
+    def _cut_segments(self, fragment: str) -> None:
+        """Feed ``fragment`` (the end of ``text``) to the segmenter; note where each segment
+        it completes ends."""
+        assert self._segmenter is not None
+        while fragment:
+            cut = self._segmenter.feed(fragment)
+            if cut is None:
+                return
+            self._cuts.append((self._cuts[-1] if self._cuts else 0) + len(self._segmenter.text))
+            self._segmenter = PartSplitter(SEGMENT_CHARS)
+            fragment = fragment[cut:]
 
     async def finish(self, *, last: bool = True) -> None:
         """The part is complete; ``last``: nothing of the reply follows it."""
         self._streaming = False
-        self._segmenter = None
         self._segments.clear()  # drawn whole now (``_rendered``): their cache only holds objects
         if last != self.last:
             self.last = last
@@ -107,6 +108,8 @@ class AssistantReply(Widget):
         """The reply laid out in ``width`` cells (the last rendering, if nothing changed)."""
         drawn_from = (len(self.text), self.last, self.app.theme)
         if drawn_from != self._drawn_from:
+            if drawn_from[2] != self._drawn_from[2]:
+                self._segments.clear()
             self._drawn_from = drawn_from
             self._rendered.clear()
         elif (content := self._rendered.get(width)) is not None:
@@ -124,9 +127,6 @@ class AssistantReply(Widget):
         """The text's segments drawn one after the other, a blank line between them (as parts
         are shown): the complete ones from their cache, the open one rendered now."""
         pal = self._palette()
-        if self._segments_theme != self.app.theme:
-            self._segments_theme = self.app.theme
-            self._segments.clear()
         drawn: list[Content] = []
         start = 0
         for end in self._cuts:

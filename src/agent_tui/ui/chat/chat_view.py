@@ -11,6 +11,7 @@ line above them stands for the rest, rendered a page at a time above what is sho
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -217,8 +218,6 @@ class ChatView(VerticalScroll):
         """Until the screen has painted what was written (its callbacks run after a refresh,
         in the screen's own loop, while this waits in the app's), or ``WRITE_MAX_SECONDS``
         (a suspended app paints nothing: the text goes on regardless)."""
-        import asyncio
-
         painted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
         def done() -> None:
