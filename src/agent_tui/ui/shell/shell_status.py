@@ -16,7 +16,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from agent_tui.ui.shell.status_bar import Activity
+from agent_tui.ui.shell.status_bar import Activity, activity_busy, activity_text, mode_tone
 
 GAP = "  "
 """``StatusBar``'s ``margin-right: 2`` between its labels."""
@@ -62,12 +62,11 @@ class ShellStatus(Widget):
         line.append(self.model, style("shell-status--model"))
         line.append(GAP)
         activity = self.activity
-        glyph = "○" if activity is Activity.IDLE else "●"
-        busy = activity not in (Activity.IDLE, Activity.APPROVAL)
-        line.append(f"{glyph} {activity.value}", style("shell-status--busy") if busy else "")
+        busy = activity_busy(activity)
+        line.append(activity_text(activity), style("shell-status--busy") if busy else "")
         if self.mode:
             line.append(GAP)
-            tone = {"accept-edits": "relaxed", "bypass": "relaxed", "plan": "plan"}.get(self.mode)
+            tone = mode_tone(self.mode)
             line.append(f"mode: {self.mode}", style(f"shell-status--{tone}") if tone else "")
         line.append(GAP)
         line.append("0 in · 0 out")

@@ -38,6 +38,21 @@ class Activity(StrEnum):
     INTERRUPTING = "interrupting"
 
 
+def activity_text(activity: Activity) -> str:
+    """``○ idle`` / ``● writing``: the activity as both status bars write it."""
+    return f"{'○' if activity is Activity.IDLE else '●'} {activity.value}"
+
+
+def activity_busy(activity: Activity) -> bool:
+    """Whether the activity takes the busy colour (working, not idle or waiting on the user)."""
+    return activity not in (Activity.IDLE, Activity.APPROVAL)
+
+
+def mode_tone(mode: str) -> str | None:
+    """The colour class of a permission mode: ``relaxed`` (fewer asks), ``plan``, or none."""
+    return {"accept-edits": "relaxed", "bypass": "relaxed", "plan": "plan"}.get(mode)
+
+
 class StatusBar(Horizontal):
     DEFAULT_CSS = """
     StatusBar {
@@ -121,15 +136,15 @@ class StatusBar(Horizontal):
         self.query_one("#model", Static).update(Content(self.model))
         activity = self.activity
         label = self.query_one("#activity", Static)
-        glyph = "○" if activity is Activity.IDLE else "●"
-        label.update(f"{glyph} {activity.value}")
-        label.set_class(activity not in (Activity.IDLE, Activity.APPROVAL), "-busy")
+        label.update(activity_text(activity))
+        label.set_class(activity_busy(activity), "-busy")
         label.set_class(activity is Activity.APPROVAL, "-approval")
         mode = self.query_one("#mode", Static)
         mode.update(f"mode: {self.mode}" if self.mode else "")
         mode.display = bool(self.mode)
-        mode.set_class(self.mode in ("accept-edits", "bypass"), "-relaxed")
-        mode.set_class(self.mode == "plan", "-plan")
+        tone = mode_tone(self.mode)
+        mode.set_class(tone == "relaxed", "-relaxed")
+        mode.set_class(tone == "plan", "-plan")
         sandbox = self.query_one("#sandbox", Static)
         sandbox.update(self.sandbox)
         sandbox.set_class(bool(self.sandbox), "-shown")
