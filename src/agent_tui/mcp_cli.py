@@ -39,6 +39,7 @@ from agent_tui.core.mcp.config import project_config_path, user_config_path
 from agent_tui.core.mcp.config_edit import ConfigEditError, add_server, remove_server
 from agent_tui.core.mcp.manager import McpManager, start_failure
 from agent_tui.core.mcp.state import ServerState
+from agent_tui.core.summary import plural
 from agent_tui.mcp_auth_cli import add_parsers as add_auth_parsers
 from agent_tui.mcp_auth_cli import run as run_auth
 
@@ -288,18 +289,15 @@ def _state_line(state: ServerState) -> str:
     where = f"{state.transport}: {state.target}" if state.target else state.transport
     head = f"{state.name}  ({where})  {state.status}"
     if state.status == "connected":
-        extra = f"{state.tool_count} tool{'s' if state.tool_count != 1 else ''}"
+        extra = plural(state.tool_count, "tool")
         if state.connect_seconds is not None:
             extra += f", {state.connect_seconds:.2f} s"
         if state.protocol_version:
             extra += f", protocol {state.protocol_version}"
         return f"{head}: {extra}"
     if state.status == "lazy":
-        count = len(state.tools)
-        return (
-            f"{head}: not started, {count} cached tool{'s' if count != 1 else ''} "
-            "(--connect starts it)"
-        )
+        cached = plural(len(state.tools), "cached tool")
+        return f"{head}: not started, {cached} (--connect starts it)"
     return f"{head}: {state.reason}" if state.reason else head
 
 
