@@ -77,6 +77,7 @@ def build(name: str, mode: str = "normal", extra_tools: int = 0) -> "MCPServer":
 
     server = MCPServer(name)
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False)
+    cancelled: list[int] = []
     for index in range(extra_tools):
         _add_filler(server, index)
 
@@ -93,10 +94,19 @@ def build(name: str, mode: str = "normal", extra_tools: int = 0) -> "MCPServer":
     @server.tool(annotations=read_only)
     async def slow(steps: int, ctx: Context, delay: float = 0.05) -> str:
         """Count to ``steps``, reporting progress at each step."""
-        for i in range(1, steps + 1):
-            await asyncio.sleep(delay)
-            await ctx.report_progress(i, steps, f"step {i} of {steps}")
+        try:
+            for i in range(1, steps + 1):
+                await asyncio.sleep(delay)
+                await ctx.report_progress(i, steps, f"step {i} of {steps}")
+        except asyncio.CancelledError:  # the client sent notifications/cancelled
+            cancelled.append(steps)
+            raise
         return f"counted to {steps}"
+
+    @server.tool(annotations=read_only)
+    def cancellations() -> str:
+        """How many ``slow`` calls the client cancelled (their ``steps``)."""
+        return json.dumps(cancelled)
 
     @server.tool()
     def crash() -> str:

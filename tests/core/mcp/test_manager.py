@@ -4,6 +4,7 @@ exit at start, change their tools, or speak streamable HTTP — one manager for 
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest_asyncio
 from agent_tui.core.budget import BudgetSettings
 from agent_tui.core.events import Event
 from agent_tui.core.mcp.manager import McpManager
-from agent_tui.core.tools.base import ToolContext
+from agent_tui.core.tools.base import ProgressUpdate, ToolContext
 from agent_tui.core.tools.builtin import default_registry
 from tests.core.mcp.conftest import DEADLINE, fixture_entry, of_type, run_calls, write_config
 from tests.core.mcp.servers import fixture_pids, http_server
@@ -226,6 +227,37 @@ async def test_an_interrupt_cancels_a_call_in_flight(manager: McpManager, projec
     after = await manager.registry.dispatch("mcp__fx__echo", '{"text": "still here"}', ctx)
     assert after.output is not None
     assert after.output.content == "still here"
+
+
+async def test_cancelling_a_call_tells_the_server(manager: McpManager, project: Path) -> None:
+    """A call made from the caller's task (``Connection._direct``) still reaches the server's
+    handler with notifications/cancelled when the caller is cancelled."""
+    working = asyncio.Event()
+
+    def on_progress(update: ProgressUpdate) -> None:
+        if update.progress:
+            working.set()
+
+    ctx = ToolContext(cwd=project, call_id="c", progress=on_progress)
+    call = asyncio.create_task(
+        manager.registry.dispatch("mcp__fx__slow", '{"steps": 777, "delay": 0.05}', ctx)
+    )
+    await asyncio.wait_for(working.wait(), DEADLINE)
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    probe = _call_ctx(project)
+
+    async def told() -> bool:
+        outcome = await manager.registry.dispatch("mcp__fx__cancellations", "{}", probe)
+        return outcome.output is not None and 777 in json.loads(outcome.output.content)
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + DEADLINE
+    while not await told():
+        assert loop.time() < deadline, "the server never saw the cancellation"
+        await asyncio.sleep(0.05)
+    assert manager.state("fx").status == "connected"
 
 
 async def test_stderr_floods_are_survived_and_shown(manager: McpManager, project: Path) -> None:

@@ -8,8 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent_tui.core.text import first_surrogate
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
 from agent_tui.core.tools.builtin import builtin_tools, default_registry
+from agent_tui.core.tools.registry import PreparedCall, _may_hold_surrogate
 from agent_tui.core.tools.schema import input_schema
 
 BUILTINS = [
@@ -217,3 +222,36 @@ async def test_a_handler_raising_timeout_error_itself_is_a_plain_failure(tmp_pat
         assert outcome.error is not None
         assert outcome.error.code == "tool_exception"
         assert "upstream took too long" in outcome.error.message
+
+
+_TEXT = st.text(
+    st.sampled_from(["a", "\\", "u", "\u00e9", "\U0001f600", "\udce9", "\ud83d", "\ude00"])
+    | st.characters(max_codepoint=0xFFFF, categories=["Cs", "Ll", "Lo", "Nd"])
+)
+"""Strings with lone surrogates (high, low, and pairs that are not), backslashes and more."""
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | _TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TEXT, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_JSON_VALUES, ascii_only=st.booleans())
+def test_the_surrogate_shortcut_never_misses_one(value: object, ascii_only: bool) -> None:
+    """``prepare`` walks the parsed arguments for a lone surrogate only when their JSON text
+    may hold one: that shortcut must agree with the walk on every JSON text (escaped, as
+    providers send, or with the characters themselves)."""
+    text = json.dumps(value, ensure_ascii=ascii_only)
+    if first_surrogate(json.loads(text)) is not None:
+        assert _may_hold_surrogate(text)
+
+
+def test_a_lone_surrogate_escape_in_the_arguments_is_refused() -> None:
+    registry = default_registry()
+    for raw in ('{"path": "caf\\udce9"}', '{"path": "caf\udce9"}'):
+        prepared = registry.prepare("read_file", raw)
+        assert not isinstance(prepared, PreparedCall)
+        assert prepared.code == "invalid_arguments"
+        assert "surrogate" in prepared.message
+    assert isinstance(registry.prepare("read_file", '{"path": "caf\\u00e9"}'), PreparedCall)

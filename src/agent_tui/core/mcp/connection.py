@@ -1,11 +1,13 @@
 """One connection to one MCP server: a long-lived task that owns the SDK client.
 
 The SDK's ``Client`` must be entered and left in the same task, so each connection runs in
-its own task and everything else talks to it through a queue of calls. The task connects
-(bounded by ``startup_timeout``: a watchdog cancels a connect that hangs), lists the tools,
-then serves calls, each in a child task so slow calls do not block quick ones, and refreshes
-the tool list when the server says it changed (``notifications/tools/list_changed`` on
-handshake-era connections, a ``subscriptions/listen`` stream on 2026-07-28 ones).
+its own task. The task connects (bounded by ``startup_timeout``: a watchdog cancels a connect
+that hangs), lists the tools, then serves, and refreshes the tool list when the server says
+it changed (``notifications/tools/list_changed`` on handshake-era connections, a
+``subscriptions/listen`` stream on 2026-07-28 ones). While it serves, a tool call is made on
+the client from the caller's own task (the SDK's requests may come from any task; this is the
+path of every model call, and it costs no task and no hand-off); other requests, and calls
+made before it serves, go through a queue to child tasks of the connection's task group.
 
 When the server exits, hangs up or the connection is stopped, every call in flight or still
 queued fails with a message saying so (with the server's last stderr lines); the connection
@@ -30,7 +32,13 @@ from typing import Any
 from agent_tui import __version__
 from agent_tui.core.mcp.adapter import progress_reporter
 from agent_tui.core.mcp.config import ServerSpec
-from agent_tui.core.mcp.failures import FailureKind, call_failure, classify, unavailable
+from agent_tui.core.mcp.failures import (
+    FailureKind,
+    call_failure,
+    classify,
+    connection_closed,
+    unavailable,
+)
 from agent_tui.core.mcp.oauth import AuthWatch, sign_in_failure
 from agent_tui.core.mcp.resources import ResourceSide
 from agent_tui.core.mcp.stderr import StderrLog
@@ -40,6 +48,8 @@ from agent_tui.core.tools.errors import ToolFailure
 
 log = logging.getLogger(__name__)
 TRIM_EVERY = 2.0
+BROKEN_WAIT = 5.0
+"""Seconds a call whose connection closed under it waits for the connection to say why."""
 CLIENT_NAME = "agent-tui"
 
 
@@ -139,6 +149,10 @@ class Connection:
         """While the connection serves: starts a request's task in its task group at once
         (the queue is for requests made before that, and after)."""
         self._task: asyncio.Task[None] | None = None
+        self._client: Any = None
+        """The SDK client while the connection serves (``call`` uses it directly)."""
+        self._changed = asyncio.Event()
+        """Set when the status leaves ``connected`` (``_broken_under`` waits for it)."""
         self._gone: str | None = None
         self._refresh = asyncio.Event()
         self._refresh_prompts = asyncio.Event()
@@ -177,7 +191,15 @@ class Connection:
             self.stderr.close()
 
     async def call(self, tool: str, arguments: dict[str, Any], ctx: ToolContext) -> Any:
-        """Call ``tool`` on the server; a ``CallToolResult``, or a ``ToolFailure``."""
+        """Call ``tool`` on the server; a ``CallToolResult``, or a ``ToolFailure``.
+
+        While the connection serves, the call is made from the caller's own task: no task to
+        start, no answer to hand back (two event-loop steps a call). The SDK answers a call
+        in flight when the connection ends with "connection closed"; ``_direct`` then waits
+        until the connection says why, and answers with that."""
+        client = self._client
+        if client is not None and self.status is Status.CONNECTED and self._calls.empty():
+            return await self._direct(client, tool, arguments, ctx)
         return await self._queued(tool, arguments, ctx)
 
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
@@ -250,6 +272,7 @@ class Connection:
         self.status, self.reason = Status.FAILED, reason
         self.failure_kind, self.http_status = kind, http_status
         self._settled.set()
+        self._changed.set()
         self.on_change(self)
 
     def _finish(self, error: BaseException | None) -> None:
@@ -273,7 +296,9 @@ class Connection:
         self._orphans.clear()
         while not self._calls.empty():
             _settle(self._calls.get_nowait().future, error=self._unavailable())
+        self._client = None
         self._settled.set()
+        self._changed.set()
         self.on_change(self)
 
     async def _session(self) -> None:
@@ -363,6 +388,7 @@ class Connection:
         def spawn(call: _Call) -> None:
             group.start_soon(self._handle, client, call)
 
+        self._client = client
         try:
             while True:
                 while not self._calls.empty():
@@ -372,6 +398,51 @@ class Connection:
                 await self._wake.wait()
         finally:
             self._spawn = None
+            self._client = None
+
+    async def _direct(
+        self, client: Any, tool: str, arguments: dict[str, Any], ctx: ToolContext
+    ) -> Any:
+        """``tools/call`` in the caller's task (``call``); failures raise ``ToolFailure``."""
+        try:
+            return await client.call_tool(
+                tool,
+                arguments,
+                read_timeout_seconds=self.spec.timeout + 5,
+                progress_callback=progress_reporter(ctx),
+            )
+        except Exception as exc:
+            if connection_closed(exc):
+                raise await self._broken_under(tool) from None
+            raise self._call_failure(tool, exc) from None
+
+    async def _broken_under(self, tool: str) -> ToolFailure:
+        """Why a call in flight lost its connection: once the connection has marked itself
+        failed or stopped (bounded: the SDK's own words otherwise)."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(BROKEN_WAIT):
+                while self.status is Status.CONNECTED:
+                    await self._changed.wait()
+                    self._changed.clear()
+        name = self.spec.name
+        if self._gone is not None:
+            return unavailable(name, self._gone, self._tail())
+        if self.status is Status.FAILED and self.reason:
+            reason = f"the MCP server {name!r} failed during the call to {tool}: {self.reason}"
+            return unavailable(name, reason, self._tail())
+        return unavailable(
+            name, f"the MCP server {name!r} exited during the call (its connection closed)", []
+        )
+
+    def _call_failure(self, tool: str, exc: Exception) -> ToolFailure:
+        return call_failure(
+            self.spec.name,
+            tool,
+            exc,
+            self._tail(),
+            spec=self.spec,
+            http_status=self.auth_watch.take_status(),
+        )
 
     async def _handle(self, client: Any, call: _Call) -> None:
         import anyio
@@ -399,16 +470,7 @@ class Connection:
                         progress_callback=progress_reporter(call.ctx) if call.ctx else None,
                     )
                 except Exception as exc:
-                    status = self.auth_watch.take_status()
-                    failure = call_failure(
-                        self.spec.name,
-                        call.tool,
-                        exc,
-                        self._tail(),
-                        spec=self.spec,
-                        http_status=status,
-                    )
-                    _settle(call.future, error=failure)
+                    _settle(call.future, error=self._call_failure(call.tool, exc))
                 else:
                     _settle(call.future, result=result)
         finally:

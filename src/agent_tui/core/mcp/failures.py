@@ -116,6 +116,11 @@ def _code(exc: BaseException) -> int | None:
     return code if isinstance(code, int) else None
 
 
+def connection_closed(exc: BaseException) -> bool:
+    """Whether ``exc`` is the SDK's answer to a request whose connection ended."""
+    return _code(exc) == CONNECTION_CLOSED
+
+
 def describe_exception(exc: BaseException, spec: ServerSpec, watch: AuthWatch | None = None) -> str:
     """Why a connection ended, from whatever the SDK raised (often a nested group)."""
     return classify(exc, spec, watch).reason

@@ -216,7 +216,9 @@ class ToolRegistry:
                 next_step='Send an object such as {"name": value, ...} matching the schema.',
                 retryable=True,
             )
-        surrogate = first_surrogate(arguments)
+        # A lone surrogate in the parsed arguments comes from a \\u escape or from the text
+        # itself: most arguments have neither, and skip the walk over every value.
+        surrogate = first_surrogate(arguments) if _may_hold_surrogate(text) else None
         if surrogate is not None:
             return ToolErrorInfo(
                 code=codes.INVALID_ARGUMENTS,
@@ -341,6 +343,12 @@ def tool_schema(tool: Tool[Any]) -> dict[str, Any]:
     if tool.input_schema is not None:
         return tool.input_schema
     return input_schema(tool.input_model)
+
+
+def _may_hold_surrogate(text: str) -> bool:
+    """Whether JSON ``text`` may parse to a string with a lone surrogate: it holds one, or
+    a ``\\u`` escape (which may write one)."""
+    return "\\u" in text or not encodable(text)
 
 
 def _encodable(output: ToolOutput) -> ToolOutput:
