@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
 import pstats
 import statistics
 import sys
@@ -84,6 +85,7 @@ def app_for(session: Any) -> Any:
         session=session,
         system="bench",
     )
+    AgentApp.QUIET_GC = True  # as in the app's own process (headless apps share theirs)
     return AgentApp(agent=agent)
 
 
@@ -96,6 +98,19 @@ async def _painted(app: Any) -> None:
     done = asyncio.Event()
     app.call_after_refresh(done.set)
     await done.wait()
+
+
+async def key(app: Any, name: str) -> None:
+    """Press ``name`` as a terminal does (posted to the app, as the driver posts it) and
+    return once the app has handled it. Not ``Pilot.press``: that waits for the process to
+    look idle (``wait_for_idle``: at least 2 × 20 ms of sleep, up to a second while a
+    turn's answer streams), which measured Pilot, not the app."""
+    from textual import events
+
+    handled = asyncio.Event()
+    app.post_message(events.Key(name, None))
+    app.call_later(handled.set)  # queued behind the key: runs once the app handled it
+    await handled.wait()
 
 
 async def time_start(path: Path | None, profile: cProfile.Profile | None = None) -> Span:
@@ -117,6 +132,7 @@ async def time_start(path: Path | None, profile: cProfile.Profile | None = None)
         seconds = since(start)
         if profile is not None:
             profile.disable()
+    gc.collect()  # the app's heap, unfrozen as it ended: not frozen into the next app's
     return seconds
 
 
@@ -136,9 +152,9 @@ async def new_turns(
         started = now()
         if profile is not None:
             profile.enable()
-        await pilot.press("enter")
+        await key(app, "enter")
         while not any(isinstance(w, UserPrompt) and text in w.text for w in app.main.chat.children):
-            await pilot.pause(0)
+            await _painted(app)  # frame by frame: the prompt's mount refreshes the screen
         await _painted(app)
         if profile is not None:
             profile.disable()
@@ -176,11 +192,11 @@ async def interact(
         assert lane.focus_lane()
         await pilot.pause()
 
-        async def press(key: str, kind: str) -> None:
+        async def press(name: str, kind: str) -> None:
             started = now()
             if profile is not None and what == "navigation":
                 profile.enable()
-            await pilot.press(key)
+            await key(app, name)
             await _painted(app)
             if profile is not None and what == "navigation":
                 profile.disable()

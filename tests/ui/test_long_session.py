@@ -213,3 +213,36 @@ async def test_an_earlier_call_revealed_from_the_chat_opens_its_turn(
         ]
         assert kinds[:3] == [("FoldedTurns", 10), ("TurnBlock", "prompt 10"), ("FoldedTurns", 46)]
         assert lane.border_subtitle == f"{CALLS} calls"
+
+
+async def test_the_resumed_heap_is_frozen_and_freed_with_its_session(
+    long_session: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As in its own process (``QUIET_GC``): once the earlier turns are read, what the app
+    holds is left out of later collections (``gc.freeze``: full collections walked 270,000
+    objects of a 500-turn session); a new session gives the old views back to the collector
+    at once and freezes again a moment later — the old views freed, not kept frozen — and
+    the app's end unfreezes the rest."""
+    import gc
+    import weakref
+
+    monkeypatch.setattr(AgentApp, "QUIET_GC", True)
+    gc.unfreeze()
+    gc.collect()
+    app = _resumed(long_session, tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_for(pilot, lambda: _ready(app) and app.backlog.ready.is_set(), "read")
+        await wait_for(pilot, lambda: gc.get_freeze_count() > 10_000, "the heap frozen")
+        old = [weakref.ref(w) for w in app.main.chat.children if isinstance(w, UserPrompt)]
+        assert len(old) == RESUME_TURNS
+        before = gc.get_freeze_count() + len(gc.get_objects())
+        assert await app.new_session()
+        assert gc.get_freeze_count() == 0  # thawed at once
+        # then collected and frozen again: the old views freed, not kept frozen
+        await wait_for(pilot, lambda: gc.get_freeze_count() > 10_000, "the heap frozen again")
+        assert all(ref() is None for ref in old), "the old session's prompts are still alive"
+        # the 60 turns' views and calls are gone (~20,000 objects), not kept frozen; a few
+        # stay a while in Textual's own caches (a lane's stale list of displayed children)
+        after = gc.get_freeze_count() + len(gc.get_objects())
+        assert after < before - 10_000, (before, after)
+    assert gc.get_freeze_count() == 0

@@ -63,6 +63,9 @@ CLOSE_TIMEOUT = 5.0
 """Seconds quitting waits for the agent to clean up before exiting anyway."""
 QUIT_WINDOW = 3.0
 """A second Ctrl+C within this many seconds quits."""
+REFREEZE_AFTER = 1.0
+"""Seconds after a session's views are replaced before the heap is collected and frozen
+again (``startup.refreeze``)."""
 
 
 class AgentApp(App[None]):
@@ -74,6 +77,9 @@ class AgentApp(App[None]):
     SHOW_SANDBOX: ClassVar[bool] = True
     """Probe the sandbox at start-up and show it in the status bar (snapshots turn it off:
     whether bubblewrap works differs between machines)."""
+    QUIET_GC: ClassVar[bool | None] = None
+    """Tune the garbage collector for a long-lived process (``startup.quiet_gc``); None: when
+    the app has its process to itself, not headless (benchmarks set it: they measure that)."""
 
     BINDINGS = [
         Binding("escape", "interrupt", "Interrupt", id="interrupt"),
@@ -340,10 +346,11 @@ class AgentApp(App[None]):
                 f"{self.session.session_id} · no messages",
                 "info",
             )
+        if self._tunes_gc:
+            self.call_after_refresh(startup.quiet_gc)
         if not self.is_headless:  # a process of its own (tests share theirs)
             from agent_tui.ui.shell import screen_actions
 
-            self.call_after_refresh(startup.quiet_gc)
             self.call_after_refresh(screen_actions.preload, self)  # the screens opened later
         self._unwatch = watch_sources(self.agent.tool_sources, self)
         self._unwatch += attach_elicitation(self.elicit_desk, self.agent.tool_sources)
@@ -390,7 +397,12 @@ class AgentApp(App[None]):
         self._send_first()
 
     def on_unmount(self) -> None:
-        """Stop following the tool sources (the MCP manager may outlive the app)."""
+        """Stop following the tool sources (the MCP manager may outlive the app); give what
+        the app froze back to the collector (a process may go on: tests, benchmarks)."""
+        if self._tunes_gc:
+            from agent_tui.ui.shell.startup import thaw_heap
+
+            thaw_heap()
         self._mentions_stop.set()
         for stop in self._unwatch:
             stop()
@@ -499,6 +511,13 @@ class AgentApp(App[None]):
         await self.main.chat.clear()
         await self.main.lane.clear()
         self.main.plan.clear()
+        if self._tunes_gc:  # the old session's views were frozen with the heap: free them
+            from agent_tui.ui.shell import startup
+
+            startup.thaw_heap()
+            # once nothing holds the removed widgets any more (the screen lets them go over
+            # the next frames, as their removal is processed)
+            self.set_timer(REFREEZE_AFTER, startup.refreeze, name="refreeze")
 
     async def _show_transcript(self, notice: str | None = None) -> None:
         """The transcript of a resumed session, told again as the events that made it and
@@ -555,6 +574,16 @@ class AgentApp(App[None]):
         await self.main.lane.add_earlier(earlier.lane)
         if earlier.plan is not None and not plan_shown and self.main.plan.plan is None:
             self.main.plan.show(earlier.plan)
+        if self._tunes_gc:  # the earlier turns live as long as the session is shown
+            from agent_tui.ui.shell.startup import freeze_heap
+
+            freeze_heap()
+
+    @property
+    def _tunes_gc(self) -> bool:
+        """Whether the app tunes the garbage collector (``startup.quiet_gc``): it does in a
+        process of its own; tests share theirs (``QUIET_GC`` decides when set)."""
+        return self.QUIET_GC if self.QUIET_GC is not None else not self.is_headless
 
     async def new_session(self) -> bool:
         """A new conversation: the model starts with an empty context (a new session file;
