@@ -44,6 +44,7 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -77,7 +78,6 @@ def build(name: str, mode: str = "normal", extra_tools: int = 0) -> "MCPServer":
 
     server = MCPServer(name)
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False)
-    cancelled: list[int] = []
     for index in range(extra_tools):
         _add_filler(server, index)
 
@@ -92,21 +92,17 @@ def build(name: str, mode: str = "normal", extra_tools: int = 0) -> "MCPServer":
         return str(a + b)
 
     @server.tool(annotations=read_only)
-    async def slow(steps: int, ctx: Context, delay: float = 0.05) -> str:
+    async def slow(steps: int, ctx: Context, delay: float = 0.05, mark: str = "") -> str:
         """Count to ``steps``, reporting progress at each step."""
         try:
             for i in range(1, steps + 1):
                 await asyncio.sleep(delay)
                 await ctx.report_progress(i, steps, f"step {i} of {steps}")
         except asyncio.CancelledError:  # the client sent notifications/cancelled
-            cancelled.append(steps)
+            if mark:  # the test's file: the cancellation reached this handler
+                Path(mark).write_text(f"cancelled at step {i}\n", encoding="utf-8")  # noqa: ASYNC240
             raise
         return f"counted to {steps}"
-
-    @server.tool(annotations=read_only)
-    def cancellations() -> str:
-        """How many ``slow`` calls the client cancelled (their ``steps``)."""
-        return json.dumps(cancelled)
 
     @server.tool()
     def crash() -> str:
