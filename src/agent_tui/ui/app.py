@@ -65,7 +65,7 @@ QUIT_WINDOW = 3.0
 """A second Ctrl+C within this many seconds quits."""
 REFREEZE_AFTER = 1.0
 """Seconds after a session's views are replaced before the heap is collected and frozen
-again (``startup.refreeze``)."""
+again (``heap.refreeze``)."""
 
 
 class AgentApp(App[None]):
@@ -78,7 +78,7 @@ class AgentApp(App[None]):
     """Probe the sandbox at start-up and show it in the status bar (snapshots turn it off:
     whether bubblewrap works differs between machines)."""
     QUIET_GC: ClassVar[bool | None] = None
-    """Tune the garbage collector for a long-lived process (``startup.quiet_gc``); None: when
+    """Tune the garbage collector for a long-lived process (``shell.heap``); None: when
     the app has its process to itself, not headless (benchmarks set it: they measure that)."""
 
     BINDINGS = [
@@ -302,7 +302,6 @@ class AgentApp(App[None]):
         then the project's trust dialog, or the first message."""
         from agent_tui.core.commands import SlashCompleter
         from agent_tui.ui.elicit.desk import attach as attach_elicitation
-        from agent_tui.ui.shell import startup
         from agent_tui.ui.shell.events_bridge import watch_sources
         from agent_tui.ui.shell.main_screen import MainScreen
         from agent_tui.ui.shell.queued_messages import QueuedMessages
@@ -347,7 +346,9 @@ class AgentApp(App[None]):
                 "info",
             )
         if self._tunes_gc:
-            self.call_after_refresh(startup.quiet_gc)
+            from agent_tui.ui.shell import heap
+
+            self.call_after_refresh(heap.quiet)
         if not self.is_headless:  # a process of its own (tests share theirs)
             from agent_tui.ui.shell import screen_actions
 
@@ -400,9 +401,9 @@ class AgentApp(App[None]):
         """Stop following the tool sources (the MCP manager may outlive the app); give what
         the app froze back to the collector (a process may go on: tests, benchmarks)."""
         if self._tunes_gc:
-            from agent_tui.ui.shell.startup import thaw_heap
+            from agent_tui.ui.shell import heap
 
-            thaw_heap()
+            heap.release()
         self._mentions_stop.set()
         for stop in self._unwatch:
             stop()
@@ -512,12 +513,12 @@ class AgentApp(App[None]):
         await self.main.lane.clear()
         self.main.plan.clear()
         if self._tunes_gc:  # the old session's views were frozen with the heap: free them
-            from agent_tui.ui.shell import startup
+            from agent_tui.ui.shell import heap
 
-            startup.thaw_heap()
+            heap.thaw()
             # once nothing holds the removed widgets any more (the screen lets them go over
             # the next frames, as their removal is processed)
-            self.set_timer(REFREEZE_AFTER, startup.refreeze, name="refreeze")
+            self.set_timer(REFREEZE_AFTER, heap.refreeze, name="refreeze")
 
     async def _show_transcript(self, notice: str | None = None) -> None:
         """The transcript of a resumed session, told again as the events that made it and
@@ -575,13 +576,13 @@ class AgentApp(App[None]):
         if earlier.plan is not None and not plan_shown and self.main.plan.plan is None:
             self.main.plan.show(earlier.plan)
         if self._tunes_gc:  # the earlier turns live as long as the session is shown
-            from agent_tui.ui.shell.startup import freeze_heap
+            from agent_tui.ui.shell import heap
 
-            freeze_heap()
+            heap.freeze()
 
     @property
     def _tunes_gc(self) -> bool:
-        """Whether the app tunes the garbage collector (``startup.quiet_gc``): it does in a
+        """Whether the app tunes the garbage collector (``shell.heap``): it does in a
         process of its own; tests share theirs (``QUIET_GC`` decides when set)."""
         return self.QUIET_GC if self.QUIET_GC is not None else not self.is_headless
 
@@ -902,6 +903,10 @@ class AgentApp(App[None]):
         self._refresh_calls(self.calls.abandon(ABANDONED))
         await self.main.lane.settle()
         self._set_activity(Activity.IDLE)
+        if self._tunes_gc:  # idle now: a moment to collect what the frozen heap let die
+            from agent_tui.ui.shell import heap
+
+            self.call_after_refresh(heap.settle)
 
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "agent" or not event.worker.is_finished:

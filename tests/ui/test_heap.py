@@ -1,0 +1,89 @@
+"""The collector's tuning (``ui.shell.heap``), on the interpreter's real collector: what
+survives a full collection is frozen, frozen cycles that die are freed at a turn's end once the
+frozen heap grew enough, and ``release`` undoes it all."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Iterator
+
+import pytest
+
+from agent_tui.ui.shell import heap
+
+
+class Node:
+    """An object in a reference cycle (only the cyclic collector frees it)."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+@pytest.fixture
+def tuned() -> Iterator[None]:
+    before = gc.get_threshold()
+    heap.release()
+    gc.collect()
+    heap.quiet()
+    try:
+        yield
+    finally:
+        heap.release()
+        gc.collect()
+    assert gc.get_threshold() == before
+    assert heap._after_collection not in gc.callbacks
+
+
+def _cycles(count: int) -> tuple[list[Node], list[weakref.ref[Node]]]:
+    nodes = [Node() for _ in range(count)]
+    return nodes, [weakref.ref(n) for n in nodes]
+
+
+def test_survivors_of_a_full_collection_are_frozen(tuned: None) -> None:
+    assert gc.get_threshold()[2] == heap.MIDDLE_PER_FULL
+    frozen = gc.get_freeze_count()
+    kept, _ = _cycles(5_000)
+    gc.collect()  # a full collection: its survivors (the 5,000 kept nodes) are frozen
+    assert gc.get_freeze_count() >= frozen + 5_000
+    young = {id(o) for o in gc.get_objects()}
+    assert not any(id(n) in young for n in kept)  # out of the collector's sight
+
+
+def test_dead_frozen_cycles_are_freed_at_a_turns_end_once_grown(
+    tuned: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(heap, "REFREEZE_GROWTH", 3_000)
+    nodes, refs = _cycles(5_000)
+    gc.collect()  # frozen with the survivors
+    del nodes
+    gc.collect()
+    assert all(r() is not None for r in refs)  # frozen cycles: the collector cannot see them
+    heap.settle()  # grown by 5,000 >= 3,000: everything collected once, then frozen again
+    assert all(r() is None for r in refs)
+    settled = gc.get_freeze_count()
+    heap.settle()  # not grown since: nothing to do
+    assert gc.get_freeze_count() == settled
+
+
+def test_a_small_growth_waits(tuned: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(heap, "REFREEZE_GROWTH", 1_000_000)
+    nodes, refs = _cycles(1_000)
+    gc.collect()
+    del nodes
+    heap.settle()  # below the growth: no full collection of everything at this turn's end
+    assert all(r() is not None for r in refs)
+    heap.thaw()  # the session's views replaced: given back, freed by the next collection
+    gc.collect()
+    assert all(r() is None for r in refs)
+
+
+def test_release_unfreezes_everything(tuned: None) -> None:
+    nodes, refs = _cycles(1_000)
+    gc.collect()
+    assert gc.get_freeze_count() > 0
+    del nodes
+    heap.release()
+    assert gc.get_freeze_count() == 0
+    gc.collect()
+    assert all(r() is None for r in refs)
