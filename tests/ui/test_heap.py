@@ -87,3 +87,17 @@ def test_release_unfreezes_everything(tuned: None) -> None:
     assert gc.get_freeze_count() == 0
     gc.collect()
     assert all(r() is None for r in refs)
+
+
+def test_a_sessions_own_content_is_not_growth(tuned: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What ``freeze`` freezes (a resumed session's turns) is live content: the next turn's
+    end must not collect the whole heap for it (a 300 ms pause after a 500-turn resume)."""
+    monkeypatch.setattr(heap, "REFREEZE_GROWTH", 3_000)
+    session, _ = _cycles(5_000)
+    heap.freeze()
+    dead, refs = _cycles(1_000)
+    gc.collect()  # survivors frozen: 1,000 more, below the growth
+    del dead
+    heap.settle()
+    assert all(r() is not None for r in refs)  # no full collection of everything
+    assert len(session) == 5_000

@@ -543,6 +543,10 @@ class AgentApp(App[None]):
             for event in transcript_events(history, start=cut):
                 await self.show_event(event)
         finally:
+            if self._tunes_gc:  # and collections after it too: it leaves them nothing to find
+                from agent_tui.ui.shell import heap
+
+                heap.freeze()
             if collecting:
                 gc.enable()
             lane.hold(False)

@@ -55,8 +55,13 @@ def quiet() -> None:
 
 
 def freeze() -> None:
-    """Freeze what is alive now (a resumed session's earlier turns, once read)."""
+    """Freeze what is alive now (a resumed session's replayed and earlier turns): the
+    session's own content, which dies only when its views are replaced (``thaw``), so it does
+    not count as growth for ``settle`` (else the first turn's end after a resume would walk
+    the whole session once more)."""
+    before = gc.get_freeze_count()
     gc.freeze()
+    _State.settled_at += gc.get_freeze_count() - before
 
 
 def settle() -> None:
