@@ -413,12 +413,13 @@ class Connection:
             )
         except Exception as exc:
             if connection_closed(exc):
-                raise await self._broken_under(tool) from None
+                raise await self._broken_under(tool, exc) from None
             raise self._call_failure(tool, exc) from None
 
-    async def _broken_under(self, tool: str) -> ToolFailure:
-        """Why a call in flight lost its connection: once the connection has marked itself
-        failed or stopped (bounded: the SDK's own words otherwise)."""
+    async def _broken_under(self, tool: str, exc: Exception) -> ToolFailure:
+        """Why a call in flight lost its connection (``exc``: the SDK's "connection
+        closed"): once the connection has marked itself failed or stopped (bounded: what
+        ``call_failure`` says of ``exc`` otherwise)."""
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(BROKEN_WAIT):
                 while self.status is Status.CONNECTED:
@@ -430,9 +431,7 @@ class Connection:
         if self.status is Status.FAILED and self.reason:
             reason = f"the MCP server {name!r} failed during the call to {tool}: {self.reason}"
             return unavailable(name, reason, self._tail())
-        return unavailable(
-            name, f"the MCP server {name!r} exited during the call (its connection closed)", []
-        )
+        return self._call_failure(tool, exc)
 
     def _call_failure(self, tool: str, exc: Exception) -> ToolFailure:
         return call_failure(

@@ -34,7 +34,8 @@ class _State:
     installed = False
     threshold: tuple[int, int, int] | None = None
     settled_at = 0
-    """The frozen count after the last full collection of everything."""
+    """The frozen count that is not growth: after the last full collection of everything,
+    plus what ``freeze`` froze since (a session's own content)."""
 
 
 def _after_collection(phase: str, info: dict[str, Any]) -> None:
