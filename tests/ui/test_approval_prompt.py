@@ -7,16 +7,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual import events
 from textual.containers import VerticalScroll
 from textual.errors import NoWidget
 from textual.geometry import Region
 from textual.widget import Widget
-from textual.widgets import Button, Input, Static
+from textual.widgets import Input, Static
 
 from agent_tui.core.paths import config_dir
 from agent_tui.core.permissions import ApprovalRequest, Mode
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.ui.app import AgentApp
+from agent_tui.ui.approval.choices import ApprovalChoices
 from agent_tui.ui.approval.screen import ApprovalScreen, Ask
 from agent_tui.ui.shell.bypass_confirm import BypassConfirm
 
@@ -105,8 +107,8 @@ async def test_s_allows_for_this_session_writes_no_file_and_deny_still_wins(
         await submit(pilot, "go")
         screen = await wait_approval(pilot)
         assert screen.always == "run_shell(echo:*)"
-        session = screen.query_one("#session", Button)
-        assert "Allow for this session" in str(session.label)
+        choices = screen.query_one("#choices", ApprovalChoices)
+        assert "Allow for this session" in choices.label("session").plain
         assert "s: this session only" in str(screen.query_one("#hint", Static).render())
         await pilot.press("s")
         await wait_idle(pilot)  # "echo two" ran without a prompt
@@ -145,7 +147,7 @@ def _on_screen(screen: ApprovalScreen, widget: Widget) -> bool:
     return shown is widget or widget in shown.ancestors
 
 
-CHOICES = ("#allow", "#always", "#session", "#deny", "#feedback-button", "#hint")
+CHOICES = ("#choices", "#hint")
 
 
 @pytest.mark.parametrize("size", [(80, 24), (140, 40)], ids=["80x24", "140x40"])
@@ -354,3 +356,72 @@ async def test_shift_tab_into_bypass_from_an_open_prompt_confirms_then_runs_it(
         assert app.screen is app.main
         call = app.calls.calls["r"]
         assert (call.status.value, call.allowed_by) == ("ok", "bypass mode"), call.content
+
+
+async def test_a_click_on_a_row_answers_as_its_key_and_the_row_under_the_mouse_lights(
+    tmp_path: Path,
+) -> None:
+    """The answers are rows of one widget: hovering one highlights it; a click on the note
+    (why "always" is not offered) or past a row's end does nothing; a click on "Deny"
+    denies; a click on "Allow once" allows."""
+    turns = _calls(_shell("one", "x=$(printf touch); $x one.txt"), _write("two", "two.txt"))
+    app = _pipeline_app(tmp_path, turns)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await submit(pilot, "go")
+        screen = await wait_approval(pilot)
+        choices = screen.query_one("#choices", ApprovalChoices)
+        assert choices.choices == ["allow", "deny", "feedback"]  # no always / session
+        await wait_for(pilot, lambda: choices.size.height >= 5, "the rows laid out")
+        rows = {
+            choice: next(y for y in range(choices.size.height) if choices.answer_at(y) == choice)
+            for choice in choices.choices
+        }
+        assert rows["allow"] == 0
+        assert rows["deny"] > rows["allow"] + 1  # the note between
+        await pilot.hover(choices, offset=(3, rows["deny"]))
+        await wait_for(pilot, lambda: choices.hovered == rows["deny"], "the hover")
+        assert "Deny" in str(choices.render()).splitlines()[rows["deny"]]
+        await pilot.hover(choices, offset=(3, rows["allow"] + 1))  # the note: not an answer
+        await wait_for(pilot, lambda: choices.hovered is None, "no hover on the note")
+        await pilot.click(choices, offset=(3, rows["allow"] + 1))
+        await pilot.click(choices, offset=(choices.size.width - 1, rows["allow"]))  # past it
+        await pilot.pause()
+        assert app.screen is screen
+        assert app.calls.calls["one"].status.value != "rejected"
+        await pilot.click(choices, offset=(3, rows["deny"]))
+        await wait_for(pilot, lambda: app.calls.calls["one"].status.value == "rejected", "deny")
+        assert app.calls.calls["one"].rejected_by == "you"
+        second = await wait_approval(pilot)
+        assert second is not screen
+        again = second.query_one("#choices", ApprovalChoices)
+        await pilot.click(again, offset=(3, 0))
+        await wait_idle(pilot)
+        assert app.calls.calls["two"].status.value == "ok"
+    assert not (tmp_path / "one.txt").exists()
+    assert (tmp_path / "two.txt").read_text() == "x\n"
+
+
+async def test_keys_typed_right_after_f_go_into_the_field_and_answer_nothing(
+    tmp_path: Path,
+) -> None:
+    """f, then "s" and "y" in the same burst (a fast typist, keys queued while the app was
+    busy): the field has focus before the next key is read, so "sy" is feedback text, not
+    "allow for this session" and "allow once"."""
+    app = _pipeline_app(tmp_path, _calls(_write("w", "a.txt")))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await submit(pilot, "write")
+        screen = await wait_approval(pilot)
+        for key in "fsy":  # queued together, before the app handles the first
+            app.post_message(events.Key(key, key))
+        field = screen.query_one("#feedback", Input)
+        await wait_for(
+            pilot, lambda: field.value == "sy" or app.screen is not screen, "the three keys"
+        )
+        assert app.screen is screen, "a key typed for the field answered the prompt"
+        assert field.value == "sy"
+        assert app.calls.calls["w"].status.value not in ("ok", "running")
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        call = app.calls.calls["w"]
+        assert (call.status.value, call.feedback) == ("rejected", "sy")
+    assert not (tmp_path / "a.txt").exists()

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from agent_tui.core.permissions.setup import build_pipeline
+from agent_tui.ui.approval.choices import ApprovalChoices
 from agent_tui.ui.approval.screen import ApprovalScreen
 from agent_tui.ui.shell.bypass_confirm import BypassConfirm
 
@@ -107,7 +108,8 @@ async def test_an_opaque_command_offers_no_always_and_a_does_nothing(tmp_path: P
         screen = await wait_approval(pilot)
         assert screen.ask.no_always is not None
         assert "not fully understood" in screen.ask.no_always
-        assert not screen.query("#always")
+        assert "always" not in screen.query_one(ApprovalChoices).choices
+        assert "session" not in screen.query_one(ApprovalChoices).choices
         await pilot.press("a")
         await pilot.pause()
         assert app.screen is screen  # still asking: "always" is not an answer here

@@ -22,10 +22,11 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.css.scalar import Scalar
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Static
+from textual.widgets import Input, Static
 
 from agent_tui.core.permissions import Approval, Scope
 from agent_tui.core.sandbox import Shelter
+from agent_tui.ui.approval.choices import Answer, ApprovalChoices, Note, Row
 from agent_tui.ui.calls.details import describe_call
 from agent_tui.ui.common.format import mcp_parts
 from agent_tui.ui.common.styled_once import StyledOnce
@@ -91,21 +92,15 @@ class ApprovalScreen(StyledOnce, ModalScreen[Approval]):
             background: $background; scrollbar-size-vertical: 1;
         }
         & > #bottom { dock: bottom; height: auto; }
-        & #choices { height: auto; margin-top: 1; }
-        & #choices #no-always { padding: 0 0 0 1; color: $foreground-muted; }
-        & #choices Button {
-            width: auto; min-width: 0; height: 1; padding: 0 1 0 0;
-            background: transparent; border: none; color: $foreground;
-            text-style: none; content-align: left middle;
-            &:hover { background: $boost; }
-        }
+        & #choices { margin-top: 1; }
         & #feedback { display: none; margin-top: 1; }
         &.-feedback #feedback { display: block; }
         & #hint { color: $text-muted; margin-top: 1; }
     }
     """
 
-    AUTO_FOCUS = None
+    AUTO_FOCUS = ""
+    """Nothing has focus: the screen's keys answer (the feedback field takes it on f)."""
     ARM_SECONDS = 0.25
     """Keys pressed sooner than this after the prompt opens are ignored."""
 
@@ -114,7 +109,15 @@ class ApprovalScreen(StyledOnce, ModalScreen[Approval]):
         Binding("a", "answer('always')", "Always allow", id="approval.always"),
         Binding("s", "answer('session')", "Allow for this session", id="approval.session"),
         Binding("n", "answer('deny')", "Deny", id="approval.deny"),
-        Binding("f", "answer('feedback')", "Deny with feedback", id="approval.feedback"),
+        # a priority binding: read when the key arrives, before the keys after it are routed,
+        # so the field has focus for them (typed fast, "fsy" is feedback, not two answers)
+        Binding(
+            "f",
+            "answer('feedback')",
+            "Deny with feedback",
+            id="approval.feedback",
+            priority=True,
+        ),
         Binding("shift+tab", "cycle_mode", "Mode", show=False, id="approval.mode"),
         Binding("escape", "escape", "Deny", show=False, id="approval.escape"),
         Binding("pageup", "scroll_details('page_up')", show=False, id="approval.page_up"),
@@ -174,49 +177,43 @@ class ApprovalScreen(StyledOnce, ModalScreen[Approval]):
             with VerticalScroll(id="details", can_focus=False):
                 yield Static(describe_call(ask.tool, ask.input, cwd=ask.cwd))
             with Vertical(id="bottom"):  # docked: always on screen, the details scroll
-                with Vertical(id="choices"):
-                    yield from self._choices()
+                yield ApprovalChoices(self._choices(), id="choices")
                 yield Input(
                     placeholder="Tell the agent what to do instead…  (Enter)", id="feedback"
                 )
                 yield Static(self._hint(), id="hint")
 
-    def _choices(self) -> ComposeResult:
-        yield Button(_label("y", "$success", "Allow once"), id="allow", compact=True)
+    def _choices(self) -> list[Row]:
+        rows: list[Row] = [Answer("allow", _label("y", "$success", "Allow once"))]
         if self.ask.no_always is None:
-            yield Button(
-                _label("a", "$primary", "Always allow  ", self.always),
-                id="always",
-                compact=True,
-            )
-            yield Button(
-                _label(
-                    "s",
-                    "$primary",
-                    "Allow for this session  ",
-                    "the same, not saved" if self.ask.saves_to else "",
-                    "$foreground-muted",
-                ),
-                id="session",
-                compact=True,
+            rows.append(Answer("always", _label("a", "$primary", "Always allow  ", self.always)))
+            rows.append(
+                Answer(
+                    "session",
+                    _label(
+                        "s",
+                        "$primary",
+                        "Allow for this session  ",
+                        "the same, not saved" if self.ask.saves_to else "",
+                        "$foreground-muted",
+                    ),
+                )
             )
         else:
-            yield Static(
-                Content.assemble(
-                    (" a ", "$foreground-muted reverse"),
-                    (" s ", "$foreground-muted reverse"),
-                    ("  Always / for this session is not offered:", "$foreground-muted"),
-                    "\n        ",
-                    (self.ask.no_always, "$foreground-muted italic"),
-                ),
-                id="no-always",
+            rows.append(
+                Note(
+                    Content.assemble(
+                        (" a ", "$foreground-muted reverse"),
+                        (" s ", "$foreground-muted reverse"),
+                        ("  Always / for this session is not offered:", "$foreground-muted"),
+                        "\n        ",
+                        (self.ask.no_always, "$foreground-muted italic"),
+                    )
+                )
             )
-        yield Button(_label("n", "$error", "Deny"), id="deny", compact=True)
-        yield Button(
-            _label("f", "$warning", "Deny with feedback…"),
-            id="feedback-button",
-            compact=True,
-        )
+        rows.append(Answer("deny", _label("n", "$error", "Deny")))
+        rows.append(Answer("feedback", _label("f", "$warning", "Deny with feedback…")))
+        return rows
 
     def _hint(self) -> Content:
         every = "asks in every mode · " if self.ask.every_mode else ""
@@ -239,8 +236,6 @@ class ApprovalScreen(StyledOnce, ModalScreen[Approval]):
         )
 
     def on_mount(self) -> None:
-        for button in self.query(Button):
-            button.can_focus = False
         self.query_one("#feedback", Input).cursor_blink = self.cursor_blink
         self.set_waiting(self.waiting)
         self.set_timer(self.ARM_SECONDS, self._arm)
@@ -267,6 +262,12 @@ class ApprovalScreen(StyledOnce, ModalScreen[Approval]):
         """The permission mode changed to ``mode`` and this call still asks, for ``reason``."""
         self.query_one("#reason", Static).update(self._reason(reason, mode))
         self._refit()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "answer" and parameters == ("feedback",):
+            # in the field, f is a letter of the feedback
+            return not self.query_one("#dialog").has_class("-feedback")
+        return True
 
     def _arm(self) -> None:
         self.armed = True
@@ -328,7 +329,7 @@ class ApprovalScreen(StyledOnce, ModalScreen[Approval]):
         elif choice == "feedback" and not dialog.has_class("-feedback"):
             dialog.add_class("-feedback")
             self.query_one("#hint", Static).update(FEEDBACK_HINT)
-            feedback.focus()
+            self.set_focus(feedback)  # now, not after a refresh: the next key is routed to it
             self._refit()
         else:
             text = feedback.value.strip() if dialog.has_class("-feedback") else ""
@@ -366,10 +367,9 @@ class ApprovalScreen(StyledOnce, ModalScreen[Approval]):
         }
         moves[how](animate=False)
 
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        choice = {"feedback-button": "feedback"}.get(event.button.id or "", event.button.id)
-        self.action_answer(choice or "deny")
+    @on(ApprovalChoices.Picked)
+    def _picked(self, event: ApprovalChoices.Picked) -> None:
+        self.action_answer(event.choice)
 
     @on(Input.Submitted, "#feedback")
     def _feedback(self, event: Input.Submitted) -> None:
