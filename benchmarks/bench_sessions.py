@@ -296,6 +296,9 @@ def main() -> None:
         stats = pstats.Stats(profile)
         stats.sort_stats("cumulative").print_stats(40)
         stats.sort_stats("tottime").print_stats(25)
+        raw = Path(tempfile.gettempdir()) / f"bench-sessions-{args.profile}.prof"
+        stats.dump_stats(raw)
+        print(f"raw profile: {raw} (python -m pstats)")
 
 
 if __name__ == "__main__":

@@ -149,6 +149,9 @@ class AgentApp(App[None]):
         self.theme_keeper: ThemeKeeper | None = None
         self._mentions_stop = threading.Event()
         if agent is not None:
+            # the theme before the stylesheet is parsed, as with ``boot``: set as the main
+            # screen opens, it restyled every widget of a resumed session (refresh_css)
+            paint_theme(self, agent.settings.ui.theme)
             self._wire(agent, session, demo=demo, cwd_label=cwd_label)
             return
         look = first or FirstLook(model="", demo=False, mode="", cwd=cwd_label or "")
