@@ -23,6 +23,10 @@ session changes (``new_session``, ``resume``); ``context()`` says how full the m
 ``inject(text)`` puts a message the user typed during the turn into the agent's inbox
 (``core.inbox``): the loop adds it after the results of the current batch of tool calls, before
 the next model request, and emits ``user_injected``.
+
+This module owns the ``Agent``: its state, the session changes, memory and context, control,
+and the turn loop. Running a compaction is ``agent_compaction``; the turns' checkpoints and
+rewind are ``agent_rewind`` (the ``Agent`` methods of the same names call them).
 """
 
 from __future__ import annotations
@@ -32,22 +36,15 @@ import logging
 import secrets
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Collection, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, Protocol, TypeVar
 
+from agent_tui.core import agent_compaction, agent_rewind
+from agent_tui.core.agent_compaction import nested_memory
 from agent_tui.core.budget import CleanupReport, SpillStore, collect_spills
 from agent_tui.core.budget.cleanup import GRACE_SECONDS
-from agent_tui.core.checkpoints.plan import Outside, outside_changes, start_of
-from agent_tui.core.checkpoints.records import Rewound, TurnStarted
-from agent_tui.core.checkpoints.turn import TurnCheckpoint, TurnRecorder, WorkspaceWatch
 from agent_tui.core.compaction import (
-    Compacted,
-    estimate_tokens,
-    fold_point,
     is_context_overflow,
-    summarize,
-    summary_message,
 )
 from agent_tui.core.context import (
     ContextBreakdown,
@@ -96,11 +93,6 @@ from agent_tui.core.rewind import (
     RewindReport,
     RewindWhat,
     TurnSummary,
-    find_turn,
-    last_rewind,
-    list_turns,
-    preview,
-    restore_code,
 )
 from agent_tui.core.sandbox import SessionSandbox
 from agent_tui.core.session import SessionLog, SessionStore, interrupted_result, session_usage
@@ -115,14 +107,6 @@ log = logging.getLogger(__name__)
 DEFAULT_MAX_TURNS = 50
 REPLY_MAX_TOKENS = 8192
 """The most one reply may take (less when the model's output limit is lower)."""
-SUMMARY_MAX_TOKENS = 4096
-"""The most a compaction's summary may take (the summarizer asks for under 600 words)."""
-PROMPT_KEPT = 200
-"""Characters of a prompt its ``TurnStarted`` record keeps (the transcript has it whole)."""
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 class Interrupted(Exception):
@@ -190,7 +174,7 @@ class Agent:
         self.messages: list[Message] = list(session.messages) if session else []
         self.folded: list[Message] = list(session.folded) if session else []
         """What compactions took out of ``messages``, oldest first (``history``)."""
-        self.memory.seen(_nested_in(self.messages))
+        self.memory.seen(nested_memory(self.messages))
         self.usage = session_usage([*self.folded, *self.messages])
         self.file_state = FileStateCache()
         self.settings = settings or Settings()
@@ -289,7 +273,7 @@ class Agent:
         resumed session: the old prefix is not cached for it anyway). A prompt given to the
         constructor stays as it was."""
         self.memory.reload()
-        self.memory.seen(_nested_in(self.messages))
+        self.memory.seen(nested_memory(self.messages))
         if self._own_system:
             self.system = self._system_prompt()
 
@@ -418,10 +402,7 @@ class Agent:
 
     def _over_threshold(self) -> bool:
         """The context fills more of the window than the compaction threshold allows."""
-        threshold = self.settings.compaction.threshold
-        if threshold == "off":
-            return False
-        return self.context().percent >= round(float(threshold) * 100)
+        return agent_compaction.over_threshold(self)
 
     async def compact(self, focus: str = "") -> AsyncIterator[Event]:
         """Fold the conversation so far into a summary the model writes (``/compact``):
@@ -444,216 +425,34 @@ class Agent:
         finally:
             self.running = False
 
-    async def _compact(
+    def _compact(
         self, focus: str, reason: Literal["manual", "threshold", "overflow"]
     ) -> AsyncGenerator[CompactionEvent, None]:
-        """Inside a turn (threshold, overflow) or for ``compact``; raises ``Interrupted``."""
-        end = fold_point(self.messages, self.settings.compaction.keep_turns)
-        before = self.context().tokens
-        if end and self.hooks is not None and self.hooks.has("PreCompact"):
-            trigger = "manual" if reason == "manual" else "auto"
-            verdict = await self.hooks.run(
-                "PreCompact", {"trigger": trigger, "custom_instructions": focus}
-            )
-            if verdict.blocked or verdict.stop:
-                yield CompactionEvent(
-                    phase="failed",
-                    reason=reason,
-                    tokens_before=before,
-                    message="A PreCompact hook blocked the compaction "
-                    f"({verdict.reason or verdict.stop_reason}); the conversation is unchanged.",
-                )
-                return
-        if end == 0:
-            yield CompactionEvent(
-                phase="failed",
-                reason=reason,
-                tokens_before=before,
-                message="Nothing to compact yet: the conversation is one exchange long.",
-            )
-            return
-        yield CompactionEvent(
-            phase="start",
-            reason=reason,
-            folded=end,
-            kept=len(self.messages) - end,
-            tokens_before=before,
-        )
-        try:
-            summary = await self._guard(
-                summarize(
-                    list(self.messages),
-                    end,
-                    self._summary_answer,
-                    window_tokens=self.context_window(),
-                    focus=focus,
-                )
-            )
-        except ProviderError as exc:
-            yield CompactionEvent(
-                phase="failed",
-                reason=reason,
-                tokens_before=before,
-                message=f"The summary request failed, so the conversation is unchanged: {exc}",
-            )
-            return
-        kept = list(self.messages[end:])
-        after = max(0, before - estimate_tokens(self.messages[:end])) + estimate_tokens(
-            [summary.message]
-        )
-        record = Compacted(
-            folded=end,
-            kept=len(kept),
-            summary=summary.message.content,
-            reason=reason,
-            focus=focus,
-            at=_now(),
-            tokens_before=before,
-            tokens_after=after,
-        )
-        message = summary_message(record)
-        if self.session is not None:
-            try:
-                await asyncio.to_thread(self.session.compact, record)
-            except OSError as exc:
-                yield CompactionEvent(
-                    phase="failed",
-                    reason=reason,
-                    tokens_before=before,
-                    message=f"The session file could not record the compaction ({exc}), so "
-                    "the conversation is unchanged. Free some disk space and try again.",
-                )
-                return
-        self.folded.extend(self.messages[:end])
-        self.messages[:end] = [message]
-        # the nested memory the folded reads carried is gone from the context: added again
-        # at the next read below its directory
-        self.memory.folded_away(_nested_in(self.messages))
-        self.file_state.clear()  # the model keeps a summary of what it read, not the text
-        yield CompactionEvent(
-            phase="end",
-            reason=reason,
-            folded=end,
-            kept=len(kept),
-            tokens_before=before,
-            tokens_after=after,
-            requests=summary.requests,
-            summary=message.content,
-        )
-
-    async def _summary_answer(self, system: str, text: str) -> AsyncIterator[str]:
-        """One summarizer request to the session's model, its text streamed."""
-        request = ModelRequest(
-            system=system,
-            messages=[Message.user(text)],
-            tools=ToolRegistry(),
-            max_tokens=SUMMARY_MAX_TOKENS,
-            purpose="summary",
-        )
-        streamed = False
-        async for item in self.provider.stream(request):
-            if isinstance(item, TextDelta):
-                streamed = True
-                yield item.text
-            elif isinstance(item, Completion):
-                self.usage = self.usage + item.usage
-                if not streamed:
-                    yield item.text
+        """Inside a turn (threshold, overflow) or for ``compact``; raises ``Interrupted``
+        (``agent_compaction.fold``)."""
+        return agent_compaction.fold(self, focus, reason)
 
     # -- checkpoints and rewind ---------------------------------------------------------------
 
     def turns(self) -> list[TurnSummary]:
         """The turns of the transcript, oldest first, with the files each changed."""
-        entries = self.session.entries if self.session is not None else []
-        return list_turns(self.messages, entries, self.cwd)
+        return agent_rewind.turns(self)
 
     def undoable_rewind(self) -> TurnSummary | None:
         """The latest code rewind, if it changed files: ``rewind(its id, "code")`` undoes it."""
-        return last_rewind(self.session.entries, self.cwd) if self.session is not None else None
+        return agent_rewind.undoable_rewind(self)
 
     async def preview_rewind(self, turn: str) -> RewindPreview:
         """What ``rewind(turn, ...)`` would do, the files read as they are now (in a thread)."""
-        await self.settle()
-        summary = self._turn(turn)
-        session = self.session
-        entries = list(session.entries) if session is not None else []
-        blobs = session.blobs if session is not None else None
-        count = len(self.messages)
-        return await asyncio.to_thread(preview, summary, count, entries, blobs, self.cwd)
-
-    def _turn(self, turn: str) -> TurnSummary:
-        entries = self.session.entries if self.session is not None else []
-        return find_turn(turn, self.messages, entries, self.cwd)
+        return await agent_rewind.preview_rewind(self, turn)
 
     async def rewind(
         self, turn: str, what: RewindWhat = "both", *, overwrite: Collection[str] = ()
     ) -> RewindReport:
         """Go back to before ``turn`` (a ``TurnSummary.id``): its code, its conversation or
-        both (see ``core.rewind``). ``overwrite``: files changed by someone else since that
-        may be overwritten all the same (paths as previewed). The session file records it,
-        so a resumed session shows the rewound state. ``RewindError`` when it cannot be done
-        (its text says why), ``AgentBusy`` during a turn."""
-        self._idle("rewind")
-        await self.settle()
-        summary = self._turn(turn)
-        code = what in ("code", "both")
-        conversation = what in ("conversation", "both")
-        if summary.kind == "rewind" and conversation:
-            raise RewindError("Undoing a rewind restores files only; the conversation stays.")
-        session = self.session
-        if code and (session is None or not summary.checkpointed):
-            raise RewindError(
-                f"Turn {summary.number} has no checkpoint, so its files cannot be restored "
-                "(the session was saved before checkpoints existed, or is not saved)."
-            )
-        rewind_id = "rw-" + secrets.token_hex(4)
-        record = Rewound(
-            turn=rewind_id,
-            target=summary.id,
-            at=_now(),
-            code=code,
-            conversation=conversation,
-            messages=summary.message_index if conversation else None,
-        )
-        self.rewinding = True
-        try:
-            if session is not None:
-                await asyncio.to_thread(session.record, record)
-            files = None
-            if code:
-                assert session is not None
-                files = await asyncio.to_thread(
-                    restore_code,
-                    summary,
-                    list(session.entries),
-                    session.blobs,
-                    self.cwd,
-                    rewind_id,
-                    session.record,
-                    overwrite,
-                )
-                for path in files.touched:  # what the model read there is not there now
-                    self.file_state.forget(Path(path))
-            dropped = 0
-            if conversation:
-                dropped = len(self.messages) - summary.message_index
-                del self.messages[summary.message_index :]
-                self.usage = session_usage(self.messages)
-                self.file_state.clear()  # the model no longer saw what it read after that
-        finally:
-            self.rewinding = False
-        if conversation:
-            await self.collect_spills()
-        entries = session.entries if session is not None else []
-        start = start_of(entries, summary.id)
-        return RewindReport(
-            summary,
-            what,
-            files=files,
-            messages_dropped=dropped,
-            prompt=summary.prompt if summary.kind == "turn" else "",
-            outside=outside_changes(entries, start, self.cwd) if start is not None else Outside(),
-        )
+        both (``agent_rewind.rewind``, ``core.rewind``). ``RewindError`` when it cannot be
+        done (its text says why), ``AgentBusy`` during a turn."""
+        return await agent_rewind.rewind(self, turn, what, overwrite=overwrite)
 
     async def settle(self) -> None:
         """Wait until the last turn's checkpoint is complete (its last workspace scan, which
@@ -664,27 +463,6 @@ class Agent:
                 await asyncio.shield(pending)
             except Exception:
                 log.exception("finishing a checkpoint failed")
-
-    def _checkpoint(self, turn: str, prompt: str) -> TurnCheckpoint | None:
-        """The checkpoint of a new turn (None without a session file), its start recorded."""
-        session = self.session
-        if session is None:
-            return None
-        try:
-            session.record(TurnStarted(turn=turn, at=_now(), prompt=prompt[:PROMPT_KEPT]))
-        except OSError:  # the recorder will fail too, and refuse to write files unkept
-            log.exception("recording the start of a turn failed")
-        watch = WorkspaceWatch(self.cwd, turn, session.record, skip=self._unwatched())
-        files = TurnRecorder(turn, session.blobs, session.record, on_write=watch.wrote)
-        return TurnCheckpoint(turn, files, watch)
-
-    def _unwatched(self) -> list[str]:
-        """Directories a workspace scan skips: the spills and the sessions, when inside it."""
-        spills = Path(self.settings.budget.spill_dir)
-        found = [str(spills if spills.is_absolute() else self.cwd / spills)]
-        if self.session is not None:
-            found.append(str(self.session.path.parent))
-        return found
 
     async def switch_model(self, spec: str) -> SessionStart:
         """Use the model ``spec`` from the next request on; the transcript is kept
@@ -815,7 +593,7 @@ class Agent:
         self._interrupt.clear()
         self.running = True
         turn = secrets.token_hex(4)
-        checkpoint = self._checkpoint(turn, prompt)
+        checkpoint = agent_rewind.checkpoint(self, turn, prompt)
         expansion = await self._expand(prompt)
         sent = expansion.text
         if self.hooks is not None and self._start_source is not None:
@@ -1040,15 +818,3 @@ class Agent:
         for call in completion.tool_calls:
             if call.id not in answered:
                 self._append(interrupted_result(call, "Interrupted before this call ran."))
-
-
-def _nested_in(messages: Sequence[Message]) -> list[str]:
-    """The nested memory files a transcript's reads already carry (``data["memory"]``)."""
-    found: list[str] = []
-    for message in messages:
-        end = message.record.end if message.record is not None else None
-        if isinstance(end, ToolResult):
-            names = end.data.get("memory")
-            if isinstance(names, list):
-                found += [n for n in names if isinstance(n, str)]
-    return found
