@@ -23,32 +23,27 @@ session changes (``new_session``, ``resume``); ``context()`` says how full the m
 ``inject(text)`` puts a message the user typed during the turn into the agent's inbox
 (``core.inbox``): the loop adds it after the results of the current batch of tool calls, before
 the next model request, and emits ``user_injected``.
+
+This module owns the ``Agent``: its state, the session changes, memory and context, and
+control. The turn loop itself (``run`` calls it) is ``agent_turn``; running a compaction is
+``agent_compaction``; the turns' checkpoints and rewind are ``agent_rewind`` (the ``Agent``
+methods of the same names call them).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Collection, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, Protocol, TypeVar
 
+from agent_tui.core import agent_compaction, agent_rewind, agent_turn
+from agent_tui.core.agent_compaction import nested_memory
+from agent_tui.core.agent_turn import Interrupted
 from agent_tui.core.budget import CleanupReport, SpillStore, collect_spills
 from agent_tui.core.budget.cleanup import GRACE_SECONDS
-from agent_tui.core.checkpoints.plan import Outside, outside_changes, start_of
-from agent_tui.core.checkpoints.records import Rewound, TurnStarted
-from agent_tui.core.checkpoints.turn import TurnCheckpoint, TurnRecorder, WorkspaceWatch
-from agent_tui.core.compaction import (
-    Compacted,
-    estimate_tokens,
-    fold_point,
-    is_context_overflow,
-    summarize,
-    summary_message,
-)
 from agent_tui.core.context import (
     ContextBreakdown,
     ContextUsage,
@@ -59,74 +54,42 @@ from agent_tui.core.context import (
 from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.disclosure.marks import request_filters
 from agent_tui.core.events import (
-    AssistantDelta,
-    AssistantMessage,
     CompactionEvent,
     ErrorEvent,
     Event,
     MemoryInfo,
     SessionStart,
-    ToolResult,
     ToolsCost,
-    ToolUse,
     TurnEnd,
-    UserInjected,
-    UserMessage,
 )
 from agent_tui.core.executor import ToolExecutor
 from agent_tui.core.hooks import Hooks
 from agent_tui.core.inbox import Inbox
 from agent_tui.core.memory import ProjectMemory
-from agent_tui.core.mentions import Expansion, MentionExpander, MentionResources
+from agent_tui.core.mentions import MentionResources
 from agent_tui.core.model_limits import ModelLimits, model_limits
 from agent_tui.core.permissions import Asker, PermissionPolicy, SimplePolicy
-from agent_tui.core.plan import Plan, latest_plan, plan_event
+from agent_tui.core.plan import Plan, latest_plan
 from agent_tui.core.prompt import system_prompt
-from agent_tui.core.providers.base import (
-    Completion,
-    ModelRequest,
-    Provider,
-    ProviderError,
-    StreamItem,
-    TextDelta,
-)
+from agent_tui.core.providers.base import Provider
 from agent_tui.core.rewind import (
     RewindError,
     RewindPreview,
     RewindReport,
     RewindWhat,
     TurnSummary,
-    find_turn,
-    last_rewind,
-    list_turns,
-    preview,
-    restore_code,
 )
 from agent_tui.core.sandbox import SessionSandbox
-from agent_tui.core.session import SessionLog, SessionStore, interrupted_result, session_usage
+from agent_tui.core.session import SessionLog, SessionStore, session_usage
 from agent_tui.core.settings import Settings
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.registry import ToolRegistry
-from agent_tui.core.transcript import INTERRUPTED_NOTE, Message, Usage
+from agent_tui.core.transcript import Message, Usage
 from agent_tui.core.trust import ProjectTrust, TrustItem
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 DEFAULT_MAX_TURNS = 50
-REPLY_MAX_TOKENS = 8192
-"""The most one reply may take (less when the model's output limit is lower)."""
-SUMMARY_MAX_TOKENS = 4096
-"""The most a compaction's summary may take (the summarizer asks for under 600 words)."""
-PROMPT_KEPT = 200
-"""Characters of a prompt its ``TurnStarted`` record keeps (the transcript has it whole)."""
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-class Interrupted(Exception):
-    """Raised inside the loop when ``Agent.interrupt()`` was called."""
 
 
 class AgentBusy(RuntimeError):
@@ -190,7 +153,7 @@ class Agent:
         self.messages: list[Message] = list(session.messages) if session else []
         self.folded: list[Message] = list(session.folded) if session else []
         """What compactions took out of ``messages``, oldest first (``history``)."""
-        self.memory.seen(_nested_in(self.messages))
+        self.memory.seen(nested_memory(self.messages))
         self.usage = session_usage([*self.folded, *self.messages])
         self.file_state = FileStateCache()
         self.settings = settings or Settings()
@@ -289,7 +252,7 @@ class Agent:
         resumed session: the old prefix is not cached for it anyway). A prompt given to the
         constructor stays as it was."""
         self.memory.reload()
-        self.memory.seen(_nested_in(self.messages))
+        self.memory.seen(nested_memory(self.messages))
         if self._own_system:
             self.system = self._system_prompt()
 
@@ -418,10 +381,7 @@ class Agent:
 
     def _over_threshold(self) -> bool:
         """The context fills more of the window than the compaction threshold allows."""
-        threshold = self.settings.compaction.threshold
-        if threshold == "off":
-            return False
-        return self.context().percent >= round(float(threshold) * 100)
+        return agent_compaction.over_threshold(self)
 
     async def compact(self, focus: str = "") -> AsyncIterator[Event]:
         """Fold the conversation so far into a summary the model writes (``/compact``):
@@ -444,216 +404,34 @@ class Agent:
         finally:
             self.running = False
 
-    async def _compact(
+    def _compact(
         self, focus: str, reason: Literal["manual", "threshold", "overflow"]
     ) -> AsyncGenerator[CompactionEvent, None]:
-        """Inside a turn (threshold, overflow) or for ``compact``; raises ``Interrupted``."""
-        end = fold_point(self.messages, self.settings.compaction.keep_turns)
-        before = self.context().tokens
-        if end and self.hooks is not None and self.hooks.has("PreCompact"):
-            trigger = "manual" if reason == "manual" else "auto"
-            verdict = await self.hooks.run(
-                "PreCompact", {"trigger": trigger, "custom_instructions": focus}
-            )
-            if verdict.blocked or verdict.stop:
-                yield CompactionEvent(
-                    phase="failed",
-                    reason=reason,
-                    tokens_before=before,
-                    message="A PreCompact hook blocked the compaction "
-                    f"({verdict.reason or verdict.stop_reason}); the conversation is unchanged.",
-                )
-                return
-        if end == 0:
-            yield CompactionEvent(
-                phase="failed",
-                reason=reason,
-                tokens_before=before,
-                message="Nothing to compact yet: the conversation is one exchange long.",
-            )
-            return
-        yield CompactionEvent(
-            phase="start",
-            reason=reason,
-            folded=end,
-            kept=len(self.messages) - end,
-            tokens_before=before,
-        )
-        try:
-            summary = await self._guard(
-                summarize(
-                    list(self.messages),
-                    end,
-                    self._summary_answer,
-                    window_tokens=self.context_window(),
-                    focus=focus,
-                )
-            )
-        except ProviderError as exc:
-            yield CompactionEvent(
-                phase="failed",
-                reason=reason,
-                tokens_before=before,
-                message=f"The summary request failed, so the conversation is unchanged: {exc}",
-            )
-            return
-        kept = list(self.messages[end:])
-        after = max(0, before - estimate_tokens(self.messages[:end])) + estimate_tokens(
-            [summary.message]
-        )
-        record = Compacted(
-            folded=end,
-            kept=len(kept),
-            summary=summary.message.content,
-            reason=reason,
-            focus=focus,
-            at=_now(),
-            tokens_before=before,
-            tokens_after=after,
-        )
-        message = summary_message(record)
-        if self.session is not None:
-            try:
-                await asyncio.to_thread(self.session.compact, record)
-            except OSError as exc:
-                yield CompactionEvent(
-                    phase="failed",
-                    reason=reason,
-                    tokens_before=before,
-                    message=f"The session file could not record the compaction ({exc}), so "
-                    "the conversation is unchanged. Free some disk space and try again.",
-                )
-                return
-        self.folded.extend(self.messages[:end])
-        self.messages[:end] = [message]
-        # the nested memory the folded reads carried is gone from the context: added again
-        # at the next read below its directory
-        self.memory.folded_away(_nested_in(self.messages))
-        self.file_state.clear()  # the model keeps a summary of what it read, not the text
-        yield CompactionEvent(
-            phase="end",
-            reason=reason,
-            folded=end,
-            kept=len(kept),
-            tokens_before=before,
-            tokens_after=after,
-            requests=summary.requests,
-            summary=message.content,
-        )
-
-    async def _summary_answer(self, system: str, text: str) -> AsyncIterator[str]:
-        """One summarizer request to the session's model, its text streamed."""
-        request = ModelRequest(
-            system=system,
-            messages=[Message.user(text)],
-            tools=ToolRegistry(),
-            max_tokens=SUMMARY_MAX_TOKENS,
-            purpose="summary",
-        )
-        streamed = False
-        async for item in self.provider.stream(request):
-            if isinstance(item, TextDelta):
-                streamed = True
-                yield item.text
-            elif isinstance(item, Completion):
-                self.usage = self.usage + item.usage
-                if not streamed:
-                    yield item.text
+        """Inside a turn (threshold, overflow) or for ``compact``; raises ``Interrupted``
+        (``agent_compaction.fold``)."""
+        return agent_compaction.fold(self, focus, reason)
 
     # -- checkpoints and rewind ---------------------------------------------------------------
 
     def turns(self) -> list[TurnSummary]:
         """The turns of the transcript, oldest first, with the files each changed."""
-        entries = self.session.entries if self.session is not None else []
-        return list_turns(self.messages, entries, self.cwd)
+        return agent_rewind.turns(self)
 
     def undoable_rewind(self) -> TurnSummary | None:
         """The latest code rewind, if it changed files: ``rewind(its id, "code")`` undoes it."""
-        return last_rewind(self.session.entries, self.cwd) if self.session is not None else None
+        return agent_rewind.undoable_rewind(self)
 
     async def preview_rewind(self, turn: str) -> RewindPreview:
         """What ``rewind(turn, ...)`` would do, the files read as they are now (in a thread)."""
-        await self.settle()
-        summary = self._turn(turn)
-        session = self.session
-        entries = list(session.entries) if session is not None else []
-        blobs = session.blobs if session is not None else None
-        count = len(self.messages)
-        return await asyncio.to_thread(preview, summary, count, entries, blobs, self.cwd)
-
-    def _turn(self, turn: str) -> TurnSummary:
-        entries = self.session.entries if self.session is not None else []
-        return find_turn(turn, self.messages, entries, self.cwd)
+        return await agent_rewind.preview_rewind(self, turn)
 
     async def rewind(
         self, turn: str, what: RewindWhat = "both", *, overwrite: Collection[str] = ()
     ) -> RewindReport:
         """Go back to before ``turn`` (a ``TurnSummary.id``): its code, its conversation or
-        both (see ``core.rewind``). ``overwrite``: files changed by someone else since that
-        may be overwritten all the same (paths as previewed). The session file records it,
-        so a resumed session shows the rewound state. ``RewindError`` when it cannot be done
-        (its text says why), ``AgentBusy`` during a turn."""
-        self._idle("rewind")
-        await self.settle()
-        summary = self._turn(turn)
-        code = what in ("code", "both")
-        conversation = what in ("conversation", "both")
-        if summary.kind == "rewind" and conversation:
-            raise RewindError("Undoing a rewind restores files only; the conversation stays.")
-        session = self.session
-        if code and (session is None or not summary.checkpointed):
-            raise RewindError(
-                f"Turn {summary.number} has no checkpoint, so its files cannot be restored "
-                "(the session was saved before checkpoints existed, or is not saved)."
-            )
-        rewind_id = "rw-" + secrets.token_hex(4)
-        record = Rewound(
-            turn=rewind_id,
-            target=summary.id,
-            at=_now(),
-            code=code,
-            conversation=conversation,
-            messages=summary.message_index if conversation else None,
-        )
-        self.rewinding = True
-        try:
-            if session is not None:
-                await asyncio.to_thread(session.record, record)
-            files = None
-            if code:
-                assert session is not None
-                files = await asyncio.to_thread(
-                    restore_code,
-                    summary,
-                    list(session.entries),
-                    session.blobs,
-                    self.cwd,
-                    rewind_id,
-                    session.record,
-                    overwrite,
-                )
-                for path in files.touched:  # what the model read there is not there now
-                    self.file_state.forget(Path(path))
-            dropped = 0
-            if conversation:
-                dropped = len(self.messages) - summary.message_index
-                del self.messages[summary.message_index :]
-                self.usage = session_usage(self.messages)
-                self.file_state.clear()  # the model no longer saw what it read after that
-        finally:
-            self.rewinding = False
-        if conversation:
-            await self.collect_spills()
-        entries = session.entries if session is not None else []
-        start = start_of(entries, summary.id)
-        return RewindReport(
-            summary,
-            what,
-            files=files,
-            messages_dropped=dropped,
-            prompt=summary.prompt if summary.kind == "turn" else "",
-            outside=outside_changes(entries, start, self.cwd) if start is not None else Outside(),
-        )
+        both (``agent_rewind.rewind``, ``core.rewind``). ``RewindError`` when it cannot be
+        done (its text says why), ``AgentBusy`` during a turn."""
+        return await agent_rewind.rewind(self, turn, what, overwrite=overwrite)
 
     async def settle(self) -> None:
         """Wait until the last turn's checkpoint is complete (its last workspace scan, which
@@ -664,27 +442,6 @@ class Agent:
                 await asyncio.shield(pending)
             except Exception:
                 log.exception("finishing a checkpoint failed")
-
-    def _checkpoint(self, turn: str, prompt: str) -> TurnCheckpoint | None:
-        """The checkpoint of a new turn (None without a session file), its start recorded."""
-        session = self.session
-        if session is None:
-            return None
-        try:
-            session.record(TurnStarted(turn=turn, at=_now(), prompt=prompt[:PROMPT_KEPT]))
-        except OSError:  # the recorder will fail too, and refuse to write files unkept
-            log.exception("recording the start of a turn failed")
-        watch = WorkspaceWatch(self.cwd, turn, session.record, skip=self._unwatched())
-        files = TurnRecorder(turn, session.blobs, session.record, on_write=watch.wrote)
-        return TurnCheckpoint(turn, files, watch)
-
-    def _unwatched(self) -> list[str]:
-        """Directories a workspace scan skips: the spills and the sessions, when inside it."""
-        spills = Path(self.settings.budget.spill_dir)
-        found = [str(spills if spills.is_absolute() else self.cwd / spills)]
-        if self.session is not None:
-            found.append(str(self.session.path.parent))
-        return found
 
     async def switch_model(self, spec: str) -> SessionStart:
         """Use the model ``spec`` from the next request on; the transcript is kept
@@ -766,21 +523,6 @@ class Agent:
             pass
         raise Interrupted
 
-    async def _pump(
-        self, request: ModelRequest, queue: asyncio.Queue[StreamItem | BaseException | None]
-    ) -> None:
-        """Consume one provider stream in its own task (one task owns the HTTP stream)."""
-        try:
-            async for item in self.provider.stream(request):
-                queue.put_nowait(item)
-        except asyncio.CancelledError:
-            raise
-        except ProviderError as exc:
-            queue.put_nowait(exc)
-        except Exception as exc:  # a provider bug must surface as an error, not a hang
-            queue.put_nowait(ProviderError(f"{self.provider.name}: {type(exc).__name__}: {exc}"))
-        queue.put_nowait(None)
-
     # -- the loop ---------------------------------------------------------------------------
 
     async def run(self, prompt: str, *, asker: Asker | None = None) -> AsyncIterator[Event]:
@@ -791,7 +533,7 @@ class Agent:
         full) is an ``error`` event (``where="session"``), once, and the turn goes on."""
         if self.rewinding:
             raise AgentBusy("A rewind is in progress: send the message after it ends.")
-        turn = self._run(prompt, asker)
+        turn = agent_turn.run_turn(self, prompt, asker)
         try:
             async for event in turn:
                 if isinstance(event, TurnEnd) and self.session is not None:
@@ -810,245 +552,5 @@ class Agent:
         problem = self.session.take_problem() if self.session is not None else None
         return ErrorEvent(message=problem, where="session") if problem else None
 
-    async def _run(self, prompt: str, asker: Asker | None) -> AsyncGenerator[Event, None]:
-        await self.settle()  # the previous turn's last scan, before this turn's records
-        self._interrupt.clear()
-        self.running = True
-        turn = secrets.token_hex(4)
-        checkpoint = self._checkpoint(turn, prompt)
-        expansion = await self._expand(prompt)
-        sent = expansion.text
-        if self.hooks is not None and self._start_source is not None:
-            source, self._start_source = self._start_source, None
-            if self.hooks.has("SessionStart"):
-                started = await self.hooks.run("SessionStart", {"source": source})
-                for hook_event in started.events:
-                    yield hook_event
-                if started.additional_context:
-                    sent += (
-                        f"\n\n<session-start-context>\n{started.additional_context}\n"
-                        "</session-start-context>"
-                    )
-        if self.hooks is not None and self.hooks.has("UserPromptSubmit"):
-            verdict = await self.hooks.run("UserPromptSubmit", {"prompt": prompt})
-            for hook_event in verdict.events:
-                yield hook_event
-            if verdict.blocked or verdict.stop:
-                self.running = False
-                yield TurnEnd(reason="completed", turns=0, text="")
-                return
-            if verdict.additional_context:
-                sent += f"\n\n<hook-context>\n{verdict.additional_context}\n</hook-context>"
-        typed = prompt if sent != prompt else None
-        self._append(Message.user(sent, turn=turn, typed=typed, mentions=expansion.mentions))
-        yield UserMessage(text=prompt, mentions=expansion.mentions)
-        stop_hook_active = False
-        turns = 0
-        final_text = ""
-        compacted = False  # after an overflow, once: a second overflow ends the turn
-        auto_compact = True  # at the threshold, once a turn
-        try:
-            if self.tool_sources:  # e.g. MCP servers still connecting (each has a deadline)
-                try:
-                    await self._guard(self._sources_ready())
-                except Interrupted:
-                    yield TurnEnd(reason="interrupted", turns=0, text="")
-                    return
-            while True:
-                if turns >= self.max_turns:
-                    yield ErrorEvent(
-                        message=f"Stopped after {self.max_turns} model requests in one turn "
-                        "(max-turns guard). Send a new message to continue.",
-                        where="agent",
-                    )
-                    yield TurnEnd(reason="max_turns", turns=turns, text=final_text)
-                    return
-                turns += 1
-                completion: Completion | None = None
-                text_parts: list[str] = []
-                if auto_compact and self._over_threshold():
-                    auto_compact = False  # once a turn: what is kept may stay above it
-                    try:
-                        async for step in self._compact("", "threshold"):
-                            yield step
-                    except Interrupted:
-                        yield TurnEnd(reason="interrupted", turns=turns - 1, text=final_text)
-                        return
-                tools, cost = self._request_tools()
-                if cost is not None:
-                    yield cost
-                request = ModelRequest(
-                    system=self.system,
-                    messages=list(self.messages),
-                    tools=tools,
-                    max_tokens=min(REPLY_MAX_TOKENS, self.limits.max_output_tokens),
-                )
-                queue: asyncio.Queue[StreamItem | BaseException | None] = asyncio.Queue()
-                pump = asyncio.create_task(self._pump(request, queue))
-                try:
-                    while (item := await self._guard(queue.get())) is not None:
-                        if isinstance(item, BaseException):
-                            raise item
-                        if isinstance(item, TextDelta):
-                            text_parts.append(item.text)
-                            yield AssistantDelta(text=item.text)
-                        elif isinstance(item, Completion):
-                            completion = item
-                except Interrupted:
-                    partial = "".join(text_parts)
-                    if partial:
-                        self._append(
-                            Message.assistant(partial + INTERRUPTED_NOTE, interrupted=True)
-                        )
-                    yield TurnEnd(reason="interrupted", turns=turns, text=partial)
-                    return
-                except ProviderError as exc:
-                    overflow = is_context_overflow(str(exc), exc.status)
-                    if overflow and not compacted and not text_parts:
-                        # compact and send again, once
-                        compacted = True
-                        folded = False
-                        try:
-                            async for step in self._compact("", "overflow"):
-                                folded = folded or step.phase == "end"
-                                yield step
-                        except Interrupted:
-                            yield TurnEnd(reason="interrupted", turns=turns, text="")
-                            return
-                        if folded:
-                            turns -= 1
-                            continue
-                    said = str(exc)
-                    if overflow:
-                        said += (
-                            " — the conversation is larger than the model's context window"
-                            + (" even after compacting it" if compacted else "")
-                            + ". Start a new conversation (/clear), or rewind (/rewind) to "
-                            "before a turn that read large files."
-                        )
-                    yield ErrorEvent(message=said, where="provider", retryable=exc.retryable)
-                    yield TurnEnd(reason="error", turns=turns, text="".join(text_parts))
-                    return
-                finally:
-                    pump.cancel()
-                    try:
-                        await pump
-                    except (asyncio.CancelledError, Exception):
-                        pass
-                if completion is None:
-                    yield ErrorEvent(
-                        message="The model stream ended without a final message.",
-                        where="provider",
-                    )
-                    yield TurnEnd(reason="error", turns=turns, text="".join(text_parts))
-                    return
-                self.usage = self.usage + completion.usage
-                yield self._context_after(completion.usage).event(completion.usage, self.usage)
-                text = completion.text or "".join(text_parts)
-                final_text = text
-                self._append(Message.assistant(text, completion.tool_calls, usage=completion.usage))
-                yield AssistantMessage(text=text, tool_calls=completion.tool_calls)
-                if not completion.tool_calls:
-                    if self.hooks is not None and self.hooks.has("Stop"):
-                        verdict = await self.hooks.run(
-                            "Stop", {"stop_hook_active": stop_hook_active}
-                        )
-                        for hook_event in verdict.events:
-                            yield hook_event
-                        if verdict.blocked and not verdict.stop and not stop_hook_active:
-                            stop_hook_active = True  # once: a Stop hook cannot loop forever
-                            self._append(Message.user(verdict.reason, injected=True))
-                            yield UserInjected(text=verdict.reason)
-                            continue
-                    yield TurnEnd(reason="completed", turns=turns, text=final_text)
-                    return
-                for call in completion.tool_calls:
-                    tool = self.registry.get(call.name)
-                    yield ToolUse(
-                        id=call.id,
-                        name=call.name,
-                        input=call.parsed_arguments(),
-                        raw_arguments=call.arguments,
-                        read_only=bool(tool and tool.meta.read_only),
-                    )
-                results: list[Message] = []
-                try:
-                    async for event in self.executor.execute(
-                        completion.tool_calls,
-                        results,
-                        self._interrupt,
-                        asker=asker,
-                        checkpoint=checkpoint,
-                    ):
-                        if isinstance(event, ToolResult) and event.subagent is not None:
-                            self.usage = self.usage + event.subagent.usage  # a task's tokens
-                        yield event
-                        plan = plan_event(event)
-                        if plan is not None:
-                            yield plan
-                        for hook_event in self.executor.take_hook_events():
-                            yield hook_event
-                finally:
-                    for message in results:
-                        self._append(message)
-                    self._close_dangling(completion)
-                for hook_event in self.executor.take_hook_events():
-                    yield hook_event
-                if self._interrupt.is_set():
-                    yield TurnEnd(reason="interrupted", turns=turns, text=final_text)
-                    return
-                if self.executor.take_stop() is not None:  # "continue": false (shown by its
-                    yield TurnEnd(reason="completed", turns=turns, text=final_text)  # event)
-                    return
-                if turns < self.max_turns:  # a next request will see them
-                    for pending in self.inbox.drain():
-                        self._append(Message.user(pending.text, injected=True))
-                        yield UserInjected(text=pending.text, id=pending.id)
-        finally:
-            if checkpoint is not None:  # its last scan ends in the background (``settle``)
-                self._settling = asyncio.ensure_future(checkpoint.close())
-            self.running = False
 
-    async def _expand(self, prompt: str) -> Expansion:
-        """The prompt with what its ``@`` mentions name attached (``core.mentions``), judged
-        by the read guard in force now."""
-        if "@" not in prompt:
-            return Expansion(prompt)
-        expander = MentionExpander(
-            self.cwd,
-            reads=self.policy.reads,
-            file_state=self.file_state,
-            resources=self.mention_resources,
-        )
-        try:
-            return await expander.expand(prompt)
-        except Exception:  # a mention must never cost the prompt
-            log.exception("expanding the mentions failed")
-            return Expansion(prompt)
-
-    async def _sources_ready(self) -> None:
-        results = await asyncio.gather(
-            *(source.ready() for source in self.tool_sources), return_exceptions=True
-        )
-        for result in results:
-            if isinstance(result, Exception):
-                log.error("a tool source failed to start", exc_info=result)
-
-    def _close_dangling(self, completion: Completion) -> None:
-        """Give every call of ``completion`` a result message, even on a hard cancel."""
-        answered = {m.tool_call_id for m in self.messages if m.role == "tool"}
-        for call in completion.tool_calls:
-            if call.id not in answered:
-                self._append(interrupted_result(call, "Interrupted before this call ran."))
-
-
-def _nested_in(messages: Sequence[Message]) -> list[str]:
-    """The nested memory files a transcript's reads already carry (``data["memory"]``)."""
-    found: list[str] = []
-    for message in messages:
-        end = message.record.end if message.record is not None else None
-        if isinstance(end, ToolResult):
-            names = end.data.get("memory")
-            if isinstance(names, list):
-                found += [n for n in names if isinstance(n, str)]
-    return found
+__all__ = ["DEFAULT_MAX_TURNS", "Agent", "AgentBusy", "Interrupted", "ToolSource"]

@@ -56,8 +56,8 @@ async def test_calls_while_serving_start_at_once_and_a_stop_still_answers_them(
     await asyncio.wait_for(conn.wait_settled(), 60)
     assert conn.status is Status.CONNECTED, conn.reason
     wakes: list[None] = []
-    wake = conn._wake.set
-    conn._wake.set = lambda: (wakes.append(None), wake())[1]  # type: ignore[method-assign]
+    wake = conn.call_paths._wake.set
+    conn.call_paths._wake.set = lambda: (wakes.append(None), wake())[1]  # type: ignore[method-assign]
     ctx = ToolContext(cwd=tmp_path)
     results = await asyncio.wait_for(
         asyncio.gather(*(conn.call("echo", {"text": f"n{i}"}, ctx) for i in range(20))), 60

@@ -15,6 +15,10 @@ ends ``failed`` or ``stopped`` and never starts again by itself: a reconnect is 
 ``Connection``. The SDK stops a stdio server by closing its stdin, then terminating and
 killing its process group, with every wait bounded. ``mcp`` is imported only here, when a
 connection starts.
+
+This module owns the session's life: connecting, serving, keeping the tool and prompt lists
+current, the notes, failing and stopping. The requests themselves (the direct and queued
+paths, and the words of a call that failed) are ``call_paths.CallPaths``, one a connection.
 """
 
 from __future__ import annotations
@@ -25,70 +29,23 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from agent_tui import __version__
-from agent_tui.core.mcp.adapter import progress_reporter
+from agent_tui.core.mcp.call_paths import CallPaths
 from agent_tui.core.mcp.config import ServerSpec
-from agent_tui.core.mcp.failures import (
-    FailureKind,
-    call_failure,
-    classify,
-    connection_closed,
-    unavailable,
-)
+from agent_tui.core.mcp.failures import FailureKind, classify
 from agent_tui.core.mcp.oauth import AuthWatch, sign_in_failure
 from agent_tui.core.mcp.resources import ResourceSide
+from agent_tui.core.mcp.status import Status
 from agent_tui.core.mcp.stderr import StderrLog
 from agent_tui.core.mcp.transport import WatchedTransport, list_tools, open_transport
 from agent_tui.core.tools.base import ToolContext
-from agent_tui.core.tools.errors import ToolFailure
 
 log = logging.getLogger(__name__)
 TRIM_EVERY = 2.0
-BROKEN_WAIT = 5.0
-"""Seconds a call whose connection closed under it waits for the connection to say why."""
 CLIENT_NAME = "agent-tui"
-
-
-class Status(StrEnum):
-    CONNECTING = "connecting"
-    CONNECTED = "connected"
-    FAILED = "failed"
-    STOPPED = "stopped"
-
-
-@dataclass
-class _Call:
-    tool: str
-    arguments: dict[str, Any]
-    ctx: ToolContext | None
-    timeout: float
-    future: asyncio.Future[Any]
-    scope: Any = None
-    abandoned: bool = False
-    prompt: bool = False
-    """A ``prompts/get`` of the prompt ``tool`` (else a tool call)."""
-    op: Callable[[Any], Awaitable[Any]] | None = None
-    """Any other request: ``op(client)`` (``resources/read``, ``logging/setLevel``, ...)."""
-
-    def abandon(self) -> None:
-        self.abandoned = True
-        if self.scope is not None:
-            self.scope.cancel()
-
-
-def _settle(
-    future: asyncio.Future[Any], *, result: Any = None, error: BaseException | None = None
-) -> None:
-    if future.done():
-        return
-    if error is not None:
-        future.set_exception(error)
-    else:
-        future.set_result(result)
 
 
 def _import_sdk() -> None:
@@ -143,22 +100,12 @@ class Connection:
         self._settled = asyncio.Event()
         self._stop = False
         self._scope: Any = None
-        self._calls: asyncio.Queue[_Call] = asyncio.Queue()
-        self._wake: asyncio.Event = asyncio.Event()
-        self._spawn: Callable[[_Call], None] | None = None
-        """While the connection serves: starts a request's task in its task group at once
-        (the queue is for requests made before that, and after)."""
         self._task: asyncio.Task[None] | None = None
-        self._client: Any = None
-        """The SDK client while the connection serves (``call`` uses it directly)."""
-        self._changed = asyncio.Event()
-        """Set when the status leaves ``connected`` (``_broken_under`` waits for it)."""
-        self._gone: str | None = None
         self._refresh = asyncio.Event()
         self._refresh_prompts = asyncio.Event()
         self._notes: dict[str, str] = {}
-        self._orphans: list[_Call] = []
-        """Calls in flight when the connection broke: ``_finish`` answers them with why."""
+        self.call_paths = CallPaths(self)
+        """The requests to this server (direct and queued) and the words of a failed one."""
 
     # -- public -----------------------------------------------------------------------------
 
@@ -179,7 +126,7 @@ class Connection:
     async def stop(self) -> None:
         """Stop the server (and its process) and wait until it is gone. Idempotent."""
         self._stop = True
-        self._gone = self._gone or f"the MCP server {self.spec.name!r} was stopped"
+        self.call_paths.going(f"the MCP server {self.spec.name!r} was stopped")
         if self._scope is not None:
             self._scope.cancel()
         elif self._task is not None and not self._task.done():
@@ -196,57 +143,16 @@ class Connection:
         While the connection serves, the call is made from the caller's own task: no task to
         start, no answer to hand back (two event-loop steps a call). The SDK answers a call
         in flight when the connection ends with "connection closed"; ``_direct`` then waits
-        until the connection says why, and answers with that."""
-        client = self._client
-        if client is not None and self.status is Status.CONNECTED and self._calls.empty():
-            return await self._direct(client, tool, arguments, ctx)
-        return await self._queued(tool, arguments, ctx)
+        until the connection says why, and answers with that (``call_paths``)."""
+        return await self.call_paths.call(tool, arguments, ctx)
 
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
         """``prompts/get`` of ``name`` (a ``GetPromptResult``, or a ``ToolFailure``)."""
-        return await self._queued(name, dict(arguments), None, prompt=True)
+        return await self.call_paths.queued(name, dict(arguments), None, prompt=True)
 
     async def request(self, label: str, op: Callable[[Any], Awaitable[Any]]) -> Any:
         """Run ``op(client)`` on the connection's task (``label`` names it in failures)."""
-        return await self._queued(label, {}, None, op=op)
-
-    async def _queued(
-        self,
-        name: str,
-        arguments: dict[str, Any],
-        ctx: ToolContext | None,
-        *,
-        prompt: bool = False,
-        op: Callable[[Any], Awaitable[Any]] | None = None,
-    ) -> Any:
-        """Hand one request to the connection's task and wait for its answer (once the
-        connection settled; ``ToolFailure`` when it is not connected). Cancelling the wait
-        abandons the request."""
-        if self.status is Status.CONNECTING:
-            await self.wait_settled()
-        if self.status is not Status.CONNECTED:
-            raise self._unavailable()
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        call = _Call(name, arguments, ctx, self.spec.timeout + 5, future, prompt=prompt, op=op)
-        if not self._start(call):
-            self._calls.put_nowait(call)
-            self._wake.set()
-        try:
-            return await future
-        except asyncio.CancelledError:
-            call.abandon()
-            raise
-
-    def _unavailable(self) -> ToolFailure:
-        name = self.spec.name
-        if self.status is Status.STOPPED:
-            why = "it was stopped"
-        else:
-            why = f"it failed: {self.reason}" if self.reason else "it is not connected"
-        return unavailable(name, f"the MCP server {name!r} is not running: {why}", self._tail())
-
-    def _tail(self) -> list[str]:
-        return self.stderr_tail(5)
+        return await self.call_paths.queued(label, {}, None, op=op)
 
     # -- the task ---------------------------------------------------------------------------
 
@@ -256,7 +162,7 @@ class Connection:
             await asyncio.to_thread(_import_sdk)  # ~0.5 s the first time: not on the loop
             await self._session()
         except asyncio.CancelledError:
-            self._gone = self._gone or f"the MCP server {self.spec.name!r} was stopped"
+            self.call_paths.going(f"the MCP server {self.spec.name!r} was stopped")
             raise
         except BaseException as exc:
             error = exc
@@ -272,7 +178,7 @@ class Connection:
         self.status, self.reason = Status.FAILED, reason
         self.failure_kind, self.http_status = kind, http_status
         self._settled.set()
-        self._changed.set()
+        self.call_paths.left_connected()
         self.on_change(self)
 
     def _finish(self, error: BaseException | None) -> None:
@@ -288,17 +194,9 @@ class Connection:
             self._fail("the server exited (its connection closed)", "exited")
         else:
             self._fail("the server exited during start-up", "exited")
-        name = self.spec.name
-        for call in self._orphans:  # broken mid-call: say why, not "cancelled"
-            why = self.reason or "its connection broke"
-            reason = f"the MCP server {name!r} failed during the call to {call.tool}: {why}"
-            _settle(call.future, error=unavailable(name, reason, self._tail()))
-        self._orphans.clear()
-        while not self._calls.empty():
-            _settle(self._calls.get_nowait().future, error=self._unavailable())
-        self._client = None
+        self.call_paths.close()
         self._settled.set()
-        self._changed.set()
+        self.call_paths.left_connected()
         self.on_change(self)
 
     async def _session(self) -> None:
@@ -335,7 +233,7 @@ class Connection:
                 self._connected(tools)
                 connected.set()
                 async with anyio.create_task_group() as inner:
-                    inner.start_soon(self._serve, client, inner)
+                    inner.start_soon(self.call_paths.serve, client, inner)
                     inner.start_soon(self._refresher, client)
                     inner.start_soon(self._prompt_refresher, client)
                     inner.start_soon(self.side.serve, client)
@@ -344,7 +242,7 @@ class Connection:
                     if self.stderr is not None:
                         inner.start_soon(self._trim)
                     await closed.wait()
-                    self._gone = self._gone or (
+                    self.call_paths.going(
                         f"the MCP server {self.spec.name!r} exited during the call "
                         "(its connection closed)"
                     )
@@ -368,116 +266,6 @@ class Connection:
         self.connect_seconds = round(time.monotonic() - self.started, 3)
         self._settled.set()
         self.on_change(self)
-
-    # -- running ----------------------------------------------------------------------------
-
-    def _start(self, call: _Call) -> bool:
-        """Start ``call`` in the connection's task group now, when it serves: a step of the
-        event loop less per request than the queue (which the serving task wakes up for)."""
-        spawn = self._spawn
-        if spawn is None or not self._calls.empty():  # queued requests keep their turn
-            return False
-        try:
-            spawn(call)
-        except RuntimeError:  # the group is closing: the queue answers it (``_finish``)
-            self._spawn = None
-            return False
-        return True
-
-    async def _serve(self, client: Any, group: Any) -> None:
-        def spawn(call: _Call) -> None:
-            group.start_soon(self._handle, client, call)
-
-        self._client = client
-        try:
-            while True:
-                while not self._calls.empty():
-                    spawn(self._calls.get_nowait())
-                self._spawn = spawn
-                self._wake.clear()
-                await self._wake.wait()
-        finally:
-            self._spawn = None
-            self._client = None
-
-    async def _direct(
-        self, client: Any, tool: str, arguments: dict[str, Any], ctx: ToolContext
-    ) -> Any:
-        """``tools/call`` in the caller's task (``call``); failures raise ``ToolFailure``."""
-        try:
-            return await client.call_tool(
-                tool,
-                arguments,
-                read_timeout_seconds=self.spec.timeout + 5,
-                progress_callback=progress_reporter(ctx),
-            )
-        except Exception as exc:
-            if connection_closed(exc):
-                raise await self._broken_under(tool, exc) from None
-            raise self._call_failure(tool, exc) from None
-
-    async def _broken_under(self, tool: str, exc: Exception) -> ToolFailure:
-        """Why a call in flight lost its connection (``exc``: the SDK's "connection
-        closed"): once the connection has marked itself failed or stopped (bounded: what
-        ``call_failure`` says of ``exc`` otherwise)."""
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(BROKEN_WAIT):
-                while self.status is Status.CONNECTED:
-                    await self._changed.wait()
-                    self._changed.clear()
-        name = self.spec.name
-        if self._gone is not None:
-            return unavailable(name, self._gone, self._tail())
-        if self.status is Status.FAILED and self.reason:
-            reason = f"the MCP server {name!r} failed during the call to {tool}: {self.reason}"
-            return unavailable(name, reason, self._tail())
-        return self._call_failure(tool, exc)
-
-    def _call_failure(self, tool: str, exc: Exception) -> ToolFailure:
-        return call_failure(
-            self.spec.name,
-            tool,
-            exc,
-            self._tail(),
-            spec=self.spec,
-            http_status=self.auth_watch.take_status(),
-        )
-
-    async def _handle(self, client: Any, call: _Call) -> None:
-        import anyio
-
-        try:
-            if call.abandoned:
-                return
-            with anyio.CancelScope() as scope:
-                call.scope = scope
-                try:
-                    if call.op is not None:
-                        with anyio.fail_after(call.timeout):
-                            result = await call.op(client)
-                        _settle(call.future, result=result)
-                        return
-                    if call.prompt:
-                        with anyio.fail_after(call.timeout):
-                            result = await client.get_prompt(call.tool, call.arguments)
-                        _settle(call.future, result=result)
-                        return
-                    result = await client.call_tool(
-                        call.tool,
-                        call.arguments,
-                        read_timeout_seconds=call.timeout,
-                        progress_callback=progress_reporter(call.ctx) if call.ctx else None,
-                    )
-                except Exception as exc:
-                    _settle(call.future, error=self._call_failure(call.tool, exc))
-                else:
-                    _settle(call.future, result=result)
-        finally:
-            if not call.future.done() and not call.abandoned and self._gone is None:
-                self._orphans.append(call)  # the connection broke under it: ``_finish`` says why
-            elif not call.future.done():
-                reason = self._gone or f"the call to {self.spec.name!r} was cancelled"
-                _settle(call.future, error=unavailable(self.spec.name, reason, self._tail()))
 
     # -- tool list changes ------------------------------------------------------------------
 

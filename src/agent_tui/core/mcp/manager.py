@@ -26,6 +26,12 @@ be started eagerly is never started lazily either.
 What the UI needs: ``states()`` (status, reason, stderr tail, protocol version, tool count,
 connect time, tools with their names and metadata) and ``add_listener`` (called on every
 change, with the server's name; ``None`` when the configuration itself changed).
+
+This module owns the servers' life cycle (start, reconnect, disable/enable, trust, reload,
+close, the configuration watch), which remote tools stand for each server (``_sync``) and
+routing a call to its server. Which servers are off and why is ``turned_off.TurnedOff``; the lazy
+servers' cached tool lists are ``lazy_servers.LazyServers``; registering the tools is
+``registered_tools.RegisteredTools``.
 """
 
 from __future__ import annotations
@@ -39,25 +45,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.commands.mcp_prompts import McpPrompt, from_sdk
-from agent_tui.core.mcp.adapter import MediaStore, ToolInfo, build_tool
+from agent_tui.core.mcp.adapter import MediaStore, ToolInfo
 from agent_tui.core.mcp.config import ConfigProblem, McpConfig, ServerSpec, load_config
 from agent_tui.core.mcp.connection import Connection, Status
-from agent_tui.core.mcp.disabled import read_disabled, remember_disabled
 from agent_tui.core.mcp.elicitation import ElicitationBroker
 from agent_tui.core.mcp.failures import unavailable
-from agent_tui.core.mcp.naming import DELIMITER, PREFIX, qualify, server_segment
+from agent_tui.core.mcp.lazy_servers import LazyServers
+from agent_tui.core.mcp.naming import DELIMITER, PREFIX, server_segment
+from agent_tui.core.mcp.registered_tools import Call, RegisteredTools
 from agent_tui.core.mcp.resource_hub import ResourceHub
 from agent_tui.core.mcp.start_mode import StartMode, load_start_mode
-from agent_tui.core.mcp.state import DisabledBy, ServerState, snapshot
-from agent_tui.core.mcp.tool_cache import (
-    CachedServer,
-    CachedTool,
-    CacheProblem,
-    ToolCache,
-    config_hash,
-    same_tools,
-    wire_form,
-)
+from agent_tui.core.mcp.state import ServerState, snapshot
+from agent_tui.core.mcp.tool_cache import ToolCache
+from agent_tui.core.mcp.turned_off import TurnedOff
 from agent_tui.core.mcp.watch import watch_files
 from agent_tui.core.settings import local_settings_path
 from agent_tui.core.tools.base import ProgressUpdate, ToolContext
@@ -71,8 +71,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 Listener = Callable[[str | None], None]
 STOP_TIMEOUT = 10.0
-SAVE_TIMEOUT = 5.0
-"""How long ``aclose`` waits for tool caches still being written."""
 
 
 @dataclass(eq=False)
@@ -119,18 +117,10 @@ class McpManager:
         """Where the servers' ``elicitation/create`` go: the front end sets its ``handler``
         (none: every request is declined with a message, as headless runs do)."""
         self.disabled_file = self.disabled_file or local_settings_path(self.cwd)
-        remembered, problem = read_disabled(self.disabled_file)
-        self._remembered: set[str] = remembered
-        """Turned off for the project (in ``disabled_file``)."""
-        self._disabled: set[str] = set(remembered)
-        """Turned off: for the project, or for this session when that could not be saved."""
-        self._remember_problem = (
-            ConfigProblem(self.disabled_file, problem.removeprefix(f"{self.disabled_file}: "))
-            if problem
-            else None
-        )
-        self._registered: dict[str, tuple[str, str, Any]] = {}
-        self._infos: dict[str, list[ToolInfo]] = {}
+        self.turned_off = TurnedOff(self.cwd, self.disabled_file, self.only)
+        """Which servers are off and why (``turned_off``)."""
+        self.tools = RegisteredTools(self.registry, self.media)
+        """The servers' tools in the registry, and their ``ToolInfo`` (``registered_tools``)."""
         self._listeners: list[Listener] = []
         self._changed = asyncio.Event()
         self._started = False
@@ -145,15 +135,8 @@ class McpManager:
         """The settings' ``mcp.start`` (an entry's own ``start`` wins)."""
         self._mode_problems: list[ConfigProblem] = []
         self._read_start_mode()
-        self._lazy: set[str] = set()
-        """Lazy servers not started: their cached tools stand in for them."""
-        self._cached: dict[str, CachedServer] = {}
-        """The cached tool list of each lazy server, as read or last saved."""
-        self._saved_for: dict[str, list[Any]] = {}
-        """The tool list object last saved per server (saved again only when it changes)."""
-        self._cache_notes: dict[str, str] = {}
-        """Why a server's cache was ignored (shown in its notes)."""
-        self._saving: set[asyncio.Task[Any]] = set()
+        self.lazy = LazyServers(self.cwd, self.tool_cache)
+        """The lazy servers not started, and their cached tool lists (``lazy_servers``)."""
 
     # -- what there is ----------------------------------------------------------------------
 
@@ -163,7 +146,8 @@ class McpManager:
 
     @property
     def problems(self) -> list[ConfigProblem]:
-        extra = [self._remember_problem] if self._remember_problem is not None else []
+        problem = self.turned_off.problem
+        extra = [problem] if problem is not None else []
         extra += [ConfigProblem(path, text) for path, text in self.hub.roots.problems]
         return [*self.config.problems, *extra, *self._mode_problems]
 
@@ -172,24 +156,20 @@ class McpManager:
 
     def state(self, name: str) -> ServerState:
         spec = self.config.servers[name]
-        note = self._cache_notes.get(name)
+        note = self.lazy.notes.get(name)
         return snapshot(
             spec,
             self._connections.get(name),
-            self._infos.get(name, []),
-            disabled=self._disabled_by(spec),
-            lazy=name in self._lazy,
+            self.tools.infos.get(name, []),
+            disabled=self.turned_off.why(spec),
+            lazy=name in self.lazy.unstarted,
             notes=(note,) if note else (),
         )
 
     def lazy_servers(self, *, resources: bool = False) -> set[str]:
         """The lazy servers not started yet (``resources``: only those whose cache says they
         offer resources, which an ``@server:`` mention starts)."""
-        return {
-            name
-            for name in self._lazy
-            if not resources or (name in self._cached and self._cached[name].resources)
-        }
+        return self.lazy.waiting(resources=resources)
 
     def prompts(self) -> list[McpPrompt]:
         """The prompts of the connected servers (from memory), by server then name."""
@@ -203,7 +183,7 @@ class McpManager:
     async def get_prompt(self, server: str, name: str, arguments: dict[str, str]) -> Any:
         """``prompts/get`` on ``server`` (a ``GetPromptResult``; failures raise
         ``ToolFailure``). A lazy server is started first."""
-        if server in self._lazy:
+        if server in self.lazy.unstarted:
             return await (await self._serving(server)).get_prompt(name, arguments)
         conn = self._connections.get(server)
         if conn is None:
@@ -213,7 +193,7 @@ class McpManager:
     async def start_lazy(self, name: str) -> None:
         """Start ``name`` if it is a lazy server not started yet, and wait until it settles
         (a resource read or a mention needs it running). Nothing for other servers."""
-        if name in self._lazy:
+        if name in self.lazy.unstarted:
             with contextlib.suppress(Exception):
                 await self._serving(name)
 
@@ -243,7 +223,7 @@ class McpManager:
         return failure_info(state)
 
     def tool_infos(self) -> list[ToolInfo]:
-        return sorted((i for infos in self._infos.values() for i in infos), key=lambda i: i.name)
+        return self.tools.all_infos()
 
     def add_listener(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener(server)`` on every change; returns a function that unsubscribes."""
@@ -291,8 +271,8 @@ class McpManager:
     async def reconnect(self, name: str) -> None:
         """Stop ``name`` if running and connect it again (also re-enables it)."""
         spec = self._spec(name)
-        if name in self._disabled:
-            await self._turn(name, on=True)
+        if name in self.turned_off:
+            await self.turned_off.turn(name, on=True)
         await self._stop(name)
         self._launch(spec, force=True)
 
@@ -301,10 +281,10 @@ class McpManager:
         (remembered in ``disabled_file``; the ``.mcp.json`` files are not changed). Returns
         what was done, as a sentence for the user."""
         self._spec(name)
-        note = await self._turn(name, on=False)
+        note = await self.turned_off.turn(name, on=False)
         await self._stop(name)
-        if name in self._lazy:  # its cached tools leave with it
-            self._lazy.discard(name)
+        if name in self.lazy.unstarted:  # its cached tools leave with it
+            self.lazy.unstarted.discard(name)
             self._sync()
         self._emit(name)
         return note
@@ -318,7 +298,7 @@ class McpManager:
         if spec.untrusted:  # the user chose it in the panel, its command on screen: trust it
             trusted = await self.trust_servers([name])
             spec = self._spec(name)
-        note = await self._turn(name, on=True)
+        note = await self.turned_off.turn(name, on=True)
         note = f"{trusted}; {note}" if trusted else note
         conn = self._connections.get(name)
         if conn is None or conn.status not in (Status.CONNECTING, Status.CONNECTED):
@@ -363,7 +343,7 @@ class McpManager:
             if self.config.servers.get(name) != spec:
                 await self._stop(name)
                 self._connections.pop(name, None)
-                self._forget_cache(name)
+                self.lazy.forget(name)
         self._sync()
         self.hub.reload_roots()
         if self._started:
@@ -371,7 +351,7 @@ class McpManager:
                 [
                     spec
                     for name, spec in self.config.servers.items()
-                    if name not in self._connections and name not in self._lazy
+                    if name not in self._connections and name not in self.lazy.unstarted
                 ]
             )
         self._emit(None)
@@ -391,10 +371,7 @@ class McpManager:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(STOP_TIMEOUT):
                     await asyncio.gather(*(self._stop(n) for n in names))
-        if self._saving:  # a short run must still leave its tool caches whole
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(SAVE_TIMEOUT):
-                    await asyncio.gather(*list(self._saving), return_exceptions=True)
+        await self.lazy.wait_saved()
 
     # -- calls ------------------------------------------------------------------------------
 
@@ -411,7 +388,7 @@ class McpManager:
         started here (as ``_launch`` allows: never an untrusted or disabled one). While it
         starts, ``ctx`` reports ``starting_server``; a start that fails raises the server's
         failure reason."""
-        if server in self._lazy:
+        if server in self.lazy.unstarted:
             self._wake(server)
         conn = self._connections.get(server)
         if conn is None:
@@ -442,54 +419,6 @@ class McpManager:
             raise KeyError(f"no MCP server named {name!r} (configured: {known})")
         return spec
 
-    def _is_disabled(self, spec: ServerSpec) -> bool:
-        return self._disabled_by(spec) is not None
-
-    def _disabled_by(self, spec: ServerSpec) -> tuple[DisabledBy, str] | None:
-        """Whether ``spec`` is off, and why (a sentence for the user)."""
-        name = spec.name
-        if spec.untrusted:
-            return "untrusted", (
-                f"not trusted yet: {spec.source} comes with the project, and starting it runs "
-                "its command; trust it at the prompt, in this panel (enable) or with "
-                "`agent-tui trust`"
-            )
-        if self.only is not None and name not in self.only:
-            return "command", "not started by this command"
-        if name in self._disabled:
-            if name in self._remembered:
-                return "project", f"turned off for this project (remembered in {self._where()})"
-            return "session", "turned off for this session"
-        if spec.disabled:
-            return "file", f'turned off in {spec.source} ("disabled": true)'
-        return None
-
-    def _where(self) -> str:
-        """``disabled_file``, relative to the project when it is inside."""
-        assert self.disabled_file is not None
-        with contextlib.suppress(ValueError):
-            return str(self.disabled_file.relative_to(self.cwd))
-        return str(self.disabled_file)
-
-    async def _turn(self, name: str, *, on: bool) -> str:
-        """Mark ``name`` on or off and remember it for the project; says what was done."""
-        assert self.disabled_file is not None
-        verb = "enabled" if on else "disabled"
-        if on:
-            self._disabled.discard(name)
-        else:
-            self._disabled.add(name)
-        try:
-            await asyncio.to_thread(remember_disabled, self.disabled_file, name, not on)
-        except (OSError, ValueError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            return f"{name} {verb} for this session only: it could not be remembered ({reason})"
-        if on:
-            self._remembered.discard(name)
-            return f"{name} {verb}"
-        self._remembered.add(name)
-        return f"{name} {verb}; remembered for this project in {self._where()}"
-
     def _wants_lazy(self, spec: ServerSpec) -> bool:
         return (spec.start or self.start_mode) == "lazy"
 
@@ -502,93 +431,47 @@ class McpManager:
         are registered from their cache and left unstarted."""
         candidates = [spec.name for spec in specs if self._use_cache(spec)]
         if candidates:
-            self._lazy.update(candidates)
+            self.lazy.unstarted.update(candidates)
             self._sync()  # the cached tools count in what disclosure defers
             direct = [
                 name for name in candidates if not self.keep_lazy and not self._all_deferred(name)
             ]
             if direct:
-                self._lazy.difference_update(direct)
+                self.lazy.unstarted.difference_update(direct)
                 self._sync()
         for spec in specs:
-            if spec.name in self._lazy:
+            if spec.name in self.lazy.unstarted:
                 self._emit(spec.name)
             else:
                 self._launch(spec)
 
     def _use_cache(self, spec: ServerSpec) -> bool:
         """Whether ``spec`` may stay unstarted: lazy, startable, its tool list cached."""
-        if not self._wants_lazy(spec) or spec.error or spec.untrusted or self._is_disabled(spec):
+        if not self._wants_lazy(spec) or spec.error or spec.untrusted:
             return False
-        assert self.tool_cache is not None
-        found = self.tool_cache.load(config_hash(spec, self.cwd))
-        if isinstance(found, CacheProblem):
-            note = (
-                f"its tool cache {found.path} {found.reason}: ignored, so it starts at launch "
-                "(a new one is saved when it connects)"
-            )
-            log.warning("MCP server %s: %s", spec.name, note)
-            self._cache_notes[spec.name] = note
-            return False
-        self._cache_notes.pop(spec.name, None)
-        if found is None:  # first run or changed configuration: start it to fill the cache
-            return False
-        self._cached[spec.name] = found
-        return True
+        return not self.turned_off.is_off(spec) and self.lazy.load(spec)
 
     def _all_deferred(self, name: str) -> bool:
         """Whether every cached tool of ``name`` is deferred (an empty list is not: such a
         server is there for its resources or prompts)."""
         if self.disclosure is None:
             return False
-        names = [info.name for info in self._infos.get(name, []) if info.unavailable is None]
+        names = [info.name for info in self.tools.infos.get(name, []) if info.unavailable is None]
         deferred = {tool.name for tool in self.disclosure.deferred()}
         return bool(names) and all(n in deferred for n in names)
 
     def _wake(self, name: str) -> None:
         """Start the lazy server ``name`` (its cached tools stay until it lists its own)."""
-        self._lazy.discard(name)
+        self.lazy.unstarted.discard(name)
         spec = self.config.servers.get(name)
         if spec is not None:
             self._launch(spec)
 
-    def _forget_cache(self, name: str) -> None:
-        self._lazy.discard(name)
-        self._cached.pop(name, None)
-        self._saved_for.pop(name, None)
-        self._cache_notes.pop(name, None)
-
-    def _save_cache(self, conn: Connection) -> None:
-        """Keep the tool list of a connected lazy server (in a thread, when it changed)."""
-        name = conn.spec.name
-        if self._saved_for.get(name) is conn.tools or self._closed:
-            return
-        self._saved_for[name] = conn.tools
-        resources = conn.side.has_resources
-        known = self._cached.get(name)
-        if known is not None and same_tools(known, conn.tools, resources):
-            return
-        tools = tuple(CachedTool(wire_form(tool)) for tool in conn.tools)
-        self._cached[name] = CachedServer(tools, resources)
-        assert self.tool_cache is not None
-        digest = config_hash(conn.spec, self.cwd)
-        task = asyncio.create_task(
-            asyncio.to_thread(self.tool_cache.save, digest, name, list(tools), resources=resources)
-        )
-        self._saving.add(task)
-        task.add_done_callback(lambda t: self._saved(name, t))
-
-    def _saved(self, name: str, task: asyncio.Task[Any]) -> None:
-        self._saving.discard(task)
-        error = task.exception() if not task.cancelled() else None
-        if error is not None:
-            log.warning("saving the tool cache of MCP server %s failed: %s", name, error)
-
     def _launch(self, spec: ServerSpec, *, force: bool = False) -> None:
-        self._lazy.discard(spec.name)
+        self.lazy.unstarted.discard(spec.name)
         if spec.error or self._closed or spec.untrusted:  # trust is never forced
             return
-        if self._is_disabled(spec) and not force:
+        if self.turned_off.is_off(spec) and not force:
             return
         conn = Connection(spec, self.cwd, on_change=self._on_connection)
         conn.elicitation = self.elicitation.callback(spec.name)
@@ -608,8 +491,8 @@ class McpManager:
         if self._connections.get(conn.spec.name) is not conn:
             return  # an old connection that was replaced
         self._sync()
-        if conn.status is Status.CONNECTED and self._wants_lazy(conn.spec):
-            self._save_cache(conn)
+        if conn.status is Status.CONNECTED and self._wants_lazy(conn.spec) and not self._closed:
+            self.lazy.save(conn)
         self._emit(conn.spec.name)
 
     def _emit(self, name: str | None) -> None:
@@ -623,9 +506,9 @@ class McpManager:
     def _sync(self) -> None:
         """Make the registry hold exactly the tools of the connected servers."""
         remote: dict[tuple[str, str], Any] = {}
-        for name in sorted(self._lazy):  # not started: its cached tools stand in for it
-            if name in self.config.servers and name in self._cached:
-                for tool in self._cached[name].tools:
+        for name in sorted(self.lazy.unstarted):  # not started: its cached tools stand in for it
+            if name in self.config.servers and name in self.lazy.cached:
+                for tool in self.lazy.cached[name].tools:
                     remote.setdefault((name, tool.name), tool)
         for name, conn in self._connections.items():
             # A server that failed after connecting keeps its tools: their calls then say
@@ -633,42 +516,14 @@ class McpManager:
             # One that is starting, or failed to start, with a cached list keeps that list.
             if conn.status is not Status.STOPPED and name in self.config.servers:
                 tools: Sequence[Any] = conn.tools
-                if not tools and conn.connect_seconds is None and name in self._cached:
-                    tools = self._cached[name].tools
+                if not tools and conn.connect_seconds is None and name in self.lazy.cached:
+                    tools = self.lazy.cached[name].tools
                 for tool in tools:
                     remote.setdefault((name, tool.name), tool)
-        reserved = set(self.registry.names()) - set(self._registered)
-        names = qualify(remote, reserved)
-        wanted: dict[str, tuple[str, str, Any]] = {}
-        for pair, name in names.items():
-            tool = remote[pair]
-            timeout = self.config.servers[pair[0]].timeout
-            wanted[name] = (pair[0], pair[1], (timeout, tool.model_dump_json()))
-        for name, key in list(self._registered.items()):
-            if wanted.get(name) != key:
-                with contextlib.suppress(KeyError):
-                    self.registry.unregister(name)
-                del self._registered[name]
-        infos: dict[str, list[ToolInfo]] = {}
-        for name in sorted(names.values()):
-            server, remote_name, key = wanted[name]
-            tool = remote[(server, remote_name)]
-            entry, info = build_tool(
-                name,
-                server,
-                tool,
-                self._caller(server),
-                timeout=self.config.servers[server].timeout,
-                media=self.media,
-            )
-            infos.setdefault(server, []).append(info)
-            if info.unavailable is None and name not in self._registered:
-                self.registry.register(entry)
-                self._registered[name] = (server, remote_name, key)
-        self._infos = infos
+        self.tools.sync(remote, self.config.servers, self._caller)
         self.hub.sync_tools()
 
-    def _caller(self, server: str) -> Callable[[str, dict[str, Any], ToolContext], Any]:
+    def _caller(self, server: str) -> Call:
         async def call(tool: str, arguments: dict[str, Any], ctx: ToolContext) -> Any:
             return await self.call(server, tool, arguments, ctx)
 
