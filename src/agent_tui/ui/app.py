@@ -42,10 +42,9 @@ if TYPE_CHECKING:
     from agent_tui.core.agent import Agent
     from agent_tui.core.completion import Completer
     from agent_tui.core.events import Event, SessionStart
-    from agent_tui.core.permissions import Approval, ApprovalRequest, Mode
+    from agent_tui.core.permissions import Mode
     from agent_tui.core.sandbox import SandboxState
     from agent_tui.core.trust import TrustItem
-    from agent_tui.ui.approval.screen import Ask
     from agent_tui.ui.calls.book import Clock
     from agent_tui.ui.chat.earlier_turns import EarlierTurns
     from agent_tui.ui.chat.tool_line import ToolLine
@@ -182,14 +181,17 @@ class AgentApp(App[None]):
         from agent_tui.ui.approval.desk import ApprovalDesk
         from agent_tui.ui.calls.book import CallBook
         from agent_tui.ui.elicit.desk import ElicitationDesk
+        from agent_tui.ui.shell.permission_modes import PermissionModes
         from agent_tui.ui.shell.slash_actions import SlashActions
         from agent_tui.ui.shell.type_ahead import TypeAhead
 
         self.agent = agent
         self.session = session if session is not None else agent.describe()
         self.calls = CallBook(self.clock, agent.settings.ui.auto_expand)
+        self.modes = PermissionModes(self)
+        """The permission mode's switches, and the approval desk's callbacks."""
         self.desk = ApprovalDesk(
-            self, self._describe_ask, self._answered, cursor_blink=self.CURSOR_BLINK
+            self, self.modes.describe_ask, self.modes.answered, cursor_blink=self.CURSOR_BLINK
         )
         self.elicit_desk = ElicitationDesk(self, cursor_blink=self.CURSOR_BLINK)
         """Servers' requests for input (MCP elicitation), shown one at a time."""
@@ -774,20 +776,6 @@ class AgentApp(App[None]):
         spill = event.card.call.spill
         self.action_open_spill(spill.path if spill is not None else "")
 
-    # -- approvals -------------------------------------------------------------------------
-
-    def _describe_ask(self, request: ApprovalRequest) -> Ask:
-        from agent_tui.ui.approval.desk import describe_request
-
-        self.event_view.set_activity(Activity.APPROVAL)
-        return describe_request(request, self.agent.policy, self.agent.cwd)
-
-    def _answered(self, request: ApprovalRequest, approval: Approval) -> None:
-        if approval.allowed and (state := self.calls.start(request.call.id)) is not None:
-            self.event_view.refresh_calls([state])
-        view = self.event_view
-        view.set_activity(Activity.RUNNING if approval.allowed else view.tool_activity())
-
     # -- actions ---------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -825,73 +813,12 @@ class AgentApp(App[None]):
         self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
 
     def action_cycle_mode(self) -> None:
-        """Next permission mode (default → accept-edits → plan → bypass); takes effect at
-        the next decision, also in the running turn. Bypass asks for confirmation first;
-        declined, the cycle goes on to the mode after it (default), so cycling never has to
-        pass through bypass."""
-        from agent_tui.core.permissions import Mode
-
-        mode = self.agent.policy.mode
-        if mode is None:
-            self.notify("Permission modes are not available with this policy.")
-            return
-        following = mode.next()
-        self.set_mode(following, otherwise=following.next() if following is Mode.BYPASS else None)
+        """Next permission mode (``PermissionModes.cycle``)."""
+        self.modes.cycle()
 
     def set_mode(self, mode: Mode, *, otherwise: Mode | None = None) -> None:
-        """Switch the permission mode; the calls waiting for approval are judged again under
-        it. Entering bypass asks for confirmation first (``BypassConfirm``); declined, the mode
-        becomes ``otherwise``, or stays as it is."""
-        from agent_tui.core.permissions import Mode
-
-        current = self.agent.policy.mode
-        if current is None:
-            return
-        if mode is not Mode.BYPASS or current is Mode.BYPASS:
-            self._switch_mode(mode)
-            return
-        from agent_tui.ui.shell.bypass_confirm import BypassConfirm
-
-        fallback = (
-            f"switch to {otherwise.value} mode instead"
-            if otherwise
-            else f"stay in {current.value} mode"
-        )
-
-        def confirmed(yes: bool | None) -> None:
-            if yes:
-                self._switch_mode(Mode.BYPASS)
-            elif otherwise is not None:
-                self._switch_mode(otherwise)
-            else:
-                self.notify(f"Bypass not entered; the permission mode stays {current.value}.")
-
-        self.push_screen(BypassConfirm(fallback), callback=confirmed)
-
-    def _switch_mode(self, mode: Mode) -> None:
-        from agent_tui.core.permissions import Mode
-
-        self.agent.policy.set_mode(mode)
-        self.mode = mode.value
-        self.notify(
-            f"Permission mode: {mode.value} — {mode.describe}",
-            severity="warning" if mode is Mode.BYPASS else "information",
-        )
-        self._redecide_waiting()
-
-    def _redecide_waiting(self) -> None:
-        """Judge the calls waiting for approval again (the mode changed): one the mode now
-        allows runs without an answer, its card saying what allowed it; one it denies is
-        rejected by the policy (the executor's own rejection event says so); the others keep
-        asking. Deny rules win in every mode: the policy decides, not the prompt."""
-        for request, decision in self.desk.redecide(self.agent.policy):
-            state = self.calls.get(request.call.id)
-            if state is None:
-                continue
-            if decision.kind == "allow":
-                state.allowed_by = decision.basis
-                self.event_view.refresh_calls([state])
-                self.notify(f"{state.name} runs without asking: allowed by {decision.basis}")
+        """Switch the permission mode (``PermissionModes.set_mode``: bypass is confirmed)."""
+        self.modes.set_mode(mode, otherwise=otherwise)
 
     def action_interrupt(self) -> None:
         if self.busy:
