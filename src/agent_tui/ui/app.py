@@ -26,7 +26,6 @@ from textual.reactive import reactive
 from textual.worker import Worker, WorkerState
 
 from agent_tui.ui.common.format import model_label, shorten_home
-from agent_tui.ui.common.messages import TranscriptChanged
 from agent_tui.ui.shell import palette
 from agent_tui.ui.shell.boot import Boot, Booted, BootFailed, FirstLook, paint_theme
 from agent_tui.ui.shell.prompt_input import PromptInput
@@ -43,11 +42,10 @@ if TYPE_CHECKING:
     from agent_tui.core.agent import Agent
     from agent_tui.core.completion import Completer
     from agent_tui.core.events import Event, SessionStart
-    from agent_tui.core.permissions import Approval, ApprovalRequest, Mode
+    from agent_tui.core.permissions import Mode
     from agent_tui.core.sandbox import SandboxState
     from agent_tui.core.trust import TrustItem
-    from agent_tui.ui.approval.screen import Ask
-    from agent_tui.ui.calls.book import CallState, Clock
+    from agent_tui.ui.calls.book import Clock
     from agent_tui.ui.chat.earlier_turns import EarlierTurns
     from agent_tui.ui.chat.tool_line import ToolLine
     from agent_tui.ui.lane.tool_card import ToolCard
@@ -58,7 +56,6 @@ if TYPE_CHECKING:
     from agent_tui.ui.shell.session_list import SessionSummary
     from agent_tui.ui.shell.themes import ThemeKeeper
 
-ABANDONED = "the turn ended before this call finished"
 CLOSE_TIMEOUT = 5.0
 """Seconds quitting waits for the agent to clean up before exiting anyway."""
 QUIT_WINDOW = 3.0
@@ -187,18 +184,24 @@ class AgentApp(App[None]):
         from agent_tui.ui.approval.desk import ApprovalDesk
         from agent_tui.ui.calls.book import CallBook
         from agent_tui.ui.elicit.desk import ElicitationDesk
+        from agent_tui.ui.shell.permission_modes import PermissionModes
         from agent_tui.ui.shell.slash_actions import SlashActions
         from agent_tui.ui.shell.type_ahead import TypeAhead
 
         self.agent = agent
         self.session = session if session is not None else agent.describe()
         self.calls = CallBook(self.clock, agent.settings.ui.auto_expand)
+        self.modes = PermissionModes(self)
+        """The permission mode's switches, and the approval desk's callbacks."""
         self.desk = ApprovalDesk(
-            self, self._describe_ask, self._answered, cursor_blink=self.CURSOR_BLINK
+            self, self.modes.describe_ask, self.modes.answered, cursor_blink=self.CURSOR_BLINK
         )
         self.elicit_desk = ElicitationDesk(self, cursor_blink=self.CURSOR_BLINK)
         """Servers' requests for input (MCP elicitation), shown one at a time."""
-        self._transcript_seen = (id(agent.messages), len(agent.messages))
+        from agent_tui.ui.shell.event_view import EventView
+
+        self.event_view = EventView(self)
+        """Renders the core's events: the chat, the lane, the plan, the status figures."""
         from agent_tui.ui.shell import backlog
 
         self.backlog = backlog.Backlog()
@@ -348,7 +351,7 @@ class AgentApp(App[None]):
                 f"{self.session.session_id} · no messages",
                 "info",
             )
-        if self._tunes_gc:
+        if self.tunes_gc:
             from agent_tui.ui.shell import heap
 
             self.call_after_refresh(heap.quiet)
@@ -403,7 +406,7 @@ class AgentApp(App[None]):
     def on_unmount(self) -> None:
         """Stop following the tool sources (the MCP manager may outlive the app); give what
         the app froze back to the collector (a process may go on: tests, benchmarks)."""
-        if self._tunes_gc:
+        if self.tunes_gc:
             from agent_tui.ui.shell import heap
 
             heap.release()
@@ -507,7 +510,7 @@ class AgentApp(App[None]):
     async def _reset_views(self) -> None:
         from agent_tui.ui.shell import backlog
 
-        self._note_transcript()
+        self.event_view.note_transcript()
         self.workers.cancel_group(self, "backlog")
         self.backlog.ready.set()  # nothing waits for a backlog no longer shown
         self.backlog = backlog.Backlog()
@@ -515,7 +518,7 @@ class AgentApp(App[None]):
         await self.main.chat.clear()
         await self.main.lane.clear()
         self.main.plan.clear()
-        if self._tunes_gc:  # the old session's views were frozen with the heap: free them
+        if self.tunes_gc:  # the old session's views were frozen with the heap: free them
             from agent_tui.ui.shell import heap
 
             heap.thaw()
@@ -544,9 +547,9 @@ class AgentApp(App[None]):
         gc.disable()  # what the replay makes lives on: full collections would only walk it
         try:
             for event in transcript_events(history, start=cut):
-                await self.show_event(event)
+                await self.event_view.show(event)
         finally:
-            if self._tunes_gc:  # and collections after it too: it leaves them nothing to find
+            if self.tunes_gc:  # and collections after it too: it leaves them nothing to find
                 from agent_tui.ui.shell import heap
 
                 heap.freeze()
@@ -582,13 +585,13 @@ class AgentApp(App[None]):
         await self.main.lane.add_earlier(earlier.lane)
         if earlier.plan is not None and not plan_shown and self.main.plan.plan is None:
             self.main.plan.show(earlier.plan)
-        if self._tunes_gc:  # the earlier turns live as long as the session is shown
+        if self.tunes_gc:  # the earlier turns live as long as the session is shown
             from agent_tui.ui.shell import heap
 
             heap.freeze()
 
     @property
-    def _tunes_gc(self) -> bool:
+    def tunes_gc(self) -> bool:
         """Whether the app tunes the garbage collector (``shell.heap``): it does in a
         process of its own; tests share theirs (``QUIET_GC`` decides when set)."""
         return self.QUIET_GC if self.QUIET_GC is not None else not self.is_headless
@@ -668,7 +671,7 @@ class AgentApp(App[None]):
             self.notify("A rewind is in progress: send it when it is done.", severity="warning")
             return False
         self.busy = True
-        self._set_activity(Activity.THINKING)
+        self.event_view.set_activity(Activity.THINKING)
         self._run_turn(text)
         return True
 
@@ -679,7 +682,7 @@ class AgentApp(App[None]):
             self.notify("A turn is running: compact when it ends.", severity="warning")
             return False
         self.busy = True
-        self._set_activity(Activity.THINKING)
+        self.event_view.set_activity(Activity.THINKING)
         self._run_compaction(focus)
         return True
 
@@ -706,134 +709,16 @@ class AgentApp(App[None]):
         if not self._showing():  # an event of a turn still ending while the app shuts down
             return
         try:
-            await self.show_event(message.event)
+            await self.event_view.show(message.event)
         except NoMatches:
             if self._showing():
                 raise
-        self._note_transcript()
-
-    def _note_transcript(self) -> None:
-        """Tell the screen on top when the transcript changed (the spill browser lists which
-        spills live messages point to)."""
-        key = (id(self.agent.messages), len(self.agent.messages))
-        if key != self._transcript_seen:
-            self._transcript_seen = key
-            if self.screen is not self._main:
-                self.screen.post_message(TranscriptChanged())
+        self.event_view.note_transcript()
 
     def _showing(self) -> bool:
         """The main screen is up (not yet, or no longer while the app shuts down)."""
         main = self._main
         return main is not None and main.is_attached and main.is_running and self.is_running
-
-    async def show_event(self, event: Event) -> None:
-        """Render one core event: the same path for a live turn and a resumed transcript."""
-        from agent_tui.core.events import (
-            AssistantDelta,
-            AssistantMessage,
-            CompactionEvent,
-            ErrorEvent,
-            HookEvent,
-            PlanEvent,
-            ToolGroup,
-            ToolUse,
-            TurnEnd,
-            UsageEvent,
-            UserInjected,
-            UserMessage,
-        )
-
-        chat, lane = self.main.chat, self.main.lane
-        if isinstance(event, AssistantDelta):  # gathered: one write for a backlog of deltas
-            chat.gather(event.text)
-            if self.busy:
-                self._set_activity(Activity.WRITING)
-            return
-        await chat.flush()
-        changed = self.calls.apply(event)
-        if getattr(event, "parent_call_id", None):  # a subagent's call: its task card shows it
-            self._refresh_calls(changed)
-            if changed and self.busy:
-                self._set_activity(self._tool_activity())
-            return
-        await self._show_in_chat(event, changed)
-        match event:
-            case UserMessage():
-                await lane.begin_turn(event.text)
-            case UserInjected():  # typed during the turn, taken at a tool boundary
-                self.type_ahead.injected(event.id)
-            case ToolUse():
-                for call in changed:
-                    await lane.add_call(call)
-            case ToolGroup():
-                await lane.group_calls(changed)
-            case UsageEvent():
-                self.input_tokens = event.session.input_tokens
-                self.output_tokens = event.session.output_tokens
-                if event.context_window and event.context_tokens is not None:
-                    self.context_tokens = event.context_tokens
-                    self.context_window = event.context_window
-                    self.context_estimated = bool(event.estimated)
-            case CompactionEvent():
-                if event.phase == "end":
-                    await lane.add_compaction(event)
-                if event.phase == "end" and event.tokens_after and self.context_window:
-                    self.context_tokens = event.tokens_after  # until the next response counts
-                    self.context_estimated = True
-            case PlanEvent():
-                self.main.plan.show(event)
-            case TurnEnd():
-                self.type_ahead.ended(event.reason)
-                await self._end_turn()
-            case UserMessage() | AssistantMessage() | ErrorEvent() | HookEvent():
-                pass
-            case _:
-                self._refresh_calls(changed)
-        if changed and self.busy:
-            self._set_activity(self._tool_activity())
-
-    async def _show_in_chat(self, event: Event, changed: list[CallState]) -> None:
-        """What ``event`` adds to the chat (``changed``: the call states it touched)."""
-        from agent_tui.core.events import (
-            AssistantMessage,
-            CompactionEvent,
-            ErrorEvent,
-            HookEvent,
-            ToolGroup,
-            ToolUse,
-            TurnEnd,
-            UserInjected,
-            UserMessage,
-        )
-
-        chat = self.main.chat
-        match event:
-            case UserMessage():
-                await chat.add_user(event.text, event.mentions)
-            case UserInjected():
-                await chat.add_user(event.text)
-            case AssistantMessage():
-                await chat.end_reply(event.text)
-            case ToolUse():
-                for call in changed:
-                    await chat.add_call(call)
-            case ToolGroup():
-                await chat.group_calls(changed)
-            case ErrorEvent():
-                await chat.add_error(f"{event.where} error", event.message)
-            case CompactionEvent():
-                await chat.show_compaction(event)
-            case HookEvent():  # a hook that blocked, failed or timed out is shown
-                if event.outcome != "ok":
-                    what = f"{event.event} hook {event.outcome}"
-                    shown = f"{what}: {event.message or event.command}"
-                    if event.outcome == "blocked":
-                        await chat.add_notice(shown, "muted")
-                    else:
-                        await chat.add_notice(shown, "warning")
-            case TurnEnd():
-                if event.reason == "interrupted":
-                    await chat.add_notice("Interrupted", "warning")
 
     async def on_earlier_turns_load(self, event: EarlierTurns.Load) -> None:
         """Render a page of a resumed session's earlier turns above the ones shown, keeping
@@ -851,8 +736,8 @@ class AgentApp(App[None]):
         try:
             for events in page:
                 for replayed in events:
-                    calls = self._calls_of(replayed)
-                    await self._show_in_chat(replayed, calls)
+                    calls = self.event_view.calls_of(replayed)
+                    await self.event_view.show_in_chat(replayed, calls)
         finally:
             chat.insert_before = None
         await chat.set_earlier(len(earlier.chat))
@@ -871,50 +756,6 @@ class AgentApp(App[None]):
         if earlier is self.backlog:
             self.post_message(EarlierTurns.Load())
 
-    def _calls_of(self, event: Event) -> list[CallState]:
-        """The (final) states of the calls a replayed ``tool_use`` or ``tool_group`` names."""
-        from agent_tui.core.events import ToolGroup, ToolUse
-
-        if isinstance(event, ToolUse):
-            ids = [event.id]
-        elif isinstance(event, ToolGroup):
-            ids = list(event.ids)
-        else:
-            return []
-        return [call for i in ids if (call := self.calls.get(i)) is not None]
-
-    def _refresh_calls(self, calls: list[CallState]) -> None:
-        for call in calls:
-            self.main.lane.refresh_call(call.id)
-            self.main.chat.refresh_call(call.id)
-
-    def _tool_activity(self) -> Activity:
-        from agent_tui.ui.calls.book import CallStatus
-
-        pending = self.calls.unfinished()
-        if any(c.status is CallStatus.APPROVAL for c in pending):
-            return Activity.APPROVAL
-        return Activity.RUNNING if pending else Activity.THINKING
-
-    def _set_activity(self, activity: Activity) -> None:
-        if self.activity is Activity.INTERRUPTING and activity is not Activity.IDLE:
-            return
-        self.activity = activity
-
-    async def _end_turn(self) -> None:
-        """Back to idle (idempotent: the turn_end event and the worker's end both land here)."""
-        if not self.busy:
-            return
-        self.busy = False
-        await self.main.chat.end_reply()
-        self._refresh_calls(self.calls.abandon(ABANDONED))
-        await self.main.lane.settle()
-        self._set_activity(Activity.IDLE)
-        if self._tunes_gc:  # idle now: a moment to collect what the frozen heap let die
-            from agent_tui.ui.shell import heap
-
-            self.call_after_refresh(heap.settle)
-
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "agent" or not event.worker.is_finished:
             return
@@ -927,7 +768,7 @@ class AgentApp(App[None]):
             )
         elif event.state is WorkerState.CANCELLED and self.busy:
             await self.main.chat.add_notice("Cancelled", "warning")
-        await self._end_turn()
+        await self.event_view.end_turn()
         await self.type_ahead.turn_over(self.busy)  # the next queued message, or why not
 
     async def on_tool_line_selected(self, event: ToolLine.Selected) -> None:
@@ -937,19 +778,6 @@ class AgentApp(App[None]):
     def on_tool_card_open_spill(self, event: ToolCard.OpenSpill) -> None:
         spill = event.card.call.spill
         self.action_open_spill(spill.path if spill is not None else "")
-
-    # -- approvals -------------------------------------------------------------------------
-
-    def _describe_ask(self, request: ApprovalRequest) -> Ask:
-        from agent_tui.ui.approval.desk import describe_request
-
-        self._set_activity(Activity.APPROVAL)
-        return describe_request(request, self.agent.policy, self.agent.cwd)
-
-    def _answered(self, request: ApprovalRequest, approval: Approval) -> None:
-        if approval.allowed and (state := self.calls.start(request.call.id)) is not None:
-            self._refresh_calls([state])
-        self._set_activity(Activity.RUNNING if approval.allowed else self._tool_activity())
 
     # -- actions ---------------------------------------------------------------------------
 
@@ -988,78 +816,17 @@ class AgentApp(App[None]):
         self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW)
 
     def action_cycle_mode(self) -> None:
-        """Next permission mode (default → accept-edits → plan → bypass); takes effect at
-        the next decision, also in the running turn. Bypass asks for confirmation first;
-        declined, the cycle goes on to the mode after it (default), so cycling never has to
-        pass through bypass."""
-        from agent_tui.core.permissions import Mode
-
-        mode = self.agent.policy.mode
-        if mode is None:
-            self.notify("Permission modes are not available with this policy.")
-            return
-        following = mode.next()
-        self.set_mode(following, otherwise=following.next() if following is Mode.BYPASS else None)
+        """Next permission mode (``PermissionModes.cycle``)."""
+        self.modes.cycle()
 
     def set_mode(self, mode: Mode, *, otherwise: Mode | None = None) -> None:
-        """Switch the permission mode; the calls waiting for approval are judged again under
-        it. Entering bypass asks for confirmation first (``BypassConfirm``); declined, the mode
-        becomes ``otherwise``, or stays as it is."""
-        from agent_tui.core.permissions import Mode
-
-        current = self.agent.policy.mode
-        if current is None:
-            return
-        if mode is not Mode.BYPASS or current is Mode.BYPASS:
-            self._switch_mode(mode)
-            return
-        from agent_tui.ui.shell.bypass_confirm import BypassConfirm
-
-        fallback = (
-            f"switch to {otherwise.value} mode instead"
-            if otherwise
-            else f"stay in {current.value} mode"
-        )
-
-        def confirmed(yes: bool | None) -> None:
-            if yes:
-                self._switch_mode(Mode.BYPASS)
-            elif otherwise is not None:
-                self._switch_mode(otherwise)
-            else:
-                self.notify(f"Bypass not entered; the permission mode stays {current.value}.")
-
-        self.push_screen(BypassConfirm(fallback), callback=confirmed)
-
-    def _switch_mode(self, mode: Mode) -> None:
-        from agent_tui.core.permissions import Mode
-
-        self.agent.policy.set_mode(mode)
-        self.mode = mode.value
-        self.notify(
-            f"Permission mode: {mode.value} — {mode.describe}",
-            severity="warning" if mode is Mode.BYPASS else "information",
-        )
-        self._redecide_waiting()
-
-    def _redecide_waiting(self) -> None:
-        """Judge the calls waiting for approval again (the mode changed): one the mode now
-        allows runs without an answer, its card saying what allowed it; one it denies is
-        rejected by the policy (the executor's own rejection event says so); the others keep
-        asking. Deny rules win in every mode: the policy decides, not the prompt."""
-        for request, decision in self.desk.redecide(self.agent.policy):
-            state = self.calls.get(request.call.id)
-            if state is None:
-                continue
-            if decision.kind == "allow":
-                state.allowed_by = decision.basis
-                self._refresh_calls([state])
-                self.notify(f"{state.name} runs without asking: allowed by {decision.basis}")
+        """Switch the permission mode (``PermissionModes.set_mode``: bypass is confirmed)."""
+        self.modes.set_mode(mode, otherwise=otherwise)
 
     def action_interrupt(self) -> None:
         if self.busy:
             self.agent.interrupt()
-            self._set_activity(Activity.INTERRUPTING)
+            self.event_view.set_activity(Activity.INTERRUPTING)
 
     async def action_new_session(self) -> None:
         """Ctrl+L: a new conversation (the model forgets this one)."""

@@ -1,0 +1,114 @@
+"""The permission mode as the TUI switches it, and what the approval desk tells the app.
+
+``PermissionModes.cycle`` is Shift+Tab's next mode, ``set_mode`` the palette's and
+``/mode``'s choice; entering bypass asks for confirmation first (``BypassConfirm``). A switch
+judges the calls waiting for approval again under the new mode (``redecide_waiting``).
+``describe_ask`` and ``answered`` are the ``ApprovalDesk``'s callbacks: an ask shown, an
+answer given. Built by the app once the core is there (``AgentApp._wire``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent_tui.ui.shell.status_bar import Activity
+
+if TYPE_CHECKING:
+    from agent_tui.core.permissions import Approval, ApprovalRequest, Mode
+    from agent_tui.ui.app import AgentApp
+    from agent_tui.ui.approval.screen import Ask
+
+
+class PermissionModes:
+    """The app's (``app``: the ``AgentApp``) permission mode and approval callbacks."""
+
+    def __init__(self, app: AgentApp) -> None:
+        self.app = app
+
+    def cycle(self) -> None:
+        """Next permission mode (default → accept-edits → plan → bypass); takes effect at
+        the next decision, also in the running turn. Bypass asks for confirmation first;
+        declined, the cycle goes on to the mode after it (default), so cycling never has to
+        pass through bypass."""
+        from agent_tui.core.permissions import Mode
+
+        mode = self.app.agent.policy.mode
+        if mode is None:
+            self.app.notify("Permission modes are not available with this policy.")
+            return
+        following = mode.next()
+        self.set_mode(following, otherwise=following.next() if following is Mode.BYPASS else None)
+
+    def set_mode(self, mode: Mode, *, otherwise: Mode | None = None) -> None:
+        """Switch the permission mode; the calls waiting for approval are judged again under
+        it. Entering bypass asks for confirmation first (``BypassConfirm``); declined, the mode
+        becomes ``otherwise``, or stays as it is."""
+        from agent_tui.core.permissions import Mode
+
+        app = self.app
+        current = app.agent.policy.mode
+        if current is None:
+            return
+        if mode is not Mode.BYPASS or current is Mode.BYPASS:
+            self.switch(mode)
+            return
+        from agent_tui.ui.shell.bypass_confirm import BypassConfirm
+
+        fallback = (
+            f"switch to {otherwise.value} mode instead"
+            if otherwise
+            else f"stay in {current.value} mode"
+        )
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.switch(Mode.BYPASS)
+            elif otherwise is not None:
+                self.switch(otherwise)
+            else:
+                app.notify(f"Bypass not entered; the permission mode stays {current.value}.")
+
+        app.push_screen(BypassConfirm(fallback), callback=confirmed)
+
+    def switch(self, mode: Mode) -> None:
+        """Put the policy in ``mode`` at once, say so, and judge the waiting calls again."""
+        from agent_tui.core.permissions import Mode
+
+        app = self.app
+        app.agent.policy.set_mode(mode)
+        app.mode = mode.value
+        app.notify(
+            f"Permission mode: {mode.value} — {mode.describe}",
+            severity="warning" if mode is Mode.BYPASS else "information",
+        )
+        self.redecide_waiting()
+
+    def redecide_waiting(self) -> None:
+        """Judge the calls waiting for approval again (the mode changed): one the mode now
+        allows runs without an answer, its card saying what allowed it; one it denies is
+        rejected by the policy (the executor's own rejection event says so); the others keep
+        asking. Deny rules win in every mode: the policy decides, not the prompt."""
+        app = self.app
+        for request, decision in app.desk.redecide(app.agent.policy):
+            state = app.calls.get(request.call.id)
+            if state is None:
+                continue
+            if decision.kind == "allow":
+                state.allowed_by = decision.basis
+                app.event_view.refresh_calls([state])
+                app.notify(f"{state.name} runs without asking: allowed by {decision.basis}")
+
+    def describe_ask(self, request: ApprovalRequest) -> Ask:
+        """The approval dialog's content for ``request`` (the desk is about to show it)."""
+        from agent_tui.ui.approval.desk import describe_request
+
+        app = self.app
+        app.event_view.set_activity(Activity.APPROVAL)
+        return describe_request(request, app.agent.policy, app.agent.cwd)
+
+    def answered(self, request: ApprovalRequest, approval: Approval) -> None:
+        """``request`` was answered: an allowed call starts running."""
+        view = self.app.event_view
+        if approval.allowed and (state := self.app.calls.start(request.call.id)) is not None:
+            view.refresh_calls([state])
+        view.set_activity(Activity.RUNNING if approval.allowed else view.tool_activity())
