@@ -263,7 +263,9 @@ async def test_initial_prompt_is_sent_on_mount(tmp_path: Path) -> None:
 
 
 async def test_running_card_ticks_then_stops(tmp_path: Path) -> None:
-    command = "echo started; sleep 1; echo finished"
+    # it runs until the test says so (a file appears), not for a time: on a loaded machine a
+    # "sleep 1" ended before the app showed the card running
+    command = "echo started; while [ ! -e go ]; do sleep 0.05; done; echo finished"
     turns = [
         {"tool_calls": [{"id": "sh", "name": "run_shell", "arguments": {"command": command}}]},
         {"text": "ran"},
@@ -282,6 +284,7 @@ async def test_running_card_ticks_then_stops(tmp_path: Path) -> None:
         assert card.call.status is CallStatus.RUNNING
         assert card._timer is not None
         assert app.main.status.activity is Activity.RUNNING
+        (tmp_path / "go").touch()
         await wait_idle(pilot)
         assert card.call.status is CallStatus.OK
         assert card.call.outcome.startswith("exit 0")
