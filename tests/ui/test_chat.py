@@ -137,3 +137,28 @@ async def test_the_chat_follows_new_output_again_after_a_scroll_up_and_back(
             lambda: chat.max_scroll_y > 0 and chat.scroll_y == chat.max_scroll_y,
             "the chat at the bottom of the new reply",
         )
+
+
+async def test_a_prompt_sent_while_scrolled_up_brings_the_chat_back_to_it(
+    tmp_path: Path,
+) -> None:
+    """The user scrolled up (or the lane showed an earlier turn) and sends a prompt: the chat
+    comes back to the bottom and follows the reply, not left showing the old text while the
+    answer streams out of sight."""
+    first, second = long_answer(30), long_answer(30)
+    app = make_app(make_agent(tmp_path, [{"text": first}, {"text": second}]))
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "one")
+        await wait_idle(pilot)
+        chat = app.main.chat
+        await wait_for(pilot, lambda: chat.max_scroll_y > 0, "a chat taller than the screen")
+        chat.scroll_to(y=0, animate=False)  # as a mouse wheel up would
+        chat.release_anchor()
+        await wait_for(pilot, lambda: chat.scroll_y == 0, "the top")
+        await submit(pilot, "two")
+        await wait_idle(pilot)
+        await wait_for(
+            pilot,
+            lambda: chat.scroll_y > 0 and chat.scroll_y == chat.max_scroll_y,
+            "the chat at the bottom of the new reply",
+        )

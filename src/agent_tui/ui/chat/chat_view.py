@@ -159,8 +159,13 @@ class ChatView(VerticalScroll):
     # -- messages --------------------------------------------------------------------------
 
     async def add_user(self, text: str, mentions: Sequence[Mention] = ()) -> None:
+        """A prompt the user sent: appended at the end, and the chat brought back to it and
+        anchored again, however far up it was scrolled (by the user, or by lane navigation
+        showing an earlier turn): the reply to it must be seen as it streams."""
         await self.end_reply()
         await self._append(UserPrompt(text, mentions))
+        if self.insert_before is None:
+            self.scroll_end(animate=False)
 
     def gather(self, fragment: str) -> None:
         """Take a fragment of the reply; it is written with the others gathered until the
