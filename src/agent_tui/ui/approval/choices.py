@@ -96,8 +96,16 @@ class ApprovalChoices(Widget):
         return lines, owners
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
-        lines, _ = self._lines(1_000)
-        return max((line.cell_length for line in lines), default=0) + 1
+        """The widest row unwrapped, read from the rows: laying them out at some width
+        only to measure would replace the lines kept for the real width, so the first frame
+        would wrap them twice."""
+        widths = [0]
+        for row in self.rows:
+            if isinstance(row, Answer):
+                widths.append(1 + row.label.cell_length)
+            else:
+                widths.extend(row.indent + p.cell_length for p in row.text.split("\n"))
+        return max(widths) + 1
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._lines(width)[0])
