@@ -59,7 +59,7 @@ def test_dead_frozen_cycles_are_freed_at_a_turns_end_once_grown(
     del nodes
     gc.collect()
     assert all(r() is not None for r in refs)  # frozen cycles: the collector cannot see them
-    heap.settle()  # grown by 5,000 >= 3,000: everything collected once, then frozen again
+    heap.settle()  # grown by ~15,000 blocks >= 3,000: all collected, then frozen again
     assert all(r() is None for r in refs)
     settled = gc.get_freeze_count()
     heap.settle()  # not grown since: nothing to do
@@ -92,11 +92,11 @@ def test_release_unfreezes_everything(tuned: None) -> None:
 def test_a_sessions_own_content_is_not_growth(tuned: None, monkeypatch: pytest.MonkeyPatch) -> None:
     """What ``freeze`` freezes (a resumed session's turns) is live content: the next turn's
     end must not collect the whole heap for it (a 300 ms pause after a 500-turn resume)."""
-    monkeypatch.setattr(heap, "REFREEZE_GROWTH", 3_000)
-    session, _ = _cycles(5_000)
+    monkeypatch.setattr(heap, "REFREEZE_GROWTH", 10_000)  # blocks: a node and its weakref ~3
+    session, _ = _cycles(5_000)  # ~15,000 blocks: past the growth, were they counted
     heap.freeze()
     dead, refs = _cycles(1_000)
-    gc.collect()  # survivors frozen: 1,000 more, below the growth
+    gc.collect()  # survivors frozen: ~3,000 blocks more, below the growth
     del dead
     heap.settle()
     assert all(r() is not None for r in refs)  # no full collection of everything
