@@ -20,8 +20,11 @@ strips as escape codes and writing them):
 - **navigation**: with the lane focused, a key (up / down / Home / End / Enter on a folded
   line) to the repainted screen (the key handled, the frame rendered), median and p95 of
   ``--presses``; Home goes to the first turn of the 500.
-- **new turn**: Enter in the prompt with the big session loaded to the turn's prompt shown in
-  the chat and its header at the top of the lane (the model's answer not waited for).
+- **new turn**: Enter in the prompt with the big session loaded to the frame that shows the
+  turn's prompt in the chat (the model's answer not waited for).
+
+Every wait has a deadline (``DEADLINE_SECONDS``, generous): a run that gets stuck stops with
+``Stuck`` saying what it waited for and a dump of every thread's stack, rather than spinning.
 - **memory**: the process's peak RSS (``VmHWM``) after all of it, and ``VmRSS`` now.
 """
 
@@ -43,8 +46,26 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 TARGET_MS = 100.0
 TARGET_MB = 300.0
+DEADLINE_SECONDS = 300.0
+"""How long any one wait may take before the run stops as stuck (a loaded machine included)."""
 Span = tuple[float, float]
 """(wall-clock seconds, this process's CPU seconds) of one measurement."""
+
+
+class Stuck(RuntimeError):
+    """A wait of the benchmark passed its deadline."""
+
+
+async def until(condition: Any, what: str, step: Any) -> None:
+    """Await ``step()`` until ``condition()`` holds; ``Stuck`` after ``DEADLINE_SECONDS``."""
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while not condition():
+        if time.monotonic() > deadline:
+            import faulthandler
+
+            faulthandler.dump_traceback(all_threads=True)
+            raise Stuck(f"waited {DEADLINE_SECONDS:.0f} s for {what}")
+        await step()
 
 
 def now() -> Span:
@@ -126,8 +147,8 @@ async def time_start(path: Path | None, profile: cProfile.Profile | None = None)
     if profile is not None:
         profile.enable()
     async with app.run_test(size=(120, 40)) as pilot:
-        while path is not None and not _resumed(app):
-            await pilot.pause()
+        if path is not None:
+            await until(lambda: _resumed(app), "the resumed notice", pilot.pause)
         await _painted(app)
         seconds = since(start)
         if profile is not None:
@@ -153,14 +174,18 @@ async def new_turns(
         if profile is not None:
             profile.enable()
         await key(app, "enter")
-        while not any(isinstance(w, UserPrompt) and text in w.text for w in app.main.chat.children):
-            await _painted(app)  # frame by frame: the prompt's mount refreshes the screen
+        await until(  # frame by frame: the prompt's mount refreshes the screen
+            lambda text=text: any(
+                isinstance(w, UserPrompt) and text in w.text for w in app.main.chat.children
+            ),
+            "the new turn's prompt in the chat",
+            lambda: _painted(app),
+        )
         await _painted(app)
         if profile is not None:
             profile.disable()
         times.append(since(started))
-        while app.busy:
-            await pilot.pause()
+        await until(lambda: not app.busy, "the turn to end", pilot.pause)
     return times
 
 
@@ -183,10 +208,9 @@ async def interact(
     app = app_for(SessionLog.load(copy_of(path)))
     times: dict[str, list[Span]] = {"up/down": [], "home/end": [], "open": [], "turn": []}
     async with app.run_test(size=(120, 40)) as pilot:
-        while not _resumed(app):
-            await pilot.pause()
-        while not app.backlog.ready.is_set():  # the earlier turns read (after the first frame)
-            await pilot.pause()
+        await until(lambda: _resumed(app), "the resumed notice", pilot.pause)
+        # the earlier turns read (after the first frame)
+        await until(app.backlog.ready.is_set, "the earlier turns read", pilot.pause)
         await pilot.pause()
         lane = app.main.lane
         assert lane.focus_lane()

@@ -283,12 +283,25 @@ def child_stream(
                 self.call_after_refresh(self.done)
 
         def done(self) -> None:
+            self.run_worker(self.report(), group="report")
+
+        async def report(self) -> None:
+            """The figures, once the whole text is in the chat: the turn's end handled (its
+            last text written) and no part halfway through being swapped with its gap by the
+            freezer (a mount and a removal a moment apart). Checked every ``PROBE_SECONDS``
+            for up to 10 s; the time is taken when it is."""
             assert self.first is not None
-            seconds = time.perf_counter() - self.first
-            cpu_seconds = time.process_time() - self.first_cpu
             chat = self.main.chat
-            parts = [c for c in chat.children if isinstance(c, (AssistantReply, FrozenGap))]
-            lags = sorted(self.lags)
+            deadline = time.monotonic() + 10
+            while True:
+                seconds = time.perf_counter() - self.first
+                cpu_seconds = time.process_time() - self.first_cpu
+                lags = sorted(self.lags)
+                parts = [c for c in chat.children if isinstance(c, (AssistantReply, FrozenGap))]
+                complete = "".join(p.text for p in parts) == "".join(chunks)
+                if (complete and not self.busy) or time.monotonic() > deadline:
+                    break
+                await asyncio.sleep(PROBE_SECONDS)
             _report(
                 fd,
                 tokens=tokens,
@@ -300,7 +313,7 @@ def child_stream(
                 p99_lag=lags[int(len(lags) * 0.99)] if lags else 0.0,
                 samples=len(lags),
                 parts=len(parts),
-                complete="".join(p.text for p in parts) == "".join(chunks),
+                complete=complete,
                 echoes=self.echoes,
                 loadavg=os.getloadavg()[0],
                 max_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
