@@ -16,7 +16,9 @@ strips as escape codes and writing them):
 - **load**: ``SessionLog.load`` of the file (the CLI does it before the app starts).
 - **resume**: from the app starting with the loaded session to the resumed transcript on
   screen and usable (the "Resumed" notice shown and the frame after it rendered), minus the
-  same for an empty session in the same run (the app's own start-up), median of ``--runs``.
+  same for an empty session in the same run (the app's own start-up), median of ``--runs``;
+  and how long after that the earlier turns are read (the lane lists them: the app reads
+  them in 8 ms slices after the first frame, answering keys between two).
 - **navigation**: with the lane focused, a key (up / down / Home / End / Enter on a folded
   line) to the repainted screen (the key handled, the frame rendered), median and p95 of
   ``--presses``; Home goes to the first turn of the 500.
@@ -134,8 +136,21 @@ async def key(app: Any, name: str) -> None:
     await handled.wait()
 
 
-async def time_start(path: Path | None, profile: cProfile.Profile | None = None) -> Span:
-    """Seconds from the app starting to the (resumed) session on screen and usable."""
+def _earlier_listed(app: Any) -> bool:
+    from agent_tui.ui.lane.folded_turns import FoldedTurns
+
+    return bool(app.main.lane.query(FoldedTurns))
+
+
+async def time_start(
+    path: Path | None, profile: cProfile.Profile | None = None
+) -> tuple[Span, Span | None]:
+    """Seconds from the app starting to the (resumed) session on screen and usable; and,
+    resuming, to its earlier turns read too (listed in the lane, after the first frame).
+
+    Both waits go frame by frame: ``Pilot.pause`` waits for the process to look idle, which
+    it does not while the earlier turns are read, so the first figure included that reading
+    (its 8 ms slices, between which the app answers keys) until 2026-12-04."""
     from agent_tui.core.session import SessionLog, SessionStore
 
     if path is not None:
@@ -146,15 +161,19 @@ async def time_start(path: Path | None, profile: cProfile.Profile | None = None)
     start = now()
     if profile is not None:
         profile.enable()
-    async with app.run_test(size=(120, 40)) as pilot:
+    listed = None
+    async with app.run_test(size=(120, 40)):
         if path is not None:
-            await until(lambda: _resumed(app), "the resumed notice", pilot.pause)
+            await until(lambda: _resumed(app), "the resumed notice", lambda: _painted(app))
         await _painted(app)
         seconds = since(start)
         if profile is not None:
             profile.disable()
+        if path is not None:
+            await until(lambda: _earlier_listed(app), "the earlier turns", lambda: _painted(app))
+            listed = since(start)
     gc.collect()  # the app's heap, unfrozen as it ended: not frozen into the next app's
-    return seconds
+    return seconds, listed
 
 
 async def new_turns(
@@ -287,12 +306,15 @@ def main() -> None:
     turns = sum(1 for m in session.messages if m.role == "user")
     del session
     profile = cProfile.Profile() if args.profile else None
-    resumes, empties = [], []
+    resumes, empties, listings = [], [], []
     for run in range(args.runs):  # alternating: an empty session, then the long one
-        empties.append(asyncio.run(time_start(None)))
+        empties.append(asyncio.run(time_start(None))[0])
         last = run == args.runs - 1
         chosen = profile if args.profile == "resume" and last else None
-        resumes.append(asyncio.run(time_start(args.path, chosen)))
+        shown, listed = asyncio.run(time_start(args.path, chosen))
+        resumes.append(shown)
+        assert listed is not None
+        listings.append(listed)
     times = asyncio.run(interact(args.path, args.presses, profile, args.profile or ""))
     times["turn, empty session"] = asyncio.run(empty_turns(max(3, args.presses // 20)))
     peak, current = status_kb("VmHWM") / 1024, status_kb("VmRSS") / 1024
@@ -305,6 +327,12 @@ def main() -> None:
     print(row("app start, the long session", long))
     resume = (long[0] - empty[0], long[1] - empty[1])
     print(row("resume (the difference)", resume, TARGET_MS))
+    listed = figures(listings)
+    print(
+        row(
+            "  and its earlier turns read (after start)", (listed[0] - long[0], listed[1] - long[1])
+        )
+    )
     for kind, spans in times.items():
         if not spans:
             continue

@@ -79,12 +79,18 @@ class ToolCard(Vertical, can_focus=True):
             return self.card
 
     def __init__(self, call: CallState, clock: Clock = time.monotonic, *, member: bool = False):
-        super().__init__(classes="-member" if member else None)
+        # The classes of its state from the start: set after the mount, each would restyle
+        # the mounted card and its children again (a resumed turn's cards all paid it).
+        classes = [f"-{call.status.value}"]
+        classes += ["-member"] if member else []
+        classes += ["-expanded"] if call.expanded else []
+        classes += ["-spilled"] if call.spill is not None else []
+        super().__init__(classes=" ".join(classes))
         self.call = call
         self.clock = clock
         self.view: AnyView = view_for(call, clock())
         self.body: CardBody | None = None
-        self._shown_status: CallStatus | None = None
+        self._shown_status: CallStatus | None = call.status
         self._timer: Timer | None = None
 
     @property

@@ -204,6 +204,8 @@ class ToolLane(VerticalScroll, can_focus=False):
                 self.blocks.append(self._current)
                 await self.mount(self._current)
             self.entries.add(self._current, call)
+            if self.has_class("-empty"):  # now, before any card is mounted to restyle with it
+                self._update_counts()
         self._schedule()
 
     async def group_calls(self, calls: list[CallState]) -> None:

@@ -108,6 +108,8 @@ class StatusBar(Horizontal):
     sandbox_tooltip: reactive[str] = reactive("")
 
     def compose(self) -> ComposeResult:
+        self._shown: dict[str, tuple[str, bool]] = {}
+        """What each label shows (``_put``): the labels are new."""
         yield Static("DEMO", id="demo-badge")
         yield Static(id="model")
         yield Static(id="activity")
@@ -128,32 +130,40 @@ class StatusBar(Horizontal):
         ).tooltip = "The offline demo model: canned answers, no API key, no network."
         self._sync()
 
+    def _put(self, label_id: str, text: str, *, plain: bool = False) -> Static:
+        """Show ``text`` (``plain``: no markup) in the label ``label_id`` unless it shows it
+        already: every update asks for a layout of the screen, and ``_sync`` runs on every
+        change of any value (a turn's token counts, the activity), most leaving labels as
+        they were."""
+        label = self.query_one(f"#{label_id}", Static)
+        if self._shown.get(label_id) != (text, plain):
+            self._shown[label_id] = (text, plain)
+            label.update(Content(text) if plain else text)
+        return label
+
     def _sync(self) -> None:
         """Show the current values (every watcher lands here; cheap: five labels)."""
         if not self.is_mounted:
             return
         self.set_class(self.demo, "-demo")
-        self.query_one("#model", Static).update(Content(self.model))
+        self._put("model", self.model, plain=True)
         activity = self.activity
-        label = self.query_one("#activity", Static)
-        label.update(activity_text(activity))
+        label = self._put("activity", activity_text(activity))
         label.set_class(activity_busy(activity), "-busy")
         label.set_class(activity is Activity.APPROVAL, "-approval")
-        mode = self.query_one("#mode", Static)
-        mode.update(f"mode: {self.mode}" if self.mode else "")
+        mode = self._put("mode", f"mode: {self.mode}" if self.mode else "")
         mode.display = bool(self.mode)
         tone = mode_tone(self.mode)
         mode.set_class(tone == "relaxed", "-relaxed")
         mode.set_class(tone == "plan", "-plan")
-        sandbox = self.query_one("#sandbox", Static)
-        sandbox.update(self.sandbox)
+        sandbox = self._put("sandbox", self.sandbox)
         sandbox.set_class(bool(self.sandbox), "-shown")
         sandbox.set_class(self.sandbox_warn, "-warn")
         sandbox.tooltip = self.sandbox_tooltip or None
         tokens = f"{format_tokens(self.input_tokens)} in · {format_tokens(self.output_tokens)} out"
-        self.query_one("#tokens", Static).update(tokens)
+        self._put("tokens", tokens)
         self._sync_meter()
-        self.query_one("#cwd", Static).update(Content(self.cwd))
+        self._put("cwd", self.cwd, plain=True)
         mcp = self.query_one("#mcp", Static)
         servers = self.mcp_connected + self.mcp_failed + self.mcp_connecting
         mcp.set_class(servers > 0, "-shown")
@@ -163,7 +173,7 @@ class StatusBar(Horizontal):
             parts.append(f"{self.mcp_failed} failed")
         if self.mcp_connecting:
             parts.append(f"{self.mcp_connecting} connecting")
-        mcp.update(" · ".join(parts) if servers else "")
+        self._put("mcp", " · ".join(parts) if servers else "")
 
     def _sync_meter(self) -> None:
         meter = self.query_one("#context", Static)
@@ -173,8 +183,9 @@ class StatusBar(Horizontal):
         meter.set_class(shown, "-shown")
         meter.set_class(METER_WARN <= percent <= METER_FULL, "-warn")
         meter.set_class(percent > METER_FULL, "-full")
-        meter.update(
-            meter_text(self.context_tokens, window, self.context_estimated) if shown else ""
+        self._put(
+            "context",
+            meter_text(self.context_tokens, window, self.context_estimated) if shown else "",
         )
 
     watch_context_tokens = watch_context_window = watch_context_estimated = _sync
