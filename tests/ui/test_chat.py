@@ -4,12 +4,19 @@ brought back when scrolled to; the text is never lost."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from agent_tui.ui.chat import AssistantReply, freezer
 from agent_tui.ui.chat.frozen_gap import FrozenGap
 from agent_tui.ui.chat.part_splitter import PART_CHARS
+
+if TYPE_CHECKING:
+    from textual.pilot import Pilot
+
+    from agent_tui.ui.app import AgentApp
+    from agent_tui.ui.chat.chat_view import ChatView
 
 from .helpers import SIZE, drawn, fence_codes, make_agent, make_app, submit, wait_for, wait_idle
 
@@ -113,6 +120,19 @@ async def test_a_long_reply_streams_in_parts_and_far_parts_leave_the_dom(tmp_pat
         await wait_for(pilot, lambda: chat_text(app) == text, "the whole reply after thawing")
 
 
+async def answered_and_scrolled_up(pilot: Pilot[None], app: AgentApp) -> ChatView:
+    """Send "one", wait for its (long) answer, then scroll the chat to its top as a mouse
+    wheel would (the anchor released); the chat."""
+    await submit(pilot, "one")
+    await wait_idle(pilot)
+    chat = app.main.chat
+    await wait_for(pilot, lambda: chat.max_scroll_y > 0, "a chat taller than the screen")
+    chat.scroll_to(y=0, animate=False)
+    chat.release_anchor()
+    await wait_for(pilot, lambda: chat.scroll_y == 0, "the top")
+    return chat
+
+
 async def test_the_chat_follows_new_output_again_after_a_scroll_up_and_back(
     tmp_path: Path,
 ) -> None:
@@ -121,13 +141,7 @@ async def test_the_chat_follows_new_output_again_after_a_scroll_up_and_back(
     first, second = long_answer(30), long_answer(30)
     app = make_app(make_agent(tmp_path, [{"text": first}, {"text": second}]))
     async with app.run_test(size=SIZE) as pilot:
-        await submit(pilot, "one")
-        await wait_idle(pilot)
-        chat = app.main.chat
-        await wait_for(pilot, lambda: chat.max_scroll_y > 0, "a chat taller than the screen")
-        chat.scroll_to(y=0, animate=False)  # as a mouse wheel up would
-        chat.release_anchor()
-        await wait_for(pilot, lambda: chat.scroll_y == 0, "the top")
+        chat = await answered_and_scrolled_up(pilot, app)
         chat.scroll_to(y=chat.max_scroll_y, animate=False)  # and back down
         await wait_for(pilot, lambda: chat.scroll_y == chat.max_scroll_y, "the bottom")
         await submit(pilot, "two")
@@ -148,13 +162,7 @@ async def test_a_prompt_sent_while_scrolled_up_brings_the_chat_back_to_it(
     first, second = long_answer(30), long_answer(30)
     app = make_app(make_agent(tmp_path, [{"text": first}, {"text": second}]))
     async with app.run_test(size=SIZE) as pilot:
-        await submit(pilot, "one")
-        await wait_idle(pilot)
-        chat = app.main.chat
-        await wait_for(pilot, lambda: chat.max_scroll_y > 0, "a chat taller than the screen")
-        chat.scroll_to(y=0, animate=False)  # as a mouse wheel up would
-        chat.release_anchor()
-        await wait_for(pilot, lambda: chat.scroll_y == 0, "the top")
+        chat = await answered_and_scrolled_up(pilot, app)
         await submit(pilot, "two")
         await wait_idle(pilot)
         await wait_for(
