@@ -204,8 +204,6 @@ class ToolLane(VerticalScroll, can_focus=False):
                 self.blocks.append(self._current)
                 await self.mount(self._current)
             self.entries.add(self._current, call)
-            if self.has_class("-empty"):  # now, before any card is mounted to restyle with it
-                self._update_counts()
         self._schedule()
 
     async def group_calls(self, calls: list[CallState]) -> None:
@@ -250,6 +248,8 @@ class ToolLane(VerticalScroll, can_focus=False):
             self._timer.stop()
             self._timer = None
         dirty, self._dirty = self._dirty, set()
+        # before the new cards mount: the lane's -empty going would restyle them with it
+        self._update_counts()
         for block in self.blocks:
             if block.mounted_upto < len(block.entries):
                 await self.entries.mount_new(block)
@@ -267,7 +267,6 @@ class ToolLane(VerticalScroll, can_focus=False):
         for call_id in dirty:
             if self.entries.calls[call_id].status is CallStatus.APPROVAL:
                 await self._reveal(call_id, focus=False)
-        self._update_counts()
         self.call_after_refresh(self._follow)
 
     async def reveal(self, call_id: str, focus: bool = True) -> bool:

@@ -108,8 +108,6 @@ class StatusBar(Horizontal):
     sandbox_tooltip: reactive[str] = reactive("")
 
     def compose(self) -> ComposeResult:
-        self._shown: dict[str, tuple[str, bool]] = {}
-        """What each label shows (``_put``): the labels are new."""
         yield Static("DEMO", id="demo-badge")
         yield Static(id="model")
         yield Static(id="activity")
@@ -130,23 +128,22 @@ class StatusBar(Horizontal):
         ).tooltip = "The offline demo model: canned answers, no API key, no network."
         self._sync()
 
-    def _put(self, label_id: str, text: str, *, plain: bool = False) -> Static:
-        """Show ``text`` (``plain``: no markup) in the label ``label_id`` unless it shows it
-        already: every update asks for a layout of the screen, and ``_sync`` runs on every
-        change of any value (a turn's token counts, the activity), most leaving labels as
-        they were."""
+    def _put(self, label_id: str, content: str | Content) -> Static:
+        """Show ``content`` in the label ``label_id`` unless it shows it already: every
+        update asks for a layout of the screen, and ``_sync`` runs on every change of any
+        value (a turn's token counts, the activity), most leaving labels as they were."""
         label = self.query_one(f"#{label_id}", Static)
-        if self._shown.get(label_id) != (text, plain):
-            self._shown[label_id] = (text, plain)
-            label.update(Content(text) if plain else text)
+        if label.content != content:
+            label.update(content)
         return label
 
     def _sync(self) -> None:
-        """Show the current values (every watcher lands here; cheap: five labels)."""
+        """Show the current values (every watcher lands here; ``_put`` leaves the labels
+        whose text is unchanged alone)."""
         if not self.is_mounted:
             return
         self.set_class(self.demo, "-demo")
-        self._put("model", self.model, plain=True)
+        self._put("model", Content(self.model))
         activity = self.activity
         label = self._put("activity", activity_text(activity))
         label.set_class(activity_busy(activity), "-busy")
@@ -163,7 +160,7 @@ class StatusBar(Horizontal):
         tokens = f"{format_tokens(self.input_tokens)} in · {format_tokens(self.output_tokens)} out"
         self._put("tokens", tokens)
         self._sync_meter()
-        self._put("cwd", self.cwd, plain=True)
+        self._put("cwd", Content(self.cwd))
         mcp = self.query_one("#mcp", Static)
         servers = self.mcp_connected + self.mcp_failed + self.mcp_connecting
         mcp.set_class(servers > 0, "-shown")
