@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App
 from textual.binding import Binding
 from textual.css.query import NoMatches
@@ -28,6 +28,7 @@ from textual.worker import Worker, WorkerState
 from agent_tui.ui.common.format import model_label, shorten_home
 from agent_tui.ui.shell import palette
 from agent_tui.ui.shell.boot import Boot, Booted, BootFailed, FirstLook, paint_theme
+from agent_tui.ui.shell.key_question import route_key
 from agent_tui.ui.shell.prompt_input import PromptInput
 from agent_tui.ui.shell.shell_screen import ShellScreen
 from agent_tui.ui.shell.shell_status import ShellStatus
@@ -140,6 +141,10 @@ class AgentApp(App[None]):
         self._early: list[str] = []
         """Messages sent before the core was ready, in order."""
         self._main: MainScreen | None = None
+        self._trust_key = ""
+        self._asking_trust = False
+        """The start-up trust question is open: a message sent meanwhile waits for the answer
+        (it could run without, or with, what the project turns on)."""
         self._unwatch: list[Any] = []
         self.quit_armed_at: float | None = None
         """When Ctrl+C was last pressed."""
@@ -266,6 +271,13 @@ class AgentApp(App[None]):
             AgentApp.sandbox_warn,
         )
 
+    async def on_event(self, event: events.Event) -> None:
+        # a one-key question takes its key as the app reads it (``route_key``): in a burst,
+        # the keys after the answer go on to the prompt, in order
+        if isinstance(event, (events.Key, events.Paste)) and route_key(self, event, self._main):
+            return
+        await super().on_event(event)
+
     async def on_mount(self) -> None:
         if self._boot is None:
             await self._open()
@@ -368,12 +380,18 @@ class AgentApp(App[None]):
         self.call_after_refresh(self._index_mentions)  # after the first frame
         trust = self.agent.trust
         if trust is not None and trust.pending:  # the project's files ask to turn things on
+            from agent_tui.ui.shell.key_question import pressed_key
             from agent_tui.ui.shell.trust_dialog import TrustDialog
 
             items = list(trust.pending)
-            await self.push_screen(
-                TrustDialog(items, self.agent.cwd), lambda yes: self._trust_answered(items, yes)
-            )
+            self._asking_trust = True
+            dialog = TrustDialog(items, self.agent.cwd)
+
+            def answered(yes: bool | None) -> None:
+                self._trust_key = pressed_key(dialog)
+                self._trust_answered(items, yes)
+
+            await self.push_screen(dialog, answered)
         else:
             self._send_first()
 
@@ -386,6 +404,7 @@ class AgentApp(App[None]):
             self.send(text)
 
     def _trust_answered(self, items: list[TrustItem], yes: bool | None) -> None:
+        self._asking_trust = False
         self.run_worker(self._apply_trust(items, bool(yes)), group="trust", exit_on_error=False)
 
     async def _apply_trust(self, items: list[TrustItem], yes: bool) -> None:
@@ -396,9 +415,11 @@ class AgentApp(App[None]):
                 self.mode = mode.value
             self.notify(said or "trusted")
         else:
+            pressed = self._trust_key
             self.notify(
                 f"Started without {len(items)} item{'s' if len(items) != 1 else ''} of the "
-                "project; `agent-tui trust` reviews them later.",
+                f"project{f' ({pressed})' if pressed else ''}; `agent-tui trust` reviews them "
+                "later.",
                 severity="warning",
             )
         self._send_first()
@@ -653,10 +674,12 @@ class AgentApp(App[None]):
         """Start a turn with ``text``; while a turn runs it is queued (``type_ahead``). A
         slash command runs instead (``SlashActions.route``; ``//x`` sends ``/x``). Before the
         core is ready it is listed on the shell and sent once the core is there."""
-        if not self.ready:
+        if not self.ready or self._asking_trust:
             self._early.append(text)
             if isinstance(self.screen, ShellScreen):
                 self.run_worker(self.screen.show_queued(text), group="notice")
+            elif self._asking_trust:
+                self.notify("Sent once you answer the question about the project's settings.")
             return True
         from agent_tui.ui.shell.slash_actions import escape
 

@@ -53,6 +53,7 @@ class PermissionModes:
             self.switch(mode)
             return
         from agent_tui.ui.shell.bypass_confirm import BypassConfirm
+        from agent_tui.ui.shell.key_question import pressed_key
 
         fallback = (
             f"switch to {otherwise.value} mode instead"
@@ -60,25 +61,30 @@ class PermissionModes:
             else f"stay in {current.value} mode"
         )
 
+        question = BypassConfirm(fallback)
+
         def confirmed(yes: bool | None) -> None:
+            pressed = pressed_key(question)
+            said = f"Bypass not entered ({pressed})" if pressed else "Bypass not entered"
             if yes:
                 self.switch(Mode.BYPASS)
             elif otherwise is not None:
-                self.switch(otherwise)
+                self.switch(otherwise, said=said)
             else:
-                app.notify(f"Bypass not entered; the permission mode stays {current.value}.")
+                app.notify(f"{said}; the permission mode stays {current.value}.")
 
-        app.push_screen(BypassConfirm(fallback), callback=confirmed)
+        app.push_screen(question, callback=confirmed)
 
-    def switch(self, mode: Mode) -> None:
-        """Put the policy in ``mode`` at once, say so, and judge the waiting calls again."""
+    def switch(self, mode: Mode, *, said: str = "") -> None:
+        """Put the policy in ``mode`` at once, say so (after ``said``, what led to it), and
+        judge the waiting calls again."""
         from agent_tui.core.permissions import Mode
 
         app = self.app
         app.agent.policy.set_mode(mode)
         app.mode = mode.value
         app.notify(
-            f"Permission mode: {mode.value} — {mode.describe}",
+            f"{f'{said}. ' if said else ''}Permission mode: {mode.value} — {mode.describe}",
             severity="warning" if mode is Mode.BYPASS else "information",
         )
         self.redecide_waiting()

@@ -105,6 +105,8 @@ class PromptInput(TextArea):
         self._dismissed: str | None = None
         """The text the menu was closed on with Esc (it stays closed until the text changes)."""
         self._span: Completions | None = None
+        self._menu_for: tuple[str, int] | None = None
+        """The text and cursor offset the menu was last filled for."""
         self.up_from_empty: Callable[[], bool] | None = None
         self.empty_submit: Callable[[], object] | None = None
         self._chord = EditorChord()
@@ -115,6 +117,9 @@ class PromptInput(TextArea):
     # -- keys ------------------------------------------------------------------------------
 
     async def _on_key(self, event: events.Key) -> None:
+        # the menu follows edits through TextArea.Changed, which is queued behind the keys of
+        # a burst: bring it up to date with the text as it is now before a key reads it
+        self._update_menu()
         if self.menu.is_open and self._menu_key(event.key):
             event.stop()
             event.prevent_default()
@@ -154,6 +159,7 @@ class PromptInput(TextArea):
             self.menu.move(+1)
         elif key == "escape":
             self._dismissed = self.text
+            self._menu_for = None
             self.menu.hide()
         elif key == "tab":
             self.accept_completion()
@@ -161,6 +167,7 @@ class PromptInput(TextArea):
             chosen, span = self.menu.selected, self._span
             typed = self.text[span.start : span.end] if span is not None else ""
             if chosen is not None and typed == chosen.insert.rstrip():
+                self._menu_for = None
                 self.menu.hide()
                 self.action_submit()
             else:
@@ -204,10 +211,14 @@ class PromptInput(TextArea):
 
     def _update_menu(self) -> None:
         if not self.completers or self._dismissed is not None:
+            self._menu_for = None
             self.menu.hide()
             return
         text = self.text
         cursor = self._offset(self.cursor_location)
+        if self._menu_for == (text, cursor):
+            return  # already shows what this text and cursor complete to
+        self._menu_for = (text, cursor)
         for completer in self.completers:
             found = completer.complete(text, cursor)
             if found is not None and found.items:
