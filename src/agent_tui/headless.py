@@ -20,6 +20,7 @@ from agent_tui.core.events import (
     ErrorEvent,
     Event,
     HookEvent,
+    ModelRetry,
     PlanEvent,
     SessionStart,
     Spill,
@@ -93,6 +94,12 @@ class TextRenderer:
             self._note(
                 f"⚓ {event.event} hook {event.outcome}"
                 + (f": {_short(event.message, 100)}" if event.message else "")
+            )
+        elif isinstance(event, ModelRetry):
+            whose = "as the server asked" if event.retry_after else "backoff"
+            self._note(
+                f"↻ retry {event.attempt} of {event.retries} in {event.wait:.1f}s ({whose}): "
+                f"{_short(event.reason, 160)}"
             )
         elif isinstance(event, ErrorEvent):
             self._note(f"error ({event.where}): {event.message}")

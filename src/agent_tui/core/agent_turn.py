@@ -12,6 +12,7 @@ or an interrupt (``Interrupted``: every call the model made still gets a result 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import secrets
 from collections.abc import AsyncGenerator
@@ -24,6 +25,7 @@ from agent_tui.core.events import (
     AssistantMessage,
     ErrorEvent,
     Event,
+    ModelRetry,
     ToolResult,
     ToolUse,
     TurnEnd,
@@ -37,11 +39,12 @@ from agent_tui.core.providers.base import (
     Completion,
     ModelRequest,
     ProviderError,
+    Retrying,
     StreamItem,
     TextDelta,
 )
 from agent_tui.core.session import interrupted_result
-from agent_tui.core.transcript import INTERRUPTED_NOTE, Message
+from agent_tui.core.transcript import INTERRUPTED_NOTE, Message, cut_off_note
 
 if TYPE_CHECKING:
     from agent_tui.core.agent import Agent
@@ -128,7 +131,7 @@ async def run_turn(agent: Agent, prompt: str, asker: Asker | None) -> AsyncGener
                 tools=tools,
                 max_tokens=min(REPLY_MAX_TOKENS, agent.limits.max_output_tokens),
             )
-            queue: asyncio.Queue[StreamItem | BaseException | None] = asyncio.Queue()
+            queue: asyncio.Queue[Pumped] = asyncio.Queue()
             pump = asyncio.create_task(pump_stream(agent, request, queue))
             try:
                 while (item := await agent._guard(queue.get())) is not None:
@@ -137,6 +140,14 @@ async def run_turn(agent: Agent, prompt: str, asker: Asker | None) -> AsyncGener
                     if isinstance(item, TextDelta):
                         text_parts.append(item.text)
                         yield AssistantDelta(text=item.text)
+                    elif isinstance(item, Retrying):
+                        yield ModelRetry(
+                            attempt=item.attempt,
+                            retries=item.retries,
+                            wait=item.wait,
+                            reason=item.reason,
+                            retry_after=item.retry_after,
+                        )
                     elif isinstance(item, Completion):
                         completion = item
             except Interrupted:
@@ -162,6 +173,7 @@ async def run_turn(agent: Agent, prompt: str, asker: Asker | None) -> AsyncGener
                         turns -= 1
                         continue
                 said = str(exc)
+                keep_cut_off(agent, text_parts, said)
                 if overflow:
                     said += (
                         " — the conversation is larger than the model's context window"
@@ -179,10 +191,9 @@ async def run_turn(agent: Agent, prompt: str, asker: Asker | None) -> AsyncGener
                 except (asyncio.CancelledError, Exception):
                     pass
             if completion is None:
-                yield ErrorEvent(
-                    message="The model stream ended without a final message.",
-                    where="provider",
-                )
+                said = "The model stream ended without a final message."
+                keep_cut_off(agent, text_parts, said)
+                yield ErrorEvent(message=said, where="provider")
                 yield TurnEnd(reason="error", turns=turns, text="".join(text_parts))
                 return
             agent.usage = agent.usage + completion.usage
@@ -251,15 +262,54 @@ async def run_turn(agent: Agent, prompt: str, asker: Asker | None) -> AsyncGener
         agent.running = False
 
 
-async def pump_stream(
-    agent: Agent, request: ModelRequest, queue: asyncio.Queue[StreamItem | BaseException | None]
-) -> None:
-    """Consume one provider stream in its own task (one task owns the HTTP stream)."""
+Pumped = StreamItem | Retrying | BaseException | None
+"""What ``pump_stream`` hands the turn: the stream's items, a retry about to wait, the error
+that ended it, and None at its end."""
+
+
+def keep_cut_off(agent: Agent, text_parts: list[str], reason: str) -> None:
+    """The stream failed after some text arrived: keep that text in the transcript, marked as
+    cut off with the error (as an interrupt keeps it), so the next request carries it and a
+    resumed session shows it."""
+    partial = "".join(text_parts)
+    if partial:
+        agent._append(Message.assistant(partial + cut_off_note(reason), cut_off=reason))
+
+
+async def pump_stream(agent: Agent, request: ModelRequest, queue: asyncio.Queue[Pumped]) -> None:
+    """Consume one provider stream in its own task (one task owns the HTTP stream).
+
+    The response must bring content (text, a tool call, its end) at least every
+    ``model.idle_timeout`` seconds — bytes alone (a server's keep-alives) do not count — or it
+    is given up with an error that says so; a retry's wait is not counted."""
+    loop = asyncio.get_running_loop()
+    idle = agent.settings.model.idle_timeout
+    deadline = asyncio.timeout(idle)
+
+    def retrying(retry: Retrying) -> None:
+        deadline.reschedule(loop.time() + retry.wait + idle)
+        queue.put_nowait(retry)
+
+    request = dataclasses.replace(
+        request, on_retry=retrying, max_retry_wait=agent.settings.model.max_retry_wait
+    )
     try:
-        async for item in agent.provider.stream(request):
-            queue.put_nowait(item)
+        async with deadline:
+            async for item in agent.provider.stream(request):
+                deadline.reschedule(loop.time() + idle)
+                queue.put_nowait(item)
     except asyncio.CancelledError:
         raise
+    except TimeoutError:
+        queue.put_nowait(
+            ProviderError(
+                f"{agent.provider.name}: no content from the model for {idle:g} s (the server "
+                "kept the connection open, perhaps with keep-alives, but sent no text or tool "
+                'call). Try again; "model": {"idle_timeout": SECONDS} in settings sets the '
+                "limit.",
+                retryable=True,
+            )
+        )
     except ProviderError as exc:
         queue.put_nowait(exc)
     except Exception as exc:  # a provider bug must surface as an error, not a hang
@@ -307,6 +357,7 @@ __all__ = [
     "Interrupted",
     "close_dangling",
     "expand",
+    "keep_cut_off",
     "pump_stream",
     "run_turn",
     "sources_ready",

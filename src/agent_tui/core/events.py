@@ -359,6 +359,19 @@ class TurnEnd(_Event):
     text: str = ""
 
 
+class ModelRetry(_Event):
+    """The model request failed before its response began and is sent again after ``wait``
+    seconds: retry ``attempt`` of ``retries``, because of ``reason``. ``retry_after``: the
+    wait is the server's own (``Retry-After``)."""
+
+    type: Literal["retry"] = "retry"
+    attempt: int
+    retries: int
+    wait: float
+    reason: str
+    retry_after: bool = False
+
+
 class ErrorEvent(_Event):
     type: Literal["error"] = "error"
     message: str
@@ -386,6 +399,7 @@ Event = Annotated[
     | PlanEvent
     | HookEvent
     | TurnEnd
+    | ModelRetry
     | ErrorEvent,
     Field(discriminator="type"),
 ]

@@ -19,6 +19,7 @@ from agent_tui.core.calls import SubagentReport, Usage
 from agent_tui.core.events import (
     AssistantMessage,
     CompactionEvent,
+    ErrorEvent,
     Event,
     ToolErrorEvent,
     ToolGroup,
@@ -32,7 +33,7 @@ from agent_tui.core.events import (
 )
 from agent_tui.core.plan import plan_event
 from agent_tui.core.summary import default_summary
-from agent_tui.core.transcript import INTERRUPTED_NOTE, Message, ToolEnd
+from agent_tui.core.transcript import INTERRUPTED_NOTE, Message, ToolEnd, cut_off_note
 
 
 def turn_start(messages: list[Message], keep: int) -> int:
@@ -117,7 +118,11 @@ def transcript_events(
             text = message.content
             if message.interrupted:  # live, the cut reply was shown as streamed so far
                 text = text.removesuffix(INTERRUPTED_NOTE)
+            if message.cut_off is not None:
+                text = text.removesuffix(cut_off_note(message.cut_off))
             yield AssistantMessage(text=text, tool_calls=message.tool_calls)
+            if message.cut_off is not None:  # live, the error followed what had arrived
+                yield ErrorEvent(message=message.cut_off, where="provider")
             read_only = _read_only(messages, index)
             for call in message.tool_calls:
                 yield ToolUse(

@@ -115,6 +115,12 @@ class ModelSettings(BaseModel):
     """Tokens of context the model has (input and output)."""
     max_output_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
     """The most tokens one response may produce."""
+    idle_timeout: float = Field(default=300.0, gt=0, le=86_400)
+    """Seconds a response may go without content (text or a tool call) before it is given up:
+    a server that sends only keep-alives cannot hold a turn forever."""
+    max_retry_wait: float = Field(default=300.0, ge=0, le=86_400)
+    """The longest ``Retry-After`` a request waits for before its retry (a countdown shows it;
+    Esc stops it); a server asking for more ends the request with an error that says so."""
 
     @model_validator(mode="after")
     def _fits(self) -> ModelSettings:

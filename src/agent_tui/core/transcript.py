@@ -17,6 +17,14 @@ ToolEnd = Annotated[ToolResult | ToolRejected | ToolErrorEvent, Field(discrimina
 """The event a call ends with."""
 INTERRUPTED_NOTE = "\n\n[interrupted by the user]"
 """Ends the text of a reply cut by an interrupt (``Message.interrupted``), for the model."""
+
+
+def cut_off_note(reason: str) -> str:
+    """Ends the text of a reply cut by a failure of its stream (``Message.cut_off``), for the
+    model: what arrived is kept, and the model knows it was not the whole reply."""
+    return f"\n\n[cut off: the response stopped here — {reason}]"
+
+
 MAX_KEPT_DATA = 64 * 1024
 """Characters of a result's ``data`` (an edit's diff) the transcript keeps; beyond, the card of
 a resumed session shows the summary and the output without it."""
@@ -81,6 +89,9 @@ class Message(BaseModel):
     """Assistant messages: the tokens of the request that produced it."""
     interrupted: bool = False
     """Assistant messages: the reply was cut by an interrupt."""
+    cut_off: str | None = None
+    """Assistant messages: the reply was cut by a failure of its stream (a reset connection,
+    a timeout, malformed data): the error, as the user read it. What arrived is kept."""
     turn: str | None = None
     """User messages: the id of the agent turn they began, which names its checkpoint records
     in the session file (``core.checkpoints``); None in transcripts older than checkpoints."""
@@ -144,6 +155,7 @@ class Message(BaseModel):
         *,
         usage: Usage | None = None,
         interrupted: bool = False,
+        cut_off: str | None = None,
     ) -> Message:
         return cls(
             role="assistant",
@@ -151,6 +163,7 @@ class Message(BaseModel):
             tool_calls=tool_calls or [],
             usage=usage,
             interrupted=interrupted,
+            cut_off=cut_off,
         )
 
     @classmethod

@@ -93,6 +93,9 @@ class AgentApp(App[None]):
     busy: reactive[bool] = reactive(False, bindings=True)
     """A turn is running."""
     activity: reactive[Activity] = reactive(Activity.IDLE)
+    retry_until: reactive[float] = reactive(0.0)
+    """While a model request waits to be retried: when (``time.monotonic()``) it is sent
+    again, for the status bar's countdown; 0 otherwise."""
     input_tokens: reactive[int] = reactive(0)
     output_tokens: reactive[int] = reactive(0)
     context_tokens: reactive[int] = reactive(0)
@@ -258,6 +261,7 @@ class AgentApp(App[None]):
             AgentApp.demo,
             AgentApp.mode,
             AgentApp.activity,
+            AgentApp.retry_until,
             AgentApp.input_tokens,
             AgentApp.output_tokens,
             AgentApp.context_tokens,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import socket
+import struct
 import threading
 from collections import deque
 from collections.abc import Iterator
@@ -35,6 +36,11 @@ class ScriptedResponse:
     """Close the connection without sending a response at all."""
     cut_after_chunks: bool = False
     """Send the chunks, then close the connection without finishing the body."""
+    reset_after_chunks: bool = False
+    """Send the chunks, then reset the connection (a TCP RST: SO_LINGER 0, then close)."""
+    keepalive_after_chunks: bool = False
+    """Send the chunks, then only SSE comments (``: ping``), one every 20 ms, until the client
+    goes away or the test ends: a server that holds the turn without content."""
 
 
 @dataclass
@@ -179,6 +185,18 @@ def _make_handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                 server.release.wait(30)
                 return
             if reply.cut_after_chunks:
+                return
+            if reply.reset_after_chunks:
+                self.connection.setsockopt(
+                    socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+                )
+                self.connection.close()
+                return
+            if reply.keepalive_after_chunks:
+                ping = b": ping\n\n"
+                while not server.release.wait(0.02):  # a heartbeat, not a wait for a result
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(ping), ping))
+                    self.wfile.flush()
                 return
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()

@@ -26,10 +26,14 @@ def test_backoff_grows_with_jitter_and_is_capped() -> None:
     assert all(policy.delay(10) == 5.0 for _ in range(20))
 
 
-def test_retry_after_wins_but_is_capped() -> None:
-    policy = RetryPolicy(base_delay=10.0, max_delay=30.0)
+def test_retry_after_wins_up_to_its_own_maximum() -> None:
+    """The server's Retry-After is not cut to the backoff cap (issue 38: 120 s became 30 s
+    without a word); past ``max_retry_after`` the transport does not wait at all (tested with
+    a server in test_stream_faults.py)."""
+    policy = RetryPolicy(base_delay=10.0, max_delay=30.0, max_retry_after=300.0)
     assert policy.delay(0, retry_after=0.25) == 0.25
-    assert policy.delay(0, retry_after=3600.0) == 30.0
+    assert policy.delay(0, retry_after=120.0) == 120.0
+    assert policy.delay(0, retry_after=3600.0) == 300.0
     assert policy.delay(0, retry_after=-1.0) == 0.0
 
 

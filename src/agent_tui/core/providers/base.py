@@ -7,7 +7,7 @@ tool-call arguments, usage chunks) stay inside each provider.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -37,6 +37,20 @@ class Completion:
     stop_reason: str = "stop"
 
 
+@dataclass(frozen=True)
+class Retrying:
+    """The request failed before its response began and is sent again after ``wait``
+    seconds: retry ``attempt`` of ``retries`` (both counted from 1), because of ``reason``
+    (the error, as the user would read it)."""
+
+    attempt: int
+    retries: int
+    wait: float
+    reason: str
+    retry_after: bool = False
+    """The wait is the server's own (``Retry-After``), not our backoff."""
+
+
 StreamItem = TextDelta | ToolCallReady | Completion
 
 
@@ -49,6 +63,11 @@ class ModelRequest:
     purpose: Literal["turn", "summary"] = "turn"
     """``summary``: a compaction's summarizer request (no tools; the demo model answers it
     with a summary of its own)."""
+    on_retry: Callable[[Retrying], None] | None = field(default=None, compare=False)
+    """Told before each wait for a retry (the agent shows it: status, event)."""
+    max_retry_wait: float | None = None
+    """The longest ``Retry-After`` the request honours (None: the transport's default);
+    a server asking for more ends the request with an error that says so."""
 
 
 Frontend = Literal["tui", "headless"]

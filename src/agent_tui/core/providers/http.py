@@ -16,7 +16,7 @@ import logging
 import os
 import random
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx2
 
-from agent_tui.core.providers.base import ProviderError
+from agent_tui.core.providers.base import ProviderError, Retrying
 from agent_tui.core.text import clean
 
 __all__ = [
@@ -51,16 +51,19 @@ _MAX_SERVER_MESSAGE = 500
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """``max_retries`` extra attempts; waits of ``base_delay * 2**attempt`` ± 20%, capped."""
+    """``max_retries`` extra attempts; waits of ``base_delay * 2**attempt`` ± 20%, capped at
+    ``max_delay``. A server's own ``Retry-After`` is honoured as given, up to
+    ``max_retry_after`` (a longer one is not waited for: the request fails saying so)."""
 
     max_retries: int = 3
     base_delay: float = 0.5
     max_delay: float = 30.0
+    max_retry_after: float = 300.0
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds to wait before retry number ``attempt`` (0-based)."""
         if retry_after is not None:
-            return min(max(retry_after, 0.0), self.max_delay)
+            return min(max(retry_after, 0.0), self.max_retry_after)
         backoff: float = self.base_delay * (2**attempt) * random.uniform(0.8, 1.2)
         return min(max(backoff, 0.0), self.max_delay)
 
@@ -243,25 +246,43 @@ class HttpTransport:
 
     @asynccontextmanager
     async def post_stream(
-        self, url: str, *, json_body: dict[str, Any], headers: dict[str, str]
+        self,
+        url: str,
+        *,
+        json_body: dict[str, Any],
+        headers: dict[str, str],
+        on_retry: Callable[[Retrying], None] | None = None,
+        max_retry_wait: float | None = None,
     ) -> AsyncIterator[httpx2.Response]:
-        """A streamed response with a 2xx status, closed on exit; see the module docstring."""
-        response = await self._send_with_retries(url, json_body, headers)
+        """A streamed response with a 2xx status, closed on exit; see the module docstring.
+        ``on_retry`` is told before each wait for a retry; ``max_retry_wait`` replaces the
+        policy's longest ``Retry-After``."""
+        response = await self._send_with_retries(url, json_body, headers, on_retry, max_retry_wait)
         try:
             yield response
         except httpx2.TimeoutException as exc:
             raise self._timeout_error(exc, url, mid_stream=True) from None
         except httpx2.TransportError as exc:
             raise self.error(
-                f"the connection to {display_url(url)} broke before the response finished "
-                f"({type(exc).__name__}: {exc or 'no details'}). Try again."
+                f"the connection to {display_url(url)} broke before the response finished: "
+                f"{describe_transport_error(exc)}. What arrived is kept; try again."
             ) from None
         finally:
             await response.aclose()
 
     async def _send_with_retries(
-        self, url: str, json_body: dict[str, Any], headers: dict[str, str]
+        self,
+        url: str,
+        json_body: dict[str, Any],
+        headers: dict[str, str],
+        on_retry: Callable[[Retrying], None] | None = None,
+        max_retry_wait: float | None = None,
     ) -> httpx2.Response:
+        policy = self.retry
+        if max_retry_wait is not None:
+            policy = RetryPolicy(
+                policy.max_retries, policy.base_delay, policy.max_delay, max_retry_wait
+            )
         attempt = 0
         content = encode_body(json_body)
         headers = {"Content-Type": "application/json", **headers}
@@ -293,17 +314,36 @@ class HttpTransport:
                     return response
                 failure = await self._status_error(response, url, attempt)
                 retry_after = parse_retry_after(response.headers)
-            if not failure.retryable or attempt >= self.retry.max_retries:
+            if not failure.retryable or attempt >= policy.max_retries:
                 raise failure
-            wait = self.retry.delay(attempt, retry_after)
+            if retry_after is not None and retry_after > policy.max_retry_after:
+                raise self.error(
+                    f"{_without_label(str(failure), self.hints.label)} — the server asked to "
+                    f"wait {_secs(retry_after)} before trying again (Retry-After), longer than "
+                    f"the {_secs(policy.max_retry_after)} agent-tui waits at most "
+                    '("model": {"max_retry_wait": SECONDS} in settings). Try again later.',
+                    status=failure.status,
+                    retryable=True,
+                )
+            wait = policy.delay(attempt, retry_after)
             attempt += 1
             log.warning(
                 "%s; retrying in %.2fs (retry %d of %d)",
                 failure,
                 wait,
                 attempt,
-                self.retry.max_retries,
+                policy.max_retries,
             )
+            if on_retry is not None:
+                on_retry(
+                    Retrying(
+                        attempt=attempt,
+                        retries=policy.max_retries,
+                        wait=wait,
+                        reason=_without_label(str(failure), self.hints.label),
+                        retry_after=retry_after is not None,
+                    )
+                )
             await asyncio.sleep(wait)
 
     async def _status_error(
@@ -335,7 +375,7 @@ class HttpTransport:
             if attempt:
                 message += f" Tried {attempt + 1} times."
             return self.error(message, retryable=True)
-        reason = _os_reason(exc) or str(exc) or type(exc).__name__
+        reason = describe_transport_error(exc)
         if isinstance(exc, httpx2.ConnectError):
             return self.error(
                 f"cannot connect to {display_url(url)} ({reason}){tries}. Is the server "
@@ -344,7 +384,7 @@ class HttpTransport:
             )
         return self.error(
             f"the connection to {display_url(url)} failed before a response arrived "
-            f"({type(exc).__name__}: {reason}){tries}. Try again; if it persists, check "
+            f"({reason}){tries}. Try again; if it persists, check "
             f"{self.hints.base_url_var} and the server.",
             retryable=True,
         )
@@ -380,3 +420,38 @@ class HttpTransport:
                 f"({type(exc).__name__}). Try again."
             )
         return message
+
+
+def _without_label(message: str, label: str) -> str:
+    """``openai: HTTP 503 …`` → ``HTTP 503 …`` (the reason of a retry, shown under the label)."""
+    prefix = f"{label}: "
+    return message[len(prefix) :] if message.startswith(prefix) else message
+
+
+def describe_transport_error(exc: BaseException) -> str:
+    """What happened to a connection, in words: ``the server reset the connection``, ``the
+    server closed the connection mid-response``… — never an empty ``ReadError: ``."""
+    reason = _os_reason(exc) or None
+    text = str(exc).strip()
+    causes = " ".join(
+        str(part).lower()
+        for part in (text, reason, exc.__cause__, exc.__context__)
+        if part is not None
+    )
+    kind = type(exc).__name__
+    if "reset" in causes or "errno 104" in causes:
+        said = "the server reset the connection"
+    elif (
+        isinstance(exc, httpx2.RemoteProtocolError)
+        or "peer closed" in causes
+        or "incomplete" in causes
+    ):
+        said = "the server closed the connection before the response was complete"
+    elif isinstance(exc, httpx2.ReadError):
+        said = "reading from the server failed"
+    elif isinstance(exc, httpx2.WriteError):
+        said = "sending to the server failed"
+    else:
+        said = reason or text or "the connection failed"
+    detail = reason or text
+    return f"{said} ({kind}: {detail})" if detail and detail not in said else f"{said} ({kind})"

@@ -274,7 +274,11 @@ class OpenAIProvider:
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         state = _ResponseState(self._http, display_url(self.url))
         async with self._http.post_stream(
-            self.url, json_body=self.build_body(request), headers=self.build_headers()
+            self.url,
+            json_body=self.build_body(request),
+            headers=self.build_headers(),
+            on_retry=request.on_retry,
+            max_retry_wait=request.max_retry_wait,
         ) as response:
             content_type = response.headers.get("content-type", "").lower()
             if "application/json" in content_type:  # the server ignored "stream": true

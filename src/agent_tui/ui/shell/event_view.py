@@ -9,13 +9,14 @@ agent's worker ends). Built by the app once the core is there (``AgentApp._wire`
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from agent_tui.ui.common.messages import TranscriptChanged
 from agent_tui.ui.shell.status_bar import Activity
 
 if TYPE_CHECKING:
-    from agent_tui.core.events import Event
+    from agent_tui.core.events import Event, ModelRetry
     from agent_tui.ui.app import AgentApp
     from agent_tui.ui.calls.book import CallState
 
@@ -49,6 +50,7 @@ class EventView:
             CompactionEvent,
             ErrorEvent,
             HookEvent,
+            ModelRetry,
             PlanEvent,
             ToolGroup,
             ToolUse,
@@ -60,12 +62,17 @@ class EventView:
 
         app = self.app
         chat, lane = app.main.chat, app.main.lane
+        if app.retry_until and not isinstance(event, ModelRetry):
+            app.retry_until = 0.0  # the request is under way again (or the turn ended)
         if isinstance(event, AssistantDelta):  # gathered: one write for a backlog of deltas
             chat.gather(event.text)
             if app.busy:
                 self.set_activity(Activity.WRITING)
             return
         await chat.flush()
+        if isinstance(event, ModelRetry):
+            await self.show_retry(event)
+            return
         changed = app.calls.apply(event)
         if getattr(event, "parent_call_id", None):  # a subagent's call: its task card shows it
             self.refresh_calls(changed)
@@ -151,6 +158,20 @@ class EventView:
                 if event.reason == "interrupted":
                     await chat.add_notice("Interrupted", "warning")
 
+    async def show_retry(self, event: ModelRetry) -> None:
+        """The request is sent again after a wait: say why in the chat, and count the wait down
+        in the status bar (Esc stops it, as it stops the turn)."""
+        app = self.app
+        whose = "as the server asked" if event.retry_after else "backing off"
+        await app.main.chat.add_notice(
+            f"Retry {event.attempt} of {event.retries} in {event.wait:.0f} s ({whose}): "
+            f"{event.reason}",
+            "warning",
+        )
+        if app.busy:
+            app.retry_until = time.monotonic() + event.wait
+            self.set_activity(Activity.RETRYING)
+
     def calls_of(self, event: Event) -> list[CallState]:
         """The (final) states of the calls a replayed ``tool_use`` or ``tool_group`` names."""
         from agent_tui.core.events import ToolGroup, ToolUse
@@ -193,6 +214,7 @@ class EventView:
         if not app.busy:
             return
         app.busy = False
+        app.retry_until = 0.0
         await app.main.chat.end_reply()
         self.refresh_calls(app.calls.abandon(ABANDONED))
         await app.main.lane.settle()

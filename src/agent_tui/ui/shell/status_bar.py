@@ -5,7 +5,10 @@ configured), cwd."""
 
 from __future__ import annotations
 
+import math
+import time
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -14,6 +17,9 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from agent_tui.ui.common.format import format_tokens, format_window
+
+if TYPE_CHECKING:
+    from textual.timer import Timer
 
 METER_WARN = 60
 """Percent of the window from which the meter takes the warning colour."""
@@ -36,6 +42,8 @@ class Activity(StrEnum):
     RUNNING = "running tool"
     APPROVAL = "waiting for approval"
     INTERRUPTING = "interrupting"
+    RETRYING = "retrying"
+    """The model request failed before its reply began and waits to be sent again."""
 
 
 def activity_text(activity: Activity) -> str:
@@ -92,6 +100,8 @@ class StatusBar(Horizontal):
     model: reactive[str] = reactive("")
     demo: reactive[bool] = reactive(False)
     activity: reactive[Activity] = reactive(Activity.IDLE)
+    retry_until: reactive[float] = reactive(0.0)
+    """When the waiting retry is sent (``time.monotonic()``): a countdown beside ``retrying``."""
     mode: reactive[str] = reactive("")
     input_tokens: reactive[int] = reactive(0)
     output_tokens: reactive[int] = reactive(0)
@@ -106,6 +116,8 @@ class StatusBar(Horizontal):
     sandbox: reactive[str] = reactive("")
     sandbox_warn: reactive[bool] = reactive(False)
     sandbox_tooltip: reactive[str] = reactive("")
+
+    _ticker: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("DEMO", id="demo-badge")
@@ -145,7 +157,13 @@ class StatusBar(Horizontal):
         self.set_class(self.demo, "-demo")
         self._put("model", Content(self.model))
         activity = self.activity
-        label = self._put("activity", activity_text(activity))
+        shown = activity_text(activity)
+        retrying = activity is Activity.RETRYING and self.retry_until > 0
+        if retrying:
+            left = max(0, math.ceil(self.retry_until - time.monotonic()))
+            shown += f" in {left} s · esc stops"
+        self._tick(retrying)
+        label = self._put("activity", shown)
         label.set_class(activity_busy(activity), "-busy")
         label.set_class(activity is Activity.APPROVAL, "-approval")
         mode = self._put("mode", f"mode: {self.mode}" if self.mode else "")
@@ -172,6 +190,14 @@ class StatusBar(Horizontal):
             parts.append(f"{self.mcp_connecting} connecting")
         self._put("mcp", " · ".join(parts) if servers else "")
 
+    def _tick(self, on: bool) -> None:
+        """A countdown redraws once a second while it runs."""
+        if on and self._ticker is None:
+            self._ticker = self.set_interval(1.0, self._sync)
+        elif not on and self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+
     def _sync_meter(self) -> None:
         meter = self.query_one("#context", Static)
         window = self.context_window
@@ -186,7 +212,7 @@ class StatusBar(Horizontal):
         )
 
     watch_context_tokens = watch_context_window = watch_context_estimated = _sync
-    watch_model = watch_demo = watch_activity = watch_mode = _sync
+    watch_model = watch_demo = watch_activity = watch_mode = watch_retry_until = _sync
     watch_input_tokens = watch_output_tokens = watch_cwd = _sync
     watch_mcp_connected = watch_mcp_failed = watch_mcp_connecting = _sync
     watch_sandbox = watch_sandbox_warn = watch_sandbox_tooltip = _sync
