@@ -80,10 +80,11 @@ def _found_session(
     if args.continue_:
         latest = store.latest(cwd)
         if latest is None:
+            unread = "".join(f"\n  {note}" for note in store.passed_over_notes())
             return (
                 f"No conversation found to continue: no saved session was started in {cwd} "
                 f"(sessions are kept in {store.root}). Run without --continue to start a new "
-                "one.",
+                f"one.{unread}",
                 1,
             )
         return latest

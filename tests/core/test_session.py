@@ -93,7 +93,10 @@ def test_a_torn_last_line_is_skipped_reported_and_the_next_append_starts_fresh(
     again = SessionLog.load(session.path)
     assert [m.content for m in again.messages] == ["first", "second"]
     assert again.torn_tail == 0
-    assert again.problems() == [f"{session.path.name}: 1 unreadable line(s) skipped"]
+    assert again.problems() == [
+        f"{session.path}: 1 unreadable line(s) skipped (line 3); the rest of the session is "
+        "here"
+    ]
 
 
 def test_a_prompt_written_onto_a_torn_line_by_an_older_version_is_recovered(

@@ -62,6 +62,13 @@ class SessionLog:
     """Bytes of a last line that a write did not finish (no newline, not valid), skipped."""
     recovered: int = 0
     """Messages read back from a line an earlier append had run into a torn line with."""
+    skipped_at: list[int] = field(default_factory=list)
+    """The line numbers (from 1) of the lines skipped."""
+    replaced_at: list[int] = field(default_factory=list)
+    """The line numbers of lines read with bytes that are not UTF-8 (each replaced by U+FFFD)."""
+    notes: list[str] = field(default_factory=list)
+    """What choosing this session passed over (``SessionStore.latest``: a newer session file
+    that could not be read), for the front ends to show with ``problems``."""
     entries: list[CheckpointEntry] = field(default_factory=list)
     """The checkpoint records, in the order they happened (``core.checkpoints.records``)."""
     forked_from: str | None = None
@@ -209,13 +216,22 @@ class SessionLog:
             )
         others = self.skipped_lines - (1 if self.torn_tail else 0)
         if others:
-            out.append(f"{name}: {others} unreadable line(s) skipped")
+            where = _lines(self.skipped_at[: len(self.skipped_at) - (1 if self.torn_tail else 0)])
+            out.append(
+                f"{self.path}: {others} unreadable line(s) skipped ({where}); the rest of the "
+                "session is here"
+            )
+        if self.replaced_at:
+            out.append(
+                f"{self.path}: {_lines(self.replaced_at)} held bytes that are not UTF-8, shown "
+                "as \ufffd; the rest of each line was read"
+            )
         if self.recovered:
             out.append(
                 f"{name}: {self.recovered} message(s) recovered from a line written onto an "
                 "unfinished one"
             )
-        return out
+        return [*self.notes, *out]
 
     @classmethod
     def load(cls, path: Path) -> SessionLog:
@@ -229,15 +245,20 @@ class SessionLog:
         folded: list[Message] = []
         compactions: list[Compacted] = []
         skipped = recovered = torn = 0
+        skipped_at: list[int] = []
+        replaced_at: list[int] = []
         data = path.read_bytes()
         lines = data.split(b"\n")
         for number, raw in enumerate(lines):
             if not raw.strip():
                 continue
+            if not raw.isascii() and not _utf8(raw):
+                replaced_at.append(number + 1)
             entry = _entry(raw)
             if entry is None:
                 entry = _salvage(raw)
                 skipped += 1  # the unfinished line before what is salvaged is lost
+                skipped_at.append(number + 1)
                 if entry is None:
                     if number == len(lines) - 1:  # no newline after it: a write cut short
                         torn = len(raw)
@@ -263,6 +284,7 @@ class SessionLog:
                     compactions.append(compaction)
             except ValidationError:
                 skipped += 1
+                skipped_at.append(number + 1)
         if skipped:
             log.warning("%s: skipped %d unreadable line(s)", path, skipped)
         session = cls(
@@ -275,6 +297,8 @@ class SessionLog:
             skipped_lines=skipped,
             torn_tail=torn,
             recovered=recovered,
+            skipped_at=skipped_at,
+            replaced_at=replaced_at,
             entries=entries,
             forked_from=meta.get("forked_from") or None,
             folded=folded,
@@ -282,6 +306,37 @@ class SessionLog:
         )
         session.messages = repair(messages)
         return session
+
+
+def _utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _lines(numbers: list[int]) -> str:
+    """``line 3`` / ``lines 3, 7 and 12`` / ``lines 3, 7, 12… (40 in all)``."""
+    if len(numbers) == 1:
+        return f"line {numbers[0]}"
+    shown = ", ".join(str(n) for n in numbers[:5])
+    if len(numbers) > 5:
+        return f"lines {shown}… ({len(numbers)} in all)"
+    head, _, last = shown.rpartition(", ")
+    return f"lines {head} and {last}"
+
+
+def _header(path: Path) -> dict[str, Any] | None:
+    """The meta line of a session file (read as bytes: a byte that is not UTF-8 further on
+    must not hide the session), or None when the first line is not one."""
+    try:
+        with path.open("rb") as fh:
+            first = fh.readline(1 << 20)
+    except OSError:
+        return None
+    entry = _entry(first)
+    return entry if entry is not None and entry.get("type") == "meta" else None
 
 
 def _entry(raw: bytes) -> dict[str, Any] | None:
@@ -370,6 +425,8 @@ def session_usage(messages: list[Message]) -> Usage:
 class SessionStore:
     def __init__(self, root: Path | None = None) -> None:
         self.root = root or (data_dir() / "sessions")
+        self.passed_over: list[Path] = []
+        """The session files the last ``latest`` could not read the header of."""
 
     def new(self, cwd: Path, model: str, *, forked_from: str | None = None) -> SessionLog:
         self.root.mkdir(parents=True, exist_ok=True)
@@ -416,17 +473,31 @@ class SessionStore:
         return sorted(self.root.glob("*.jsonl"), key=lambda p: p.name, reverse=True)
 
     def latest(self, cwd: Path) -> SessionLog | None:
-        """The most recent session started in ``cwd``."""
+        """The most recent session started in ``cwd``. A newer file whose header cannot be
+        read (so whose folder is unknown) is not passed over in silence: it is named in the
+        session's ``notes`` (or in ``passed_over`` when none is found), with how to resume
+        it."""
         wanted = os.path.realpath(cwd)
+        self.passed_over = []
         for path in self.all():
-            try:
-                with path.open(encoding="utf-8") as fh:
-                    meta = json.loads(fh.readline() or "{}")
-            except (OSError, ValueError):  # unreadable, not UTF-8, not JSON
+            meta = _header(path)
+            if meta is None:
+                self.passed_over.append(path)
                 continue
-            if isinstance(meta, dict) and os.path.realpath(meta.get("cwd", "")) == wanted:
-                return SessionLog.load(path)
+            if os.path.realpath(str(meta.get("cwd", ""))) == wanted:
+                session = SessionLog.load(path)
+                session.notes.extend(self.passed_over_notes())
+                return session
         return None
+
+    def passed_over_notes(self) -> list[str]:
+        """What ``latest`` passed over, each with how to resume it."""
+        return [
+            f"{path}: a newer session file whose first line is not a session header (damaged?) "
+            f"was passed over; if it is this folder's, resume it with "
+            f"`agent-tui --resume {path}`"
+            for path in self.passed_over
+        ]
 
     def find(self, session_id: str) -> SessionLog | None:
         """A session by id (or unique id prefix), or by file path."""
