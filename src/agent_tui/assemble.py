@@ -22,7 +22,7 @@ from agent_tui.core.permissions import Mode
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.providers.base import Frontend, Provider, ProviderError
 from agent_tui.core.providers.spec import make_provider
-from agent_tui.core.session import SessionLog, SessionStore
+from agent_tui.core.session import SessionLog, SessionStore, in_use_note
 from agent_tui.core.settings import Settings, load_settings
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.tools.registry import ToolRegistry
@@ -65,12 +65,18 @@ def _open_session(
     found = _found_session(args, cwd, store)
     if found is None:
         return store.new(cwd, model)
-    if isinstance(found, tuple) or not args.fork_session:
+    if isinstance(found, tuple):
+        return found
+    holder = None if args.fork_session else found.claim()
+    if not args.fork_session and holder is None:
         return found
     try:
-        return store.fork(found)
+        fork = store.fork(found)
     except OSError as exc:
         return f"cannot fork session {found.id}: {exc.strerror or exc}", 1
+    if holder is not None:  # one writer per session: the other process keeps it
+        fork.notes.append(in_use_note(found, fork, holder))
+    return fork
 
 
 def _found_session(

@@ -80,7 +80,7 @@ from agent_tui.core.rewind import (
     TurnSummary,
 )
 from agent_tui.core.sandbox import SessionSandbox
-from agent_tui.core.session import SessionLog, SessionStore, session_usage
+from agent_tui.core.session import SessionLog, SessionStore, in_use_note, session_usage
 from agent_tui.core.settings import Settings
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.registry import ToolRegistry
@@ -324,6 +324,8 @@ class Agent:
         self._idle("start a new conversation")
         await self.settle()
         session = await asyncio.to_thread(self.sessions.new, self.cwd, self.provider.name)
+        if self.session is not None:
+            self.session.release()
         self.session, self.messages, self.usage = session, [], Usage()
         self.folded = []
         self.file_state.clear()  # what was read is no longer in the model's context
@@ -338,6 +340,14 @@ class Agent:
         self._idle("resume a session")
         await self.settle()
         session = await asyncio.to_thread(SessionLog.load, path)
+        if self.session is None or session.path != self.session.path:
+            holder = session.claim()
+            if holder is not None:  # written by another process: go on in a fork of it
+                fork = await asyncio.to_thread(self.sessions.fork, session)
+                fork.notes.append(in_use_note(session, fork, holder))
+                session = fork
+            if self.session is not None:
+                self.session.release()
         messages = list(session.messages)
         self.folded = list(session.folded)
         usage = session_usage([*self.folded, *messages])
@@ -358,6 +368,7 @@ class Agent:
         if self.session is None:
             raise RewindError("This conversation is not saved to a session file: nothing to fork.")
         fork = await asyncio.to_thread(self.sessions.fork, self.session)
+        self.session.release()
         self.session, self.messages, self.folded = fork, list(fork.messages), list(fork.folded)
         return self.describe()
 
@@ -488,6 +499,8 @@ class Agent:
             return None
         self.closed = True
         await self.settle()
+        if self.session is not None:
+            self.session.release()
         for source in self.tool_sources:
             try:
                 await source.aclose()

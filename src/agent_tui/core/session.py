@@ -38,6 +38,7 @@ from agent_tui.core.checkpoints.records import ENTRY_ADAPTER, CheckpointEntry, R
 from agent_tui.core.compaction import Compacted, summary_message
 from agent_tui.core.events import ToolErrorEvent, ToolResult
 from agent_tui.core.paths import data_dir
+from agent_tui.core.session_lock import SessionLock
 from agent_tui.core.transcript import CallRecord, Message, ToolCall, Usage
 
 log = logging.getLogger(__name__)
@@ -84,6 +85,19 @@ class SessionLog:
     """Why the last write failed, until one succeeds (``take_problem`` reports it once)."""
     _reported: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    _writer: SessionLock | None = field(default=None, repr=False, compare=False)
+
+    def claim(self) -> str | None:
+        """Become the one process that writes this session (``core.session_lock``): None
+        when this process now holds it, else who does (``pid 1234``)."""
+        if self._writer is None:
+            self._writer = SessionLock(self.path)
+        return self._writer.claim()
+
+    def release(self) -> None:
+        """Stop being its writer (the session was left, or the process ends)."""
+        if self._writer is not None:
+            self._writer.release()
 
     @property
     def files_dir(self) -> Path:
@@ -445,7 +459,9 @@ class SessionStore:
             meta["forked_from"] = forked_from
         with path.open("x", encoding="utf-8") as fh:
             fh.write(json.dumps(meta) + "\n")
-        return SessionLog(session_id, path, str(cwd), model, created, forked_from=forked_from)
+        session = SessionLog(session_id, path, str(cwd), model, created, forked_from=forked_from)
+        session.claim()  # new: nobody else can hold it
+        return session
 
     def fork(self, session: SessionLog) -> SessionLog:
         """A new session (new id, new file) with ``session``'s whole history: every line of
@@ -464,7 +480,9 @@ class SessionStore:
                         pass
                 dst.write(line if line.endswith(b"\n") else line + b"\n")
         session.blobs.copy_to(fork.blobs)
-        return SessionLog.load(fork.path)
+        loaded = SessionLog.load(fork.path)
+        loaded._writer = fork._writer  # the lock new() took goes with it
+        return loaded
 
     def all(self) -> list[Path]:
         """Session files, newest first."""
@@ -508,3 +526,13 @@ class SessionStore:
         if len(matches) == 1:
             return SessionLog.load(matches[0])
         return None
+
+
+def in_use_note(original: SessionLog, fork: SessionLog, holder: str) -> str:
+    """What a run that found its session in use by another process says: it went on in a
+    fork (two writers would interleave their turns in one file)."""
+    return (
+        f"session {original.id} is in use by another agent-tui ({holder}): this run goes on "
+        f"in a fork of it, session {fork.id}, with the same history; the original stays with "
+        "the process writing it"
+    )
