@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -96,3 +100,23 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     ranked = sorted(_FILE_SECONDS.items(), key=lambda item: item[1], reverse=True)
     for path, seconds in ranked[:count]:
         terminalreporter.write_line(f"{seconds:8.1f}s {100 * seconds / total:5.1f}%  {path}")
+
+
+@pytest.fixture
+def tiny_disk() -> Iterator[Path]:
+    """A 64 KiB tmpfs (root only, where mounting works)."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    where = Path(tempfile.mkdtemp(prefix="tiny-disk-"))
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(where)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        where.rmdir()
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", str(where)], check=False)
+        with contextlib.suppress(OSError):
+            where.rmdir()

@@ -301,7 +301,12 @@ def test_a_full_disk_mid_session_is_an_error_event_and_the_turn_goes_on(workspac
         stdin=subprocess.DEVNULL,
         preexec_fn=limit,
     )
-    assert done.returncode == 0, done.stderr
+    # the answer was never saved (the limit holds to the end, for the rescue file too): the
+    # run says so once, at the end, and exits 4 (issue 38: it exited 0 promising a save)
+    assert done.returncode == 4, done.stderr
+    assert done.stderr.count("could not be saved") == 1, done.stderr
+    assert "1 message of this run could not be saved to" in done.stderr
+    assert "they are lost" in done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     errors = [e for e in events if e["type"] == "error"]
     assert len(errors) == 1

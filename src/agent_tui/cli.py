@@ -227,6 +227,12 @@ def _tui(args: argparse.Namespace, cwd: Path) -> int:
         _after(app.booted)
     if app.boot_failure is not None:
         return _fail(app.boot_failure.message, app.boot_failure.code)
+    unsaved = app.booted.agent.unsaved if app.booted is not None else None
+    if unsaved is not None:
+        from agent_tui.headless import EXIT_UNSAVED
+
+        print(f"agent-tui: {unsaved}", file=sys.stderr)
+        return app.return_code or EXIT_UNSAVED
     return app.return_code or 0
 
 

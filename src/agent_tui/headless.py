@@ -34,6 +34,8 @@ from agent_tui.core.events import (
 
 OutputFormat = Literal["text", "json", "stream-json"]
 EXIT_CODES = {"completed": 0, "error": 1, "max_turns": 1, "interrupted": 130}
+EXIT_UNSAVED = 4
+"""The run completed, but part of its session could not be saved (a full disk)."""
 DEMO_NOTICE = (
     "[agent-tui: offline demo model — set AGENT_API_KEY or ANTHROPIC_API_KEY, or pass --model, "
     "for a real model]"
@@ -181,6 +183,8 @@ async def run_headless(
             loop.remove_signal_handler(signal.SIGINT)
         await agent.close()
     reason = end.reason if end else "error"
+    if agent.unsaved is not None:
+        err.write(f"agent-tui: {agent.unsaved}\n")
     if output_format == "json":
         result = {
             "type": "result",
@@ -195,11 +199,13 @@ async def run_headless(
             "usage": usage.session.model_dump() if usage else None,
             "spills": spills,
             "warnings": session_start.warnings,
+            "unsaved": agent.unsaved,
             "events": events,
         }
         out.write(json.dumps(result, ensure_ascii=False) + "\n")
         out.flush()
-    return EXIT_CODES.get(reason, 1)
+    code = EXIT_CODES.get(reason, 1)
+    return code or (EXIT_UNSAVED if agent.unsaved is not None else 0)
 
 
 async def _with_start_failures(agent: Agent, start: SessionStart) -> SessionStart:

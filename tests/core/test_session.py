@@ -94,8 +94,7 @@ def test_a_torn_last_line_is_skipped_reported_and_the_next_append_starts_fresh(
     assert [m.content for m in again.messages] == ["first", "second"]
     assert again.torn_tail == 0
     assert again.problems() == [
-        f"{session.path}: 1 unreadable line(s) skipped (line 3); the rest of the session is "
-        "here"
+        f"{session.path}: 1 unreadable line(s) skipped (line 3); the rest of the session is here"
     ]
 
 

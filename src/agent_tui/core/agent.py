@@ -196,6 +196,9 @@ class Agent:
         """The last turn's checkpoint finishing (its last workspace scan) after the turn
         (``settle``)."""
         self.closed = False
+        self.unsaved: str | None = None
+        """Set by ``close``: what of the session could not be saved, and where it went (None
+        when everything was saved). Front ends say it once and exit non-zero."""
         self.mention_resources: MentionResources | None = None
         """What ``@server:uri`` attaches (MCP resources: ``core.mcp.resource_mentions``)."""
 
@@ -500,6 +503,7 @@ class Agent:
         self.closed = True
         await self.settle()
         if self.session is not None:
+            self.unsaved = await asyncio.to_thread(self.session.finish)
             self.session.release()
         for source in self.tool_sources:
             try:

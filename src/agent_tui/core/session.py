@@ -211,13 +211,43 @@ class SessionLog:
 
     def _failed(self, exc: OSError) -> None:
         count = len(self.unsaved)
+        first = self.problem is None
         self.problem = (
             f"the session could not be saved to {self.path}: {exc.strerror or exc}; "
-            f"{count} message{'s are' if count != 1 else ' is'} kept in memory and will be "
-            "saved when writing works again (until then --continue would not see "
-            f"{'them' if count != 1 else 'it'})"
+            f"{count} line{'s are' if count != 1 else ' is'} kept in memory and written with "
+            "the next save that works (until then --continue would not see "
+            f"{'them' if count != 1 else 'it'}); if none works before the end, the run says "
+            "what was lost"
         )
-        log.warning("%s", self.problem)
+        if first:  # once for a run of failures; the user hears of it by an error event
+            log.info("%s", self.problem)
+
+    def finish(self) -> str | None:
+        """At the end of a run: one more try to write what is unsaved; what still cannot be
+        written goes to a rescue file in the temporary directory (another disk, often). None
+        when everything is saved, else what was not saved and where it is, said once."""
+        with self._lock:
+            if not self.unsaved:
+                return None
+            failure = self._write()
+            if failure is None:
+                return None
+            lines = list(self.unsaved)
+        count = sum(1 for line in lines if line.startswith('{"type": "message"'))
+        what = f"{count} message{'s' if count != 1 else ''} of this run"
+        why = failure.strerror or str(failure)
+        rescue = _rescue(self.id, lines)
+        if rescue is not None:
+            where = (
+                f"they were written to {rescue} instead; append that file to the session "
+                f"file to keep them (cat {rescue} >> {self.path})"
+            )
+        else:
+            where = "nothing could be written elsewhere either: they are lost"
+        return (
+            f"{what} could not be saved to {self.path} ({why}): {where}. The session file "
+            "holds the conversation before them."
+        )
 
     def problems(self) -> list[str]:
         """What reading the file found wrong, for the front ends to show at resume."""
@@ -320,6 +350,26 @@ class SessionLog:
         )
         session.messages = repair(messages)
         return session
+
+
+def _rescue(session_id: str, lines: list[str]) -> Path | None:
+    """Write ``lines`` to a new file in the temporary directory; its path, or None."""
+    import tempfile
+
+    try:
+        fd, name = tempfile.mkstemp(prefix=f"agent-tui-unsaved-{session_id}-", suffix=".jsonl")
+    except OSError:
+        return None
+    try:
+        _write_all(fd, "".join(lines).encode("utf-8"))
+        os.fsync(fd)
+    except OSError:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+        return None
+    os.close(fd)
+    return Path(name)
 
 
 def _utf8(raw: bytes) -> bool:

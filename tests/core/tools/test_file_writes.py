@@ -4,15 +4,12 @@ files of repeated lines."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import stat
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -208,26 +205,6 @@ def test_a_file_size_limit_is_said_as_no_space_and_the_file_is_unchanged(
     assert out["new"]["message"].endswith("; nothing was written.")
     assert big.read_bytes() == body
     assert sorted(os.listdir(tmp_path)) == ["big.txt"]  # temporary files removed
-
-
-@pytest.fixture
-def tiny_disk() -> Iterator[Path]:
-    """A 64 KiB tmpfs (root only, where mounting works)."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    where = Path(tempfile.mkdtemp(prefix="tiny-disk-"))
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(where)], capture_output=True
-    )
-    if mounted.returncode != 0:
-        where.rmdir()
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
-    try:
-        yield where
-    finally:
-        subprocess.run(["umount", str(where)], check=False)
-        with contextlib.suppress(OSError):
-            where.rmdir()
 
 
 async def test_a_full_disk_is_said_as_no_space_and_the_file_is_unchanged(
