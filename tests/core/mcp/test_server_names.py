@@ -438,7 +438,7 @@ def test_mcp_add_refuses_a_name_that_would_clash(tmp_path: Path) -> None:
     add_server(path, "ev_1", {"command": "a"})
     for name in ("EV_1", "Ev_1"):
         with pytest.raises(
-            ConfigEditError, match="would share mcp__EV_1__|would share mcp__Ev_1__"
+            ConfigEditError, match=f"would share mcp__{name}__ with the server 'ev_1'"
         ):
             add_server(path, name, {"command": "b"})
     add_server(path, "ev-1", {"command": "c"})  # a prefix of its own: fine
