@@ -18,7 +18,6 @@ from typing import Any
 
 from agent_tui.core.permissions.mcp_names import server_prefix
 
-PREFIX = "mcp__"
 UNSAFE = re.compile(r"[^A-Za-z0-9_.:-]")
 
 
