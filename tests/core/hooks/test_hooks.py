@@ -144,7 +144,9 @@ async def test_timeout_ends_cleanly_and_kills_the_group(tmp_path: Path) -> None:
     shown = of_type(events, "hook")[0]
     assert shown.outcome == "timeout"
     assert "killed" in shown.message
-    assert (tmp_path / "out.txt").exists()  # the call went on
+    # A PreToolUse guard that cannot answer blocks its call (issue 37; test_hook_failures).
+    assert not (tmp_path / "out.txt").exists()
+    assert "did not finish within 0.5 s" in of_type(events, "tool_rejected")[0].reason
     assert of_type(events, "turn_end")[0].reason == "completed"
     assert not canary.exists()
 

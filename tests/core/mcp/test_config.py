@@ -75,9 +75,12 @@ def test_default_files_user_then_project(tmp_path: Path) -> None:
     write_config(project_config_path(tmp_path), {"b": {"command": "project-b", "args": ["x"]}})
     config = load_config(tmp_path)
     assert config.servers["a"].command == "user-a"
-    # The project's entry replaces the user's whole, not key by key.
-    assert (config.servers["b"].command, config.servers["b"].args) == ("project-b", ["x"])
-    assert config.servers["b"].source == project_config_path(tmp_path)
+    # A project server cannot take the name of one of the user's own (issue 37): the user's
+    # stays, the project's entry is refused, and a problem says so (``test_server_names``).
+    assert (config.servers["b"].command, config.servers["b"].source) == ("user-b", user)
+    [problem] = config.problems
+    assert (problem.path, problem.server) == (project_config_path(tmp_path), "b")
+    assert "has the name of your own server 'b'" in problem.message
 
 
 def test_variable_expansion_in_every_string(tmp_path: Path) -> None:
@@ -192,19 +195,19 @@ def test_add_and_remove_keep_the_rest_of_the_file(tmp_path: Path) -> None:
 
 
 def test_a_file_broken_on_reload_keeps_its_servers_and_says_so(tmp_path: Path) -> None:
-    user = write_config(tmp_path / "user.json", {"a": {"command": "user-a"}})
+    user = write_config(tmp_path / "user.json", {"u": {"command": "user-u"}})
     project = write_config(tmp_path / ".mcp.json", {"a": {"command": "a"}, "b": {"command": "b"}})
     first = load_config(tmp_path, paths=[user, project], environ={})
     project.write_text('{"mcpServers": ')
 
     again = load_config(tmp_path, paths=[user, project], environ={}, previous=first)
-    assert {n: s.command for n, s in again.servers.items()} == {"a": "a", "b": "b"}
+    assert {n: s.command for n, s in again.servers.items()} == {"a": "a", "b": "b", "u": "user-u"}
     [problem] = again.problems
     assert (problem.path, problem.unread, problem.kept) == (project, True, ("a", "b"))
     assert "its servers (a, b) stay as before this change" in problem.message
 
     fresh = load_config(tmp_path, paths=[user, project], environ={})  # a start: nothing kept
-    assert {n: s.command for n, s in fresh.servers.items()} == {"a": "user-a"}
+    assert {n: s.command for n, s in fresh.servers.items()} == {"u": "user-u"}
     [problem] = fresh.problems
     assert (problem.unread, problem.kept) == (True, ())
     assert problem.message.endswith("; no server of this file is loaded")

@@ -16,7 +16,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-PREFIX = "mcp__"
+from agent_tui.core.permissions.mcp_names import server_prefix
+
 UNSAFE = re.compile(r"[^A-Za-z0-9_.:-]")
 
 
@@ -36,7 +37,9 @@ class McpPrompt:
 
     @property
     def command(self) -> str:
-        return f"{PREFIX}{UNSAFE.sub('_', self.server)}__{UNSAFE.sub('_', self.name)}"
+        """``mcp__<server>__<prompt>``, the server named as in its tools' names and rules
+        (``ev.1`` is ``mcp__ev_1__``: ``permissions.mcp_names``)."""
+        return f"{server_prefix(self.server)}{UNSAFE.sub('_', self.name)}"
 
     @property
     def hint(self) -> str:

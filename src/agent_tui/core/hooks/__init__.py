@@ -6,19 +6,26 @@ prompt or add context to it), ``Stop`` (the model ended its turn: block = go on,
 as the next instruction, once), ``SessionStart`` (context for the first prompt), ``PreCompact``
 (block a compaction). A hook gets the event as JSON on stdin and answers by exit code (0 ok —
 stdout is context on UserPromptSubmit/SessionStart —, 2 block with stderr as the reason, other
-codes: an error shown, nothing blocked) or by JSON on stdout (``decision``, ``reason``,
+codes: the hook failed, see below) or by JSON on stdout (``decision``, ``reason``,
 ``continue``/``stopReason``, ``hookSpecificOutput`` with ``permissionDecision``,
 ``permissionDecisionReason``, ``updatedInput``, ``additionalContext``).
 
-Security (fail closed): hooks of the user's settings file run; those of a project's files
-(``.agent-tui/settings.json``, ``settings.local.json``) only once the user trusted that file's
-``"hooks"`` section as it is (``core.trust``; a change asks again; headless skips them with a
-warning). A hook can make a call stricter, never looser than the rules: its input rewrite is
-validated against the tool's schema and judged by the permission pipeline again, a deny there
-stays a deny, and a hook's ``allow`` skips an ask only when the hook comes from the user's own
-settings and the ask is one some mode could skip (not a protected path, not an opaque command).
-A project hook's ``allow`` counts for nothing. Failures and timeouts never stop the loop: they
-are shown (``hook`` events) and the call or prompt goes on as if the hook had said nothing.
+Security (fail closed): hooks of the user's settings file run as the user's own programs,
+outside the sandbox (``placement``: unless they run a file of the workspace); those of a
+project's files (``.agent-tui/settings.json``, ``settings.local.json``) run confined, and only
+once the user trusted that file's ``"hooks"`` section as it is (``core.trust``; a change asks
+again; headless skips them with a warning). A hook can make a call stricter, never looser than
+the rules: its input rewrite is validated against the tool's schema and judged by the
+permission pipeline again, a deny there stays a deny, and a hook's ``allow`` skips an ask only
+when the hook comes from the user's own settings and the ask is one some mode could skip (not
+a protected path, not an opaque command). A project hook's ``allow`` counts for nothing.
+
+A hook that cannot run (``failures``: not found, killed, timed out, an exit code other than 0
+and 2, an unreadable answer) never stops the loop, and is always shown (``hook`` events). A
+``PreToolUse`` hook's failure blocks its call, with the reason (``"onFailure": "ignore"`` on the
+hook lets the call go on); ``UserPromptSubmit`` and ``PreCompact`` block only with
+``"onFailure": "block"``; for the other events the session goes on as if the hook had said
+nothing (a ``PostToolUse`` hook comes after its call: nothing to undo).
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ from agent_tui.core.hooks.config import (
     parse_hooks,
     trust_item,
 )
+from agent_tui.core.hooks.failures import failure_message, why_not_run
 from agent_tui.core.hooks.runner import HookProcess, run_command
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
 from agent_tui.core.settings import (
@@ -176,24 +184,17 @@ def _judge(
             elapsed=elapsed,
         )
 
-    if proc.error is not None:
-        return shown("error", f"the hook {proc.error}; it was ignored")
-    if proc.timed_out:
-        return shown(
-            "timeout",
-            f"the hook did not finish within {spec.timeout:g} s: its processes were killed "
-            "and it was ignored",
-        )
+    why = why_not_run(proc, spec)
+    if why is not None:  # no answer: blocks what it guards, or is reported (failure_policy)
+        blocks = spec.failure_policy == "block"
+        message = failure_message(spec, why, blocks=blocks)
+        if blocks:
+            _block(verdict, event, message)
+        return shown("timeout" if proc.timed_out else "error", message, proc.stderr or proc.stdout)
     if proc.exit_code == 2:
         reason = proc.stderr or "blocked by a hook (exit 2, no reason given)"
         _block(verdict, event, reason)
         return shown("blocked", reason, proc.stderr)
-    if proc.exit_code != 0:
-        return shown(
-            "error",
-            f"the hook failed (exit {proc.exit_code}); it was ignored",
-            proc.stderr or proc.stdout,
-        )
     answer = _json(proc.stdout)
     if answer is None:
         if event in ("UserPromptSubmit", "SessionStart") and proc.stdout:

@@ -6,6 +6,13 @@ Two shapes are read. Ours: ``{"PreToolUse": [{"matcher": "run_shell", "command":
 of every file add up (a project cannot remove the user's hooks), and each remembers the file it
 comes from: a project file's hooks run only once the user trusted that file's hooks exactly as
 they are (``TrustItem`` of kind ``hook_file``; a changed section asks again).
+
+``"onFailure"`` (``block`` or ``ignore``) says what a hook that cannot run does — not found,
+not executable, killed, timed out, an exit code other than 0 and 2, an answer that cannot be
+read (``core.hooks.failures``). ``block`` is the default of ``PreToolUse`` (its call is not run:
+a guard that cannot run must not wave calls through) and may be chosen for ``UserPromptSubmit``
+and ``PreCompact``; the other events cannot block anything on failure (``PostToolUse`` comes
+after its call), so they report it and go on.
 """
 
 from __future__ import annotations
@@ -29,6 +36,9 @@ EVENTS: tuple[HookEventName, ...] = (
     "PreCompact",
 )
 Scope = Literal["user", "project", "local"]
+OnFailure = Literal["block", "ignore"]
+CAN_BLOCK_ON_FAILURE: frozenset[str] = frozenset({"PreToolUse", "UserPromptSubmit", "PreCompact"})
+"""Events whose hook may block what it guards when it cannot run (``"onFailure": "block"``)."""
 DEFAULT_TIMEOUT = 60.0
 MAX_TIMEOUT = 600.0
 
@@ -59,6 +69,15 @@ class HookSpec:
     timeout: float = DEFAULT_TIMEOUT
     source: Path = Path()
     scope: Scope = "user"
+    on_failure: OnFailure | None = None
+    """What a failure to run does (None: the event's default, ``failure_policy``)."""
+
+    @property
+    def failure_policy(self) -> OnFailure:
+        """``block`` for PreToolUse unless the hook says ``"onFailure": "ignore"``."""
+        if self.on_failure is not None:
+            return self.on_failure
+        return "block" if self.event == "PreToolUse" else "ignore"
 
     def matches(self, tool: str | None) -> bool:
         if tool is None or self.matcher in ("", "*"):
@@ -127,7 +146,19 @@ def _one(
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
         problems.append(f"{where}.timeout must be a positive number of seconds; ignored")
         return None
-    return HookSpec(event, command, matcher, min(float(timeout), MAX_TIMEOUT), source, scope)
+    on_failure = hook.get("onFailure")
+    if on_failure not in (None, "block", "ignore"):
+        problems.append(f'{where}.onFailure must be "block" or "ignore"; ignored')
+        return None
+    if on_failure == "block" and event not in CAN_BLOCK_ON_FAILURE:
+        problems.append(
+            f'{where}.onFailure "block" has no effect on {event} (nothing to block: a failure '
+            "is reported and the session goes on)"
+        )
+        on_failure = None
+    return HookSpec(
+        event, command, matcher, min(float(timeout), MAX_TIMEOUT), source, scope, on_failure
+    )
 
 
 def trust_item(source: Path, raw: Any) -> TrustItem:

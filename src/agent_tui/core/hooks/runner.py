@@ -1,5 +1,7 @@
-"""Running one hook command: off the event loop, in its own process group, in the sandbox when
-the session has one, with the event as JSON on stdin and a deadline that kills the group."""
+"""Running one hook command: off the event loop, in its own process group, with the event as
+JSON on stdin and a deadline that kills the group. Where it runs is ``placement``'s call: the
+user's own hooks as the user's programs, the project's (and user hooks that run a workspace
+file) confined — in the session's sandbox when there is one, with an allow-listed environment."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.hooks.config import HookSpec
+from agent_tui.core.hooks.placement import PROJECT_VARS, confined_because, confined_env
 from agent_tui.core.sandbox import SessionSandbox
 
 OUTPUT_CAP = 64 * 1024
@@ -28,20 +31,29 @@ class HookProcess:
     stderr: str = ""
     timed_out: bool = False
     error: str | None = None
+    confined: str | None = None
+    """Why it ran confined (None: as the user's own program)."""
 
 
 async def run_command(
     spec: HookSpec, payload: dict[str, Any], cwd: Path, sandbox: SessionSandbox
 ) -> HookProcess:
     argv = ["/bin/sh", "-c", spec.command]
-    state = await asyncio.to_thread(lambda: sandbox.state)
-    if state.refuses:
-        return HookProcess(
-            None, error=f"not run: the sandbox is required and unavailable ({state.problem})"
-        )
-    if state.shell is not None:
-        argv = state.shell.wrap(argv, cwd)
-    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(cwd), "AGENT_TUI_PROJECT_DIR": str(cwd)}
+    confined = await asyncio.to_thread(confined_because, spec, cwd)  # it looks at files
+    if confined is None:  # the user's own program: as the user, outside any sandbox
+        env = {**os.environ, **dict.fromkeys(PROJECT_VARS, str(cwd))}
+    else:
+        state = await asyncio.to_thread(lambda: sandbox.state)
+        if state.refuses:
+            return HookProcess(
+                None,
+                error=f"was not run: it runs confined ({confined}) and the sandbox is "
+                f"required but unavailable ({state.problem})",
+                confined=confined,
+            )
+        if state.shell is not None:
+            argv = state.shell.wrap(argv, cwd)
+        env = confined_env(cwd)
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv,
@@ -53,19 +65,21 @@ async def run_command(
             start_new_session=True,
         )
     except OSError as exc:
-        return HookProcess(None, error=f"could not start ({exc.strerror or exc})")
+        return HookProcess(
+            None, error=f"could not start ({exc.strerror or exc})", confined=confined
+        )
     data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
     try:
         out, err = await asyncio.wait_for(_talk(proc, data), spec.timeout)
     except TimeoutError:
         _kill_group(proc)
         await proc.wait()
-        return HookProcess(None, timed_out=True)
+        return HookProcess(None, timed_out=True, confined=confined)
     except asyncio.CancelledError:
         _kill_group(proc)
         await proc.wait()
         raise
-    return HookProcess(proc.returncode, _text(out), _text(err))
+    return HookProcess(proc.returncode, _text(out), _text(err), confined=confined)
 
 
 async def _talk(proc: asyncio.subprocess.Process, data: bytes) -> tuple[bytes, bytes]:

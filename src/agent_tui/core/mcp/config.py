@@ -9,7 +9,9 @@ The format is the common one (Claude Code, Cursor, …)::
                    "headers": {"Authorization": "Bearer ${TOKEN}"}}}}
 
 Files, least specific first: the user's ``mcp.json`` in the config dir, then the project's
-``.mcp.json``. A server defined in both is taken whole from the project file. Per server:
+``.mcp.json``. Names are settled once both are read (``server_names``): servers whose names
+give the same tool prefix (``ev.1`` and ``ev_1``: ``mcp__ev_1__``) are refused, and a project
+server cannot take the name (or the prefix) of one of the user's own. Per server:
 ``disabled``, ``timeout`` (seconds per call, default 60), ``startup_timeout`` (seconds to
 connect and list tools, default 15) and ``start`` (``eager`` or ``lazy``: ``start_mode``).
 ``${VAR}`` and ``${VAR:-default}`` are expanded in every string. A broken file or entry is
@@ -31,7 +33,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_tui.core.mcp.oauth_settings import OAuthEntry, secret_warning
+from agent_tui.core.mcp.server_names import Entry, refuse, settle
 from agent_tui.core.paths import config_dir
+from agent_tui.core.permissions.mcp_names import name_problem
 from agent_tui.core.schema_errors import format_validation_error
 from agent_tui.core.trust import ProjectTrust, TrustItem, canonical
 
@@ -156,31 +160,55 @@ def load_config(
     previous: McpConfig | None = None,
     trust: ProjectTrust | None = None,
 ) -> McpConfig:
-    """Read and merge the configuration files (later files override whole entries).
+    """Read and merge the configuration files, then settle the names (``server_names``: names
+    that would share a tool prefix are refused; a project server cannot take the name of one
+    of the user's own). A later file of the same origin replaces an entry whole.
 
     ``previous`` (a reload): a file that cannot be used now keeps the servers it had in
     ``previous`` as they were — a typo mid-edit must not stop them — and its problem says so
     (``kept``); fixing the file applies the change."""
     env = os.environ if environ is None else environ
     config = McpConfig(paths=list(paths if paths is not None else config_paths(cwd)))
-    merged: dict[str, ServerSpec] = {}
+    project_file = project_config_path(cwd)
+    read: list[Entry] = []
+    raws: dict[tuple[bool, str], Any] = {}  # valid entries just read (kept ones: none)
+    usable: set[str] = set()
     for path in config.paths:
         entries, problem = _read_servers(path)
+        project = path == project_file
         if problem is not None:
             old = previous.servers.items() if previous is not None else ()
             kept = {name: spec for name, spec in old if spec.source == path}
-            merged.update(kept)
+            for name, spec in kept.items():
+                read.append(Entry(spec, name, path, project))
+                usable.add(name)
             config.problems.append(unread_problem(path, problem, tuple(sorted(kept))))
             continue
-        project = path == project_config_path(cwd)
         for name, raw in entries.items():
             spec = parse_entry(name, raw, path, env, base=cwd)
+            why = name_problem(name) if name.strip() else spec.error
+            if why is None:
+                usable.add(name)  # its name can clash (a broken entry's too: it may be fixed)
+            elif not spec.error:
+                spec.error = why
             if spec.error:
                 config.problems.append(ConfigProblem(path, spec.error, name))
-            elif project:
-                gate = trust if trust is not None else ProjectTrust(cwd)
-                spec.untrusted = not gate.allows(trust_item(spec, raw, path))
-            merged[name] = spec
+            else:
+                raws[(project, name)] = raw
+            read.append(Entry(spec, name, path, project))
+    chosen, refusals = settle(read, usable)
+    merged = {entry.name: entry.spec for entry in chosen}
+    for refusal in refusals:
+        config.problems.append(
+            ConfigProblem(refusal.source or project_file, refusal.message, refusal.name)
+        )
+        if refusal.listed and refusal.name in merged:
+            merged[refusal.name] = refuse(merged[refusal.name], refusal.message)
+    for entry in chosen:
+        spec, raw = merged[entry.name], raws.get((entry.project, entry.name))
+        if entry.project and raw is not None and not spec.error:
+            gate = trust if trust is not None else ProjectTrust(cwd)
+            spec.untrusted = not gate.allows(trust_item(spec, raw, entry.source or project_file))
     config.servers = dict(sorted(merged.items()))
     return config
 

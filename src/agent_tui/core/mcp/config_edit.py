@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.mcp.config import SERVER_NAME, read_file
+from agent_tui.core.permissions.mcp_names import clash_key, server_prefix
 from agent_tui.core.tools.builtin.atomic import atomic_write
 
 
@@ -55,6 +56,13 @@ def add_server(path: Path, name: str, entry: dict[str, Any], *, replace: bool = 
     if existed and not replace:
         raise ConfigEditError(
             f"a server named {name!r} already exists in {path}; remove it first or pass --replace"
+        )
+    twins = [other for other in servers if other != name and clash_key(other) == clash_key(name)]
+    if twins:
+        raise ConfigEditError(
+            f"{name!r} would share {server_prefix(name)} with the server {twins[0]!r} of {path} "
+            "(names that differ only by letter case or symbols): both would be refused; "
+            "choose another name"
         )
     servers[name] = entry
     _save(path, raw)

@@ -6,8 +6,10 @@ and a 12-hex-digit SHA-1 of the raw identity ``mcp__<server>__<tool>`` is append
 scheme), so the same tool always gets the same name. Names are assigned in a deterministic
 order: tools whose name needed no change first, then the rest, each sorted.
 
-In the server part, runs of ``_`` collapse to one, so ``mcp__<server>__*`` permission rules
-can always find where the server name ends.
+The server part is ``permissions.mcp_names.server_segment`` (NFKC, runs of ``_`` collapsed),
+so ``mcp__<server>__*`` permission rules can always find where the server name ends; a cut for
+length never reaches into it (the configuration refuses longer server names), so a tool of
+one server can never take a name that starts like another server's.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ import hashlib
 import re
 from collections.abc import Iterable
 
-PREFIX = "mcp__"
-DELIMITER = "__"
+from agent_tui.core.permissions.mcp_names import DELIMITER, PREFIX, server_segment
+
 MAX_NAME = 64
 HASH_LEN = 12
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -25,11 +27,6 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 def sanitize(part: str) -> str:
     return _UNSAFE.sub("_", part) or "_"
-
-
-def server_segment(server: str) -> str:
-    """The server part of tool names (and of rules such as ``mcp__<segment>__*``)."""
-    return re.sub(r"_{2,}", "_", sanitize(server)).strip("_") or "server"
 
 
 def raw_identity(server: str, tool: str) -> str:
@@ -56,11 +53,28 @@ def qualify(
     names: dict[tuple[str, str], str] = {}
     for pair in [*exact, *others]:
         name = pretty_name(*pair)
+        prefix = f"{PREFIX}{server_segment(pair[0])}{DELIMITER}"
         salt = 0
-        while len(name) > MAX_NAME or name in used:
+        too_long = len(name) > MAX_NAME
+        while too_long or name in used:
             suffix = hash_suffix(raw_identity(*pair), salt)
-            name = pretty_name(*pair)[: MAX_NAME - len(suffix)] + suffix
+            room = MAX_NAME - len(prefix) - len(suffix)  # only the tool part is ever cut
+            name = prefix + sanitize(pair[1])[: max(room, 0)] + suffix
             salt += 1
+            too_long = len(name) > MAX_NAME and room > 0
         used.add(name)
         names[pair] = name
     return names
+
+
+__all__ = [
+    "DELIMITER",
+    "MAX_NAME",
+    "PREFIX",
+    "hash_suffix",
+    "pretty_name",
+    "qualify",
+    "raw_identity",
+    "sanitize",
+    "server_segment",
+]

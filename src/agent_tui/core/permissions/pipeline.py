@@ -220,8 +220,12 @@ class PermissionPipeline:
 
     def _server_rules(self, tool: Tool[Any], server: str, decision: Decision) -> Decision:
         """The rules of the MCP server ``server`` for a call that acts on it: a deny rule for
-        the server denies it, an ask rule makes an allowed call ask."""
-        acting = f"mcp__{server}__{tool.name}"
+        the server denies it, an ask rule makes an allowed call ask. The server is named as
+        in its tools' names (``mcp__ev_1__`` for ``ev.1``: ``mcp_names``), so one rule covers
+        its tools and its resources alike."""
+        from agent_tui.core.permissions.mcp_names import server_prefix
+
+        acting = f"{server_prefix(server)}{tool.name}"
         for rule in self.rules.deny:
             if rule.pattern is None and rule.names_tool(acting):
                 return Decision(

@@ -21,6 +21,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 from agent_tui.core.globs import translate
+from agent_tui.core.permissions.mcp_names import rule_problem as mcp_rule_problem
 from agent_tui.core.tools.hosts import pattern_problem
 
 SHELL_TOOLS = frozenset({"run_shell"})
@@ -69,6 +70,8 @@ class Rule:
             raise RuleError(f"{text!r}: '*' (every tool) takes no pattern")
         if "*" in tool and tool != "*" and not (tool.startswith("mcp__") and tool.endswith("__*")):
             raise RuleError(f"{text!r}: '*' in a tool name only works as * or mcp__server__*")
+        if (never := mcp_rule_problem(tool)) is not None:
+            raise RuleError(f"{text!r}: {never}")
         rule = cls(tool, pattern, source)
         if tool in WEB_TOOLS and pattern is not None:
             problem = pattern_problem(pattern)
