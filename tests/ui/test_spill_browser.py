@@ -466,7 +466,8 @@ async def test_a_spill_without_index_in_the_list_shows_the_error_state(tmp_path:
 
 async def test_a_spill_of_bytes_that_are_not_utf8_pages_to_its_end(tmp_path: Path) -> None:
     """A command's exact bytes (random ones here: NULs, escapes, invalid UTF-8, CRs) open,
-    page and jump to the end; what is not UTF-8 is drawn as U+FFFD, as read_file shows it."""
+    page and jump to the end; a byte that is not UTF-8 is drawn as ``\\xNN``, as read_file
+    shows it."""
     agent = make_agent(tmp_path, [])
     data = random.Random(7).randbytes(300_000)
     record = store_of(agent).write_bytes([data], "run_shell", "r", WHEN)
@@ -478,11 +479,12 @@ async def test_a_spill_of_bytes_that_are_not_utf8_pages_to_its_end(tmp_path: Pat
         assert window is not None
         assert window.at_end
         assert window.total == record.lines
-        last = data.rsplit(b"\n", 1)[1].decode("utf-8", "replace")
+        last = data.rsplit(b"\n", 1)[1].decode("utf-8", "surrogateescape")
         assert last
         assert browser.viewer.rows[-1].text == last[: len(browser.viewer.rows[-1].text)]
-        shown = "".join(row.text for row in browser.viewer.rows)
-        assert "\ufffd" in shown
+        drawn = "".join(row.body.text for row in browser.viewer.rows)
+        assert "\\x" in drawn  # (a C1 control character is still drawn as U+FFFD)
+        assert not any("\udc80" <= char <= "\udcff" for char in drawn)
         await pilot.press("y")
         assert app.clipboard == window_text_of(record, window)
         assert not errors(app)
@@ -496,7 +498,7 @@ def window_text_of(record: SpillRecord, window: Any) -> str:
 def test_rows_are_drawn_safely_and_matches_map_onto_them() -> None:
     shown = prepare("a\tb\x1b[31mred\x07")
     assert shown.text == "a       b␛[31mred␇"  # a tab to the next stop, escapes as symbols
-    assert shown.controls == (9, 17)
+    assert shown.controls == ((9, 1), (17, 1))
     assert shown.at(2) == 8  # "b" is drawn after the tab's spaces
     assert shown.at(len("a\tb\x1b[31mred\x07")) == len(shown.text)
     wide = prepare("日本\tx")

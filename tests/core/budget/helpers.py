@@ -9,6 +9,7 @@ from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import read_file
 
 _CUT = re.compile(r" \[… line cut: [\d,]+ more chars\]$")
+_NEXT_CHAR = re.compile(r"next: read_file\(path=.*, offset=\d+, char_offset=(\d+)\)")
 
 
 async def call_read(ctx: ToolContext, **arguments: object) -> read_file.ToolOutput:
@@ -16,22 +17,24 @@ async def call_read(ctx: ToolContext, **arguments: object) -> read_file.ToolOutp
 
 
 async def rest_of_line(ctx: ToolContext, path: str, line: int, start: int) -> str:
-    """Characters ``start..`` of ``line``, window by window as the footers say."""
+    """Characters ``start..`` of ``line``, window by window as the footers say (as shown: a
+    byte that is not UTF-8 as ``\\xNN``)."""
     parts: list[str] = []
     char = start
     while True:
         out = await call_read(ctx, path=path, offset=line, char_offset=char)
         row, footer = out.content.rsplit("\n", 1)
-        text = row.split("\t", 1)[1]
-        parts.append(text)
-        char += len(text)
+        parts.append(row.split("\t", 1)[1])
         if "(end of line)" in footer:
             return "".join(parts)
-        assert f"char_offset={char})" in footer, footer
+        found = _NEXT_CHAR.search(footer)
+        assert found is not None, footer
+        char = int(found[1])
 
 
 async def read_back(ctx: ToolContext, path: str, limit: int = 2000) -> str:
-    """The whole file as read_file shows it: pages of rows, cut lines completed."""
+    """The whole file as read_file shows it: pages of rows, cut lines completed (a byte that
+    is not UTF-8 as ``\\xNN``)."""
     lines: list[str] = []
     offset = 1
     while True:
@@ -43,9 +46,9 @@ async def read_back(ctx: ToolContext, path: str, limit: int = 2000) -> str:
         for row in rows:
             number, text = row.split("\t", 1)
             line = int(number)
-            if line in cut:
+            if line in cut:  # shown up to the row's limit, in characters: read on from there
                 text = _CUT.sub("", text)
-                text += await rest_of_line(ctx, path, line, len(text))
+                text += await rest_of_line(ctx, path, line, read_file.MAX_LINE_CHARS)
             lines.append(text)
         if "end of file" in footer:
             break

@@ -324,8 +324,8 @@ def test_line_and_column_of_any_byte_match_a_plain_count(tmp_path: Path) -> None
                 continue  # not the start of a character
             line = data.count(b"\n", 0, byte) + 1
             start = data.rfind(b"\n", 0, byte) + 1
-            assert line_of_byte(reader.index, byte) == line
-            assert line_start(reader.index, line) == start
+            assert line_of_byte(reader, byte) == line
+            assert line_start(reader, line) == start
             column = len(data[start:byte].decode())
             assert column_of_byte(reader, line, byte) == column, byte
 

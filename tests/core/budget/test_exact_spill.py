@@ -15,6 +15,7 @@ from agent_tui.core.budget.raw import RawOutput
 from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.settings import Settings
+from agent_tui.core.text import escape_bytes
 from agent_tui.core.tools import ToolContext, ToolRegistry
 from agent_tui.core.tools.builtin import read_file, run_shell
 from tests.core.budget.helpers import read_back
@@ -69,15 +70,16 @@ async def test_random_bytes_spill_byte_for_byte(tmp_path: Path) -> None:
     path = Path(spill.abs_path)
     assert bytes_of(path) == data  # not 543 kB of U+FFFD as UTF-8
     assert spill.bytes == 300_000
-    text = data.decode("utf-8", "replace")
+    text = data.decode("utf-8", "surrogateescape")
     assert (result.spill.chars, result.spill.lines) == (len(text), spill.lines)
     body, _ = excerpt_and_pointer(result.content)
     assert body.endswith("\n[exit code 0]")  # for the model, beside the pointer
     assert result.facts.exit_code == 0  # and for the card
-    # the model pages it to the end (U+FFFD for the bytes that are not UTF-8), as does the
-    # spill browser
-    assert await read_back(ToolContext(cwd=tmp_path), spill.path) == text
-    assert browsed(path, spill.path) == text
+    # the model pages it to the end (a byte that is not UTF-8 shown as \xNN, as in any
+    # file), as does the spill browser
+    shown = escape_bytes(text)[0]
+    assert await read_back(ToolContext(cwd=tmp_path), spill.path) == shown
+    assert browsed(path, spill.path) == shown
 
 
 async def test_crlf_output_keeps_its_last_cr(tmp_path: Path) -> None:

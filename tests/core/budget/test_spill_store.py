@@ -12,15 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_tui.core.budget import SpillReader, SpillStore, count_lines
-from agent_tui.core.budget.index import (
-    HEADER,
-    HEADER_V1,
-    MAGIC,
-    MAGIC_V1,
-    SpillIndex,
-    SpillMeta,
-    index_path,
-)
+from agent_tui.core.budget.index import SpillIndex, SpillMeta, index_path
+from agent_tui.core.text import escape_bytes
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import read_file
 from tests.core.budget.helpers import call_read, read_back
@@ -86,10 +79,11 @@ def test_any_bytes_are_spilled_exactly_and_read_back_as_they_decode(
     small_windows: None, chunks: list[bytes], limit: int, step: int
 ) -> None:
     """A command's raw output (``write_bytes``): the file is the bytes; the index counts the
-    characters they decode to (U+FFFD for what is not UTF-8), its checkpoints fall where that
-    decoding restarts, and read_file pages and char windows give exactly that text."""
+    characters they decode to (a byte that is not UTF-8 is one, ``surrogateescape``), its
+    checkpoints fall where that decoding restarts, and read_file pages and char windows give
+    exactly that text (such a byte shown as ``\\xNN``)."""
     data = b"".join(chunks)
-    text = data.decode("utf-8", "replace")
+    text = data.decode("utf-8", "surrogateescape")
     with tempfile.TemporaryDirectory() as tmp:
         cwd = Path(tmp)
         store = SpillStore(Path(".agent-spill"), cwd, durable=False, step=step)
@@ -101,7 +95,7 @@ def test_any_bytes_are_spilled_exactly_and_read_back_as_they_decode(
             len(data),
         )
         back = asyncio.run(read_back(ToolContext(cwd=cwd), record.shown, limit=limit))
-        assert back == text
+        assert back == escape_bytes(text)[0]
         with SpillReader.open(record.path) as reader:
             for number, line in enumerate(text.split("\n")[: reader.lines], 1):
                 [row] = reader.rows(number, 1, 5)
@@ -112,7 +106,7 @@ def test_any_bytes_are_spilled_exactly_and_read_back_as_they_decode(
 
 def test_raw_bytes_deep_inside_a_huge_line_are_reached_from_a_checkpoint(tmp_path: Path) -> None:
     data = b"".join(b"%08d\xff\xe2\x82\xac," % n for n in range(300_000))  # 4.2 MB, one line
-    text = data.decode("utf-8", "replace")
+    text = data.decode("utf-8", "surrogateescape")
     store = SpillStore(Path(".agent-spill"), tmp_path, durable=False)
     chunks = [data[i : i + 100_003] for i in range(0, len(data), 100_003)]  # cut mid-character
     record = store.write_bytes(chunks, "t", "c")
@@ -204,7 +198,7 @@ def test_the_last_window_costs_what_the_first_does(tmp_path: Path) -> None:
             costs[offset] = reader.bytes_read
     assert max(costs.values()) < 3 * min(costs.values()) + 16_384
     assert max(costs.values()) < 200_000
-    assert os.path.getsize(index_path(path)) < 8.1 * 400_000  # ~8 bytes a line
+    assert os.path.getsize(index_path(path)) < os.path.getsize(path) // 1000  # a mark a 1,024 lines
 
 
 def test_a_position_deep_inside_a_huge_line_is_reached_from_a_checkpoint(tmp_path: Path) -> None:
@@ -230,21 +224,3 @@ def test_the_index_keeps_the_calls_input_in_one_clean_line(tmp_path: Path) -> No
     assert hostile.summary.endswith("…")
     with SpillReader.open(hostile.path) as reader:
         assert reader.index.meta().summary == hostile.summary
-
-
-def test_an_index_written_before_the_meta_is_still_read(tmp_path: Path) -> None:
-    """The first index layout (``AGTSPIX1``: no meta) keeps working, with an empty meta."""
-    text = "one\ntwo\n" + "z" * 100 + "\n"
-    store = SpillStore(Path(".agent-spill"), tmp_path, durable=False, step=16)
-    record = store.write(text, "run_shell", "c1", summary="make")
-    path = index_path(record.path)
-    raw = path.read_bytes()
-    fields = HEADER.unpack(raw[: HEADER.size])
-    assert fields[0] == MAGIC
-    tables = raw[HEADER.size : len(raw) - fields[-1]]
-    path.write_bytes(HEADER_V1.pack(MAGIC_V1, *fields[1:-1]) + tables)
-    with SpillReader.open(record.path) as reader:
-        index = reader.index
-        assert (index.lines, index.chars, index.meta()) == (3, len(text), SpillMeta())
-        assert [row.text for row in reader.rows(1, 3, 200)] == ["one", "two", "z" * 100]
-        assert reader.segment(3, 90, 20).text == "z" * 10  # through a checkpoint

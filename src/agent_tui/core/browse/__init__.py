@@ -8,16 +8,14 @@ exactly as ``read_file`` returns them. UI-free; every call costs what a window c
   ``SpillRefused`` that says what is wrong and what to do instead — outside the spill
   directory (also through ``..`` or a symlink), not a spill file name, missing, not indexed;
 - ``read_window``: the rows ``read_file(path, offset, limit)`` returns (read_file's own code),
-  with its footer and the call that returns them; ``window_ending_at`` for paging back and
-  jumping to the end under read_file's 100,000-character window cap; ``window_text``: the
-  lines of a window as the file has them (what the browser copies);
+  with its footer and the call that returns them; the rest of the windows (a long line's
+  segments, paging back, copying) and bytes to lines are in ``windows``;
 - ``delete_spill``: refused while a live message or a saved session points to the spill
   (``why_not_delete`` says why before asking).
 """
 
 from __future__ import annotations
 
-import codecs
 import os
 import re
 import stat
@@ -26,14 +24,53 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from agent_tui.core.browse.windows import (
+    COPY_MAX_BYTES,
+    SpillWindow,
+    WindowText,
+    column_of_byte,
+    last_segment,
+    line_of_byte,
+    line_start,
+    segment_of,
+    window_ending_at,
+    window_of,
+    window_text,
+)
 from agent_tui.core.budget.cleanup import first_file_naming, message_texts, referenced_names
 from agent_tui.core.budget.index import SpillIndex, SpillMeta
 from agent_tui.core.budget.reader import SpillReader
 from agent_tui.core.budget.store import SPILL_NAME, SpillStore, _safe, is_spill_name
 from agent_tui.core.call_summary import call_summary
-from agent_tui.core.tools.builtin import read_file
-from agent_tui.core.tools.builtin._read_window import numbered_row
 from agent_tui.core.transcript import Message
+
+__all__ = [
+    "COPY_MAX_BYTES",
+    "NAMED_LIKE",
+    "SpillEntry",
+    "SpillRefused",
+    "SpillWindow",
+    "WindowText",
+    "column_of_byte",
+    "delete_spill",
+    "gone",
+    "last_segment",
+    "line_of_byte",
+    "line_start",
+    "list_spills",
+    "live_references",
+    "not_indexed",
+    "open_reader",
+    "parse_name",
+    "read_window",
+    "resolve_spill",
+    "segment_of",
+    "session_id",
+    "why_not_delete",
+    "window_ending_at",
+    "window_of",
+    "window_text",
+]
 
 _PARTS = re.compile(r"(?P<when>\d{8}T\d{6}Z)-(?P<middle>[A-Za-z0-9_-]+?)-[0-9a-f]{4}\.txt")
 NAMED_LIKE = "<UTC time>-<tool>-<call id>-<token>.txt"
@@ -270,167 +307,13 @@ def open_reader(path: Path, shown: str) -> SpillReader:
     return reader
 
 
-# -- windows --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SpillWindow:
-    """Lines ``offset..last`` of a spill, as ``read_file(shown, offset, limit)`` returns them."""
-
-    shown: str
-    offset: int
-    limit: int
-    rows: tuple[str, ...]
-    """read_file's rows: ``{line:>6}\\t{text}``, long lines cut with a marker."""
-    last: int
-    """The last line shown (0 when nothing is): read_file's window cap may end it early."""
-    total: int
-    capped: bool
-    cut: tuple[tuple[int, int], ...]
-    """(line, its length in chars) of each line shown cut."""
-    final_newline: bool
-    footer: str
-    """read_file's footer for this window (its whole output for an empty file)."""
-
-    @property
-    def empty(self) -> bool:
-        return not self.rows
-
-    @property
-    def at_end(self) -> bool:
-        return self.last >= self.total
-
-    @property
-    def call(self) -> str:
-        """The read_file call that returns exactly this window."""
-        return read_file.window_call(self.shown, self.offset, self.limit)
-
-    @property
-    def span(self) -> str:
-        """``lines a–b of N``."""
-        if self.empty:
-            return f"0 lines of {self.total:,}" if self.total else "empty file: 0 lines"
-        return f"lines {self.offset:,}–{self.last:,} of {self.total:,}"
-
-    def contains(self, line: int) -> bool:
-        return bool(self.rows) and self.offset <= line <= self.last
-
-    def text(self) -> str:
-        """The window as read_file returns it to the model: the rows and the footer."""
-        return "\n".join([*self.rows, self.footer])
-
-    def row_index(self, line: int) -> int | None:
-        return line - self.offset if self.contains(line) else None
-
-
-def window_of(reader: SpillReader, shown: str, offset: int, limit: int) -> SpillWindow:
-    """The window from ``offset`` (clamped into the file) of an open reader."""
-    total = reader.lines
-    limit = max(1, min(limit, read_file.MAX_LINES))
-    offset = max(1, min(offset, max(total, 1)))
-    if total == 0:
-        return SpillWindow(
-            shown, 1, limit, (), 0, 0, False, (), reader.ends_with_newline, "[empty file: 0 lines]"
-        )
-    rows = read_file.spill_rows(reader, offset, limit)
-    final_newline = reader.ends_with_newline
-    return SpillWindow(
-        shown=shown,
-        offset=offset,
-        limit=limit,
-        rows=tuple(rows.rows),
-        last=rows.last,
-        total=total,
-        capped=rows.capped,
-        cut=tuple(rows.cut),
-        final_newline=final_newline,
-        footer=read_file.rows_footer(shown, offset, rows, total, final_newline, limit),
-    )
+# -- windows (``windows``) ------------------------------------------------------------------
 
 
 def read_window(path: Path, shown: str, offset: int, limit: int) -> SpillWindow:
     """Open the spill, read one window, close it: what ``read_file`` does for this call."""
     with open_reader(path, shown) as reader:
         return window_of(reader, shown, offset, limit)
-
-
-def window_ending_at(reader: SpillReader, end_line: int, limit: int) -> int:
-    """The offset of the window that ends at ``end_line``: the first line from which read_file
-    returns ``end_line`` within ``limit`` lines and its character cap. For ``G`` (the last
-    window) and ``PgUp`` (the window before). Reads at most ``limit`` rows."""
-    end_line = max(1, min(end_line, reader.lines))
-    limit = max(1, min(limit, read_file.MAX_LINES))
-    first = max(1, end_line - limit + 1)
-    sizes = [
-        len(numbered_row(row.line, row.text, row.chars)) + 1
-        for row in reader.rows(first, end_line - first + 1, read_file.MAX_LINE_CHARS)
-    ]
-    used, start = 0, end_line
-    for at in range(len(sizes) - 1, -1, -1):
-        if used and used + sizes[at] > read_file.MAX_WINDOW_CHARS:
-            break
-        used += sizes[at]
-        start = first + at
-    return start
-
-
-COPY_MAX_BYTES = 1 << 20
-"""The most ``window_text`` reads: a copy of a window of huge lines stops there."""
-
-
-@dataclass(frozen=True)
-class WindowText:
-    """The text of a window's lines, exactly as the file has them."""
-
-    text: str
-    complete: bool
-    """False when the lines held more than ``COPY_MAX_BYTES``: ``text`` is their start."""
-
-
-def window_text(
-    reader: SpillReader, window: SpillWindow, max_bytes: int = COPY_MAX_BYTES
-) -> WindowText:
-    """Lines ``window.offset..window.last`` as the file has them: no line numbers, no footer,
-    cut lines whole, line endings kept (``\\r\\n`` too; none after a last line that has
-    none). One ``pread`` of at most ``max_bytes``; undecodable bytes become U+FFFD, as
-    read_file shows them."""
-    if window.empty:
-        return WindowText("", True)
-    index = reader.index
-    start = index.line_start(window.offset)
-    end = index.data_bytes if window.last >= index.lines else index.line_start(window.last + 1)
-    size = min(end - start, max_bytes)
-    data = os.pread(reader.fd, size, start)
-    if len(data) < end - start:
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        return WindowText(decoder.decode(data), False)  # an unfinished character is left out
-    return WindowText(data.decode("utf-8", "replace"), True)
-
-
-# -- lines and bytes ------------------------------------------------------------------------
-
-
-def line_start(index: SpillIndex, line: int) -> int:
-    """The byte offset where ``line`` (1-based) starts."""
-    return index.line_start(line)
-
-
-def line_of_byte(index: SpillIndex, byte: int) -> int:
-    """The line holding byte ``byte`` (a binary search of the index's line starts)."""
-    return index.line_at(byte)
-
-
-def column_of_byte(reader: SpillReader, line: int, byte: int) -> int:
-    """Characters between the start of ``line`` and ``byte``: decoded from the nearest index
-    checkpoint, so at most one checkpoint step of text is read even inside a huge line."""
-    index = reader.index
-    start = index.line_start(line)
-    char, base = 0, start
-    if byte - start > 4 * index.step:
-        found = index.checkpoint_before(byte)
-        if found is not None and found[0] == line:
-            char, base = found[1], found[2]
-    return char + len(os.pread(reader.fd, byte - base, base).decode("utf-8", "replace"))
 
 
 # -- deleting -------------------------------------------------------------------------------

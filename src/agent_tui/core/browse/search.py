@@ -6,8 +6,8 @@ done on the UTF-8 bytes: a case-sensitive or ASCII query is a ``bytes.find`` (on
 chunk when case does not matter); a non-ASCII query that ignores case becomes a bytes regex
 that accepts each character's cases. A match can cross a chunk boundary: each chunk is read
 with the longest match's length as overlap. The line of a match is found with the spill's
-line index (a binary search of the line starts), its column by decoding from the nearest
-checkpoint: memory stays at a couple of chunks whatever the file's size. Blocking: run it in
+line index (a binary search of its marks, then a short scan), its column by decoding from the
+nearest checkpoint: memory stays at a couple of chunks whatever the file's size. Blocking: run it in
 a thread, with ``cancel`` to stop it and ``progress`` to follow it.
 """
 
@@ -193,7 +193,7 @@ def search_spill(
         if found is None:
             return None
         byte, length = found
-        line = line_of_byte(reader.index, byte)
+        line = line_of_byte(reader, byte)
         column = column_of_byte(reader, line, byte)
-        chars = len(os.pread(reader.fd, length, byte).decode("utf-8", "replace"))
+        chars = len(os.pread(reader.fd, length, byte).decode("utf-8", "surrogateescape"))
         return Hit(byte, length, line, column, chars, wrapped)

@@ -28,7 +28,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import BinaryIO
 
-from agent_tui.core.budget.index import INDEX_DIR, STEP, IndexBuilder, SpillMeta, index_path
+from agent_tui.core.budget.index import (
+    INDEX_DIR,
+    MARK_BYTES,
+    MARK_LINES,
+    STEP,
+    IndexBuilder,
+    SpillMeta,
+    index_path,
+)
 
 WRITE_BUFFER = 1 << 20
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
@@ -68,13 +76,23 @@ def is_spill_name(name: str) -> bool:
 class SpillStore:
     """Spill files of one session directory."""
 
-    def __init__(self, root: Path, cwd: Path, *, durable: bool = True, step: int = STEP) -> None:
+    def __init__(
+        self,
+        root: Path,
+        cwd: Path,
+        *,
+        durable: bool = True,
+        step: int = STEP,
+        marks: tuple[int, int] = (MARK_LINES, MARK_BYTES),
+    ) -> None:
         self.root = root if root.is_absolute() else cwd / root
         self.cwd = cwd
         self.durable = durable
         """fsync the data before the rename (a crash then never leaves a short file)."""
         self.step = step
         """Characters between index checkpoints inside long lines."""
+        self.marks = marks
+        """(lines, bytes) after which the index marks a line start (``index``)."""
 
     def shown(self, path: Path) -> str:
         absolute = Path(os.path.abspath(path))
@@ -177,7 +195,8 @@ class SpillWriter:
         self._index_tmp = index_path(path).with_name(f".tmp-{tag}-{path.name}.idx")
         self._data: BinaryIO = open(self._data_tmp, "xb", buffering=WRITE_BUFFER)  # noqa: SIM115
         self._index: BinaryIO = open(self._index_tmp, "x+b", buffering=WRITE_BUFFER)  # noqa: SIM115
-        self._builder = IndexBuilder(self._index, store.step)
+        lines, size = store.marks
+        self._builder = IndexBuilder(self._index, store.step, mark_lines=lines, mark_bytes=size)
         self._done = False
 
     def write(self, text: str) -> None:

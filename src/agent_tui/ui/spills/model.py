@@ -388,7 +388,7 @@ class SpillView:
         line = top_line or self.window.offset
         try:
             with open_reader(self.path, self.shown) as reader:
-                start = line_start(reader.index, line)
+                start = line_start(reader, line)
         except SpillRefused as refused:
             self._fail(refused)
             return CLEARED
@@ -463,7 +463,8 @@ class SpillView:
 
     def copy(self) -> Copied | Step:
         """``y``: the lines of the window as the file has them — not read_file's numbered
-        rows, nor the viewer's gutter; cut lines whole (up to ``COPY_MAX_BYTES``)."""
+        rows, nor the viewer's gutter; cut lines whole (up to ``COPY_MAX_BYTES``). A byte that is
+        not UTF-8 is copied as ``\\xNN``."""
         if (blocked := self._not_ready()) is not None:
             return blocked
         window = self.window

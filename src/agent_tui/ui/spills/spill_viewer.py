@@ -3,8 +3,9 @@
 
 It holds one ``SpillWindow`` (at most read_file's 100,000 characters) and draws each row as
 ``number │ text``: tabs expanded, control characters as visible symbols (a terminal never
-receives raw escapes from a spill), read_file's cut marker dimmed, every match of the search
-highlighted and the current one stronger; the marked line (a goto target or the line of the
+receives raw escapes from a spill), a byte that is not UTF-8 as ``\\xNN`` (as read_file shows
+it), read_file's cut marker dimmed, every match of the search highlighted and the current one
+stronger; the marked line (a goto target or the line of the
 current match) spans the width. read_file's footer is the last row: what the model reads
 after the rows. Inside a window the keys scroll; PgDn / PgUp ask for the next / previous
 window (``Paged``), which the screen reads through the browser's model.
@@ -31,7 +32,7 @@ from agent_tui.ui.spills.model import Highlight
 __all__ = ["Highlight", "Row", "Shown", "SpillViewer", "prepare", "split_row"]
 
 TAB = 8
-_SPECIAL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_SPECIAL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 _CUT = re.compile(r" \[… line cut: [\d,]+ more chars\]$")
 
 
@@ -41,7 +42,9 @@ def _symbol(char: str) -> str:
         return chr(0x2400 + code)  # ␀ … ␟
     if code == 0x7F:
         return "␡"
-    return "�"  # C1 controls
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8 (surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
+    return "�"  # C1 controls, any other lone surrogate
 
 
 @dataclass(frozen=True)
@@ -49,12 +52,12 @@ class Shown:
     """One row of text prepared for the screen."""
 
     text: str
-    """What is drawn: tabs expanded, control characters replaced."""
+    """What is drawn: tabs expanded, control characters and undecodable bytes replaced."""
     starts: tuple[int, ...] | None
     """Where each character of the original text starts in ``text`` (and its end), when
     ``text`` is not the original character for character."""
-    controls: tuple[int, ...] = ()
-    """Positions in ``text`` of replaced control characters."""
+    controls: tuple[tuple[int, int], ...] = ()
+    """(position, length) in ``text`` of each replaced control character or byte."""
 
     def at(self, index: int) -> int:
         if self.starts is None:
@@ -64,12 +67,13 @@ class Shown:
 
 def prepare(text: str) -> Shown:
     """``text`` as drawn: tabs to the next multiple of 8 cells, control characters shown as
-    symbols. The common case (neither) keeps the string as it is."""
+    symbols, a byte that is not UTF-8 (a lone surrogate, ``surrogateescape``) as ``\\xNN``.
+    The common case (none of them) keeps the string as it is."""
     if not _SPECIAL.search(text):
         return Shown(text, None)
     parts: list[str] = []
     starts: list[int] = []
-    controls: list[int] = []
+    controls: list[tuple[int, int]] = []
     column = position = 0
     for char in text:
         starts.append(position)
@@ -79,7 +83,7 @@ def prepare(text: str) -> Shown:
         else:
             if _SPECIAL.match(char):
                 piece = _symbol(char)
-                controls.append(position)
+                controls.append((position, len(piece)))
             else:
                 piece = char
             column += cell_len(piece)
@@ -182,8 +186,11 @@ class SpillViewer(ScrollView, can_focus=True):
         width = 0
         if window is not None:
             self._gutter = max(6, len(str(window.last)))
-            for raw in window.rows:
+            texts = window.texts if len(window.texts) == len(window.rows) else None
+            for index, raw in enumerate(window.rows):
                 line, text, marker = split_row(raw)
+                if texts is not None:
+                    text = texts[index]  # as decoded: a byte that is not UTF-8 drawn apart
                 row = Row(line, text, prepare(text), marker)
                 self.rows.append(row)
                 width = max(width, cell_len(row.body.text) + len(marker))
@@ -277,8 +284,8 @@ class SpillViewer(ScrollView, can_focus=True):
         line.append(f"{row.line:>{self._gutter}} │ ", self._style("gutter"))
         start = len(line)
         line.append(body.text)
-        for at in body.controls:
-            line.stylize(self._style("control"), start + at, start + at + 1)
+        for at, size in body.controls:
+            line.stylize(self._style("control"), start + at, start + at + size)
         highlight = self.highlight
         if highlight.pattern is not None:
             for found in highlight.pattern.finditer(row.text):

@@ -112,16 +112,22 @@ def _scan(f: BinaryIO, where: str, inp: ReadFileInput, limit: int, stop: threadi
     return _View(window.out, total, window.segment, stamp=stamp, digest=hasher.hexdigest())
 
 
-def spill_rows(reader: SpillReader, offset: int, limit: int) -> Rows:
+def spill_rows(
+    reader: SpillReader, offset: int, limit: int, texts: list[str] | None = None
+) -> Rows:
     """The numbered rows ``read_file(path, offset, limit)`` returns for a spill file: lines
     from ``offset``, at most ``limit`` (clipped to MAX_LINES) and MAX_WINDOW_CHARS in all, long
-    lines cut. The spill browser shows exactly these rows; only the window is read."""
+    lines cut, bytes that are not UTF-8 shown ``\\xNN`` and counted. The spill browser shows
+    exactly these rows (``texts`` gets each row's text as decoded, its undecodable bytes as
+    lone surrogates); only the window is read."""
     rows = Rows(MAX_WINDOW_CHARS)
     if offset > reader.lines:
         return rows
     for row in reader.rows(offset, min(limit, MAX_LINES), MAX_LINE_CHARS):
         if not rows.add(row.line, row.text, row.chars):
             break
+        if texts is not None:
+            texts.append(row.text)
     return rows
 
 
@@ -230,7 +236,18 @@ def rows_footer(
 ) -> str:
     """The footer read_file writes under the rows of a spill window (``spill_rows``)."""
     view = _View(rows, total, final_newline=final_newline)
-    return _rows_footer(ReadFileInput(path=path, offset=offset, limit=limit), view)
+    footer = _rows_footer(ReadFileInput(path=path, offset=offset, limit=limit), view)
+    return _noted(footer, rows.undecodable)
+
+
+def segment_footer(
+    path: str, line: int, char_offset: int, text: str, line_chars: int, total: int, final: bool
+) -> str:
+    """The footer read_file writes under ``read_file(path, offset=line, char_offset=…)`` of a
+    spill (``text``: the characters read, undecodable bytes as lone surrogates)."""
+    inp = ReadFileInput(path=path, offset=line, char_offset=char_offset)
+    view = _View(Rows(MAX_WINDOW_CHARS), total, final_newline=final)
+    return _noted(_segment_footer(inp, view, text, line_chars), escape_bytes(text)[1])
 
 
 def _segment_footer(inp: ReadFileInput, view: _View, text: str, line_chars: int) -> str:
@@ -250,6 +267,11 @@ def _undecodable_note(count: int) -> str:
         f"; not valid UTF-8: {escaped_bytes(count)} — edit_file keeps such bytes as they "
         "are, but old_string cannot contain them"
     )
+
+
+def _noted(footer: str, undecodable: int) -> str:
+    """``footer`` with the word on ``undecodable`` bytes, when there are some."""
+    return footer[:-1] + _undecodable_note(undecodable) + "]" if undecodable else footer
 
 
 async def _call(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
@@ -311,11 +333,10 @@ async def _call(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
                 f"offset={inp.offset + 1}.",
             )
         data.update(char_offset=inp.char_offset, line_chars=line_chars)
-        footer = _segment_footer(inp, view, text, line_chars)
         shown_text, escaped = escape_bytes(text)
+        footer = _noted(_segment_footer(inp, view, text, line_chars), escaped)
         if escaped:
             data["undecodable_bytes"] = escaped
-            footer = footer[:-1] + _undecodable_note(escaped) + "]"
         rows = [f"{inp.offset:>6}\t{shown_text}", footer]
         shown_chars = f"chars {inp.char_offset:,}–{inp.char_offset + len(text):,}"
         return ToolOutput(
@@ -327,10 +348,9 @@ async def _call(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
         )
     if view.rows.cut:
         data["cut_lines"] = [line for line, _ in view.rows.cut]
-    footer = _rows_footer(inp, view)
+    footer = _noted(_rows_footer(inp, view), view.rows.undecodable)
     if view.rows.undecodable:
         data["undecodable_bytes"] = view.rows.undecodable
-        footer = footer[:-1] + _undecodable_note(view.rows.undecodable) + "]"
     content = "\n".join([*view.rows.rows, footer])
     summary = f"lines {inp.offset:,}–{view.rows.last:,} of {total:,}"
     return ToolOutput(content, data=data, never_spill=True, summary=summary, facts=facts)
