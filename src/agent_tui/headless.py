@@ -31,6 +31,7 @@ from agent_tui.core.events import (
     TurnEnd,
     UsageEvent,
 )
+from agent_tui.core.summary import plural
 
 OutputFormat = Literal["text", "json", "stream-json"]
 EXIT_CODES = {"completed": 0, "error": 1, "max_turns": 1, "interrupted": 130}
@@ -79,8 +80,8 @@ class TextRenderer:
         elif isinstance(event, Spill):
             what = "log compressed" if event.reason == "log_compression" else "output spilled"
             self._note(
-                f"⤵ {event.name} {what}: full output ({event.chars:,} chars, "
-                f"{event.lines:,} lines) in {event.path}"
+                f"⤵ {event.name} {what}: full output ({plural(event.chars, 'char')}, "
+                f"{plural(event.lines, 'line')}) in {event.path}"
             )
         elif isinstance(event, ToolErrorEvent):
             self._note(f"✗ {event.name} error [{event.code}]: {event.message}")

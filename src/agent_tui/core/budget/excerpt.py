@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agent_tui.core.events import SpillPointer, SpillReason
+from agent_tui.core.summary import plural
 
 Mode = Literal["head", "tail"]
 SNAP = 0.25
@@ -72,7 +73,8 @@ def spill_pointer(
     start = first_omitted or 1
     return (
         f"[Output too large for the context: only the excerpt above is shown. The full output "
-        f"({chars:,} chars, {lines:,} lines) is saved byte for byte in {path}. Read the omitted "
+        f"({plural(chars, 'char')}, {plural(lines, 'line')}) is saved byte for byte in {path}. "
+        f"Read the omitted "
         f"part with read_file(path={json.dumps(path)}, offset={start}, limit=200) and page on "
         f"with the offsets its footer gives. {_do_not_rerun(tool)}]"
     )
@@ -86,14 +88,15 @@ def compression_note(
     return (
         f"[Log compressed from {input_lines:,} to {output_lines:,} lines ({savings:.0%} "
         f"smaller): errors, warnings and summaries are kept with context, stack traces whole; "
-        f"folded and omitted lines show their line numbers. The full output ({chars:,} chars, "
-        f"{lines:,} lines) is saved byte for byte in {path}: read any part with "
+        f"folded and omitted lines show their line numbers. The full output "
+        f"({plural(chars, 'char')}, {plural(lines, 'line')}) is saved byte for byte in {path}: "
+        f"read any part with "
         f"read_file(path={json.dumps(path)}, offset=<line>, limit=200). {_do_not_rerun(tool)}]"
     )
 
 
 _POINTER = re.compile(
-    r"The full output \((?P<chars>[\d,]+) chars, (?P<lines>[\d,]+) lines\) is saved byte for "
+    r"The full output \((?P<chars>[\d,]+) chars?, (?P<lines>[\d,]+) lines?\) is saved byte for "
     r"byte in (?P<path>.+?\.txt)[.:] "
 )
 

@@ -55,7 +55,7 @@ from agent_tui.core.mcp.naming import DELIMITER, PREFIX, server_segment
 from agent_tui.core.mcp.registered_tools import Call, RegisteredTools
 from agent_tui.core.mcp.resource_hub import ResourceHub
 from agent_tui.core.mcp.start_mode import StartMode, load_start_mode
-from agent_tui.core.mcp.state import ServerState, snapshot
+from agent_tui.core.mcp.state import ServerState, config_file, snapshot
 from agent_tui.core.mcp.tool_cache import ToolCache
 from agent_tui.core.mcp.turned_off import TurnedOff
 from agent_tui.core.mcp.watch import watch_files
@@ -538,10 +538,12 @@ class McpManager:
 
 
 def start_failure(state: ServerState) -> str:
-    """The sentence that reports a server that failed to start (headless warnings)."""
+    """The sentence that reports a server that failed to start (headless warnings): it names
+    the file that configures the server (the project's ``.mcp.json``, or the user's own
+    ``mcp.json`` in the config dir)."""
     return (
         f"MCP server {state.name} failed to start: {state.reason or 'no reason given'}; "
-        "check .mcp.json / run `agent-tui mcp list`"
+        f"check {config_file(state)} / run `agent-tui mcp list`"
     )
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from agent_tui.core.mcp.adapter import ToolInfo
-from agent_tui.core.mcp.config import ServerSpec
+from agent_tui.core.mcp.config import PROJECT_FILE, ServerSpec
 from agent_tui.core.mcp.connection import Connection, Status
 from agent_tui.core.mcp.failures import FailureKind
 from agent_tui.core.mcp.resources import ResourceInfo
@@ -117,3 +119,17 @@ def snapshot(
         log_level=conn.side.level,
         can_log=conn.side.can_log,
     )
+
+
+def config_file(state: ServerState) -> str:
+    """The file that configures ``state``'s server, as a user finds it: ``.mcp.json`` for
+    the project's, the user's ``mcp.json`` with the home directory written ``~``."""
+    if state.source is None:
+        return PROJECT_FILE
+    path = Path(state.source)
+    if path.name == PROJECT_FILE:
+        return PROJECT_FILE
+    home = Path(os.path.expanduser("~"))
+    if home != Path("/") and path.is_relative_to(home):
+        return f"~/{path.relative_to(home).as_posix()}"
+    return str(path)

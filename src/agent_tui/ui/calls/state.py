@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.events import SpillPointer
+from agent_tui.core.summary import plural
 from agent_tui.ui.common.format import summarize_input
 
 Clock = Callable[[], float]
@@ -161,7 +162,7 @@ class CallState:
         """Where the full output went, when it was spilled; empty otherwise."""
         if self.spill is None:
             return ""
-        return f"full output ({self.spill.lines:,} lines): {self.spill.path}"
+        return f"full output ({plural(self.spill.lines, 'line')}): {self.spill.path}"
 
     def status_line(self) -> str:
         """The second line of a card: the state and its detail."""

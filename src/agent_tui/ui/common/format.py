@@ -8,6 +8,7 @@ spilled outputs; it is re-exported here.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from agent_tui.core.call_summary import summarize_input as summarize_input
@@ -63,6 +64,17 @@ def shorten_home(path: Path | str, home: Path | None = None) -> str:
     ):
         return "~" + text[len(home_text) :]
     return text
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def one_line_path(path: str) -> str:
+    """``path`` on one line, whole: a control character in it (a directory may be named with
+    a newline) written as an escape (``\\n``, ``\\t``, ``\\x1b``), so a one-line widget shows
+    all of it, not its text up to the newline."""
+    return _CONTROL.sub(lambda m: _ESCAPES.get(m[0], f"\\x{ord(m[0]):02x}"), path)
 
 
 def model_label(name: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from textual.content import Content
 
+from agent_tui.core.summary import plural
 from agent_tui.ui.calls.details import describe_call
 from agent_tui.ui.calls.diff_view import diff_content
 from agent_tui.ui.calls.plan_view import steps_content, steps_of
@@ -32,7 +33,10 @@ def spill_content(call: CallState) -> Content | None:
         return None
     return Content.assemble(
         ("full output ", "$text-secondary"),
-        (f"({call.spill.lines:,} lines, {call.spill.chars:,} chars): ", "$text-secondary"),
+        (
+            f"({plural(call.spill.lines, 'line')}, {plural(call.spill.chars, 'char')}): ",
+            "$text-secondary",
+        ),
         (call.spill.path, "bold $text-secondary"),
         ("  o opens it", "$foreground-muted"),
     )

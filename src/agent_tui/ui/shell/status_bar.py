@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from agent_tui.ui.common.format import format_tokens, format_window
+from agent_tui.ui.common.format import format_tokens, format_window, one_line_path
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -178,7 +178,7 @@ class StatusBar(Horizontal):
         tokens = f"{format_tokens(self.input_tokens)} in · {format_tokens(self.output_tokens)} out"
         self._put("tokens", tokens)
         self._sync_meter()
-        self._put("cwd", Content(self.cwd))
+        self._put("cwd", Content(one_line_path(self.cwd)))
         mcp = self.query_one("#mcp", Static)
         servers = self.mcp_connected + self.mcp_failed + self.mcp_connecting
         mcp.set_class(servers > 0, "-shown")

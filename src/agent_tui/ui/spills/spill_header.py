@@ -8,6 +8,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from agent_tui.core.browse import SpillEntry, SpillWindow
+from agent_tui.core.summary import plural
 from agent_tui.core.tools.builtin import read_file
 from agent_tui.ui.spills.spill_list import size_text, when_text
 
@@ -38,7 +39,7 @@ def header_content(
     else:
         parts = [entry.call_id, when_text(entry)]
         if entry.lines is not None and entry.chars is not None:
-            parts += [f"{entry.lines:,} lines", f"{entry.chars:,} chars"]
+            parts += [plural(entry.lines, "line"), plural(entry.chars, "char")]
         parts.append(size_text(entry.bytes))
         lines.append(
             Content.assemble((entry.tool, "bold"), ("  " + " · ".join(parts), "$text-muted"))

@@ -52,8 +52,10 @@ def describe(entry: SpillEntry, width: int | None = None) -> Content:
     if entry.lines is None or entry.chars is None:
         size = Content.styled(f"{size_text(entry.bytes)} · no valid index", "$text-error")
     else:
+        line_word = "line" if entry.lines == 1 else "lines"
+        char_word = "char" if entry.chars == 1 else "chars"
         size = Content.styled(
-            f"{count(entry.lines)} lines · {count(entry.chars)} chars", "$text-muted"
+            f"{count(entry.lines)} {line_word} · {count(entry.chars)} {char_word}", "$text-muted"
         )
     details = Content.assemble(("  " + when_text(entry), "$text-muted"), ("  ·  ", "$text-muted"))
     lines.append(details + size)

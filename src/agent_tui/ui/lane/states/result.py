@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from textual.content import Content
 
+from agent_tui.core.summary import plural
 from agent_tui.ui.calls.state import CallState, CallStatus
 from agent_tui.ui.lane.states.base import StateView
 
@@ -45,7 +46,7 @@ class ResultView(StateView):
             return line
         pointer = Content.assemble(  # the path is in the expanded card and in the notice of o
             ("⤷ full output spilled: ", "$text-secondary"),
-            (f"{call.spill.lines:,} lines", "bold $text-secondary"),
+            (plural(call.spill.lines, "line"), "bold $text-secondary"),
             ("  o opens", "$foreground-muted"),
         )
         return Content("\n").join([line, pointer])
