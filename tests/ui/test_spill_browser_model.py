@@ -13,16 +13,8 @@ import pytest
 from agent_tui.core.browse import SpillRefused, list_spills
 from agent_tui.core.browse.search import Hit, search_spill
 from agent_tui.core.budget.store import SpillRecord, SpillStore
-from agent_tui.ui.spills.model import (
-    Copied,
-    Deletion,
-    Listed,
-    Question,
-    Say,
-    SearchJob,
-    SpillView,
-    Step,
-)
+from agent_tui.ui.spills.model import SpillView
+from agent_tui.ui.spills.steps import Copied, Deletion, Listed, Question, Say, SearchJob, Step
 
 WHEN = datetime(2026, 1, 5, 14, 22, 33, tzinfo=UTC)
 
@@ -84,7 +76,7 @@ def test_paging_goto_end_and_window_size(store: SpillStore) -> None:
         at=5000,
     )
     assert span(view) == (5000, 5000)
-    assert said(view.answer_line("abc")) == "Not a line number: abc"
+    assert said(view.answer_line("abc")) == "Not a line number (LINE or LINE:CHAR): abc"
     assert view.end() == Step(
         say=Say("End of file: lines 3,001–5,000 of 5,000."), redraw=True, at="end"
     )
@@ -104,7 +96,9 @@ def test_questions_and_keys_without_a_window(store: SpillStore) -> None:
         assert step == Step(say=Say("No spill is open.", "warning"))
     assert view.deletion() == Step(say=Say("No spill is open.", "warning"))
     view, record = opened(store, "a\nb\n")
-    assert view.line_question() == Question("goto", "Go to line (1–2):", placeholder="number or $")
+    assert view.line_question() == Question(
+        "goto", "Go to line (1–2):", placeholder="number, $, or line:char"
+    )
     assert view.size_question() == Question("size", "Window size in lines (1–2,000):", "2000")
     assert view.search_question(True) == Question(
         "search_back", "?", placeholder="text (smart case)"

@@ -47,18 +47,18 @@ from agent_tui.ui.common.messages import TranscriptChanged
 from agent_tui.ui.common.steady_footer import SteadyFooter
 from agent_tui.ui.common.styled_once import StyledOnce
 from agent_tui.ui.spills.confirm_delete import ConfirmDelete
-from agent_tui.ui.spills.model import (
+from agent_tui.ui.spills.model import SpillView
+from agent_tui.ui.spills.search import SpillSearch
+from agent_tui.ui.spills.spill_list import summary_content
+from agent_tui.ui.spills.steps import (
     Copied,
     Deletion,
     Listed,
     Question,
     SearchJob,
     SearchResult,
-    SpillView,
     Step,
 )
-from agent_tui.ui.spills.search import SpillSearch
-from agent_tui.ui.spills.spill_list import summary_content
 from agent_tui.ui.spills.watch import follow_spill_directory
 from agent_tui.ui.spills.widgets import (
     LinePrompt,
@@ -102,9 +102,9 @@ class SpillBrowser(StyledOnce, Screen[None]):
         & #spill-main { width: 1fr; }
         &.-narrow #spill-side { width: 28; min-width: 0; }
         & SpillNotice { display: none; }
-        &.-empty SpillNotice, &.-error SpillNotice { display: block; }
-        &.-empty SpillViewer, &.-error SpillViewer { display: none; }
-        &.-empty SpillHeader { display: none; }
+        &.-empty SpillNotice, &.-error SpillNotice, &.-hidden SpillNotice { display: block; }
+        &.-empty SpillViewer, &.-error SpillViewer, &.-hidden SpillViewer { display: none; }
+        &.-empty SpillHeader, &.-hidden SpillHeader { display: none; }
     }
     """
 
@@ -246,6 +246,7 @@ class SpillBrowser(StyledOnce, Screen[None]):
 
     def _draw(self, at: int | str | None = None) -> None:
         view = self.view
+        self._show_hidden()
         if view.error is not None:
             self.add_class("-error")
             self.query_one(SpillNotice).show_error(view.shown, view.error)
@@ -308,6 +309,8 @@ class SpillBrowser(StyledOnce, Screen[None]):
         )
         count = len(view.entries)
         self.sub_title = f"{view.where}/ · {count} {'spill' if count == 1 else 'spills'}"
+        if self._show_hidden():
+            self._sync_bindings()
 
     def _show_nothing(self) -> None:
         """No spill open: say there are none yet (and where they go), or to pick one."""
@@ -332,8 +335,23 @@ class SpillBrowser(StyledOnce, Screen[None]):
 
     @on(Input.Changed, "#spill-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
+        """Show what the filter lets through; the spill in view is shown only while it is
+        among them (the viewer and the list agree: nothing acts on a spill not shown)."""
         self.view.filter = event.value
         self._show_list()
+
+    def _show_hidden(self) -> bool:
+        """Hide the viewer while the filter hides its spill (a notice says so and how to see
+        it again); True when that changed."""
+        hidden = self.view.hidden
+        if hidden:  # the words may have changed since
+            self.query_one(SpillNotice).show_hidden(self.view.shown, self.view.filter)
+        if hidden == self.has_class("-hidden"):
+            return False
+        self.set_class(hidden, "-hidden")
+        if not hidden and self.view.error is not None:
+            self.query_one(SpillNotice).show_error(self.view.shown, self.view.error)
+        return True
 
     @on(Input.Submitted, "#spill-filter")
     def _filter_done(self) -> None:
@@ -443,14 +461,14 @@ class SpillBrowser(StyledOnce, Screen[None]):
             self.app.call_from_thread(self._checked, deletion, refused)
 
     def _checked(self, deletion: Deletion, refused: SpillRefused | None) -> None:
-        if deletion.path != self.view.path or not self.is_attached:
-            return  # another spill is in view now: the user moved on
+        if deletion.path != self.view.path or not self.is_attached or self.view.hidden:
+            return  # another spill is in view now, or none: the user moved on
         if refused is not None:
             self.notify(str(refused), title="Not deleted", severity="error", timeout=10)
             return
 
         def answered(yes: bool | None) -> None:
-            if yes:
+            if yes and deletion.path == self.view.path and not self.view.hidden:
                 self._delete(deletion.path, self._transcript())
 
         self.app.push_screen(ConfirmDelete(deletion.shown, deletion.size), answered)
@@ -517,7 +535,8 @@ class SpillBrowser(StyledOnce, Screen[None]):
     def _sync_bindings(self) -> None:
         """Enable or dim the window keys when a window appears or goes (only then: the footer
         is rebuilt on each refresh)."""
-        state = (self.view.window is not None, self.view.path is not None)
+        view = self.view
+        state = (view.window is not None and not view.hidden, view.path is not None)
         if state != self._window_keys:
             self._window_keys = state
             if not self._mounting:
@@ -528,8 +547,9 @@ class SpillBrowser(StyledOnce, Screen[None]):
             self.focused, Input
         ):
             return False  # typed into the input instead
+        view = self.view
         if action in {"goto", "end", "search", "copy", "next_match", "window_size"}:
-            return True if self.view.window is not None else None
+            return True if view.window is not None and not view.hidden else None
         if action == "delete":
-            return True if self.view.path is not None else None
+            return True if view.path is not None and not view.hidden else None
         return True

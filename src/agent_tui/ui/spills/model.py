@@ -8,28 +8,27 @@ and what the status line says. The screen (``browser``) routes key presses, prom
 and worker results to it and shows the steps through its widgets, the way ``calls.book``
 folds tool events into the states the cards draw.
 
-Windows are read through the spill's line index (``core.budget.browse``), so a step costs
-what one window costs, never the file. Searching is split in two: ``search`` / ``next_match``
-say where a search starts (a ``SearchJob``, run in a thread by ``search.SpillSearch``), and
-``found`` takes what it found. Each move (a page, a line, the end) counts in ``moves``, so a
-search that ends after the user moved does not jump away.
+Windows are read through the spill's line index (``core.browse``), so a step costs what one
+window costs, never the file (the steps, questions and jobs it answers with are in
+``steps``). Searching is split in two: ``search`` / ``next_match`` say where a search starts
+(a ``SearchJob``, run in a thread by ``search.SpillSearch``), and ``found`` takes what it
+found. Each move (a page, a line, the end) counts in ``moves``, so a search that ends after
+the user moved does not jump away.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from agent_tui.core.browse import (
     COPY_MAX_BYTES,
     SpillEntry,
     SpillRefused,
     SpillWindow,
-    line_start,
+    last_segment,
     open_reader,
+    segment_of,
     window_ending_at,
     window_of,
     window_text,
@@ -37,100 +36,19 @@ from agent_tui.core.browse import (
 from agent_tui.core.browse.search import Hit, Matcher
 from agent_tui.core.budget.store import SpillStore
 from agent_tui.core.tools.builtin import read_file
-
-Tone = Literal["info", "success", "warning", "error"]
-
-SearchResult = Hit | SpillRefused | Literal["cancelled"] | None
-"""What a search found: the hit, a refusal, ``"cancelled"``, or None (not found)."""
-
-
-@dataclass(frozen=True)
-class Say:
-    """A line for the status bar under the viewer."""
-
-    text: str
-    tone: Tone = "info"
-
-
-@dataclass(frozen=True)
-class Step:
-    """What one action changed, for the screen to show."""
-
-    say: Say | None = None
-    """What the status line says now; None leaves it as it is."""
-    redraw: bool = False
-    """The window changed: draw ``SpillView.window`` (or the notice of ``SpillView.error``)."""
-    at: int | str | None = None
-    """With ``redraw``: the line to bring into view, ``"end"``, or None (the top)."""
-    line: int | None = None
-    """Without ``redraw``: the line of the window in view to mark and bring into view."""
-
-
-NOTHING = Step()
-CLEARED = Step(say=Say(""), redraw=True)
-"""A spill opened, or one that failed to read (its notice then says what happened)."""
-
-
-@dataclass(frozen=True)
-class Highlight:
-    """The current search: its pattern over text and the current match (line, column, chars)."""
-
-    pattern: re.Pattern[str] | None = None
-    line: int = 0
-    column: int = 0
-    length: int = 0
-
-
-@dataclass(frozen=True)
-class Question:
-    """What the one-line prompt asks: ``kind`` is goto, size, search or search_back."""
-
-    kind: str
-    label: str
-    value: str = ""
-    placeholder: str = ""
-
-
-@dataclass(frozen=True)
-class SearchJob:
-    """One search to run: ``query`` in the spill at ``path`` from byte ``start``."""
-
-    path: Path
-    shown: str
-    query: str
-    backward: bool
-    start: int
-    moves: int
-    """``SpillView.moves`` when it started: a move meanwhile wins over its hit."""
-
-
-@dataclass(frozen=True)
-class Listed:
-    """What a fresh listing asks of the screen."""
-
-    open: Path | None = None
-    """No spill was open: open this one (the newest shown)."""
-    idle: bool = False
-    """No spill is open: say there are none yet, or to pick one."""
-    say: Say | None = None
-
-
-@dataclass(frozen=True)
-class Copied:
-    """What ``y`` puts on the clipboard, and what the notification says about it (how it was
-    copied is said after it)."""
-
-    text: str
-    note: str
-
-
-@dataclass(frozen=True)
-class Deletion:
-    """The spill ``d`` would delete: its path, as the model sees it, and its size in words."""
-
-    path: Path
-    shown: str
-    size: str
+from agent_tui.ui.spills.steps import (
+    CLEARED,
+    NOTHING,
+    Copied,
+    Deletion,
+    Highlight,
+    Listed,
+    Question,
+    Say,
+    SearchJob,
+    SearchResult,
+    Step,
+)
 
 
 class SpillView:
@@ -176,6 +94,14 @@ class SpillView:
         wanted = self.path if path is None else path
         return next((e for e in self.entries if e.path == wanted), None)
 
+    @property
+    def hidden(self) -> bool:
+        """The filter hides the spill in view (listed, but not shown): it is not drawn, and
+        nothing acts on it (``d`` above all) until the filter shows it again or another is
+        picked."""
+        entry = self.entry()
+        return entry is not None and entry not in self.visible()
+
     def visible(self) -> list[SpillEntry]:
         """The entries the filter lets through."""
         words = self.filter.lower().split()
@@ -193,7 +119,13 @@ class SpillView:
         hit = self.hit
         if hit is None:
             return Highlight(pattern)
-        return Highlight(pattern, hit.line, hit.column, hit.length)
+        window = self.window
+        column = hit.column
+        if window is not None and window.segment and hit.line == window.offset:
+            column -= window.char_offset  # where it is in the segment's text
+            if not 0 <= column < len(window.segment_text):
+                return Highlight(pattern)
+        return Highlight(pattern, hit.line, column, hit.length)
 
     # -- the listing -----------------------------------------------------------------------
 
@@ -227,17 +159,24 @@ class SpillView:
         self._load(offset)
         return CLEARED
 
-    def _load(self, offset: int, *, end: bool = False) -> bool:
-        """Read the window from ``offset`` (``end``: the window that ends the file); False
-        when it cannot be read (``error`` says why)."""
+    def _load(self, offset: int, *, end: bool = False, char_offset: int = 0) -> bool:
+        """Read the window from ``offset`` (``end``: the window that ends the file, or the
+        last segment of its last line when that line is cut; ``char_offset``: the segment of
+        line ``offset`` from there); False when it cannot be read (``error`` says why)."""
         if self.path is None:
             return False
         shown = self.shown
         try:
             with open_reader(self.path, shown) as reader:
-                if end:
-                    offset = window_ending_at(reader, reader.lines, self.limit)
-                window = window_of(reader, shown, offset, self.limit)
+                if char_offset:
+                    window = segment_of(reader, shown, offset, char_offset, self.limit)
+                else:
+                    if end:
+                        offset = window_ending_at(reader, reader.lines, self.limit)
+                    window = window_of(reader, shown, offset, self.limit)
+                    cut = window.last_cut
+                    if end and cut is not None:  # the end of the file is the end of that line
+                        window = segment_of(reader, shown, window.last, last_segment(cut))
         except SpillRefused as refused:
             self._fail(refused)
             return False
@@ -255,6 +194,8 @@ class SpillView:
 
     def _not_ready(self) -> Step | None:
         """Why there is no window to act on, or None when there is one."""
+        if self.hidden:
+            return Step(say=Say(self.hidden_text(), "warning"))
         if self.window is not None:
             return None
         what = "No spill is open." if self.error is None else self.error.what
@@ -263,29 +204,49 @@ class SpillView:
     # -- paging ----------------------------------------------------------------------------
 
     def next_window(self) -> Step:
-        """PgDn: the window after this one, where read_file's footer says to go on."""
+        """PgDn: what read_file's footer says to read next — the window after this one, or,
+        when this one's last line is cut, the rest of that line a segment at a time (then the
+        line after it)."""
         if (blocked := self._not_ready()) is not None:
             return blocked
         window = self.window
         assert window is not None
+        if window.segment and window.segment_end < window.line_chars:
+            return self._segment_step(window.offset, window.segment_end)
+        cut = window.last_cut
+        if cut is not None:
+            return self._segment_step(window.last, read_file.MAX_LINE_CHARS)
         if window.at_end:
             return Step(say=Say(f"End of file: line {window.total:,} is the last.", "warning"))
         self.marked = None
         self.moves += 1
         return self._moved(window.last + 1, None, lambda w: w.span)
 
+    def _segment_step(self, line: int, char_offset: int) -> Step:
+        """Read on in ``line`` from ``char_offset``."""
+        self.marked = None
+        self.moves += 1
+        if not self._load(line, char_offset=char_offset) or self.window is None:
+            return CLEARED
+        return Step(say=Say(self.window.span), redraw=True)
+
     def previous_window(self) -> Step:
-        """PgUp: the window that ends just before this one."""
+        """PgUp: the window that ends just before this one (before a segment: the one before
+        it in its line, or the window of lines that ends with the line)."""
         if (blocked := self._not_ready()) is not None:
             return blocked
         window = self.window
         assert window is not None
         assert self.path is not None
-        if window.offset <= 1:
+        if window.segment and window.char_offset > read_file.MAX_LINE_CHARS:
+            back = max(read_file.MAX_LINE_CHARS, window.char_offset - read_file.SEGMENT_CHARS)
+            return self._segment_step(window.offset, back)
+        if window.offset <= 1 and not window.segment:
             return Step(say=Say("Start of file: this window begins at line 1.", "warning"))
+        end_line = window.offset if window.segment else window.offset - 1
         try:
             with open_reader(self.path, self.shown) as reader:
-                offset = window_ending_at(reader, window.offset - 1, self.limit)
+                offset = window_ending_at(reader, end_line, self.limit)
         except SpillRefused as refused:
             self._fail(refused)
             return CLEARED
@@ -294,7 +255,8 @@ class SpillView:
         return self._moved(offset, "end", lambda w: w.span)
 
     def end(self) -> Step:
-        """G: the window that ends the file."""
+        """G: the window that ends the file (the last segment of its last line, when that
+        line is too long for a row: the last characters of the file)."""
         if (blocked := self._not_ready()) is not None:
             return blocked
         self.marked = None
@@ -325,7 +287,7 @@ class SpillView:
         self.marked = line
         self.moves += 1
         say = Say(f"Line {line:,} of {total:,}{note}.", "warning" if note else "info")
-        if window.contains(line):
+        if window.contains(line) and not window.segment:
             return Step(say=say, line=line)
         if not self._load(line):
             return CLEARED
@@ -336,7 +298,11 @@ class SpillView:
         if (blocked := self._not_ready()) is not None:
             return blocked
         assert self.window is not None
-        return Question("goto", f"Go to line (1–{self.window.total:,}):", placeholder="number or $")
+        return Question(
+            "goto",
+            f"Go to line (1–{self.window.total:,}):",
+            placeholder="number, $, or line:char",
+        )
 
     def size_question(self) -> Question | Step:
         """``w``: the prompt for the window size (answered by ``answer_size``)."""
@@ -347,13 +313,34 @@ class SpillView:
         )
 
     def answer_line(self, value: str) -> Step:
-        """Go to the line typed (``$``: the last one)."""
+        """Go to the line typed (``$``: the last one); ``LINE:CHAR`` goes to a character of a
+        line, as ``read_file(path, offset=LINE, char_offset=CHAR)`` reads on in it."""
         if value == "$" and self.window is not None:
             return self.go_to_line(self.window.total)
-        number = _number(value)
-        if number is None:
-            return Step(say=Say(f"Not a line number: {value}", "error"))
+        line, _, char = value.partition(":")
+        number = _number(line)
+        if number is None or (char and _number(char) is None):
+            return Step(say=Say(f"Not a line number (LINE or LINE:CHAR): {value}", "error"))
+        column = _number(char) if char else None
+        if column is not None and column >= read_file.MAX_LINE_CHARS:
+            return self.go_to_char(number, column)
         return self.go_to_line(number)
+
+    def go_to_char(self, line: int, char: int) -> Step:
+        """The segment of ``line`` from ``char`` (a character past read_file's row)."""
+        if (blocked := self._not_ready()) is not None:
+            return blocked
+        assert self.window is not None
+        total = self.window.total
+        if not 1 <= line <= total:
+            return Step(say=Say(f"Line {line:,} is not in the file (1–{total:,}).", "error"))
+        step = self._segment_step(line, char)
+        window = self.window
+        if window is not None and not window.segment:  # the line is short: no such character
+            chars = dict(window.cut).get(line, len(window.texts[0]) if window.texts else 0)
+            say = Say(f"Line {line:,} has no character {char:,} (it has {chars:,}).", "warning")
+            return Step(say=say, redraw=True, at=line)
+        return step
 
     def answer_size(self, value: str) -> Step:
         """Use the window size typed, and read the window in view again with it."""
@@ -381,14 +368,19 @@ class SpillView:
         return Question(kind, "?" if backward else "/", placeholder=hint)
 
     def search(self, query: str, backward: bool, top_line: int | None) -> SearchJob | Step:
-        """Search from the first line in view (``top_line``, else the window's first):
-        forward from its start, backward before it. Remembered for ``n`` / ``N``."""
+        """Search from the first line in view (``top_line``, else the window's first; in a
+        segment, from its first character): forward from there, backward before it.
+        Remembered for ``n`` / ``N``."""
         if not query or self.path is None or self.window is None:
             return NOTHING
-        line = top_line or self.window.offset
+        window = self.window
+        line = window.offset if window.segment else (top_line or window.offset)
         try:
             with open_reader(self.path, self.shown) as reader:
-                start = line_start(reader, line)
+                if window.segment:
+                    start = reader.char_byte(line, window.char_offset)
+                else:
+                    start = reader.line_start(line)
         except SpillRefused as refused:
             self._fail(refused)
             return CLEARED
@@ -436,23 +428,35 @@ class SpillView:
         return self._show_hit(result, job.backward)
 
     def _show_hit(self, hit: Hit, backward: bool) -> Step:
+        """Bring ``hit`` into view: in the window shown when it holds it, else the window of
+        lines from its line, or — a match past the characters read_file shows of a long line —
+        the segment of that line that holds it (segments start where PgDn's do)."""
         self.hit = hit
         self.marked = hit.line
         window = self.window
-        if window is not None and window.contains(hit.line):
+        shown_here = window is not None and (
+            window.offset == hit.line and window.char_offset <= hit.column < window.segment_end
+            if window.segment
+            else window.contains(hit.line) and hit.column < read_file.MAX_LINE_CHARS
+        )
+        if shown_here:
             redraw, at, line = False, None, hit.line
-        elif not self._load(hit.line) or self.window is None:
-            return CLEARED
         else:
-            window = self.window
+            char_offset = 0
+            if hit.column >= read_file.MAX_LINE_CHARS:
+                past = hit.column - read_file.MAX_LINE_CHARS
+                char_offset = read_file.MAX_LINE_CHARS + past - past % read_file.SEGMENT_CHARS
+            if not self._load(hit.line, char_offset=char_offset) or self.window is None:
+                return CLEARED
             redraw, at, line = True, hit.line, None
+        window = self.window
+        assert window is not None
         message = f"Match at line {hit.line:,}, column {hit.column + 1:,}"
-        cut = next((chars for line, chars in window.cut if line == hit.line), None)
-        if cut is not None and hit.column >= read_file.MAX_LINE_CHARS:
+        if window.segment:
             call = read_file.call_text(self.shown, offset=hit.line, char_offset=hit.column)
             message += (
                 f", past the {read_file.MAX_LINE_CHARS:,} characters read_file shows of this "
-                f"{cut:,}-character line: {call} reads it"
+                f"{window.line_chars:,}-character line: {call} reads it"
             )
         if hit.wrapped:
             message += " · search wrapped to the " + ("bottom" if backward else "top")
@@ -463,8 +467,8 @@ class SpillView:
 
     def copy(self) -> Copied | Step:
         """``y``: the lines of the window as the file has them — not read_file's numbered
-        rows, nor the viewer's gutter; cut lines whole (up to ``COPY_MAX_BYTES``). A byte that is
-        not UTF-8 is copied as ``\\xNN``."""
+        rows, nor the viewer's gutter; cut lines whole (up to ``COPY_MAX_BYTES``); of a
+        segment, its characters. A byte that is not UTF-8 is copied as ``\\xNN``."""
         if (blocked := self._not_ready()) is not None:
             return blocked
         window = self.window
@@ -478,7 +482,7 @@ class SpillView:
         except SpillRefused as refused:
             self._fail(refused)
             return CLEARED
-        lines = f"lines {window.offset:,}–{window.last:,}"
+        lines = window.span if window.segment else f"lines {window.offset:,}–{window.last:,}"
         if not copied.complete:
             note = (
                 f"Copied the first {len(copied.text):,} characters of {lines} (they hold more "
@@ -488,10 +492,19 @@ class SpillView:
             note = f"Copied {lines} as the file has them ({len(copied.text):,} characters)"
         return Copied(copied.text, note)
 
+    def hidden_text(self) -> str:
+        return (
+            f"The filter hides {self.shown}: pick a spill from the list, or clear the "
+            "filter to see it again."
+        )
+
     def deletion(self) -> Deletion | Step:
-        """``d``: the spill it would delete (asked first; ``why_not_delete`` may refuse)."""
+        """``d``: the spill it would delete (asked first; ``why_not_delete`` may refuse).
+        Never one the filter hides: the user does not see what would be deleted."""
         if self.path is None:
             return Step(say=Say("No spill is open.", "warning"))
+        if self.hidden:
+            return Step(say=Say(f"Not deleted. {self.hidden_text()}", "warning"))
         entry = self.entry()
         size = ""
         if entry is not None and entry.lines is not None and entry.chars is not None:

@@ -19,7 +19,7 @@ from textual.timer import Timer
 
 from agent_tui.core.browse import SpillRefused
 from agent_tui.core.browse.search import SearchCancelled, search_spill
-from agent_tui.ui.spills.model import SearchJob, SearchResult
+from agent_tui.ui.spills.steps import SearchJob, SearchResult
 
 PROGRESS_SECONDS = 0.1
 

@@ -8,7 +8,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import ProgressBar, Static
 
-from agent_tui.ui.spills.model import Tone
+from agent_tui.ui.spills.steps import Tone
 
 __all__ = ["SearchStatus", "Tone"]
 

@@ -43,6 +43,22 @@ class SpillNotice(Static):
             )
         )
 
+    def show_hidden(self, shown: str, words: str) -> None:
+        """The filter hides the spill that was in view: say which, and how to see it again."""
+        self.update(
+            Content.assemble(
+                ("The filter hides the spill in view\n\n", "bold $text-warning"),
+                (shown, "bold"),
+                " does not match ",
+                (f"“{words.strip()}”", "bold $text-accent"),
+                ". Nothing acts on it while it is hidden.\n\n",
+                (
+                    "Pick a spill from the list, or clear the filter (Esc in it) to see it again.",
+                    "$text-muted",
+                ),
+            )
+        )
+
     def show_error(self, shown: str, refused: SpillRefused) -> None:
         self.update(
             Content.assemble(
