@@ -3,10 +3,11 @@
 It keeps itself scrolled to the bottom while content arrives (unless the user scrolled up)
 and only ever appends: a token appends to the current reply's Markdown stream (a long reply
 continues in a new part, see ``ReplyStream``), a tool event updates one widget of reference
-rows. Finished replies far from the viewport leave the DOM (``Freezer``), so a long transcript
-does not slow every refresh. A resumed session shows its last turns only; an ``EarlierTurns``
-line above them stands for the rest, rendered a page at a time above what is shown
-(``insert_before``) when the user scrolls to the top or clicks it.
+rows. Finished replies and tool rows far from the viewport leave the DOM, a run of them for
+one gap (``Freezer``), so a long transcript or a long turn does not slow every refresh. A
+resumed session shows its last turns only; an ``EarlierTurns`` line above them stands for the
+rest, rendered a page at a time above what is shown (``insert_before``) when the user scrolls
+to the top or clicks it.
 """
 
 from __future__ import annotations
@@ -107,13 +108,20 @@ class ChatView(VerticalScroll):
             self.post_message(EarlierTurns.Load())
 
     def _replies(self) -> type[AssistantReply]:
-        """The reply widget class (imported on first use), and the freezer for replies."""
+        """The reply widget class (imported on first use), and the freezer for far items."""
         from agent_tui.ui.chat.assistant_reply import AssistantReply
         from agent_tui.ui.chat.freezer import Freezer
 
         if self.freezer is None:
-            self.freezer = Freezer(self)
+            self.freezer = Freezer(self, self._revived)
         return AssistantReply
+
+    def _revived(self, widget: Widget) -> None:
+        """A frozen item is back: the updates of its calls go to it."""
+        if isinstance(widget, ToolLine):
+            for row in widget.rows:
+                for call in row:
+                    self._lines[call.id] = widget
 
     @property
     def reply(self) -> AssistantReply | None:
@@ -303,7 +311,8 @@ class ChatView(VerticalScroll):
             self._lines[call.id] = line
 
     def refresh_call(self, call_id: str) -> None:
-        if (line := self._lines.get(call_id)) is not None:
+        line = self._lines.get(call_id)
+        if line is not None and line.is_attached:  # a frozen line is redrawn when revived
             line.update_view(call_id)
 
     # -- whole view ------------------------------------------------------------------------

@@ -8,6 +8,7 @@ click on a row shows it there (``Selected``). Consecutive calls share one widget
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 
 from textual import events
 from textual.content import Content
@@ -77,6 +78,21 @@ class ToolLine(Static):
     @property
     def full(self) -> bool:
         return len(self.rows) >= MAX_ROWS
+
+    @property
+    def finished(self) -> bool:
+        """Every call of its rows has ended (nothing of it changes any more)."""
+        return all(call.status.finished for row in self.rows for call in row)
+
+    @classmethod
+    def of(cls, rows: list[list[CallState]], classes: Iterable[str] = ()) -> ToolLine:
+        """A line of these rows (a frozen one mounted again, ``freezer``)."""
+        line = cls(rows[0])
+        for row in rows[1:]:
+            line.rows.append(row)
+            line._shown.append(row_content(row))
+        line.set_classes(classes)
+        return line
 
     def on_mount(self) -> None:
         self.update(self.build_content())

@@ -187,12 +187,18 @@ class ToolLane(VerticalScroll, can_focus=False):
         return None
 
     async def add_compaction(self, event: CompactionEvent) -> None:
-        """A compaction ended: a mark after the cards so far; the turn's next calls go to a
-        block below it."""
+        """A compaction ended: the blocks so far fold, a mark follows them; the turn's next
+        calls go to a block below it."""
         from agent_tui.ui.lane.compaction_mark import CompactionMark
 
         async with self._lock:
             self._current = None
+            # their calls have all ended: fold them as the next prompt does, so a long turn
+            # that compacts again and again keeps one block's cards mounted, not one each
+            for block in self.blocks:
+                if not block.folded:
+                    await self.entries.fold(block)
+                    block.update_header()
             await self.mount(CompactionMark(event))
         self.call_after_refresh(self._follow)
 

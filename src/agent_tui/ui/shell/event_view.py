@@ -97,6 +97,13 @@ class EventView:
                     app.context_tokens = event.context_tokens
                     app.context_window = event.context_window
                     app.context_estimated = bool(event.estimated)
+                if app.tunes_gc:
+                    # a model request ended: in a long turn (hundreds of calls) the replies,
+                    # rows and cards that left the screen since are dead, but frozen with the
+                    # heap; collected here once it grew, as at a turn's end
+                    from agent_tui.ui.shell import heap
+
+                    app.call_after_refresh(heap.settle)
             case CompactionEvent():
                 if event.phase == "end":
                     await lane.add_compaction(event)
