@@ -18,6 +18,7 @@ from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.events import SessionStart
 from agent_tui.core.mcp.elicitation import ElicitationNotice
 from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.paths import ensure_data_dir
 from agent_tui.core.permissions import Mode
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.providers.base import Frontend, Provider, ProviderError
@@ -143,8 +144,12 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
         provider: Provider = make_provider(args.model, cwd=cwd, frontend=frontend)
     except ProviderError as exc:
         raise SetupFailed(str(exc)) from None
+    data_warning = ensure_data_dir()
     sessions = SessionStore()
-    session = _open_session(args, cwd, provider.name, sessions)
+    try:
+        session = _open_session(args, cwd, provider.name, sessions)
+    except OSError as exc:  # nowhere to write it: the run goes on, and says what is lost
+        session = SessionLog.unsaved_session(sessions.root, cwd, provider.name, exc)
     if isinstance(session, tuple):
         raise SetupFailed(*session)
     loaded = load_settings(cwd)
@@ -201,6 +206,7 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
         memory=agent.memory_info(),
         context_window=agent.limits.context_window,
         warnings=[
+            *([data_warning] if data_warning else []),
             *([BYPASS_WARNING] if permissions.pipeline.mode is Mode.BYPASS else []),
             *loaded.messages(),
             *(f"permissions: {p}" for p in permissions.problems),

@@ -87,6 +87,20 @@ class SessionLog:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     _writer: SessionLock | None = field(default=None, repr=False, compare=False)
 
+    @classmethod
+    def unsaved_session(cls, root: Path, cwd: Path, model: str, why: OSError) -> SessionLog:
+        """A session that cannot be written anywhere (``why``): the run goes on with it, each
+        write fails and is reported once, and the end of the run says what was lost."""
+        now = datetime.now(UTC)
+        session_id = secrets.token_hex(4)
+        path = root / f"{now:%Y%m%dT%H%M%S}-{session_id}.jsonl"
+        session = cls(session_id, path, str(cwd), model, now.isoformat(timespec="seconds"))
+        session.notes.append(
+            f"the session cannot be saved ({why.strerror or why}: {why.filename or root}): "
+            "this conversation is kept in memory only"
+        )
+        return session
+
     def claim(self) -> str | None:
         """Become the one process that writes this session (``core.session_lock``): None
         when this process now holds it, else who does (``pid 1234``)."""
