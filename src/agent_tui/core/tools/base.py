@@ -136,9 +136,11 @@ class FileChanges(Protocol):
 
     Both are blocking and called from the worker thread that does the write."""
 
-    def before_change(self, path: Path) -> None:
+    def before_change(self, path: Path) -> str | None:
         """``path`` (resolved, as the tool will write it) is about to change: keep what it
-        holds now, the first time in a turn. ``OSError`` when that failed: do not write."""
+        holds now, the first time in a turn. ``OSError`` when that failed: do not write. A
+        note when what it holds is not kept (too big): the change cannot be rewound, and the
+        result says so."""
 
     def changed(self, path: Path, digest: str | None) -> None:
         """``path`` now holds the bytes of ``digest`` (``content_digest``); None: deleted."""
@@ -147,7 +149,7 @@ class FileChanges(Protocol):
 class _NoChanges:
     """No checkpoint (``mcp serve``, tests): nothing is kept."""
 
-    def before_change(self, path: Path) -> None:
+    def before_change(self, path: Path) -> str | None:
         return None
 
     def changed(self, path: Path, digest: str | None) -> None:
