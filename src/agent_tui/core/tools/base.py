@@ -167,6 +167,17 @@ def _no_events(_: Any) -> None:
     return None
 
 
+@dataclass(frozen=True)
+class KeptOutput:
+    """What a call produced before it was stopped (an interrupt, a sibling's failure): kept
+    by the budget like any output, so nothing the user saw streaming is lost."""
+
+    text: str
+    """Decoded, as the model would read it."""
+    raw: RawOutput
+    """The exact bytes (a spill saves these)."""
+
+
 @dataclass
 class ToolContext:
     """Everything a call may use: the session's working directory, shared state, progress."""
@@ -195,6 +206,9 @@ class ToolContext:
     hosts: HostRules = NO_HOSTS
     """The hosts the allow rules name literally: the only private addresses ``web_fetch``
     may reach (``core.tools.hosts``)."""
+    kept: KeptOutput | None = None
+    """Set by a tool that is stopped midway (cancelled) with output worth keeping
+    (``run_shell``): the executor budgets it with the call's interrupted or cancelled end."""
 
     def resolve(self, path: str) -> Path:
         """A path argument resolved against the session cwd (``~`` expanded)."""

@@ -29,6 +29,7 @@ from agent_tui.core.sandbox.lifeline import lifeline_argv
 from agent_tui.core.sandbox.nested_git import Watch, find_nested_git
 from agent_tui.core.summary import first_line
 from agent_tui.core.tools.base import (
+    KeptOutput,
     ProgressCallback,
     ProgressUpdate,
     Tool,
@@ -47,7 +48,6 @@ DRAIN_GRACE = 1.0  # after the shell exits, how long background holders of the p
 READ_BYTES = 64 * 1024
 PROGRESS_INTERVAL = 0.1
 PROGRESS_LINE_CHARS = 1000
-TAIL_LINES_ON_TIMEOUT = 50
 SPOOL_BYTES = 8 << 20  # output past this goes to a temporary file, not memory
 MAX_OUTPUT_BYTES = 1 << 30  # all output up to 1 GiB is kept byte for byte (then spilled whole)
 TAIL_BYTES = 8 << 20  # past the cap: the last 8 MiB (the failure summary) are still kept
@@ -293,23 +293,37 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
         if pump is not None:
             await asyncio.wait({pump}, timeout=DRAIN_GRACE)
         output.flush(final=True)
-        tail = strip_escapes(output.text()).rstrip("\r\n").split("\n")[-TAIL_LINES_ON_TIMEOUT:]
-        output.close()
-        moved = await _sweep(watched, ctx)
+        try:
+            text = strip_escapes(output.text()).rstrip("\r\n") or "(no output)"
+            moved = await _sweep(watched, ctx)
+        except BaseException:
+            output.close()
+            raise
+        footer = (
+            f"[killed: the command did not finish within {inp.timeout:g} s; everything it "
+            "started was killed]" + (f"\n[{moved}]" if moved else "")
+        )
+        # the whole output, as any result: the budget spills it (its exact bytes) and the
+        # model reads its tail and the footer (it was cut to 50 lines and the rest lost)
         raise ToolFailure(
             TIMEOUT,
-            f"The command did not finish within {inp.timeout:g} s and was killed with "
-            f"everything it started. Last {len(tail)} lines of output:\n"
-            + "\n".join(tail)
-            + (f"\n[{moved}]" if moved else ""),
+            f"{text}\n{footer}",
             "If it just needs longer, run it again with a larger timeout (maximum "
             f"{MAX_TIMEOUT:g}). If it waits for input or never ends (a server, watch mode, "
             "a prompt), use non-interactive flags or run it in the background with output "
             "redirected to a file.",
+            raw=output.raw(),
+            footer=footer,
         ) from None
     except BaseException:  # cancelled (Esc, a failing sibling): nothing may outlive the call
         await asyncio.shield(_terminate(proc))
         await asyncio.shield(_sweep(watched, ctx))
+        output.flush(final=True)
+        text = strip_escapes(output.text()).rstrip("\r\n")
+        if text:  # what the user saw streaming is kept, spilled like any output
+            ctx.kept = KeptOutput(text, output.raw())
+        else:
+            output.close()
         raise
     finally:
         output.stop_timer()
