@@ -7,12 +7,15 @@ import asyncio
 import json
 import os
 import signal
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agent_tui.core.hooks.config import HookSpec
-from agent_tui.core.sandbox import SessionSandbox
+from agent_tui.core.sandbox import SessionSandbox, environment
+from agent_tui.core.sandbox.refusal import SandboxRefused
+from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
 
 OUTPUT_CAP = 64 * 1024
 """Bytes of stdout and of stderr kept from one hook."""
@@ -31,17 +34,36 @@ class HookProcess:
 
 
 async def run_command(
-    spec: HookSpec, payload: dict[str, Any], cwd: Path, sandbox: SessionSandbox
+    spec: HookSpec,
+    payload: dict[str, Any],
+    cwd: Path,
+    sandbox: SessionSandbox,
+    *,
+    env_names: Sequence[str] = (),
+    reads: ReadGuard = NO_GUARD,
 ) -> HookProcess:
+    """Run one hook. In the sandbox it sees what a command sees: the allow-listed environment
+    (``sandbox.environment``, plus the ``shell.env`` names ``env_names``) and not the files
+    the read rules protect (``reads``); unsandboxed, the agent's environment without its
+    provider keys."""
     argv = ["/bin/sh", "-c", spec.command]
     state = await asyncio.to_thread(lambda: sandbox.state)
     if state.refuses:
         return HookProcess(
             None, error=f"not run: the sandbox is required and unavailable ({state.problem})"
         )
-    if state.shell is not None:
-        argv = state.shell.wrap(argv, cwd)
-    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(cwd), "AGENT_TUI_PROJECT_DIR": str(cwd)}
+    shell = state.shell
+    if shell is not None:
+        plain = argv
+        try:
+            argv = await asyncio.to_thread(lambda: shell.wrap(plain, cwd, reads.hidden()))
+        except SandboxRefused as exc:
+            return HookProcess(None, error=f"{exc.reason} {exc.hint}")
+    env = {
+        **environment.for_command(shell, passed=env_names),
+        "CLAUDE_PROJECT_DIR": str(cwd),
+        "AGENT_TUI_PROJECT_DIR": str(cwd),
+    }
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv,
