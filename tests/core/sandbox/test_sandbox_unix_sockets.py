@@ -166,6 +166,29 @@ async def test_a_socket_in_a_directory_shown_again_is_masked(
 
 
 @needs_bwrap
+@pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="no /dev/shm here")
+async def test_sockets_in_the_places_the_sandbox_replaces_stay_unreachable(
+    tmp_path: Path,
+) -> None:
+    """/dev/shm (a new /dev) and /tmp (a private tmpfs): not masked one by one, and not
+    reachable either."""
+    shm = Path("/dev/shm")
+    servers = [
+        Daemon(shm / f"agent-tui-{os.getpid()}.sock"),
+        Daemon(tmp_path / "outside.sock"),  # tmp_path is below /tmp
+    ]
+    try:
+        command = "; ".join(f"{CONNECT} {s.path}" for s in servers)
+        assert _bare(_work(tmp_path, "bare"), command).count(HELLO.decode()) == 2
+        out = await _run(_work(tmp_path), command)
+        assert HELLO.decode() not in out.content
+    finally:
+        for server in servers:
+            server.close()
+            server.path.unlink(missing_ok=True)
+
+
+@needs_bwrap
 async def test_sockets_inside_the_workspace_still_work(tmp_path: Path) -> None:
     work = _work(tmp_path)
     inside = Daemon(work / "app.sock")  # e.g. a dev server the user started in the project
