@@ -181,6 +181,8 @@ class Agent:
             self.policy.use_sandbox(self.executor.sandbox)
         if hooks is not None:
             hooks.sandbox = self.executor.sandbox
+            hooks.env_names = tuple(self.settings.shell.env)
+            hooks.reads = self.policy.reads
             hooks.session_id = session.id if session is not None else ""
         self.trust = trust
         """What of the project's files the user trusts (None: not gated here, e.g. tests)."""

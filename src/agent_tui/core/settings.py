@@ -181,6 +181,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
 """Top-level keys and their models. Keys starting with ``$`` (``$schema``) are ignored."""
 USER_ONLY: dict[str, Callable[[dict[str, Any]], list[str]]] = {
     "sandbox": SandboxSettings.loosening,
+    "shell": ShellSettings.user_only,
 }
 """Sections with values only the user's own settings file may set (a repository ships its
 project files): for each, the keys of a section object that it may not set elsewhere."""

@@ -9,13 +9,16 @@ import asyncio
 import json
 import os
 import signal
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agent_tui.core.hooks.config import HookSpec
 from agent_tui.core.hooks.placement import PROJECT_VARS, confined_because, confined_env
-from agent_tui.core.sandbox import SessionSandbox
+from agent_tui.core.sandbox import SessionSandbox, environment
+from agent_tui.core.sandbox.refusal import SandboxRefused
+from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
 
 OUTPUT_CAP = 64 * 1024
 """Bytes of stdout and of stderr kept from one hook."""
@@ -36,8 +39,19 @@ class HookProcess:
 
 
 async def run_command(
-    spec: HookSpec, payload: dict[str, Any], cwd: Path, sandbox: SessionSandbox
+    spec: HookSpec,
+    payload: dict[str, Any],
+    cwd: Path,
+    sandbox: SessionSandbox,
+    *,
+    env_names: Sequence[str] = (),
+    reads: ReadGuard = NO_GUARD,
 ) -> HookProcess:
+    """Run one hook. The user's own hooks run as the user's programs (``placement``); a
+    confined one in the sandbox sees what a command sees: the allow-listed environment
+    (``sandbox.environment``, plus the ``shell.env`` names ``env_names``) and not the files
+    the read rules protect (``reads``); confined without a sandbox, ``placement``'s
+    allow-listed environment."""
     argv = ["/bin/sh", "-c", spec.command]
     confined = await asyncio.to_thread(confined_because, spec, cwd)  # it looks at files
     if confined is None:  # the user's own program: as the user, outside any sandbox
@@ -51,9 +65,19 @@ async def run_command(
                 f"required but unavailable ({state.problem})",
                 confined=confined,
             )
-        if state.shell is not None:
-            argv = state.shell.wrap(argv, cwd)
-        env = confined_env(cwd)
+        shell = state.shell
+        if shell is not None:  # what a command sees: no secret, no file a read rule hides
+            plain = argv
+            try:
+                argv = await asyncio.to_thread(lambda: shell.wrap(plain, cwd, reads.hidden()))
+            except SandboxRefused as exc:
+                return HookProcess(None, error=f"{exc.reason} {exc.hint}", confined=confined)
+            env = {
+                **environment.for_command(shell, passed=env_names),
+                **dict.fromkeys(PROJECT_VARS, str(cwd)),
+            }
+        else:  # confined without a sandbox: at least no key or secret of the user's
+            env = confined_env(cwd)
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv,

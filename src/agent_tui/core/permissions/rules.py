@@ -153,8 +153,8 @@ class Rule:
     def search_root(self, workspace: Path) -> Path:
         """The deepest directory every path this pattern matches lies in: where to look for
         them on disk (``//etc/app/*.conf`` → ``/etc/app``; ``~/.aws/**`` → the home's
-        ``.aws``; ``secrets/*.key`` → the workspace's ``secrets``; ``*.pem`` → the
-        workspace)."""
+        ``.aws``; ``secrets/*.key`` → the workspace's ``secrets``; ``/.env`` → the workspace's
+        ``.env``; ``*.pem`` and ``.env`` → the workspace)."""
         pattern = self.pattern or ""
         if pattern.startswith("//"):
             base, rest = Path("/"), pattern[2:]
@@ -162,7 +162,7 @@ class Rule:
             base, rest = Path.home().resolve(), pattern[2:]
         else:
             base, rest = workspace, pattern.lstrip("/")
-            if "/" not in pattern.strip("/"):  # a bare name matches at any depth
+            if "/" not in pattern.rstrip("/"):  # a bare name matches at any depth (not /name)
                 return workspace
         parts = rest.rstrip("/").split("/")
         literal = []

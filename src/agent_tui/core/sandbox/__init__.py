@@ -9,6 +9,7 @@ the sandbox the settings ask for, or says why there is none.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from dataclasses import dataclass, field
@@ -90,6 +91,9 @@ class Confinement:
     home: Path | None = field(default_factory=Path.home)
     """Hidden (an empty tmpfs), except the workspace and a few read-only files
     (``bubblewrap.KEEP_FROM_HOME``)."""
+    sealed: tuple[Path, ...] = ()
+    """Directories replaced by an empty read-only one, wherever they are: the agent's own
+    state (``agent_state``)."""
 
 
 class Sandbox(Protocol):
@@ -199,7 +203,12 @@ class ShellSandbox:
     def network(self) -> bool:
         return self.settings.network == "on"
 
-    def confinement(self, cwd: Path, protected: Hidden | None = None) -> Confinement:
+    def confinement(
+        self, cwd: Path, protected: Hidden | None = None, *, prepare: bool = False
+    ) -> Confinement:
+        """What a command in ``cwd`` is confined to. ``prepare`` (a command is about to run;
+        blocking): the agent's missing state directories a command could create are created
+        (``agent_state``) and the machine's Unix sockets listed (``sockets``)."""
         workspace = self.workspace.resolve()
 
         def paths(items: list[str]) -> tuple[Path, ...]:
@@ -218,31 +227,67 @@ class ShellSandbox:
         if home.is_relative_to(workspace):  # the home's secrets and startup files are inside
             read_only += [home / name for name in RUNS_LATER_IN_HOME]
             hidden += [home / name for name in SECRETS_IN_HOME]
+        allow_write = paths(self.settings.allow_write)
+        allow_read = (*paths(self.settings.allow_read), *programs_in_hiding(home))
+        from agent_tui.core.sandbox import agent_state, sockets
+        from agent_tui.core.sandbox.bubblewrap import KEEP_FROM_HOME
+
+        shown = (*allow_write, *allow_read, *(home / name for name in KEEP_FROM_HOME))
+        if prepare:
+            agent_state.prepare(workspace, (workspace, *allow_write))
+        state = agent_state.masks(workspace, shown, home)
+        read_only += state.read_only
+        hidden += state.hidden
+        if prepare:  # the machine's sockets, listed now (what a command would find)
+            hidden += [*sockets.runs_apart(), *sockets.reachable(workspace, shown, home)]
         return Confinement(
             workspace=workspace,
             cwd=cwd.resolve(),
             network=self.network,
-            allow_write=paths(self.settings.allow_write),
+            allow_write=allow_write,
             read_only=tuple(read_only),
             hidden=tuple(hidden),
-            allow_read=(*paths(self.settings.allow_read), *programs_in_hiding(home)),
+            allow_read=allow_read,
+            sealed=state.sealed,
         )
+
+    def writable_roots(self) -> tuple[Path, ...]:
+        """The workspace and ``allow_write``, resolved (the private /tmp aside)."""
+        workspace = self.workspace.resolve()
+        out = [workspace]
+        for item in self.settings.allow_write:
+            path = Path(item).expanduser()
+            out.append((path if path.is_absolute() else workspace / path).resolve())
+        return tuple(out)
 
     def wrap(self, argv: list[str], cwd: Path, protected: Hidden | None = None) -> list[str]:
         """``argv`` confined; ``protected`` adds the files the read rules protect (found by
-        the read guard: ``ReadGuard.hidden``, blocking) to the hidden ones."""
-        return self.sandbox.wrap(argv, self.confinement(cwd, protected))
+        the read guard: ``ReadGuard.hidden``, blocking) to the hidden ones. Blocking. Raises
+        ``refusal.SandboxRefused`` when it cannot confine the command as promised (the search
+        for protected files stopped early, …): the command must not run."""
+        from agent_tui.core.sandbox.refusal import require_complete
+
+        if protected is not None:
+            require_complete(protected)
+        return self.sandbox.wrap(argv, self.confinement(cwd, protected, prepare=True))
 
     def protected(self) -> tuple[Path, ...]:
         """The paths kept read-only inside the writable ones, and the ``.git`` of the
-        workspace (``aftercheck`` watches those that do not exist yet)."""
+        workspace (``aftercheck`` watches those that do not exist yet). Blocking: first makes
+        the agent's state directories a command could create (``agent_state``), which are
+        then no creation of the command's."""
+        from agent_tui.core.sandbox import agent_state
+        from agent_tui.core.sandbox.refusal import SandboxRefused
+
+        with contextlib.suppress(SandboxRefused):  # ``wrap`` refuses the command then
+            agent_state.prepare(self.workspace.resolve(), self.writable_roots())
         return (*self.confinement(self.workspace).read_only, self.workspace.resolve() / GIT_POINTER)
 
     def writable(self, path: Path) -> bool:
         """Whether a command in the sandbox may write ``path`` (resolved): the workspace, the
         private /tmp and ``allow_write`` — not the protected paths inside them."""
         c = self.confinement(self.workspace)
-        if any(path == p or p in path.parents for p in c.read_only):
+        if any(path == p or p in path.parents for p in (*c.read_only, *c.sealed)):
             return False
         roots = (c.workspace, *c.allow_write, Path("/tmp"))
         return any(path == root or root in path.parents for root in roots)

@@ -5,13 +5,14 @@ A ``read_file`` deny (or ask) rule protects a file's content in every tool; insi
 that means the file is not there for a command at all (an empty file or an empty directory is
 mounted over it). Rules are patterns (``**/.env``, ``*.pem``, ``secrets/**``), so the files
 have to be found: each rule's search root (``Rule.search_root``) is walked, without following
-symbolic links (a link whose target is protected hides the target).
+symbolic links (a link whose target is protected hides the target; so does a link a rule
+names, and a root reached through a link is matched by the path the rule names).
 
 The walk runs before each sandboxed command (in a worker thread) and must be cheap, so each
 directory's listing, with what the rules hide in it, is kept until the directory's
 modification time changes: a command in an unchanged tree costs one ``stat`` per directory.
 It stops after ``MAX_ENTRIES`` entries and says so (``complete=False``): what it did not reach
-may hold a protected file, so sandboxed commands then no longer run without asking.
+may hold a protected file, so the sandbox then refuses to run commands (``refusal``).
 """
 
 from __future__ import annotations
@@ -83,8 +84,8 @@ def _listing(
                     real = os.path.realpath(entry.path) if link else entry.path
                     if link and links is not None and links(entry.path):
                         hidden.append(entry.path)
-                    elif protected(real):
-                        hidden.append(real)
+                    elif protected(real) or (link and links is None and protected(entry.path)):
+                        hidden.append(real)  # a link a rule names: what it leads to
                     elif not link and entry.is_dir(follow_symlinks=False):
                         dirs.append(entry.name)
                 except OSError:
@@ -118,12 +119,17 @@ def find_protected(
     limit = MAX_ENTRIES if limit is None else limit
     found: list[Path] = []
     seen = 0
-    walked: set[str] = set()
+    walked: set[tuple[str, str]] = set()
     for root in roots:
         if not os.path.lexists(root):
             continue
+        lexical = os.path.abspath(root)
         real = os.path.realpath(root)
-        if protected(real):
+        match, root_key = protected, key
+        if real != lexical and links is None:
+            # the root is (or lies below) a symbolic link: the rule names the path through it
+            match, root_key = _aliased(protected, real, lexical), (key, real, lexical)
+        if match(real):
             found.append(Path(real))
             continue
         if not os.path.isdir(real):
@@ -131,10 +137,10 @@ def find_protected(
         stack = [real]
         while stack:
             directory = stack.pop()
-            if directory in walked:
+            if (directory, lexical) in walked:
                 continue
-            walked.add(directory)
-            listing = _listing(directory, key, protected, links, namespace)
+            walked.add((directory, lexical))
+            listing = _listing(directory, root_key, match, links, namespace)
             if listing is None:
                 continue
             seen += listing.entries
@@ -143,6 +149,22 @@ def find_protected(
                 return Hidden(tuple(dict.fromkeys(found)), complete=False, looked_at=seen)
             stack.extend(os.path.join(directory, name) for name in listing.dirs)
     return Hidden(tuple(dict.fromkeys(found)), complete=True, looked_at=seen)
+
+
+def _aliased(protected: Matcher, real: str, lexical: str) -> Matcher:
+    """``protected``, also for a path below ``real`` named as below ``lexical``: a rule
+    ``//srv/app/**`` matches ``/data/app/x`` when ``/srv/app`` leads to ``/data/app``."""
+
+    def match(path: str) -> bool:
+        if protected(path):
+            return True
+        if path == real:
+            return protected(lexical)
+        if path.startswith(real + "/"):
+            return protected(lexical + path[len(real) :])
+        return False
+
+    return match
 
 
 def forget() -> None:

@@ -17,6 +17,7 @@ import shutil
 import signal
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import Field
@@ -24,9 +25,10 @@ from pydantic import Field
 from agent_tui.core.ansi import strip_escapes
 from agent_tui.core.budget.raw import RawOutput
 from agent_tui.core.calls import ResultFacts
-from agent_tui.core.sandbox import aftercheck
+from agent_tui.core.sandbox import ShellSandbox, aftercheck, environment
 from agent_tui.core.sandbox.lifeline import lifeline_argv
 from agent_tui.core.sandbox.nested_git import Watch, find_nested_git
+from agent_tui.core.sandbox.refusal import SandboxRefused
 from agent_tui.core.summary import first_line
 from agent_tui.core.tools.base import (
     KeptOutput,
@@ -62,10 +64,14 @@ FORCE_COLOR_ENV = ("CLICOLOR_FORCE",)
 """Removed with colour off: some programs (BSD ls) force colour when it is set at all."""
 
 
-def child_env(color: bool = False) -> dict[str, str]:
-    """The environment of a command: ours, with the non-interactive defaults of ``CHILD_ENV``
-    and, unless ``color`` (the ``shell.color`` setting), the colour-off hints."""
-    env = {**os.environ, **CHILD_ENV}
+def child_env(
+    color: bool = False, shell: ShellSandbox | None = None, passed: Sequence[str] = ()
+) -> dict[str, str]:
+    """The environment of a command (``sandbox.environment``: allow-listed in the sandbox
+    ``shell``, ours without the provider keys outside it), with the non-interactive defaults
+    of ``CHILD_ENV`` and, unless ``color`` (the ``shell.color`` setting), the colour-off
+    hints. ``passed``: the ``shell.env`` names."""
+    env = {**environment.for_command(shell, passed=passed, color=color), **CHILD_ENV}
     if not color:
         env.update(NO_COLOR_ENV)
         for name in FORCE_COLOR_ENV:
@@ -232,7 +238,12 @@ async def _spawn(command: str, ctx: ToolContext, stdout: int) -> asyncio.subproc
     # namespace; unsandboxed, the lifeline (a watchdog parent) kills the process group.
     if state.shell is not None:  # finding the files to hide walks the workspace: a thread
         confined, plain = state.shell, argv
-        argv = await asyncio.to_thread(lambda: confined.wrap(plain, ctx.cwd, ctx.reads.hidden()))
+        try:
+            argv = await asyncio.to_thread(
+                lambda: confined.wrap(plain, ctx.cwd, ctx.reads.hidden())
+            )
+        except SandboxRefused as exc:
+            raise ToolFailure("sandbox_refused", exc.reason, exc.hint) from None
     else:
         argv = lifeline_argv(argv)
     try:
@@ -242,7 +253,7 @@ async def _spawn(command: str, ctx: ToolContext, stdout: int) -> asyncio.subproc
             stdin=asyncio.subprocess.DEVNULL,
             stdout=stdout,
             stderr=stdout,  # the same pipe: stdout and stderr interleave in write order
-            env=child_env(ctx.shell.color),
+            env=child_env(ctx.shell.color, state.shell, ctx.shell.env),
             start_new_session=True,  # its own process group, killable as a whole
         )
     except OSError as exc:
