@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
-    from agent_tui.core.sandbox.nested_git import Watch
+    from agent_tui.core.sandbox.git_watch import Watch
 
 SandboxMode = Literal["auto", "required", "off"]
 
@@ -83,6 +83,9 @@ class Confinement:
     allow_write: tuple[Path, ...] = ()
     read_only: tuple[Path, ...] = ()
     """Paths inside the writable ones that stay read-only (protected paths)."""
+    masked: tuple[Path, ...] = ()
+    """Read-only too, but their directories are not pinned (mount points): the configs and
+    hooks of nested and bare git directories (``git_watch.Watch.masks``)."""
     hidden: tuple[Path, ...] = ()
     """Paths whose content commands must not see."""
     allow_read: tuple[Path, ...] = ()
@@ -199,7 +202,9 @@ class ShellSandbox:
     def network(self) -> bool:
         return self.settings.network == "on"
 
-    def confinement(self, cwd: Path, protected: Hidden | None = None) -> Confinement:
+    def confinement(
+        self, cwd: Path, protected: Hidden | None = None, masked: tuple[Path, ...] = ()
+    ) -> Confinement:
         workspace = self.workspace.resolve()
 
         def paths(items: list[str]) -> tuple[Path, ...]:
@@ -224,14 +229,22 @@ class ShellSandbox:
             network=self.network,
             allow_write=paths(self.settings.allow_write),
             read_only=tuple(read_only),
+            masked=masked,
             hidden=tuple(hidden),
             allow_read=(*paths(self.settings.allow_read), *programs_in_hiding(home)),
         )
 
-    def wrap(self, argv: list[str], cwd: Path, protected: Hidden | None = None) -> list[str]:
+    def wrap(
+        self,
+        argv: list[str],
+        cwd: Path,
+        protected: Hidden | None = None,
+        masked: tuple[Path, ...] = (),
+    ) -> list[str]:
         """``argv`` confined; ``protected`` adds the files the read rules protect (found by
-        the read guard: ``ReadGuard.hidden``, blocking) to the hidden ones."""
-        return self.sandbox.wrap(argv, self.confinement(cwd, protected))
+        the read guard: ``ReadGuard.hidden``, blocking) to the hidden ones, ``masked`` the
+        nested git directories' files to the read-only ones."""
+        return self.sandbox.wrap(argv, self.confinement(cwd, protected, masked))
 
     def protected(self) -> tuple[Path, ...]:
         """The paths kept read-only inside the writable ones, and the ``.git`` of the
@@ -328,7 +341,8 @@ class SessionSandbox:
         self.workspace = workspace
         self._state: SandboxState | None = None
         self.nested_git: Watch | None = None
-        """The nested git directories' watch (``nested_git``), made by the first command."""
+        """The watch of git's config in the workspace (``git_watch``), made by the first
+        command."""
 
     @property
     def state(self) -> SandboxState:

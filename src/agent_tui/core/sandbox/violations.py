@@ -104,6 +104,15 @@ def _read_only(name: str | None, shell: ShellSandbox, cwd: Path) -> str:
                 "agent or runs code later), read-only for commands; change it with the file "
                 "tools, which ask first"
             )
+        # the rest of the workspace is writable: what is read-only there is a nested or bare
+        # repository's config or hooks, a hooks path (``git_watch.Watch.masks``), or a file
+        # a read rule hides
+        return (
+            f"blocked by the sandbox: {relative} is read-only for commands (a nested or bare "
+            "repository's config or hooks, or a hooks directory, whose content git would run "
+            "later; or a file a read rule hides); change it with the file tools, which ask "
+            "first"
+        )
     where = path.parent if not path.is_dir() else path
     return (
         f"blocked by the sandbox: {name} is outside what commands may write (the workspace, "
