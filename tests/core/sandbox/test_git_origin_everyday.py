@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.sandbox import SandboxSettings, SessionSandbox
+from agent_tui.core.sandbox import SandboxSettings, SessionSandbox, git_watch
 from agent_tui.core.sandbox.bubblewrap import Bubblewrap
 from agent_tui.core.sandbox.git_watch import Watch
 from agent_tui.core.tools.base import ToolContext, ToolOutput
@@ -115,9 +115,12 @@ async def test_everyday_git_is_not_reported(repo: Path, name: str, sandboxed: bo
     assert "blocked" not in out.content, out.content
 
 
-async def test_the_user_s_edits_between_commands_are_left_alone(repo: Path) -> None:
-    """The user (an editor) or the file tools change git config between two commands: the
+async def test_the_user_s_edits_between_commands_are_left_alone(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user (an editor) changes git config between two commands, after a pause: the
     next command's check starts from there."""
+    monkeypatch.setattr(git_watch, "FRESH_FOR", 0.0)  # the pause: a full look before
     sandbox = _session(repo, sandboxed=False)
     await _run(sandbox, repo, "git init -q sub")
     (repo / ".gitattributes").write_text("* filter=mine\n")
@@ -128,6 +131,23 @@ async def test_the_user_s_edits_between_commands_are_left_alone(repo: Path) -> N
     assert "blocked" not in out.content
     assert (repo / ".gitattributes").read_text() == "* filter=mine\n"
     assert "less -R" in (repo / "sub/.git/config").read_text()
+
+
+async def test_right_after_a_command_only_files_already_found_are_looked_at_again(
+    repo: Path,
+) -> None:
+    """Within ``FRESH_FOR`` of a check the baseline reuses its walk: a change to a watched
+    file in between is still the user's (looked at again), a new attributes file with a
+    driver appearing in between is judged with the next command (fail-closed)."""
+    sandbox = _session(repo, sandboxed=False)
+    await _run(sandbox, repo, "git init -q sub")
+    with (repo / "sub/.git/config").open("a") as config:
+        config.write('[core]\n\tpager = "less -R"\n')
+    (repo / ".gitattributes").write_text("* filter=mine\n")
+    out = await _run(sandbox, repo, "echo hello")
+    assert "less -R" in (repo / "sub/.git/config").read_text()
+    assert ".gitattributes" in out.content
+    assert not (repo / ".gitattributes").exists()
 
 
 async def test_the_user_s_own_nested_repository_is_left_alone_unsandboxed(repo: Path) -> None:
@@ -210,3 +230,32 @@ def test_the_look_finds_bare_repositories_by_shape_only(repo: Path) -> None:
     found = Watch(repo).look().found
     assert str(odd) in found.gitdirs
     assert str(not_git) not in found.gitdirs  # git would not take it for a repository either
+
+
+@needs_sandbox
+async def test_removing_a_masked_repository_is_refused_and_explained(repo: Path) -> None:
+    """The price of the masks: a sandboxed ``rm -rf`` of a repository found before the
+    command removes all but its config and hooks (mount points), fails, and says why."""
+    _bare_and_nested(repo)
+    config = (repo / "mine/.git/config").read_bytes()
+    out = await _run(_session(repo, sandboxed=True), repo, "rm -rf mine")
+    assert out.data["exit_code"] != 0
+    assert out.facts.blocked is not None
+    assert "read-only for commands" in out.facts.blocked, out.facts.blocked
+    assert (repo / "mine/.git/config").read_bytes() == config
+
+
+async def test_a_quarantine_inside_the_workspace_is_not_watched(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the workspace as the home directory, the quarantine (in the data directory) is
+    inside it: what was moved there is not found and judged again by the next command."""
+    monkeypatch.setenv("AGENT_TUI_DATA_DIR", str(repo / ".local/share/agent-tui"))
+    sandbox = _session(repo, sandboxed=False)
+    first = await _run(sandbox, repo, "echo '* filter=x' > .gitattributes")
+    assert ".gitattributes" in first.content
+    moved = list((repo / ".local/share/agent-tui/quarantine").rglob(".gitattributes"))
+    assert moved  # kept inside the workspace, under the data directory
+    later = await _run(sandbox, repo, "true")
+    assert "blocked" not in later.content, later.content
+    assert moved[0].exists()

@@ -7,10 +7,11 @@ planted hook or config is caught). ``Guard.masked`` is what the sandbox keeps re
 nested and bare git directories found. ``Guard.after`` undoes what the command made, and
 ``message`` says it in one sentence for the card and the model.
 
-Unsandboxed, the cost is the watch's two looks: a cached walk (one ``stat`` per unchanged
-directory) and a ``stat`` per watched file. No watch runs for a session without a workspace
-(``UNCONFINED``, whose workspace is ``/``), and a failure of the check itself is reported,
-never raised into the command's result.
+Unsandboxed as sandboxed, the cost is the watch's looks: a cached walk of the workspace (one
+``stat`` per unchanged directory) after each command and, after a pause, before it too
+(``Watch.baseline``), and a ``stat`` per watched file. No watch runs for a session without a
+workspace (``UNCONFINED``, whose workspace is ``/``), and a failure of the check itself is
+reported, never raised into the command's result.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ def before(sandbox: SessionSandbox) -> Guard:
     guard.watch = watch_of(sandbox)
     if guard.watch is not None:
         try:
-            guard.baseline = guard.watch.look()
+            guard.baseline = guard.watch.baseline()
             if guard.sandboxed:
                 guard.masked = guard.watch.masks(guard.baseline)
         except Exception as exc:

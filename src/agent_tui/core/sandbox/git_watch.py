@@ -20,9 +20,11 @@ earlier bytes come back. Otherwise it is **moved** to the quarantine (``quaranti
 renamed, or copied within limits across filesystems, and removed). The card says which.
 
 Everything that was there before a command is left alone: the user's own nested repositories
-and hooks, and what the user (in an editor) or the file tools (which ask) changed between
-commands. The baseline is taken anew before each command, per call, so concurrent commands
-(subagents) each compare with their own.
+and hooks, and what the user (in an editor) or the file tools changed between commands. The
+baseline is taken before each command, per call, so concurrent commands (subagents) each
+compare with their own; it costs one walk of the workspace only after a pause (``baseline``):
+a command that follows the previous one within ``FRESH_FOR`` reuses that one's walk, so an
+agent's run of commands pays one walk each (the look after).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +43,8 @@ from agent_tui.core.sandbox.quarantine import Moved, move, new_box, restore
 Stamp = tuple[int, ...]
 MAX_HOOKS = 200
 """Entries looked at in one hooks directory (and in each of its subdirectories)."""
+FRESH_FOR = 2.0
+"""Seconds after a check during which the next baseline reuses its walk (``baseline``)."""
 MAX_MASKS = 256
 """Paths of nested git directories the sandbox mounts read-only (past it: the after-check)."""
 Finder = Callable[[Path], nested_git.Found]
@@ -119,15 +124,33 @@ class Watch:
     """Real paths not walked (the quarantine, when it is inside the workspace)."""
     _cache: dict[str, tuple[Stamp, bytes | None]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _last: Snapshot | None = None
+    """The last check's look: the next baseline's git directories, when it follows soon."""
+    _last_at: float = 0.0
 
     def _found(self) -> nested_git.Found:
         if self.find is not None:
             return self.find(self.workspace)
         return nested_git.find(self.workspace, self.skip)
 
-    def look(self) -> Snapshot:
-        """Everything watched, now. Blocking: a walk of the workspace (cached)."""
-        found = self._found()
+    def baseline(self) -> Snapshot:
+        """What a command is compared with afterwards, taken just before it (blocking).
+
+        Right after the previous command's check (within ``FRESH_FOR``: an agent's commands
+        follow each other closely) the git directories it found are reused and only their
+        files looked at again — no walk; what appeared elsewhere in between is judged with
+        the next command (fail-closed). After a pause (the user may have worked in the tree),
+        a full look."""
+        with self._lock:
+            last, at = self._last, self._last_at
+        if last is not None and time.monotonic() - at < FRESH_FOR:
+            return self.look(last.found)
+        return self.look()
+
+    def look(self, found: nested_git.Found | None = None) -> Snapshot:
+        """Everything watched, now (of the git directories ``found``, or found by a walk of
+        the workspace, cached: a ``stat`` per unchanged directory). Blocking."""
+        found = found if found is not None else self._found()
         snapshot = Snapshot(found=found)
         for path, kind in nested_git.targets(self.workspace, found).items():
             if kind == "hooks":
@@ -177,6 +200,13 @@ class Watch:
     def check(self, before: Snapshot) -> list[Moved]:
         """After a command: undo what it made that runs code (``Moved`` says how). Blocking."""
         now = self.look()
+        try:
+            return self._undo_all(now, before)
+        finally:
+            with self._lock:
+                self._last, self._last_at = now, time.monotonic()
+
+    def _undo_all(self, now: Snapshot, before: Snapshot) -> list[Moved]:
         suspects: list[tuple[str, Item | None]] = []
         for path, item in now.items.items():
             old = before.items.get(path)

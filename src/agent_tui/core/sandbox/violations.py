@@ -24,6 +24,10 @@ _NETWORK = re.compile(
     r"Could not resolve hostname|unable to access '[^']*': Couldn't resolve"
 )
 _REFUSED = re.compile(r"Connection refused|ECONNREFUSED|Failed to connect to")
+_BUSY = re.compile(
+    r"(?:'([^'\n]+)'|‘([^’\n]+)’|\"([^\"\n]+)\"|(\S+?)):?\s*Device or resource busy"
+)
+"""``rm``/``mv`` of a path the sandbox mounted read-only (a mount point cannot be removed)."""
 _MISSING = re.compile(r"(?:'([^'\n]+)'|(\S+?)):?\s*No such file or directory")
 USER_SETTINGS = "your user settings"
 
@@ -37,7 +41,7 @@ def explain(output: str, shell: ShellSandbox, cwd: Path, home: Path | None = Non
     command's own. ``output`` is the command's text (the last part is enough)."""
     text = output[-64_000:]
     home = (home or Path.home()).resolve()
-    found = _READ_ONLY.search(text)
+    found = _READ_ONLY.search(text) or _BUSY.search(text)
     if found is not None:
         return _read_only(_path(found), shell, cwd)
     if not shell.network and (_NETWORK.search(text) or _REFUSED.search(text)):

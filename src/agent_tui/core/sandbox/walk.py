@@ -48,7 +48,7 @@ class _Listing:
     key: object
     """The rules the hidden names were found with."""
     dirs: tuple[str, ...]
-    """Subdirectories to walk (not hidden, not links)."""
+    """Subdirectories to walk (not hidden, not links), as paths."""
     hidden: tuple[str, ...]
     """Entries (or, for a link, its real target) the rules protect."""
     entries: int
@@ -68,6 +68,7 @@ def _listing(
     links: Matcher | None,
     namespace: str,
     shape: Shape | None = None,
+    now: int | None = None,
 ) -> _Listing | None:
     try:
         info = os.stat(directory)
@@ -76,12 +77,15 @@ def _listing(
     stamp = (info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
     # A directory changed in the last moments may change again within the same clock tick of
     # its filesystem (coarse on some): its listing is not trusted until it has been quiet.
-    settled = time.time_ns() - info.st_mtime_ns > SETTLE_NS
-    with _lock:
-        cached = _cache.get((namespace, directory)) if settled else None
-        if cached is not None and cached.stamp == stamp and cached.key == key:
-            _cache.move_to_end((namespace, directory))
-            return cached
+    latest = max(info.st_mtime_ns, info.st_ctime_ns)
+    settled = (now if now is not None else time.time_ns()) - latest > SETTLE_NS
+    cache_key = (namespace, directory)
+    if settled:
+        with _lock:
+            cached = _cache.get(cache_key)
+            if cached is not None and cached.stamp == stamp and cached.key == key:
+                _cache.move_to_end(cache_key)
+                return cached
     dirs: list[str] = []
     hidden: list[str] = []
     names: set[str] = set()
@@ -100,7 +104,7 @@ def _listing(
                     elif protected(real):
                         hidden.append(real)
                     elif not link and entry.is_dir(follow_symlinks=False):
-                        dirs.append(entry.name)
+                        dirs.append(entry.path)
                 except OSError:
                     continue
     except OSError:
@@ -110,8 +114,8 @@ def _listing(
     if not settled:
         return listing
     with _lock:
-        _cache[(namespace, directory)] = listing
-        _cache.move_to_end((namespace, directory))
+        _cache[cache_key] = listing
+        _cache.move_to_end(cache_key)
         while len(_cache) > MAX_CACHED_DIRS:
             _cache.popitem(last=False)
     return listing
@@ -136,6 +140,7 @@ def find_protected(
     found: list[Path] = []
     seen = 0
     walked: set[str] = set()
+    now = time.time_ns()
     for root in roots:
         if not os.path.lexists(root):
             continue
@@ -151,7 +156,7 @@ def find_protected(
             if directory in walked:
                 continue
             walked.add(directory)
-            listing = _listing(directory, key, protected, links, namespace, shape)
+            listing = _listing(directory, key, protected, links, namespace, shape, now)
             if listing is None:
                 continue
             seen += listing.entries
@@ -161,7 +166,7 @@ def find_protected(
             found.extend(Path(p) for p in listing.hidden)
             if seen > limit:
                 return Hidden(tuple(dict.fromkeys(found)), complete=False, looked_at=seen)
-            stack.extend(os.path.join(directory, name) for name in listing.dirs)
+            stack.extend(listing.dirs)
     return Hidden(tuple(dict.fromkeys(found)), complete=True, looked_at=seen)
 
 
