@@ -24,9 +24,7 @@ _NETWORK = re.compile(
     r"Could not resolve hostname|unable to access '[^']*': Couldn't resolve"
 )
 _REFUSED = re.compile(r"Connection refused|ECONNREFUSED|Failed to connect to")
-_BUSY = re.compile(
-    r"(?:'([^'\n]+)'|‘([^’\n]+)’|\"([^\"\n]+)\"|(\S+?)):?\s*Device or resource busy"
-)
+_BUSY = re.compile(r"(?:'([^'\n]+)'|‘([^’\n]+)’|\"([^\"\n]+)\"|(\S+?)):?\s*Device or resource busy")
 """``rm``/``mv`` of a path the sandbox mounted read-only (a mount point cannot be removed)."""
 _MISSING = re.compile(r"(?:'([^'\n]+)'|(\S+?)):?\s*No such file or directory")
 USER_SETTINGS = "your user settings"
