@@ -9,6 +9,7 @@ read-only (the card says so), while committing and pushing there still work."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -259,3 +260,17 @@ async def test_a_quarantine_inside_the_workspace_is_not_watched(
     later = await _run(sandbox, repo, "true")
     assert "blocked" not in later.content, later.content
     assert moved[0].exists()
+
+
+async def test_attributes_may_pick_the_user_s_own_drivers(repo: Path) -> None:
+    """A driver the user's global config defines (nbstripout) is the user's program: a
+    branch switch that brings ``*.ipynb filter=nbstripout`` is not undone; an unknown driver
+    is."""
+    home = Path(os.environ["HOME"])
+    (home / ".gitconfig").write_text('[filter "nbstripout"]\n\tclean = nbstripout\n')
+    sandbox = _session(repo, sandboxed=False)
+    out = await _run(sandbox, repo, "echo '*.ipynb filter=nbstripout' > .gitattributes")
+    assert "blocked" not in out.content, out.content
+    out = await _run(sandbox, repo, "echo '*.py filter=other' >> .gitattributes")
+    assert "filter=other" in out.content or ".gitattributes" in out.content
+    assert (repo / ".gitattributes").read_text() == "*.ipynb filter=nbstripout\n"

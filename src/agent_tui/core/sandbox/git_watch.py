@@ -235,7 +235,21 @@ class Watch:
             return gitconfig.runs_code(item.content, earlier)
         if item.kind == "gitmodules":
             return gitconfig.gitmodules_runs_code(item.content, earlier)
-        return gitattributes.attributes_run_code(item.content, earlier)
+        return gitattributes.attributes_run_code(item.content, earlier, self._drivers(before))
+
+    @staticmethod
+    def _drivers(before: Snapshot) -> frozenset[tuple[str, str]]:
+        """The drivers the user's own configs define: the global ones, and the workspace's
+        as they were before the command."""
+        out: set[tuple[str, str]] = set()
+        for item in before.items.values():
+            if item.kind == "config" and item.content is not None:
+                out |= gitconfig.drivers(item.content)
+        for path in nested_git.user_configs():
+            data = nested_git.read_small(path)
+            if data is not None:
+                out |= gitconfig.drivers(data)
+        return frozenset(out)
 
     def _pointer_runs_code(self, path: str, before: Snapshot) -> str | None:
         """A ``.git`` pointer or ``commondir`` that names a git directory outside the

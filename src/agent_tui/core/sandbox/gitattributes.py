@@ -8,7 +8,9 @@ a name git does not define itself is judged as running code, also inside a macro
 (``[attr]name …``). The built-in drivers pass: ``merge=text|binary|union``, the ``diff``
 drivers git ships (function-name patterns only), and ``lfs`` (the driver ``git lfs track``
 writes; it names the ``git-lfs`` program the user installed, configured only in configs a
-command cannot change unseen).
+command cannot change unseen); so do drivers the user's own configs define (the global
+config, and the workspace's configs as they were before the command): their programs are the
+user's choice, and a ``git checkout`` that brings ``*.ipynb filter=nbstripout`` is everyday.
 
 Lines are split as git splits them (on ``\\n``, a ``\\r`` before it dropped), tokens on git's
 blanks (space, tab, ``\\r``, ``\\n``); every token of a line is looked at, the pattern
@@ -35,9 +37,13 @@ def _lines(data: bytes) -> list[bytes]:
     return [line.removesuffix(b"\r") for line in data.split(b"\n")]
 
 
-def attributes_run_code(data: bytes, before: bytes | None = None) -> str | None:
+def attributes_run_code(
+    data: bytes, before: bytes | None = None, defined: frozenset[tuple[str, str]] = frozenset()
+) -> str | None:
     """The first attribute of ``data`` that picks a driver git does not define itself (or
-    why the file is not read), or None. With ``before``, only lines that are new count."""
+    why the file is not read), or None. With ``before``, only lines that are new count;
+    ``defined`` holds the (kind, name) of drivers the user's own configs define (their
+    programs: ``*.ipynb filter=nbstripout`` with ``filter.nbstripout`` in ``~/.gitconfig``)."""
     if len(data) > MAX_BYTES:
         return f"an attributes file over {MAX_BYTES:,} bytes"
     lines = _lines(data)
@@ -60,6 +66,9 @@ def attributes_run_code(data: bytes, before: bytes | None = None) -> str | None:
                 continue
             kind, name = found.group(1), found.group(2)
             allowed = {b"filter": BUILTIN_FILTER, b"diff": BUILTIN_DIFF}.get(kind, BUILTIN_MERGE)
-            if name not in allowed:
+            if name in allowed:
+                continue
+            key = (kind.decode(), name.decode("utf-8", errors="surrogateescape"))
+            if key not in defined:
                 return token.decode("utf-8", errors="replace")[:60]
     return None

@@ -394,3 +394,20 @@ def values_of(data: bytes, wanted: str) -> list[str] | None:
         if key == wanted or (wanted == "include" and included):
             out.append(value)
     return out
+
+
+DRIVER_SECTIONS = ("filter", "diff", "merge")
+
+
+def drivers(data: bytes) -> set[tuple[str, str]]:
+    """The (kind, name) of every filter, diff and merge driver a config defines."""
+    try:
+        entries = parse(data)
+    except NotUnderstood:
+        return set()
+    out: set[tuple[str, str]] = set()
+    for key, _value in entries:
+        section, sub, _name = split_key(key)
+        if section in DRIVER_SECTIONS and sub is not None:
+            out.add((section, sub))
+    return out
