@@ -274,3 +274,18 @@ async def test_attributes_may_pick_the_user_s_own_drivers(repo: Path) -> None:
     out = await _run(sandbox, repo, "echo '*.py filter=other' >> .gitattributes")
     assert "filter=other" in out.content or ".gitattributes" in out.content
     assert (repo / ".gitattributes").read_text() == "*.ipynb filter=nbstripout\n"
+
+
+async def test_a_big_config_of_the_user_is_reverted_not_moved(repo: Path) -> None:
+    """A repository tracking thousands of branches has a config of hundreds of KB: a command
+    that adds a pager to it gets the config back as it was, not taken away."""
+    with (repo / ".git/config").open("a") as config:
+        for n in range(6000):
+            config.write(
+                f'[branch "topic-{n:05d}"]\n\tremote = origin\n\tmerge = refs/heads/t{n}\n'
+            )
+    before = (repo / ".git/config").read_bytes()
+    assert len(before) > 300_000  # over the 256 KB read before
+    out = await _run(_session(repo, sandboxed=False), repo, "git config core.pager 'less -X'")
+    assert "reverted" in out.content, out.content
+    assert (repo / ".git/config").read_bytes() == before

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-MAX_BYTES = 1_000_000
+MAX_BYTES = 4_000_000
 _BLANKS = re.compile(rb"[ \t\r\n]+")
 _DRIVER = re.compile(rb"^(filter|diff|merge)=(.*)$", re.DOTALL)
 BUILTIN_DIFF = frozenset(

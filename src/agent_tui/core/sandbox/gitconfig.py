@@ -33,7 +33,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-MAX_BYTES = 1_000_000
+MAX_BYTES = 4_000_000
 """A bigger config is not read: it is judged as running code."""
 
 Entry = tuple[str, str | None]

@@ -38,8 +38,10 @@ WALK_LIMIT = 200_000
 """Entries the walk looks at (cached: later walks cost a ``stat`` per directory)."""
 MAX_DEPTH = 8
 """Nesting followed through ``modules/``, ``commondir`` and includes."""
-READ_CAP = 256 * 1024
-"""Bytes of a watched file read (configs, attributes, hooks): more is judged unread."""
+READ_CAP = 4_000_000
+"""Bytes of a watched file read (configs, attributes, hooks): a bigger one that a command
+changes cannot be judged nor reverted, and is moved to the quarantine. (A repository with
+thousands of tracked branches has a config of a few hundred KB.)"""
 GITLINK = "160000"
 WATCHED_NAMES = frozenset({".git", ".gitattributes", ".gitmodules"})
 
