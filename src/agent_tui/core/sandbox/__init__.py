@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
-    from agent_tui.core.sandbox.nested_git import Watch
+    from agent_tui.core.sandbox.git_watch import Watch
 
 SandboxMode = Literal["auto", "required", "off"]
 
@@ -84,6 +84,9 @@ class Confinement:
     allow_write: tuple[Path, ...] = ()
     read_only: tuple[Path, ...] = ()
     """Paths inside the writable ones that stay read-only (protected paths)."""
+    masked: tuple[Path, ...] = ()
+    """Read-only too, but their directories are not pinned (mount points): the configs and
+    hooks of nested and bare git directories (``git_watch.Watch.masks``)."""
     hidden: tuple[Path, ...] = ()
     """Paths whose content commands must not see."""
     allow_read: tuple[Path, ...] = ()
@@ -204,10 +207,16 @@ class ShellSandbox:
         return self.settings.network == "on"
 
     def confinement(
-        self, cwd: Path, protected: Hidden | None = None, *, prepare: bool = False
+        self,
+        cwd: Path,
+        protected: Hidden | None = None,
+        masked: tuple[Path, ...] = (),
+        *,
+        prepare: bool = False,
     ) -> Confinement:
-        """What a command in ``cwd`` is confined to. ``prepare`` (a command is about to run;
-        blocking): the agent's missing state directories a command could create are created
+        """What a command in ``cwd`` is confined to; ``masked``: the nested git directories'
+        files kept read-only too. ``prepare`` (a command is about to run; blocking): the
+        agent's missing state directories a command could create are created
         (``agent_state``) and the machine's Unix sockets listed (``sockets``)."""
         workspace = self.workspace.resolve()
 
@@ -246,6 +255,7 @@ class ShellSandbox:
             network=self.network,
             allow_write=allow_write,
             read_only=tuple(read_only),
+            masked=masked,
             hidden=tuple(hidden),
             allow_read=allow_read,
             sealed=state.sealed,
@@ -260,16 +270,23 @@ class ShellSandbox:
             out.append((path if path.is_absolute() else workspace / path).resolve())
         return tuple(out)
 
-    def wrap(self, argv: list[str], cwd: Path, protected: Hidden | None = None) -> list[str]:
+    def wrap(
+        self,
+        argv: list[str],
+        cwd: Path,
+        protected: Hidden | None = None,
+        masked: tuple[Path, ...] = (),
+    ) -> list[str]:
         """``argv`` confined; ``protected`` adds the files the read rules protect (found by
-        the read guard: ``ReadGuard.hidden``, blocking) to the hidden ones. Blocking. Raises
+        the read guard: ``ReadGuard.hidden``, blocking) to the hidden ones, ``masked`` the
+        nested git directories' files to the read-only ones. Blocking. Raises
         ``refusal.SandboxRefused`` when it cannot confine the command as promised (the search
         for protected files stopped early, …): the command must not run."""
         from agent_tui.core.sandbox.refusal import require_complete
 
         if protected is not None:
             require_complete(protected)
-        return self.sandbox.wrap(argv, self.confinement(cwd, protected, prepare=True))
+        return self.sandbox.wrap(argv, self.confinement(cwd, protected, masked, prepare=True))
 
     def protected(self) -> tuple[Path, ...]:
         """The paths kept read-only inside the writable ones, and the ``.git`` of the
@@ -373,7 +390,8 @@ class SessionSandbox:
         self.workspace = workspace
         self._state: SandboxState | None = None
         self.nested_git: Watch | None = None
-        """The nested git directories' watch (``nested_git``), made by the first command."""
+        """The watch of git's config in the workspace (``git_watch``), made by the first
+        command."""
 
     @property
     def state(self) -> SandboxState:

@@ -139,6 +139,9 @@ class Bubblewrap:
             args += ["--bind", str(below), str(below)]
         for path in protected:
             args += ["--ro-bind", str(path), str(path)]
+        for path in c.masked:  # nested git directories' configs and hooks: not pinned
+            if path.exists() and not path.is_symlink():
+                args += ["--ro-bind", str(path), str(path)]
         for path in c.hidden:
             if path.is_dir():
                 args += ["--tmpfs", str(path)]

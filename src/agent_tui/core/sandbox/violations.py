@@ -24,6 +24,8 @@ _NETWORK = re.compile(
     r"Could not resolve hostname|unable to access '[^']*': Couldn't resolve"
 )
 _REFUSED = re.compile(r"Connection refused|ECONNREFUSED|Failed to connect to")
+_BUSY = re.compile(r"(?:'([^'\n]+)'|‘([^’\n]+)’|\"([^\"\n]+)\"|(\S+?)):?\s*Device or resource busy")
+"""``rm``/``mv`` of a path the sandbox mounted read-only (a mount point cannot be removed)."""
 _MISSING = re.compile(r"(?:'([^'\n]+)'|(\S+?)):?\s*No such file or directory")
 USER_SETTINGS = "your user settings"
 SOCKETS_WHY = "a daemon behind one can run programs outside the sandbox"
@@ -38,7 +40,7 @@ def explain(output: str, shell: ShellSandbox, cwd: Path, home: Path | None = Non
     command's own. ``output`` is the command's text (the last part is enough)."""
     text = output[-64_000:]
     home = (home or Path.home()).resolve()
-    found = _READ_ONLY.search(text)
+    found = _READ_ONLY.search(text) or _BUSY.search(text)
     if found is not None:
         return _read_only(_path(found), shell, cwd)
     refused = _REFUSED.search(text) is not None and not _NETWORK.search(text)
@@ -134,6 +136,16 @@ def _read_only(name: str | None, shell: ShellSandbox, cwd: Path) -> str:
                 f"blocked by the sandbox: {relative} is a protected file (it configures the "
                 "agent or runs code later), read-only for commands; change it with the file "
                 "tools, which ask first"
+            )
+        if not _state(path):
+            # the rest of the workspace is writable: what is read-only there is a nested or
+            # bare repository's config or hooks, a hooks path (``git_watch.Watch.masks``), or
+            # a file a read rule hides
+            return (
+                f"blocked by the sandbox: {relative} is read-only for commands (a nested or "
+                "bare repository's config or hooks, or a hooks directory, whose content git "
+                "would run later; or a file a read rule hides); change it with the file tools, "
+                "which ask first"
             )
     if _state(path):
         return (

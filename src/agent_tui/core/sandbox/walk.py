@@ -33,6 +33,9 @@ MAX_CACHED_DIRS = 20_000
 SETTLE_NS = 2_000_000_000
 """A listing is kept only for a directory unchanged for this long (2 s)."""
 
+Shape = Callable[[frozenset[str]], bool]
+"""Whether a directory is itself a match, by the names it holds (a bare git repository:
+``HEAD``, ``objects``, ``refs``); such a directory is reported and not entered."""
 Matcher = Callable[[str], bool]
 """Whether a real path (absolute, no symbolic link in it) is protected. A string: the walk
 makes no ``Path`` per entry (pathlib cost ten times the rest on a 17,000-file tree)."""
@@ -40,15 +43,18 @@ makes no ``Path`` per entry (pathlib cost ten times the rest on a 17,000-file tr
 
 @dataclass(frozen=True)
 class _Listing:
-    stamp: tuple[int, int]
-    """(mtime_ns, inode): a new entry, a removal or a rename changes the mtime."""
+    stamp: tuple[int, int, int]
+    """(mtime_ns, ctime_ns, inode): a new entry, a removal or a rename changes the mtime; the
+    ctime too, and a command cannot set it back (``touch -d`` resets only the mtime)."""
     key: object
     """The rules the hidden names were found with."""
     dirs: tuple[str, ...]
-    """Subdirectories to walk (not hidden, not links)."""
+    """Subdirectories to walk (not hidden, not links), as paths."""
     hidden: tuple[str, ...]
     """Entries (or, for a link, its real target) the rules protect."""
     entries: int
+    shaped: bool = False
+    """The directory itself matched ``Shape``."""
 
 
 _cache: OrderedDict[tuple[str, str], _Listing] = OrderedDict()
@@ -57,28 +63,40 @@ _lock = threading.Lock()
 
 
 def _listing(
-    directory: str, key: object, protected: Matcher, links: Matcher | None, namespace: str
+    directory: str,
+    key: object,
+    protected: Matcher,
+    links: Matcher | None,
+    namespace: str,
+    shape: Shape | None = None,
+    now: int | None = None,
 ) -> _Listing | None:
     try:
         info = os.stat(directory)
     except OSError:
         return None
-    stamp = (info.st_mtime_ns, info.st_ino)
+    stamp = (info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
     # A directory changed in the last moments may change again within the same clock tick of
     # its filesystem (coarse on some): its listing is not trusted until it has been quiet.
-    settled = time.time_ns() - info.st_mtime_ns > SETTLE_NS
-    with _lock:
-        cached = _cache.get((namespace, directory)) if settled else None
-        if cached is not None and cached.stamp == stamp and cached.key == key:
-            _cache.move_to_end((namespace, directory))
-            return cached
+    latest = max(info.st_mtime_ns, info.st_ctime_ns)
+    settled = (now if now is not None else time.time_ns()) - latest > SETTLE_NS
+    cache_key = (namespace, directory)
+    if settled:
+        with _lock:
+            cached = _cache.get(cache_key)
+            if cached is not None and cached.stamp == stamp and cached.key == key:
+                _cache.move_to_end(cache_key)
+                return cached
     dirs: list[str] = []
     hidden: list[str] = []
+    names: set[str] = set()
     count = 0
     try:
         with os.scandir(directory) as entries:
             for entry in entries:
                 count += 1
+                if shape is not None:
+                    names.add(entry.name)
                 try:
                     link = entry.is_symlink()
                     real = os.path.realpath(entry.path) if link else entry.path
@@ -87,17 +105,18 @@ def _listing(
                     elif protected(real) or (link and links is None and protected(entry.path)):
                         hidden.append(real)  # a link a rule names: what it leads to
                     elif not link and entry.is_dir(follow_symlinks=False):
-                        dirs.append(entry.name)
+                        dirs.append(entry.path)
                 except OSError:
                     continue
     except OSError:
         return None  # unreadable for the agent: unreadable for its commands too
-    listing = _Listing(stamp, key, tuple(dirs), tuple(hidden), count)
+    shaped = shape is not None and shape(frozenset(names))
+    listing = _Listing(stamp, key, tuple(dirs), tuple(hidden), count, shaped)
     if not settled:
         return listing
     with _lock:
-        _cache[(namespace, directory)] = listing
-        _cache.move_to_end((namespace, directory))
+        _cache[cache_key] = listing
+        _cache.move_to_end(cache_key)
         while len(_cache) > MAX_CACHED_DIRS:
             _cache.popitem(last=False)
     return listing
@@ -111,15 +130,18 @@ def find_protected(
     *,
     links: Matcher | None = None,
     namespace: str = "read",
+    shape: Shape | None = None,
 ) -> Hidden:
     """The paths below ``roots`` (real paths) that ``protected`` matches; a matching directory
     is reported whole and not entered. ``key`` names the rules (a change forgets the cache).
     ``links`` matches a symbolic link by its own path (reported as itself, not its target);
-    ``namespace`` keeps another walk's listings apart from the read rules'."""
+    ``namespace`` keeps another walk's listings apart from the read rules'; ``shape`` matches
+    a directory (below a root) by the names it holds."""
     limit = MAX_ENTRIES if limit is None else limit
     found: list[Path] = []
     seen = 0
     walked: set[tuple[str, str]] = set()
+    now = time.time_ns()
     for root in roots:
         if not os.path.lexists(root):
             continue
@@ -140,14 +162,17 @@ def find_protected(
             if (directory, lexical) in walked:
                 continue
             walked.add((directory, lexical))
-            listing = _listing(directory, root_key, match, links, namespace)
+            listing = _listing(directory, root_key, match, links, namespace, shape, now)
             if listing is None:
                 continue
             seen += listing.entries
+            if listing.shaped and directory != real:
+                found.append(Path(directory))
+                continue
             found.extend(Path(p) for p in listing.hidden)
             if seen > limit:
                 return Hidden(tuple(dict.fromkeys(found)), complete=False, looked_at=seen)
-            stack.extend(os.path.join(directory, name) for name in listing.dirs)
+            stack.extend(listing.dirs)
     return Hidden(tuple(dict.fromkeys(found)), complete=True, looked_at=seen)
 
 

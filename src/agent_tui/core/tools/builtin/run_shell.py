@@ -25,9 +25,8 @@ from pydantic import Field
 from agent_tui.core.ansi import strip_escapes
 from agent_tui.core.budget.raw import RawOutput
 from agent_tui.core.calls import ResultFacts
-from agent_tui.core.sandbox import ShellSandbox, aftercheck, environment
+from agent_tui.core.sandbox import ShellSandbox, command_guard, environment
 from agent_tui.core.sandbox.lifeline import lifeline_argv
-from agent_tui.core.sandbox.nested_git import Watch, find_nested_git
 from agent_tui.core.sandbox.refusal import SandboxRefused
 from agent_tui.core.summary import first_line
 from agent_tui.core.tools.base import (
@@ -223,7 +222,9 @@ def _footer(code: int) -> str:
     return f"[exit code {code}]"
 
 
-async def _spawn(command: str, ctx: ToolContext, stdout: int) -> asyncio.subprocess.Process:
+async def _spawn(
+    command: str, ctx: ToolContext, stdout: int, masked: tuple[Path, ...] = ()
+) -> asyncio.subprocess.Process:
     shell = shutil.which("bash") or "/bin/sh"
     argv = [shell, "-c", command]
     state = ctx.sandbox.state
@@ -240,7 +241,7 @@ async def _spawn(command: str, ctx: ToolContext, stdout: int) -> asyncio.subproc
         confined, plain = state.shell, argv
         try:
             argv = await asyncio.to_thread(
-                lambda: confined.wrap(plain, ctx.cwd, ctx.reads.hidden())
+                lambda: confined.wrap(plain, ctx.cwd, ctx.reads.hidden(), masked)
             )
         except SandboxRefused as exc:
             raise ToolFailure("sandbox_refused", exc.reason, exc.hint) from None
@@ -273,12 +274,11 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
         )
     loop = asyncio.get_running_loop()
     shell = ctx.sandbox.state.shell
-    watched = aftercheck.absent(shell.protected()) if shell is not None else ()
-    if shell is not None:  # what nested git directories hold before (the first time)
-        await asyncio.to_thread(_nested_git(ctx).baseline)
+    # what the command could plant, recorded before it runs (sandboxed or not)
+    guard = await asyncio.to_thread(command_guard.before, ctx.sandbox)
     read_fd, write_fd = os.pipe()
     try:
-        proc = await _spawn(inp.command, ctx, write_fd)
+        proc = await _spawn(inp.command, ctx, write_fd, guard.masked)
     except BaseException:
         os.close(read_fd)
         raise
@@ -306,7 +306,7 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
         output.flush(final=True)
         try:
             text = strip_escapes(output.text()).rstrip("\r\n") or "(no output)"
-            moved = await _sweep(watched, ctx)
+            moved = await _sweep(guard, ctx)
         except BaseException:
             output.close()
             raise
@@ -328,7 +328,7 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
         ) from None
     except BaseException:  # cancelled (Esc, a failing sibling): nothing may outlive the call
         await asyncio.shield(_terminate(proc))
-        await asyncio.shield(_sweep(watched, ctx))
+        await asyncio.shield(_sweep(guard, ctx))
         output.flush(final=True)
         text = strip_escapes(output.text()).rstrip("\r\n")
         if text:  # what the user saw streaming is kept, spilled like any output
@@ -352,7 +352,7 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
         text = strip_escapes(output.text())
         text = text.removesuffix("\n").removesuffix("\r") or "(no output)"
         last = "" if code == 0 else first_line(_last_lines(text), 60)
-        blocked = await _sweep(watched, ctx)
+        blocked = await _sweep(guard, ctx)
         if shell is not None and code != 0 and blocked is None:
             from agent_tui.core.sandbox.violations import explain
 
@@ -377,37 +377,12 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
     )
 
 
-def _nested_git(ctx: ToolContext) -> Watch:
-    """The session's watch of nested git directories (made on the first sandboxed command)."""
-    if ctx.sandbox.nested_git is None:
-        workspace = ctx.sandbox.workspace.resolve()
-        ctx.sandbox.nested_git = Watch(workspace, find_nested_git)
-    return ctx.sandbox.nested_git
-
-
-async def _sweep(watched: tuple[Path, ...], ctx: ToolContext) -> str | None:
-    """Move aside the protected paths the sandboxed command created (``aftercheck``) and the
-    nested git directories' files it made run code (``nested_git``), in a thread; what was
-    moved, in one sentence, or None."""
-    if ctx.sandbox.state.shell is None:
-        return None
-    workspace = ctx.sandbox.workspace.resolve()
-    watch = _nested_git(ctx)
-
-    def both() -> list[aftercheck.Moved]:
-        moved = aftercheck.sweep(watched, workspace) if watched else []
-        return moved + watch.check()
-
-    moved = await asyncio.to_thread(both)
-    if not moved:
-        return None
-    what = ", ".join(shown(m.path, ctx) for m in moved[:5]) + (" …" if len(moved) > 5 else "")
-    return (
-        f"blocked by the sandbox: the command created {what}, protected (it configures the "
-        f"agent or runs code later, such as a nested repository's config or hook); moved to "
-        f"{moved[0].box} — move it back yourself if you meant it, or create it with the file "
-        "tools, which ask"
-    )
+async def _sweep(guard: command_guard.Guard, ctx: ToolContext) -> str | None:
+    """Undo what the command planted (``command_guard``: protected paths a sandboxed command
+    created, git config and hooks anywhere in the workspace), in a thread; one sentence on
+    it, or None."""
+    moved, problem = await asyncio.to_thread(guard.after)
+    return command_guard.message(moved, problem, guard.sandboxed, lambda p: shown(p, ctx))
 
 
 def _last_lines(text: str, count: int = 1) -> str:
