@@ -334,10 +334,11 @@ class Agent:
         return self.describe()
 
     async def resume(self, path: Path) -> SessionStart:
-        """Continue the session saved in ``path`` (``OSError`` when it cannot be read)."""
+        """Continue the session saved in ``path`` (``OSError`` when it cannot be read;
+        ``SessionDoubted`` when it is not as agent-tui last wrote it)."""
         self._idle("resume a session")
         await self.settle()
-        session = await asyncio.to_thread(SessionLog.load, path)
+        session = await asyncio.to_thread(self.sessions.load, path)
         messages = list(session.messages)
         self.folded = list(session.folded)
         usage = session_usage([*self.folded, *messages])

@@ -254,3 +254,12 @@ def find_link(anchor: Path, parts: Sequence[str]) -> LinkRefused | None:
     except OSError:
         return None
     return None
+
+
+def read_at(dir_fd: int, name: str, limit: int = 64 << 20) -> bytes:
+    """The content of regular file ``name`` in ``dir_fd``, not through a link (``ELOOP``)."""
+    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | CLOEXEC, dir_fd=dir_fd)
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "is not a regular file", name)
+        return fh.read(limit)

@@ -15,11 +15,18 @@ limit) the partial line is cut back off and the message lines are kept to be wri
 next append; if it could not be cut off (or the process died mid-write) the file ends in a
 torn line: the reader skips it and says so (``problems``), and the next append starts on a
 fresh line, so the next prompt is not written onto it and lost.
+
+Each write seals the file (``NAME.jsonl.seal``: its inode, size and change time,
+``core.state_seal``); the store loads a session (``latest``, ``find``, ``load``) only when its
+seal matches, so a session file shipped in a repository cloned as the home directory, copied
+in, or rewritten by another program is not continued until the user accepts it
+(``agent-tui trust --session ID``). Files are mode 0600 and never opened through a link.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import logging
 import os
@@ -38,6 +45,14 @@ from agent_tui.core.checkpoints.records import ENTRY_ADAPTER, CheckpointEntry, R
 from agent_tui.core.compaction import Compacted, summary_message
 from agent_tui.core.events import ToolErrorEvent, ToolResult
 from agent_tui.core.paths import data_dir
+from agent_tui.core.session_seal import (
+    SessionDoubted,
+    create_sealed,
+    open_append,
+    seal,
+    sealed_as_is,
+)
+from agent_tui.core.state_seal import doubt_file
 from agent_tui.core.transcript import CallRecord, Message, ToolCall, Usage
 
 log = logging.getLogger(__name__)
@@ -75,7 +90,10 @@ class SessionLog:
     append, record and ``sync`` tries them again, first."""
     problem: str | None = None
     """Why the last write failed, until one succeeds (``take_problem`` reports it once)."""
+    doubt: str | None = None
+    """Set when another program changed the file during the session (``_still_ours``)."""
     _reported: bool = False
+    _doubt_reported: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property
@@ -144,16 +162,22 @@ class SessionLog:
             if self._write() is not None:
                 return
             try:
-                fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+                fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
                 try:
                     os.fsync(fd)
+                    if sealed_as_is(fd, self.path):
+                        seal(fd, self.path, durable=True)  # the seal on disk with the turn
                 finally:
                     os.close(fd)
             except OSError as exc:
                 self._failed(exc)
 
     def take_problem(self) -> str | None:
-        """A write failure not reported yet (once for a run of failures), or None."""
+        """A write failure not reported yet (once for a run of failures), or that the file
+        was changed by another program (once), or None."""
+        if self.doubt is not None and not self._doubt_reported:
+            self._doubt_reported = True
+            return self.doubt
         if self.problem is None or self._reported:
             return None
         self._reported = True
@@ -166,20 +190,27 @@ class SessionLog:
             return None
         data = "".join(self.unsaved).encode("utf-8")
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW)
         except OSError as exc:
             self._failed(exc)
             return exc
         size = -1
+        ours = False
         try:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # another process appending: one write+seal at a time
+            ours = self._still_ours(fd)
             size = os.fstat(fd).st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 data = b"\n" + data  # an unfinished line is left: never append onto it
             _write_all(fd, data)
+            if ours:
+                seal(fd, self.path)
         except OSError as exc:
             if size >= 0:  # take the partial line back off, so the file ends whole
                 with contextlib.suppress(OSError):
                     os.ftruncate(fd, size)
+                    if ours:  # back to what was sealed: sealed again
+                        seal(fd, self.path)
             self._failed(exc)
             return exc
         finally:
@@ -187,6 +218,23 @@ class SessionLog:
         self.unsaved.clear()
         self.problem, self._reported = None, False
         return None
+
+    def _still_ours(self, fd: int) -> bool:
+        """Whether the file is as agent-tui last sealed it, before an append (under the lock).
+        When it is not — another program changed it during the session — the append still
+        happens (nothing is lost) but is not sealed: a later load doubts the file and asks the
+        user, rather than a seal vouching for what another program wrote."""
+        if sealed_as_is(fd, self.path):
+            return True
+        if self.doubt is None:
+            self.doubt = (
+                f"the session file {self.path} was changed by another program during this "
+                "session: agent-tui goes on saving to it but no longer vouches for it, so "
+                "--continue and --resume will not load it until you accept it "
+                f"(`agent-tui trust --session {self.id}`)"
+            )
+            log.warning("%s", self.doubt)
+        return False
 
     def _failed(self, exc: OSError) -> None:
         count = len(self.unsaved)
@@ -372,7 +420,7 @@ class SessionStore:
         self.root = root or (data_dir() / "sessions")
 
     def new(self, cwd: Path, model: str, *, forked_from: str | None = None) -> SessionLog:
-        self.root.mkdir(parents=True, exist_ok=True)
+        self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
         now = datetime.now(UTC)
         session_id = secrets.token_hex(4)
         path = self.root / f"{now:%Y%m%dT%H%M%S}-{session_id}.jsonl"
@@ -386,8 +434,7 @@ class SessionStore:
         }
         if forked_from is not None:
             meta["forked_from"] = forked_from
-        with path.open("x", encoding="utf-8") as fh:
-            fh.write(json.dumps(meta) + "\n")
+        create_sealed(path, (json.dumps(meta) + "\n").encode("utf-8"))
         return SessionLog(session_id, path, str(cwd), model, created, forked_from=forked_from)
 
     def fork(self, session: SessionLog) -> SessionLog:
@@ -395,7 +442,7 @@ class SessionStore:
         its file but the meta line, so it reads back to the same transcript and checkpoints;
         the kept contents are linked (or copied) into its own directory. Blocking."""
         fork = self.new(Path(session.cwd), session.model, forked_from=session.id)
-        with session._lock, session.path.open("rb") as src, fork.path.open("ab") as dst:
+        with session._lock, session.path.open("rb") as src, open_append(fork.path) as dst:
             first = True
             for line in src:
                 if first:
@@ -406,6 +453,8 @@ class SessionStore:
                     except (json.JSONDecodeError, AttributeError):
                         pass
                 dst.write(line if line.endswith(b"\n") else line + b"\n")
+            dst.flush()
+            seal(dst.fileno(), fork.path)
         session.blobs.copy_to(fork.blobs)
         return SessionLog.load(fork.path)
 
@@ -416,7 +465,8 @@ class SessionStore:
         return sorted(self.root.glob("*.jsonl"), key=lambda p: p.name, reverse=True)
 
     def latest(self, cwd: Path) -> SessionLog | None:
-        """The most recent session started in ``cwd``."""
+        """The most recent session started in ``cwd``; ``SessionDoubted`` when it is not as
+        agent-tui last wrote it (``core.state_seal``)."""
         wanted = os.path.realpath(cwd)
         for path in self.all():
             try:
@@ -425,15 +475,29 @@ class SessionStore:
             except (OSError, ValueError):  # unreadable, not UTF-8, not JSON
                 continue
             if isinstance(meta, dict) and os.path.realpath(meta.get("cwd", "")) == wanted:
-                return SessionLog.load(path)
+                return self.load(path, latest_of=cwd)
         return None
 
     def find(self, session_id: str) -> SessionLog | None:
-        """A session by id (or unique id prefix), or by file path."""
+        """A session by id (or unique id prefix), or by file path; ``SessionDoubted`` when it
+        is not as agent-tui last wrote it."""
         candidate = Path(session_id)
         if candidate.suffix == ".jsonl" and candidate.is_file():
-            return SessionLog.load(candidate)
+            return self.load(candidate)
         matches = [p for p in self.all() if p.stem.rsplit("-", 1)[-1].startswith(session_id)]
         if len(matches) == 1:
-            return SessionLog.load(matches[0])
+            return self.load(matches[0])
         return None
+
+    def load(self, path: Path, *, latest_of: Path | None = None) -> SessionLog:
+        """Read the session file ``path`` after checking its seal: ``SessionDoubted`` when
+        something else wrote it (shipped in a repository, copied, changed by another program,
+        writable by another user). ``latest_of``: it was picked as the latest of that
+        directory (for the message)."""
+        why = doubt_file(path)
+        if why is not None:
+            raise SessionDoubted(path, why, latest_of)
+        return SessionLog.load(path)
+
+
+__all__ = ["SessionDoubted", "SessionLog", "SessionStore", "interrupted_result", "repair"]
