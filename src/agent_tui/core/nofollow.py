@@ -263,3 +263,13 @@ def read_at(dir_fd: int, name: str, limit: int = 64 << 20) -> bytes:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(errno.EINVAL, "is not a regular file", name)
         return fh.read(limit)
+
+
+def write_state(path: Path, base: Path, data: bytes, *, mode: int = 0o600) -> os.stat_result:
+    """Replace ``path``, a file of the agent's own state below directory ``base`` (the data or
+    cache directory, made 0700 when missing), without following a link below ``base``;
+    directories on the way are made 0700. A ``path`` outside ``base`` is reached through its
+    parents as named (a test's, or a user's explicit choice)."""
+    anchor, parts = split_below(path, base)
+    anchor.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return write_below(anchor, Path(*parts), data, mode=mode, dir_mode=0o700)

@@ -18,14 +18,19 @@ at a directory of the command's choosing: it is moved whole.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shutil
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_tui.core.nofollow import LinkRefused, open_below
 from agent_tui.core.paths import data_dir
+
+log = logging.getLogger(__name__)
 
 SAFE_GIT_KEYS = re.compile(
     r"^(core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|"
@@ -128,9 +133,32 @@ def quarantine(victims: list[Path], workspace: Path) -> list[Moved]:
             relative = Path(*victim.parts[1:])
         target = box / relative
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            box = _made(box, relative.parts[:-1])
+            target = box / relative
             shutil.move(victim, target)
         except OSError:
             continue
         moved.append(Moved(victim, target, box))
     return moved
+
+
+def _made(box: Path, parts: tuple[str, ...]) -> Path:
+    """``box`` with ``parts`` below it made as real directories (0700), no link followed —
+    the data directory may be in the workspace (the workspace as the home directory), and a
+    ``quarantine`` link there would send what is quarantined wherever it points. A link on
+    the way: the box moves to a private temporary directory instead (returned). The command
+    is over (its PID namespace died with it): nothing swaps a link in after the check."""
+    base = data_dir()
+    if box.is_relative_to(base):
+        anchor, rel = base, box.relative_to(base).parts
+        anchor.mkdir(mode=0o700, parents=True, exist_ok=True)
+    else:  # the private directory already
+        anchor, rel = box, ()
+    try:
+        os.close(open_below(anchor, (*rel, *parts), create=True, mode=0o700))
+        return box
+    except LinkRefused as link:
+        log.warning("%s is a symbolic link: quarantining in a private directory instead", link)
+    private = Path(tempfile.mkdtemp(prefix="agent-tui-quarantine-"))
+    os.close(open_below(private, parts, create=True, mode=0o700))
+    return private
