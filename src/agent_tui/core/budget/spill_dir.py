@@ -21,7 +21,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from agent_tui.core.nofollow import LinkRefused, open_below, split_below
+from agent_tui.core.nofollow import LinkRefused, enter, open_below, split_below
 
 log = logging.getLogger(__name__)
 FALLBACK_PREFIX = "agent-tui-spill-"
@@ -56,6 +56,20 @@ class SpillDir:
             try:
                 return open_below(anchor, (*parts, *sub), create=create)
             except LinkRefused as exc:
+                if not self._switch(exc, anchor, parts):
+                    raise
+
+    def open_with(self, sub: str) -> tuple[int, int, Path]:
+        """(descriptor of ``path``, of ``path/sub``, ``path``), both made when missing and
+        reached as ``open`` does: a link at ``sub`` switches to the fallback too."""
+        while True:
+            anchor, parts = self._anchor, self._parts
+            fd = self.open(create=True)
+            path = self.path
+            try:
+                return fd, enter(fd, sub, path / sub, create=True), path
+            except LinkRefused as exc:
+                os.close(fd)
                 if not self._switch(exc, anchor, parts):
                     raise
 

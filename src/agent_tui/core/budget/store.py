@@ -36,7 +36,7 @@ from typing import BinaryIO
 
 from agent_tui.core.budget.index import INDEX_DIR, STEP, IndexBuilder, SpillMeta, index_path
 from agent_tui.core.budget.spill_dir import SpillDir
-from agent_tui.core.nofollow import create_at, enter
+from agent_tui.core.nofollow import create_at
 
 WRITE_BUFFER = 1 << 20
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
@@ -125,13 +125,7 @@ class SpillStore:
     def _prepare(self) -> tuple[int, int, Path]:
         """(directory, index directory, the directory's path): made as real directories when
         missing, with the ``.gitignore`` (created, never written through a link)."""
-        fd = self.dir.open(create=True)
-        root = self.root
-        try:
-            index_fd = enter(fd, INDEX_DIR, root / INDEX_DIR, create=True)
-        except BaseException:
-            os.close(fd)
-            raise
+        fd, index_fd, root = self.dir.open_with(INDEX_DIR)
         with contextlib.suppress(OSError):  # FileExistsError: there already (or a link: left)
             ignore = create_at(fd, ".gitignore", 0o644)
             with os.fdopen(ignore, "wb") as fh:
