@@ -46,6 +46,7 @@ from agent_tui.core.compaction import Compacted, summary_message
 from agent_tui.core.events import ToolErrorEvent, ToolResult
 from agent_tui.core.paths import data_dir
 from agent_tui.core.session_seal import (
+    Resealing,
     SessionDoubted,
     create_sealed,
     open_append,
@@ -195,38 +196,38 @@ class SessionLog:
             self._failed(exc)
             return exc
         size = -1
-        ours = False
+        sealing: Resealing | None = None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)  # another process appending: one write+seal at a time
-            ours = self._still_ours(fd)
+            sealing = Resealing(fd, self.path)
+            self._still_ours(sealing.ours)
             size = os.fstat(fd).st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 data = b"\n" + data  # an unfinished line is left: never append onto it
             _write_all(fd, data)
-            if ours:
-                seal(fd, self.path)
+            sealing.seal()
         except OSError as exc:
             if size >= 0:  # take the partial line back off, so the file ends whole
                 with contextlib.suppress(OSError):
                     os.ftruncate(fd, size)
-                    if ours:  # back to what was sealed: sealed again
-                        seal(fd, self.path)
+                    if sealing is not None:  # back to what was sealed: sealed again
+                        sealing.seal()
             self._failed(exc)
             return exc
         finally:
+            if sealing is not None:
+                sealing.close()
             os.close(fd)
         self.unsaved.clear()
         self.problem, self._reported = None, False
         return None
 
-    def _still_ours(self, fd: int) -> bool:
-        """Whether the file is as agent-tui last sealed it, before an append (under the lock).
-        When it is not — another program changed it during the session — the append still
-        happens (nothing is lost) but is not sealed: a later load doubts the file and asks the
-        user, rather than a seal vouching for what another program wrote."""
-        if sealed_as_is(fd, self.path):
-            return True
-        if self.doubt is None:
+    def _still_ours(self, ours: bool) -> None:
+        """Before an append (under the lock): note when the file is not as agent-tui last
+        sealed it — another program changed it during the session. The append still happens
+        (nothing is lost) but is not sealed: a later load doubts the file and asks the user,
+        rather than a seal vouching for what another program wrote."""
+        if not ours and self.doubt is None:
             self.doubt = (
                 f"the session file {self.path} was changed by another program during this "
                 "session: agent-tui goes on saving to it but no longer vouches for it, so "
@@ -234,7 +235,6 @@ class SessionLog:
                 f"(`agent-tui trust --session {self.id}`)"
             )
             log.warning("%s", self.doubt)
-        return False
 
     def _failed(self, exc: OSError) -> None:
         count = len(self.unsaved)

@@ -58,6 +58,23 @@ def sealed_as_is(fd: int, path: Path) -> bool:
         os.close(dir_fd)
 
 
+class Resealing:
+    """An append's seal work with one descriptor of the directory: ``ours`` (the file is as
+    its seal says, before the write), then ``seal`` after it."""
+
+    def __init__(self, fd: int, path: Path) -> None:
+        self.fd, self.name = fd, path.name
+        self.dir_fd = open_parent(path)
+        self.ours = matches(self.dir_fd, self.name, os.fstat(fd))
+
+    def seal(self) -> None:
+        if self.ours:
+            write_seal(self.dir_fd, self.name, os.fstat(self.fd))
+
+    def close(self) -> None:
+        os.close(self.dir_fd)
+
+
 def create_sealed(path: Path, data: bytes) -> None:
     """A new session file holding ``data`` (mode 0600, never through a link), sealed."""
     dir_fd = open_parent(path)
