@@ -32,6 +32,7 @@ import logging
 import os
 import re
 import secrets
+import stat
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -469,8 +470,13 @@ class SessionStore:
         agent-tui last wrote it (``core.state_seal``)."""
         wanted = os.path.realpath(cwd)
         for path in self.all():
-            try:
-                with path.open(encoding="utf-8") as fh:
+            try:  # never blocking on a FIFO or opening a device: only regular files are read
+                if not stat.S_ISREG(os.stat(path).st_mode):
+                    continue
+                flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+                with os.fdopen(os.open(path, flags), encoding="utf-8") as fh:
+                    if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                        continue
                     meta = json.loads(fh.readline() or "{}")
             except (OSError, ValueError):  # unreadable, not UTF-8, not JSON
                 continue

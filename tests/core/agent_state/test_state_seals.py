@@ -261,3 +261,12 @@ def test_the_trust_store_is_not_written_through_a_link(tmp_path: Path) -> None:
     ProjectTrust(tmp_path).trust([ITEM])
     assert not (outside / "rc").exists()
     assert not store.is_symlink()  # the link itself was replaced by the real store
+
+
+def test_a_fifo_named_like_a_session_does_not_hang_continue(tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    saved(root, tmp_path, "hello")
+    os.mkfifo(root / "29990101T000000-deadbeef.jsonl")  # newest name: read first
+    loaded = SessionStore(root).latest(tmp_path)  # would block forever on a plain open
+    assert loaded is not None
+    assert [m.content for m in loaded.messages] == ["hello"]
