@@ -231,8 +231,14 @@ def test_a_torn_session_line_is_reported_and_the_next_prompt_kept(workspace: Pat
     script = write_script(workspace / "s.json", [{"text": "an answer"}])
     run_cli("-p", "one", "--model", f"script:{script}", cwd=workspace)
     path = _session_file(workspace)
-    with path.open("a") as fh:  # what a write cut short by a full disk leaves
+    with path.open("a") as fh:  # what a process that died mid-write leaves
         fh.write('{"type": "message", "message": {"role": "user", "content": "lo')
+    refused = run_cli("-p", "two", "--model", f"script:{script}", "--continue", cwd=workspace)
+    assert refused.returncode == 1  # not sealed after the torn write: the user accepts it
+    session_id = path.stem.rsplit("-", 1)[-1]
+    assert f"agent-tui trust --session {session_id}" in refused.stderr
+    accepted = run_cli("trust", "--session", session_id, "--yes", cwd=workspace)
+    assert accepted.returncode == 0, accepted.stderr
     again = run_cli(
         "-p",
         "two",

@@ -23,7 +23,7 @@ from agent_tui.core.permissions import Mode
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.providers.base import Frontend, Provider, ProviderError
 from agent_tui.core.providers.spec import make_provider
-from agent_tui.core.session import SessionLog, SessionStore, in_use_note
+from agent_tui.core.session import SessionDoubted, SessionLog, SessionStore, in_use_note
 from agent_tui.core.settings import Settings, load_settings
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.tools.registry import ToolRegistry
@@ -84,6 +84,15 @@ def _found_session(
     args: argparse.Namespace, cwd: Path, store: SessionStore
 ) -> SessionLog | tuple[str, int] | None:
     """The session ``--continue`` / ``--resume`` ask for (None: neither was given)."""
+    try:
+        return _found(args, cwd, store)
+    except SessionDoubted as doubted:  # not as agent-tui wrote it: never loaded by itself
+        return str(doubted), 1 if args.continue_ else 2
+
+
+def _found(
+    args: argparse.Namespace, cwd: Path, store: SessionStore
+) -> SessionLog | tuple[str, int] | None:
     if args.continue_:
         latest = store.latest(cwd)
         if latest is None:
@@ -211,6 +220,7 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
             *loaded.messages(),
             *(f"permissions: {p}" for p in permissions.problems),
             *(f"mcp: {p}" for p in (mcp.problems if mcp is not None else [])),
+            *([f"trust: {trust.problem}"] if trust.problem else []),
             *([untrusted_warning(trust.pending)] if trust.pending and headless else []),
             *(f"hooks: {p}" for p in hooks.problems),
             *(hooks.skipped_warnings() if headless else []),

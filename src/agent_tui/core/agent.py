@@ -341,10 +341,11 @@ class Agent:
         return self.describe()
 
     async def resume(self, path: Path) -> SessionStart:
-        """Continue the session saved in ``path`` (``OSError`` when it cannot be read)."""
+        """Continue the session saved in ``path`` (``OSError`` when it cannot be read;
+        ``SessionDoubted`` when it is not as agent-tui last wrote it)."""
         self._idle("resume a session")
         await self.settle()
-        session = await asyncio.to_thread(SessionLog.load, path)
+        session = await asyncio.to_thread(self.sessions.load, path)
         if self.session is None or session.path != self.session.path:
             holder = session.claim()
             if holder is not None:  # written by another process: go on in a fork of it
@@ -549,7 +550,9 @@ class Agent:
         of this turn (the front end's prompt); without it, the one given at construction.
 
         The session file is ``fsync``-ed before ``turn_end``; a failure to save it (disk
-        full) is an ``error`` event (``where="session"``), once, and the turn goes on."""
+        full) is an ``error`` event (``where="session"``), once, and the turn goes on. A spill
+        directory refused for a link on its way is an ``error`` event (``where="spill"``),
+        once, saying where the outputs go instead."""
         if self.rewinding:
             raise AgentBusy("A rewind is in progress: send the message after it ends.")
         turn = agent_turn.run_turn(self, prompt, asker)
@@ -564,6 +567,9 @@ class Agent:
                 yield event
                 if notice is not None:
                     yield notice
+                refused = self.spills.take_problem()
+                if refused is not None:  # a link where the spill directory should be
+                    yield ErrorEvent(message=refused, where="spill")
         finally:
             await turn.aclose()
 

@@ -15,16 +15,24 @@ limit) the partial line is cut back off and the message lines are kept to be wri
 next append; if it could not be cut off (or the process died mid-write) the file ends in a
 torn line: the reader skips it and says so (``problems``), and the next append starts on a
 fresh line, so the next prompt is not written onto it and lost.
+
+Each write seals the file (``NAME.jsonl.seal``: its inode, size and change time,
+``core.state_seal``); the store loads a session (``latest``, ``find``, ``load``) only when its
+seal matches, so a session file shipped in a repository cloned as the home directory, copied
+in, or rewritten by another program is not continued until the user accepts it
+(``agent-tui trust --session ID``). Files are mode 0600 and never opened through a link.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import logging
 import os
 import re
 import secrets
+import stat
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -39,6 +47,15 @@ from agent_tui.core.compaction import Compacted, summary_message
 from agent_tui.core.events import ToolErrorEvent, ToolResult
 from agent_tui.core.paths import data_dir
 from agent_tui.core.session_lock import SessionLock
+from agent_tui.core.session_seal import (
+    Resealing,
+    SessionDoubted,
+    create_sealed,
+    open_append,
+    seal,
+    sealed_as_is,
+)
+from agent_tui.core.state_seal import doubt_file
 from agent_tui.core.transcript import CallRecord, Message, ToolCall, Usage
 
 log = logging.getLogger(__name__)
@@ -83,9 +100,15 @@ class SessionLog:
     append, record and ``sync`` tries them again, first."""
     problem: str | None = None
     """Why the last write failed, until one succeeds (``take_problem`` reports it once)."""
+    doubt: str | None = None
+    """Set when another program changed the file during the session (``_still_ours``)."""
     _reported: bool = False
+    _doubt_reported: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     _writer: SessionLock | None = field(default=None, repr=False, compare=False)
+    unwritable: OSError | None = field(default=None, repr=False, compare=False)
+    """Why the file could not even be made (``unsaved_session``): the reason every failed
+    write of it gives, rather than that the file is missing."""
 
     @classmethod
     def unsaved_session(cls, root: Path, cwd: Path, model: str, why: OSError) -> SessionLog:
@@ -95,6 +118,7 @@ class SessionLog:
         session_id = secrets.token_hex(4)
         path = root / f"{now:%Y%m%dT%H%M%S}-{session_id}.jsonl"
         session = cls(session_id, path, str(cwd), model, now.isoformat(timespec="seconds"))
+        session.unwritable = why
         session.notes.append(
             f"the session cannot be saved ({why.strerror or why}: {why.filename or root}): "
             "this conversation is kept in memory only"
@@ -179,16 +203,22 @@ class SessionLog:
             if self._write() is not None:
                 return
             try:
-                fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+                fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
                 try:
                     os.fsync(fd)
+                    if sealed_as_is(fd, self.path):
+                        seal(fd, self.path, durable=True)  # the seal on disk with the turn
                 finally:
                     os.close(fd)
             except OSError as exc:
                 self._failed(exc)
 
     def take_problem(self) -> str | None:
-        """A write failure not reported yet (once for a run of failures), or None."""
+        """A write failure not reported yet (once for a run of failures), or that the file
+        was changed by another program (once), or None."""
+        if self.doubt is not None and not self._doubt_reported:
+            self._doubt_reported = True
+            return self.doubt
         if self.problem is None or self._reported:
             return None
         self._reported = True
@@ -201,29 +231,54 @@ class SessionLog:
             return None
         data = "".join(self.unsaved).encode("utf-8")
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW)
         except OSError as exc:
             self._failed(exc)
             return exc
         size = -1
+        sealing: Resealing | None = None
         try:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # another process appending: one write+seal at a time
+            sealing = Resealing(fd, self.path)
+            self._still_ours(sealing.ours)
             size = os.fstat(fd).st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 data = b"\n" + data  # an unfinished line is left: never append onto it
             _write_all(fd, data)
+            sealing.seal()
         except OSError as exc:
             if size >= 0:  # take the partial line back off, so the file ends whole
                 with contextlib.suppress(OSError):
                     os.ftruncate(fd, size)
+                    if sealing is not None:  # back to what was sealed: sealed again
+                        sealing.seal()
             self._failed(exc)
             return exc
         finally:
+            if sealing is not None:
+                sealing.close()
             os.close(fd)
         self.unsaved.clear()
         self.problem, self._reported = None, False
         return None
 
+    def _still_ours(self, ours: bool) -> None:
+        """Before an append (under the lock): note when the file is not as agent-tui last
+        sealed it — another program changed it during the session. The append still happens
+        (nothing is lost) but is not sealed: a later load doubts the file and asks the user,
+        rather than a seal vouching for what another program wrote."""
+        if not ours and self.doubt is None:
+            self.doubt = (
+                f"the session file {self.path} was changed by another program during this "
+                "session: agent-tui goes on saving to it but no longer vouches for it, so "
+                "--continue and --resume will not load it until you accept it "
+                f"(`agent-tui trust --session {self.id}`)"
+            )
+            log.warning("%s", self.doubt)
+
     def _failed(self, exc: OSError) -> None:
+        if self.unwritable is not None and isinstance(exc, FileNotFoundError):
+            exc = self.unwritable
         count = len(self.unsaved)
         first = self.problem is None
         self.problem = (
@@ -249,12 +304,15 @@ class SessionLog:
             lines = list(self.unsaved)
         count = sum(1 for line in lines if line.startswith('{"type": "message"'))
         what = f"{count} message{'s' if count != 1 else ''} of this run"
+        if self.unwritable is not None and isinstance(failure, FileNotFoundError):
+            failure = self.unwritable
         why = failure.strerror or str(failure)
         rescue = _rescue(self.id, lines)
         if rescue is not None:
             where = (
-                f"they were written to {rescue} instead; append that file to the session "
-                f"file to keep them (cat {rescue} >> {self.path})"
+                f"they were written to {rescue} instead; to keep them, append that file to "
+                f"the session file (cat {rescue} >> {self.path}) and accept the session as "
+                f"yours again (agent-tui trust --session {self.id})"
             )
         else:
             where = "nothing could be written elsewhere either: they are lost"
@@ -407,9 +465,15 @@ def _lines(numbers: list[int]) -> str:
 
 def _header(path: Path) -> dict[str, Any] | None:
     """The meta line of a session file (read as bytes: a byte that is not UTF-8 further on
-    must not hide the session), or None when the first line is not one."""
+    must not hide the session), or None when the first line is not one. Only a regular file
+    is read: a FIFO named like a session must not block, a device not be opened."""
     try:
-        with path.open("rb") as fh:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
             first = fh.readline(1 << 20)
     except OSError:
         return None
@@ -507,7 +571,7 @@ class SessionStore:
         """The session files the last ``latest`` could not read the header of."""
 
     def new(self, cwd: Path, model: str, *, forked_from: str | None = None) -> SessionLog:
-        self.root.mkdir(parents=True, exist_ok=True)
+        self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
         now = datetime.now(UTC)
         session_id = secrets.token_hex(4)
         path = self.root / f"{now:%Y%m%dT%H%M%S}-{session_id}.jsonl"
@@ -521,8 +585,7 @@ class SessionStore:
         }
         if forked_from is not None:
             meta["forked_from"] = forked_from
-        with path.open("x", encoding="utf-8") as fh:
-            fh.write(json.dumps(meta) + "\n")
+        create_sealed(path, (json.dumps(meta) + "\n").encode("utf-8"))
         session = SessionLog(session_id, path, str(cwd), model, created, forked_from=forked_from)
         session.claim()  # new: nobody else can hold it
         return session
@@ -532,7 +595,7 @@ class SessionStore:
         its file but the meta line, so it reads back to the same transcript and checkpoints;
         the kept contents are linked (or copied) into its own directory. Blocking."""
         fork = self.new(Path(session.cwd), session.model, forked_from=session.id)
-        with session._lock, session.path.open("rb") as src, fork.path.open("ab") as dst:
+        with session._lock, session.path.open("rb") as src, open_append(fork.path) as dst:
             first = True
             for line in src:
                 if first:
@@ -543,6 +606,8 @@ class SessionStore:
                     except (json.JSONDecodeError, AttributeError):
                         pass
                 dst.write(line if line.endswith(b"\n") else line + b"\n")
+            dst.flush()
+            seal(dst.fileno(), fork.path)
         session.blobs.copy_to(fork.blobs)
         loaded = SessionLog.load(fork.path)
         loaded._writer = fork._writer  # the lock new() took goes with it
@@ -555,7 +620,8 @@ class SessionStore:
         return sorted(self.root.glob("*.jsonl"), key=lambda p: p.name, reverse=True)
 
     def latest(self, cwd: Path) -> SessionLog | None:
-        """The most recent session started in ``cwd``. A newer file whose header cannot be
+        """The most recent session started in ``cwd``; ``SessionDoubted`` when it is not as
+        agent-tui last wrote it (``core.state_seal``). A newer file whose header cannot be
         read (so whose folder is unknown) is not passed over in silence: it is named in the
         session's ``notes`` (or in ``passed_over`` when none is found), with how to resume
         it."""
@@ -567,7 +633,7 @@ class SessionStore:
                 self.passed_over.append(path)
                 continue
             if os.path.realpath(str(meta.get("cwd", ""))) == wanted:
-                session = SessionLog.load(path)
+                session = self.load(path, latest_of=cwd)
                 session.notes.extend(self.passed_over_notes())
                 return session
         return None
@@ -582,14 +648,25 @@ class SessionStore:
         ]
 
     def find(self, session_id: str) -> SessionLog | None:
-        """A session by id (or unique id prefix), or by file path."""
+        """A session by id (or unique id prefix), or by file path; ``SessionDoubted`` when it
+        is not as agent-tui last wrote it."""
         candidate = Path(session_id)
         if candidate.suffix == ".jsonl" and candidate.is_file():
-            return SessionLog.load(candidate)
+            return self.load(candidate)
         matches = [p for p in self.all() if p.stem.rsplit("-", 1)[-1].startswith(session_id)]
         if len(matches) == 1:
-            return SessionLog.load(matches[0])
+            return self.load(matches[0])
         return None
+
+    def load(self, path: Path, *, latest_of: Path | None = None) -> SessionLog:
+        """Read the session file ``path`` after checking its seal: ``SessionDoubted`` when
+        something else wrote it (shipped in a repository, copied, changed by another program,
+        writable by another user). ``latest_of``: it was picked as the latest of that
+        directory (for the message)."""
+        why = doubt_file(path)
+        if why is not None:
+            raise SessionDoubted(path, why, latest_of)
+        return SessionLog.load(path)
 
 
 def in_use_note(original: SessionLog, fork: SessionLog, holder: str) -> str:
@@ -600,3 +677,13 @@ def in_use_note(original: SessionLog, fork: SessionLog, holder: str) -> str:
         f"in a fork of it, session {fork.id}, with the same history; the original stays with "
         "the process writing it"
     )
+
+
+__all__ = [
+    "SessionDoubted",
+    "SessionLog",
+    "SessionStore",
+    "in_use_note",
+    "interrupted_result",
+    "repair",
+]

@@ -6,7 +6,9 @@ exactly as ``read_file`` returns them. UI-free; every call costs what a window c
   and whether a live message still points to it;
 - ``resolve_spill``: a pointer path (as the model sees it) to the spill file, or a
   ``SpillRefused`` that says what is wrong and what to do instead — outside the spill
-  directory (also through ``..`` or a symlink), not a spill file name, missing, not indexed;
+  directory (also through ``..`` or a symlink; a spill directory that is itself a link, or
+  has one on its way, is not the spill directory: its store uses a private one), not a spill
+  file name, missing, not indexed;
 - ``read_window``: the rows ``read_file(path, offset, limit)`` returns (read_file's own code),
   with its footer and the call that returns them; ``window_ending_at`` for paging back and
   jumping to the end under read_file's 100,000-character window cap; ``window_text``: the
@@ -198,9 +200,10 @@ def resolve_spill(store: SpillStore, path: str | Path) -> Path:
     candidate = Path(given).expanduser()
     if not candidate.is_absolute():
         candidate = store.cwd / candidate
-    root = Path(os.path.realpath(store.root))
+    spill_root = store.checked_root()  # a link on the way to it: the store's fallback
+    root = Path(os.path.realpath(spill_root))
     real = Path(os.path.realpath(candidate))
-    where = store.shown(store.root)
+    where = store.shown(spill_root)
     if real.parent != root and real.is_relative_to(root):
         raise SpillRefused(
             "not_spill",
@@ -222,9 +225,9 @@ def resolve_spill(store: SpillStore, path: str | Path) -> Path:
             f"{given} is not a spill file (spill files are named {NAMED_LIKE}).",
             "Pick a spill from the list.",
         )
-    spill = store.root / real.name
+    spill = spill_root / real.name
     try:
-        mode = os.stat(spill).st_mode
+        mode = os.stat(spill, follow_symlinks=False).st_mode
     except FileNotFoundError:
         raise SpillRefused(
             "missing",
@@ -447,7 +450,7 @@ def why_not_delete(
     cannot be read). None when it may be deleted. Blocking (reads the session files)."""
     shown = store.shown(path)
     if not is_spill_name(path.name) or Path(os.path.realpath(path.parent)) != Path(
-        os.path.realpath(store.root)
+        os.path.realpath(store.checked_root())
     ):
         return SpillRefused("not_spill", f"{shown} is not a spill file.", "Nothing was deleted.")
     who = live_references(messages).get(path.name)

@@ -10,15 +10,19 @@ because another agent in the same directory may not have recorded its message ye
 Images and audio that MCP results saved to ``<spill dir>/mcp-media/`` follow the same rule:
 results point to them by path, so they go when nothing refers to them any more.
 
+Everything is listed and deleted by name relative to the spill directory's descriptor, reached
+without following a link: a symlinked spill directory (or a link named like a spill) never
+makes cleanup delete what it points to.
+
 Run it when a session ends and after the transcript shrinks (compaction): ``Agent.close()``
 and ``Agent.collect_spills()`` do.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
+import stat
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -104,75 +108,57 @@ def collect_spills(
     _remove_leftovers(store, now - grace)
     texts = list(message_texts(messages))
     sessions = list(session_files)
-    kinds = ((store.files(), SPILL_NAME), (_media_files(store.root / MEDIA_DIR), MEDIA_NAME))
-    for files, pattern in kinds:
+    spills = [(n, st) for n, st in store.listing() if is_spill_name(n)]
+    media = [(n, st) for n, st in store.listing(MEDIA_DIR) if MEDIA_NAME.fullmatch(n)]
+    kinds = ((spills, SPILL_NAME, ()), (media, MEDIA_NAME, (MEDIA_DIR,)))
+    for files, pattern, sub in kinds:
+        files = [(n, st) for n, st in files if stat.S_ISREG(st.st_mode)]
         if not files:
             continue
-        unreferenced = {p.name for p in files} - referenced_names(texts, pattern)
+        unreferenced = {n for n, _ in files} - referenced_names(texts, pattern)
         if unreferenced:
             unreferenced -= _names_in_files(sessions, unreferenced, pattern)
-        _sweep(store, files, unreferenced, now - grace, report)
+        _sweep(store, files, sub, unreferenced, now - grace, report)
     return report
-
-
-def _media_files(directory: Path) -> list[Path]:
-    try:
-        entries = sorted(os.listdir(directory))
-    except OSError:
-        return []
-    return [
-        directory / n
-        for n in entries
-        if MEDIA_NAME.fullmatch(n) is not None and (directory / n).is_file()
-    ]
 
 
 def _sweep(
     store: SpillStore,
-    files: list[Path],
+    files: list[tuple[str, os.stat_result]],
+    sub: tuple[str, ...],
     unreferenced: set[str],
     before: float,
     report: CleanupReport,
 ) -> None:
-    for path in files:
-        if path.name not in unreferenced:
+    """Delete the unreferenced files older than ``before``: each by name in the spill
+    directory's descriptor (``store.unlink``), so a link never makes it delete elsewhere."""
+    directory = store.root.joinpath(*sub)
+    for name, st in files:
+        path = directory / name
+        if name not in unreferenced:
             report.kept.append(path)
             continue
-        try:
-            mtime = path.stat().st_mtime
-        except OSError:
-            continue
-        if mtime > before:
+        if st.st_mtime > before:
             report.young.append(path)
             continue
-        store.remove(path)
+        if sub:
+            store.unlink(name, *sub)
+        else:
+            store.remove(path)
         report.deleted.append(path)
 
 
 def _remove_leftovers(store: SpillStore, before: float) -> None:
     """Indexes whose spill is gone, and temporary files of writes that never finished."""
-    index_dir = store.root / INDEX_DIR
-    for directory, suffix in ((store.root, ".txt"), (index_dir, ".idx")):
-        try:
-            entries = os.listdir(directory)
-        except OSError:
-            continue
-        for name in entries:
-            path = directory / name
-            stale_temp = name.startswith(".tmp-") and _older(path, before)
+    present = {n for n, _ in store.listing()}
+    for sub, suffix in (((), ".txt"), ((INDEX_DIR,), ".idx")):
+        for name, st in store.listing(*sub):
+            stale_temp = name.startswith(".tmp-") and st.st_mtime < before
             orphan = (
                 suffix == ".idx"
                 and not name.startswith(".")
                 and is_spill_name(name.removesuffix(".idx"))
-                and not (store.root / name.removesuffix(".idx")).exists()
+                and name.removesuffix(".idx") not in present
             )
             if stale_temp or orphan:
-                with contextlib.suppress(OSError):
-                    path.unlink()
-
-
-def _older(path: Path, before: float) -> bool:
-    try:
-        return path.stat().st_mtime < before
-    except OSError:
-        return False
+                store.unlink(name, *sub)

@@ -33,9 +33,23 @@ class BudgetSettings(BaseModel):
     spill_dir: str = Field(
         default=".agent-spill",
         min_length=1,
-        description="Where spilled outputs are saved; relative paths are inside the session cwd.",
+        description="Where spilled outputs are saved; relative paths are inside the session cwd "
+        "(a project's settings may only name one inside it).",
     )
     log_compression: LogCompressionSettings = Field(default_factory=LogCompressionSettings)
+
+    @staticmethod
+    def escaping(section: dict[str, object]) -> list[str]:
+        """The keys of a ``budget`` settings object that would make the agent write outside
+        the workspace: a project's files (which a repository ships) may not set them. A
+        ``spill_dir`` that is absolute, starts with ``~`` or climbs with ``..`` is one."""
+        value = section.get("spill_dir")
+        if not isinstance(value, str):
+            return []
+        parts = value.replace("\\", "/").split("/")
+        if value.startswith(("/", "~")) or ".." in parts:
+            return ["spill_dir"]
+        return []
 
     @model_validator(mode="after")
     def _preview_fits(self) -> BudgetSettings:

@@ -52,7 +52,7 @@ class SpillReader:
 
     def __init__(self, path: Path, index: SpillIndex) -> None:
         self.index = index
-        self.fd = os.open(path, os.O_RDONLY)
+        self.fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         self.bytes_read = 0
 
     @classmethod

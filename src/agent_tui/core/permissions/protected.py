@@ -9,7 +9,10 @@ prompt says what the file configures. A maintained table:
   ``.mcp.json``, ``.envrc``, ``.npmrc``, ``.yarnrc.yml``, ``.vscode/``;
 - in the home directory: shell startup files, ``~/.ssh/``, ``~/.gitconfig``,
   ``~/.config/git/``, ``~/.config/fish/``, ``~/.npmrc``, ``~/.local/bin/``, autostart and
-  systemd user units, and agent-tui's own configuration directory;
+  systemd user units;
+- agent-tui's own configuration, data and cache directories wherever they are
+  (``agent_state``: the trust store, sessions, tokens…; inside the workspace too when the
+  workspace is the home directory);
 - ``/etc/``.
 """
 
@@ -18,6 +21,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from agent_tui.core.permissions.agent_state import state_below, state_protection
 
 
 @dataclass(frozen=True)
@@ -72,12 +77,6 @@ HOME_FILES: dict[str, str] = {
 }
 
 
-def _config_dir() -> Path:
-    from agent_tui.core.paths import config_dir
-
-    return Path(os.path.realpath(config_dir()))
-
-
 def _home() -> Path:
     return Path(os.path.realpath(os.path.expanduser("~")))
 
@@ -90,12 +89,9 @@ def protection(path: Path) -> Protection | None:
             return Protection(segment, f"{segment}/ {what}")
     if path.name in NAMES:
         return Protection(path.name, f"{path.name} {NAMES[path.name]}")
-    try:
-        config = _config_dir()
-        if path == config or config in path.parents:
-            return Protection(config.name, f"{config} is agent-tui's own configuration")
-    except Exception:  # no config dir to be found: nothing to protect there
-        pass
+    state = state_protection(path)  # the config, data and cache dirs, wherever they are
+    if state is not None:
+        return Protection(*state)
     home = _home()
     if home in path.parents:
         rel = path.relative_to(home).as_posix()
@@ -113,6 +109,9 @@ def protection_below(path: Path, *, depth: int = 3) -> Protection | None:
     found = protection(path)
     if found is not None:
         return found
+    state = state_below(path)
+    if state is not None:
+        return Protection(*state)
     home = _home()
     if path == home or path in home.parents:
         return Protection("~", f"{path} holds your home directory's startup files and keys")

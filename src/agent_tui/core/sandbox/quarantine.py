@@ -19,15 +19,20 @@ swapped a directory for a link cannot make the revert write elsewhere.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 import stat
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_tui.core.nofollow import LinkRefused, open_below
 from agent_tui.core.paths import data_dir
+
+log = logging.getLogger(__name__)
 
 FILE_CAP = 1 << 20
 """Bytes of one file copied to another filesystem (1 MiB): configs and hooks are small."""
@@ -94,9 +99,11 @@ def move(victims: list[Path], workspace: Path, box: Path | None = None) -> list[
 
 def _move_one(victim: Path, target: Path, box: Path, budget: _Budget) -> Moved:
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        made = _made(box, target.relative_to(box).parts[:-1])
     except OSError as exc:  # no quarantine: not kept, but not left to run either
         return _remove_instead(victim, box, f"could not be kept ({exc.strerror})")
+    if made != box:  # a link on the way into the data dir: a private directory instead
+        target, box = made / target.relative_to(box), made
     if os.path.lexists(target):
         target = target.with_name(f"{target.name}.{time.monotonic_ns() % 10**9}")
     try:
@@ -113,6 +120,27 @@ def _move_one(victim: Path, target: Path, box: Path, budget: _Budget) -> Moved:
     if not os.path.lexists(target):
         return Moved(victim, victim, box, "removed", note or "not kept")
     return Moved(victim, target, box, "moved", note)
+
+
+def _made(box: Path, parts: tuple[str, ...]) -> Path:
+    """``box`` with ``parts`` below it made as real directories (0700), no link followed —
+    the data directory may be in the workspace (the workspace as the home directory), and a
+    ``quarantine`` link there would send what is quarantined wherever it points. A link on
+    the way: the box moves to a private temporary directory instead (returned)."""
+    base = data_dir()
+    if box.is_relative_to(base):
+        anchor, rel = base, box.relative_to(base).parts
+        anchor.mkdir(mode=0o700, parents=True, exist_ok=True)
+    else:  # a private directory already
+        anchor, rel = box, ()
+    try:
+        os.close(open_below(anchor, (*rel, *parts), create=True, mode=0o700))
+        return box
+    except LinkRefused as link:
+        log.warning("%s is a symbolic link: quarantining in a private directory instead", link)
+    private = Path(tempfile.mkdtemp(prefix="agent-tui-quarantine-"))
+    os.close(open_below(private, parts, create=True, mode=0o700))
+    return private
 
 
 def _remove_instead(victim: Path, box: Path, why: str) -> Moved:
