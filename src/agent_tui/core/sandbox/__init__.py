@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_tui.core.sandbox.scratch import Scratch
+
 if TYPE_CHECKING:
     from agent_tui.core.sandbox.nested_git import Watch
 
@@ -194,6 +196,8 @@ class ShellSandbox:
     sandbox: Sandbox
     settings: SandboxSettings
     workspace: Path
+    scratch: Path | None = None
+    """The session's temp directory (``scratch``): writable inside the sandbox too."""
 
     @property
     def network(self) -> bool:
@@ -222,7 +226,10 @@ class ShellSandbox:
             workspace=workspace,
             cwd=cwd.resolve(),
             network=self.network,
-            allow_write=paths(self.settings.allow_write),
+            allow_write=(
+                *paths(self.settings.allow_write),
+                *([self.scratch] if self.scratch else []),
+            ),
             read_only=tuple(read_only),
             hidden=tuple(hidden),
             allow_read=(*paths(self.settings.allow_read), *programs_in_hiding(home)),
@@ -323,19 +330,29 @@ class SessionSandbox:
     """The sandbox of one session, found on first use (``state``): probing bubblewrap starts a
     process, which start-up should not wait for."""
 
-    def __init__(self, settings: SandboxSettings, workspace: Path) -> None:
+    def __init__(self, settings: SandboxSettings, workspace: Path, *, scratch: bool = True) -> None:
         self.settings = settings
         self.workspace = workspace
         self._state: SandboxState | None = None
+        self.scratch = Scratch() if scratch else None
+        """The session's temp directory (``TMPDIR`` of its commands), made on first use."""
         self.nested_git: Watch | None = None
         """The nested git directories' watch (``nested_git``), made by the first command."""
 
     @property
     def state(self) -> SandboxState:
         if self._state is None:
-            self._state = choose(self.settings, self.workspace)
+            state = choose(self.settings, self.workspace)
+            if state.shell is not None and self.scratch is not None:
+                state.shell.scratch = self.scratch.path
+            self._state = state
         return self._state
 
+    @property
+    def temp_dir(self) -> Path | None:
+        """The session's temp directory (made now if it was not yet), or None (no session)."""
+        return self.scratch.path if self.scratch is not None else None
 
-UNCONFINED = SessionSandbox(SandboxSettings(mode="off"), Path("/"))
+
+UNCONFINED = SessionSandbox(SandboxSettings(mode="off"), Path("/"), scratch=False)
 """No sandbox (tools called directly, as the tests of single tools do)."""

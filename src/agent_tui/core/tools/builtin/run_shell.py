@@ -235,6 +235,10 @@ async def _spawn(command: str, ctx: ToolContext, stdout: int) -> asyncio.subproc
         argv = await asyncio.to_thread(lambda: confined.wrap(plain, ctx.cwd, ctx.reads.hidden()))
     else:
         argv = lifeline_argv(argv)
+    env = child_env(ctx.shell.color)
+    temp = ctx.sandbox.temp_dir  # the session's own (``sandbox.scratch``): free to write
+    if temp is not None:
+        env["TMPDIR"] = str(temp)
     try:
         return await asyncio.create_subprocess_exec(
             *argv,
@@ -242,7 +246,7 @@ async def _spawn(command: str, ctx: ToolContext, stdout: int) -> asyncio.subproc
             stdin=asyncio.subprocess.DEVNULL,
             stdout=stdout,
             stderr=stdout,  # the same pipe: stdout and stderr interleave in write order
-            env=child_env(ctx.shell.color),
+            env=env,
             start_new_session=True,  # its own process group, killable as a whole
         )
     except OSError as exc:
