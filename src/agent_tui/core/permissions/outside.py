@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.core.permissions.protected import names_explicitly
 from agent_tui.core.permissions.rules import Rule
 from agent_tui.core.sandbox import SECRETS_IN_HOME, Hidden
 from agent_tui.core.tools.base import Tool
@@ -56,7 +57,8 @@ DEVICES = re.compile(r"^/dev/(?:null|stdout|stderr|tty|fd/[0-9]+)$")
 MAX_DIRS = 4096
 """Directories a guard keeps resolved (``OutsideGuard._real``)."""
 WITHHELD = (
-    "the outside-the-workspace check (it leads outside the workspace; no read_file rule names it)"
+    "the outside-the-workspace check (it lies outside the workspace or in the home's key "
+    "stores, and no read_file rule names it)"
 )
 
 
@@ -121,10 +123,15 @@ def free_to_read(p: PermissionPipeline, path: Path) -> bool:
 def naming_rule(p: PermissionPipeline, tools: Iterable[str], path: Path) -> Rule | None:
     """An allow rule of one of ``tools`` whose pattern matches ``path`` (a rule without a
     pattern names no path). ``DIR/**`` names the directory ``DIR`` too: it covers all that a
-    walk of it (``grep``, ``list_dir``) can reach."""
+    walk of it (``grep``, ``list_dir``) can reach. A path in the home's key stores is named
+    only by a rule that spells the store out (``read_file(~/.ssh/config)``, not ``**``)."""
     wanted = tuple(tools)
+    secret = home_secret(path)  # ~/.ssh… : only a rule that spells it out (not ``**``)
+    key = secret.removeprefix("~/") if secret is not None else None
     for rule in p.allow_rules:
         if rule.pattern is None or not any(rule.names_tool(name) for name in wanted):
+            continue
+        if key is not None and not names_explicitly(rule.pattern, key):
             continue
         if rule.matches_path(path, p.workspace) or _whole_directory(rule, path, p.workspace):
             return rule
@@ -257,11 +264,15 @@ class OutsideGuard:
 
     def _allowed(self, real: str) -> bool:
         text = real + "/"
-        if self._root is not None and text.startswith(self._root):
+        root = self._root
+        secret = next((s for s in self._secrets if text.startswith(s)), None)
+        if secret is not None:  # a key store: only a call judged inside it, or a rule naming it
+            if root is not None and root.startswith(secret) and text.startswith(root):
+                return True
+            return self.named(Path(real))
+        if root is not None and text.startswith(root):
             return True
-        if any(text.startswith(place) for place in self._free) and not any(
-            text.startswith(secret) for secret in self._secrets
-        ):
+        if any(text.startswith(place) for place in self._free):
             return True
         return self.named(Path(real))
 

@@ -245,9 +245,10 @@ def secret_reads(p: PermissionPipeline, a: ShellAnalysis) -> list[tuple[str, Pat
         if command.name is not None and os.path.basename(command.name.text) in NO_FILE_READS
         for word in command.words
     }
+    written = {write.target.text for write in a.writes}  # judged as writes (cp's target…)
     words: list[Word] = []
     for word in (*a.reads, *a.tree_reads):
-        if id(word) in skipped:
+        if id(word) in skipped or word.text in written:
             continue
         looped = _loop_variable(word, a)
         words.extend(looped if looped is not None else [word])

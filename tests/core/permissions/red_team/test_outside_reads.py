@@ -179,3 +179,47 @@ def test_everyday_reads_of_system_files_stay_allowed(tmp_path: Path) -> None:
         bypass = pipeline(lab, rules(allow=(), deny=()), Mode.BYPASS)
         for command in ('echo "$HOME"', "ls /usr/lib", "uname -a", "echo ~"):
             assert decide(bypass, "run_shell", {"command": command}).kind == "allow", command
+
+
+async def test_mentions_attach_nothing_from_outside(tmp_path: Path) -> None:
+    from agent_tui.core.mentions.expand import MentionExpander
+
+    lab = make_outside_lab(tmp_path, "mentions")
+    with home_of(lab):
+        policy = pipeline(lab, rules(allow=(), deny=()), Mode.BYPASS)
+        out = await MentionExpander(lab.root, reads=policy.reads).expand(
+            "@~/.ssh/id_rsa @keylink @../home/.aws/credentials @projlink/"
+        )
+    assert SECRET not in out.text
+    assert len(out.mentions) == 4
+    assert not any(m.attached for m in out.mentions)
+
+
+async def test_when_the_workspace_is_the_home_its_key_stores_still_ask(tmp_path: Path) -> None:
+    """agent-tui started in ``~`` (a dotfiles repository, a container): the sandbox hides
+    ``~/.ssh`` and ``~/.aws`` from commands, so the file tools ask for them too, and walks
+    and mentions withhold them."""
+    from agent_tui.core.mentions.expand import MentionExpander
+
+    lab = make_outside_lab(tmp_path, "home")
+    home_lab = type(lab)(lab.home, lab.home)  # the workspace is the home
+    (lab.home / "notes.txt").write_text("my notes\n")
+    with home_of(home_lab):
+        for mode in MODES:
+            policy = pipeline(home_lab, rules(allow=BROAD, deny=()), mode)
+            for tool, arguments in (
+                ("read_file", {"path": ".ssh/id_rsa"}),
+                ("grep", {"pattern": "key", "path": ".aws"}),
+                ("list_dir", {"path": ".ssh"}),
+            ):
+                decision = decide(policy, tool, arguments)
+                assert decision.step is Step.OUTSIDE, (tool, decision)
+                assert "holds keys or tokens" in decision.reason
+            assert decide(policy, "read_file", {"path": "notes.txt"}).kind == "allow"
+        walk = await through_agent(home_lab, policy, "grep", {"pattern": SECRET, "path": "."})
+        assert "proj2/notes.md:1:" in walk.text  # the workspace is searched…
+        assert ".ssh" not in walk.text  # …but not its key stores
+        assert ".aws" not in walk.text
+        assert "withheld by the outside-the-workspace check" in walk.text
+        out = await MentionExpander(lab.home, reads=policy.reads).expand("@.ssh/id_rsa")
+        assert SECRET not in out.text
