@@ -138,13 +138,21 @@ def test_what_the_sandbox_would_refuse_asks(work: Path) -> None:
         ("curl -s https://example.invalid/x", "turns off"),
         ("git fetch origin", "git fetch"),
         ("pip install requests", "pip install"),
-        ("echo x > /var/tmp/agent-tui-canary", "keeps read-only"),
-        ("echo x > ~/notes.txt", "keeps read-only"),
+        ("echo x > /var/tmp/agent-tui-canary", "outside the workspace"),  # every mode
+        ("echo x > ~/notes.txt", "outside the workspace"),
     ):
         decision = _judge(p, command)
         assert decision.kind == "ask", command
         assert says in decision.reason, (command, decision.reason)
     assert _judge(p, "echo x > /tmp/scratch").kind == "allow"  # the private /tmp
+    assert _judge(p, 'echo x > "$TMPDIR/scratch"').kind == "allow"  # the session's temp dir
+    # a rule names the place outside: the sandbox would still refuse the write
+    named = _pipeline(
+        work, RuleSet(allow=[Rule.parse("write_file(//var/tmp/**)")]), auto_allow=True
+    )
+    decision = _judge(named, "echo x > /var/tmp/agent-tui-canary")
+    assert decision.kind == "ask", decision
+    assert "keeps read-only" in decision.reason, decision
 
 
 def test_with_the_network_on_code_it_cannot_follow_asks(work: Path) -> None:

@@ -232,10 +232,17 @@ class SpillIndex:
     meta_bytes: int = 0
 
     @classmethod
-    def open_for(cls, data_path: Path) -> SpillIndex | None:
-        """The index of ``data_path`` if it exists and matches the file, else None."""
+    def open_for(cls, data_path: Path, opened: int | None = None) -> SpillIndex | None:
+        """The index of ``data_path`` if it exists and matches the file (``opened``: the
+        descriptor of the file the caller opened as ``data_path``, judged instead of the name),
+        else None."""
         try:
-            st = os.stat(data_path, follow_symlinks=False)  # a link is no spill of ours
+            # a link is no spill of ours
+            st = (
+                os.fstat(opened)
+                if opened is not None
+                else os.stat(data_path, follow_symlinks=False)
+            )
             fd = _open_index(data_path)
         except OSError:
             return None

@@ -1,10 +1,10 @@
 """The one decision pipeline every tool call passes through.
 
 validate input (the registry) → deny rules → plan mode → the checks no mode skips (an opaque
-command that could run a denied program, a dangerous environment variable, a protected path,
-a file a read rule protects) → ask rules → allow rules → the mode → the tool's own default.
-Deny always wins, in every mode; what the analysis does not fully understand is never allowed
-by a rule; when in doubt, ask.
+command that could run a denied program, a dangerous environment variable, a protected path, a
+file a read rule protects, a read or write outside the workspace: ``outside``) → ask rules →
+allow rules → the mode → the tool's own default. Deny always wins, in every mode; what the
+analysis does not fully understand is never allowed by a rule; when in doubt, ask.
 
 ``decide`` judges one call and returns a typed ``Decision`` (with the rules "always allow"
 would save); ``explain`` runs the same steps for a tool without running anything (the MCP
@@ -20,6 +20,7 @@ from typing import Any
 
 from agent_tui.core.permissions.decision import Decision, Step, plan_mode
 from agent_tui.core.permissions.modes import Mode
+from agent_tui.core.permissions.outside import free_to_write, outside_path
 from agent_tui.core.permissions.policy import ApprovalRequest, Scope
 from agent_tui.core.permissions.protected import names_explicitly, protection
 from agent_tui.core.permissions.rules import Rule, RuleSet
@@ -93,9 +94,10 @@ class PermissionPipeline:
     @property
     def reads(self) -> ReadGuard:
         """The read guard of these rules: what file tools withhold from every listing."""
+        from agent_tui.core.permissions.outside import outside_guard
         from agent_tui.core.permissions.read_guard import RuleReadGuard
 
-        return RuleReadGuard(self.rules, self.workspace)
+        return outside_guard(self, RuleReadGuard(self.rules, self.workspace))
 
     @property
     def hosts(self) -> HostRules:
@@ -306,6 +308,9 @@ class PermissionPipeline:
                     Step.PROTECTED,
                     path=path,
                 )
+        outside = outside_path(self, tool, path)
+        if outside is not None:
+            return Decision("ask", outside, Step.OUTSIDE, path=path)
         if self.mode is not Mode.BYPASS:
             asking = self.first_matching("ask", tool, path)
             if asking is None and content and tool.name != READ_TOOL:
@@ -330,11 +335,11 @@ class PermissionPipeline:
         if (
             self.mode is Mode.ACCEPT_EDITS
             and not tool.meta.read_only
-            and self.inside_workspace(path)
+            and free_to_write(self, path, command=False)
         ):
             return Decision(
                 "allow",
-                "accept-edits mode: a file edit inside the workspace",
+                "accept-edits mode: a file edit inside the workspace (or the session's temp dir)",
                 Step.ACCEPT_EDITS,
                 path=path,
             )

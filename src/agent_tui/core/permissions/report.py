@@ -106,7 +106,14 @@ def report(pipeline: PermissionPipeline, tool: Tool[Any], arguments: dict[str, A
         elif allowed is not None:
             verdict = f"allowed by {allowed}"
         out.commands.append(Part(found.shown(), verdict))
-    for target in targets(pipeline.workspace, analysis):
+    from agent_tui.core.permissions.outside import (
+        WRITE_TOOL,
+        free_to_write,
+        naming_rule,
+        temp_dir,
+    )
+
+    for target in targets(pipeline.workspace, analysis, temp_dir(pipeline)):
         if target.path is None:
             out.writes.append(Part(target.write.target.shown, "named only at run time"))
             continue
@@ -120,6 +127,11 @@ def report(pipeline: PermissionPipeline, tool: Tool[Any], arguments: dict[str, A
             and pipeline.explicit_allow("write_file", target.path, guarded.key) is None
         ):
             verdict = f"protected: {guarded.what}"
+        elif (
+            not free_to_write(pipeline, target.path, command=True)
+            and naming_rule(pipeline, (WRITE_TOOL,), target.path) is None
+        ):
+            verdict = "outside the workspace: asks in every mode unless a rule names it"
         elif (allowed := pipeline.path_rule("allow", "write_file", target.path)) is not None:
             verdict = f"allowed by {allowed}"
         else:

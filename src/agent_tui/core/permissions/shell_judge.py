@@ -3,10 +3,9 @@
 In order: deny rules (any command of the tree, any layer, loosely matched; the files it writes
 against the file deny rules) → plan mode → the checks that ask in every mode: an opaque part
 that could run a denied program, a file a read rule protects, a variable that makes programs
-run other code, a protected path → ask rules → allow rules (every command allowed, every write
-allowed, the whole tree understood) → the mode → the sandbox (``sandbox.auto_allow``:
-``sandbox_judge``) → ask.
-"""
+run other code, a protected path, a place outside the workspace (``outside_shell``) → ask rules
+→ allow rules (every command allowed, every write allowed, the whole tree understood) → the
+mode → the sandbox (``sandbox.auto_allow``: ``sandbox_judge``) → ask."""
 
 from __future__ import annotations
 
@@ -22,6 +21,8 @@ from agent_tui.core.permissions.matching import (
     rule_program,
 )
 from agent_tui.core.permissions.modes import Mode
+from agent_tui.core.permissions.outside import free_to_write, temp_dir
+from agent_tui.core.permissions.outside_shell import outside_command
 from agent_tui.core.permissions.protected import protection, protection_below
 from agent_tui.core.permissions.read_check import read_hits
 from agent_tui.core.permissions.rules import Rule
@@ -46,7 +47,7 @@ def _source(rule: Rule) -> str:
 def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> Decision:
     understood = a.understood
     commands = [c for c in a.commands if not c.changes_directory]
-    writes = targets(p.workspace, a)
+    writes = targets(p.workspace, a, temp_dir(p))
 
     def decision(kind: str, reason: str, step: Step, rule: Rule | None = None) -> Decision:
         return Decision(kind, reason, step, rule, understood)  # type: ignore[arg-type]
@@ -156,6 +157,9 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
         protected = _protected(p, target)
         if protected is not None:
             return decision("ask", protected, Step.PROTECTED)
+    outside = outside_command(p, a, writes)
+    if outside is not None:
+        return decision("ask", outside, Step.OUTSIDE)
     # 4. ask rules
     if p.mode is not Mode.BYPASS:
         for rule in p.rules_for("ask", tool):
@@ -232,7 +236,7 @@ def _not_allowed(
             return f"it writes a file named only at run time ({target.write.how})"
         if p.path_rule("allow", "write_file", target.path) is not None:
             continue
-        if p.mode is Mode.ACCEPT_EDITS and p.inside_workspace(target.path):
+        if p.mode is Mode.ACCEPT_EDITS and free_to_write(p, target.path, command=True):
             continue
         return f"it writes {p.shown(target.path)} ({target.write.how}), which no rule allows"
     return None

@@ -49,6 +49,8 @@ def subject_of(tool: Tool[Any], arguments: dict[str, Any], workspace: Path) -> S
         return Subject("command", command=value, analysis=analyse(value))
     if tool.meta.rule_kind == "path":
         raw = value if isinstance(value, str) and value else "."
+        if tool.meta.rule_path is not None:  # glob: its pattern's leading directories
+            raw = tool.meta.rule_path(arguments) or raw
         return Subject("path", path=resolve_path(raw, workspace))
     if tool.meta.rule_kind == "domain":
         from agent_tui.core.permissions.domains import host_of

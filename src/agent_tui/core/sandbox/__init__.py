@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_tui.core.sandbox.scratch import Scratch
+
 if TYPE_CHECKING:
     from agent_tui.core.sandbox.git_watch import Watch
 
@@ -201,6 +203,8 @@ class ShellSandbox:
     sandbox: Sandbox
     settings: SandboxSettings
     workspace: Path
+    scratch: Path | None = None
+    """The session's temp directory (``scratch``): writable inside the sandbox too."""
 
     @property
     def network(self) -> bool:
@@ -236,7 +240,8 @@ class ShellSandbox:
         if home.is_relative_to(workspace):  # the home's secrets and startup files are inside
             read_only += [home / name for name in RUNS_LATER_IN_HOME]
             hidden += [home / name for name in SECRETS_IN_HOME]
-        allow_write = paths(self.settings.allow_write)
+        # ``allow_write``, and the session's temp dir (``scratch``, the commands' TMPDIR)
+        allow_write = (*paths(self.settings.allow_write), *([self.scratch] if self.scratch else []))
         allow_read = (*paths(self.settings.allow_read), *programs_in_hiding(home))
         from agent_tui.core.sandbox import agent_state, sockets
         from agent_tui.core.sandbox.bubblewrap import KEEP_FROM_HOME
@@ -385,10 +390,12 @@ class SessionSandbox:
     """The sandbox of one session, found on first use (``state``): probing bubblewrap starts a
     process, which start-up should not wait for."""
 
-    def __init__(self, settings: SandboxSettings, workspace: Path) -> None:
+    def __init__(self, settings: SandboxSettings, workspace: Path, *, scratch: bool = True) -> None:
         self.settings = settings
         self.workspace = workspace
         self._state: SandboxState | None = None
+        self.scratch = Scratch() if scratch else None
+        """The session's temp directory (``TMPDIR`` of its commands), made on first use."""
         self.nested_git: Watch | None = None
         """The watch of git's config in the workspace (``git_watch``), made by the first
         command."""
@@ -396,9 +403,23 @@ class SessionSandbox:
     @property
     def state(self) -> SandboxState:
         if self._state is None:
-            self._state = choose(self.settings, self.workspace)
+            state = choose(self.settings, self.workspace)
+            if state.shell is not None:
+                state.shell.scratch = self.temp_dir
+            self._state = state
         return self._state
 
+    @property
+    def temp_dir(self) -> Path | None:
+        """The session's temp directory (made now if it was not yet), or None (no session, or
+        no temporary directory can be made: a read-only system; writes outside then ask)."""
+        if self.scratch is None:
+            return None
+        try:
+            return self.scratch.path
+        except OSError:  # mkdtemp: no usable temporary directory
+            return None
 
-UNCONFINED = SessionSandbox(SandboxSettings(mode="off"), Path("/"))
+
+UNCONFINED = SessionSandbox(SandboxSettings(mode="off"), Path("/"), scratch=False)
 """No sandbox (tools called directly, as the tests of single tools do)."""

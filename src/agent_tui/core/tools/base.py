@@ -64,6 +64,11 @@ class ToolMeta:
     the host of a URL (``domain:example.com``)."""
     rule_subject: str | None = None
     """The input field those patterns are matched against (``command``, ``path``, ``url``)."""
+    rule_path: Callable[[dict[str, Any]], str | None] | None = field(default=None, compare=False)
+    """For a path tool whose call reaches beyond its ``rule_subject`` argument: the path the
+    rules judge, from the call's arguments (``glob``: ``path`` with its pattern's leading
+    directories, so the pattern ``/home/u/.ssh/*`` is judged as ``/home/u/.ssh``); None, or
+    None returned: the argument itself."""
     cancels_siblings_on_failure: bool = False
     """A failure of this tool (an error, or output with ``is_error``) cancels the calls still
     running in its parallel batch: their work is presumably moot (a failing shell command)."""

@@ -10,7 +10,7 @@ for every file they would show, so a denied file is withheld from all of them al
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from agent_tui.core.sandbox import Hidden
 
@@ -36,3 +36,19 @@ class OpenGuard:
 
 
 NO_GUARD: ReadGuard = OpenGuard()
+
+
+@runtime_checkable
+class ScopedGuard(Protocol):
+    """A guard that withholds by place (``permissions.outside``: what lies outside the
+    workspace) and can let one call read below the path its permission decision judged."""
+
+    def scoped(self, root: Path | None) -> ReadGuard: ...
+
+
+def for_call(guard: ReadGuard, judged: Path | None) -> ReadGuard:
+    """``guard`` for one call whose decision judged ``judged`` (the user or a rule let it read
+    there: ``list_dir`` of an approved directory outside lists it)."""
+    if judged is not None and isinstance(guard, ScopedGuard):
+        return guard.scoped(judged)
+    return guard

@@ -156,7 +156,7 @@ def _open(path: Path, where: str) -> BinaryIO:
 
 def _read(path: Path, where: str, inp: ReadFileInput, limit: int, stop: threading.Event) -> _View:
     with _open(path, where) as f:
-        reader = SpillReader.open(path)
+        reader = SpillReader.open(path, f.fileno())  # the index of the file opened
         if reader is None:
             return _scan(f, where, inp, limit, stop)
         # SpillReader opens the file by name: it must have opened the file judged and opened

@@ -247,6 +247,10 @@ async def _spawn(
             raise ToolFailure("sandbox_refused", exc.reason, exc.hint) from None
     else:
         argv = lifeline_argv(argv)
+    env = child_env(ctx.shell.color, state.shell, ctx.shell.env)
+    temp = ctx.sandbox.temp_dir  # the session's own (``sandbox.scratch``): free to write
+    if temp is not None:
+        env["TMPDIR"] = str(temp)
     try:
         return await asyncio.create_subprocess_exec(
             *argv,
@@ -254,7 +258,7 @@ async def _spawn(
             stdin=asyncio.subprocess.DEVNULL,
             stdout=stdout,
             stderr=stdout,  # the same pipe: stdout and stderr interleave in write order
-            env=child_env(ctx.shell.color, state.shell, ctx.shell.env),
+            env=env,
             start_new_session=True,  # its own process group, killable as a whole
         )
     except OSError as exc:
