@@ -30,6 +30,7 @@ from agent_tui.core.permissions.shell.programs import (
     SHELLS,
     interpreter_family,
 )
+from agent_tui.core.permissions.shell.varnames import arithmetic_words, builtin_names
 from agent_tui.core.permissions.shell.wrappers import RUNNERS, WRAPPERS, WrapperSpec, extra_set
 
 if TYPE_CHECKING:
@@ -273,13 +274,13 @@ def _meaning(w: Walker, command: SimpleCommand, base: str) -> None:
             a.note_opaque(f"{base} (it changes how later commands run)")
         return
     if base == "let":
-        a.note_opaque("let (its arithmetic can run code)")
+        arithmetic_words(w, args, "let")
         return
     if base in ("read", "mapfile", "readarray", "printf", "getopts"):
         _builtin_assignments(w, base, args)
-        if base == "printf":
-            return
         return
+    if base in ("unset", "test", "[", "wait"):
+        builtin_names(w, base, args)
     if base in ("cd", "pushd"):
         targets = [word for word in args if not word.text.startswith("-")]
         a.cd_targets.extend(targets[:1] or [Word("~", "~")])

@@ -32,6 +32,12 @@ from agent_tui.core.permissions.shell.model import (
     Word,
 )
 from agent_tui.core.permissions.shell.parse import parse
+from agent_tui.core.permissions.shell.varnames import (
+    array_element,
+    declaration_flag,
+    fd_variables,
+    unset_names,
+)
 
 MAX_DEPTH = 12
 """Nested ``bash -c`` / ``eval`` levels followed."""
@@ -78,6 +84,8 @@ class Redirection:
 
 
 class Walker(WordReader):
+    max_depth = MAX_DEPTH
+
     def __init__(
         self,
         analysis: ShellAnalysis,
@@ -153,9 +161,7 @@ class Walker(WordReader):
         elif kind == "declaration_command":
             self.declaration(node)
         elif kind == "unset_command":
-            for child in node.named_children:
-                if child.type != "variable_name":
-                    self.word(child)
+            unset_names(self, node)
         elif kind == "negated_command":
             self.children(node, stdin)
         elif kind == "for_statement":
@@ -202,6 +208,7 @@ class Walker(WordReader):
             self.a.note_opaque("a # comment inside a substitution")
 
     def redirected(self, node: Node, stdin: str | None) -> None:
+        fd_variables(self, node)
         body = node.child_by_field_name("body")
         redirections: list[Redirection] = []
         later: list[Node] = []
@@ -348,6 +355,7 @@ class Walker(WordReader):
     # -- commands -----------------------------------------------------------------------------
 
     def command(self, node: Node, stdin: str | None, redirections: list[Redirection]) -> None:
+        fd_variables(self, node)
         words: list[Word] = []
         assignments: list[Assignment] = []
         redirections = list(redirections)
@@ -406,7 +414,10 @@ class Walker(WordReader):
             if value_node.type == "array":
                 texts: list[str] = []
                 for element in value_node.named_children:
-                    texts.extend(w.text for w in self.word(element))
+                    elements = self.word(element)
+                    for each in elements:
+                        array_element(self, each)
+                    texts.extend(w.text for w in elements)
                 value = Word(" ".join(texts), self.text(value_node))
             else:
                 value = _join(self.word(value_node), self.text(value_node))
@@ -428,6 +439,7 @@ class Walker(WordReader):
             else:
                 words.extend(self.word(child))
         for word in words:
+            declaration_flag(self, keyword, word)
             if not word.literal:
                 self.a.note_opaque(f"{keyword} with a run-time argument ({word.shown})")
             elif not word.text.startswith(("-", "+")):
