@@ -16,12 +16,12 @@ every mode.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 from enum import Enum
 from functools import lru_cache
 
+from agent_tui.core.permissions.bash_glob import name_matches
 from agent_tui.core.permissions.rules import Rule, RuleError
 from agent_tui.core.permissions.shell import DYN, ShellAnalysis, SimpleCommand, Word
 
@@ -102,8 +102,9 @@ def _match_words(program: str, rest: list[str], words: list[Word], extra: bool) 
     if not name.literal:  # a run-time name may be anything (text known only then may hold a /)
         if DYN in name.text:
             return Match.MAYBE
-        pattern = os.path.basename(name.text).lower()
-        return Match.MAYBE if fnmatch.fnmatch(program, pattern) else Match.NO
+        pattern = os.path.basename(name.text)
+        matches = [name_matches(p, program) for p in (pattern, pattern.lower())]
+        return Match.NO if all(m is False for m in matches) else Match.MAYBE
     if os.path.basename(name.text.rstrip("/")).lower() != program:
         return Match.NO
     args = [w.text.lower() for w in words[1:] if w.literal]

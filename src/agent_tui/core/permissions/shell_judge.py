@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.permissions.decision import Decision, Step, plan_mode
+from agent_tui.core.permissions.deny_static import static_denial
 from agent_tui.core.permissions.matching import (
     Match,
     allows,
@@ -131,6 +132,13 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
             if below is not None:
                 rule, why = below
                 maybes.append((rule, f"{target.write.how} of {p.shown(target.path)} {why}"))
+    if maybes or a.dangerous_options:  # deny wins, never asks: what it resolves to or names
+        denied = static_denial(p, tool, a, commands)
+        if denied is not None:
+            rule, why = denied
+            return decision(
+                "deny", f"denied by the rule {rule}{_source(rule)}: {why}", Step.DENY_RULE, rule
+            )
     # 2. plan mode
     if p.mode is Mode.PLAN:
         return plan_mode(tool).with_(understood=understood)

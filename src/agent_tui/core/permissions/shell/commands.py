@@ -109,6 +109,9 @@ def _unwrap(
                 i += 1
                 break
             flag, eq, inline = text.partition("=")
+            clustered = _clustered_code(text, spec.code)  # script -qc CODE, su -lc CODE
+            if clustered is not None:
+                flag, eq, inline = clustered
             if flag in spec.code:
                 code = Word(inline, inline) if eq else (args[i + 1] if i + 1 < len(args) else None)
                 if code is not None:
@@ -209,6 +212,19 @@ def _unwrap(
         extra_args=extra_args or spec.appends_args,
         guessed=guessed,
     )
+
+
+def _clustered_code(text: str, code: frozenset[str]) -> tuple[str, str, str] | None:
+    """``-qc`` (short flags grouped, the last one taking shell code: the next word) or
+    ``-qcCODE`` (the code attached), as ``(flag, "=" or "", attached code)``; None when
+    ``text`` groups no code option."""
+    if text.startswith("--") or len(text) < 3 or not text.startswith("-"):
+        return None
+    for index, letter in enumerate(text[1:], start=1):
+        if f"-{letter}" in code:
+            rest = text[index + 1 :]
+            return f"-{letter}", "=" if rest else "", rest
+    return None
 
 
 def _replaced(word: Word, tokens: list[str]) -> Word:

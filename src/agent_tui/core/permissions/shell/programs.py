@@ -15,9 +15,13 @@ def _set(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-SHELLS = _set("bash sh dash ash")
-"""Shells whose ``-c`` code is bash-compatible: it is parsed and analysed like the command."""
-OTHER_SHELLS = _set("zsh ksh mksh ksh93 pdksh fish csh tcsh yash elvish nu xonsh pwsh powershell")
+SHELLS = _set("bash sh dash ash rbash")
+"""Shells whose ``-c`` code is bash-compatible: it is parsed and analysed like the command
+(``rbash`` is bash in restricted mode: same grammar, and ``rm x`` still runs)."""
+OTHER_SHELLS = _set(
+    "zsh ksh mksh ksh93 pdksh fish csh tcsh yash elvish nu xonsh pwsh powershell "
+    "rzsh rksh lksh oksh loksh posh hush osh ysh bosh pbosh brush"
+)
 """Shells with another grammar: code given to them is never seen by the analysis."""
 
 INTERPRETERS = _set(
