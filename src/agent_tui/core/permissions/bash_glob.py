@@ -102,14 +102,15 @@ def _bracket(pattern: str, start: int) -> tuple[int, str]:
     return -1, ""
 
 
-def name_matches(pattern: str, name: str) -> bool | None:
+def name_matches(pattern: str, name: str, *, period: bool = True) -> bool | None:
     """Does the file name ``name`` match the glob ``pattern`` (one path component), as bash
-    would match it; None when the pattern uses what this module does not model."""
+    would match it (``period``: a leading ``.`` only by a literal one; ``find -name`` matches
+    it like any character); None when the pattern uses what this module does not model."""
     try:
         regex = _component_regex(pattern)
     except (_Unsupported, re.error):
         return None
-    if name.startswith(".") and not pattern.startswith("."):
+    if period and name.startswith(".") and not pattern.startswith("."):
         return False
     return regex.match(name) is not None
 

@@ -28,6 +28,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_tui.core.permissions.listing import (
+    Listing,
+    fed_listing,
+    listing_hit,
+    substituted_listing,
+)
 from agent_tui.core.permissions.matching import mentioned
 from agent_tui.core.permissions.rules import Rule
 from agent_tui.core.permissions.shell import DYN, ShellAnalysis, Word
@@ -69,7 +75,11 @@ def _candidates(word: Word) -> list[str]:
     return [c.removeprefix("@") for c in out if c.removeprefix("@")]
 
 
-def read_hits(p: PermissionPipeline, a: ShellAnalysis) -> tuple[Rule, str] | None:
+def read_hits(
+    p: PermissionPipeline, a: ShellAnalysis, *, vouched: bool = False
+) -> tuple[Rule, str] | None:
+    """The read rule a command could break, and why; ``vouched``: its interpreter code is
+    named word for word by an allow rule (see ``vouched``)."""
     rules = _read_rules(p)
     if not rules:
         return None
@@ -108,20 +118,22 @@ def read_hits(p: PermissionPipeline, a: ShellAnalysis) -> tuple[Rule, str] | Non
                     return found, f"it names {p.shown(path)}, which the rule {found} protects"
             if unknown_cd and not os.path.isabs(text):
                 return rules[0], f"it names {text} after a cd to a directory known only at run time"
-    if a.unseen_code or a.interpreters:
+    if a.unseen_code or (a.interpreters and not vouched):
         who = a.unseen_code[0] if a.unseen_code else f"code given to {a.interpreters[0]}"
         return rules[0], (
             f"it runs code the analysis cannot follow ({who}), which could read files the rule "
             f"{rules[0]} protects"
         )
-    unknown = [
-        why for why, word in a.unknown_reads if word is None or _loop_variable(word, a) is None
-    ]
+    unknown, listings = _unknown_reads(a)
     if unknown:
         return rules[0], (
             f"it reads files named only at run time ({unknown[0]}), which could be "
             f"ones the rule {rules[0]} protects"
         )
+    for listing in listings:
+        hit = listing_hit(listing, roots, judge, rules[0])
+        if hit is not None:
+            return hit
     for index, word in enumerate(a.tree_reads):
         if not word.literal and not word.glob:
             return rules[0], f"it reads a directory named only at run time ({word.shown})"
@@ -149,6 +161,48 @@ def read_hits(p: PermissionPipeline, a: ShellAnalysis) -> tuple[Rule, str] | Non
                     f"it mentions {literal} in a part the analysis does not follow, and the "
                     f"rule {rule} protects such files"
                 )
+    return None
+
+
+def _unknown_reads(a: ShellAnalysis) -> tuple[list[str], list[Listing]]:
+    """The reads of names known only at run time that could be anything (why), and the file
+    listings the others come from (``find … | xargs grep``, ``wc $(git ls-files src)``,
+    ``find … -exec cat {} +``); a process substitution (``diff <(sort a) <(sort b)``) is a
+    pipe, not a file name."""
+    unknown: list[str] = []
+    listings: list[Listing] = []
+    fed = [c for c in a.commands if c.extra_args]
+    fed_listings = [fed_listing(c) for c in fed]
+    fed_known = all(listing is not None for listing in fed_listings)
+    for why, word in a.unknown_reads:
+        if word is None:  # a command given arguments at run time (xargs, find -exec … +)
+            if not fed_known:
+                unknown.append(why)
+            elif not listings:
+                listings.extend(x for x in fed_listings if x is not None)
+            continue
+        if _loop_variable(word, a) is not None or _process_substitution(word):
+            continue
+        listing = substituted_listing(word) or _exec_listing(a, word)
+        if listing is None:
+            unknown.append(why)
+        else:
+            listings.append(listing)
+    return unknown, listings
+
+
+def _process_substitution(word: Word) -> bool:
+    """``<(cmd)`` as a whole argument: ``/dev/fd/N``, a pipe from a command judged itself."""
+    return word.text == DYN and word.raw.startswith("<(") and word.raw.endswith(")")
+
+
+def _exec_listing(a: ShellAnalysis, word: Word) -> Listing | None:
+    """``{}`` in ``find … -exec CMD {} ;``: an entry ``find`` prints, passed unsplit."""
+    if word.raw != "{}":
+        return None
+    for command in a.commands:
+        if any(w is word for w in command.words):
+            return fed_listing(command)
     return None
 
 

@@ -34,6 +34,7 @@ from agent_tui.core.permissions.shell_paths import (
     command_options,
     targets,
 )
+from agent_tui.core.permissions.vouched import vouched_code
 from agent_tui.core.tools.base import Tool
 
 if TYPE_CHECKING:
@@ -54,6 +55,7 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
 
     # 1. deny rules (a command too large to analyse matches none for sure, and asks below)
     maybes: list[tuple[Rule, str]] = []
+    vouched = vouched_code(p.rules_for("allow", tool), a, commands)
     if a.too_large:
         for rule in p.rules_for("deny", tool):
             if rule.pattern is None:
@@ -96,7 +98,7 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
                     f"({a.unseen_code[0]}), which could run {program}",
                 )
             )
-        elif a.interpreters:
+        elif a.interpreters and not vouched:
             maybes.append(
                 (rule, f"it gives code to {a.interpreters[0]}, which could run {program}")
             )
@@ -132,7 +134,7 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
             if below is not None:
                 rule, why = below
                 maybes.append((rule, f"{target.write.how} of {p.shown(target.path)} {why}"))
-    if maybes or a.dangerous_options:  # deny wins, never asks: what it resolves to or names
+    if maybes or a.dangerous_options or a.interpreters:  # deny wins, never asks
         denied = static_denial(p, tool, a, commands)
         if denied is not None:
             rule, why = denied
@@ -151,7 +153,7 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
             Step.OPAQUE,
             rule,
         )
-    hit = read_hits(p, a)
+    hit = read_hits(p, a, vouched=vouched)
     if hit is not None:
         rule, why = hit
         return decision("ask", f"{why}; it asks in every mode", Step.READ_DENY, rule)

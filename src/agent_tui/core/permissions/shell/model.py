@@ -83,6 +83,9 @@ class SimpleCommand:
     their own; the shell itself needs no rule unless a non-transparent wrapper runs it."""
     guessed: bool = False
     """Found behind a wrapper whose options are not all known (``uv run``): a best guess."""
+    fed_by: list[SimpleCommand] | None = field(default=None, repr=False, compare=False)
+    """For a command reading a ``|`` pipe: the commands of the pipeline stage before it
+    (``find … | xargs grep``: its extra arguments are what ``find`` prints)."""
 
     @property
     def name(self) -> Word | None:

@@ -141,8 +141,16 @@ class Walker(WordReader):
             self.children(node, stdin)
         elif kind == "pipeline":
             first = True
+            stdout_only = not any(c.type == "|&" for c in node.children)  # |& feeds stderr too
+            previous: list[Any] = []
             for child in node.named_children:
+                start = len(self.a.commands)
                 self.statement_or_word(child, stdin if first else "pipe")
+                stage = self.a.commands[start:]
+                for command in stage if not first and stdout_only else ():
+                    if command.stdin == "pipe" and command.fed_by is None:
+                        command.fed_by = previous
+                previous = stage
                 first = False
         elif kind == "compound_statement":
             if node.child_count and node.children[0].type == "((":
