@@ -139,17 +139,17 @@ def read_hits(
             return rules[0], f"it reads a directory named only at run time ({word.shown})"
         filters = a.tree_filters.get(index)
 
-        def judge_filtered(path: Path, filters: tuple[str, ...] | None = filters) -> Rule | None:
-            if (
-                filters is not None
-                and path.is_file()
-                and not any(fnmatch.fnmatch(path.name, f.rsplit("/", 1)[-1]) for f in filters)
-            ):
-                return None
-            return judge(path)
+        def selected(path: Path, filters: tuple[str, ...] | None = filters) -> bool:
+            """The search reads ``path`` (a file's own name is filtered, before any symlink is
+            followed: ``x.py -> .env`` is read by ``--include='*.py'``)."""
+            return (
+                filters is None
+                or not path.is_file()
+                or any(fnmatch.fnmatch(path.name, f.rsplit("/", 1)[-1]) for f in filters)
+            )
 
         for root in resolve_word_paths(word.text, word.glob, roots):
-            hit = _walk(root, judge_filtered, rules[0])
+            hit = _walk(root, judge, rules[0], selected)
             if hit is not None:
                 rule, why = hit
                 return rule, f"it reads {p.shown(root)} recursively, {why}"
@@ -210,11 +210,16 @@ TOO_MANY = "too many"
 
 
 def rule_below(
-    root: Path, judge: Callable[[Path], Rule | None], *, resolve: bool
+    root: Path,
+    judge: Callable[[Path], Rule | None],
+    *,
+    resolve: bool,
+    selected: Callable[[Path], bool] | None = None,
 ) -> tuple[Rule, Path] | str | None:
     """The first entry below directory ``root`` a rule ``judge`` names, as (rule, path);
     ``TOO_MANY`` past ``MAX_TREE_ENTRIES`` entries (the tree is then taken as holding one);
-    None when there is none. ``resolve``: judge where symlinks point (reads follow them)."""
+    None when there is none. ``resolve``: judge where symlinks point (reads follow them);
+    ``selected``: which entries (by their own path) are read at all."""
     if not root.is_dir():
         return None
     seen = 0
@@ -224,6 +229,8 @@ def rule_below(
             if seen > MAX_TREE_ENTRIES:
                 return TOO_MANY
             path = Path(dirpath) / name
+            if selected is not None and not selected(path):
+                continue
             found = judge(Path(os.path.realpath(path)) if resolve else path)
             if found is not None:
                 return found, path
@@ -231,13 +238,16 @@ def rule_below(
 
 
 def _walk(
-    root: Path, judge: Callable[[Path], Rule | None], fallback: Rule
+    root: Path,
+    judge: Callable[[Path], Rule | None],
+    fallback: Rule,
+    selected: Callable[[Path], bool] | None = None,
 ) -> tuple[Rule, str] | None:
     """A protected file at or below ``root``, and how to say so."""
     found = judge(root)
     if found is not None:
         return found, f"which the rule {found} protects"
-    below = rule_below(root, judge, resolve=True)
+    below = rule_below(root, judge, resolve=True, selected=selected)
     if below == TOO_MANY:
         return fallback, (
             f"which holds more than {MAX_TREE_ENTRIES:,} entries: too many to check "

@@ -10,7 +10,8 @@
    ``wc -l $(git ls-files src)``, ``diff <(sort a) <(sort b)`` and code a rule names word for
    word are allowed. The listing is walked as it would print: a planted name that splitting
    would cut into ``.env`` (``x .env y.py``, a newline in a name), or a ``*.py`` symlink to
-   ``.env``, still asks — each proven to leak the secret when run bare.
+   ``.env`` (also under ``grep -R --include='*.py'``, whose filter applies to the link's own
+   name), still asks — each proven to leak the secret when run bare.
 """
 
 from __future__ import annotations
@@ -198,6 +199,7 @@ PLANTED: list[tuple[Attack, Callable[[Lab], None]]] = [
     (Attack("find src -name '*.py' | xargs grep TOKEN", LEAKS), _newline),
     (Attack("find src -name '*.py' | xargs grep TOKEN", LEAKS), _linked),
     (Attack("find src -name '*.py' -exec grep TOKEN {} +", LEAKS), _linked),
+    (Attack("grep -R --include='*.py' TOKEN src", LEAKS), _linked),
     (Attack("cat $(find src -type f)", LEAKS), _spaced_txt),
     (Attack("grep TOKEN $(git ls-files src)", LEAKS), _tracked_spaced),
     (Attack("git ls-files src | xargs grep TOKEN", LEAKS), _tracked_spaced),
