@@ -4,7 +4,9 @@
    command ask (``CI=true npm test`` under ``run_shell(npm test:*)``). Inside the dangerous
    families an allow-list names the harmless ones (``PYTHONDONTWRITEBYTECODE``); any other
    member stays dangerous — proven with ``PYTHONUSERBASE`` (its ``.pth`` files run),
-   ``GIT_EXTERNAL_DIFF`` and ``npm_config_script_shell``.
+   ``GIT_EXTERNAL_DIFF`` and ``npm_config_script_shell`` — and names outside the families
+   that carry options, modules or programs are dangerous by their ending
+   (``PYTEST_ADDOPTS``, ``PYTEST_PLUGINS`` — proven — ``DJANGO_SETTINGS_MODULE``…).
 2. With a read rule in force (``read_file(.env)``), a command asks only where the denied file
    could be read: ``find -name '*.py' | xargs grep``, ``find … -exec grep {} +``,
    ``wc -l $(git ls-files src)``, ``diff <(sort a) <(sort b)`` and code a rule names word for
@@ -47,6 +49,7 @@ EVERYDAY_RULES = (
         for r in (
             "npm test:*",
             "pytest:*",
+            "python3 -m pytest:*",
             "date",
             "cargo test:*",
             "find:*",
@@ -190,6 +193,10 @@ def _changed(lab: Lab) -> None:
     (lab.root / "src" / "app.py").write_text("print('changed')\n")
 
 
+def _plugin(lab: Lab) -> None:
+    (lab.root / "evilplug.py").write_text("open('pwned', 'w')\n")
+
+
 def _package(lab: Lab) -> None:
     (lab.root / "package.json").write_text('{"scripts": {"test": "echo hi"}}\n')
 
@@ -206,6 +213,8 @@ PLANTED: list[tuple[Attack, Callable[[Lab], None]]] = [
     (Attack("PYTHONUSERBASE=ub python3 -c 'print(1)'", CREATES), _user_site),
     (Attack("GIT_EXTERNAL_DIFF=./evil.sh git diff", CREATES), _changed),
     (Attack("npm_config_script_shell=./evil.sh npm test", CREATES, ("npm",)), _package),
+    (Attack("PYTEST_PLUGINS=evilplug python3 -m pytest --co -q", CREATES), _plugin),
+    (Attack("PYTEST_ADDOPTS='-p evilplug' python3 -m pytest --co -q", CREATES), _plugin),
 ]
 
 

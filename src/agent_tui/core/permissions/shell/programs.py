@@ -125,7 +125,86 @@ DANGEROUS_ENV_PREFIXES = (
     "QT_",
     "JULIA_",
     "R_",
+    "PYTEST_",
+    "TS_NODE_",
+    "PNPM_",
+    "BUN_",
+    "POETRY_",
+    "PIPENV_",
+    "PYENV_",
+    "RBENV_",
+    "NODENV_",
+    "NVM_",
+    "ASDF_",
+    "MISE_",
+    "RTX_",
+    "CMAKE_",
+    "CORECLR_",
+    "COMPLUS_",
+    "DOTNET_",
+    "ASPNETCORE_",
+    "SYSTEMD_",
+    "GH_",
+    "KRB5",
+    "GIO_",
+    "GST_",
+    "NVIM_",
+    "CONDA_",
+    "ERL_",
+    "ELIXIR_",
+    "GUILE_",
+    "JUPYTER_",
 )
+DANGEROUS_SUFFIXES = (
+    "_OPTS",
+    "_OPTIONS",
+    "_FLAGS",
+    "_PATH",
+    "_DIRS",
+    "_PAGER",
+    "_EDITOR",
+    "_BROWSER",
+    "_SHELL",
+    "_COMMAND",
+    "_CMD",
+    "_PLUGINS",
+    "_PLUGIN",
+    "_PRELOAD",
+    "_WRAPPER",
+    "_LAUNCHER",
+    "_PROGRAM",
+    "_EXECUTABLE",
+    "_HOOKS",
+    "_RC",
+    "_RCFILE",
+    "_CONFIG",
+    "_CONFIG_FILE",
+    "_CONF",
+    "_HOME",
+    "_ROOT",
+    "_PREFIX",
+    "_STARTUP",
+    "_ASKPASS",
+    "_ARGS",
+    "_MODULE",
+    "_MODULES",
+    "_APP",
+    "_CLASS",
+    "_CLASSES",
+    "BACKEND",
+    "_LOADER",
+    "_IMPORTS",
+    "_REQUIRE",
+    "_ENTRYPOINT",
+    "_SCRIPT",
+    "_SCRIPTS",
+    "_FILE",
+    "_DIR",
+)
+"""Endings of names that, whatever the program, usually carry options, programs, modules or
+places to load from or write to (``PYTEST_ADDOPTS``, ``SBT_OPTS``, ``SUDO_EDITOR``,
+``TERMINFO_DIRS``, ``DJANGO_SETTINGS_MODULE``, ``FLASK_APP``, ``MPLBACKEND``,
+``GUNICORN_CMD_ARGS``, ``CARGO_TARGET_DIR``)."""
 DANGEROUS_ENV = _set(
     "PATH BASH_ENV ENV SHELLOPTS BASHOPTS PS4 PROMPT_COMMAND PAGER MANPAGER EDITOR VISUAL "
     "BROWSER SHELL HOME CDPATH ZDOTDIR INPUTRC TERMINFO MAKEFLAGS MFLAGS CC CXX CPP LDFLAGS "
@@ -135,7 +214,9 @@ DANGEROUS_ENV = _set(
     "GOFLAGS GOPROXY GOSUMDB GONOSUMDB GONOSUMCHECK GOINSECURE GOPRIVATE GONOPROXY GOTOOLCHAIN "
     "GOROOT GOPATH GOENV GOEXPERIMENT RUSTFLAGS RUSTDOCFLAGS MAKEFILES GNUMAKEFLAGS CONFIG_SHELL "
     "KUBECONFIG PSQLRC TCLLIBPATH EMACSLOADPATH VIMRUNTIME TMPDIR TMP TEMP SUDO_ASKPASS "
-    "LOCPATH NLSPATH HOSTALIASES"
+    "LOCPATH NLSPATH HOSTALIASES FCEDIT VIRTUAL_ENV GOBIN AR AS LD NM RANLIB STRIP OBJCOPY "
+    "OBJDUMP FC F77 F90 MAKE PKG_CONFIG YACC LEX M4 CCACHE_PREFIX DISTCC_HOSTS MPLCONFIGDIR "
+    "IPYTHONDIR"
 )
 """Variables (and, above, families) that make programs load or run other code, or move
 where they read configuration or write: setting one asks unless a rule names it."""
@@ -153,7 +234,7 @@ HARMLESS_IN_FAMILIES = _set(
     "UV_NO_PROGRESS UV_OFFLINE "
     "NPM_CONFIG_LOGLEVEL NPM_CONFIG_FUND NPM_CONFIG_AUDIT NPM_CONFIG_UPDATE_NOTIFIER "
     "NPM_CONFIG_PROGRESS NPM_CONFIG_COLOR "
-    "LESSCHARSET"
+    "LESSCHARSET PYTEST_DISABLE_PLUGIN_AUTOLOAD"
 )
 """Names inside the dangerous families above that only switch a documented behaviour (no
 file, program, module or configuration location): an allow-list — another ``PYTHON…`` name
@@ -174,7 +255,9 @@ def dangerous_variable(name: str) -> str | None:
         return f"{name} changes what programs load or run"
     if upper in HARMLESS_IN_FAMILIES:
         return None
-    if any(upper.startswith(p) for p in DANGEROUS_ENV_PREFIXES):
+    if any(upper.startswith(p) for p in DANGEROUS_ENV_PREFIXES) or upper.endswith(
+        DANGEROUS_SUFFIXES
+    ):
         return f"{name} changes what programs load or run"
     return None
 
