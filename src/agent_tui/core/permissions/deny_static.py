@@ -60,7 +60,10 @@ def static_denial(
     file_rules = [r for r in p.rules.deny if r.names_tool("write_file")]
     if not rules and not file_rules:
         return None
-    found = candidates(p, a, commands)
+    try:
+        found = candidates(p, a, commands)
+    except Exception:  # a bug here must not crash the judgement: the maybe keeps asking
+        found = Candidates()
     for rule in rules:
         for command, basis in found.commands:
             if loose_match(rule, command) is Match.YES:

@@ -19,6 +19,7 @@ and anything the model does not cover (another predicate, ``-o``, ``!``, ``-L``,
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,13 +142,45 @@ def fed_listing(command: SimpleCommand) -> Listing | None:
             return None if found is None else Listing(found.roots, found.names, False, how="find")
         if head == "xargs":
             null = _xargs_null(list(layer.words[1:]))
-            if null is None or command.fed_by is None or len(command.fed_by) != 1:
+            feeder = _source(command)
+            if null is None or feeder is None:
                 return None
-            feeder = command.fed_by[0]
             if feeder.words and feeder.words[0].text == "find" and not feeder.layers:
                 return find_listing(feeder.words, null=null)
             return listing_of(feeder) if not null else None
     return None
+
+
+def _source(command: SimpleCommand) -> SimpleCommand | None:
+    """The one command whose output reaches ``command``'s standard input, through filters
+    that only drop or reorder whole lines (``find … | sort | head -20 | xargs …``)."""
+    seen = 0
+    while command.fed_by is not None and len(command.fed_by) == 1 and seen < 8:
+        feeder = command.fed_by[0]
+        if not _line_filter(feeder):
+            return feeder
+        command = feeder
+        seen += 1
+    return None
+
+
+def _line_filter(command: SimpleCommand) -> bool:
+    """``sort``, ``uniq``, ``head``/``tail`` reading the pipe: whole input lines out."""
+    if command.layers or command.assignments or not command.words:
+        return False
+    name, args = command.words[0].text, command.words[1:]
+    if not all(w.literal for w in args):
+        return False
+    if name == "sort":
+        return all(re.fullmatch(r"-[urnVf]+", w.text) for w in args)
+    if name == "uniq":
+        return not args
+    if name in ("head", "tail"):
+        texts = [w.text for w in args]
+        if len(texts) == 2 and texts[0] == "-n":
+            return texts[1].isdecimal()
+        return len(texts) <= 1 and all(re.fullmatch(r"-n?[0-9]+", t) for t in texts)
+    return False
 
 
 def _xargs_null(args: list[Word]) -> bool | None:

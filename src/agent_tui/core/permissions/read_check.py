@@ -124,14 +124,20 @@ def read_hits(
             f"it runs code the analysis cannot follow ({who}), which could read files the rule "
             f"{rules[0]} protects"
         )
-    unknown, listings = _unknown_reads(a)
+    try:
+        unknown, listings = _unknown_reads(a)
+    except Exception:  # a bug here must fail closed: the run-time names stay unknown
+        unknown, listings = [why for why, _ in a.unknown_reads], []
     if unknown:
         return rules[0], (
             f"it reads files named only at run time ({unknown[0]}), which could be "
             f"ones the rule {rules[0]} protects"
         )
     for listing in listings:
-        hit = listing_hit(listing, roots, judge, rules[0])
+        try:
+            hit = listing_hit(listing, roots, judge, rules[0])
+        except Exception:  # fail closed
+            hit = rules[0], f"it reads what {listing.how} lists, which could not be checked"
         if hit is not None:
             return hit
     for index, word in enumerate(a.tree_reads):

@@ -57,6 +57,8 @@ EVERYDAY_RULES = (
             "git ls-files:*",
             "git diff:*",
             "git show:*",
+            "sed:*",
+            "head:*",
             "diff:*",
             "python3 -c 'print(1)':*",
             "node -e 'console.log(1)':*",
@@ -101,6 +103,8 @@ READS = (
     "find . -maxdepth 3 -iname '*.PY' | xargs -n 20 grep -n def",
     "git ls-files src | xargs wc -l",
     "diff <(git show HEAD:src/app.py) src/app.py",
+    "find . -name '*.py' | sort | xargs grep foo",
+    "git ls-files src | head -5 | xargs wc -l",
     "node -e 'console.log(1)'",
 )
 
@@ -193,6 +197,10 @@ def _changed(lab: Lab) -> None:
     (lab.root / "src" / "app.py").write_text("print('changed')\n")
 
 
+def _dotted(lab: Lab) -> None:
+    (lab.root / "src" / "a.env.py").write_text("")
+
+
 def _plugin(lab: Lab) -> None:
     (lab.root / "evilplug.py").write_text("open('pwned', 'w')\n")
 
@@ -207,6 +215,8 @@ PLANTED: list[tuple[Attack, Callable[[Lab], None]]] = [
     (Attack("find src -name '*.py' | xargs grep TOKEN", LEAKS), _linked),
     (Attack("find src -name '*.py' -exec grep TOKEN {} +", LEAKS), _linked),
     (Attack("grep -R --include='*.py' TOKEN src", LEAKS), _linked),
+    (Attack("find src -name '*.py' | grep -o '\\.env' | xargs cat", LEAKS), _dotted),
+    (Attack("find src -name '*.py' | sed 's/.*\\(\\.env\\).*/\\1/' | xargs cat", LEAKS), _dotted),
     (Attack("cat $(find src -type f)", LEAKS), _spaced_txt),
     (Attack("grep TOKEN $(git ls-files src)", LEAKS), _tracked_spaced),
     (Attack("git ls-files src | xargs grep TOKEN", LEAKS), _tracked_spaced),
