@@ -26,6 +26,7 @@ Only the deny step calls this: nothing here can make a command allowed.
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING, Any
@@ -77,7 +78,45 @@ def static_denial(
                 denying = p.path_rule("deny", "write_file", path)
                 if denying is not None:
                     return denying, (f"the command writes {p.shown(path)} ({write.how}; {basis})")
+    copied = _copied_program(rules, a, [c for c, _ in found.commands], bases(p.workspace, a)[0])
+    if copied is not None:
+        return copied
     return _mention(rules, a)
+
+
+def _copied_program(
+    rules: list[Rule], a: ShellAnalysis, resolved: list[SimpleCommand], roots: list[Any]
+) -> tuple[Rule, str] | None:
+    """A command that writes files and names a denied program's executable (``cp /bin/rm x;
+    ./x f``, ``ln -s $(which rm) x``, ``cat /usr/bin/rm > x``): a copy under another name
+    would dodge the rule, which names programs."""
+    if not a.writes:  # only commands that write files
+        return None
+    binaries: dict[str, Rule] = {}
+    for rule in rules:
+        words = _named(rule)
+        found = shutil.which(words[0]) if words else None
+        if found is not None:
+            binaries[os.path.realpath(found)] = rule
+    if not binaries:
+        return None
+    named: list[Word] = [*a.reads, *a.tree_reads]
+    for command in [*a.commands, *resolved]:
+        named.extend(command.words[1:])
+    for word in named:
+        for text in {word.text, word.text.partition("=")[2]}:
+            if not text or DYN in text or "/" not in text:
+                continue
+            for path in resolve_word_paths(text, word.glob, roots):
+                denying = binaries.get(str(path))
+                if denying is not None:
+                    program = _named(denying)[0]
+                    return denying, (
+                        f"the command names {path}, the program {program} runs, while it "
+                        f"writes files: a copy or link under another name would run {program} "
+                        "past the rule; ask the user to do it"
+                    )
+    return None
 
 
 def _mention(rules: list[Rule], a: ShellAnalysis) -> tuple[Rule, str] | None:

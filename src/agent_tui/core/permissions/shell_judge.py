@@ -134,7 +134,7 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
             if below is not None:
                 rule, why = below
                 maybes.append((rule, f"{target.write.how} of {p.shown(target.path)} {why}"))
-    if maybes or a.dangerous_options or a.interpreters:  # deny wins, never asks
+    if maybes or a.dangerous_options or a.interpreters or a.writes:  # deny wins, never asks
         denied = static_denial(p, tool, a, commands)
         if denied is not None:
             rule, why = denied

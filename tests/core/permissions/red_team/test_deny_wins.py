@@ -1,7 +1,8 @@
 """Deny wins, never asks (issue 37): with ``run_shell(rm:*)`` denied, a command that statically
 resolves to ``rm`` — braces, globs on the real file system, ``$IFS`` never set, variables the
-command line sets, ``$(echo …)``, ``${X:-rm}`` — is *denied*, in default and bypass mode; so is
-opaque code that mentions ``rm`` (``zsh -c``, ``source /dev/stdin <<<``, ``. <(…)``, a git
+command line sets, what ``echo``/``printf``/``which`` print, ``${X:-rm}`` — is *denied*, in
+default and bypass mode; so is a command that copies ``rm``'s executable under another name,
+and opaque code that mentions ``rm`` (``zsh -c``, ``source /dev/stdin <<<``, ``. <(…)``, a git
 alias). The issue's held-out cases come first in each group, then our own variants. Each is run
 bare (the canary goes) and through the agent (it stays).
 
@@ -56,8 +57,15 @@ RESOLVED: list[Attack] = attacks(
     "x=rm; timeout 5 $x canary",
     "declare x=rm; $x canary",
     "x=rm && ${x} canary",
-    # $(echo …)
+    "IFS=_; x=rm_canary; $x",
+    "IFS=,; x=rm,canary; $x",
+    # what echo, printf and which print
     "eval $(echo rm canary)",
+    "$(printf '\\x72m') canary",
+    "$(echo -e '\\x72m') canary",
+    "$(printf %s r m) canary",
+    "x=$(which rm); $x canary",
+    '"$(command -v rm)" canary',
     'eval "$(echo rm canary)"',
     "eval `echo rm canary`",
     "x=canary; eval rm $x",
@@ -77,6 +85,16 @@ RESOLVED: list[Attack] = attacks(
     "(( $(rm canary) ))",
     "echo $[ $(rm canary) ]",
 )
+
+COPIED: list[Attack] = attacks(
+    DELETES,
+    "cp /bin/rm del; ./del canary",
+    "ln -s $(which rm) del; ./del canary",
+    "cat /usr/bin/rm > del; chmod +x del; ./del canary",
+    "install /usr/bin/rm del && ./del canary",
+    "dd if=/usr/bin/rm of=del 2>/dev/null; chmod +x del; ./del canary",
+)
+"""A denied program's executable copied or linked under another name (then run by it)."""
 
 MENTIONED: list[Attack] = attacks(
     DELETES,
@@ -109,6 +127,16 @@ async def test_a_command_resolving_to_a_denied_program_is_denied(
     decision = await prove(tmp_path, attack, rules(), mode)
     assert decision.kind == "deny", decision
     assert "denied by the rule run_shell(rm:*)" in decision.reason
+
+
+@pytest.mark.parametrize("mode", [Mode.DEFAULT, Mode.BYPASS], ids=["default", "bypass"])
+@pytest.mark.parametrize("attack", COPIED, ids=lambda a: a.id)
+async def test_a_denied_program_copied_under_another_name_is_denied(
+    tmp_path: Path, attack: Attack, mode: Mode
+) -> None:
+    decision = await prove(tmp_path, attack, rules(), mode)
+    assert decision.kind == "deny", decision
+    assert "under another name" in decision.reason
 
 
 @pytest.mark.parametrize("mode", [Mode.DEFAULT, Mode.BYPASS], ids=["default", "bypass"])
@@ -156,6 +184,7 @@ UNDERSTOOD_MENTIONS = (
     "cat src/app.py | grep rm",
     "grep -r firmware src",
     "ls -la | grep -v rm",
+    "ls -l /usr/bin/rm",
 )
 
 

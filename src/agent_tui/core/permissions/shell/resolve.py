@@ -18,12 +18,19 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import shutil
 from dataclasses import dataclass, field
 
 from agent_tui.core.permissions.shell.expand import Budget, Node, WordReader
 from agent_tui.core.permissions.shell.model import DYN, ShellAnalysis, Word
 from agent_tui.core.permissions.shell.parse import parse
-from agent_tui.core.permissions.shell.words import Segment, _is_glob, _tilde, make_words
+from agent_tui.core.permissions.shell.words import (
+    Segment,
+    _is_glob,
+    _tilde,
+    decode_ansi_c,
+    make_words,
+)
 
 DEFAULT_IFS = " \t\n"
 MAX_VALUES = 8
@@ -130,6 +137,40 @@ def resolve_raw(raw: str, values: dict[str, list[str]]) -> list[Resolved]:
     return out
 
 
+def printed(program: str, words: list[str]) -> str | None:
+    """What ``program words…`` prints, for the few commands whose output is their arguments;
+    None for any other command or option."""
+    if program == "echo":
+        escapes = False
+        while words and re.fullmatch(r"-[neE]+", words[0]):
+            escapes = "e" in words[0] or (escapes and "E" not in words[0])
+            words = words[1:]
+        text = " ".join(words)
+        return decode_ansi_c(text.replace("\\0", "\\")) if escapes else text
+    if program == "printf" and words and not words[0].startswith("-"):
+        tokens = re.split(r"(%%|%s)", words[0])
+        if any("%" in t for t in tokens if t not in ("%%", "%s")):
+            return None  # another conversion
+        slots = tokens.count("%s")
+        args = words[1:]
+        out: list[str] = []
+        for start in range(0, max(len(args), 1) if slots else 1, slots or 1):
+            chunk = iter(args[start : start + slots])
+            for token in tokens:
+                if token == "%s":
+                    out.append(next(chunk, ""))
+                else:
+                    out.append("%" if token == "%%" else decode_ansi_c(token))
+        return "".join(out)
+    if program in ("which", "command", "type") and words:
+        flags, names = words[:-1], words[-1:]
+        if (program, flags) not in (("which", []), ("command", ["-v"]), ("type", ["-P"])):
+            return None
+        found = shutil.which(names[0])
+        return found
+    return None
+
+
 class _Expanded(tuple[str, bool]):
     """An unquoted expansion's value: split on ``IFS``, globbed, never brace-expanded."""
 
@@ -184,7 +225,7 @@ class _Reader(WordReader):
             echoed = self._echo(node)
             if echoed is None:
                 return [(DYN, quoted)]
-            self.used.add(f"$(echo {echoed})")
+            self.used.add(f"{self.text(node)[:40]} printing {echoed!r}")
             return self._value(echoed, quoted)
         return super().segments(node, quoted)
 
@@ -238,12 +279,14 @@ class _Reader(WordReader):
         return self.text(named[0])
 
     def _echo(self, node: Node) -> str | None:
-        """The output of ``$(echo WORDS)`` with literal words and no options."""
+        """The output of a command substitution whose command only prints its literal words
+        (``echo``, ``printf`` without conversions other than ``%s``) or names a program's path
+        (``which``, ``command -v``, ``type -P``), trailing newlines removed; else None."""
         named = node.named_children
         if len(named) != 1 or named[0].type != "command":
             return None
         parts = [c for c in named[0].named_children]
-        if not parts or parts[0].type != "command_name" or self.text(parts[0]) != "echo":
+        if not parts or parts[0].type != "command_name":
             return None
         words: list[str] = []
         for part in parts[1:]:
@@ -254,14 +297,22 @@ class _Reader(WordReader):
             if found is None or any(not w.literal for w in found):
                 return None
             words.extend(w.text for w in found)
-        if words and words[0].startswith("-"):
-            return None
-        return " ".join(words)
+        output = printed(self.text(parts[0]), words)
+        return None if output is None else output.rstrip("\n")
 
     def _fields(self, segments: list[Segment], raw: str) -> list[Word] | None:
         ifs = self.values.get("IFS")
-        if ifs is None or any(c not in DEFAULT_IFS for c in ifs):
-            return None  # unknown, or with non-blank separators: not followed
+        if ifs is None:
+            return None
+        blanks = "".join(c for c in ifs if c in DEFAULT_IFS)
+        others = "".join(c for c in ifs if c not in DEFAULT_IFS)
+        if others:  # each one ends a field, with the blanks around it
+            around = f"[{re.escape(blanks)}]*" if blanks else ""
+            splitter = f"{around}[{re.escape(others)}]{around}"
+            if blanks:
+                splitter += f"|[{re.escape(blanks)}]+"
+        else:
+            splitter = f"[{re.escape(blanks)}]+" if blanks else ""
         fields: list[list[Segment]] = []
         current: list[Segment] = []
         open_field = False
@@ -271,7 +322,7 @@ class _Reader(WordReader):
                 open_field = True
                 continue
             value = segment[0]
-            pieces = re.split(f"[{re.escape(ifs)}]+", value) if ifs else [value]
+            pieces = re.split(splitter, value) if splitter else [value]
             for position, piece in enumerate(pieces):
                 if position > 0 and open_field:
                     fields.append(current)
