@@ -81,7 +81,38 @@ def static_denial(
     copied = _copied_program(rules, a, [c for c, _ in found.commands], bases(p.workspace, a)[0])
     if copied is not None:
         return copied
-    return _mention(rules, a)
+    return _mention(rules, a) or _path_mention(file_rules, a)
+
+
+def unseen_writes(a: ShellAnalysis) -> str:
+    """Why code the analysis cannot see matters to ``write_file`` deny rules."""
+    who = a.unseen_code[0] if a.unseen_code else f"code given to {a.interpreters[0]}"
+    return f"it runs code the analysis cannot follow ({who}), which could write any file"
+
+
+def _path_mention(rules: list[Rule], a: ShellAnalysis) -> tuple[Rule, str] | None:
+    """Code the analysis cannot follow that names a path a ``write_file`` deny rule covers
+    (its last literal component: ``secrets`` of ``secrets/**``)."""
+    if a.understood and not a.interpreters:
+        return None
+    for rule in rules:
+        literal = _literal_component(rule.pattern or "")
+        if literal is not None and mentioned(literal, a):
+            return rule, (
+                f"the command mentions {literal} in code the analysis cannot follow, and the "
+                f"rule {rule} denies writing there; rephrase it without writing {literal}, or "
+                "ask the user to run it"
+            )
+    return None
+
+
+def _literal_component(pattern: str) -> str | None:
+    """The last path component of a file rule with no glob character in it (at least two
+    characters), or None."""
+    for part in reversed(pattern.strip("/").split("/")):
+        if part and not any(c in part for c in "*?[\\") and len(part) >= 2:
+            return part
+    return None
 
 
 def _copied_program(

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.permissions.decision import Decision, Step, plan_mode
-from agent_tui.core.permissions.deny_static import static_denial
+from agent_tui.core.permissions.deny_static import static_denial, unseen_writes
 from agent_tui.core.permissions.matching import (
     Match,
     allows,
@@ -134,6 +134,8 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
             if below is not None:
                 rule, why = below
                 maybes.append((rule, f"{target.write.how} of {p.shown(target.path)} {why}"))
+    if file_denies and (a.unseen_code or (a.interpreters and not vouched)):
+        maybes.append((file_denies[0], unseen_writes(a)))
     if maybes or a.dangerous_options or a.interpreters or a.writes:  # deny wins, never asks
         denied = static_denial(p, tool, a, commands)
         if denied is not None:

@@ -162,7 +162,27 @@ WRITES: list[Attack] = attacks(
     "d=.; tee $d/pwned < /dev/null",
     "x=p; y=wned; echo hi > $x$y",
     'echo hi | tee "${x:-pwned}"',
+    "x=$(echo pwned); echo hi > $x",
+    "d=$(printf .); echo hi > $d/pwned",
+    'f=pwned; bash -c "echo hi > $f"',
 )
+
+CODE_WRITES: list[Attack] = attacks(
+    CREATES,
+    "python3 -c \"open('pwned', 'w')\"",
+    "perl -e 'open(F, \">pwned\")'",
+    ("node -e \"require('fs').writeFileSync('pwned', '')\"", ("node",)),
+    "awk 'BEGIN { print > \"pwned\" }'",
+)
+"""Code the analysis cannot follow that names the denied path: denied."""
+
+UNSEEN_WRITES: list[Attack] = attacks(
+    CREATES,
+    "F=pwned sh -c 'echo hi > $F'",
+    "export F=pwned; bash -c 'touch \"$F\"'",
+    "python3 -c \"open('pw' + 'ned', 'w')\"",
+)
+"""Code that could write it without naming it: asked in every mode (bypass too)."""
 
 
 @pytest.mark.parametrize("mode", [Mode.ACCEPT_EDITS, Mode.BYPASS], ids=["accept-edits", "bypass"])
@@ -173,6 +193,25 @@ async def test_a_write_resolving_to_a_denied_path_is_denied(
     decision = await prove(tmp_path, attack, rules(allow=WRITERS, deny=WRITE_DENY), mode)
     assert decision.kind == "deny", decision
     assert "write_file(/pwned)" in decision.reason
+
+
+CODERS = (*WRITERS, "run_shell(python3:*)", "run_shell(perl:*)", "run_shell(node:*)")
+
+
+@pytest.mark.parametrize("attack", CODE_WRITES, ids=lambda a: a.id)
+async def test_code_naming_a_denied_path_is_denied(tmp_path: Path, attack: Attack) -> None:
+    decision = await prove(tmp_path, attack, rules(allow=CODERS, deny=WRITE_DENY), Mode.BYPASS)
+    assert decision.kind == "deny", decision
+    assert "rephrase it without writing pwned" in decision.reason
+
+
+@pytest.mark.parametrize("attack", UNSEEN_WRITES, ids=lambda a: a.id)
+async def test_code_that_could_write_a_denied_path_asks_even_in_bypass(
+    tmp_path: Path, attack: Attack
+) -> None:
+    decision = await prove(tmp_path, attack, rules(allow=CODERS, deny=WRITE_DENY), Mode.BYPASS)
+    assert decision.kind in ("ask", "deny"), decision
+    assert decision.every_mode, decision
 
 
 UNDERSTOOD_MENTIONS = (

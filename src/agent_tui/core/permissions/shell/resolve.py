@@ -76,6 +76,23 @@ def variable_values(a: ShellAnalysis) -> dict[str, list[str]]:
         values["IFS"] = [DEFAULT_IFS]
     if "HOME" not in assigned:
         values["HOME"] = [os.path.expanduser("~")]
+    for _ in range(2):  # x=$(echo a); y=$x/b: values made of other known values
+        for assignment in a.assignments:
+            given = assignment.value
+            if (
+                assignment.how in ("prefix", "env", "loop")
+                or given is None
+                or DYN not in given.text
+                or not given.raw
+                or given.raw.startswith("(")
+                or len(given.raw) > MAX_RAW
+            ):
+                continue
+            known = values.setdefault(assignment.name, [])
+            for resolved in resolve_raw(given.raw, {k: v for k, v in values.items() if v}):
+                text = " ".join(word.text for word in resolved.words)  # no splitting there
+                if text not in known and len(known) < MAX_VALUES:
+                    known.append(text)
     return {name: found for name, found in values.items() if found}
 
 
