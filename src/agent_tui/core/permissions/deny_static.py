@@ -1,23 +1,26 @@
 """Deny wins, never asks: what a command statically resolves to, and opaque code that names a
-denied program.
+denied program or path.
 
 The deny step of ``shell_judge`` matches deny rules against the commands the analysis found.
 A match that depends on run-time text is a *maybe*, and a maybe used to ask — so
 ``x=rm; $x f``, ``/???/r? f``, ``rm${IFS}-f f``, ``{rm,-f,f}`` or ``eval $(echo rm f)`` put the
-user in front of a prompt to approve what a deny rule forbids. When a maybe is found, this
-module looks further before the call may ask:
+user in front of a prompt to approve what a deny rule forbids. Before such a call may ask,
+this module looks further:
 
 1. **Static resolution**: the command's run-time words are filled in from what the command
-   line itself determines (``shell.resolve``: literal variables, loop words, the default
-   ``IFS``, ``$(echo …)``); a command name that is a glob is expanded against the file system
-   (``bash_glob``, bounded); a brace word at the start of a command, which tree-sitter cannot
-   parse (``{rm,-f,f}``), is read as bash reads it (``''{rm,-f,f}`` means the same). The
-   words found are analysed again like any command (wrappers, ``bash -c``, ``eval``…), and a
-   deny rule that matches one of them — or a ``write_file`` deny rule that matches a file it
-   writes — denies the call.
-2. **Mentions**: a command with code the analysis cannot follow (opaque constructs, code for
-   an interpreter) that mentions a denied program's name — and the rule's other words — as a
-   word anywhere is denied, with how to rephrase. ``echo 'rm is a program'`` is understood, so
+   line itself determines (``shell.resolve``: literal variables, loop words, ``IFS``, what
+   ``echo``/``printf``/``which`` print, ``${X:-default}``); a command name that is a glob is
+   expanded against the file system (``bash_glob``, bounded); a brace word at the start of a
+   command, which tree-sitter cannot parse (``{rm,-f,f}``), is read as bash reads it
+   (``''{rm,-f,f}`` means the same). The words found are analysed again like any command
+   (wrappers, ``bash -c``, ``eval``…), and a deny rule that matches one of them — or a
+   ``write_file`` deny rule that matches a file it writes — denies the call.
+2. **Copies**: a command that writes files and names a denied program's executable
+   (``cp /bin/rm x``) is denied — under another name the program would dodge the rule.
+3. **Mentions**: a command with code the analysis cannot follow (opaque constructs, code for
+   an interpreter, a ``git -c`` value) that mentions a denied program's name — and the rule's
+   other words — as a word anywhere, or the last literal component of a ``write_file`` deny
+   rule's path, is denied, with how to rephrase. ``echo 'rm is a program'`` is understood, so
    it is never judged by mention.
 
 Only the deny step calls this: nothing here can make a command allowed.
@@ -77,7 +80,7 @@ def static_denial(
             for path in resolve_word_paths(write.target.text, write.target.glob, roots):
                 denying = p.path_rule("deny", "write_file", path)
                 if denying is not None:
-                    return denying, (f"the command writes {p.shown(path)} ({write.how}; {basis})")
+                    return denying, f"the command writes {p.shown(path)} ({write.how}; {basis})"
     copied = _copied_program(rules, a, [c for c, _ in found.commands], bases(p.workspace, a)[0])
     if copied is not None:
         return copied
