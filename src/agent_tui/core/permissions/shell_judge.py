@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.permissions.decision import Decision, Step, plan_mode
+from agent_tui.core.permissions.deny_static import static_denial, unseen_writes
 from agent_tui.core.permissions.matching import (
     Match,
     allows,
@@ -34,6 +35,7 @@ from agent_tui.core.permissions.shell_paths import (
     command_options,
     targets,
 )
+from agent_tui.core.permissions.vouched import vouched_code
 from agent_tui.core.tools.base import Tool
 
 if TYPE_CHECKING:
@@ -54,6 +56,7 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
 
     # 1. deny rules (a command too large to analyse matches none for sure, and asks below)
     maybes: list[tuple[Rule, str]] = []
+    vouched = vouched_code(p.rules_for("allow", tool), a, commands)
     if a.too_large:
         for rule in p.rules_for("deny", tool):
             if rule.pattern is None:
@@ -96,7 +99,7 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
                     f"({a.unseen_code[0]}), which could run {program}",
                 )
             )
-        elif a.interpreters:
+        elif a.interpreters and not vouched:
             maybes.append(
                 (rule, f"it gives code to {a.interpreters[0]}, which could run {program}")
             )
@@ -132,6 +135,15 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
             if below is not None:
                 rule, why = below
                 maybes.append((rule, f"{target.write.how} of {p.shown(target.path)} {why}"))
+    if file_denies and (a.unseen_code or (a.interpreters and not vouched)):
+        maybes.append((file_denies[0], unseen_writes(a)))
+    if maybes or a.dangerous_options or a.interpreters or a.writes:  # deny wins, never asks
+        denied = static_denial(p, tool, a, commands)
+        if denied is not None:
+            rule, why = denied
+            return decision(
+                "deny", f"denied by the rule {rule}{_source(rule)}: {why}", Step.DENY_RULE, rule
+            )
     # 2. plan mode
     if p.mode is Mode.PLAN:
         return plan_mode(tool).with_(understood=understood)
@@ -144,7 +156,7 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
             Step.OPAQUE,
             rule,
         )
-    hit = read_hits(p, a)
+    hit = read_hits(p, a, vouched=vouched)
     if hit is not None:
         rule, why = hit
         return decision("ask", f"{why}; it asks in every mode", Step.READ_DENY, rule)

@@ -30,6 +30,7 @@ from agent_tui.core.permissions.shell.programs import (
     SHELLS,
     interpreter_family,
 )
+from agent_tui.core.permissions.shell.varnames import arithmetic_words, builtin_names
 from agent_tui.core.permissions.shell.wrappers import RUNNERS, WRAPPERS, WrapperSpec, extra_set
 
 if TYPE_CHECKING:
@@ -108,6 +109,9 @@ def _unwrap(
                 i += 1
                 break
             flag, eq, inline = text.partition("=")
+            clustered = _clustered_code(text, spec.code)  # script -qc CODE, su -lc CODE
+            if clustered is not None:
+                flag, eq, inline = clustered
             if flag in spec.code:
                 code = Word(inline, inline) if eq else (args[i + 1] if i + 1 < len(args) else None)
                 if code is not None:
@@ -210,6 +214,19 @@ def _unwrap(
     )
 
 
+def _clustered_code(text: str, code: frozenset[str]) -> tuple[str, str, str] | None:
+    """``-qc`` (short flags grouped, the last one taking shell code: the next word) or
+    ``-qcCODE`` (the code attached), as ``(flag, "=" or "", attached code)``; None when
+    ``text`` groups no code option."""
+    if text.startswith("--") or len(text) < 3 or not text.startswith("-"):
+        return None
+    for index, letter in enumerate(text[1:], start=1):
+        if f"-{letter}" in code:
+            rest = text[index + 1 :]
+            return f"-{letter}", "=" if rest else "", rest
+    return None
+
+
 def _replaced(word: Word, tokens: list[str]) -> Word:
     text = word.text
     for token in tokens:
@@ -273,13 +290,13 @@ def _meaning(w: Walker, command: SimpleCommand, base: str) -> None:
             a.note_opaque(f"{base} (it changes how later commands run)")
         return
     if base == "let":
-        a.note_opaque("let (its arithmetic can run code)")
+        arithmetic_words(w, args, "let")
         return
     if base in ("read", "mapfile", "readarray", "printf", "getopts"):
         _builtin_assignments(w, base, args)
-        if base == "printf":
-            return
         return
+    if base in ("unset", "test", "[", "wait"):
+        builtin_names(w, base, args)
     if base in ("cd", "pushd"):
         targets = [word for word in args if not word.text.startswith("-")]
         a.cd_targets.extend(targets[:1] or [Word("~", "~")])

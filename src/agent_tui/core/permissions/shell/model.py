@@ -83,6 +83,9 @@ class SimpleCommand:
     their own; the shell itself needs no rule unless a non-transparent wrapper runs it."""
     guessed: bool = False
     """Found behind a wrapper whose options are not all known (``uv run``): a best guess."""
+    fed_by: list[SimpleCommand] | None = field(default=None, repr=False, compare=False)
+    """For a command reading a ``|`` pipe: the commands of the pipeline stage before it
+    (``find … | xargs grep``: its extra arguments are what ``find`` prints)."""
 
     @property
     def name(self) -> Word | None:
@@ -176,6 +179,10 @@ class ShellAnalysis:
     """Commands that read files whose names are only known at run time (``cat $f``)."""
     assignments: list[Assignment] = field(default_factory=list)
     """Every variable set anywhere in the command."""
+    named_variables: list[tuple[Word, str]] = field(default_factory=list)
+    """(name, who): variable names a builtin looks up without setting them (``unset NAME``,
+    ``test -v NAME``, ``wait -p NAME``, ``{NAME}>file``); a subscript in one is arithmetic,
+    which can run code (``varnames``)."""
     dangerous_options: list[tuple[str, str]] = field(default_factory=list)
     """(option word, why): options that make a program run configured code (``git -c
     core.pager=…``), judged like a dangerous environment variable."""
