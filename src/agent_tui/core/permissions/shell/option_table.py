@@ -78,11 +78,13 @@ class Table:
     """``-abc`` is ``-a -b -c``."""
     plus: bool = False
     """``+N`` words are options (``tail +5``, ``more +10``)."""
-    notes: str = ""
+    risky: bool = False
+    """Its harmless-looking options can still move where it writes (``cp -t DIR``): an
+    argument known only at run time may be one."""
 
     @property
     def dangerous(self) -> bool:
-        return any(opt.kind in DANGEROUS for opt in self.options.values())
+        return self.risky or any(opt.kind in DANGEROUS for opt in self.options.values())
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,13 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from agent_tui.core.permissions.shell import awk
 from agent_tui.core.permissions.shell.awk import judge_awk
 from agent_tui.core.permissions.shell.find import judge_find
 from agent_tui.core.permissions.shell.jq import judge_jq
 from agent_tui.core.permissions.shell.model import SimpleCommand
-from agent_tui.core.permissions.shell.sed import judge_sed
+from agent_tui.core.permissions.shell.option_table import Table
+from agent_tui.core.permissions.shell.sed import SED, judge_sed
 from agent_tui.core.permissions.shell.tables import (
     archive,
     build,
@@ -74,3 +76,15 @@ def judge(w: Walker, command: SimpleCommand, base: str) -> bool:
 def programs() -> list[str]:
     """The programs with a table."""
     return sorted(JUDGES)
+
+
+def tables() -> dict[str, Table]:
+    """Each option table by program name (for the documentation and the tests)."""
+    out: dict[str, Table] = {"sed": SED, "gawk": awk.GAWK, "mawk": awk.MAWK, "awk": awk.AWK}
+    for module in (coreutils, text, archive, remote, python, node, pagers, build):
+        for value in vars(module).values():
+            if isinstance(value, Table):
+                out.setdefault(value.program, value)
+    for name, table in coreutils.READERS.items():
+        out.setdefault(name, table)
+    return out

@@ -70,8 +70,18 @@ def judge_make(w: Walker, command: SimpleCommand, base: str) -> bool:
 
 PERL_FLAGS = frozenset("acfhnpsStTuUvwWX")
 PERL_CODE = frozenset("eEmMF")
-PERL_REST = frozenset("0lCdDxIi")
-"""Switches that take the rest of their word (``-l``, ``-0777``, ``-i.bak``, ``-Idir``)."""
+PERL_ARGUMENT = {
+    "l": re.compile(r"[0-7]*"),
+    "0": re.compile(r"x[0-9A-Fa-f]*|[0-7]*"),
+    "C": re.compile(r"[0-9]+|[IOEioeASLa]*"),
+    "d": re.compile(r"t?(?::.*)?"),
+    "D": re.compile(r".*"),
+    "x": re.compile(r".*"),
+    "I": re.compile(r".*"),
+    "i": re.compile(r".*"),
+}
+"""Switches with an argument in their own word, and how much of the rest is that argument
+(``-lane`` is ``-l -a -n -e``: ``-l`` takes octal digits only; ``-i.bak`` takes it all)."""
 
 
 def judge_perl(w: Walker, command: SimpleCommand, base: str) -> bool:
@@ -92,25 +102,29 @@ def judge_perl(w: Walker, command: SimpleCommand, base: str) -> bool:
             a.note_opaque(f"perl: the switch {word.raw or word.shown!r} is known only when it runs")
             i += 1
             continue
-        pos = 1
-        consumed = 0
+        pos, consumed = 1, 0
         while pos < len(text):
             letter = text[pos]
-            rest = text[pos + 1 :]
+            pos += 1
             if letter in PERL_CODE:
                 code = True
-                consumed = 0 if rest or letter == "F" else 1
+                consumed = 0 if pos < len(text) or letter == "F" else 1
                 break
-            if letter in PERL_REST:
+            pattern = PERL_ARGUMENT.get(letter)
+            if pattern is not None:
+                match = pattern.match(text, pos)
+                argument = match.group() if match else ""
+                pos += len(argument)
                 if letter == "i":
-                    in_place = Word(rest, rest)
-                if letter == "I" and not rest:
+                    in_place = Word(argument, argument)
+                elif letter == "I" and not argument:
                     consumed = 1
-                break
+                elif letter == "d" and argument.startswith(("t:", ":")):
+                    a.note_opaque(f"perl: -d{argument} loads a debugger module (its code runs)")
+                continue
             if letter not in PERL_FLAGS:
                 a.note_opaque(f"perl: the switch -{letter} is not among those the analysis knows")
                 break
-            pos += 1
         i += 1 + consumed
     if code:
         a.note_opaque(
@@ -127,8 +141,8 @@ def judge_perl(w: Walker, command: SimpleCommand, base: str) -> bool:
         for target in files:
             a.writes.append(FileWrite(target, "perl -i"))
             if in_place.text:
-                pattern = in_place.text if "*" in in_place.text else "*" + in_place.text
-                backup = pattern.replace("*", target.text)
+                suffix = in_place.text if "*" in in_place.text else "*" + in_place.text
+                backup = suffix.replace("*", target.text)
                 a.writes.append(FileWrite(Word(backup, backup), "perl -i's backup"))
     return True
 

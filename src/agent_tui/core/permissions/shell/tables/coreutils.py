@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent_tui.core.permissions.shell.files import command_files
-from agent_tui.core.permissions.shell.model import DYN, FileWrite, SimpleCommand, Word
+from agent_tui.core.permissions.shell.model import FileWrite, SimpleCommand, Word
 from agent_tui.core.permissions.shell.option_table import (
     Arg,
     Kind,
@@ -43,9 +43,11 @@ def gnu(
     optional: str = "",
     rows: tuple[tuple[str, Opt], ...] = (),
     numeric: bool = False,
+    risky: bool = False,
 ) -> Table:
     """A GNU program's table: ``--help`` and ``--version`` included."""
-    return Table(name, options(f"{flags} {HELP}", values, optional, rows), numeric=numeric)
+    table = options(f"{flags} {HELP}", values, optional, rows)
+    return Table(name, table, numeric=numeric, risky=risky)
 
 
 LS = gnu(
@@ -206,12 +208,14 @@ CP = gnu(
     "-S -t --no-preserve --sparse --suffix --target-directory",
     "--backup --context --preserve --reflink --update",
     rows=(row("-b", Kind.SAFE, BACKUP, Arg.NONE),),
+    risky=True,
 )
 MV = gnu(
     "mv",
     f"{COPY_COMMON} -Z -b --context --debug --exchange --no-copy",
     "-S -t --suffix --target-directory",
     "--backup --update",
+    risky=True,
 )
 LN = gnu(
     "ln",
@@ -219,6 +223,7 @@ LN = gnu(
     "--no-dereference --no-target-directory --physical --relative --symbolic --verbose",
     "-S -t --suffix --target-directory",
     "--backup",
+    risky=True,
 )
 INSTALL = gnu(
     "install",
@@ -227,6 +232,7 @@ INSTALL = gnu(
     "-S -g -m -o -t --group --mode --owner --suffix --target-directory",
     "--backup --context",
     rows=(row("--strip-program", Kind.RUNS, "runs a program to strip the installed files"),),
+    risky=True,
 )
 READERS = {
     "ls": LS,
@@ -341,13 +347,16 @@ def judge_copy(w: Walker, command: SimpleCommand, base: str) -> bool:
     ):
         return True
     suffixes = parsed.values("-S", "--suffix")
-    suffix = suffixes[-1].text if suffixes else DYN  # ~, $SIMPLE_BACKUP_SUFFIX or .~N~
+    controls = [u.value.text for u in parsed.used if u.name == "--backup" and u.value is not None]
+    suffix = suffixes[-1].text if suffixes else "~"
     if "/" in suffix:
         suffix = "~"  # coreutils ignores a suffix with a slash
+    numbered = bool(controls) and controls[-1] in ("numbered", "t", "existing", "nil")
     for write in a.writes[before:]:
         if write.how.endswith("target"):
-            text = write.target.text + suffix
-            a.writes.append(FileWrite(Word(text, text, write.target.glob), f"{base}: {BACKUP}"))
+            text = write.target.text + ("*" if numbered else suffix)
+            glob = numbered or write.target.glob  # DEST.~1~, DEST.~2~…
+            a.writes.append(FileWrite(Word(text, text, glob), f"{base}: {BACKUP}"))
     return True
 
 

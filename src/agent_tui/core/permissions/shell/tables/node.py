@@ -45,7 +45,7 @@ NPM = Table(
         "--no-save --legacy-peer-deps --strict-peer-deps --prefer-offline --prefer-online "
         "--offline --production --install-links --package-lock-only --no-package-lock "
         "--package-lock -a --all --engine-strict --unicode --no-unicode --timing --color "
-        "--no-color --no-optional --no-shrinkwrap --ci -h --help --usage -v --version "
+        "--no-color --no-optional --no-shrinkwrap -h --help --usage -v --version "
         "--global-style --no-bin-links --no-update-notifier --update-notifier "
         "--omit-lockfile-registry-resolved",
         "--loglevel -w --workspace --omit --include --tag --access --otp --before --depth "

@@ -234,16 +234,17 @@ RSYNC = Table(
         "--relative --safe-links --secluded-args --size-only --sparse --specials --stats "
         "--super --times --trust-sender --update --verbose --whole-file --xattrs --help "
         "--version -V",
-        "-B -M -T -f --address --block-size --bwlimit --cc --checksum-choice --checksum-seed "
+        "-B -T -f --address --block-size --bwlimit --cc --checksum-choice --checksum-seed "
         "--chmod --chown --compress-choice --compress-level --contimeout --debug --exclude "
         "--filter --groupmap --iconv --include --info --log-file-format --max-alloc "
         "--max-delete --max-size --min-size --modify-window --out-format --outbuf --port "
-        "--protocol --remote-option --skip-compress --sockopts --stderr --suffix --timeout "
+        "--protocol --skip-compress --sockopts --stderr --suffix --timeout "
         "--usermap --zc --zl",
         rows=(
             row("-e --rsh", Kind.RUNS, "runs a program to reach the other host"),
             row("--rsync-path", Kind.RUNS, "names the program the other side runs"),
             row("--daemon --config", Kind.OPAQUE, "runs or configures an rsync daemon"),
+            row("-M --remote-option", Kind.OPAQUE, "passes options to the other side's rsync"),
             row("--log-file --write-batch --only-write-batch", Kind.WRITE, "writes FILE"),
             row("--backup-dir --temp-dir --partial-dir", Kind.WRITE_DIR, "writes into DIR"),
             row("--files-from --exclude-from --include-from --password-file", Kind.READ, "reads"),
@@ -260,8 +261,6 @@ RSYNC = Table(
 def judge_rsync(w: Walker, command: SimpleCommand, base: str) -> bool:
     a = w.a
     parsed = check(w, command, RSYNC)
-    if parsed.has("-M", "--remote-option"):
-        a.note_opaque("rsync: -M passes options to the other side's rsync (--rsync-path…)")
     operands = parsed.operands
     if len(operands) >= 2 and not _remote(operands[-1]):
         a.writes.append(FileWrite(operands[-1], "rsync target", tree=True))
