@@ -59,6 +59,9 @@ _OPERAND_END = frozenset({"NAME", "NUMBER", "STRING", "REGEX"})
 _SIMPLE_ESCAPES = {"\\": "\\", '"': '"', "/": "/", "n": "\n", "t": "\t", "r": "\r"}
 _NUMBER = re.compile(r"0[xX][0-9a-fA-F]+|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)?")
+_OPERATOR = re.compile("|".join(re.escape(o) for o in _OPERATORS))
+MAX_PROGRAM = 100_000
+"""Characters scanned at most: a longer program is not understood (bounded time)."""
 SPECIAL_OUTPUTS = frozenset({"/dev/stdout", "/dev/stderr", "/dev/null", "/dev/fd/1", "/dev/fd/2"})
 SPECIAL_INPUTS = frozenset({"-", "/dev/stdin", "/dev/fd/0"})
 
@@ -149,9 +152,10 @@ def tokenize(source: str) -> list[Token]:
             i = match.end()
             closed_control = False
             continue
-        op = next((o for o in _OPERATORS if source.startswith(o, i)), None)
-        if op is None:
+        found = _OPERATOR.match(source, i)
+        if found is None:
             raise _Unsure(f"a character awk has no token for ({ch!r})")
+        op = found.group()
         closed_control = False
         if op == "(":
             before = out[-1] if out else None
@@ -295,6 +299,8 @@ def scan(source: str) -> AwkProgram:
     """What ``source`` does; never raises."""
     program = AwkProgram()
     try:
+        if len(source) > MAX_PROGRAM:
+            raise _Unsure(f"a program longer than {MAX_PROGRAM:,} characters")
         if any("\udc80" <= c <= "\udcff" for c in source) or "\r" in source:
             raise _Unsure("bytes awk may read differently (not UTF-8, or a carriage return)")
         _scan(tokenize(source), program)
@@ -371,17 +377,12 @@ def _command_before(tokens: list[Token], bar: int) -> str | None:
 
 
 def _call_argument(tokens: list[Token], at: int) -> str | None:
+    """``system("literal")``: one string between the parentheses; anything else is computed."""
     if at + 1 >= len(tokens) or tokens[at + 1].text != "(":
         raise _Unsure("`system` not followed by `(`")
-    depth = 0
-    for j in range(at + 1, len(tokens)):
-        if tokens[j].text in ("(", "["):
-            depth += 1
-        elif tokens[j].text in (")", "]"):
-            depth -= 1
-            if depth == 0:
-                return _literal(tokens[at + 2 : j])
-    raise _Unsure("an unclosed system(")
+    if at + 3 < len(tokens) and tokens[at + 3].text == ")":
+        return _literal(tokens[at + 2 : at + 3])
+    return DYNAMIC
 
 
 def _getline(tokens: list[Token], at: int, program: AwkProgram) -> None:
@@ -398,12 +399,9 @@ def _getline(tokens: list[Token], at: int, program: AwkProgram) -> None:
     elif j < len(tokens) and tokens[j].text == "$":
         j += 2
     if j < len(tokens) and tokens[j].text == "<":
-        rest = tokens[j + 1 :]
-        end = next(
-            (k for k, t in enumerate(rest) if t.kind in ("NEWLINE",) or t.text in (";", "}", ")")),
-            len(rest),
-        )
-        target = _literal(rest[:end]) if end else DYNAMIC
+        after = tokens[j + 2] if j + 2 < len(tokens) else None
+        ends = after is None or after.kind == "NEWLINE" or after.text in (";", "}", ")")
+        target = _literal(tokens[j + 1 : j + 2]) if ends else DYNAMIC
         if target is not None and target.startswith(("/inet/", "/inet4/", "/inet6/")):
             program.opaque.append(f"a network connection ({target})")
         elif target not in SPECIAL_INPUTS:

@@ -78,12 +78,16 @@ _TOKEN = re.compile(
     |(?P<op>\?//|//=|\|=|\+=|-=|\*=|/=|%=|==|!=|<=|>=|\.\.|//|[.\[\]{}()|,:;=<>+\-*/%?])""",
     re.X,
 )
+MAX_PROGRAM = 200_000
+"""Characters read at most: a longer program is not understood (bounded time)."""
 READS_FILES = frozenset({"import", "include", "modulemeta", "get_search_list"})
 
 
 def scan_jq(source: str) -> tuple[list[str], str | None]:
     """(what the program reaches outside its input, why it is unsure or None)."""
     found: list[str] = []
+    if len(source) > MAX_PROGRAM:
+        return found, f"a program longer than {MAX_PROGRAM:,} characters"
     try:
         _scan(source, 0, found, top=True)
     except ValueError as exc:

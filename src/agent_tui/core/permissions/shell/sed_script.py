@@ -26,6 +26,8 @@ SPACE = " \t\n\v\f\r"
 DIGITS = "0123456789"
 SPECIAL_OUTPUTS = frozenset({"/dev/stdout", "/dev/stderr"})
 SANDBOXED = "e/r/w commands disabled in sandbox mode"
+MAX_SCRIPT = 200_000
+"""Characters read at most: a longer script is not understood (bounded time)."""
 SED_VERSION = "4.9"
 """The version modelled: ``v 4.10`` asks for a newer one, an error to sed 4.9."""
 
@@ -506,6 +508,8 @@ def parse_sed(scripts: list[tuple[str, bool]], *, posix: bool = False) -> SedPro
     as one program. Never raises: sed's errors go to ``error``, doubts to ``unsure``."""
     parser = _Parser(posix)
     try:
+        if sum(len(text) for text, _ in scripts) > MAX_SCRIPT:
+            raise _Unsure(f"a script longer than {MAX_SCRIPT:,} characters")
         for text, sandbox in scripts:
             if any("\udc80" <= c <= "\udcff" for c in text):
                 raise _Unsure("bytes that are not UTF-8 (sed's reading depends on the locale)")

@@ -45,11 +45,13 @@ generic file rules (``files.command_files``) are skipped."""
 
 JUDGES: dict[str, Judge] = {
     "sed": judge_sed,
+    "gsed": judge_sed,
     "awk": judge_awk,
     "gawk": judge_awk,
     "mawk": judge_awk,
     "nawk": judge_awk,
     "find": judge_find,
+    "gfind": judge_find,
     "jq": judge_jq,
     **coreutils.JUDGES,
     **text.JUDGES,

@@ -167,6 +167,21 @@ WHICH = Table(
         "--read-alias --skip-alias --read-functions --skip-functions " + HELP
     ),
 )
+TREE = Table(
+    "tree",
+    options(
+        "-a -d -l -f -x -q -N -Q -p -u -g -s -h -D -F -v -t -c -U -r -C -n -A -S -i -J -X "
+        "--noreport --inodes --device --du --si --prune --dirsfirst --filesfirst --matchdirs "
+        "--ignore-case --metafirst --gitignore --info --nolinks --acl --help --version "
+        "--condense --fromfile --fromtabfile",
+        "-L -P -I -H -T --charset --filelimit --timefmt --sort --hyperlink",
+        rows=(
+            row("-o", Kind.WRITE, "writes the listing to FILE"),
+            row("--gitfile --infofile --hintro --houtro", Kind.READ, "reads FILE"),
+            row("-R", Kind.OPAQUE, "writes 00Tree.html into every directory", Arg.NONE),
+        ),
+    ),
+)
 FREE = ("echo", "printf", "yes", "true", "false")
 """Every word is data to them (``echo --foo`` prints ``--foo``); ``printf -v`` is judged
 where builtins set variables."""
@@ -244,6 +259,7 @@ JUDGES: dict[str, Callable[[Walker, SimpleCommand, str], bool]] = {
     "column": plain(COLUMN),
     "file": plain(FILE),
     "which": plain(WHICH),
+    "tree": plain(TREE),
     "xxd": judge_xxd,
     "iconv": judge_iconv,
     **{name: judge_compress for name in COMPRESSORS},
