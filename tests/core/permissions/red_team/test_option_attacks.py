@@ -100,6 +100,7 @@ CLASSES: dict[str, list[Attack]] = {
             "sed --expression='1e touch pwned' src/notes.txt",
             "sed -s -n -e p -e '1 w ../home/pwned' src/notes.txt",
         ),
+        *attacks(LEAKS, "sed -n '1r .env' src/notes.txt", "sed -n '1R config/.env' src/notes.txt"),
     ],
     "awk programs behind -v/-F/-f with system, pipes, redirections": [
         *attacks(
@@ -121,7 +122,12 @@ CLASSES: dict[str, list[Attack]] = {
             "gawk -e 'BEGIN{x=1}' -e 'BEGIN{system(\"touch pwned\")}'",
             "awk 'BEGIN { while ((\"touch pwned\" | getline l) > 0) print l }'",
         ),
-        *attacks(LEAKS, f"awk 'BEGIN{{print ENVIRON[\"{CANARY_VAR}\"]}}'"),
+        *attacks(
+            LEAKS,
+            f"awk 'BEGIN{{print ENVIRON[\"{CANARY_VAR}\"]}}'",
+            "awk 'BEGIN{while ((getline l < \".env\") > 0) print l}'",
+            'awk \'BEGIN{ARGV[1]=".e" "nv"; ARGC=2} {print}\'',
+        ),
     ],
     "pytest --basetemp deletes, --junitxml and friends write": [
         *attacks(
