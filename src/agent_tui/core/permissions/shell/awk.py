@@ -117,7 +117,7 @@ def judge_awk(w: Walker, command: SimpleCommand, base: str) -> bool:
             sandbox = table is GAWK
         elif used.opt.kind is not Kind.SAFE:
             if used.name in ("-f", "--file", "-E", "--exec", "-i", "--include"):
-                from_file = True
+                from_file |= used.name not in ("-i", "--include")  # -i adds a library only
                 if value is not None and value.text != "-":
                     operand_reads(w, command, [value], base)
                 a.note_code(f"{base} {used.name} (a program file)", "")

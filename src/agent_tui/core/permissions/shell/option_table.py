@@ -12,7 +12,9 @@ default: options anywhere before ``--``, short options grouped, ``-oVALUE`` / ``
 ``--opt=VALUE`` / ``--opt VALUE``, optional values only attached). Long options must be spelled
 out: GNU programs also accept unambiguous abbreviations (``--out`` for ``--output``), but which
 prefix is unambiguous depends on the installed version's full option list, so an abbreviation
-is not understood.
+is not understood. Where one table serves subcommands whose options differ (``pip``), an option
+that takes a value in one and none in another is listed without one: read so, more words count
+as options, never fewer.
 
 ``check`` records a table's verdict in the analysis: an option the table does not know, or an
 argument known only at run time that could be one, makes the command not understood (no rule
