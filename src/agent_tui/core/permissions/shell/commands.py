@@ -13,7 +13,7 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from agent_tui.core.permissions.shell import files
+from agent_tui.core.permissions.shell import files, tables
 from agent_tui.core.permissions.shell.model import (
     DYN,
     Assignment,
@@ -301,6 +301,8 @@ def _meaning(w: Walker, command: SimpleCommand, base: str) -> None:
         targets = [word for word in args if not word.text.startswith("-")]
         a.cd_targets.extend(targets[:1] or [Word("~", "~")])
         return
+    if tables.judge(w, command, base):  # a program with an option table: it says it all
+        return
     family = interpreter_family(base)
     if family is not None and base not in ("make", "cmake"):
         _interpreter(w, command, family)
@@ -399,16 +401,6 @@ def _interpreter(w: Walker, command: SimpleCommand, family: str) -> None:
             else:
                 a.note_unseen(f"{command.words[0].text} runs code known only at run time")
             return
-    if family == "awk":
-        program = next((word for word in args if not word.text.startswith("-")), None)
-        if program is None or any(word.text in ("-f", "--file") for word in args):
-            a.note_code(f"{command.words[0].text} -f (a program file)", "")
-        elif re.search(r'system\s*\(|\|\s*"|"\s*\||>\s*"|getline|\|&|@load', program.text):
-            a.note_opaque("an awk program that runs commands or writes files")
-            a.note_code(f"the {command.words[0].text} program", program.text)
-        else:  # a plain awk program reads its input and prints: data, not code that acts
-            a.texts.append(program.text)
-        return
     if command.stdin and not any(not word.text.startswith("-") for word in args):
         a.note_code(f"{command.words[0].text} (code from its {command.stdin})", "")
 
