@@ -174,6 +174,8 @@ def _ln(args: list[Word]) -> tuple[list[Word], Word | None, bool, bool, bool] | 
         if text == "--":
             operands += args[index:]
             break
+        if text in ("--help", "--version"):
+            return [], None, False, False, False  # it prints and links nothing
         if text in ("-t", "--target-directory", "-S", "--suffix"):
             if index >= len(args):
                 return None

@@ -202,7 +202,11 @@ CODERS = (*WRITERS, "run_shell(python3:*)", "run_shell(perl:*)", "run_shell(node
 async def test_code_naming_a_denied_path_is_denied(tmp_path: Path, attack: Attack) -> None:
     decision = await prove(tmp_path, attack, rules(allow=CODERS, deny=WRITE_DENY), Mode.BYPASS)
     assert decision.kind == "deny", decision
-    assert "rephrase it without writing pwned" in decision.reason
+    # code the analysis cannot follow names the path; an awk program it reads (the option
+    # tables) writes it, and is denied as any write is
+    assert "rephrase it without writing pwned" in decision.reason or (
+        "the command writes pwned (awk: print >)" in decision.reason
+    )
 
 
 @pytest.mark.parametrize("attack", UNSEEN_WRITES, ids=lambda a: a.id)

@@ -21,7 +21,13 @@ import re
 from typing import TYPE_CHECKING
 
 from agent_tui.core.permissions.shell.awk_program import AwkProgram, scan
-from agent_tui.core.permissions.shell.model import DYN, FileWrite, SimpleCommand, Word
+from agent_tui.core.permissions.shell.model import (
+    CHOSEN_AT_RUN_TIME,
+    DYN,
+    FileWrite,
+    SimpleCommand,
+    Word,
+)
 from agent_tui.core.permissions.shell.option_table import (
     Arg,
     Kind,
@@ -219,7 +225,9 @@ def _facts(w: Walker, base: str, program: AwkProgram, sandbox: bool, text: str) 
             "as API keys (print the variable you need with printenv NAME instead)"
         )
     if program.argv:
-        a.unknown_reads.append((f"{base}: the program sets ARGV (files chosen when it runs)", None))
+        a.unknown_reads.append(
+            (f"{base}: the program sets ARGV (files chosen when it runs)", CHOSEN_AT_RUN_TIME)
+        )
     if sandbox:  # gawk --sandbox: system, pipes and redirections fail when reached
         return
     for command in program.commands:
@@ -241,6 +249,8 @@ def _facts(w: Walker, base: str, program: AwkProgram, sandbox: bool, text: str) 
         a.writes.append(FileWrite(word, f"{base}: {shown}"))
     for source in program.reads:
         if source is None:
-            a.unknown_reads.append((f"{base}: getline < a file named when it runs", None))
+            a.unknown_reads.append(
+                (f"{base}: getline < a file named when it runs", CHOSEN_AT_RUN_TIME)
+            )
         else:
             a.reads.append(Word(source, source))

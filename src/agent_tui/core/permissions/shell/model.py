@@ -41,6 +41,12 @@ class Word:
         return self.text.replace(DYN, "…") if DYN in self.text else self.text
 
 
+CHOSEN_AT_RUN_TIME = Word(DYN, "<chosen at run time>")
+"""The word of an unknown read whose name the program itself picks as it runs (an awk program
+that sets ``ARGV``): unlike ``None`` (the arguments ``xargs`` adds, which a listing may
+know), nothing can tell what it reads."""
+
+
 @dataclass(frozen=True)
 class Assignment:
     """A variable the command sets: ``NAME=value cmd``, ``export NAME=…``, ``for NAME in``…"""
