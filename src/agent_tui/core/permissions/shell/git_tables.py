@@ -1,0 +1,584 @@
+"""git's option tables: the global options, and one table per subcommand (``git_options``
+says what the columns mean). A subcommand or an option missing here makes the command not
+understood: it asks, and no rule allows it. Written from ``man git-<subcommand>`` (git 2.39).
+"""
+
+from __future__ import annotations
+
+from agent_tui.core.permissions.shell.git_options import (
+    DIFF,
+    LOG,
+    MERGE_DIFFS,
+    MERGE_STRATEGY,
+    NONE,
+    PATHSPEC_FILE,
+    PRETTY,
+    QUIET,
+    REVS,
+    SIGN,
+    Options,
+    options,
+)
+
+PAGER = "a pager (core.pager, PAGER or less)"
+EDITOR_PATCH = "an editor on the patch"
+
+GLOBAL = options(
+    "-v --version -h --help --html-path --man-path --info-path -P --no-pager "
+    "--no-replace-objects --literal-pathspecs --glob-pathspecs --noglob-pathspecs "
+    "--icase-pathspecs --no-optional-locks --exec-path -p --paginate --bare",
+    "-C -c --config-env --git-dir --work-tree --namespace --list-cmds --super-prefix",
+    runs={"-p": PAGER, "--paginate": PAGER},
+)
+"""Options before the subcommand (``git -C dir log``). ``--exec-path`` alone prints a path;
+``--exec-path=DIR`` (only attached) makes git run its programs from DIR. ``-c``,
+``--config-env`` and ``--exec-path=`` take configuration; ``--git-dir``, ``--work-tree`` and
+``--bare`` choose the repository — both judged in ``git``."""
+
+_GREP = options(
+    "--cached --no-index --untracked --no-exclude-standard --exclude-standard "
+    "--recurse-submodules -a --text --no-textconv -i --ignore-case -I -r --recursive "
+    "--no-recursive -w --word-regexp -v --invert-match -h -H --full-name -E --extended-regexp "
+    "-G --basic-regexp -P --perl-regexp -F --fixed-strings -n --line-number --column -l "
+    "--files-with-matches --name-only -L --files-without-match -z --null -o --only-matching -c "
+    "--count --no-color --break --heading -p --show-function -W --function-context --and --or "
+    "--not --all-match -q --quiet --textconv --no-column",
+    "--max-depth -C --context -A --after-context -B --before-context -m --max-count --threads "
+    "-f -e",
+    "-O --open-files-in-pager --color",
+    reads="-f",
+    runs={
+        "-O": "a pager (the value, or core.pager) on the files it finds",
+        "--open-files-in-pager": "a pager (the value, or core.pager) on the files it finds",
+        "--textconv": "the textconv filters the configuration names",
+    },
+    numbers=True,
+)
+
+_STATUS = options(
+    "-s --short -b --branch --show-stash --long -v --verbose -z --no-column --ahead-behind "
+    "--no-ahead-behind --renames --no-renames --no-renames",
+    "",
+    "--porcelain -u --untracked-files --ignore-submodules --ignored --column --find-renames",
+    content="-v --verbose",
+)
+
+_BLAME = options(
+    "-b --root --show-stats -l -t --first-parent -p --porcelain --line-porcelain --incremental "
+    "--progress --no-progress --color-lines --color-by-age -h -c --score-debug -f --show-name "
+    "-n --show-number -s -e --show-email -w --minimal",
+    "-L -S --reverse --encoding --contents --date --ignore-rev --ignore-revs-file",
+    "-M -C --abbrev",
+    reads="-S --contents --ignore-revs-file",
+)
+
+_BRANCH = options(
+    "-d --delete -D --create-reflog -f --force -m --move -M -c --copy -C --no-color -i "
+    "--ignore-case --no-column -r --remotes -a --all -l --list --show-current -v -vv --verbose "
+    "-q --quiet --no-abbrev --no-track --recurse-submodules --set-upstream --unset-upstream "
+    "--edit-description --omit-empty",
+    "-u --set-upstream-to --sort --points-at --format",
+    "--color --column --abbrev -t --track --contains --no-contains --merged --no-merged",
+)
+
+_TAG = options(
+    "-a --annotate -s --sign --no-sign -f --force -d --delete -v --verify -l --list -i "
+    "--ignore-case --no-column -e --edit --create-reflog --no-color --omit-empty",
+    "-u --local-user -m --message -F --file --cleanup --sort --points-at --format",
+    "-n --color --column --contains --no-contains --merged --no-merged",
+    reads="-F --file",
+)
+
+_CONFIG = options(
+    "--replace-all --add --get --get-all --get-regexp --get-urlmatch --global --system --local "
+    "--worktree --remove-section --rename-section --unset --unset-all -l --list --fixed-value "
+    "--bool --int --bool-or-int --path --expiry-date --no-type -z --null --name-only "
+    "--show-origin --show-scope --get-colorbool --get-color -e --edit --includes --no-includes",
+    "-f --file --blob --type --default --comment",
+    reads="-f --file",
+)
+
+_REV_PARSE = options(
+    "--parseopt --sq-quote --keep-dashdash --stop-at-non-option --stuck-long --revs-only "
+    "--no-revs --flags --no-flags --verify -q --quiet --sq --not --symbolic "
+    "--symbolic-full-name --all --local-env-vars --git-dir --git-common-dir --show-toplevel "
+    "--show-superproject-working-tree --shared-index-path --absolute-git-dir "
+    "--is-inside-git-dir --is-inside-work-tree --is-bare-repository --is-shallow-repository "
+    "--show-cdup --show-prefix --show-ref-format",
+    "--default --prefix --glob --exclude --exclude-hidden --disambiguate --path-format "
+    "--resolve-git-dir --git-path --since --after --until --before",
+    "--short --abbrev-ref --branches --tags --remotes --show-object-format",
+)
+
+_LS_FILES = options(
+    "-c --cached -d --deleted -m --modified -o --others -i --ignored -s --stage --directory "
+    "--no-empty-directory -u --unmerged -k --killed -z --deduplicate --exclude-standard "
+    "--error-unmatch -t -v -f --full-name --recurse-submodules --debug --eol --sparse",
+    "-x --exclude -X --exclude-from --exclude-per-directory --with-tree --format",
+    "--abbrev",
+    reads="-X --exclude-from",
+)
+
+_LS_TREE = options(
+    "-d -r -t -l --long -z --name-only --name-status --object-only --full-name --full-tree",
+    "--format",
+    "--abbrev",
+)
+
+_CAT_FILE = options(
+    "-t -s -e -p --mailmap --no-mailmap --use-mailmap --no-use-mailmap --filters "
+    "--batch-all-objects --buffer --unordered --allow-unknown-type --follow-symlinks -z -Z "
+    "--textconv",
+    "--path",
+    "--batch --batch-check --batch-command",
+    runs={
+        "--textconv": "the textconv filters the configuration names",
+        "--filters": "the clean/smudge filters the configuration names",
+    },
+)
+
+_DESCRIBE = options(
+    "--all --tags --contains --exact-match --debug --long --always --first-parent",
+    "--abbrev --candidates --match --exclude",
+    "--dirty --broken",
+)
+
+_SHORTLOG = REVS | options(
+    "-n --numbered -s --summary -e --email -c --committer",
+    "--date --group",
+    "--format -w",
+)
+
+_STASH = (
+    options(
+        "-a --all -u --include-untracked --no-include-untracked --only-untracked --index -k "
+        "--keep-index --no-keep-index -p --patch -S --staged -q --quiet",
+        "-m --message",
+    )
+    | PATHSPEC_FILE
+)
+
+_STASH_SHOW = DIFF | options("-u --include-untracked --only-untracked")
+
+_ADD = (
+    options(
+        "-n --dry-run -v --verbose -f --force --sparse -i --interactive -p --patch -e --edit -u "
+        "--update -A --all --no-ignore-removal --ignore-removal -N --intent-to-add --refresh "
+        "--ignore-errors --ignore-missing --no-warn-embedded-repo --renormalize",
+        "--chmod",
+    )
+    | PATHSPEC_FILE
+)
+
+_COMMIT = (
+    options(
+        "-a --all -p --patch --reset-author --short --branch --porcelain --long -z --null -s "
+        "--signoff -n --no-verify --verify --allow-empty --allow-empty-message -e --edit "
+        "--no-edit --amend --no-post-rewrite -i --include -o --only -v --verbose -q --quiet "
+        "--dry-run --status --no-status",
+        "-C --reuse-message -c --reedit-message --fixup --squash -F --file --author --date -m "
+        "--message -t --template --trailer --cleanup",
+        "-u --untracked-files",
+        reads="-F --file -t --template",
+    )
+    | SIGN
+    | PATHSPEC_FILE
+)
+
+_CHECKOUT = (
+    options(
+        "-q --quiet --progress --no-progress -f --force --ours --theirs --no-track --guess "
+        "--no-guess -l -d --detach --ignore-skip-worktree-bits -m --merge -p --patch "
+        "--ignore-other-worktrees --overwrite-ignore --no-overwrite-ignore --recurse-submodules "
+        "--no-recurse-submodules --overlay --no-overlay",
+        "-b -B --orphan --conflict",
+        "-t --track",
+    )
+    | PATHSPEC_FILE
+)
+
+_SWITCH = options(
+    "-d --detach --guess --no-guess -f --force --discard-changes -m --merge -q --quiet "
+    "--progress --no-progress --no-track --ignore-other-worktrees --recurse-submodules "
+    "--no-recurse-submodules",
+    "-c --create -C --force-create --orphan --conflict",
+    "-t --track",
+)
+
+_RESTORE = (
+    options(
+        "-p --patch -W --worktree -S --staged -q --quiet --progress --no-progress --ours "
+        "--theirs -m --merge --ignore-unmerged --ignore-skip-worktree-bits --recurse-submodules "
+        "--no-recurse-submodules --overlay --no-overlay",
+        "-s --source --conflict",
+    )
+    | PATHSPEC_FILE
+)
+
+_RESET = (
+    options(
+        "-q --quiet --refresh --no-refresh --soft --mixed --hard --merge --keep -N -p --patch "
+        "--recurse-submodules --no-recurse-submodules",
+    )
+    | PATHSPEC_FILE
+)
+
+_RM = (
+    options("-f --force -n --dry-run -r --cached --ignore-unmatch --sparse -q --quiet")
+    | PATHSPEC_FILE
+)
+
+_MV = options("-f --force -k -n --dry-run -v --verbose --sparse")
+
+_APPLY = options(
+    "--stat --numstat --summary --check --index --cached --intent-to-add -3 --3way -R "
+    "--reverse --reject -z --unidiff-zero --apply --no-add --allow-binary-replacement --binary "
+    "--ignore-space-change --ignore-whitespace --inaccurate-eof -v --verbose -q --quiet "
+    "--recount --unsafe-paths --allow-empty --allow-overlap",
+    "--build-fake-ancestor --exclude --include --whitespace --directory",
+    "-p -C",
+    writes="--build-fake-ancestor",
+)
+
+_AM = (
+    options(
+        "-s --signoff -k --keep --keep-non-patch --keep-cr --no-keep-cr -c --scissors "
+        "--no-scissors -m --message-id --no-message-id -q --quiet -u --utf8 --no-utf8 -3 "
+        "--3way --no-3way --rerere-autoupdate --no-rerere-autoupdate --ignore-space-change "
+        "--ignore-whitespace --reject -i --interactive --committer-date-is-author-date "
+        "--ignore-date --skip --continue -r --resolved --abort --quit --allow-empty",
+        "--quoted-cr --empty --whitespace --directory --exclude --include --patch-format "
+        "--resolvemsg",
+        "-C -p --show-current-patch",
+    )
+    | SIGN
+)
+
+_ARCHIVE = options(
+    "-l --list -v --verbose --worktree-attributes",
+    "--format --prefix -o --output --add-file --add-virtual-file --remote --exec",
+    writes="-o --output",
+    reads="--add-file",
+    code="--exec",
+    numbers=True,
+)
+
+_CLONE = options(
+    "-l --local --no-hardlinks -s --shared --dissociate -q --quiet -v --verbose --progress -n "
+    "--no-checkout --reject-shallow --no-reject-shallow --bare --sparse "
+    "--also-filter-submodules --mirror --single-branch --no-single-branch --no-tags "
+    "--shallow-submodules --no-shallow-submodules --remote-submodules --no-remote-submodules",
+    "--reference --reference-if-able --server-option --filter -o --origin -b --branch -u "
+    "--upload-pack --template -c --config --depth --shallow-since --shallow-exclude "
+    "--separate-git-dir -j --jobs --bundle-uri",
+    "--recurse-submodules",
+    writes_dir="--separate-git-dir",
+    code="-u --upload-pack",
+    runs={
+        "--template": "hooks from a template directory, copied into the new repository",
+        "-c": "configuration written into the new repository (core.hooksPath, core.fsmonitor "
+        "and the like run programs there later)",
+        "--config": "configuration written into the new repository (core.hooksPath, "
+        "core.fsmonitor and the like run programs there later)",
+    },
+)
+
+_FETCH_COMMON = options(
+    "--all -a --append --atomic --unshallow --update-shallow --negotiate-only --dry-run "
+    "--write-fetch-head --no-write-fetch-head -f --force -k --keep --multiple --auto-maintenance "
+    "--no-auto-maintenance --auto-gc --no-auto-gc --write-commit-graph --no-write-commit-graph "
+    "--prefetch -p --prune -P --prune-tags --no-tags --refetch -t --tags "
+    "--no-recurse-submodules --set-upstream -u --update-head-ok -q --quiet -v --verbose "
+    "--progress --show-forced-updates --no-show-forced-updates -4 --ipv4 -6 --ipv6 --stdin",
+    "--depth --deepen --shallow-since --shallow-exclude --negotiation-tip --refmap -j --jobs "
+    "--upload-pack -o --server-option --submodule-prefix --filter",
+    "--recurse-submodules --recurse-submodules-default",
+    code="--upload-pack",
+)
+
+_MERGE = (
+    options(
+        "--commit --no-commit -e --edit --no-edit --ff --no-ff --ff-only --no-log --signoff "
+        "--no-signoff --stat -n --no-stat --squash --no-squash --verify --no-verify "
+        "--verify-signatures --no-verify-signatures --summary --no-summary -q --quiet -v "
+        "--verbose --progress --no-progress --autostash --no-autostash "
+        "--allow-unrelated-histories --rerere-autoupdate --no-rerere-autoupdate "
+        "--overwrite-ignore --no-overwrite-ignore --abort --quit --continue",
+        "--cleanup -s --strategy -X --strategy-option -m --into-name -F --file",
+        "--log",
+        reads="-F --file",
+    )
+    | SIGN
+)
+
+_PULL = (
+    _FETCH_COMMON
+    | options(
+        "--commit --no-commit -e --edit --no-edit --ff --no-ff --ff-only --no-log --signoff "
+        "--no-signoff --stat -n --no-stat --squash --no-squash --verify --no-verify "
+        "--verify-signatures --no-verify-signatures --summary --no-summary --autostash "
+        "--no-autostash --allow-unrelated-histories --no-rebase",
+        "--cleanup -s --strategy -X --strategy-option",
+        "--log -r --rebase",
+    )
+    | SIGN
+)
+
+_PUSH = options(
+    "--all --branches --prune --mirror -n --dry-run --porcelain -d --delete --tags "
+    "--follow-tags --no-signed --atomic --no-atomic -f --force --force-if-includes "
+    "--no-force-if-includes -u --set-upstream --thin --no-thin -q --quiet -v --verbose "
+    "--progress --no-recurse-submodules --verify --no-verify -4 --ipv4 -6 --ipv6 "
+    "--no-force-with-lease",
+    "-o --push-option --receive-pack --exec --repo",
+    "--signed --force-with-lease --recurse-submodules",
+    code="--receive-pack --exec",
+)
+
+_REBASE = (
+    MERGE_STRATEGY
+    | options(
+        "--keep-base --continue --abort --quit --apply --no-keep-empty --keep-empty "
+        "--reapply-cherry-picks --no-reapply-cherry-picks --skip --edit-todo "
+        "--show-current-patch -m --merge -q --quiet -v --verbose --stat -n --no-stat "
+        "--no-verify --verify --no-ff --force-rebase -f --fork-point --no-fork-point "
+        "--ignore-whitespace --committer-date-is-author-date --ignore-date "
+        "--reset-author-date -i --interactive --root --autosquash --no-autosquash "
+        "--autostash --no-autostash --reschedule-failed-exec --no-reschedule-failed-exec "
+        "--update-refs --no-update-refs --no-rebase-merges",
+        "--onto --empty -s -x --exec --whitespace",
+        "-C -r --rebase-merges",
+        code="-x --exec",
+    )
+    | SIGN
+)
+
+_CHERRY_PICK = (
+    MERGE_STRATEGY
+    | options(
+        "-e --edit --no-edit -x -r -n --no-commit -s --continue --skip --quit --abort",
+        "-m --mainline",
+    )
+    | SIGN
+)
+
+_REVERT = (
+    MERGE_STRATEGY
+    | options(
+        "-e --edit --no-edit -n --no-commit -s --reference --continue --skip --quit --abort",
+        "-m --mainline",
+    )
+    | SIGN
+)
+
+_INIT = options(
+    "-q --quiet --bare",
+    "--object-format --template --separate-git-dir -b --initial-branch",
+    "--shared",
+    writes_dir="--separate-git-dir",
+    runs={"--template": "hooks from a template directory, copied into the new repository"},
+)
+
+_WORKTREE = options(
+    "-f --force -d --detach --checkout --no-checkout --guess-remote --no-guess-remote --track "
+    "--no-track --lock -n --dry-run --porcelain -z -q --quiet -v --verbose --orphan",
+    "-b -B --expire --reason",
+)
+
+_SUBMODULE = options(
+    "-q --quiet --progress --all -f --force --cached --files --remote -N --no-fetch "
+    "--checkout --merge --rebase --init --recursive --dissociate --recommend-shallow "
+    "--no-recommend-shallow --single-branch --no-single-branch --no-progress",
+    "-b --branch -n --summary-limit --name --reference --depth -j --jobs",
+)
+
+_CLEAN = options("-d -f --force -i --interactive -n --dry-run -q --quiet -x -X", "-e --exclude")
+
+_BISECT = options("--no-checkout --first-parent", "--term-old --term-new --term-bad --term-good")
+
+_NOTES = options(
+    "-f --force --allow-empty --ignore-missing --stdin -n --dry-run --commit --abort -q "
+    "--quiet -v --verbose --no-stripspace --stripspace",
+    "-m --message -F --file -C --reuse-message -c --reedit-message --ref -s --strategy",
+    reads="-F --file",
+)
+
+_FORMAT_PATCH = (
+    DIFF
+    | PRETTY
+    | REVS
+    | options(
+        "--no-stat -n --numbered -N --no-numbered --numbered-files -k --keep-subject -s "
+        "--signoff --stdout --no-attach --no-thread --ignore-if-in-upstream --always --rfc "
+        "--force-in-body-from --no-force-in-body-from --cover-letter --no-cover-letter "
+        "--encode-email-headers --no-encode-email-headers --no-signature --no-binary "
+        "--zero-commit --no-base --root --progress -q --quiet",
+        "-o --output-directory --start-number --in-reply-to --cover-from-description "
+        "--subject-prefix --filename-max-length -v --reroll-count --to --cc --add-header "
+        "--interdiff --range-diff --creation-factor --signature --signature-file --suffix "
+        "--description-file",
+        "--attach --inline --thread --from --base",
+        writes_dir="-o --output-directory",
+        reads="--signature-file --description-file",
+    )
+)
+
+_FOR_EACH_REF = options(
+    "--shell -s --perl -p --python --tcl --ignore-case --omit-empty --stdin",
+    "--count --sort --format --points-at --exclude",
+    "--color --merged --no-merged --contains --no-contains",
+)
+
+_SHOW_REF = options(
+    "--head --heads --tags --branches -d --dereference --verify -q --quiet --exists",
+    "",
+    "-s --hash --abbrev --exclude-existing",
+)
+
+_SYMBOLIC_REF = options("-d --delete -q --quiet --short --recurse --no-recurse", "-m")
+
+_NAME_REV = options(
+    "--tags --all --annotate-stdin --stdin --name-only --no-undefined --always",
+    "--refs --exclude",
+)
+
+_MERGE_BASE = options("--octopus --independent --is-ancestor --fork-point -a --all")
+
+_COUNT_OBJECTS = options("-v --verbose -H --human-readable")
+
+_FSCK = options(
+    "--unreachable --dangling --no-dangling --root --tags --cache --no-reflogs --full "
+    "--no-full --connectivity-only --strict --verbose --lost-found --name-objects "
+    "--no-name-objects --progress --no-progress"
+)
+
+_GC = options(
+    "--aggressive --auto --cruft --no-cruft --no-prune --quiet --force --keep-largest-pack",
+    "",
+    "--prune",
+)
+
+_HELP = options(
+    "-a --all --no-external-commands --no-aliases --verbose -c --config -g --guides "
+    "--user-interfaces --developer-interfaces -i --info -m --man -w --web",
+    runs={"-w": "a web browser (web.browser)", "--web": "a web browser (web.browser)"},
+)
+
+_REFLOG = LOG | options(
+    "--all --single-worktree --updateref --rewrite --stale-fix -n --dry-run --verbose",
+    "--expire --expire-unreachable",
+)
+
+_REMOTE = options(
+    "-v --verbose -f --tags --no-tags --push --all --add --delete -a --auto -d -p --prune -n "
+    "--dry-run --progress --no-progress",
+    "-t -m",
+    "--mirror",
+)
+
+_RANGE_DIFF = (
+    DIFF | PRETTY | options("--no-dual-color --left-only --right-only", "--creation-factor")
+)
+
+_CHERRY = options("-v", "--abbrev")
+
+_CHECK_IGNORE = options("-q --quiet -v --verbose -n --non-matching --no-index -z --stdin")
+
+_CHECK_ATTR = options("-a --all --cached -z --stdin", "--source")
+
+_LS_REMOTE = options(
+    "-h --heads -t --tags --refs -q --quiet --exit-code --get-url --symref -b --branches",
+    "--upload-pack --sort -o --server-option",
+    code="--upload-pack",
+)
+
+_VAR = options("-l")
+
+_BUNDLE = options("-q --quiet --progress --all-progress --all-progress-implied", "--version")
+
+_DIFF_TREE = (
+    DIFF
+    | PRETTY
+    | MERGE_DIFFS
+    | options("-r -t --root --stdin --no-commit-id --always -v --merge-base", "")
+)
+
+SUBCOMMANDS: dict[str, Options] = {
+    "status": _STATUS,
+    "log": LOG,
+    "whatchanged": LOG,
+    "show": LOG,
+    "diff": DIFF | MERGE_DIFFS | options("--cached --staged --merge-base --no-index -0 -1 -2 -3"),
+    "diff-tree": _DIFF_TREE,
+    "diff-index": DIFF | options("--cached --merge-base -m"),
+    "diff-files": DIFF | options("-q -0 -1 -2 -3 --base --ours --theirs -c --cc"),
+    "grep": _GREP,
+    "blame": _BLAME,
+    "annotate": _BLAME,
+    "branch": _BRANCH,
+    "tag": _TAG,
+    "remote": _REMOTE,
+    "config": _CONFIG,
+    "rev-parse": _REV_PARSE,
+    "rev-list": REVS | PRETTY | options("--objects --count --quiet --header --timestamp"),
+    "ls-files": _LS_FILES,
+    "ls-tree": _LS_TREE,
+    "cat-file": _CAT_FILE,
+    "describe": _DESCRIBE,
+    "shortlog": _SHORTLOG,
+    "reflog": _REFLOG,
+    "stash": _STASH,
+    "add": _ADD,
+    "commit": _COMMIT,
+    "checkout": _CHECKOUT,
+    "switch": _SWITCH,
+    "restore": _RESTORE,
+    "reset": _RESET,
+    "rm": _RM,
+    "mv": _MV,
+    "apply": _APPLY,
+    "am": _AM,
+    "archive": _ARCHIVE,
+    "clone": _CLONE,
+    "fetch": _FETCH_COMMON,
+    "pull": _PULL,
+    "push": _PUSH,
+    "merge": _MERGE,
+    "rebase": _REBASE,
+    "cherry-pick": _CHERRY_PICK,
+    "revert": _REVERT,
+    "init": _INIT,
+    "worktree": _WORKTREE,
+    "submodule": _SUBMODULE,
+    "clean": _CLEAN,
+    "bisect": _BISECT,
+    "notes": _NOTES,
+    "format-patch": _FORMAT_PATCH,
+    "for-each-ref": _FOR_EACH_REF,
+    "show-ref": _SHOW_REF,
+    "symbolic-ref": _SYMBOLIC_REF,
+    "name-rev": _NAME_REV,
+    "merge-base": _MERGE_BASE,
+    "count-objects": _COUNT_OBJECTS,
+    "fsck": _FSCK,
+    "gc": _GC,
+    "help": _HELP,
+    "version": options("--build-options"),
+    "range-diff": _RANGE_DIFF,
+    "cherry": _CHERRY,
+    "check-ignore": _CHECK_IGNORE,
+    "check-attr": _CHECK_ATTR,
+    "ls-remote": _LS_REMOTE,
+    "var": _VAR,
+    "bundle": _BUNDLE,
+}
+"""Every subcommand the analysis knows, with its options (``QUIET``'s too)."""
+
+STASH_SHOW = _STASH_SHOW
+STASH_LIST = LOG
+
+for _name, _table in list(SUBCOMMANDS.items()):
+    SUBCOMMANDS[_name] = _table | QUIET
+del _name, _table
+
+__all__ = ["GLOBAL", "NONE", "SUBCOMMANDS"]
