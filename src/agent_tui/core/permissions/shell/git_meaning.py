@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from agent_tui.core.permissions.shell.git_options import BUILTIN_STRATEGIES, Options
 from agent_tui.core.permissions.shell.git_scan import GitScan, scan_git
-from agent_tui.core.permissions.shell.git_tables import STASH_LIST, STASH_SHOW
+from agent_tui.core.permissions.shell.git_tables import REFLOG_OTHERS, STASH_LIST, STASH_SHOW
 from agent_tui.core.permissions.shell.model import DYN, FileWrite, GitRead, Word
 
 if TYPE_CHECKING:
@@ -39,17 +39,22 @@ CHANGES_INDEX = frozenset(
     }
 )
 """Subcommands that change the index: what it holds when a later part runs is not known."""
-VERBS: dict[str, str] = {
-    "stash": "push",
-    "remote": "",
-    "worktree": "",
-    "submodule": "status",
-    "bisect": "",
-    "notes": "list",
-    "reflog": "show",
-    "bundle": "",
+VERBS: dict[str, tuple[str, str]] = {
+    "stash": ("push", "push save list show pop apply drop clear branch create store"),
+    "remote": ("", "add rename remove rm set-head set-branches get-url set-url show prune update"),
+    "worktree": ("", "add list lock move prune remove repair unlock"),
+    "submodule": (
+        "status",
+        "add status init deinit update set-branch set-url summary foreach sync absorbgitdirs",
+    ),
+    "bisect": ("", ""),
+    "notes": ("list", "list add copy append edit show merge remove prune get-ref"),
+    "reflog": ("show", "show expire delete exists"),
+    "bundle": ("", "create verify list-heads unbundle"),
 }
-"""Subcommands whose first operand is a verb (and the verb when there is none)."""
+"""Subcommands whose first operand is a verb: the verb when there is none, and the verbs
+(another first operand: ``git reflog HEAD`` is ``git reflog show HEAD``; for the others
+git refuses it, or, for bisect, it is a term of the user's)."""
 
 
 @dataclass
@@ -104,6 +109,10 @@ def meaning(w: Walker, sub: str, table: Options, args: list[Word], global_words:
     verb = ""
     if sub in VERBS:
         verb, args = _verb(sub, table, args)
+        known = VERBS[sub][1].split()
+        if known and verb and verb not in known and sub != "reflog":
+            w.a.note_opaque(f"git {sub} {verb[:40]}, a verb the analysis does not know")
+            return
         if sub == "submodule" and verb == "foreach":
             _foreach(w, args)
             return
@@ -111,6 +120,8 @@ def meaning(w: Walker, sub: str, table: Options, args: list[Word], global_words:
             table = STASH_SHOW | table
         elif sub == "stash" and verb == "list":
             table = STASH_LIST | table
+        elif sub == "reflog" and verb != "show":
+            table = REFLOG_OTHERS
     found = scan_git(args, table)
     git = Git(w, sub, verb, found, table)
     _options(git)
@@ -124,15 +135,18 @@ def meaning(w: Walker, sub: str, table: Options, args: list[Word], global_words:
 def _verb(sub: str, table: Options, args: list[Word]) -> tuple[str, list[Word]]:
     """The verb (``stash pop``, ``notes --ref x add``): the first operand, past the options
     before it."""
+    default, known = VERBS[sub]
     i = 0
     while i < len(args):
         text = args[i].text
         if text == "--" or not args[i].literal:
             break
         if not text.startswith("-"):
+            if sub == "reflog" and text not in known.split():
+                break
             return text, args[:i] + args[i + 1 :]
         i += 2 if table.arity(text) == "valued" else 1
-    return VERBS[sub], args
+    return default, args
 
 
 def _options(git: Git) -> None:
@@ -258,8 +272,6 @@ def _stash(git: Git) -> None:
             git.work_tree("(removes the untracked files it saves)", paths, git="untracked")
     elif verb in ("pop", "apply", "branch"):
         git.work_tree("(writes the files it restores)")
-    elif verb not in ("drop", "clear", "create", "store"):
-        git.w.a.note_opaque(f"git stash {verb}, a verb the analysis does not know")
 
 
 # -- writing -----------------------------------------------------------------------------------

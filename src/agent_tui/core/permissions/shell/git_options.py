@@ -51,16 +51,38 @@ class Options:
     """``-<n>`` is an option (``git log -5``, ``git grep -3``)."""
 
     def __or__(self, other: Options) -> Options:
+        """Both tables; where both list an option, ``other`` decides how it takes its value
+        (``format-patch -n`` is a flag, the revision walk's ``-n`` takes a number)."""
         merged: dict[str, object] = {}
+        theirs_known = other.known
         for f in fields(self):
             mine, theirs = getattr(self, f.name), getattr(other, f.name)
             if f.name == "runs":
                 merged[f.name] = {**mine, **theirs}
             elif f.name == "numbers":
                 merged[f.name] = mine or theirs
+            elif f.name in ("flags", "valued", "optional"):
+                merged[f.name] = (mine - theirs_known) | theirs
             else:
                 merged[f.name] = mine | theirs
         return Options(**merged)  # type: ignore[arg-type]
+
+    def without(self, names: str) -> Options:
+        """The table without the options ``names`` lists (space-separated)."""
+        gone = frozenset(names.split())
+        return Options(
+            self.flags - gone,
+            self.valued - gone,
+            self.optional - gone,
+            self.writes,
+            self.writes_dir,
+            self.reads,
+            self.runs,
+            self.code,
+            self.content,
+            self.no_content,
+            self.numbers,
+        )
 
     @property
     def known(self) -> frozenset[str]:
@@ -182,15 +204,15 @@ REVS = options(
     "--author-date-order --topo-order --reverse --do-walk --parents --children --left-right "
     "--graph --in-commit-order --stdin",
     "-n --max-count --skip --since --after --since-as-filter --until --before --author "
-    "--committer --grep-reflog --grep --min-parents --max-parents --glob --exclude "
-    "--exclude-hidden --decorate-refs --decorate-refs-exclude --max-age --min-age -L",
-    "--branches --tags --remotes --no-walk --decorate --show-linear-break --ancestry-path",
+    "--committer --grep-reflog --grep --glob --exclude --exclude-hidden --max-age --min-age -L",
+    "--branches --tags --remotes --no-walk --decorate --show-linear-break --ancestry-path "
+    "--min-parents --max-parents",
     content="-L",
     numbers=True,
 )
 """The revision walk's options (git rev-list, log, shortlog…)."""
 
-LOG = REVS | PRETTY | DIFF | MERGE_DIFFS
+LOG = REVS | PRETTY | DIFF | MERGE_DIFFS | options("", "--decorate-refs --decorate-refs-exclude")
 
 PATHSPEC_FILE = options("--pathspec-file-nul", "--pathspec-from-file", reads="--pathspec-from-file")
 
@@ -199,8 +221,8 @@ SIGN = options("--no-gpg-sign", "", "-S --gpg-sign")
 
 MERGE_STRATEGY = options(
     "--rerere-autoupdate --no-rerere-autoupdate --allow-empty --allow-empty-message "
-    "--keep-redundant-commits --ff --signoff -s",
-    "--strategy -X --strategy-option --cleanup",
+    "--keep-redundant-commits --ff --signoff",
+    "--strategy -X --strategy-option",
 )
 """Options of the commands that merge (merge, rebase, cherry-pick, revert, pull)."""
 
