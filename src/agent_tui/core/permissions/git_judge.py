@@ -263,6 +263,8 @@ def _index_hit(
             f"{read.command} prints the content of tracked files, and git's index in {gitdir} "
             f"could not be read to tell whether it tracks a file the rule {rules[0]} protects"
         )
+    if any(not w.literal or w.text.startswith(":") or _MAGIC.search(w.text) for w in limits):
+        limits = []  # a pattern (``'*'``, ``:(glob)…``): it may select any tracked file
     chosen = [Path(os.path.realpath(cwd / w.text)) for w in limits]
     for rel in paths:
         path = top / rel

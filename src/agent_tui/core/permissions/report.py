@@ -97,7 +97,7 @@ def report(pipeline: PermissionPipeline, tool: Tool[Any], arguments: dict[str, A
     analysis = analyse(command)
     note_repositories(pipeline.workspace, analysis)
     out.not_understood = list(analysis.opaque)
-    out.options = [Part(option, what) for option, what in analysis.git_notes]
+
     deny = pipeline.rules_for("deny", tool)
     ask = pipeline.rules_for("ask", tool)
     allow = pipeline.rules_for("allow", tool)
@@ -118,6 +118,7 @@ def report(pipeline: PermissionPipeline, tool: Tool[Any], arguments: dict[str, A
         elif allowed is not None:
             verdict = f"allowed by {allowed}"
         out.commands.append(Part(found.shown(), verdict))
+    judged: dict[str, str] = {}
     for target in targets(pipeline.workspace, analysis):
         if target.path is None:
             out.writes.append(Part(target.write.target.shown, "named only at run time"))
@@ -139,7 +140,21 @@ def report(pipeline: PermissionPipeline, tool: Tool[Any], arguments: dict[str, A
         else:
             verdict = "no write_file rule allows it"
         out.writes.append(Part(f"{shown} ({target.write.how})", verdict))
+        judged.setdefault(target.write.how, verdict)
+    out.options = [
+        Part(option, f"{what}: {_asks(judged.get(option))}" if what.startswith("writes") else what)
+        for option, what in analysis.git_notes
+    ]
     return out
+
+
+def _asks(verdict: str | None) -> str:
+    """A write's verdict as the option's: ``asks (protected: …)``, ``allowed by …``."""
+    if verdict is None or verdict == "named only at run time":
+        return "asks (a file named only at run time)"
+    if verdict.startswith(("allowed", "denied")):
+        return verdict
+    return f"asks ({verdict.removeprefix('asks: ')})"
 
 
 def _git_write(pipeline: PermissionPipeline, target: Target) -> str:

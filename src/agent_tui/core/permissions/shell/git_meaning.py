@@ -175,8 +175,8 @@ def _options(git: Git) -> None:
         elif name in table.writes | table.writes_dir and value is not None:
             tree = name in table.writes_dir
             git.write(value, name, tree=tree)
-            what = "into the directory" if tree else "the file"
-            a.git_notes.append((label, f"writes {what} {value.shown}: judged as a write"))
+            what = "into a directory" if tree else "a file"
+            a.git_notes.append((label, f"writes {what} ({value.shown})"))
         elif name in table.reads and value is not None:
             a.reads.append(value)
         elif (
