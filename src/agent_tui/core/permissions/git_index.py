@@ -6,13 +6,15 @@ way git reads them, without running git (whose configuration may run programs).
 repository: ``HEAD``, ``objects/`` and ``refs/``). ``tracked(git_dir)`` reads its ``index``
 (gitformat-index(5), versions 2 to 4) into the tracked paths, relative to the work tree's top;
 None when it cannot be read whole (too large, a split or sparse index, a format it does not
-know): callers then assume any file may be tracked.
+know): callers then assume any file may be tracked. ``committed(top, gitdir)`` lists every
+path the history ever held (one ``git log --name-only`` walk, cached until a ref moves).
 """
 
 from __future__ import annotations
 
 import os
 import struct
+import subprocess
 import threading
 from pathlib import Path
 
@@ -159,3 +161,100 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
         pos += 1
         value = ((value + 1) << 7) | (byte & 127)
     return value, pos
+
+
+# -- the paths of every commit -------------------------------------------------------------------
+
+MAX_SECONDS = 3.0
+"""How long the walk of the history may take (longer: unknown, and reads ask)."""
+MAX_OUTPUT = 64 << 20
+_history: dict[str, tuple[tuple[int, ...], frozenset[str] | None]] = {}
+
+
+def _refs_stamp(gitdir: Path) -> tuple[int, ...]:
+    """Changes whenever a ref, a reflog or the packed refs change."""
+    stamp: list[int] = []
+    common = gitdir
+    try:
+        text = (gitdir / "commondir").read_text(errors="replace").strip()
+        common = Path(os.path.realpath(gitdir / text))
+    except OSError:
+        pass
+    for base in {gitdir, common}:
+        for name in ("HEAD", "packed-refs", "logs/HEAD"):
+            try:
+                info = os.stat(base / name)
+            except OSError:
+                continue
+            stamp += [info.st_ino, info.st_size, info.st_mtime_ns]
+        for sub in ("refs", "logs/refs"):
+            for dirpath, _, filenames in os.walk(base / sub):
+                for filename in filenames:
+                    try:
+                        info = os.stat(os.path.join(dirpath, filename))
+                    except OSError:
+                        continue
+                    stamp += [info.st_ino, info.st_size, info.st_mtime_ns]
+    return tuple(stamp)
+
+
+def committed(top: Path, gitdir: Path) -> frozenset[str] | None:
+    """Every path any commit reachable from a ref or a reflog ever held (stashes included),
+    relative to the work tree's top; None when git could not tell in time.
+
+    Runs ``git log --all --reflog -m --name-only`` in the workspace's own repository (whose
+    configuration is the user's), with what could run a program turned off: no pager (not a
+    terminal), no fsmonitor, no signature checks, no external diff or textconv."""
+    key = str(gitdir)
+    stamp = _refs_stamp(gitdir)
+    with _lock:
+        cached = _history.get(key)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+    found = _walk_history(top)
+    with _lock:
+        if len(_history) > 16:
+            _history.clear()
+        _history[key] = (stamp, found)
+    return found
+
+
+def _walk_history(top: Path) -> frozenset[str] | None:
+    command = [
+        "git",
+        "-c",
+        "core.fsmonitor=false",
+        "-c",
+        "log.showSignature=false",
+        "-c",
+        "core.quotePath=false",
+        "--no-pager",
+        "log",
+        "--all",
+        "--reflog",
+        "-m",
+        "--name-only",
+        "--no-renames",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--format=",
+        "-z",
+    ]
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_EXTERNAL_DIFF", "PAGER"):
+        env.pop(name, None)
+    try:
+        done = subprocess.run(
+            command,
+            cwd=top,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=MAX_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0 or len(done.stdout) > MAX_OUTPUT:
+        return None
+    return frozenset(os.fsdecode(p).strip("\n") for p in done.stdout.split(b"\0") if p.strip())

@@ -25,10 +25,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_tui.core.permissions.git_index import git_dir, tracked, work_tree_top
+from agent_tui.core.permissions.git_index import committed, git_dir, tracked, work_tree_top
 from agent_tui.core.permissions.protected import Protection, protection
 from agent_tui.core.permissions.rules import Rule
-from agent_tui.core.permissions.shell import DYN, ShellAnalysis, Word
+from agent_tui.core.permissions.shell import ShellAnalysis, Word
 from agent_tui.core.permissions.shell.model import GitRead
 from agent_tui.core.permissions.shell_paths import Target, bases
 
@@ -37,10 +37,12 @@ if TYPE_CHECKING:
 
 MAX_UNTRACKED = 5000
 _COMMIT = re.compile(
-    r"(?:[^:~^]*(?:[~^][0-9]*|\^\{(?:commit|tree)?\})+|HEAD|@|(?:[^:]*@\{[^}]*\})|[^:]*\.\.\.?[^:]*)"
+    r"[^:~^{}]*(?:[~^][0-9]*|\^\{(?:commit|tree)\})+"  # X~2, X^, X^0, X^{commit}
+    r"|HEAD|@|(?:HEAD|@)?@\{[^}]*\}"  # HEAD, @, @{-1}, HEAD@{2}
+    r"|[^:]*\.\.\.?[^:]*"  # A..B, A...B
 )
-"""Object names that can only be commits (or trees): ``HEAD``, ``@``, ``X~2``, ``X^``,
-``X^{commit}``, ``X@{1}``, ``A..B``. Any other name (a tag, an id) may be a blob."""
+"""Object names that can only be commits (or trees). Any other name — a tag, an id, ``X^{}``
+(a tag peeled to whatever it names) — may be a blob: any file's content."""
 _MAGIC = re.compile(r"[*?\[]")
 Judge = Callable[[Path], Rule | None]
 
@@ -162,7 +164,9 @@ def _judge_in(
                 )
             if ":" in word.text:
                 path = _object_path(word.text, cwd, p.workspace)
-                found = protects(path) if path is not None else rules[0]
+                if path is None:
+                    continue  # ``REV:`` is the top tree: a list of names
+                found = protects(path)
                 if found is not None:
                     return (
                         found,
@@ -182,6 +186,13 @@ def _judge_in(
         kind = "history"
     if kind == "index":
         return _index_hit(p, read, limits, cwd, protects, rules)
+    gitdir, top = git_dir(cwd), work_tree_top(cwd)
+    if gitdir is None:
+        return None  # no repository: git prints nothing from one
+    if top is not None and not a.git_changes_index and all(map(_walked, revisions)):
+        history, index = committed(top, gitdir), tracked(gitdir)
+        if history is not None and index is not None:  # every path any commit ever held
+            return _listed_hit(p, read, limits, cwd, top, history.union(index), protects)
     if not limits:
         return rules[0], (
             f"{read.command} prints the content of committed files, which could include a file "
@@ -202,7 +213,7 @@ def _object_path(text: str, cwd: Path, workspace: Path) -> Path | None:
     rest = text.split(":", 1)[1]
     if re.match(r"[0-3]:", rest) and text.startswith(":"):
         rest = rest[2:]
-    if DYN in rest or not rest:
+    if not rest:
         return None
     top = work_tree_top(cwd) or workspace
     base = cwd if rest.startswith(("./", "../")) else top
@@ -241,6 +252,47 @@ def _may_reach(
         if root == path or root in path.parents or path in root.parents:
             return rule, (
                 f"is a directory whose committed content could hold files the rule {rule} protects"
+            )
+    return None
+
+
+_HEX = re.compile(r"[0-9a-fA-F]{4,64}")
+
+
+def _walked(word: Word) -> bool:
+    """A revision the walk of ``committed`` covers: named by refs, reflogs and HEAD, not by an
+    object id (a commit no ref reaches) or ``FETCH_HEAD`` and the like."""
+    if not word.literal:
+        return False
+    for part in re.split(r"\.\.\.?|[:^~]|@\{[^}]*\}", word.text):
+        if _HEX.fullmatch(part) or (part.endswith("_HEAD") and part != "HEAD"):
+            return False
+    return True
+
+
+def _listed_hit(
+    p: PermissionPipeline,
+    read: GitRead,
+    limits: list[Word],
+    cwd: Path,
+    top: Path,
+    paths: frozenset[str],
+    judge: Judge,
+) -> tuple[Rule, str] | None:
+    """A protected file among ``paths`` (every path the history held) that the read selects."""
+    if any(not w.literal or w.text.startswith(":") or _MAGIC.search(w.text) for w in limits):
+        limits = []
+    chosen = [Path(os.path.realpath(cwd / w.text)) for w in limits]
+    for rel in sorted(paths):
+        path = top / rel
+        if chosen and not any(path == c or c in path.parents for c in chosen):
+            continue
+        found = judge(path)
+        if found is not None:
+            return found, (
+                f"{read.command} prints the content of committed files, and a commit holds "
+                f"{p.shown(path)}, which the rule {found} protects (limit it to other files "
+                "with -- PATH)"
             )
     return None
 

@@ -106,6 +106,24 @@ def committed_env(lab: Lab) -> None:
     _git(lab, "commit", "-qm", "add env")
 
 
+def env_removed_later(lab: Lab) -> None:
+    """Committed, then removed from git (the file stays, hidden or ignored): in the history."""
+    committed_env(lab)
+    _git(lab, "rm", "-q", "--cached", ".env")
+    _git(lab, "commit", "-qm", "drop env")
+
+
+def env_on_another_branch(lab: Lab) -> None:
+    _git(lab, "checkout", "-q", "-b", "other")
+    committed_env(lab)
+    _git(lab, "checkout", "-q", "-")
+
+
+def env_in_a_stash(lab: Lab) -> None:
+    """Only in a stash of untracked files (``git stash -u``): not in any branch."""
+    _git(lab, "stash", "-q", "-u")
+
+
 def tracked_env_changed(lab: Lab) -> None:
     committed_env(lab)
     (lab.root / ".env").write_text(f"TOKEN={SECRET}\nMORE=1\n")
@@ -395,6 +413,11 @@ READS = [
     Case("git diff", leaked, tracked_env_changed),
     Case("git stash show -p --include-untracked stash@{0} || git log -p", leaked, committed_env),
     Case("git whatchanged -p -1", leaked, committed_env),
+    Case("git log -p", leaked, env_removed_later, note="removed since"),
+    Case("git log -p --all", leaked, env_on_another_branch, note="another branch"),
+    Case("git diff HEAD other", leaked, env_on_another_branch, note="another branch"),
+    Case("git stash show -p --include-untracked", leaked, env_in_a_stash, note="a stash"),
+    Case("git show stash^3", leaked, env_in_a_stash, note="a stash's untracked files"),
 ]
 """Committed content of the read-denied ``.env`` (``read_file(.env)``)."""
 

@@ -177,6 +177,35 @@ def test_everyday_git_that_writes_the_work_tree(tmp_path: Path, command: str) ->
     assert "write" in asked.reason, asked
 
 
+UNCOMMITTED = [
+    "git show",
+    "git show HEAD",
+    "git log -p",
+    "git log -p -3 --all",
+    "git diff HEAD",
+    "git grep -n print HEAD",
+    "git log -S print --oneline",
+    "git blame -- src",
+    "git stash show -p",
+    "git format-patch -1 --stdout",
+]
+"""They print committed content: allowed when no commit holds a protected file."""
+
+
+@pytest.mark.parametrize("command", UNCOMMITTED)
+def test_committed_content_is_allowed_when_no_commit_holds_a_protected_file(
+    tmp_path: Path, command: str
+) -> None:
+    lab = make_lab(tmp_path, "clean")  # .env exists, but was never committed
+    with home_of(lab):
+        decision = decide(
+            pipeline(lab, rules(allow=_rules_for(command)), Mode.DEFAULT),
+            "run_shell",
+            {"command": command},
+        )
+    assert decision.kind == "allow", decision
+
+
 def test_there_are_enough_everyday_git_commands() -> None:
     assert len(READING) + len(WRITING) >= 90
 

@@ -88,8 +88,9 @@ class Git:
     def reads(self, kind: str, *, objects: tuple[Word, ...] = ()) -> None:
         found = self.found
         paths = tuple(found.paths) if found.dashdash else None
-        if self.has("--stdin", "--pathspec-from-file"):
-            paths, operands = (), tuple[Word, ...]()  # read at run time: all of them
+        operands: tuple[Word, ...]
+        if self.has("--stdin", "--pathspec-from-file", "--alternate-refs"):
+            paths, operands = (), (Word(DYN, ""),)  # named at run time, or elsewhere: all
         else:
             operands = tuple(found.operands)
         self.w.a.git_reads.append(GitRead(self.shown, kind, paths, operands, objects))
@@ -125,7 +126,7 @@ def meaning(w: Walker, sub: str, table: Options, args: list[Word], global_words:
     found = scan_git(args, table)
     git = Git(w, sub, verb, found, table)
     _options(git)
-    if sub in CHANGES_INDEX:
+    if sub in CHANGES_INDEX and verb not in ("list", "show", "status", "summary"):
         w.a.git_changes_index = True
     handler = HANDLERS.get(sub)
     if handler is not None:
@@ -449,6 +450,14 @@ def _remote(git: Git) -> None:
         git.w.a.writes.append(FileWrite(config, f"git remote {git.verb}"))
 
 
+def _bundle(git: Git) -> None:
+    """``git bundle create FILE REVS``: FILE holds the history (a copy of every object)."""
+    if git.verb == "create" and git.found.operands:
+        git.write(git.found.operands[0], "(the bundle file)")
+    elif git.verb == "unbundle":
+        git.w.a.git_changes_index = True
+
+
 def _config(git: Git) -> None:
     from agent_tui.core.permissions.shell.git_config import config_writes
 
@@ -500,4 +509,5 @@ HANDLERS: dict[str, Callable[[Git], None]] = {
     "notes": _notes,
     "remote": _remote,
     "config": _config,
+    "bundle": _bundle,
 }

@@ -499,7 +499,12 @@ _LS_REMOTE = options(
 
 _VAR = options("-l")
 
-_BUNDLE = options("-q --quiet --progress --all-progress --all-progress-implied", "--version")
+_BUNDLE = options(
+    "-q --quiet --progress --all-progress --all-progress-implied --all --not",
+    "--version",
+    "--branches --tags --remotes",
+)
+"""``git bundle create FILE REVS``: its own options, and the common revision options."""
 
 _DIFF_TREE = (
     DIFF
