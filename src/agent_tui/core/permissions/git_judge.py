@@ -8,9 +8,10 @@ repository could be a file a read rule protects.
   hooks, which can run programs (``core.fsmonitor``, ``core.pager``, aliases): the command is
   not understood.
 - **Work-tree writes** (``protected_write``): git never writes inside a ``.git`` directory
-  (it refuses such paths), so a write of the tracked files reaches the protected files its
-  index tracks below the target (``.mcp.json``, ``.vscode/``…); ``git clean`` and
-  ``stash -u`` reach the untracked ones on disk too.
+  (it refuses such paths), so a write of the tracked files reaches the protected files below
+  the target that its index tracks or a commit holds (``.mcp.json``, ``.vscode/``…: a branch
+  it checks out may add one); ``git clean`` and ``stash -u`` reach the untracked ones on disk
+  too.
 - **Content from the repository** (``read_hit``): with a read rule in force, ``git show REV``,
   ``git log -p``, ``git diff``, ``git grep``, ``git blame``, ``git archive``, ``git cat-file``
   are reads of the protected files unless their paths provably leave them out: a commit keeps
@@ -93,7 +94,8 @@ def protected_write(p: PermissionPipeline, target: Target) -> tuple[Path, Protec
         paths = tracked(gitdir)
         if paths is None:
             return f"git's index in {gitdir} could not be read whole"
-        for rel in paths:
+        history = committed(top, gitdir)  # a commit it checks out may add a protected file
+        for rel in sorted(set(paths).union(history or ())):
             path = top / rel
             if path == root or root in path.parents:
                 guarded = protection(path)

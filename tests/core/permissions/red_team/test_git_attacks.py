@@ -124,6 +124,17 @@ def env_in_a_stash(lab: Lab) -> None:
     _git(lab, "stash", "-q", "-u")
 
 
+def branch_adds_vscode(lab: Lab) -> None:
+    """A branch (shipped, or fetched) whose commit adds ``.vscode/tasks.json``; the work tree
+    has none."""
+    _git(lab, "checkout", "-q", "-b", "other")
+    (lab.root / ".vscode").mkdir()
+    (lab.root / ".vscode" / "tasks.json").write_text('{"tasks": [{"command": "touch pwned"}]}')
+    _git(lab, "add", ".vscode")
+    _git(lab, "commit", "-qm", "tasks")
+    _git(lab, "checkout", "-q", "-")
+
+
 def tracked_env_changed(lab: Lab) -> None:
     committed_env(lab)
     (lab.root / ".env").write_text(f"TOKEN={SECRET}\nMORE=1\n")
@@ -364,6 +375,26 @@ async def test_a_patch_into_git_hooks_asks_in_every_mode(tmp_path: Path) -> None
     for mode in (Mode.DEFAULT, Mode.BYPASS):
         decision = await prove_git(tmp_path / mode.value, case, mode, real=False)
         assert decision.every_mode
+
+
+TASKS = ".vscode/tasks.json"
+FROM_COMMITS = [
+    Case("git checkout -q other", changed(TASKS), branch_adds_vscode),
+    Case("git switch -q other", changed(TASKS), branch_adds_vscode),
+    Case("git merge -q other", changed(TASKS), branch_adds_vscode),
+    Case("git cherry-pick other", changed(TASKS), branch_adds_vscode),
+    Case("git reset -q --hard other", changed(TASKS), branch_adds_vscode),
+    Case("git restore --source=other -- .", changed(TASKS), branch_adds_vscode),
+]
+"""A commit that adds a protected file the work tree does not have (yet)."""
+
+
+@pytest.mark.parametrize("mode", [Mode.ACCEPT_EDITS, Mode.BYPASS], ids=["accept-edits", "bypass"])
+@pytest.mark.parametrize("case", FROM_COMMITS, ids=[c.id for c in FROM_COMMITS])
+async def test_a_commit_that_adds_a_protected_file(tmp_path: Path, case: Case, mode: Mode) -> None:
+    decision = await prove_git(tmp_path, case, mode)
+    assert decision.step is Step.PROTECTED, decision
+    assert TASKS in decision.reason
 
 
 KEY = "secrets/key.txt"
