@@ -135,6 +135,30 @@ def branch_adds_vscode(lab: Lab) -> None:
     _git(lab, "checkout", "-q", "-")
 
 
+def remote(lab: Lab) -> None:
+    """A repository beside the workspace, as its remote ``origin``."""
+    bare = lab.root.parent / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], env=lab.env, check=True)
+    _git(lab, "remote", "add", "origin", str(bare))
+
+
+def remote_and_committed_env(lab: Lab) -> None:
+    remote(lab)
+    committed_env(lab)
+
+
+def pushed(lab: Lab, before: dict[str, str], output: str) -> bool:
+    """The secret reached the remote's history."""
+    bare = lab.root.parent / "remote.git"
+    done = subprocess.run(
+        ["git", "--git-dir", str(bare), "log", "-p", "--all"],
+        env=lab.env,
+        capture_output=True,
+        check=False,
+    )
+    return SECRET in done.stdout.decode(errors="replace")
+
+
 def tracked_env_changed(lab: Lab) -> None:
     committed_env(lab)
     (lab.root / ".env").write_text(f"TOKEN={SECRET}\nMORE=1\n")
@@ -449,6 +473,13 @@ READS = [
     Case("git diff HEAD other", leaked, env_on_another_branch, note="another branch"),
     Case("git stash show -p --include-untracked", leaked, env_in_a_stash, note="a stash"),
     Case("git show stash^3", leaked, env_in_a_stash, note="a stash's untracked files"),
+    Case("git push -q origin HEAD:refs/heads/main", pushed, remote_and_committed_env),
+    Case(
+        "git add -A && git commit -qm all && git push -q origin HEAD:refs/heads/main",
+        pushed,
+        remote,
+        note="committed and sent in one go",
+    ),
 ]
 """Committed content of the read-denied ``.env`` (``read_file(.env)``)."""
 

@@ -188,8 +188,11 @@ UNCOMMITTED = [
     "git blame -- src",
     "git stash show -p",
     "git format-patch -1 --stdout",
+    "git push",
+    "git push -u origin feature",
+    "git push --force-with-lease origin HEAD",
 ]
-"""They print committed content: allowed when no commit holds a protected file."""
+"""They print (or send) committed content: allowed when no commit holds a protected file."""
 
 
 @pytest.mark.parametrize("command", UNCOMMITTED)

@@ -389,6 +389,12 @@ def _init(git: Git) -> None:
     git.write(target[0], "(a new repository)")
 
 
+def _push(git: Git) -> None:
+    """It sends commits, and the content of every file they hold, to another repository."""
+    if not git.has("-d", "--delete", "-n", "--dry-run"):
+        git.reads("history")
+
+
 def _pull(git: Git) -> None:
     git.work_tree("(the files it merges)")
 
@@ -498,6 +504,7 @@ HANDLERS: dict[str, Callable[[Git], None]] = {
     "cherry-pick": _merging,
     "revert": _merging,
     "pull": _pull,
+    "push": _push,
     "clean": _clean,
     "archive": _archive,
     "format-patch": _format_patch,
