@@ -39,8 +39,6 @@ SAFE_GIT_KEYS = re.compile(
 """``.git/config`` keys that run nothing: what ``git init``/``clone`` write (``core.worktree``
 and ``submodule.*.url``/``active`` for submodules; not ``submodule.*.update``, which may name
 a command), and a few more."""
-_SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"([^"]*)")?\s*\]')
-_KEY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*(=|$)")
 
 
 @dataclass(frozen=True)
@@ -54,26 +52,16 @@ class Moved:
 
 
 def git_config_runs_code(text: str) -> str | None:
-    """The first key of a git config that is not known to be harmless, or None."""
-    section = ""
-    for line in text.splitlines():
-        stripped = line.split("#", 1)[0].split(";", 1)[0]
-        head = _SECTION.match(stripped)
-        if head:
-            name, sub = head.group(1), head.group(2)
-            section = f"{name}.{sub}" if sub is not None else name
-            rest = stripped[head.end() :]
-            if not rest.strip():
-                continue
-            stripped = rest
-        key = _KEY.match(stripped)
-        if key is None:
-            if stripped.strip():
-                return stripped.strip()[:60]  # something it cannot read: not harmless
-            continue
-        full = f"{section}.{key.group(1)}"
-        if not SAFE_GIT_KEYS.match(full):
-            return full
+    """The first key of a git config that is not known to be harmless, or None — read with
+    git's own grammar (``gitconfig``); a config git would refuse is not harmless either."""
+    from agent_tui.core.sandbox.gitconfig import ConfigError, entries
+
+    try:
+        for entry in entries(text):
+            if not SAFE_GIT_KEYS.match(entry.name):
+                return entry.shown
+    except ConfigError as exc:
+        return f"a config git cannot read: {exc}"[:80]
     return None
 
 
