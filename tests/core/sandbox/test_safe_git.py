@@ -49,7 +49,9 @@ def hostile(tmp_path: Path) -> Path:
         config.write(
             f'[core]\n\tfsmonitor = "{run}"\n\tpager = "{run}"\n\thooksPath = hooks\n'
             f'\tsshCommand = "{run}"\n\talternateRefsCommand = "{run}"\n'
-            f'[diff]\n\texternal = "{run}"\n[filter "x"]\n\tclean = "{run}"\n'
+            f'[diff]\n\texternal = "{run}"\n[diff "x"]\n\ttextconv = "{run}"\n'
+            f'[log]\n\tshowSignature = true\n[gpg]\n\tprogram = "{run}"\n'
+            f'[filter "x"]\n\tclean = "{run}"\n'
             f'\tsmudge = "{run}"\n\tprocess = "{run}"\n[alias]\n\tls-files = "!{run}"\n'
         )
     (work / ".gitattributes").write_text("* filter=x diff=x\n")
@@ -86,6 +88,8 @@ def test_every_allowed_subcommand_runs_nothing(hostile: Path) -> None:
         ("ls-tree", ("HEAD",)),
         ("for-each-ref", ()),
         ("symbolic-ref", ("HEAD",)),
+        ("log", ("--all", "--reflog", "-m", "--name-only", "--format=", "-z")),
+        ("log", ("-p", "-1")),  # even asked for diff text: no driver, textconv or pager
     ):
         result = safe_git.run(hostile, sub, *args)
         assert result.code == 0, (sub, result.stderr)
@@ -93,7 +97,7 @@ def test_every_allowed_subcommand_runs_nothing(hostile: Path) -> None:
 
 
 def test_porcelain_is_not_allowed(hostile: Path) -> None:
-    for sub in ("status", "log", "diff", "checkout", "fetch", "config", "lg"):
+    for sub in ("status", "diff", "show", "checkout", "fetch", "config", "lg"):
         with pytest.raises(ValueError, match="not among"):
             safe_git.argv(sub)
 

@@ -118,6 +118,11 @@ def read_hits(
                     return found, f"it names {p.shown(path)}, which the rule {found} protects"
             if unknown_cd and not os.path.isabs(text):
                 return rules[0], f"it names {text} after a cd to a directory known only at run time"
+    from agent_tui.core.permissions.git_judge import read_hit
+
+    git = read_hit(p, a, rules)
+    if git is not None:
+        return git
     if a.unseen_code or (a.interpreters and not vouched):
         who = a.unseen_code[0] if a.unseen_code else f"code given to {a.interpreters[0]}"
         return rules[0], (

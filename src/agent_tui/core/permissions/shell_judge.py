@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.permissions.decision import Decision, Step, plan_mode
 from agent_tui.core.permissions.deny_static import static_denial, unseen_writes
+from agent_tui.core.permissions.git_judge import note_repositories, protected_write
 from agent_tui.core.permissions.matching import (
     Match,
     allows,
@@ -47,6 +48,7 @@ def _source(rule: Rule) -> str:
 
 
 def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> Decision:
+    note_repositories(p.workspace, a)  # git in another repository: not understood
     understood = a.understood
     commands = [c for c in a.commands if not c.changes_directory]
     writes = targets(p.workspace, a, temp_dir(p))
@@ -306,6 +308,19 @@ def _protected(p: PermissionPipeline, target: Target) -> str | None:
         return (
             f"it writes a file named only at run time ({target.write.how}), which could be a "
             "protected file (.git/, .mcp.json, shell startup files…); it asks in every mode"
+        )
+    if target.write.git:  # git's work-tree writes: what its index tracks, never .git/
+        found = protected_write(p, target)
+        if isinstance(found, str):
+            return f"it writes {p.shown(target.path)} ({target.write.how}), and {found}"
+        if found is None:
+            return None
+        path, reached = found
+        if p.explicit_allow("write_file", path, reached.key) is not None:
+            return None
+        return (
+            f"it writes {p.shown(path)} ({target.write.how}), a protected path: "
+            f"{reached.what}. It asks in every mode unless a rule names it"
         )
     guarded = protection_below(target.path) if target.write.tree else protection(target.path)
     if guarded is None:

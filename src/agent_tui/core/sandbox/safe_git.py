@@ -30,8 +30,11 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-ALLOWED = frozenset({"ls-files", "rev-parse", "ls-tree", "for-each-ref", "symbolic-ref"})
-"""Read-only plumbing: none of these starts a pager, hook, filter, diff driver or helper."""
+ALLOWED = frozenset({"ls-files", "rev-parse", "ls-tree", "for-each-ref", "symbolic-ref", "log"})
+"""Read-only commands: none of these starts a pager, hook, filter, diff driver or helper (for
+``log``, with ``LOG_FLAGS``: the path names of the history, no diff text, no signature)."""
+LOG_FLAGS = ("--no-ext-diff", "--no-textconv", "--no-renames", "--no-show-signature")
+"""Always given to ``log``: no external diff, no textconv filter, no gpg."""
 OVERRIDES = (
     "core.fsmonitor=false",
     "core.hooksPath=/dev/null",
@@ -85,7 +88,8 @@ def argv(subcommand: str, *args: str) -> list[str]:
     out = ["git", "--no-pager", "--no-replace-objects"]
     for override in OVERRIDES:
         out += ["-c", override]
-    return [*out, subcommand, *args]
+    extra = LOG_FLAGS if subcommand == "log" else ()
+    return [*out, subcommand, *extra, *args]
 
 
 def _owned(path: str) -> bool:

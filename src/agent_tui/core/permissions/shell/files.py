@@ -2,7 +2,7 @@
 
 Writes: the known file-writing forms (a maintained table) — ``tee``, ``dd of=``,
 ``cp``/``mv``/``install``/``ln`` targets, ``touch``, ``rm`` and friends, ``sort -o``, ``curl -o``,
-``wget``, ``git config``, ``find -delete``, ``tar c -f``, ``zip``, ``rsync``. Each becomes a
+``wget``, ``find -delete``, ``tar c -f``, ``zip``, ``rsync`` (and git's, in ``git``). Each becomes a
 ``FileWrite`` that the pipeline judges like a ``write_file`` of that path. What a program
 writes on its own (a build, a package manager, archive extraction) is not seen here.
 
@@ -25,13 +25,7 @@ from agent_tui.core.permissions.shell.model import (
     Word,
 )
 from agent_tui.core.permissions.shell.options import Scan, has, scan, values
-from agent_tui.core.permissions.shell.programs import (
-    GIT_CODE_OPTIONS,
-    GIT_CONFIG_READ_FLAGS,
-    GIT_DANGEROUS_GLOBAL,
-    GIT_GLOBAL_VALUED,
-    NO_FILE_READS,
-)
+from agent_tui.core.permissions.shell.programs import NO_FILE_READS
 
 if TYPE_CHECKING:
     from agent_tui.core.permissions.shell.walker import Walker
@@ -136,7 +130,9 @@ def command_files(w: Walker, command: SimpleCommand, base: str) -> None:
     elif base == "wget":
         _wget(a, args)
     elif base == "git":
-        _git(w, args)
+        from agent_tui.core.permissions.shell.git import analyse_git
+
+        analyse_git(w, command, args)
     elif base == "bsdtar":
         _tar(a, args)
     elif base in GREP or base in ("rg", "ag", "ack", "ack-grep", "git-grep"):
@@ -237,84 +233,6 @@ def _wget(a: ShellAnalysis, args: list[Word]) -> None:
         _write(a, _into(directory, Word(DYN, "")), "wget (a file named by the URL)")
     if has(found, _set("-e --execute --config")):
         a.note_opaque("wget -e / --config (commands that can change where it writes)")
-
-
-def _git(w: Walker, args: list[Word]) -> None:
-    a = w.a
-    i = 0
-    while i < len(args) and args[i].text.startswith("-"):
-        text = args[i].text
-        name = text.split("=", 1)[0]
-        short_c = text.startswith("-c") and not text.startswith("--")
-        if name in GIT_DANGEROUS_GLOBAL or short_c:
-            a.dangerous_options.append(
-                (
-                    text,
-                    "configuration for one run can make git run programs: core.pager, "
-                    "core.fsmonitor, alias.*",
-                )
-            )
-            if "=" not in text and not (short_c and len(text) > 2) and i + 1 < len(args):
-                a.dangerous_options.append((args[i + 1].text, "git configuration for one run"))
-        if name == "-C" and i + 1 < len(args):
-            a.cd_targets.append(args[i + 1])
-        consumes = name in GIT_GLOBAL_VALUED and "=" not in text and text in GIT_GLOBAL_VALUED
-        i += 2 if consumes else 1
-    if i >= len(args):
-        return
-    sub = args[i].text
-    rest = args[i + 1 :]
-    if sub == "config":
-        _git_config(a, rest)
-    for option in GIT_CODE_OPTIONS.get(sub, frozenset()):
-        for index, word in enumerate(rest):
-            code: Word | None = None
-            if word.text == option and index + 1 < len(rest):
-                code = rest[index + 1]
-            elif word.text.startswith(option + "="):
-                value = word.text.split("=", 1)[1]
-                code = Word(value, value)
-            if code is not None:
-                w.shell_code(code, f"git {sub} {option}")
-    if sub == "bisect" and rest[:1] and rest[0].text == "run" and len(rest) > 1:
-        from agent_tui.core.permissions.shell.model import Layer
-
-        layer = Layer(tuple([Word("git", "git"), *args[: i + 2]]), True)
-        w.simple(rest[1:], (layer,))
-    if sub == "submodule" and any(word.text == "foreach" for word in rest):
-        index = next(k for k, word in enumerate(rest) if word.text == "foreach")
-        code_words = [word for word in rest[index + 1 :] if word.text != "--recursive"]
-        joined = " ".join(word.text for word in code_words)
-        literal = all(word.literal for word in code_words)
-        w.shell_code(Word(joined if literal else joined + DYN, joined), "git submodule foreach")
-
-
-def _git_config(a: ShellAnalysis, args: list[Word]) -> None:
-    valued = _set("-f --file --blob --type --default --comment --value --fixed-value")
-    found = scan(args, valued)
-    names = {o.name for o in found.options}
-    operands = [word.text for word in found.operands]
-    verbs_read = {"get", "list", "get-all", "get-regexp", "get-urlmatch", "get-color"}
-    verbs_write = {"set", "unset", "rename-section", "remove-section", "edit", "add"}
-    if operands and operands[0] in verbs_read:
-        return
-    writes = bool(operands and operands[0] in verbs_write)
-    writes |= bool(
-        names
-        & _set(
-            "--add --unset --unset-all --replace-all --rename-section --remove-section -e --edit"
-        )
-    )
-    if not writes and (names & GIT_CONFIG_READ_FLAGS or len(found.operands) < 2):
-        return
-    if "--global" in names:
-        target = os.path.expanduser("~/.gitconfig")
-    elif "--system" in names:
-        target = "/etc/gitconfig"
-    else:
-        chosen = next(values(found, _set("-f --file")), None)
-        target = chosen.text if chosen is not None else ".git/config"
-    _write(a, Word(target, target), "git config")
 
 
 def _tar(a: ShellAnalysis, args: list[Word]) -> None:

@@ -154,6 +154,29 @@ class FileWrite:
     """``> redirection``, ``tee``, ``cp target``, ``rm``, ``git config``…"""
     tree: bool = False
     """Everything below the target too (``rm -r``, ``find … -delete``)."""
+    git: str = ""
+    """A write git makes of its work tree (``git_judge``): ``tracked`` — the files it tracks
+    below the target (``git checkout``, ``git stash``, ``git rm``), judged from its index;
+    ``untracked`` — also the others (``git clean``); never inside a ``.git`` directory."""
+
+
+@dataclass(frozen=True)
+class GitRead:
+    """A git command that prints the content of files from the repository (``git show``,
+    ``git log -p``, ``git grep``, ``git archive``…): with a read rule in force, it may print
+    a protected file's content — from a commit even when the file is hidden or gone."""
+
+    command: str
+    """How the command is shown (``git log -p``)."""
+    kind: str
+    """``history`` (any commit: any file ever committed), ``index`` (the tracked files), or
+    ``objects`` (objects named by id or ref, which may be any file's content)."""
+    pathspecs: tuple[Word, ...] | None = None
+    """The paths it is limited to (after ``--``, or operands that are paths); None: all."""
+    operands: tuple[Word, ...] = ()
+    """Words before ``--`` that are revisions or paths (git decides by what exists)."""
+    objects: tuple[Word, ...] = ()
+    """For ``objects``: the object names (``HEAD``, ``a1b2c3``, ``main:src/x.py``)."""
 
 
 @dataclass
@@ -193,6 +216,14 @@ class ShellAnalysis:
     """(option word, why): options that make a program run configured code (``git -c
     core.pager=…``), judged like a dangerous environment variable."""
     cd_targets: list[Word] = field(default_factory=list)
+    git_reads: list[GitRead] = field(default_factory=list)
+    """Git commands that print files' content from the repository (``git_judge``)."""
+    git_notes: list[tuple[str, str]] = field(default_factory=list)
+    """(option, what it does) for the git options that are not plainly harmless: what
+    ``permissions check`` explains (``git log --output=x``, ``writes the file x``)."""
+    git_changes_index: bool = False
+    """A git command here changes the index (``git add``, ``git apply --cached``…), so what
+    the index holds when the command runs is not what it holds now."""
     functions: set[str] = field(default_factory=set)
     """Functions the command defines: calling one runs its body, which is judged itself."""
     texts: list[str] = field(default_factory=list)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from agent_tui.core.permissions.shell.git_tables import GLOBAL as GIT_GLOBAL
+
 
 def _set(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -262,36 +264,6 @@ def dangerous_variable(name: str) -> str | None:
     return None
 
 
-# -- git ----------------------------------------------------------------------------------------
-
-GIT_GLOBAL_VALUED = _set(
-    "-C -c --config-env --exec-path --git-dir --work-tree --namespace --super-prefix "
-    "--list-cmds --attr-source"
-)
-GIT_DANGEROUS_GLOBAL = _set("-c --config-env --exec-path")
-"""``git -c core.pager=…`` & co. set configuration for one run: configuration runs programs."""
-GIT_CODE_OPTIONS: dict[str, frozenset[str]] = {
-    "rebase": _set("-x --exec"),
-    "fetch": _set("--upload-pack"),
-    "clone": _set("--upload-pack -u --template"),
-    "pull": _set("--upload-pack"),
-    "ls-remote": _set("--upload-pack"),
-    "push": _set("--receive-pack --exec"),
-    "archive": _set("--exec"),
-    "difftool": _set("-x --extcmd"),
-    "filter-branch": _set(
-        "--env-filter --tree-filter --index-filter --parent-filter --msg-filter "
-        "--commit-filter --tag-name-filter"
-    ),
-}
-"""Sub-command options whose value is a command git runs through the shell."""
-GIT_CONFIG_READ_FLAGS = _set(
-    "--get --get-all --get-regexp --get-urlmatch --list -l --show-origin --show-scope "
-    "--name-only --get-color --get-colorbool --null -z --type --default --blob --includes "
-    "--no-includes"
-)
-
-
 NETWORK_PROGRAMS = _set(
     "curl wget ssh scp sftp nc ncat netcat socat telnet ftp lftp http https xh aria2c ping "
     "ping6 traceroute tracepath mtr dig nslookup host whois nmap gh glab hub aws gcloud az "
@@ -343,7 +315,7 @@ def network_use(argv: list[str]) -> str | None:
 
 
 NETWORK_GLOBAL_VALUED: dict[str, frozenset[str]] = {
-    "git": GIT_GLOBAL_VALUED,
+    "git": GIT_GLOBAL.valued,
     "go": _set("-C"),
     "pip": _set("--proxy --cache-dir --log --timeout --retries --cert --client-cert --python"),
     "pip3": _set("--proxy --cache-dir --log --timeout --retries --cert --client-cert --python"),
