@@ -202,7 +202,9 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
     install(agent, agents)
     if mcp is not None:  # @server:uri mentions attach the servers' resources
         from agent_tui.core.mcp.resource_mentions import McpMentionResources
+        from agent_tui.core.permissions.mcp_rules import server_gate
 
+        mcp.hub.gate = server_gate(permissions.pipeline)  # each server's rules, not only calls
         agent.mention_resources = McpMentionResources(mcp.hub)
     start = SessionStart(
         session_id=session.id,

@@ -165,7 +165,11 @@ class Hooks:
         )
         elapsed = round(time.monotonic() - started, 3)
         for spec, proc in zip(specs, done, strict=True):
-            verdict.events.append(_judge(spec, proc, event, verdict, call_id, tool, elapsed))
+            shown = _judge(spec, proc, event, verdict, call_id, tool, elapsed)
+            if proc.undone:  # what the git check undid after a confined hook
+                message = "; ".join(m for m in (shown.message, proc.undone) if m)
+                shown = shown.model_copy(update={"message": message})
+            verdict.events.append(shown)
         return verdict
 
 

@@ -39,6 +39,17 @@ CONTENT_READERS = frozenset({"read_file", "grep"})
 __all__ = ["PermissionPipeline", "RuleSet"]
 
 
+def _names(kind: str, path: Path, named: Path | None) -> list[Path]:
+    """What a ``kind`` rule is matched against: the resolved path; for deny and ask rules
+    also every name the path as written goes by (an allow rule must not follow a link's
+    innocent name)."""
+    if kind == "allow" or named is None:
+        return [path]
+    from agent_tui.core.permissions.link_names import spellings
+
+    return [path, *(n for n in spellings(named) if n != path)]
+
+
 def source_of(rule: Rule) -> str:
     return f" (from {rule.source})" if rule.source else ""
 
@@ -172,21 +183,30 @@ class PermissionPipeline:
         pool = self.allow_rules if kind == "allow" else getattr(self.rules, kind)
         return [rule for rule in pool if names(rule, tool)]
 
-    def path_rule(self, kind: str, tool_name: str, path: Path) -> Rule | None:
-        """The first ``kind`` rule of ``tool_name`` whose pattern matches ``path``."""
+    def path_rule(
+        self, kind: str, tool_name: str, path: Path, named: Path | None = None
+    ) -> Rule | None:
+        """The first ``kind`` rule of ``tool_name`` whose pattern matches ``path`` (resolved)
+        or, for deny and ask rules, a name ``named`` (as written) goes by (``link_names``)."""
         pool = self.allow_rules if kind == "allow" else getattr(self.rules, kind)
+        names = _names(kind, path, named)
         for rule in pool:
             if rule.names_tool(tool_name) and (
-                rule.pattern is None or rule.matches_path(path, self.workspace)
+                rule.pattern is None or any(rule.matches_path(n, self.workspace) for n in names)
             ):
                 return rule
         return None
 
-    def first_matching(self, kind: str, tool: Tool[Any], path: Path) -> Rule | None:
+    def first_matching(
+        self, kind: str, tool: Tool[Any], path: Path, named: Path | None = None
+    ) -> Rule | None:
         """The first ``kind`` rule naming ``tool`` (or an alias) whose pattern matches
-        ``path`` (resolved); ``mcp serve`` refuses calls with it too."""
+        ``path`` (resolved) or, for deny and ask rules, a name of ``named`` (as written: a
+        link a rule names, a path through a linked folder); ``mcp serve`` refuses calls with
+        it too."""
+        names = _names(kind, path, named)
         for rule in self.rules_for(kind, tool):
-            if rule.pattern is None or rule.matches_path(path, self.workspace):
+            if rule.pattern is None or any(rule.matches_path(n, self.workspace) for n in names):
                 return rule
         return None
 
@@ -213,7 +233,7 @@ class PermissionPipeline:
 
             return judge_command(self, tool, subject.analysis)
         if subject.kind == "path" and subject.path is not None:
-            return self._judge_path(tool, subject.path)
+            return self._judge_path(tool, subject.path, subject.named)
         if subject.kind == "domain":
             from agent_tui.core.permissions.domains import judge_domain
 
@@ -273,10 +293,10 @@ class PermissionPipeline:
                 )
         return self._by_mode(tool, None)
 
-    def _judge_path(self, tool: Tool[Any], path: Path) -> Decision:
+    def _judge_path(self, tool: Tool[Any], path: Path, named: Path | None = None) -> Decision:
         shown = self.shown(path)
         content = tool.name in CONTENT_READERS
-        denying = self.first_matching("deny", tool, path)
+        denying = self.first_matching("deny", tool, path, named)
         if denying is not None:
             return Decision(
                 "deny",
@@ -286,7 +306,7 @@ class PermissionPipeline:
                 path=path,
             )
         if content and tool.name != READ_TOOL:
-            protecting = self.path_rule("deny", READ_TOOL, path)
+            protecting = self.path_rule("deny", READ_TOOL, path, named)
             if protecting is not None:
                 return Decision(
                     "deny",
@@ -312,9 +332,9 @@ class PermissionPipeline:
         if outside is not None:
             return Decision("ask", outside, Step.OUTSIDE, path=path)
         if self.mode is not Mode.BYPASS:
-            asking = self.first_matching("ask", tool, path)
+            asking = self.first_matching("ask", tool, path, named)
             if asking is None and content and tool.name != READ_TOOL:
-                asking = self.path_rule("ask", READ_TOOL, path)
+                asking = self.path_rule("ask", READ_TOOL, path, named)
             if asking is not None:
                 return Decision(
                     "ask",

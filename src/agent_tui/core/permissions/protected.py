@@ -6,7 +6,11 @@ accept-edits and bypass mode too, unless an allow rule names that path explicitl
 prompt says what the file configures. A maintained table:
 
 - in the project (at any depth): ``.git/`` (config, hooks), ``.agent-tui/``, ``.claude/``,
-  ``.mcp.json``, ``.envrc``, ``.npmrc``, ``.yarnrc.yml``, ``.vscode/``;
+  ``.mcp.json``, ``.envrc``, ``.npmrc``, ``.yarnrc.yml``, ``.vscode/``, ``.gitattributes``,
+  ``.gitmodules``;
+- what a repository's git config makes run (``git_paths``): the ``core.hooksPath`` directory
+  (``.husky/``, ``.githooks/``), a config file it includes, a bare repository's files — for
+  every repository around the path, nested ones included;
 - in the home directory: shell startup files, ``~/.ssh/``, ``~/.gitconfig``,
   ``~/.config/git/``, ``~/.config/fish/``, ``~/.npmrc``, ``~/.local/bin/``, autostart and
   systemd user units;
@@ -23,6 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.core.permissions.agent_state import state_below, state_protection
+from agent_tui.core.permissions.git_paths import (
+    BARE,
+    bare_repository,
+    git_protection,
+    git_protection_below,
+)
 
 
 @dataclass(frozen=True)
@@ -45,6 +55,10 @@ NAMES: dict[str, str] = {
     ".envrc": "is run by direnv when you enter the directory",
     ".npmrc": "configures npm, which can make it run programs (script-shell, hooks)",
     ".yarnrc.yml": "configures yarn, which can make it run a program of its choosing (yarnPath)",
+    ".gitattributes": "picks the filter, diff and merge drivers git runs on the files it names "
+    "(on add, diff, checkout, merge): a driver a git config defines runs its program",
+    ".gitmodules": "tells git which repositories to fetch into the tree as submodules and how "
+    "to update them (git submodule update, clone --recurse-submodules)",
 }
 HOME_FILES: dict[str, str] = {
     name: "is a shell startup file: it runs in every new shell"
@@ -92,6 +106,9 @@ def protection(path: Path) -> Protection | None:
     state = state_protection(path)  # the config, data and cache dirs, wherever they are
     if state is not None:
         return Protection(*state)
+    run_by_git = git_protection(path)  # a hooks path, an included config, a bare repository
+    if run_by_git is not None:
+        return Protection(*run_by_git)
     home = _home()
     if home in path.parents:
         rel = path.relative_to(home).as_posix()
@@ -109,7 +126,7 @@ def protection_below(path: Path, *, depth: int = 3) -> Protection | None:
     found = protection(path)
     if found is not None:
         return found
-    state = state_below(path)
+    state = state_below(path) or git_protection_below(path)
     if state is not None:
         return Protection(*state)
     home = _home()
@@ -134,6 +151,8 @@ def protection_below(path: Path, *, depth: int = 3) -> Protection | None:
                 hit = protection(Path(entry.path))
                 if hit is not None:
                     return hit
+            if entry.is_dir(follow_symlinks=False) and bare_repository(entry.path):
+                return Protection(name, f"{entry.path} is a bare git repository: {BARE}")
             if level + 1 < depth and entry.is_dir(follow_symlinks=False):
                 stack.append((Path(entry.path), level + 1))
     return None

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_tui.core.permissions.link_names import spellings
 from agent_tui.core.permissions.listing import (
     Listing,
     fed_listing,
@@ -35,7 +36,8 @@ from agent_tui.core.permissions.listing import (
     substituted_listing,
 )
 from agent_tui.core.permissions.matching import mentioned
-from agent_tui.core.permissions.rules import Rule
+from agent_tui.core.permissions.read_guard import RuleReadGuard
+from agent_tui.core.permissions.rules import Rule, RuleSet
 from agent_tui.core.permissions.shell import DYN, ShellAnalysis, Word
 from agent_tui.core.permissions.shell_paths import (
     bases,
@@ -87,11 +89,14 @@ def read_hits(
     roots, unknown_cd = bases(p.workspace, a)
     names = [(rule, last) for rule in rules if (last := _last_component(rule)) is not None]
 
+    guard = RuleReadGuard(RuleSet(ask=p.rules.ask, deny=p.rules.deny), p.workspace)
+
     def judge(path: Path) -> Rule | None:
         for rule in rules:
             if rule.pattern is None or rule.matches_path(path, p.workspace):
                 return rule
-        return None
+        other = guard.other_name(path)  # a named link's target, a hard link (the walk's)
+        return other[0] if other is not None else None
 
     words: list[Word] = []
     for word in a.reads:
@@ -116,6 +121,11 @@ def read_hits(
                 found = judge(path)
                 if found is not None:
                     return found, f"it names {p.shown(path)}, which the rule {found} protects"
+            for path in _as_written(text, word.glob, roots):  # a link a rule names
+                for spelled in spellings(path):
+                    found = judge(spelled)
+                    if found is not None:
+                        return found, f"it names {text}, which the rule {found} protects"
             if unknown_cd and not os.path.isabs(text):
                 return rules[0], f"it names {text} after a cd to a directory known only at run time"
     from agent_tui.core.permissions.git_judge import read_hit
@@ -173,6 +183,17 @@ def read_hits(
                     f"rule {rule} protects such files"
                 )
     return None
+
+
+def _as_written(text: str, glob: bool, roots: list[Path]) -> list[Path]:
+    """The paths a literal word names before any link is followed (a glob's matches are
+    judged resolved and by their last component)."""
+    if glob:
+        return []
+    expanded = os.path.expanduser(text)
+    if os.path.isabs(expanded):
+        return [Path(os.path.normpath(expanded))]
+    return [Path(os.path.normpath(os.path.join(root, expanded))) for root in roots]
 
 
 def _unknown_reads(a: ShellAnalysis) -> tuple[list[str], list[Listing]]:

@@ -208,8 +208,8 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
         return decision("allow", "bypass mode", Step.BYPASS)
     # 7. the sandbox (sandbox.auto_allow): what it confines runs without asking
     verdict = sandbox_verdict(p, a, commands, writes)
-    if verdict is not None and verdict[0]:
-        return decision("allow", verdict[1], Step.SANDBOX)
+    if verdict is not None and verdict[0] in ("allow", "deny"):  # deny: it would be refused
+        return decision(verdict[0], verdict[1], Step.SANDBOX)
     still = f"; {verdict[1]}" if verdict is not None else ""
     if not understood:
         return decision("ask", f"the command contains {a.opaque[0]}{still}", Step.DEFAULT)

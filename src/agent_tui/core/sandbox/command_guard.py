@@ -1,4 +1,5 @@
-"""What ``run_shell`` does around each command so that nothing it plants runs later.
+"""What ``run_shell`` does around each command — and the hooks runner around each confined
+(project) hook, which runs like a command — so that nothing it plants runs later.
 
 ``before`` (in a worker thread, just before the command starts) records the protected paths
 that do not exist yet (sandboxed commands: ``aftercheck``) and takes the git watch's baseline
@@ -89,10 +90,15 @@ def before(sandbox: SessionSandbox) -> Guard:
 
 
 def message(
-    moved: list[Moved], problem: str | None, sandboxed: bool, shown: Callable[[Path], str]
+    moved: list[Moved],
+    problem: str | None,
+    sandboxed: bool,
+    shown: Callable[[Path], str],
+    who: str = "the command",
 ) -> str | None:
-    """One sentence on what was undone (or that the check could not run), or None."""
-    who = "blocked by the sandbox" if sandboxed else "blocked by agent-tui's git check"
+    """One sentence on what was undone (or that the check could not run), or None; ``who``
+    made it (``the command``, ``the hook``)."""
+    by = "blocked by the sandbox" if sandboxed else "blocked by agent-tui's git check"
     if not moved:
         if problem is None:
             return None
@@ -103,7 +109,7 @@ def message(
     box = moved[0].box
     kept = any(m.how in ("moved", "reverted") for m in moved)
     return (
-        f"{who}: the command created or changed {describe(moved, shown)} — protected (it "
+        f"{by}: {who} created or changed {describe(moved, shown)} — protected (it "
         "configures the agent or makes git run a program later: a config key such as "
         "core.fsmonitor, an alias or a filter, a hook, a hooks path, an attributes driver, a "
         "nested or bare repository's config)"

@@ -210,7 +210,7 @@ def _module_dirs(modules: str) -> list[str]:
     return found
 
 
-def _configs_with_includes(first: list[str]) -> Iterator[tuple[str, bytes]]:
+def configs_with_includes(first: list[str]) -> Iterator[tuple[str, bytes]]:
     """Each config of ``first`` and, transitively, what its ``include.path`` and
     ``includeIf.*.path`` name (all of them: a superset of what git includes)."""
     stack = [(p, 0) for p in first]
@@ -240,7 +240,7 @@ def user_configs() -> list[str]:
 def hook_settings(configs: list[str]) -> list[str]:
     """Every ``core.hooksPath`` value of ``configs`` and what they include."""
     out: list[str] = []
-    for _path, data in _configs_with_includes(configs):
+    for _path, data in configs_with_includes(configs):
         out += gitconfig.values_of(data, "core.hookspath") or []
     return out
 

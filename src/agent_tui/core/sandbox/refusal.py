@@ -26,9 +26,17 @@ class SandboxRefused(Exception):
 def require_complete(hidden: Hidden) -> None:
     """Raise ``SandboxRefused`` when the search for the files the read rules protect stopped
     early: what it did not reach may hold one, and it would be readable."""
+    refused = incomplete(hidden)
+    if refused is not None:
+        raise refused
+
+
+def incomplete(hidden: Hidden) -> SandboxRefused | None:
+    """The refusal ``require_complete`` raises for ``hidden``, or None: the permission check
+    says it before anyone is asked to approve a command that would be refused."""
     if hidden.complete:
-        return
-    raise SandboxRefused(
+        return None
+    return SandboxRefused(
         f"Not run: the sandbox hides every file a read_file deny or ask rule protects, and "
         f"finding them stopped after {hidden.looked_at:,} entries (too many files below the "
         "rules' directories), so a protected file could have stayed readable.",

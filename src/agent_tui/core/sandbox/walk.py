@@ -13,6 +13,10 @@ directory's listing, with what the rules hide in it, is kept until the directory
 modification time changes: a command in an unchanged tree costs one ``stat`` per directory.
 It stops after ``MAX_ENTRIES`` entries and says so (``complete=False``): what it did not reach
 may hold a protected file, so the sandbox then refuses to run commands (``refusal``).
+
+A hard link to a protected file is the same content under another name: with
+``hard_links``, the walk notes the files it meets that have more than one name and reports
+those that are a protected file's (``hard_links``).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.core.sandbox import Hidden
+from agent_tui.core.sandbox.hard_links import other_names
 
 MAX_ENTRIES = 50_000
 """Entries one walk looks at, over all its roots."""
@@ -55,6 +60,9 @@ class _Listing:
     entries: int
     shaped: bool = False
     """The directory itself matched ``Shape``."""
+    linked: tuple[tuple[str, int, int], ...] | None = None
+    """Regular files (not hidden) with more than one name: (path, device, inode) — the
+    candidates for another name of a protected file (``hard_links``); None: not looked for."""
 
 
 _cache: OrderedDict[tuple[str, str], _Listing] = OrderedDict()
@@ -70,6 +78,7 @@ def _listing(
     namespace: str,
     shape: Shape | None = None,
     now: int | None = None,
+    linked: bool = False,
 ) -> _Listing | None:
     try:
         info = os.stat(directory)
@@ -84,11 +93,13 @@ def _listing(
     if settled:
         with _lock:
             cached = _cache.get(cache_key)
-            if cached is not None and cached.stamp == stamp and cached.key == key:
+            fresh = cached is not None and cached.stamp == stamp and cached.key == key
+            if cached is not None and fresh and (cached.linked is not None or not linked):
                 _cache.move_to_end(cache_key)
                 return cached
     dirs: list[str] = []
     hidden: list[str] = []
+    many: list[tuple[str, int, int]] = []
     names: set[str] = set()
     count = 0
     try:
@@ -106,12 +117,17 @@ def _listing(
                         hidden.append(real)  # a link a rule names: what it leads to
                     elif not link and entry.is_dir(follow_symlinks=False):
                         dirs.append(entry.path)
+                    elif linked and not link and entry.is_file(follow_symlinks=False):
+                        info = entry.stat(follow_symlinks=False)
+                        if info.st_nlink > 1:  # another name may be a protected file's
+                            many.append((entry.path, info.st_dev, info.st_ino))
                 except OSError:
                     continue
     except OSError:
         return None  # unreadable for the agent: unreadable for its commands too
     shaped = shape is not None and shape(frozenset(names))
-    listing = _Listing(stamp, key, tuple(dirs), tuple(hidden), count, shaped)
+    others = tuple(many) if linked else None
+    listing = _Listing(stamp, key, tuple(dirs), tuple(hidden), count, shaped, others)
     if not settled:
         return listing
     with _lock:
@@ -131,14 +147,17 @@ def find_protected(
     links: Matcher | None = None,
     namespace: str = "read",
     shape: Shape | None = None,
+    hard_links: bool = False,
 ) -> Hidden:
     """The paths below ``roots`` (real paths) that ``protected`` matches; a matching directory
     is reported whole and not entered. ``key`` names the rules (a change forgets the cache).
     ``links`` matches a symbolic link by its own path (reported as itself, not its target);
     ``namespace`` keeps another walk's listings apart from the read rules'; ``shape`` matches
-    a directory (below a root) by the names it holds."""
+    a directory (below a root) by the names it holds; ``hard_links`` reports, too, the files
+    met that are another name (a hard link) of a protected file (``hard_links`` module)."""
     limit = MAX_ENTRIES if limit is None else limit
     found: list[Path] = []
+    candidates: list[tuple[str, int, int]] = []
     seen = 0
     walked: set[tuple[str, str]] = set()
     now = time.time_ns()
@@ -162,7 +181,7 @@ def find_protected(
             if (directory, lexical) in walked:
                 continue
             walked.add((directory, lexical))
-            listing = _listing(directory, root_key, match, links, namespace, shape, now)
+            listing = _listing(directory, root_key, match, links, namespace, shape, now, hard_links)
             if listing is None:
                 continue
             seen += listing.entries
@@ -170,9 +189,12 @@ def find_protected(
                 found.append(Path(directory))
                 continue
             found.extend(Path(p) for p in listing.hidden)
+            candidates.extend(listing.linked or ())
             if seen > limit:
+                found += other_names(candidates, found)
                 return Hidden(tuple(dict.fromkeys(found)), complete=False, looked_at=seen)
             stack.extend(listing.dirs)
+    found += other_names(candidates, found)
     return Hidden(tuple(dict.fromkeys(found)), complete=True, looked_at=seen)
 
 

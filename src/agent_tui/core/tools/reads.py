@@ -17,7 +17,9 @@ from agent_tui.core.sandbox import Hidden
 
 class ReadGuard(Protocol):
     def withheld(self, path: Path) -> str | None:
-        """Why ``path`` (resolved) is withheld — e.g. ``the rule read_file(.env)`` — or None."""
+        """Why ``path`` is withheld — e.g. ``the rule read_file(.env)`` — or None. ``path`` is
+        absolute: resolved, or as a call or a walk names it (a guard resolves it itself and
+        judges the names it goes by: ``permissions.link_names``)."""
         ...
 
     def hidden(self) -> Hidden:

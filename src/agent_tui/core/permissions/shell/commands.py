@@ -14,6 +14,11 @@ import re
 from typing import TYPE_CHECKING
 
 from agent_tui.core.permissions.shell import files, tables
+from agent_tui.core.permissions.shell.builtins import (
+    DECLARATIONS,
+    cd_target,
+    declaration_command,
+)
 from agent_tui.core.permissions.shell.model import (
     DYN,
     Assignment,
@@ -298,8 +303,11 @@ def _meaning(w: Walker, command: SimpleCommand, base: str) -> None:
     if base in ("unset", "test", "[", "wait"):
         builtin_names(w, base, args)
     if base in ("cd", "pushd"):
-        targets = [word for word in args if not word.text.startswith("-")]
-        a.cd_targets.extend(targets[:1] or [Word("~", "~")])
+        went = cd_target(base, args)  # cd - is $OLDPWD: known only at run time
+        a.cd_targets.extend([went] if went is not None else [])
+        return
+    if base in DECLARATIONS:  # builtin export …, command declare …
+        declaration_command(w, base, args)
         return
     if tables.judge(w, command, base):  # a program with an option table: it says it all
         return

@@ -198,12 +198,12 @@ class ShellAnalysis:
     reads: list[Word] = field(default_factory=list)
     """Words that may name a file the command reads: arguments, ``<`` sources, sourced files."""
     tree_reads: list[Word] = field(default_factory=list)
+    """Directories read recursively (``grep -r``, ``rg``, ``tar c``, ``cp -r``)."""
     tree_filters: dict[int, tuple[str, ...]] = field(default_factory=dict)
     """For a tree read (by its index): the file-name globs it is limited to (``grep
     --include='*.py'``, ``rg -t py``); a protected file matching none of them is not read."""
     loop_values: dict[str, list[Word]] = field(default_factory=dict)
     """``for NAME in WORDS``: the words ``$NAME`` takes (a run-time name with known values)."""
-    """Directories read recursively (``grep -r``, ``rg``, ``tar c``, ``cp -r``)."""
     unknown_reads: list[tuple[str, Word | None]] = field(default_factory=list)
     """Commands that read files whose names are only known at run time (``cat $f``)."""
     assignments: list[Assignment] = field(default_factory=list)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_tui.core.permissions.shell.builtins import declaration_statement
 from agent_tui.core.permissions.shell.commands import add_simple, nested_code
 from agent_tui.core.permissions.shell.coverage import skipped
 from agent_tui.core.permissions.shell.expand import (
@@ -34,7 +35,6 @@ from agent_tui.core.permissions.shell.model import (
 from agent_tui.core.permissions.shell.parse import parse
 from agent_tui.core.permissions.shell.varnames import (
     array_element,
-    declaration_flag,
     fd_variables,
     unset_names,
 )
@@ -437,22 +437,7 @@ class Walker(WordReader):
         return assignment
 
     def declaration(self, node: Node) -> None:
-        keyword = node.children[0].type if node.child_count else "declare"
-        words = []
-        for child in node.named_children:
-            if child.type == "variable_assignment":
-                self.assignment(child, keyword)
-            elif child.type == "variable_name":
-                self.a.assignments.append(Assignment(self.text(child), None, keyword))
-            else:
-                words.extend(self.word(child))
-        for word in words:
-            declaration_flag(self, keyword, word)
-            if not word.literal:
-                self.a.note_opaque(f"{keyword} with a run-time argument ({word.shown})")
-            elif not word.text.startswith(("-", "+")):
-                name, _, value = word.text.partition("=")
-                self.a.assignments.append(Assignment(name, Word(value, value), keyword))
+        declaration_statement(self, node)  # words joined as bash reads them (``builtins``)
 
     def for_statement(self, node: Node) -> None:
         variable = node.child_by_field_name("variable")

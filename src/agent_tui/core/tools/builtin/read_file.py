@@ -257,6 +257,8 @@ async def _call(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
     where = shown(path, ctx)
     real = resolve_target(inp.path, ctx)
     _refuse_withheld(real, where, ctx)
+    if path != real:  # a rule naming a link, or a path through a linked folder
+        _refuse_withheld(path, where, ctx)
     if real.is_dir():
         raise is_directory(path, ctx, "read_file")
     if not real.exists():

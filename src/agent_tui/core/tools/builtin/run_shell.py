@@ -27,7 +27,7 @@ from agent_tui.core.budget.raw import RawOutput
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.sandbox import ShellSandbox, command_guard, environment
 from agent_tui.core.sandbox.lifeline import lifeline_argv
-from agent_tui.core.sandbox.refusal import SandboxRefused
+from agent_tui.core.sandbox.refusal import SandboxRefused, incomplete
 from agent_tui.core.summary import first_line
 from agent_tui.core.tools.base import (
     KeptOutput,
@@ -40,7 +40,7 @@ from agent_tui.core.tools.base import (
     ToolOutput,
 )
 from agent_tui.core.tools.builtin._paths import shown
-from agent_tui.core.tools.errors import TIMEOUT, ToolFailure
+from agent_tui.core.tools.errors import TIMEOUT, ToolErrorInfo, ToolFailure
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
@@ -395,6 +395,17 @@ def _last_lines(text: str, count: int = 1) -> str:
     return "\n".join(lines[-count:])
 
 
+def _precheck(inp: RunShellInput, ctx: ToolContext) -> ToolErrorInfo | None:
+    """A command the sandbox would refuse (the read rules' walk past its cap) is refused
+    before anyone is asked to approve it: approving would not make it run."""
+    if ctx.sandbox.state.shell is None:
+        return None
+    refused = incomplete(ctx.reads.hidden())
+    if refused is None:
+        return None
+    return ToolErrorInfo(code="sandbox_refused", message=refused.reason, next_step=refused.hint)
+
+
 TOOL = Tool(
     name="run_shell",
     description=DESCRIPTION,
@@ -408,4 +419,5 @@ TOOL = Tool(
         rule_subject="command",
         cancels_siblings_on_failure=True,
     ),
+    precheck=_precheck,
 )
