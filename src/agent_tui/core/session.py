@@ -260,8 +260,7 @@ class SessionLog:
                 "session: agent-tui goes on saving to it but no longer vouches for it, so "
                 "--continue and --resume will not load it until you accept it "
                 f"(`agent-tui trust --session {self.id}`)"
-            )
-            log.warning("%s", self.doubt)
+            )  # said once, by ``take_problem`` (an error event; on stderr in headless runs)
 
     def _failed(self, exc: OSError) -> None:
         if self.unwritable is not None and isinstance(exc, FileNotFoundError):
