@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 from collections.abc import Iterator
@@ -27,6 +28,7 @@ from tests.core.agent_state.crashes import (
     seal_path,
     strace,
 )
+from tests.core.agent_state.helpers import SRC
 from tests.core.providers.conftest import FakeServer
 from tests.test_cli_headless import run_cli, write_script
 from tests.test_cli_session_lock import _busy_writer, _sessions
@@ -188,3 +190,29 @@ def test_trust_killed_before_its_rename_keeps_the_old_store(workspace: Path) -> 
     assert "allow run_shell(ls *)" not in listed.stdout
     assert run_cli("trust", "--yes", cwd=workspace).returncode == 0
     assert not [p for p in store.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_crashed_session_on_a_read_only_disk_still_continues(workspace: Path) -> None:
+    """After the crash the disk is read-only (a rescue boot, a full quota): the session loads
+    as the crash left it though it cannot be sealed again; the run says what it cannot save."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        pytest.skip("bubblewrap (bwrap) is not installed")
+    jail = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--"]
+    probe = subprocess.run([*jail, "true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip(f"bwrap cannot run here: {probe.stderr.decode().strip()}")
+    path = _first_session(workspace)
+    assert crash_append("after-write", path, "two") == signal.SIGKILL
+    before = seal_path(path).read_bytes()
+    model = write_script(workspace / "three.json", [{"text": "still here"}])
+    continued = ("-p", "go on", "--continue", "--output-format", "json")
+    argv = [*jail, *agent_tui(*continued, "--model", f"script:{model}")]
+    env = {**os.environ, "PYTHONPATH": str(SRC), "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run(argv, cwd=workspace, env=env, capture_output=True, text=True, timeout=60)
+    result = json.loads(done.stdout)
+    assert result["text"] == "still here", done.stderr
+    assert result["session_id"] == path.stem.rsplit("-", 1)[-1]  # the crashed one, continued
+    assert "agent-tui trust --session" not in done.stderr
+    assert "Traceback" not in done.stderr
+    assert seal_path(path).read_bytes() == before  # nothing could be written

@@ -93,7 +93,8 @@ def read_session(path: Path) -> Verified:
     try:
         with verified(dir_fd, path.name, tail_ok=whole_lines, lock=True) as found:
             if found.recovered and found.locked:
-                write_seal(dir_fd, path.name, Seal(found.state))
+                with contextlib.suppress(OSError):  # a read-only data dir: loaded all the same
+                    write_seal(dir_fd, path.name, Seal(found.state))
             return found
     finally:
         os.close(dir_fd)
