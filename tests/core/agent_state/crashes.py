@@ -97,6 +97,27 @@ print("still alive")
 """
 
 
+_CREATE_CHILD = r"""
+import os, signal, sys
+from pathlib import Path
+
+import agent_tui.core.session_seal as writer
+from agent_tui.core.session import SessionStore
+
+write_all = writer.write_all
+
+
+def write_then_die(fd, data):
+    write_all(fd, data)  # the new session's first line lands ...
+    os.kill(os.getpid(), signal.SIGKILL)  # ... and the process is gone before its seal
+
+
+writer.write_all = write_then_die
+SessionStore(Path(sys.argv[1])).new(Path(sys.argv[2]), "demo")
+print("still alive")
+"""
+
+
 def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(SRC), "PYTHONDONTWRITEBYTECODE": "1"}
 
@@ -116,6 +137,19 @@ def crash_append(how: str, path: Path, text: str, cut: int = 0) -> int:
     )
     assert done.returncode < 0, (done.returncode, done.stdout, done.stderr)
     return -done.returncode
+
+
+def crash_create(root: Path, cwd: Path) -> None:
+    """A child starts a new session in ``root`` (for ``cwd``) and dies right after writing
+    its first line, before sealing it."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CREATE_CHILD, str(root), str(cwd)],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == -signal.SIGKILL, (done.returncode, done.stdout, done.stderr)
 
 
 def crash_trust(how: str, workspace: Path, rule: str) -> None:

@@ -16,7 +16,7 @@ from agent_tui.core.session import SessionDoubted, SessionLog, SessionStore
 from agent_tui.core.state_seal import doubt_file
 from agent_tui.core.transcript import Message
 from agent_tui.core.trust import ProjectTrust, TrustItem
-from tests.core.agent_state.crashes import crash_append, crash_trust, seal_of
+from tests.core.agent_state.crashes import crash_append, crash_create, crash_trust, seal_of
 
 pytestmark = pytest.mark.real_trust
 LONG = "please keep this whole sentence " * 8
@@ -84,6 +84,20 @@ def test_a_writer_killed_in_an_append_leaves_a_session_that_loads(
     assert session.take_problem() is None
     assert doubt_file(path) is None
     assert _contents(root, tmp_path) == [*kept, "three"]
+
+
+def test_a_writer_killed_as_it_starts_a_session_leaves_one_that_loads(tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    crash_create(root, tmp_path)
+    (path,) = root.glob("*.jsonl")
+    seal = seal_of(path)
+    assert seal.state is None  # a new file: only its first write, pending
+    assert seal.pending is not None
+    assert seal.pending.size == os.stat(path).st_size
+    loaded = SessionStore(root).latest(tmp_path)
+    assert loaded is not None
+    assert loaded.messages == []
+    assert doubt_file(path) is None  # sealed again
 
 
 def test_two_crashes_in_a_row_still_load(tmp_path: Path) -> None:
