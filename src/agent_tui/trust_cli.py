@@ -83,7 +83,8 @@ def _accept_session(wanted: str, *, yes: bool) -> int:
         print(f"the session {found.id} ({found.path}) is sealed already: nothing to accept")
         return 0
     try:
-        session = SessionLog.load(path)
+        shown = path.read_bytes()
+        session = SessionLog.load(path, shown)
     except OSError as exc:
         print(f"agent-tui trust: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
         return 2
@@ -103,7 +104,7 @@ def _accept_session(wanted: str, *, yes: bool) -> int:
             print("not accepted")
             return 1
     try:
-        seal_file(path, durable=True)
+        seal_file(path, shown=shown, durable=True)  # only what was shown
     except OSError as exc:
         print(f"agent-tui trust: cannot seal {path}: {exc.strerror or exc}", file=sys.stderr)
         return 1

@@ -21,7 +21,7 @@ import errno
 import os
 import secrets
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -168,11 +168,14 @@ def replace_at(
     mode: int = 0o600,
     keep_mode: bool = False,
     durable: bool = True,
+    before_rename: Callable[[os.stat_result], None] | None = None,
 ) -> os.stat_result:
     """Replace ``name`` in ``dir_fd`` with ``data`` atomically (a new file renamed over it:
     a link there is replaced, not followed). ``mode`` for the new file (the umask applies);
-    ``keep_mode``: an existing regular file's mode bits are kept. Returns the new file's
-    ``stat``, taken after the rename (its inode and change time are the ones now on disk)."""
+    ``keep_mode``: an existing regular file's mode bits are kept; ``before_rename`` is called
+    with the new file's ``stat`` once it is written (and synced), before it is put in place.
+    Returns the new file's ``stat``, taken after the rename (its inode and change time are
+    the ones now on disk)."""
     keep: int | None = None
     if keep_mode:
         with contextlib.suppress(FileNotFoundError):
@@ -195,6 +198,8 @@ def replace_at(
             write_all(fd, data)
             if durable:
                 os.fsync(fd)
+            if before_rename is not None:
+                before_rename(os.fstat(fd))
         finally:
             os.close(fd)
         os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)

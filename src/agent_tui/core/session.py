@@ -16,17 +16,18 @@ next append; if it could not be cut off (or the process died mid-write) the file
 torn line: the reader skips it and says so (``problems``), and the next append starts on a
 fresh line, so the next prompt is not written onto it and lost.
 
-Each write seals the file (``NAME.jsonl.seal``: its inode, size and change time,
-``core.state_seal``); the store loads a session (``latest``, ``find``, ``load``) only when its
-seal matches, so a session file shipped in a repository cloned as the home directory, copied
-in, or rewritten by another program is not continued until the user accepts it
-(``agent-tui trust --session ID``). Files are mode 0600 and never opened through a link.
+Each write seals the file (``NAME.jsonl.seal``: its inode, size, change time and hash,
+``core.state_seal``), announcing it first as pending (``core.session_seal``); the store loads a
+session (``latest``, ``find``, ``load``) only when its seal matches or the file is a pending
+append a crash interrupted, so a session file shipped in a repository cloned as the home
+directory, copied in, or rewritten by another program is not continued until the user accepts
+it (``agent-tui trust --session ID``), while a ``kill -9`` mid-append never asks. Files are
+mode 0600 and never opened through a link.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import logging
 import os
@@ -48,14 +49,14 @@ from agent_tui.core.events import ToolErrorEvent, ToolResult
 from agent_tui.core.paths import data_dir
 from agent_tui.core.session_lock import SessionLock
 from agent_tui.core.session_seal import (
-    Resealing,
+    Doubted,
+    Keeper,
     SessionDoubted,
+    append_sealed,
     create_sealed,
-    open_append,
-    seal,
-    sealed_as_is,
+    read_session,
+    sync_seal,
 )
-from agent_tui.core.state_seal import doubt_file
 from agent_tui.core.transcript import CallRecord, Message, ToolCall, Usage
 
 log = logging.getLogger(__name__)
@@ -106,6 +107,8 @@ class SessionLog:
     _doubt_reported: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     _writer: SessionLock | None = field(default=None, repr=False, compare=False)
+    _keeper: Keeper | None = field(default=None, repr=False, compare=False)
+    """What this writer last sealed (``core.session_seal``)."""
     unwritable: OSError | None = field(default=None, repr=False, compare=False)
     """Why the file could not even be made (``unsaved_session``): the reason every failed
     write of it gives, rather than that the file is missing."""
@@ -206,10 +209,9 @@ class SessionLog:
                 fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
                 try:
                     os.fsync(fd)
-                    if sealed_as_is(fd, self.path):
-                        seal(fd, self.path, durable=True)  # the seal on disk with the turn
                 finally:
                     os.close(fd)
+                sync_seal(self.path)  # the seal on disk with the turn, after it
             except OSError as exc:
                 self._failed(exc)
 
@@ -229,37 +231,22 @@ class SessionLog:
         partial line back off the file and noting the failure in ``problem``."""
         if not self.unsaved:
             return None
-        data = "".join(self.unsaved).encode("utf-8")
+        failure = self._append_bytes("".join(self.unsaved).encode("utf-8"))
+        if failure is None:
+            self.unsaved.clear()
+            self.problem, self._reported = None, False
+        return failure
+
+    def _append_bytes(self, data: bytes) -> OSError | None:
+        """Append ``data`` (whole lines) in one write, sealed (``core.session_seal``); the
+        error if it failed, after taking the partial line back off (``_failed`` notes it)."""
+        if self._keeper is None:
+            self._keeper = Keeper(self.path)
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW)
+            append_sealed(self.path, self._keeper, data, self._still_ours)
         except OSError as exc:
             self._failed(exc)
             return exc
-        size = -1
-        sealing: Resealing | None = None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)  # another process appending: one write+seal at a time
-            sealing = Resealing(fd, self.path)
-            self._still_ours(sealing.ours)
-            size = os.fstat(fd).st_size
-            if size and os.pread(fd, 1, size - 1) != b"\n":
-                data = b"\n" + data  # an unfinished line is left: never append onto it
-            _write_all(fd, data)
-            sealing.seal()
-        except OSError as exc:
-            if size >= 0:  # take the partial line back off, so the file ends whole
-                with contextlib.suppress(OSError):
-                    os.ftruncate(fd, size)
-                    if sealing is not None:  # back to what was sealed: sealed again
-                        sealing.seal()
-            self._failed(exc)
-            return exc
-        finally:
-            if sealing is not None:
-                sealing.close()
-            os.close(fd)
-        self.unsaved.clear()
-        self.problem, self._reported = None, False
         return None
 
     def _still_ours(self, ours: bool) -> None:
@@ -273,8 +260,7 @@ class SessionLog:
                 "session: agent-tui goes on saving to it but no longer vouches for it, so "
                 "--continue and --resume will not load it until you accept it "
                 f"(`agent-tui trust --session {self.id}`)"
-            )
-            log.warning("%s", self.doubt)
+            )  # said once, by ``take_problem`` (an error event; on stderr in headless runs)
 
     def _failed(self, exc: OSError) -> None:
         if self.unwritable is not None and isinstance(exc, FileNotFoundError):
@@ -350,11 +336,12 @@ class SessionLog:
         return [*self.notes, *out]
 
     @classmethod
-    def load(cls, path: Path) -> SessionLog:
-        """Read a session file; broken lines are skipped and counted, never fatal. A last
-        line without its newline that does not parse is a torn tail (``torn_tail``); a line
-        that does not parse but ends in a whole entry (an append that ran onto a torn line)
-        gives that entry back."""
+    def load(cls, path: Path, data: bytes | None = None) -> SessionLog:
+        """Read a session file (``data``: its content, already read); broken lines are
+        skipped and counted, never fatal. A last line without its newline that does not parse
+        is a torn tail (``torn_tail``); a line that does not parse but ends in a whole entry
+        (an append that ran onto a torn line) gives that entry back. The seal is not checked
+        here: ``SessionStore.load`` does."""
         meta: dict[str, Any] = {}
         messages: list[Message] = []
         entries: list[CheckpointEntry] = []
@@ -363,7 +350,8 @@ class SessionLog:
         skipped = recovered = torn = 0
         skipped_at: list[int] = []
         replaced_at: list[int] = []
-        data = path.read_bytes()
+        if data is None:
+            data = path.read_bytes()
         lines = data.split(b"\n")
         for number, raw in enumerate(lines):
             if not raw.strip():
@@ -585,8 +573,9 @@ class SessionStore:
         }
         if forked_from is not None:
             meta["forked_from"] = forked_from
-        create_sealed(path, (json.dumps(meta) + "\n").encode("utf-8"))
+        keeper = create_sealed(path, (json.dumps(meta) + "\n").encode("utf-8"))
         session = SessionLog(session_id, path, str(cwd), model, created, forked_from=forked_from)
+        session._keeper = keeper
         session.claim()  # new: nobody else can hold it
         return session
 
@@ -594,23 +583,28 @@ class SessionStore:
         """A new session (new id, new file) with ``session``'s whole history: every line of
         its file but the meta line, so it reads back to the same transcript and checkpoints;
         the kept contents are linked (or copied) into its own directory. Blocking."""
+        with session._lock:  # what the fork copies is checked as a load checks it
+            try:
+                lines = read_session(session.path).data.split(b"\n")
+            except Doubted as doubted:
+                raise SessionDoubted(session.path, doubted.why) from None
+        if lines and not lines[-1]:
+            lines.pop()
+        if lines:
+            try:
+                if json.loads(lines[0]).get("type") == "meta":
+                    del lines[0]
+            except (json.JSONDecodeError, AttributeError):
+                pass
         fork = self.new(Path(session.cwd), session.model, forked_from=session.id)
-        with session._lock, session.path.open("rb") as src, open_append(fork.path) as dst:
-            first = True
-            for line in src:
-                if first:
-                    first = False
-                    try:
-                        if json.loads(line).get("type") == "meta":
-                            continue
-                    except (json.JSONDecodeError, AttributeError):
-                        pass
-                dst.write(line if line.endswith(b"\n") else line + b"\n")
-            dst.flush()
-            seal(dst.fileno(), fork.path)
+        if lines:  # one sealed append, as crash-safe as any
+            failure = fork._append_bytes(b"".join(line + b"\n" for line in lines))
+            if failure is not None:
+                raise failure
         session.blobs.copy_to(fork.blobs)
         loaded = SessionLog.load(fork.path)
         loaded._writer = fork._writer  # the lock new() took goes with it
+        loaded._keeper = fork._keeper  # and what its writer sealed
         return loaded
 
     def all(self) -> list[Path]:
@@ -663,10 +657,13 @@ class SessionStore:
         something else wrote it (shipped in a repository, copied, changed by another program,
         writable by another user). ``latest_of``: it was picked as the latest of that
         directory (for the message)."""
-        why = doubt_file(path)
-        if why is not None:
-            raise SessionDoubted(path, why, latest_of)
-        return SessionLog.load(path)
+        try:
+            found = read_session(path)
+        except Doubted as doubted:
+            raise SessionDoubted(path, doubted.why, latest_of) from None
+        session = SessionLog.load(path, found.data)
+        session._keeper = Keeper(path, found)
+        return session
 
 
 def in_use_note(original: SessionLog, fork: SessionLog, holder: str) -> str:

@@ -17,7 +17,11 @@ Trusted keys are kept per workspace in ``<data dir>/trust.json`` — outside eve
 but not out of reach of one: with the workspace as the home directory the data directory is
 inside it. So the store is written without following a link, mode 0600, and sealed; a store
 that is not as agent-tui last wrote it (shipped, copied, changed by another program, writable
-by another user: ``core.state_seal``) trusts nothing, and ``problem`` says why.
+by another user: ``core.state_seal``) trusts nothing, and ``problem`` says why. Each save
+writes a new file and renames it into place; before the rename the seal records it as pending
+(its inode, size and hash), so a process killed between the rename and the new seal leaves a
+store the next load still takes (``state_seal.verify``), and the next save clears the
+temporary file a process killed before the rename left.
 """
 
 from __future__ import annotations
@@ -28,15 +32,26 @@ import hashlib
 import json
 import logging
 import os
+import re
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from agent_tui.core.nofollow import read_at, replace_at
+from agent_tui.core.nofollow import replace_at
 from agent_tui.core.paths import data_dir
-from agent_tui.core.state_seal import doubt, open_parent, write_seal
+from agent_tui.core.state_seal import (
+    Doubted,
+    Pending,
+    Seal,
+    State,
+    open_parent,
+    sha256,
+    verified,
+    write_seal,
+)
 
 FILE = "trust.json"
 log = logging.getLogger(__name__)
@@ -96,6 +111,8 @@ class ProjectTrust:
     def __post_init__(self) -> None:
         self.workspace = Path(os.path.realpath(self.workspace))
         self._keys: set[str] | None = None
+        self._state: State | None = None
+        """The store as last read and found agent-tui's (None: none, or doubted)."""
 
     @property
     def store(self) -> Path:
@@ -105,6 +122,7 @@ class ProjectTrust:
         """Every workspace's trusted keys; nothing when the store cannot be taken as
         agent-tui wrote it (``core.state_seal``: shipped, copied, changed by another program,
         writable by another user) — then ``problem`` says why."""
+        self._state = None
         try:
             fd = open_parent(self.store)
         except FileNotFoundError:
@@ -112,17 +130,18 @@ class ProjectTrust:
         except OSError as exc:
             return self._unreadable(exc)
         try:
-            why = doubt(fd, self.store.name)
-            if why is not None:
-                self.problem = (
-                    f"the trust store {self.store} {why}: nothing in it is trusted, since a "
-                    "trust store put there by anything but agent-tui could turn on a project's "
-                    "MCP servers and rules. Review and trust the project's items again "
-                    "(`agent-tui trust`, or in the TUI); that writes a new store"
-                )
-                log.warning("%s", self.problem)
-                return {}
-            raw = json.loads(read_at(fd, self.store.name))
+            with verified(fd, self.store.name) as found:
+                raw = json.loads(found.data)
+                self._state = found.state
+        except Doubted as doubted:
+            self.problem = (
+                f"the trust store {self.store} {doubted.why}: nothing in it is trusted, since "
+                "a trust store put there by anything but agent-tui could turn on a project's "
+                "MCP servers and rules. Review and trust the project's items again "
+                "(`agent-tui trust`, or in the TUI); that writes a new store"
+            )
+            log.warning("%s", self.problem)
+            return {}
         except FileNotFoundError:
             return {}
         except (OSError, ValueError) as exc:
@@ -186,17 +205,45 @@ class ProjectTrust:
             fd = open_parent(self.store, create=True)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
+                _clear_temporaries(fd, self.store.name)
                 yield fd, self._read_all()
             finally:
                 os.close(fd)  # releases the lock
 
     def _save(self, fd: int, everything: dict[str, list[str]]) -> None:
-        """Write the store (mode 0600, no link followed) and its seal."""
+        """Write the store (mode 0600, no link followed) and its seal: the new file as
+        pending before it is renamed into place (the old one, if it was agent-tui's, still
+        sealed as it is), then as it is."""
         data = {"version": 1, "workspaces": everything}
         text = (json.dumps(data, indent=1) + "\n").encode("utf-8")
-        st = replace_at(fd, self.store.name, text, mode=0o600)
-        write_seal(fd, self.store.name, st, durable=True)
+        digest = sha256(text).hexdigest()
+        name, before = self.store.name, self._state
+
+        def pending(new: os.stat_result) -> None:
+            # on disk before the rename can be (a power cut), then stamped again: the rename's
+            # change time must fall within AFTER_NS of the stamp, whatever the sync took
+            for durable in (True, False):
+                record = Pending(new.st_ino, len(text), digest, time.time_ns())
+                write_seal(fd, name, Seal(before, record), durable=durable)
+
+        st = replace_at(fd, name, text, mode=0o600, before_rename=pending)
+        self._state = State.of(st, digest)
+        write_seal(fd, name, Seal(self._state), durable=True)
         self.problem = None
+
+
+def _clear_temporaries(dir_fd: int, store: str) -> None:
+    """Remove the temporary stores saves killed before their rename left (``.NAME.XXXXXXXX
+    .tmp``, ``nofollow.replace_at``'s names), under the lock every save holds: none is in use."""
+    temporary = re.compile(rf"\.{re.escape(store)}\.[0-9a-f]{{8}}\.tmp")
+    try:
+        names = os.listdir(dir_fd)
+    except OSError:
+        return
+    for name in names:
+        if temporary.fullmatch(name):
+            with contextlib.suppress(OSError):
+                os.unlink(name, dir_fd=dir_fd)
 
 
 def untrusted_warning(items: Iterable[TrustItem]) -> str:

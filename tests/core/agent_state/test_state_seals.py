@@ -6,18 +6,21 @@ it. (The real CLI's ``--continue`` is in ``test_state_cli``.)"""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from agent_tui.core.agent import Agent
+from agent_tui.core.nofollow import read_at
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.session import SessionDoubted, SessionLog, SessionStore
-from agent_tui.core.state_seal import doubt_file, seal_file
+from agent_tui.core.state_seal import State, Verified, doubt_file, seal_file, sha256
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.transcript import Message
 from agent_tui.core.trust import ProjectTrust, TrustItem
@@ -205,7 +208,13 @@ def test_the_planted_key_is_the_right_one_only_the_seal_stops_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _planted_store(tmp_path)
-    monkeypatch.setattr("agent_tui.core.trust.doubt", lambda fd, name: None)
+
+    @contextlib.contextmanager
+    def unchecked(fd: int, name: str, **_: object) -> Iterator[Verified]:
+        data = read_at(fd, name)
+        yield Verified(data, State(0, 0, 0), sha256(data), recovered=False)
+
+    monkeypatch.setattr("agent_tui.core.trust.verified", unchecked)
     assert ProjectTrust(tmp_path).allows(ITEM)  # the attack is real without the seal
 
 
