@@ -34,6 +34,7 @@ import re
 import secrets
 import stat
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -106,6 +107,9 @@ class SessionLog:
     _doubt_reported: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     _writer: SessionLock | None = field(default=None, repr=False, compare=False)
+    on_write: Callable[[bytes], None] | None = field(default=None, repr=False, compare=False)
+    """Given every line before it is written (the spill reference record scans them for the
+    spills the session points to: ``core.budget.refs_writer``)."""
     unwritable: OSError | None = field(default=None, repr=False, compare=False)
     """Why the file could not even be made (``unsaved_session``): the reason every failed
     write of it gives, rather than that the file is missing."""
@@ -230,6 +234,8 @@ class SessionLog:
         if not self.unsaved:
             return None
         data = "".join(self.unsaved).encode("utf-8")
+        if self.on_write is not None:
+            self.on_write(data)
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW)
         except OSError as exc:
