@@ -96,16 +96,25 @@ def _record_refusal(
         named = (
             f"the saved session {session_id(session)} ({_home_relative(session)})"
             if session is not None
-            else "a session of another agent-tui"
+            else "an unsaved session"
         )
-        where = _home_relative(ledger.root / REFS_DIR / f"{record.key}.json")
-        if record.state == "live":
+        if record.running:
             return SpillRefused(
                 "saved",
-                f"{shown} is referred to by {named}, of another data dir or process: {record.why}.",
+                f"{shown} is pointed to by {named}, which another agent-tui process is running "
+                "now (another data dir, or another run in this folder).",
+                "Nothing was deleted: leave the spill, it is deleted by itself once no session "
+                "refers to it.",
+            )
+        if record.state == "live" and session is not None:
+            return SpillRefused(
+                "saved",
+                f"{shown} is referred to by {named}, of another data dir: resuming it "
+                f"(agent-tui --resume {session}) would read this spill.",
                 "Delete that session file first if you no longer need it; otherwise leave the "
                 "spill: it is deleted by itself once no session refers to it.",
             )
+        where = _home_relative(ledger.root / REFS_DIR / f"{record.key}.json")
         return SpillRefused(
             "saved",
             f"{shown} may be referred to by {named}: {record.why}.",

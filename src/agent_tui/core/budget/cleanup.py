@@ -170,10 +170,6 @@ def collect_spills(
         if unreferenced:
             unreferenced -= _names_in_files(sessions, unreferenced, pattern, mentions)
         passes.append(_Pass(files, sub, unreferenced))
-    if not mentions and not any(p.unreferenced for p in passes):
-        for each in passes:
-            report.kept.extend(store.root.joinpath(*each.sub) / n for n, _ in each.files)
-        return report
     own = store.refs.held_keys()
     with open_ledger(store.dir, exclusive=True) as ledger:
         usable = ledger is not None and ledger.blocked is None
@@ -260,11 +256,13 @@ def _sweep(store: SpillStore, each: _Pass, rules: _Rules, report: CleanupReport)
 
 
 def _forget_dead(ledger: Ledger, own: frozenset[str], present: set[str], before: float) -> None:
-    """Remove the records of dead sessions that name no file left, ``.live`` files whose
-    record is gone and whose process ended, and temporary files of record writes that never
-    finished (older than ``before``)."""
+    """Remove the records that keep nothing any more — of a dead session, or of a saved one
+    no process runs now, naming no file left (a session resumed later writes its record
+    again) —, ``.live`` files whose record is gone and whose process ended, and temporary
+    files of record writes that never finished (older than ``before``)."""
     for record in list(ledger.records):
-        if record.state == "dead" and record.key not in own and not record.names & present:
+        idle = record.state == "dead" or (record.state == "live" and not record.running)
+        if idle and record.key not in own and not record.names & present:
             with contextlib.suppress(OSError):
                 ledger.forget(record.key)
     ledger.sweep_strays(own, before)

@@ -26,7 +26,8 @@ the session wrote (``refs_writer``). A record is judged (``judge``):
 A record that cannot be read at all (not JSON, a link, a directory, a newer format) may name
 any spill: while it is there, nothing in that spill directory is deleted. Records are
 written whole: a temporary file made with ``O_EXCL | O_NOFOLLOW`` and renamed over, in the
-``.refs`` directory reached without following a link (``spill_dir``).
+``.refs`` directory reached without following a link (``spill_dir``), its data ``fsync``-ed
+before the rename (a crash never leaves an empty record, which would keep everything).
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ _STAMP = 15
 """Characters of a name before its ``Z-``."""
 
 State = Literal["live", "dead", "doubt"]
+RUNNING = "an agent-tui process is running that session now"
 
 
 def names_in(data: bytes) -> set[str]:
@@ -118,6 +120,8 @@ class Record:
     state: State
     why: str
     """Why it is in that state (for the browser's refusal and the report)."""
+    running: bool = False
+    """Live because a process runs its session now (its ``.live`` lock is held)."""
 
 
 @dataclass
@@ -304,7 +308,8 @@ def _read_all(ledger: Ledger) -> None:
             continue
         session, recorded_host, names = body
         state, why = judge(ledger.fd, key, session, recorded_host, host)
-        ledger.add(Record(key, names, session, recorded_host, state, why))
+        running = state == "live" and why == RUNNING
+        ledger.add(Record(key, names, session, recorded_host, state, why, running))
 
 
 def _parse(raw: bytes) -> tuple[str | None, str, frozenset[str]] | str:
@@ -336,7 +341,7 @@ def judge(fd: int, key: str, session: str | None, recorded: str, host: str) -> t
     """Is the session of record ``key`` (``.refs`` directory ``fd``) alive?"""
     running = _running(fd, key)
     if running is True:
-        return "live", "the process running that session is still running"
+        return "live", RUNNING
     if session is None:
         if running is None:
             return "doubt", "whether the process of that unsaved session still runs is unknown"

@@ -49,8 +49,10 @@ SCAN_CHUNK = 1 << 20
 class SpillRefs:
     """The record of the session this process runs, in the spill directory ``spill_dir``."""
 
-    def __init__(self, spill_dir: SpillDir) -> None:
+    def __init__(self, spill_dir: SpillDir, *, durable: bool = True) -> None:
         self._dir = spill_dir
+        self._durable = durable
+        """``fsync`` a record before renaming it in (as its store does its spills)."""
         self._lock = threading.RLock()
         self._key: str | None = None
         self._session: Path | None = None
@@ -90,7 +92,7 @@ class SpillRefs:
                 self._key = session_key(path)
             self._session = path
             self._scan = path if scan and path is not None else None
-            self._flush(create=False)
+            self._flush()
 
     def add(self, names: Iterable[str]) -> None:
         """Spills this process is writing (their names reserved in the spill directory)."""
@@ -100,7 +102,7 @@ class SpillRefs:
             fresh = set(names) - self._written
             if fresh or self._live is None:
                 self._written |= fresh
-                self._flush(create=False)
+                self._flush()
 
     def saw(self, data: bytes) -> None:
         """The session is writing ``data`` to its file: record the spill names in it."""
@@ -111,7 +113,7 @@ class SpillRefs:
             fresh = found - self._mentioned
             if fresh and self._key is not None:
                 self._mentioned |= fresh
-                self._flush(create=False)
+                self._flush()
 
     def detach(self) -> None:
         """The session ends (or another takes its place): its record keeps what its file names;
@@ -126,17 +128,17 @@ class SpillRefs:
                 if self._session is not None and unsaid:
                     self._written -= unsaid
                     self._write_apart(unsaid)
-                self._flush(create=False, final=True)
+                self._flush(final=True)
             self._release()
             self._key, self._session, self._scan = None, None, None
             self._mentioned, self._written, self._recorded = set(), set(), None
 
     # -- writing ----------------------------------------------------------------------------
 
-    def _flush(self, *, create: bool, final: bool = False) -> None:
+    def _flush(self, *, final: bool = False) -> None:
         """Write the record when what it names changed (and the spill directory exists)."""
         try:
-            spill_fd = self._dir.open_existing() if not create else self._dir.open(create=True)
+            spill_fd = self._dir.open_existing()
         except OSError:
             return  # no spill directory (yet): nothing to protect there
         root = self._dir.path
@@ -149,9 +151,11 @@ class SpillRefs:
             os.close(spill_fd)
         try:
             self._read_session()
+            names = frozenset(self._mentioned | self._written)
+            if not names and self._recorded is None:
+                return  # nothing to keep: no record (a session start leaves no trace)
             if not final:
                 self._hold_live(fd, root)
-            names = frozenset(self._mentioned | self._written)
             if names == self._recorded and (names or not final):
                 return
             lock = lock_shared(fd, root)
@@ -161,7 +165,9 @@ class SpillRefs:
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(key, dir_fd=fd)
                 else:
-                    replace_at(fd, key, encode(self._session, names), mode=0o644)
+                    replace_at(
+                        fd, key, encode(self._session, names), mode=0o644, durable=self._durable
+                    )
             finally:
                 if lock is not None:
                     os.close(lock)
@@ -183,7 +189,7 @@ class SpillRefs:
             lock = lock_shared(fd, self._dir.path)
             try:
                 key = f"released-{secrets.token_hex(6)}.json"
-                replace_at(fd, key, encode(None, names), mode=0o644)
+                replace_at(fd, key, encode(None, names), mode=0o644, durable=self._durable)
             finally:
                 if lock is not None:
                     os.close(lock)

@@ -86,7 +86,7 @@ class SpillStore:
         """fsync the data before the rename (a crash then never leaves a short file)."""
         self.step = step
         """Characters between index checkpoints inside long lines."""
-        self.refs = SpillRefs(self.dir)
+        self.refs = SpillRefs(self.dir, durable=durable)
         """This process's reference record here (``refs_writer``): every spill is named in it
         from the moment its name is reserved."""
 
