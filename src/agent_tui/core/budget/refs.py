@@ -191,7 +191,11 @@ class Ledger:
         """Remove ``.live`` files whose record is gone and whose process ended, and the
         temporary files of record writes that never finished (older than ``before``)."""
         keys = self._by_key.keys() | own
-        for name in os.listdir(self.fd):
+        try:
+            listed = os.listdir(self.fd)
+        except OSError:
+            return
+        for name in listed:
             try:
                 if name.endswith(".tmp") and name.startswith("."):
                     st = os.stat(name, dir_fd=self.fd, follow_symlinks=False)
@@ -290,7 +294,14 @@ def lock_shared(fd: int, root: Path) -> int | None:
 
 def _read_all(ledger: Ledger) -> None:
     host = this_host()
-    for name in sorted(os.listdir(ledger.fd)):
+    try:
+        listed = sorted(os.listdir(ledger.fd))
+    except OSError as exc:
+        ledger.unreadable.append(
+            f"the reference records in {ledger.root / REFS_DIR} cannot be listed ({_say(exc)})"
+        )
+        return
+    for name in listed:
         if not RECORD_NAME.fullmatch(name):
             continue
         key = name.removesuffix(".json")
