@@ -35,6 +35,7 @@ import re
 import secrets
 import stat
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -109,6 +110,9 @@ class SessionLog:
     _writer: SessionLock | None = field(default=None, repr=False, compare=False)
     _keeper: Keeper | None = field(default=None, repr=False, compare=False)
     """What this writer last sealed (``core.session_seal``)."""
+    on_write: Callable[[bytes], None] | None = field(default=None, repr=False, compare=False)
+    """Given every line before it is written (the spill reference record scans them for the
+    spills the session points to: ``core.budget.refs_writer``)."""
     unwritable: OSError | None = field(default=None, repr=False, compare=False)
     """Why the file could not even be made (``unsaved_session``): the reason every failed
     write of it gives, rather than that the file is missing."""
@@ -242,6 +246,8 @@ class SessionLog:
         error if it failed, after taking the partial line back off (``_failed`` notes it)."""
         if self._keeper is None:
             self._keeper = Keeper(self.path)
+        if self.on_write is not None:
+            self.on_write(data)
         try:
             append_sealed(self.path, self._keeper, data, self._still_ours)
         except OSError as exc:

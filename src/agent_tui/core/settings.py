@@ -190,7 +190,7 @@ USER_ONLY: dict[str, Callable[[dict[str, Any]], list[str]]] = {
 project files): for each, the keys of a section object that it may not set elsewhere."""
 USER_ONLY_WHY: dict[str, str] = {
     "budget": "may only name a spill directory inside the workspace (no absolute path, ~ or "
-    "'..': the agent would write there)",
+    "'..': the agent would write there) and may only keep spills longer than the defaults",
 }
 """Why a project may not set them, by section (default: it may only make it stricter)."""
 FAIL_CLOSED: dict[str, dict[str, Any]] = {"sandbox": {"mode": "required"}}

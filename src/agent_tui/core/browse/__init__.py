@@ -13,8 +13,9 @@ exactly as ``read_file`` returns them. UI-free; every call costs what a window c
   with its footer and the call that returns them; ``window_ending_at`` for paging back and
   jumping to the end under read_file's 100,000-character window cap; ``window_text``: the
   lines of a window as the file has them (what the browser copies);
-- ``delete_spill``: refused while a live message or a saved session points to the spill
-  (``why_not_delete`` says why before asking).
+- ``delete_spill``: refused while a live message, a saved session or the reference record of
+  another data dir's session points to the spill (``why_not_delete`` says why before
+  asking).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agent_tui.core.budget.cleanup import first_file_naming, message_texts, referenced_names
+from agent_tui.core.budget.cleanup import message_texts, referenced_names
 from agent_tui.core.budget.index import SpillIndex, SpillMeta
 from agent_tui.core.budget.reader import SpillReader
 from agent_tui.core.budget.store import SPILL_NAME, SpillStore, _safe, is_spill_name
@@ -436,72 +437,31 @@ def column_of_byte(reader: SpillReader, line: int, byte: int) -> int:
     return char + len(os.pread(reader.fd, byte - base, base).decode("utf-8", "replace"))
 
 
-# -- deleting -------------------------------------------------------------------------------
+# Deleting (``delete``) uses what is above: imported last, and re-exported from here.
+from agent_tui.core.browse.delete import delete_spill, session_id, why_not_delete  # noqa: E402
 
-
-def why_not_delete(
-    store: SpillStore,
-    path: Path,
-    messages: Sequence[Message],
-    session_files: Iterable[Path] = (),
-) -> SpillRefused | None:
-    """Why ``path`` may not be deleted: not a spill file of ``store``, a live message points to
-    it, or a saved session does (it may be resumed, and its pointers must work) or may (it
-    cannot be read). None when it may be deleted. Blocking (reads the session files)."""
-    shown = store.shown(path)
-    if not is_spill_name(path.name) or Path(os.path.realpath(path.parent)) != Path(
-        os.path.realpath(store.checked_root())
-    ):
-        return SpillRefused("not_spill", f"{shown} is not a spill file.", "Nothing was deleted.")
-    who = live_references(messages).get(path.name)
-    if who is not None:
-        return SpillRefused(
-            "referenced",
-            f"{shown} is still pointed to by a live message ({who}); the model may read it.",
-            "It is deleted by itself once no message of the session refers to it.",
-        )
-    found = first_file_naming(path.name, session_files)
-    if found is None:
-        return None
-    session, error = found
-    named = f"the saved session {session_id(session)} ({_home_relative(session)})"
-    if error is not None:
-        return SpillRefused(
-            "saved",
-            f"{shown} may be referred to by {named}: it cannot be read "
-            f"({error.strerror or error}).",
-            "Nothing was deleted: a session that cannot be read may still be resumed. Make the "
-            "file readable (or remove it), then try again.",
-        )
-    return SpillRefused(
-        "saved",
-        f"{shown} is referred to by {named}: resuming it (agent-tui --resume "
-        f"{session_id(session)}) would read this spill.",
-        "Delete that session file first if you no longer need it; otherwise leave the spill: "
-        "it is deleted by itself once no message and no saved session refers to it.",
-    )
-
-
-def delete_spill(
-    store: SpillStore,
-    path: Path,
-    messages: Sequence[Message],
-    session_files: Iterable[Path] = (),
-) -> None:
-    """Delete a spill and its index; refused (``why_not_delete``) while a live message or a
-    saved session points to it. Blocking (reads the session files): use a thread."""
-    refused = why_not_delete(store, path, messages, session_files)
-    if refused is not None:
-        raise refused
-    store.remove(path)
-
-
-def session_id(path: Path) -> str:
-    """The id of a session file (``<UTC time>-<id>.jsonl``), as ``--resume`` takes it."""
-    return path.stem.rsplit("-", 1)[-1]
-
-
-def _home_relative(path: Path) -> str:
-    """``path`` with the home directory as ``~``."""
-    home = Path(os.path.expanduser("~"))
-    return f"~/{path.relative_to(home).as_posix()}" if path.is_relative_to(home) else str(path)
+__all__ = [
+    "COPY_MAX_BYTES",
+    "NAMED_LIKE",
+    "SpillEntry",
+    "SpillRefused",
+    "SpillWindow",
+    "WindowText",
+    "column_of_byte",
+    "delete_spill",
+    "gone",
+    "line_of_byte",
+    "line_start",
+    "list_spills",
+    "live_references",
+    "not_indexed",
+    "open_reader",
+    "parse_name",
+    "read_window",
+    "resolve_spill",
+    "session_id",
+    "why_not_delete",
+    "window_ending_at",
+    "window_of",
+    "window_text",
+]

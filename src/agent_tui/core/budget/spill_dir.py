@@ -59,6 +59,13 @@ class SpillDir:
                 if not self._switch(exc, anchor, parts):
                     raise
 
+    def open_existing(self, *sub: str) -> int:
+        """A descriptor of ``path/sub…`` as it is now: nothing made, nothing below the anchor
+        followed, and no switch to the fallback (a link on the way is ``LinkRefused``, for a
+        caller that only looks: the reference records look for the spill directory at every
+        session start, which must not move the spills elsewhere by itself)."""
+        return open_below(self._anchor, (*self._parts, *sub), create=False)
+
     def open_with(self, sub: str) -> tuple[int, int, Path]:
         """(descriptor of ``path``, of ``path/sub``, ``path``), both made when missing and
         reached as ``open`` does: a link at ``sub`` switches to the fallback too."""

@@ -13,7 +13,8 @@ surrogate, which UTF-8 cannot hold, becomes ``?``); a tool's raw bytes (``RawOut
 command wrote, valid UTF-8 or not) are written as they are. Either is streamed in pieces so a
 huge output never exists twice in memory, into a temporary file that is renamed into place
 when complete. The sidecar index (``index.py``) is built during the same pass. A
-``.gitignore`` keeps the directory out of version control.
+``.gitignore`` keeps the directory out of version control. Which sessions reference which
+spills is recorded beside them (``refs``, ``refs_writer``); ``cleanup`` deletes by it.
 
 Every file is made with ``O_EXCL | O_NOFOLLOW`` and renamed relative to a descriptor of the
 spill directory, which is reached from the workspace without following a link
@@ -35,6 +36,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from agent_tui.core.budget.index import INDEX_DIR, STEP, IndexBuilder, SpillMeta, index_path
+from agent_tui.core.budget.refs_writer import SpillRefs
 from agent_tui.core.budget.spill_dir import SpillDir
 from agent_tui.core.nofollow import create_at
 
@@ -84,6 +86,9 @@ class SpillStore:
         """fsync the data before the rename (a crash then never leaves a short file)."""
         self.step = step
         """Characters between index checkpoints inside long lines."""
+        self.refs = SpillRefs(self.dir, durable=durable)
+        """This process's reference record here (``refs_writer``): every spill is named in it
+        from the moment its name is reserved."""
 
     @property
     def root(self) -> Path:
@@ -137,6 +142,7 @@ class SpillStore:
         for _ in range(1000):
             token = secrets.token_hex(TOKEN_CHARS // 2)
             name = spill_name(tool, call_id, when, token)
+            self.refs.add((name,))  # before the file exists: a spill on disk is always recorded
             try:
                 os.close(create_at(fd, name, 0o644))
             except FileExistsError:
