@@ -167,15 +167,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     cwd = (args.cwd or Path.cwd()).resolve()
     if not cwd.is_dir():
         return _fail(f"--cwd {cwd} is not a directory")
+    try:
+        return _run(args, cwd)
+    finally:
+        if "agent_tui.core.logfile" in sys.modules:
+            sys.modules["agent_tui.core.logfile"].stop()
+
+
+def _start_log(args: argparse.Namespace) -> None:
+    """The log file (``core.logfile``); with ``--debug``, on stderr when it cannot be."""
     from agent_tui.core import logfile
 
     log = logfile.start(debug=args.debug)
     if args.debug and log.problem is not None:
         print(f"agent-tui: {log.problem}", file=sys.stderr)
-    try:
-        return _run(args, cwd)
-    finally:
-        logfile.stop()
 
 
 def _run(args: argparse.Namespace, cwd: Path) -> int:
@@ -200,6 +205,7 @@ def _build(args: argparse.Namespace, cwd: Path) -> Core | int:
 
 
 def _headless(args: argparse.Namespace, cwd: Path) -> int:
+    _start_log(args)
     core = _build(args, cwd)
     if isinstance(core, int):
         return core
@@ -233,6 +239,7 @@ def _tui(args: argparse.Namespace, cwd: Path) -> int:
     def boot() -> Booted:
         from agent_tui.assemble import SetupFailed, assemble
 
+        _start_log(args)  # here, in the boot thread: its imports do not delay the first frame
         try:
             core = assemble(args, cwd)
         except SetupFailed as exc:
