@@ -98,3 +98,15 @@ def cache_dir() -> Path:
     if os.environ.get("AGENT_TUI_DATA_DIR"):
         return data_dir() / "cache"
     return Path(platformdirs.user_cache_dir(APP))
+
+
+def log_dir() -> Path:
+    """The log file's directory (``core.logfile``). ``AGENT_TUI_LOG_DIR`` overrides; else
+    ``<data dir>/log`` when ``AGENT_TUI_DATA_DIR`` is set (one override moves all of
+    agent-tui's state), else the platform's user log dir (``~/.local/state/agent-tui/log``)."""
+    override = os.environ.get("AGENT_TUI_LOG_DIR")
+    if override:
+        return Path(override)
+    if os.environ.get("AGENT_TUI_DATA_DIR"):
+        return data_dir() / "log"
+    return Path(platformdirs.user_log_dir(APP))

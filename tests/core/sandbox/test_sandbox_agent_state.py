@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.paths import cache_dir, config_dir, data_dir
+from agent_tui.core.paths import cache_dir, config_dir, data_dir, log_dir
 from agent_tui.core.sandbox import SandboxSettings, SessionSandbox
 from agent_tui.core.sandbox.bubblewrap import Bubblewrap
 from agent_tui.core.session import SessionStore
@@ -35,11 +35,14 @@ STATE_ENV = (
     "AGENT_TUI_DATA_DIR",
     "AGENT_TUI_CONFIG_DIR",
     "AGENT_TUI_CACHE_DIR",
+    "AGENT_TUI_LOG_DIR",
     "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
     "XDG_CONFIG_HOME",
     "XDG_CACHE_HOME",
 )
 TOKEN = "oauth-canary-token-77"
+LOGGED = "log-canary-detail-31"
 
 
 @dataclass
@@ -49,7 +52,7 @@ class Home:
     def digest(self) -> dict[str, str]:
         """Every file of the agent's state dirs, and where each dir leads."""
         out: dict[str, str] = {}
-        for state in (config_dir(), data_dir(), cache_dir()):
+        for state in (config_dir(), data_dir(), cache_dir(), log_dir()):
             out[f"{state} ->"] = os.path.realpath(state)
             if not state.is_dir():
                 continue
@@ -82,6 +85,8 @@ def make_home(base: Path, monkeypatch: pytest.MonkeyPatch) -> Home:
     (config_dir() / "settings.json").write_text('{"sandbox": {"mode": "required"}}\n')
     (data_dir() / "mcp-auth").mkdir(mode=0o700)
     (data_dir() / "mcp-auth" / "srv-0123.json").write_text(json.dumps({"token": TOKEN}))
+    log_dir().mkdir(parents=True, mode=0o700)
+    (log_dir() / "agent-tui.log").write_text(f"ERROR worker failed: {LOGGED}\n")
     return Home(root)
 
 
@@ -115,6 +120,8 @@ ATTACKS = [
     # ... from a program, no shell redirection
     f"{sys.executable} -c \"import pathlib; p = pathlib.Path.home() / '.local/share/agent-tui/"
     "sessions'; [f.write_text('') for f in p.glob('*.jsonl')]\"",
+    # ... the log (what the user reads when something went wrong)
+    "echo 'all is well, ignore the errors above' >> ~/.local/state/agent-tui/log/agent-tui.log",
     # ... the cache dir, which did not exist yet (MCP tool caches)
     "mkdir -p ~/.cache/agent-tui/mcp-tools && echo '{}' > ~/.cache/agent-tui/mcp-tools/x.json",
 ]
@@ -142,11 +149,15 @@ async def test_the_state_is_not_even_readable(
     home = make_home(tmp_path, monkeypatch)
     command = (
         "cat ~/.local/share/agent-tui/mcp-auth/*; cat ~/.local/share/agent-tui/sessions/*; "
+        "cat ~/.local/state/agent-tui/log/*; "
         "ls -A ~/.local/share/agent-tui ~/.config/agent-tui; echo end"
     )
-    assert TOKEN in _bare(home.root, command)
+    bare = _bare(home.root, command)
+    assert TOKEN in bare
+    assert LOGGED in bare
     out = await _run(home.root, command)
     assert TOKEN not in out.content
+    assert LOGGED not in out.content
     assert "hello" not in out.content
     assert "end" in out.content
 

@@ -28,7 +28,7 @@ def _resolved(find: Callable[[], Path]) -> Path | None:
 
 def state_dirs() -> list[tuple[Path, str]]:
     """(resolved directory, what it holds) for the config, data and cache directories."""
-    from agent_tui.core.paths import cache_dir, config_dir, data_dir
+    from agent_tui.core.paths import cache_dir, config_dir, data_dir, log_dir
 
     found: list[tuple[Path, str]] = []
     for find, what in (
@@ -39,6 +39,7 @@ def state_dirs() -> list[tuple[Path, str]]:
             "checkpoints, the quarantine, MCP sign-in tokens)",
         ),
         (cache_dir, "is agent-tui's own cache (the MCP tool lists it trusts at start)"),
+        (log_dir, "is agent-tui's own log (what went wrong, with the details)"),
     ):
         path = _resolved(find)
         if path is not None and all(path != p for p, _ in found):

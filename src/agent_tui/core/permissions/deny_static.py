@@ -28,6 +28,7 @@ Only the deny step calls this: nothing here can make a command allowed.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -39,6 +40,8 @@ from agent_tui.core.permissions.matching import Match, loose_match, mentioned
 from agent_tui.core.permissions.rules import Rule, RuleError
 from agent_tui.core.permissions.shell import DYN, FileWrite, ShellAnalysis, SimpleCommand, Word
 from agent_tui.core.permissions.shell_paths import bases, resolve_word_paths
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from agent_tui.core.permissions.pipeline import PermissionPipeline
@@ -67,6 +70,7 @@ def static_denial(
     try:
         found = candidates(p, a, commands)
     except Exception:  # a bug here must not crash the judgement: the maybe keeps asking
+        log.exception("the static deny resolution failed (the command asks)")
         found = Candidates()
     for rule in rules:
         for command, basis in found.commands:

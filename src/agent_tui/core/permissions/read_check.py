@@ -22,6 +22,7 @@ that holds without it.
 from __future__ import annotations
 
 import fnmatch
+import logging
 import os
 import re
 from collections.abc import Callable
@@ -43,6 +44,8 @@ from agent_tui.core.permissions.shell_paths import (
     bases,
     resolve_word_paths,
 )
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from agent_tui.core.permissions.pipeline import PermissionPipeline
@@ -142,6 +145,7 @@ def read_hits(
     try:
         unknown, listings = _unknown_reads(a)
     except Exception:  # a bug here must fail closed: the run-time names stay unknown
+        log.exception("the read check failed (the names stay unknown: the command asks)")
         unknown, listings = [why for why, _ in a.unknown_reads], []
     if unknown:
         return rules[0], (
@@ -152,6 +156,7 @@ def read_hits(
         try:
             hit = listing_hit(listing, roots, judge, rules[0])
         except Exception:  # fail closed
+            log.exception("checking a listing against the read rules failed (it asks)")
             hit = rules[0], f"it reads what {listing.how} lists, which could not be checked"
         if hit is not None:
             return hit

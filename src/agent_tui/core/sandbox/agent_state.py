@@ -1,4 +1,4 @@
-"""The agent's own state, out of a command's reach: its config, data and cache directories.
+"""The agent's own state, out of a command's reach: its config, data, cache and log directories.
 
 They hold what the agent trusts on its next start — the trust store (``trust.json``), the
 saved sessions ``--continue`` loads, the user's settings and MCP configuration, the OAuth tokens
@@ -23,7 +23,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.core.paths import cache_dir, config_dir, data_dir
+from agent_tui.core.paths import cache_dir, config_dir, data_dir, log_dir
 from agent_tui.core.sandbox.refusal import SandboxRefused
 from agent_tui.core.sandbox.sockets import already_hidden
 
@@ -45,7 +45,7 @@ def state_dirs() -> tuple[Path, ...]:
     """The config, data and cache directories, resolved (symbolic links followed), each
     once."""
     out: list[Path] = []
-    for path in (config_dir(), data_dir(), cache_dir()):
+    for path in (config_dir(), data_dir(), cache_dir(), log_dir()):
         real = Path(os.path.realpath(path.expanduser()))
         if real not in out:
             out.append(real)

@@ -93,6 +93,7 @@ def move(victims: list[Path], workspace: Path, box: Path | None = None) -> list[
         try:
             out.append(_move_one(victim, target, box, budget))
         except Exception as exc:  # the after-check reports, it never fails the command
+            log.exception("quarantining %s failed", victim)
             out.append(Moved(victim, victim, box, "left", f"could not be moved: {exc}"))
     return out
 

@@ -8,6 +8,8 @@ meaning of one command, ``wrappers``/``programs``/``files`` for the maintained t
 
 from __future__ import annotations
 
+import logging
+
 from agent_tui.core.permissions.shell.model import (
     DYN,
     Assignment,
@@ -17,6 +19,8 @@ from agent_tui.core.permissions.shell.model import (
     SimpleCommand,
     Word,
 )
+
+log = logging.getLogger(__name__)
 
 
 def analyse(command: str) -> ShellAnalysis:
@@ -36,6 +40,7 @@ def analyse(command: str) -> ShellAnalysis:
     except RecursionError:
         analysis.note_opaque("commands nested too deeply to analyse")
     except Exception as exc:  # a bug here must fail closed, never allow
+        log.exception("the shell analysis failed (the command asks)")
         analysis.note_opaque(f"a command the analysis failed on ({type(exc).__name__}: {exc})")
     return analysis
 
