@@ -29,11 +29,24 @@ DEFAULT_MAX_TURNS = 50
 """``core.agent.DEFAULT_MAX_TURNS``."""
 
 
+SUBCOMMANDS = (
+    ("mcp", "list, add, remove, call and sign in to MCP servers; serve our tools over MCP"),
+    ("permissions", "check what a rule allows: the decision for a command or path, part by part"),
+    ("trust", "review what this project's files ask to turn on; accept a doubted session"),
+    ("init", "write a starter AGENTS.md for this project"),
+    ("sandbox", "status: whether shell commands run sandboxed here, and why not"),
+)
+"""The subcommands ``main`` dispatches before parsing, as ``--help`` lists them."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = StrictParser(
         prog="agent-tui",
         description="A terminal coding agent. With no model configured it runs the offline "
         "demo model.",
+        epilog="commands (agent-tui COMMAND --help for each):\n"
+        + "\n".join(f"  {name:<12} {what}" for name, what in SUBCOMMANDS),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("prompt", nargs="?", help="a first message to send when the TUI opens")
     parser.add_argument(

@@ -16,7 +16,15 @@ from pathlib import Path
 
 
 def main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(prog="agent-tui trust", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="agent-tui trust",
+        description="Review what the project's own files ask to turn on (MCP servers, hooks, "
+        "settings, commands): lists the untrusted items and, on a terminal, asks. --yes "
+        "trusts them without asking; --revoke forgets every trust given in this folder; "
+        "--session ID accepts a saved session agent-tui refuses to load because it is not "
+        "as agent-tui last wrote it. Exit 0 when nothing is left untrusted, 1 when something "
+        "stays off, 2 for a usage error.",
+    )
     parser.add_argument("--yes", action="store_true", help="trust without asking")
     parser.add_argument("--revoke", action="store_true", help="trust nothing here any more")
     parser.add_argument("--cwd", type=Path, default=None, help="the project (default: here)")
