@@ -35,6 +35,7 @@ from agent_tui.core.state_seal import (
     open_parent,
     open_seal,
     put_seal,
+    read_all,
     read_seal,
     seal_name,
     sha256,
@@ -131,7 +132,7 @@ class Keeper:
             seal = read_seal(dir_fd, self.path.name)
         except (OSError, ValueError):
             return False
-        found = verify(seal, st, _pread_all(fd, st.st_size), tail_ok=whole_lines)
+        found = verify(seal, st, read_all(fd, st.st_size), tail_ok=whole_lines)
         if found is None:
             self._refused = (seal_st.st_ino, seal_st.st_ctime_ns)
             return False
@@ -228,17 +229,6 @@ def append_sealed(path: Path, keeper: Keeper, data: bytes, ours: Callable[[bool]
         if sealing is not None:
             sealing.close()
         os.close(fd)
-
-
-def _pread_all(fd: int, size: int) -> bytes:
-    chunks: list[bytes] = []
-    offset = 0
-    while True:
-        chunk = os.pread(fd, max(size - offset, 0) + 65536, offset)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
-        offset += len(chunk)
 
 
 def sync_seal(path: Path) -> None:

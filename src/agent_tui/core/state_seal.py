@@ -315,7 +315,9 @@ def _lock(fd: int, wait: float) -> bool:
             time.sleep(0.005)
 
 
-def _read_all(fd: int, size: int) -> bytes:
+def read_all(fd: int, size: int) -> bytes:
+    """All of ``fd`` from offset 0 by ``pread`` (at least ``size`` bytes are expected; a file
+    that grew meanwhile is read to its end)."""
     chunks: list[bytes] = []
     offset = 0
     while True:
@@ -373,7 +375,7 @@ def _check(dir_fd: int, name: str, fd: int, tail_ok: TailCheck | None) -> Verifi
             ) from None
         except (OSError, ValueError):
             raise Doubted("has a broken seal") from None
-        data = _read_all(fd, st.st_size)
+        data = read_all(fd, st.st_size)
         again = os.fstat(fd)
         if (again.st_size, again.st_ctime_ns) != (st.st_size, st.st_ctime_ns):
             continue  # written while read: read it again
@@ -419,7 +421,7 @@ def seal_file(path: Path, *, shown: bytes | None = None, durable: bool = False) 
         fd = os.open(path.name, flags, dir_fd=dir_fd)
         try:
             st = os.fstat(fd)
-            data = _read_all(fd, st.st_size)
+            data = read_all(fd, st.st_size)
             again = os.fstat(fd)
         finally:
             os.close(fd)

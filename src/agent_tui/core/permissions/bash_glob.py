@@ -13,24 +13,12 @@ from __future__ import annotations
 import os
 import re
 
+from agent_tui.core.globs import POSIX_CLASSES
+
 MAX_ENTRIES = 20_000
 MAX_MATCHES = 256
 
-_CLASSES = {
-    "alnum": "0-9A-Za-z",
-    "alpha": "A-Za-z",
-    "blank": " \\t",
-    "cntrl": "\\x00-\\x1f\\x7f",
-    "digit": "0-9",
-    "graph": "!-~",
-    "lower": "a-z",
-    "print": " -~",
-    "punct": "!-/:-@\\[-`{-~",
-    "space": " \\t\\n\\r\\f\\v",
-    "upper": "A-Z",
-    "xdigit": "0-9A-Fa-f",
-    "word": "0-9A-Za-z_",
-}
+_CLASSES = {**POSIX_CLASSES, "word": "0-9A-Za-z_"}
 
 
 class _Unsupported(Exception):
