@@ -1,7 +1,9 @@
 """What the sandbox and the lifeline cost a command: the median wall time of ``true`` and of a
 short ``ls`` through ``bash -c``: plain, under the lifeline (the watchdog ``run_shell`` puts
 before unsandboxed commands) and in bubblewrap — the exact argvs ``run_shell`` runs, each in a
-new session as it starts them.
+new session as it starts them. Then what building the sandboxed argv costs before each command
+(``ShellSandbox.wrap``: the agent's state dirs, the machine's Unix sockets from
+``/proc/net/unix`` and ``mountinfo``), and the environment (``environment.for_command``).
 
     PYTHONPATH=src python benchmarks/bench_sandbox.py            # 200 runs of each, alternating
     PYTHONPATH=src python benchmarks/bench_sandbox.py --argv     # print the wrapped argvs
@@ -64,6 +66,24 @@ def main() -> None:
         row = [f"{command:8} plain {base:6.2f} ms"]
         row += [f"{n} {m:6.2f} ms (+{m - base:5.2f})" for n, m in medians.items() if n != "plain"]
         print(" · ".join(row))
+    if problem is None and not args.argv:
+        from agent_tui.core.sandbox import environment
+
+        wraps, envs = [], []
+        for _ in range(args.runs):
+            start = time.perf_counter()
+            sandbox.wrap([bash, "-c", "true"], work)
+            wraps.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            environment.for_command(sandbox, passed=["MYAPP_*"])
+            envs.append(time.perf_counter() - start)
+        with open("/proc/net/unix", encoding="utf-8", errors="replace") as fh:
+            listed = sum(1 for _ in fh) - 1
+        print(
+            f"wrap (before each command; {listed} sockets listed here) "
+            f"{statistics.median(wraps) * 1000:6.2f} ms · environment "
+            f"{statistics.median(envs) * 1000:6.2f} ms"
+        )
 
 
 if __name__ == "__main__":

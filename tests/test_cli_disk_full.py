@@ -29,7 +29,8 @@ def test_a_full_disk_to_the_end_exits_4_and_says_where_the_rest_is(
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1] / "src")
     env["AGENT_TUI_DATA_DIR"] = str(tiny_disk / "data")
     (tiny_disk / "data" / "sessions").mkdir(parents=True)
-    _fill(tiny_disk, leave=4096)  # room for the header and the prompt, not the answer
+    # room for the header, its seal and the prompt (a 4 KiB page each), not the answer
+    _fill(tiny_disk, leave=12288)
     done = subprocess.run(
         [sys.executable, "-m", "agent_tui", "-p", "first", "--model", f"script:{script}"],
         cwd=workspace,

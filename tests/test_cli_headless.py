@@ -231,9 +231,13 @@ def test_a_torn_session_line_is_reported_and_the_next_prompt_kept(workspace: Pat
     script = write_script(workspace / "s.json", [{"text": "an answer"}])
     run_cli("-p", "one", "--model", f"script:{script}", cwd=workspace)
     path = _session_file(workspace)
-    with path.open("a") as fh:  # what a write cut short by a full disk leaves
-        fh.write('{"type": "message", "message": {"role": "user", "content": "lo')
-    again = run_cli(
+    # what a process that died mid-write leaves: a writer appending through SessionLog,
+    # killed by the kernel 62 bytes into its line (a file size limit, SIGXFSZ)
+    from tests.core.agent_state.crashes import crash_append
+
+    crash_append("mid-write", path, "lost " * 40, cut=62)
+    assert not path.read_bytes().endswith(b"\n")
+    again = run_cli(  # a plain --continue: the crash asks for no acceptance
         "-p",
         "two",
         "--model",

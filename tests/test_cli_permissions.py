@@ -107,7 +107,7 @@ def test_headless_rejects_what_asks_in_every_mode_even_in_bypass(workspace: Path
     (workspace / "canary").write_text("canary\n")
     (workspace / ".mcp.json").write_text('{"mcpServers": {}}\n')
     calls = [
-        {"id": "o", "name": "run_shell", "arguments": {"command": "x=rm; $x canary"}},
+        {"id": "o", "name": "run_shell", "arguments": {"command": "$CMD canary"}},
         {
             "id": "p",
             "name": "write_file",

@@ -20,6 +20,7 @@ import pytest
 
 from agent_tui.core.events import parse_event
 from agent_tui.core.session import SessionStore
+from agent_tui.core.state_seal import seal_file
 from agent_tui.core.text import first_surrogate
 from agent_tui.core.transcript import Message
 from tests.core.providers.conftest import FakeServer
@@ -166,6 +167,7 @@ def test_a_session_saved_with_lone_surrogates_resumes_cleaned(
         broken = {"role": "assistant", "content": "caf\udce9 and \ud800"}
         fh.write(json.dumps({"type": "message", "message": broken}) + "\n")
     assert "\\udce9" in session.path.read_text()
+    seal_file(session.path)  # an old version's file has no seal: the user accepted it
     reply_text(server, "Fine.")
     done = run_cli(
         server, "-p", "go on", "--continue", "--output-format", "stream-json", cwd=workspace

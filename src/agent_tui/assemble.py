@@ -18,11 +18,12 @@ from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.events import SessionStart
 from agent_tui.core.mcp.elicitation import ElicitationNotice
 from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.paths import ensure_data_dir
 from agent_tui.core.permissions import Mode
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.providers.base import Frontend, Provider, ProviderError
 from agent_tui.core.providers.spec import make_provider
-from agent_tui.core.session import SessionLog, SessionStore, in_use_note
+from agent_tui.core.session import SessionDoubted, SessionLog, SessionStore, in_use_note
 from agent_tui.core.settings import Settings, load_settings
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.tools.registry import ToolRegistry
@@ -83,6 +84,15 @@ def _found_session(
     args: argparse.Namespace, cwd: Path, store: SessionStore
 ) -> SessionLog | tuple[str, int] | None:
     """The session ``--continue`` / ``--resume`` ask for (None: neither was given)."""
+    try:
+        return _found(args, cwd, store)
+    except SessionDoubted as doubted:  # not as agent-tui wrote it: never loaded by itself
+        return str(doubted), 1 if args.continue_ else 2
+
+
+def _found(
+    args: argparse.Namespace, cwd: Path, store: SessionStore
+) -> SessionLog | tuple[str, int] | None:
     if args.continue_:
         latest = store.latest(cwd)
         if latest is None:
@@ -143,8 +153,12 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
         provider: Provider = make_provider(args.model, cwd=cwd, frontend=frontend)
     except ProviderError as exc:
         raise SetupFailed(str(exc)) from None
+    data_warning = ensure_data_dir()
     sessions = SessionStore()
-    session = _open_session(args, cwd, provider.name, sessions)
+    try:
+        session = _open_session(args, cwd, provider.name, sessions)
+    except OSError as exc:  # nowhere to write it: the run goes on, and says what is lost
+        session = SessionLog.unsaved_session(sessions.root, cwd, provider.name, exc)
     if isinstance(session, tuple):
         raise SetupFailed(*session)
     loaded = load_settings(cwd)
@@ -188,7 +202,9 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
     install(agent, agents)
     if mcp is not None:  # @server:uri mentions attach the servers' resources
         from agent_tui.core.mcp.resource_mentions import McpMentionResources
+        from agent_tui.core.permissions.mcp_rules import server_gate
 
+        mcp.hub.gate = server_gate(permissions.pipeline)  # each server's rules, not only calls
         agent.mention_resources = McpMentionResources(mcp.hub)
     start = SessionStart(
         session_id=session.id,
@@ -201,10 +217,12 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
         memory=agent.memory_info(),
         context_window=agent.limits.context_window,
         warnings=[
+            *([data_warning] if data_warning else []),
             *([BYPASS_WARNING] if permissions.pipeline.mode is Mode.BYPASS else []),
             *loaded.messages(),
             *(f"permissions: {p}" for p in permissions.problems),
             *(f"mcp: {p}" for p in (mcp.problems if mcp is not None else [])),
+            *([f"trust: {trust.problem}"] if trust.problem else []),
             *([untrusted_warning(trust.pending)] if trust.pending and headless else []),
             *(f"hooks: {p}" for p in hooks.problems),
             *(hooks.skipped_warnings() if headless else []),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
+import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
     from agent_tui.assemble import Core
     from agent_tui.ui.shell.boot import Booted
 
+log = logging.getLogger(__name__)
+
 # What the parser needs, written out rather than imported: the TUI's first frame must not wait
 # for the core (``tests/ui/test_boot.py`` checks that they match the core's).
 PERMISSION_MODES = ("default", "accept-edits", "plan", "bypass")
@@ -26,11 +29,24 @@ DEFAULT_MAX_TURNS = 50
 """``core.agent.DEFAULT_MAX_TURNS``."""
 
 
+SUBCOMMANDS = (
+    ("mcp", "list, add, remove, call and sign in to MCP servers; serve our tools over MCP"),
+    ("permissions", "check what a rule allows: the decision for a command or path, part by part"),
+    ("trust", "review what this project's files ask to turn on; accept a doubted session"),
+    ("init", "write a starter AGENTS.md for this project"),
+    ("sandbox", "status: whether shell commands run sandboxed here, and why not"),
+)
+"""The subcommands ``main`` dispatches before parsing, as ``--help`` lists them."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = StrictParser(
         prog="agent-tui",
         description="A terminal coding agent. With no model configured it runs the offline "
         "demo model.",
+        epilog="commands (agent-tui COMMAND --help for each):\n"
+        + "\n".join(f"  {name:<12} {what}" for name, what in SUBCOMMANDS),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("prompt", nargs="?", help="a first message to send when the TUI opens")
     parser.add_argument(
@@ -97,6 +113,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_MAX_TURNS,
         help=f"model requests per prompt before stopping ({DEFAULT_MAX_TURNS})",
     )
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="write more to the log file (DEBUG instead of INFO); /help says where it is",
+    )
     parser.add_argument("--version", action="version", version=f"agent-tui {__version__}")
     return parser
 
@@ -159,6 +180,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     cwd = (args.cwd or Path.cwd()).resolve()
     if not cwd.is_dir():
         return _fail(f"--cwd {cwd} is not a directory")
+    try:
+        return _run(args, cwd)
+    finally:
+        if "agent_tui.core.logfile" in sys.modules:
+            sys.modules["agent_tui.core.logfile"].stop()
+
+
+def _start_log(args: argparse.Namespace) -> None:
+    """The log file (``core.logfile``); with ``--debug``, on stderr when it cannot be."""
+    from agent_tui.core import logfile
+
+    log = logfile.start(debug=args.debug)
+    if args.debug and log.problem is not None:
+        print(f"agent-tui: {log.problem}", file=sys.stderr)
+
+
+def _run(args: argparse.Namespace, cwd: Path) -> int:
     if args.headless is not None:
         return _headless(args, cwd)
     if not sys.stdin.isatty() and not os.environ.get("AGENT_TUI_FORCE_TUI"):
@@ -180,6 +218,7 @@ def _build(args: argparse.Namespace, cwd: Path) -> Core | int:
 
 
 def _headless(args: argparse.Namespace, cwd: Path) -> int:
+    _start_log(args)
     core = _build(args, cwd)
     if isinstance(core, int):
         return core
@@ -213,6 +252,7 @@ def _tui(args: argparse.Namespace, cwd: Path) -> int:
     def boot() -> Booted:
         from agent_tui.assemble import SetupFailed, assemble
 
+        _start_log(args)  # here, in the boot thread: its imports do not delay the first frame
         try:
             core = assemble(args, cwd)
         except SetupFailed as exc:
@@ -248,4 +288,5 @@ def _after(booted: Booted | None) -> None:
         try:
             agent.collect_spills_now()
         except Exception as exc:
+            log.exception("spill cleanup after the app failed")
             print(f"agent-tui: spill cleanup failed: {exc}", file=sys.stderr)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import signal
 import sys
 from typing import Literal, TextIO
@@ -32,6 +33,8 @@ from agent_tui.core.events import (
     UsageEvent,
 )
 from agent_tui.core.summary import plural
+
+log = logging.getLogger(__name__)
 
 OutputFormat = Literal["text", "json", "stream-json"]
 EXIT_CODES = {"completed": 0, "error": 1, "max_turns": 1, "interrupted": 130}
@@ -222,6 +225,7 @@ async def _with_start_failures(agent: Agent, start: SessionStart) -> SessionStar
         try:
             await source.ready()
         except Exception as exc:  # the turn reports it again; the start must go on
+            log.exception("starting the MCP servers failed")
             found.append(f"MCP servers could not be started: {type(exc).__name__}: {exc}")
             continue
         found.extend(start_failure(state) for state in source.start_failures())

@@ -17,7 +17,13 @@ from agent_tui.cli_parser import StrictParser
 
 
 def main(argv: Sequence[str]) -> int:
-    parser = StrictParser(prog="agent-tui init", description=__doc__)
+    parser = StrictParser(
+        prog="agent-tui init",
+        description="Write a starter AGENTS.md for the project. With the demo model it is made "
+        "from the project's layout, without a model call; with a real model one request "
+        "writes it from the same survey. An existing AGENTS.md or CLAUDE.md is kept unless "
+        "--force. Exit 0 when written, 1 when nothing was written, 2 for a usage error.",
+    )
     parser.add_argument("--force", action="store_true", help="overwrite an existing AGENTS.md")
     parser.add_argument(
         "--model",

@@ -148,13 +148,14 @@ def _serve(args: argparse.Namespace, cwd: Path) -> int:
 
 def _edit(args: argparse.Namespace, cwd: Path) -> int:
     path = project_config_path(cwd) if args.scope == "project" else user_config_path()
+    within = cwd if args.scope == "project" else None  # a project file: no link followed
     try:
         if args.command == "remove":
-            remove_server(path, args.name)
+            remove_server(path, args.name, within=within)
             print(f"removed {args.name!r} from {path}")
             return 0
         entry = _entry(args)
-        replaced = add_server(path, args.name, entry, replace=args.replace)
+        replaced = add_server(path, args.name, entry, replace=args.replace, within=within)
     except (ConfigEditError, ValueError) as exc:
         return _fail(str(exc))
     print(f"{'replaced' if replaced else 'added'} {args.name!r} in {path}")

@@ -12,6 +12,14 @@ from pathlib import Path
 
 
 def main(argv: Sequence[str]) -> int:
+    if list(argv) in (["-h"], ["--help"], ["status", "-h"], ["status", "--help"]):
+        print(
+            "usage: agent-tui sandbox status\n\n"
+            "Say whether shell commands run sandboxed here (bubblewrap), and why not. Exit 0\n"
+            "when they are (or the sandbox is off by choice), 1 when the settings ask for a\n"
+            "sandbox that cannot run here, 2 for a usage error."
+        )
+        return 0
     if list(argv) != ["status"]:
         print("usage: agent-tui sandbox status", file=sys.stderr)
         return 2

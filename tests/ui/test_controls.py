@@ -165,6 +165,7 @@ async def test_new_session_and_resume_a_saved_one(tmp_path: Path) -> None:
     old = store.new(tmp_path, "demo")
     old.append(Message.user("the earlier question"))
     old.append(Message.assistant("the earlier answer"))
+    old.release()  # the run that wrote it has ended (a session in use is resumed in a fork)
     other_dir = tmp_path / "elsewhere"
     other_dir.mkdir()
     store.new(other_dir, "demo").append(Message.user("not here"))

@@ -309,6 +309,27 @@ def test_permission_prompt_for_an_edit_shows_the_diff(
     assert _prompt_snapshot(snap_compare, tmp_path, ask)
 
 
+def test_permission_prompt_for_a_write_that_cannot_be_rewound(
+    snap_compare: SnapCompare, tmp_path: Path
+) -> None:
+    """The caveat (issue 38, item 8) stands under the reason, in the warning colour."""
+    with (tmp_path / "huge.log").open("wb") as fh:
+        fh.truncate(100 << 20)
+    ask = Ask(
+        tool="write_file",
+        input={"path": "huge.log", "content": "rotated\n"},
+        reason="write_file changes files",
+        always="write_file(huge.log)",
+        saves_to=".agent-tui/settings.local.json",
+        cwd=tmp_path,
+        caveats=(
+            "this change cannot be rewound: the file held 100 MB, more than the 64 MB a "
+            "checkpoint keeps of a file, so its old content was not kept",
+        ),
+    )
+    assert _prompt_snapshot(snap_compare, tmp_path, ask)
+
+
 def test_permission_prompt_for_an_mcp_tool(snap_compare: SnapCompare, tmp_path: Path) -> None:
     ask = Ask(
         tool="mcp__github__create_issue",

@@ -43,7 +43,6 @@ from agent_tui.core import agent_compaction, agent_rewind, agent_turn
 from agent_tui.core.agent_compaction import nested_memory
 from agent_tui.core.agent_turn import Interrupted
 from agent_tui.core.budget import CleanupReport, SpillStore, collect_spills
-from agent_tui.core.budget.cleanup import GRACE_SECONDS
 from agent_tui.core.context import (
     ContextBreakdown,
     ContextUsage,
@@ -181,6 +180,8 @@ class Agent:
             self.policy.use_sandbox(self.executor.sandbox)
         if hooks is not None:
             hooks.sandbox = self.executor.sandbox
+            hooks.env_names = tuple(self.settings.shell.env)
+            hooks.reads = self.policy.reads
             hooks.session_id = session.id if session is not None else ""
         self.trust = trust
         """What of the project's files the user trusts (None: not gated here, e.g. tests)."""
@@ -201,6 +202,24 @@ class Agent:
         when everything was saved). Front ends say it once and exit non-zero."""
         self.mention_resources: MentionResources | None = None
         """What ``@server:uri`` attaches (MCP resources: ``core.mcp.resource_mentions``)."""
+        self._owns_spills = spills is None
+        """A subagent shares its parent's store, whose record is the parent session's."""
+        self._refer(session)
+
+    def _refer(self, session: SessionLog | None) -> None:
+        """Keep ``session``'s reference record beside the spills from now on
+        (``core.budget.refs_writer``): which spills it points to, for the cleanups of every
+        data dir. Blocking (reads a resumed session's file when the spill directory exists)."""
+        if not self._owns_spills or session is None:
+            return
+        saved = session.unwritable is None
+        self.spills.refs.attach(session.id, session.path if saved else None, scan=True)
+        session.on_write = self.spills.refs.saw
+
+    def _leave(self, session: SessionLog | None) -> None:
+        """``session`` is no longer this agent's: its writes are not watched any more."""
+        if session is not None and session.on_write == self.spills.refs.saw:
+            session.on_write = None
 
     def _request_tools(self) -> tuple[ToolRegistry, ToolsCost | None]:
         """The tools of the next request: through progressive disclosure when it is on (with
@@ -328,7 +347,9 @@ class Agent:
         await self.settle()
         session = await asyncio.to_thread(self.sessions.new, self.cwd, self.provider.name)
         if self.session is not None:
+            self._leave(self.session)
             self.session.release()
+        await asyncio.to_thread(self._refer, session)
         self.session, self.messages, self.usage = session, [], Usage()
         self.folded = []
         self.file_state.clear()  # what was read is no longer in the model's context
@@ -339,10 +360,11 @@ class Agent:
         return self.describe()
 
     async def resume(self, path: Path) -> SessionStart:
-        """Continue the session saved in ``path`` (``OSError`` when it cannot be read)."""
+        """Continue the session saved in ``path`` (``OSError`` when it cannot be read;
+        ``SessionDoubted`` when it is not as agent-tui last wrote it)."""
         self._idle("resume a session")
         await self.settle()
-        session = await asyncio.to_thread(SessionLog.load, path)
+        session = await asyncio.to_thread(self.sessions.load, path)
         if self.session is None or session.path != self.session.path:
             holder = session.claim()
             if holder is not None:  # written by another process: go on in a fork of it
@@ -350,7 +372,9 @@ class Agent:
                 fork.notes.append(in_use_note(session, fork, holder))
                 session = fork
             if self.session is not None:
+                self._leave(self.session)
                 self.session.release()
+        await asyncio.to_thread(self._refer, session)
         messages = list(session.messages)
         self.folded = list(session.folded)
         usage = session_usage([*self.folded, *messages])
@@ -371,7 +395,9 @@ class Agent:
         if self.session is None:
             raise RewindError("This conversation is not saved to a session file: nothing to fork.")
         fork = await asyncio.to_thread(self.sessions.fork, self.session)
+        self._leave(self.session)
         self.session.release()
+        await asyncio.to_thread(self._refer, fork)
         self.session, self.messages, self.folded = fork, list(fork.messages), list(fork.folded)
         return self.describe()
 
@@ -485,14 +511,24 @@ class Agent:
         """Stop the current turn as soon as possible (Esc in the TUI, SIGINT headless)."""
         self._interrupt.set()
 
-    def collect_spills_now(self, grace: float = GRACE_SECONDS) -> CleanupReport:
-        """Delete spill files that no live message and no saved session refers to (blocking).
+    def collect_spills_now(self, grace: float | None = None) -> CleanupReport:
+        """Delete spill files that no live message, no saved session and no live session of
+        another data dir refers to (blocking; ``core.budget.cleanup``).
 
-        Saved sessions are the files of ``sessions`` (by default the user's session store).
+        Saved sessions are the files of ``sessions`` (by default the user's session store);
+        the other data dirs' are known by their reference records. ``grace``: the settings'
+        ``budget.spill_grace_seconds`` unless given.
         """
-        return collect_spills(self.spills, list(self.messages), self.sessions.all(), grace=grace)
+        budget = self.settings.budget
+        return collect_spills(
+            self.spills,
+            list(self.messages),
+            self.sessions.all(),
+            grace=budget.spill_grace_seconds if grace is None else grace,
+            unclaimed=budget.spill_unclaimed_days * 86_400,
+        )
 
-    async def collect_spills(self, grace: float = GRACE_SECONDS) -> CleanupReport:
+    async def collect_spills(self, grace: float | None = None) -> CleanupReport:
         """``collect_spills_now`` in a thread: call it after the transcript shrinks."""
         return await asyncio.to_thread(self.collect_spills_now, grace)
 
@@ -504,7 +540,13 @@ class Agent:
         await self.settle()
         if self.session is not None:
             self.unsaved = await asyncio.to_thread(self.session.finish)
+            self._leave(self.session)
             self.session.release()
+        if self._owns_spills:
+            try:  # the record keeps what the session file names; the process lock goes
+                await asyncio.to_thread(self.spills.refs.detach)
+            except Exception:
+                log.exception("finishing the spill reference record failed")
         for source in self.tool_sources:
             try:
                 await source.aclose()
@@ -547,7 +589,9 @@ class Agent:
         of this turn (the front end's prompt); without it, the one given at construction.
 
         The session file is ``fsync``-ed before ``turn_end``; a failure to save it (disk
-        full) is an ``error`` event (``where="session"``), once, and the turn goes on."""
+        full) is an ``error`` event (``where="session"``), once, and the turn goes on. A spill
+        directory refused for a link on its way is an ``error`` event (``where="spill"``),
+        once, saying where the outputs go instead."""
         if self.rewinding:
             raise AgentBusy("A rewind is in progress: send the message after it ends.")
         turn = agent_turn.run_turn(self, prompt, asker)
@@ -562,6 +606,9 @@ class Agent:
                 yield event
                 if notice is not None:
                     yield notice
+                refused = self.spills.take_problem()
+                if refused is not None:  # a link where the spill directory should be
+                    yield ErrorEvent(message=refused, where="spill")
         finally:
             await turn.aclose()
 

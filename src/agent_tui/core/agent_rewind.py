@@ -152,8 +152,9 @@ def checkpoint(agent: Agent, turn: str, prompt: str) -> TurnCheckpoint | None:
         return None
     try:
         session.record(TurnStarted(turn=turn, at=_now(), prompt=prompt[:PROMPT_KEPT]))
-    except OSError:  # the recorder will fail too, and refuse to write files unkept
-        log.exception("recording the start of a turn failed")
+    except OSError as exc:  # the recorder will fail too, and refuse to write files unkept;
+        # the user hears of it by the session's error event (a traceback here would print)
+        log.info("recording the start of a turn failed: %s", exc)
     watch = WorkspaceWatch(agent.cwd, turn, session.record, skip=unwatched(agent))
     files = TurnRecorder(turn, session.blobs, session.record, on_write=watch.wrote)
     return TurnCheckpoint(turn, files, watch)

@@ -313,6 +313,7 @@ async def pump_stream(agent: Agent, request: ModelRequest, queue: asyncio.Queue[
     except ProviderError as exc:
         queue.put_nowait(exc)
     except Exception as exc:  # a provider bug must surface as an error, not a hang
+        log.exception("the provider %s failed", agent.provider.name)
         queue.put_nowait(ProviderError(f"{agent.provider.name}: {type(exc).__name__}: {exc}"))
     queue.put_nowait(None)
 

@@ -257,6 +257,8 @@ class PermissionRequest(_ChildEvent):
     """The rules "always allow" saves; empty when it is not offered."""
     no_suggestion: str | None = None
     """Why "always allow" is not offered."""
+    caveats: list[str] = Field(default_factory=list)
+    """What to know before allowing it: a file write that cannot be rewound…"""
 
 
 class ToolsCost(_Event):

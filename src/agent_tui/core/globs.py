@@ -35,7 +35,7 @@ from functools import lru_cache
 _MAX_BRACE_EXPANSIONS = 64
 _BRACES = re.compile(r"(?<!\\)\{([^{}]*,[^{}]*)\}")
 
-_POSIX_CLASSES = {
+POSIX_CLASSES = {
     "alnum": "a-zA-Z0-9",
     "alpha": "a-zA-Z",
     "blank": " \\t",
@@ -155,11 +155,11 @@ def _scan_class(
                 return None
             if segment[close - 1] == ":" and close - 1 >= j + 2:
                 name = segment[j + 2 : close - 1]
-                if name not in _POSIX_CLASSES:
+                if name not in POSIX_CLASSES:
                     if strict:
                         raise GlobError(f"unknown character class [:{name}:]")
                     return None
-                items.append(_POSIX_CLASSES[name])
+                items.append(POSIX_CLASSES[name])
                 prev, j = None, close + 1
                 continue
             # no ":]": the "[" is an ordinary character of the class

@@ -46,3 +46,10 @@ def spec_name(
     if kind == "anthropic":
         return f"anthropic:{rest or DEFAULT_ANTHROPIC_MODEL}"
     return spec
+
+
+def names_script(spec: str) -> bool:
+    """Does ``spec`` name a ``script:PATH`` model (a local file that drives the agent: every
+    answer and tool call)? A project file may not name one (``subagents``, ``commands``)."""
+    kind = spec.strip().partition(":")[0]
+    return kind.strip().lower() == "script"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import logging
 
+from agent_tui.core.nofollow import write_state
 from agent_tui.core.paths import data_dir
 
 FILE = "notices.json"
@@ -25,11 +26,8 @@ def first_time(key: str) -> bool:
         seen = []
     if key in seen:
         return False
-    try:
-        from agent_tui.core.tools.builtin.atomic import atomic_write
-
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, json.dumps([*seen, key][-200:], indent=1).encode("utf-8"))
-    except OSError as exc:
+    try:  # no link below the data directory followed (it may be inside the workspace)
+        write_state(path, data_dir(), json.dumps([*seen, key][-200:], indent=1).encode("utf-8"))
+    except (OSError, ValueError) as exc:
         log.warning("could not remember the notice %s: %s", key, exc)
     return True

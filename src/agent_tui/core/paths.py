@@ -10,10 +10,76 @@ import platformdirs
 APP = "agent-tui"
 
 
+_fallback: Path | None = None
+"""Where this process keeps its data instead, the data dir being unwritable
+(``ensure_data_dir``)."""
+
+
 def data_dir() -> Path:
     """Sessions and other per-user data. ``AGENT_TUI_DATA_DIR`` overrides."""
+    if _fallback is not None:
+        return _fallback
     override = os.environ.get("AGENT_TUI_DATA_DIR")
     return Path(override) if override else Path(platformdirs.user_data_dir(APP))
+
+
+def ensure_data_dir() -> str | None:
+    """Check that the data dir can be written (made if missing). When it cannot, this process
+    keeps its data (sessions, trust given now, the quarantine) in a private directory of the
+    temporary dir instead, and the warning returned says which path failed, why, and where
+    the data goes; None when all is well. When no place can be written, the data dir stays as
+    it is: what cannot be saved is reported where it happens (the session says so)."""
+    global _fallback
+    wanted = data_dir()
+    problem = _writable(wanted)
+    if problem is None:
+        return None
+    import tempfile
+
+    try:
+        temporary = tempfile.gettempdir()  # one it can write in, or FileNotFoundError
+    except OSError:
+        temporary = None
+    private = Path(temporary or "/nonexistent") / f"agent-tui-{os.getuid()}"
+    instead = private / "data"
+    if temporary is not None and _private_dir(private) and _writable(instead) is None:
+        _fallback = instead
+        return (
+            f"the data dir {wanted} cannot be written ({problem}): this run keeps its session, "
+            f"the trust you give and the quarantine in {instead} instead (resume the session "
+            "from there with --resume PATH; set AGENT_TUI_DATA_DIR to choose the place)"
+        )
+    return (
+        f"the data dir {wanted} cannot be written ({problem}), nor a place in the temporary "
+        "directory: nothing of this run is saved (the session says what is lost when it ends)"
+    )
+
+
+def _writable(directory: Path) -> str | None:
+    """None when files can be made in ``directory`` (made if missing), else why not."""
+    import tempfile
+
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=".probe-", dir=directory)
+        os.close(fd)
+        os.unlink(name)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
+def _private_dir(path: Path) -> bool:
+    """``path`` is (or is made) a real directory of this user, closed to others: a shared
+    temporary dir must not hand our data to a directory another user planted."""
+    try:
+        path.mkdir(mode=0o700, exist_ok=True)
+        st = os.lstat(path)
+    except OSError:
+        return False
+    import stat
+
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
 
 
 def config_dir() -> Path:
@@ -32,3 +98,15 @@ def cache_dir() -> Path:
     if os.environ.get("AGENT_TUI_DATA_DIR"):
         return data_dir() / "cache"
     return Path(platformdirs.user_cache_dir(APP))
+
+
+def log_dir() -> Path:
+    """The log file's directory (``core.logfile``). ``AGENT_TUI_LOG_DIR`` overrides; else
+    ``<data dir>/log`` when ``AGENT_TUI_DATA_DIR`` is set (one override moves all of
+    agent-tui's state), else the platform's user log dir (``~/.local/state/agent-tui/log``)."""
+    override = os.environ.get("AGENT_TUI_LOG_DIR")
+    if override:
+        return Path(override)
+    if os.environ.get("AGENT_TUI_DATA_DIR"):
+        return data_dir() / "log"
+    return Path(platformdirs.user_log_dir(APP))

@@ -15,6 +15,14 @@ limit) the partial line is cut back off and the message lines are kept to be wri
 next append; if it could not be cut off (or the process died mid-write) the file ends in a
 torn line: the reader skips it and says so (``problems``), and the next append starts on a
 fresh line, so the next prompt is not written onto it and lost.
+
+Each write seals the file (``NAME.jsonl.seal``: its inode, size, change time and hash,
+``core.state_seal``), announcing it first as pending (``core.session_seal``); the store loads a
+session (``latest``, ``find``, ``load``) only when its seal matches or the file is a pending
+append a crash interrupted, so a session file shipped in a repository cloned as the home
+directory, copied in, or rewritten by another program is not continued until the user accepts
+it (``agent-tui trust --session ID``), while a ``kill -9`` mid-append never asks. Files are
+mode 0600 and never opened through a link.
 """
 
 from __future__ import annotations
@@ -25,7 +33,9 @@ import logging
 import os
 import re
 import secrets
+import stat
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,6 +49,15 @@ from agent_tui.core.compaction import Compacted, summary_message
 from agent_tui.core.events import ToolErrorEvent, ToolResult
 from agent_tui.core.paths import data_dir
 from agent_tui.core.session_lock import SessionLock
+from agent_tui.core.session_seal import (
+    Doubted,
+    Keeper,
+    SessionDoubted,
+    append_sealed,
+    create_sealed,
+    read_session,
+    sync_seal,
+)
 from agent_tui.core.transcript import CallRecord, Message, ToolCall, Usage
 
 log = logging.getLogger(__name__)
@@ -83,9 +102,35 @@ class SessionLog:
     append, record and ``sync`` tries them again, first."""
     problem: str | None = None
     """Why the last write failed, until one succeeds (``take_problem`` reports it once)."""
+    doubt: str | None = None
+    """Set when another program changed the file during the session (``_still_ours``)."""
     _reported: bool = False
+    _doubt_reported: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     _writer: SessionLock | None = field(default=None, repr=False, compare=False)
+    _keeper: Keeper | None = field(default=None, repr=False, compare=False)
+    """What this writer last sealed (``core.session_seal``)."""
+    on_write: Callable[[bytes], None] | None = field(default=None, repr=False, compare=False)
+    """Given every line before it is written (the spill reference record scans them for the
+    spills the session points to: ``core.budget.refs_writer``)."""
+    unwritable: OSError | None = field(default=None, repr=False, compare=False)
+    """Why the file could not even be made (``unsaved_session``): the reason every failed
+    write of it gives, rather than that the file is missing."""
+
+    @classmethod
+    def unsaved_session(cls, root: Path, cwd: Path, model: str, why: OSError) -> SessionLog:
+        """A session that cannot be written anywhere (``why``): the run goes on with it, each
+        write fails and is reported once, and the end of the run says what was lost."""
+        now = datetime.now(UTC)
+        session_id = secrets.token_hex(4)
+        path = root / f"{now:%Y%m%dT%H%M%S}-{session_id}.jsonl"
+        session = cls(session_id, path, str(cwd), model, now.isoformat(timespec="seconds"))
+        session.unwritable = why
+        session.notes.append(
+            f"the session cannot be saved ({why.strerror or why}: {why.filename or root}): "
+            "this conversation is kept in memory only"
+        )
+        return session
 
     def claim(self) -> str | None:
         """Become the one process that writes this session (``core.session_lock``): None
@@ -165,16 +210,21 @@ class SessionLog:
             if self._write() is not None:
                 return
             try:
-                fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+                fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
                 try:
                     os.fsync(fd)
                 finally:
                     os.close(fd)
+                sync_seal(self.path)  # the seal on disk with the turn, after it
             except OSError as exc:
                 self._failed(exc)
 
     def take_problem(self) -> str | None:
-        """A write failure not reported yet (once for a run of failures), or None."""
+        """A write failure not reported yet (once for a run of failures), or that the file
+        was changed by another program (once), or None."""
+        if self.doubt is not None and not self._doubt_reported:
+            self._doubt_reported = True
+            return self.doubt
         if self.problem is None or self._reported:
             return None
         self._reported = True
@@ -185,31 +235,42 @@ class SessionLog:
         partial line back off the file and noting the failure in ``problem``."""
         if not self.unsaved:
             return None
-        data = "".join(self.unsaved).encode("utf-8")
+        failure = self._append_bytes("".join(self.unsaved).encode("utf-8"))
+        if failure is None:
+            self.unsaved.clear()
+            self.problem, self._reported = None, False
+        return failure
+
+    def _append_bytes(self, data: bytes) -> OSError | None:
+        """Append ``data`` (whole lines) in one write, sealed (``core.session_seal``); the
+        error if it failed, after taking the partial line back off (``_failed`` notes it)."""
+        if self._keeper is None:
+            self._keeper = Keeper(self.path)
+        if self.on_write is not None:
+            self.on_write(data)
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+            append_sealed(self.path, self._keeper, data, self._still_ours)
         except OSError as exc:
             self._failed(exc)
             return exc
-        size = -1
-        try:
-            size = os.fstat(fd).st_size
-            if size and os.pread(fd, 1, size - 1) != b"\n":
-                data = b"\n" + data  # an unfinished line is left: never append onto it
-            _write_all(fd, data)
-        except OSError as exc:
-            if size >= 0:  # take the partial line back off, so the file ends whole
-                with contextlib.suppress(OSError):
-                    os.ftruncate(fd, size)
-            self._failed(exc)
-            return exc
-        finally:
-            os.close(fd)
-        self.unsaved.clear()
-        self.problem, self._reported = None, False
         return None
 
+    def _still_ours(self, ours: bool) -> None:
+        """Before an append (under the lock): note when the file is not as agent-tui last
+        sealed it — another program changed it during the session. The append still happens
+        (nothing is lost) but is not sealed: a later load doubts the file and asks the user,
+        rather than a seal vouching for what another program wrote."""
+        if not ours and self.doubt is None:
+            self.doubt = (
+                f"the session file {self.path} was changed by another program during this "
+                "session: agent-tui goes on saving to it but no longer vouches for it, so "
+                "--continue and --resume will not load it until you accept it "
+                f"(`agent-tui trust --session {self.id}`)"
+            )  # said once, by ``take_problem`` (an error event; on stderr in headless runs)
+
     def _failed(self, exc: OSError) -> None:
+        if self.unwritable is not None and isinstance(exc, FileNotFoundError):
+            exc = self.unwritable
         count = len(self.unsaved)
         first = self.problem is None
         self.problem = (
@@ -235,12 +296,15 @@ class SessionLog:
             lines = list(self.unsaved)
         count = sum(1 for line in lines if line.startswith('{"type": "message"'))
         what = f"{count} message{'s' if count != 1 else ''} of this run"
+        if self.unwritable is not None and isinstance(failure, FileNotFoundError):
+            failure = self.unwritable
         why = failure.strerror or str(failure)
         rescue = _rescue(self.id, lines)
         if rescue is not None:
             where = (
-                f"they were written to {rescue} instead; append that file to the session "
-                f"file to keep them (cat {rescue} >> {self.path})"
+                f"they were written to {rescue} instead; to keep them, append that file to "
+                f"the session file (cat {rescue} >> {self.path}) and accept the session as "
+                f"yours again (agent-tui trust --session {self.id})"
             )
         else:
             where = "nothing could be written elsewhere either: they are lost"
@@ -278,11 +342,12 @@ class SessionLog:
         return [*self.notes, *out]
 
     @classmethod
-    def load(cls, path: Path) -> SessionLog:
-        """Read a session file; broken lines are skipped and counted, never fatal. A last
-        line without its newline that does not parse is a torn tail (``torn_tail``); a line
-        that does not parse but ends in a whole entry (an append that ran onto a torn line)
-        gives that entry back."""
+    def load(cls, path: Path, data: bytes | None = None) -> SessionLog:
+        """Read a session file (``data``: its content, already read); broken lines are
+        skipped and counted, never fatal. A last line without its newline that does not parse
+        is a torn tail (``torn_tail``); a line that does not parse but ends in a whole entry
+        (an append that ran onto a torn line) gives that entry back. The seal is not checked
+        here: ``SessionStore.load`` does."""
         meta: dict[str, Any] = {}
         messages: list[Message] = []
         entries: list[CheckpointEntry] = []
@@ -291,7 +356,8 @@ class SessionLog:
         skipped = recovered = torn = 0
         skipped_at: list[int] = []
         replaced_at: list[int] = []
-        data = path.read_bytes()
+        if data is None:
+            data = path.read_bytes()
         lines = data.split(b"\n")
         for number, raw in enumerate(lines):
             if not raw.strip():
@@ -393,9 +459,15 @@ def _lines(numbers: list[int]) -> str:
 
 def _header(path: Path) -> dict[str, Any] | None:
     """The meta line of a session file (read as bytes: a byte that is not UTF-8 further on
-    must not hide the session), or None when the first line is not one."""
+    must not hide the session), or None when the first line is not one. Only a regular file
+    is read: a FIFO named like a session must not block, a device not be opened."""
     try:
-        with path.open("rb") as fh:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
             first = fh.readline(1 << 20)
     except OSError:
         return None
@@ -493,7 +565,7 @@ class SessionStore:
         """The session files the last ``latest`` could not read the header of."""
 
     def new(self, cwd: Path, model: str, *, forked_from: str | None = None) -> SessionLog:
-        self.root.mkdir(parents=True, exist_ok=True)
+        self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
         now = datetime.now(UTC)
         session_id = secrets.token_hex(4)
         path = self.root / f"{now:%Y%m%dT%H%M%S}-{session_id}.jsonl"
@@ -507,9 +579,9 @@ class SessionStore:
         }
         if forked_from is not None:
             meta["forked_from"] = forked_from
-        with path.open("x", encoding="utf-8") as fh:
-            fh.write(json.dumps(meta) + "\n")
+        keeper = create_sealed(path, (json.dumps(meta) + "\n").encode("utf-8"))
         session = SessionLog(session_id, path, str(cwd), model, created, forked_from=forked_from)
+        session._keeper = keeper
         session.claim()  # new: nobody else can hold it
         return session
 
@@ -517,21 +589,28 @@ class SessionStore:
         """A new session (new id, new file) with ``session``'s whole history: every line of
         its file but the meta line, so it reads back to the same transcript and checkpoints;
         the kept contents are linked (or copied) into its own directory. Blocking."""
+        with session._lock:  # what the fork copies is checked as a load checks it
+            try:
+                lines = read_session(session.path).data.split(b"\n")
+            except Doubted as doubted:
+                raise SessionDoubted(session.path, doubted.why) from None
+        if lines and not lines[-1]:
+            lines.pop()
+        if lines:
+            try:
+                if json.loads(lines[0]).get("type") == "meta":
+                    del lines[0]
+            except (json.JSONDecodeError, AttributeError):
+                pass
         fork = self.new(Path(session.cwd), session.model, forked_from=session.id)
-        with session._lock, session.path.open("rb") as src, fork.path.open("ab") as dst:
-            first = True
-            for line in src:
-                if first:
-                    first = False
-                    try:
-                        if json.loads(line).get("type") == "meta":
-                            continue
-                    except (json.JSONDecodeError, AttributeError):
-                        pass
-                dst.write(line if line.endswith(b"\n") else line + b"\n")
+        if lines:  # one sealed append, as crash-safe as any
+            failure = fork._append_bytes(b"".join(line + b"\n" for line in lines))
+            if failure is not None:
+                raise failure
         session.blobs.copy_to(fork.blobs)
         loaded = SessionLog.load(fork.path)
         loaded._writer = fork._writer  # the lock new() took goes with it
+        loaded._keeper = fork._keeper  # and what its writer sealed
         return loaded
 
     def all(self) -> list[Path]:
@@ -541,7 +620,8 @@ class SessionStore:
         return sorted(self.root.glob("*.jsonl"), key=lambda p: p.name, reverse=True)
 
     def latest(self, cwd: Path) -> SessionLog | None:
-        """The most recent session started in ``cwd``. A newer file whose header cannot be
+        """The most recent session started in ``cwd``; ``SessionDoubted`` when it is not as
+        agent-tui last wrote it (``core.state_seal``). A newer file whose header cannot be
         read (so whose folder is unknown) is not passed over in silence: it is named in the
         session's ``notes`` (or in ``passed_over`` when none is found), with how to resume
         it."""
@@ -553,7 +633,7 @@ class SessionStore:
                 self.passed_over.append(path)
                 continue
             if os.path.realpath(str(meta.get("cwd", ""))) == wanted:
-                session = SessionLog.load(path)
+                session = self.load(path, latest_of=cwd)
                 session.notes.extend(self.passed_over_notes())
                 return session
         return None
@@ -568,14 +648,28 @@ class SessionStore:
         ]
 
     def find(self, session_id: str) -> SessionLog | None:
-        """A session by id (or unique id prefix), or by file path."""
+        """A session by id (or unique id prefix), or by file path; ``SessionDoubted`` when it
+        is not as agent-tui last wrote it."""
         candidate = Path(session_id)
         if candidate.suffix == ".jsonl" and candidate.is_file():
-            return SessionLog.load(candidate)
+            return self.load(candidate)
         matches = [p for p in self.all() if p.stem.rsplit("-", 1)[-1].startswith(session_id)]
         if len(matches) == 1:
-            return SessionLog.load(matches[0])
+            return self.load(matches[0])
         return None
+
+    def load(self, path: Path, *, latest_of: Path | None = None) -> SessionLog:
+        """Read the session file ``path`` after checking its seal: ``SessionDoubted`` when
+        something else wrote it (shipped in a repository, copied, changed by another program,
+        writable by another user). ``latest_of``: it was picked as the latest of that
+        directory (for the message)."""
+        try:
+            found = read_session(path)
+        except Doubted as doubted:
+            raise SessionDoubted(path, doubted.why, latest_of) from None
+        session = SessionLog.load(path, found.data)
+        session._keeper = Keeper(path, found)
+        return session
 
 
 def in_use_note(original: SessionLog, fork: SessionLog, holder: str) -> str:
@@ -586,3 +680,13 @@ def in_use_note(original: SessionLog, fork: SessionLog, holder: str) -> str:
         f"in a fork of it, session {fork.id}, with the same history; the original stays with "
         "the process writing it"
     )
+
+
+__all__ = [
+    "SessionDoubted",
+    "SessionLog",
+    "SessionStore",
+    "in_use_note",
+    "interrupted_result",
+    "repair",
+]

@@ -17,6 +17,7 @@ returns the problems next to the settings so every front end can show them.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from pydantic import (
 )
 
 from agent_tui.core.budget.config import BudgetSettings
+from agent_tui.core.nofollow import LinkRefused, find_link, split_below, write_below
 from agent_tui.core.paths import config_dir
 from agent_tui.core.sandbox import SandboxSettings
 from agent_tui.core.schema_errors import format_validation_error
@@ -181,9 +183,16 @@ SECTIONS: dict[str, type[BaseModel]] = {
 """Top-level keys and their models. Keys starting with ``$`` (``$schema``) are ignored."""
 USER_ONLY: dict[str, Callable[[dict[str, Any]], list[str]]] = {
     "sandbox": SandboxSettings.loosening,
+    "shell": ShellSettings.user_only,
+    "budget": BudgetSettings.escaping,
 }
 """Sections with values only the user's own settings file may set (a repository ships its
 project files): for each, the keys of a section object that it may not set elsewhere."""
+USER_ONLY_WHY: dict[str, str] = {
+    "budget": "may only name a spill directory inside the workspace (no absolute path, ~ or "
+    "'..': the agent would write there) and may only keep spills longer than the defaults",
+}
+"""Why a project may not set them, by section (default: it may only make it stricter)."""
 FAIL_CLOSED: dict[str, dict[str, Any]] = {"sandbox": {"mode": "required"}}
 """What a section becomes when it is invalid, for the sections whose defaults are looser than
 what the user may have meant: a mistyped ``"mode": "requird"`` must not leave commands
@@ -305,12 +314,18 @@ class SettingsFileError(ValueError):
         self.problem = problem
 
 
-def update_json_object(path: Path, change: Callable[[dict[str, Any]], bool]) -> bool:
+def update_json_object(
+    path: Path, change: Callable[[dict[str, Any]], bool], *, within: Path | None = None
+) -> bool:
     """Change one settings file in place: read it (missing: ``{}``), let ``change`` edit the
     object and say whether it changed anything, then write it back atomically with every other
     key kept. Returns True when the file was written. A file that cannot be read or is not a
     JSON object is never overwritten (``SettingsFileError``); a failed write raises
-    ``OSError`` and leaves the old file. Blocking."""
+    ``OSError`` and leaves the old file. ``within``: a project file (``path`` inside that
+    directory), which a repository or a command can make a symlink — a link on the way below
+    ``within`` is refused (``SettingsFileError``), never written through. Blocking."""
+    if within is not None:
+        return _update_within(path, change, within)
     # Imported here: importing the tools package loads every built-in tool.
     from agent_tui.core.tools.builtin.atomic import atomic_write
 
@@ -322,6 +337,37 @@ def update_json_object(path: Path, change: Callable[[dict[str, Any]], bool]) -> 
         return False
     atomic_write(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     return True
+
+
+def _update_within(path: Path, change: Callable[[dict[str, Any]], bool], within: Path) -> bool:
+    """``update_json_object`` for a file below ``within``, nothing below it followed."""
+    anchor, parts = split_below(path, within)
+    if anchor != Path(os.path.normpath(within)) or not parts:
+        raise SettingsFileError(path, f"is not inside {within}")
+    link = find_link(anchor, parts)
+    if link is not None:
+        raise SettingsFileError(path, _through_link(link))
+    data, _, problem = read_json_object(path)
+    if problem is not None:
+        raise SettingsFileError(path, problem)
+    data = dict(data or {})
+    if not change(data):
+        return False
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    try:
+        write_below(anchor, Path(*parts), text.encode("utf-8"), mode=0o666, keep_mode=True)
+    except LinkRefused as swapped:  # a link swapped in since the check
+        raise SettingsFileError(path, _through_link(swapped)) from None
+    return True
+
+
+def _through_link(link: LinkRefused) -> str:
+    return (
+        f"is reached through a symbolic link ({link.link} -> {link.target}): agent-tui does "
+        "not write a project's files through a link, which could point anywhere (at a file "
+        f"your shell runs, say); it was not changed. Remove the link (rm {link.link}) and "
+        "try again"
+    )
 
 
 def _read_file(path: Path, problems: list[SettingsProblem]) -> dict[str, Any] | None:
@@ -369,9 +415,10 @@ def _drop_user_only(path: Path, sections: dict[str, Any], problems: list[Setting
         problems.append(
             SettingsProblem(
                 path,
-                f"{shown} ignored: a project's settings (which a repository can ship) may only "
-                f"make the {name} stricter; set {'it' if len(keys) == 1 else 'them'} in your "
-                f"user settings ({user_settings_path()}) to loosen it",
+                f"{shown} ignored: a project's settings (which a repository can ship) "
+                f"{USER_ONLY_WHY.get(name, f'may only make the {name} stricter')}; set "
+                f"{'it' if len(keys) == 1 else 'them'} in your user settings "
+                f"({user_settings_path()}) to {'loosen it' if name == 'sandbox' else 'do so'}",
                 "warning",
             )
         )

@@ -13,22 +13,45 @@ definition, so a changed command asks again. What tightens (deny and ask rules, 
 needs trust. The TUI asks at start-up (``ui/shell/trust_dialog.py``), ``agent-tui trust``
 reviews them, and headless runs use only what is already trusted (the rest is reported).
 
-Trusted keys are kept per workspace in ``<data dir>/trust.json`` — outside every repository.
+Trusted keys are kept per workspace in ``<data dir>/trust.json`` — outside every repository,
+but not out of reach of one: with the workspace as the home directory the data directory is
+inside it. So the store is written without following a link, mode 0600, and sealed; a store
+that is not as agent-tui last wrote it (shipped, copied, changed by another program, writable
+by another user: ``core.state_seal``) trusts nothing, and ``problem`` says why. Each save
+writes a new file and renames it into place; before the rename the seal records it as pending
+(its inode, size and hash), so a process killed between the rename and the new seal leaves a
+store the next load still takes (``state_seal.verify``), and the next save clears the
+temporary file a process killed before the rename left.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import logging
 import os
+import re
 import threading
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from agent_tui.core.nofollow import replace_at
 from agent_tui.core.paths import data_dir
+from agent_tui.core.state_seal import (
+    Doubted,
+    Pending,
+    Seal,
+    State,
+    open_parent,
+    sha256,
+    verified,
+    write_seal,
+)
 
 FILE = "trust.json"
 log = logging.getLogger(__name__)
@@ -81,29 +104,58 @@ class ProjectTrust:
     """The store (default ``<data dir>/trust.json``)."""
     pending: list[TrustItem] = field(default_factory=list)
     """Items the loaders met and left off because they are not trusted (each once)."""
+    problem: str | None = None
+    """Why the store was not used (``core.state_seal``), for the front ends; None when it
+    was (or there is none yet)."""
 
     def __post_init__(self) -> None:
         self.workspace = Path(os.path.realpath(self.workspace))
         self._keys: set[str] | None = None
+        self._state: State | None = None
+        """The store as last read and found agent-tui's (None: none, or doubted)."""
 
     @property
     def store(self) -> Path:
         return self.path or data_dir() / FILE
 
     def _read_all(self) -> dict[str, list[str]]:
+        """Every workspace's trusted keys; nothing when the store cannot be taken as
+        agent-tui wrote it (``core.state_seal``: shipped, copied, changed by another program,
+        writable by another user) — then ``problem`` says why."""
+        self._state = None
         try:
-            raw = json.loads(self.store.read_text(encoding="utf-8"))
+            fd = open_parent(self.store)
+        except FileNotFoundError:
+            return {}
+        except OSError as exc:
+            return self._unreadable(exc)
+        try:
+            with verified(fd, self.store.name) as found:
+                raw = json.loads(found.data)
+                self._state = found.state
+        except Doubted as doubted:
+            self.problem = (
+                f"the trust store {self.store} {doubted.why}: nothing in it is trusted, since "
+                "a trust store put there by anything but agent-tui could turn on a project's "
+                "MCP servers and rules. Review and trust the project's items again "
+                "(`agent-tui trust`, or in the TUI); that writes a new store"
+            )
+            log.warning("%s", self.problem)
+            return {}
         except FileNotFoundError:
             return {}
         except (OSError, ValueError) as exc:
-            log.warning(
-                "the trust store %s cannot be read (%s): nothing is trusted", self.store, exc
-            )
-            return {}
+            return self._unreadable(exc)
+        finally:
+            os.close(fd)
         workspaces = raw.get("workspaces") if isinstance(raw, dict) else None
         if not isinstance(workspaces, dict):
             return {}
         return {str(k): [str(x) for x in v] for k, v in workspaces.items() if isinstance(v, list)}
+
+    def _unreadable(self, exc: Exception) -> dict[str, list[str]]:
+        log.warning("the trust store %s cannot be read (%s): nothing is trusted", self.store, exc)
+        return {}
 
     @property
     def keys(self) -> set[str]:
@@ -126,33 +178,72 @@ class ProjectTrust:
         return False
 
     def trust(self, items: Iterable[TrustItem]) -> None:
-        """Trust ``items`` from now on (saved at once). ``OSError`` when the store cannot be
-        written: then they are trusted for this run only."""
+        """Trust ``items`` from now on (saved at once, sealed). ``OSError`` when the store
+        cannot be written: then they are trusted for this run only."""
         new = {item.key for item in items}
         self.keys.update(new)
         self.pending = [p for p in self.pending if p.key not in new]
-        from agent_tui.core.tools.builtin.atomic import atomic_write
-
-        with _lock:
-            everything = self._read_all()
+        with self._writing() as (fd, everything):
             everything[str(self.workspace)] = sorted(
                 set(everything.get(str(self.workspace), [])) | self.keys
             )
-            self.store.parent.mkdir(parents=True, exist_ok=True)
-            data = {"version": 1, "workspaces": everything}
-            atomic_write(self.store, (json.dumps(data, indent=1) + "\n").encode("utf-8"))
+            self._save(fd, everything)
 
     def forget(self) -> None:
         """Trust nothing of this workspace any more (``agent-tui trust --revoke``)."""
-        from agent_tui.core.tools.builtin.atomic import atomic_write
-
         self._keys = set()
-        with _lock:
-            everything = self._read_all()
+        with self._writing() as (fd, everything):
             everything.pop(str(self.workspace), None)
-            if self.store.exists():
-                data = {"version": 1, "workspaces": everything}
-                atomic_write(self.store, (json.dumps(data, indent=1) + "\n").encode("utf-8"))
+            if os.path.lexists(self.store):
+                self._save(fd, everything)
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[tuple[int, dict[str, list[str]]]]:
+        """The store's directory (made, 0700, when missing) locked against other agent-tui
+        processes, with what the store holds now (nothing, when it is doubted)."""
+        with _lock:
+            fd = open_parent(self.store, create=True)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                _clear_temporaries(fd, self.store.name)
+                yield fd, self._read_all()
+            finally:
+                os.close(fd)  # releases the lock
+
+    def _save(self, fd: int, everything: dict[str, list[str]]) -> None:
+        """Write the store (mode 0600, no link followed) and its seal: the new file as
+        pending before it is renamed into place (the old one, if it was agent-tui's, still
+        sealed as it is), then as it is."""
+        data = {"version": 1, "workspaces": everything}
+        text = (json.dumps(data, indent=1) + "\n").encode("utf-8")
+        digest = sha256(text).hexdigest()
+        name, before = self.store.name, self._state
+
+        def pending(new: os.stat_result) -> None:
+            # on disk before the rename can be (a power cut), then stamped again: the rename's
+            # change time must fall within AFTER_NS of the stamp, whatever the sync took
+            for durable in (True, False):
+                record = Pending(new.st_ino, len(text), digest, time.time_ns())
+                write_seal(fd, name, Seal(before, record), durable=durable)
+
+        st = replace_at(fd, name, text, mode=0o600, before_rename=pending)
+        self._state = State.of(st, digest)
+        write_seal(fd, name, Seal(self._state), durable=True)
+        self.problem = None
+
+
+def _clear_temporaries(dir_fd: int, store: str) -> None:
+    """Remove the temporary stores saves killed before their rename left (``.NAME.XXXXXXXX
+    .tmp``, ``nofollow.replace_at``'s names), under the lock every save holds: none is in use."""
+    temporary = re.compile(rf"\.{re.escape(store)}\.[0-9a-f]{{8}}\.tmp")
+    try:
+        names = os.listdir(dir_fd)
+    except OSError:
+        return
+    for name in names:
+        if temporary.fullmatch(name):
+            with contextlib.suppress(OSError):
+                os.unlink(name, dir_fd=dir_fd)
 
 
 def untrusted_warning(items: Iterable[TrustItem]) -> str:

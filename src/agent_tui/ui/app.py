@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import threading
 import time
 from pathlib import Path
@@ -33,6 +34,7 @@ from agent_tui.ui.shell.prompt_input import PromptInput
 from agent_tui.ui.shell.shell_screen import ShellScreen
 from agent_tui.ui.shell.shell_status import ShellStatus
 from agent_tui.ui.shell.status_bar import Activity, StatusBar
+from agent_tui.ui.shell.worker_failure import worker_failed
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -56,6 +58,8 @@ if TYPE_CHECKING:
     from agent_tui.ui.shell.main_screen import MainScreen
     from agent_tui.ui.shell.session_list import SessionSummary
     from agent_tui.ui.shell.themes import ThemeKeeper
+
+log = logging.getLogger(__name__)
 
 CLOSE_TIMEOUT = 5.0
 """Seconds quitting waits for the agent to clean up before exiting anyway."""
@@ -311,6 +315,7 @@ class AgentApp(App[None]):
             self.exit(return_code=failure.code)
             return
         except Exception as exc:  # a bug, not the user's input: said as such, nothing hidden
+            log.exception("start-up failed")
             self.boot_failure = BootFailed(f"start-up failed: {type(exc).__name__}: {exc}", 1)
             self.exit(return_code=1)
             return
@@ -784,6 +789,8 @@ class AgentApp(App[None]):
             self.post_message(EarlierTurns.Load())
 
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR:
+            worker_failed(self, event.worker)
         if event.worker.group != "agent" or not event.worker.is_finished:
             return
         if not self._showing():

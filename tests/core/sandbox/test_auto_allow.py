@@ -138,13 +138,21 @@ def test_what_the_sandbox_would_refuse_asks(work: Path) -> None:
         ("curl -s https://example.invalid/x", "turns off"),
         ("git fetch origin", "git fetch"),
         ("pip install requests", "pip install"),
-        ("echo x > /var/tmp/agent-tui-canary", "keeps read-only"),
-        ("echo x > ~/notes.txt", "keeps read-only"),
+        ("echo x > /var/tmp/agent-tui-canary", "outside the workspace"),  # every mode
+        ("echo x > ~/notes.txt", "outside the workspace"),
     ):
         decision = _judge(p, command)
         assert decision.kind == "ask", command
         assert says in decision.reason, (command, decision.reason)
     assert _judge(p, "echo x > /tmp/scratch").kind == "allow"  # the private /tmp
+    assert _judge(p, 'echo x > "$TMPDIR/scratch"').kind == "allow"  # the session's temp dir
+    # a rule names the place outside: the sandbox would still refuse the write
+    named = _pipeline(
+        work, RuleSet(allow=[Rule.parse("write_file(//var/tmp/**)")]), auto_allow=True
+    )
+    decision = _judge(named, "echo x > /var/tmp/agent-tui-canary")
+    assert decision.kind == "ask", decision
+    assert "keeps read-only" in decision.reason, decision
 
 
 def test_with_the_network_on_code_it_cannot_follow_asks(work: Path) -> None:
@@ -157,9 +165,12 @@ def test_with_the_network_on_code_it_cannot_follow_asks(work: Path) -> None:
     assert allowed.shelter.label == "sandboxed · network on"
 
 
-def test_a_workspace_too_large_to_search_for_protected_files_asks(
+def test_a_workspace_too_large_to_search_for_protected_files_is_denied(
     work: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Past the walk's cap the sandbox refuses every command, so the decision says so (deny,
+    with what to do) instead of asking for a run that would be refused
+    (``test_refusal_said_before_asking`` has the red team)."""
     walk.forget()
     for index in range(40):
         (work / f"f{index}.txt").write_text("x", encoding="utf-8")
@@ -167,8 +178,9 @@ def test_a_workspace_too_large_to_search_for_protected_files_asks(
     assert _judge(p, "ls").kind == "allow"
     monkeypatch.setattr(walk, "MAX_ENTRIES", 10)
     decision = _judge(p, "ls")
-    assert decision.kind == "ask"
-    assert "too large" in decision.reason
+    assert decision.kind == "deny"
+    assert "would refuse" in decision.reason
+    assert "Narrow the rule" in decision.reason
 
 
 async def test_an_auto_allowed_hostile_command_still_cannot_escape(

@@ -321,7 +321,8 @@ def test_git_config_keys_that_run_nothing() -> None:
     assert git_config_runs_code('[alias]\n\tst = "!sh"\n') == "alias.st"
     assert git_config_runs_code('[filter "a"]\n\tclean = x\n') == "filter.a.clean"
     assert git_config_runs_code("[include]\n\tpath = ../x\n") == "include.path"
-    assert git_config_runs_code("[core] hooksPath = /x\n") == "core.hooksPath"
+    # keys as git names them: the section and the key lower-cased
+    assert git_config_runs_code("[core] hooksPath = /x\n") == "core.hookspath"
 
 
 def _opaque(script: str) -> str:

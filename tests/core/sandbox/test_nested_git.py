@@ -117,7 +117,9 @@ async def test_each_attack_works_without_the_check(
 ) -> None:
     """The tests above would pass vacuously if the planted config never ran: without the
     check, the same command makes the user's git run it."""
-    monkeypatch.setattr(run_shell.Watch, "check", lambda self: [])
+    from agent_tui.core.sandbox.git_watch import Watch
+
+    monkeypatch.setattr(Watch, "check", lambda self, before: [])
     await _run(_sandbox(repo), repo, _ATTACKS[attack])
     _user_runs_git(repo)
     assert _canary(repo).exists()

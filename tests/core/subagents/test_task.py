@@ -391,7 +391,9 @@ async def test_an_agent_model_spec_runs_the_child_on_that_model(tmp_path: Path) 
     script.write_text(json.dumps({"turns": [{"text": "from the other model"}]}))
     agents = tmp_path / ".agent-tui" / "agents"
     agents.mkdir(parents=True)
-    (agents / "other.md").write_text(f"---\nname: other\nmodel: script:{script}\n---\n")
+    mine = tmp_path / "user" / "agents"  # a script model: the user's own files only
+    mine.mkdir(parents=True)
+    (mine / "other.md").write_text(f"---\nname: other\nmodel: script:{script}\n---\n")
     (agents / "alias.md").write_text("---\nname: alias\nmodel: haiku\n---\n")
     catalog = load_agents(tmp_path, user_dir=tmp_path / "user")
     assert any("alias.md" in p and "'haiku' is not a provider spec" in p for p in catalog.problems)

@@ -120,18 +120,23 @@ async def test_progress_streams_while_the_command_runs(
     assert recorder.lines == ["first", "second"]
 
 
-async def test_timeout_kills_the_process_group_and_keeps_the_tail(
+async def test_timeout_kills_the_process_group_and_keeps_the_whole_output(
     shell_ctx: ToolContext, wait, gone
 ) -> None:
+    """Issue 38: the output of a timed-out command was cut to its last 50 lines; now the
+    failure holds all of it (the budget spills it whole, ``test_timeout_spill``)."""
     with pytest.raises(ToolFailure) as failure:
         await run(shell_ctx, "seq 1 100; sleep 30 & echo $!; wait", timeout=2)
     info = failure.value.info
     assert info.code == "timeout"
-    assert "within 2 s" in info.message
-    tail = info.message.split("output:\n", 1)[1].split("\n")
-    assert len(tail) == 50
-    assert tail[0] == "52"  # lines 52..100 and the pid: the last 50 lines
-    pid = int(tail[-1])
+    *lines, footer = info.message.split("\n")
+    assert footer == failure.value.footer
+    assert "within 2 s" in footer
+    assert lines[:100] == [str(n) for n in range(1, 101)]  # every line, from the first
+    raw = failure.value.raw
+    assert raw is not None
+    assert raw.read().startswith(b"1\n2\n3\n")
+    pid = int(lines[-1])
     try:
         await wait(lambda: gone(pid), what=f"background child {pid} to die")
     finally:
@@ -271,7 +276,7 @@ async def test_sigterm_ignored_is_killed_after_the_grace(
     monkeypatch.setattr(run_shell, "KILL_GRACE", 0.2)
     with pytest.raises(ToolFailure) as failure:
         await run(shell_ctx, "trap '' TERM; sleep 30 & echo $!; wait", timeout=1.5)
-    pid = int(failure.value.info.message.rsplit("\n", 1)[-1])
+    pid = int(failure.value.info.message.split("\n")[-2])  # the line before the footer
     try:
         await wait(lambda: gone(pid), what=f"SIGTERM-immune child {pid} to be SIGKILLed")
     finally:

@@ -6,12 +6,15 @@ exactly as ``read_file`` returns them. UI-free; every call costs what a window c
   and whether a live message still points to it;
 - ``resolve_spill``: a pointer path (as the model sees it) to the spill file, or a
   ``SpillRefused`` that says what is wrong and what to do instead — outside the spill
-  directory (also through ``..`` or a symlink), not a spill file name, missing, not indexed;
+  directory (also through ``..`` or a symlink; a spill directory that is itself a link, or
+  has one on its way, is not the spill directory: its store uses a private one), not a spill
+  file name, missing, not indexed;
 - ``read_window``: the rows ``read_file(path, offset, limit)`` returns (read_file's own code),
   with its footer and the call that returns them; the rest of the windows (a long line's
   segments, paging back, copying) and bytes to lines are in ``windows``;
-- ``delete_spill``: refused while a live message or a saved session points to the spill
-  (``why_not_delete`` says why before asking).
+- ``delete_spill``: refused while a live message, a saved session or the reference record of
+  another data dir's session points to the spill (``why_not_delete`` says why before
+  asking).
 """
 
 from __future__ import annotations
@@ -37,40 +40,12 @@ from agent_tui.core.browse.windows import (
     window_of,
     window_text,
 )
-from agent_tui.core.budget.cleanup import first_file_naming, message_texts, referenced_names
+from agent_tui.core.budget.cleanup import message_texts, referenced_names
 from agent_tui.core.budget.index import SpillIndex, SpillMeta
 from agent_tui.core.budget.reader import SpillReader
 from agent_tui.core.budget.store import SPILL_NAME, SpillStore, _safe, is_spill_name
 from agent_tui.core.call_summary import call_summary
 from agent_tui.core.transcript import Message
-
-__all__ = [
-    "COPY_MAX_BYTES",
-    "NAMED_LIKE",
-    "SpillEntry",
-    "SpillRefused",
-    "SpillWindow",
-    "WindowText",
-    "column_of_byte",
-    "delete_spill",
-    "gone",
-    "last_segment",
-    "line_of_byte",
-    "line_start",
-    "list_spills",
-    "live_references",
-    "not_indexed",
-    "open_reader",
-    "parse_name",
-    "read_window",
-    "resolve_spill",
-    "segment_of",
-    "session_id",
-    "why_not_delete",
-    "window_ending_at",
-    "window_of",
-    "window_text",
-]
 
 _PARTS = re.compile(r"(?P<when>\d{8}T\d{6}Z)-(?P<middle>[A-Za-z0-9_-]+?)-[0-9a-f]{4}\.txt")
 NAMED_LIKE = "<UTC time>-<tool>-<call id>-<token>.txt"
@@ -235,9 +210,10 @@ def resolve_spill(store: SpillStore, path: str | Path) -> Path:
     candidate = Path(given).expanduser()
     if not candidate.is_absolute():
         candidate = store.cwd / candidate
-    root = Path(os.path.realpath(store.root))
+    spill_root = store.checked_root()  # a link on the way to it: the store's fallback
+    root = Path(os.path.realpath(spill_root))
     real = Path(os.path.realpath(candidate))
-    where = store.shown(store.root)
+    where = store.shown(spill_root)
     if real.parent != root and real.is_relative_to(root):
         raise SpillRefused(
             "not_spill",
@@ -259,9 +235,9 @@ def resolve_spill(store: SpillStore, path: str | Path) -> Path:
             f"{given} is not a spill file (spill files are named {NAMED_LIKE}).",
             "Pick a spill from the list.",
         )
-    spill = store.root / real.name
+    spill = spill_root / real.name
     try:
-        mode = os.stat(spill).st_mode
+        mode = os.stat(spill, follow_symlinks=False).st_mode
     except FileNotFoundError:
         raise SpillRefused(
             "missing",
@@ -316,72 +292,33 @@ def read_window(path: Path, shown: str, offset: int, limit: int) -> SpillWindow:
         return window_of(reader, shown, offset, limit)
 
 
-# -- deleting -------------------------------------------------------------------------------
+# Deleting (``delete``) uses what is above: imported last, and re-exported from here.
+from agent_tui.core.browse.delete import delete_spill, session_id, why_not_delete  # noqa: E402
 
-
-def why_not_delete(
-    store: SpillStore,
-    path: Path,
-    messages: Sequence[Message],
-    session_files: Iterable[Path] = (),
-) -> SpillRefused | None:
-    """Why ``path`` may not be deleted: not a spill file of ``store``, a live message points to
-    it, or a saved session does (it may be resumed, and its pointers must work) or may (it
-    cannot be read). None when it may be deleted. Blocking (reads the session files)."""
-    shown = store.shown(path)
-    if not is_spill_name(path.name) or Path(os.path.realpath(path.parent)) != Path(
-        os.path.realpath(store.root)
-    ):
-        return SpillRefused("not_spill", f"{shown} is not a spill file.", "Nothing was deleted.")
-    who = live_references(messages).get(path.name)
-    if who is not None:
-        return SpillRefused(
-            "referenced",
-            f"{shown} is still pointed to by a live message ({who}); the model may read it.",
-            "It is deleted by itself once no message of the session refers to it.",
-        )
-    found = first_file_naming(path.name, session_files)
-    if found is None:
-        return None
-    session, error = found
-    named = f"the saved session {session_id(session)} ({_home_relative(session)})"
-    if error is not None:
-        return SpillRefused(
-            "saved",
-            f"{shown} may be referred to by {named}: it cannot be read "
-            f"({error.strerror or error}).",
-            "Nothing was deleted: a session that cannot be read may still be resumed. Make the "
-            "file readable (or remove it), then try again.",
-        )
-    return SpillRefused(
-        "saved",
-        f"{shown} is referred to by {named}: resuming it (agent-tui --resume "
-        f"{session_id(session)}) would read this spill.",
-        "Delete that session file first if you no longer need it; otherwise leave the spill: "
-        "it is deleted by itself once no message and no saved session refers to it.",
-    )
-
-
-def delete_spill(
-    store: SpillStore,
-    path: Path,
-    messages: Sequence[Message],
-    session_files: Iterable[Path] = (),
-) -> None:
-    """Delete a spill and its index; refused (``why_not_delete``) while a live message or a
-    saved session points to it. Blocking (reads the session files): use a thread."""
-    refused = why_not_delete(store, path, messages, session_files)
-    if refused is not None:
-        raise refused
-    store.remove(path)
-
-
-def session_id(path: Path) -> str:
-    """The id of a session file (``<UTC time>-<id>.jsonl``), as ``--resume`` takes it."""
-    return path.stem.rsplit("-", 1)[-1]
-
-
-def _home_relative(path: Path) -> str:
-    """``path`` with the home directory as ``~``."""
-    home = Path(os.path.expanduser("~"))
-    return f"~/{path.relative_to(home).as_posix()}" if path.is_relative_to(home) else str(path)
+__all__ = [
+    "COPY_MAX_BYTES",
+    "NAMED_LIKE",
+    "SpillEntry",
+    "SpillRefused",
+    "SpillWindow",
+    "WindowText",
+    "column_of_byte",
+    "delete_spill",
+    "gone",
+    "last_segment",
+    "line_of_byte",
+    "line_start",
+    "list_spills",
+    "live_references",
+    "not_indexed",
+    "open_reader",
+    "parse_name",
+    "read_window",
+    "resolve_spill",
+    "segment_of",
+    "session_id",
+    "why_not_delete",
+    "window_ending_at",
+    "window_of",
+    "window_text",
+]

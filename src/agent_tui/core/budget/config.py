@@ -33,9 +33,47 @@ class BudgetSettings(BaseModel):
     spill_dir: str = Field(
         default=".agent-spill",
         min_length=1,
-        description="Where spilled outputs are saved; relative paths are inside the session cwd.",
+        description="Where spilled outputs are saved; relative paths are inside the session cwd "
+        "(a project's settings may only name one inside it).",
+    )
+    spill_grace_seconds: float = Field(
+        default=3600.0,
+        ge=0,
+        description="A spill no session points to any more is deleted once it is this old.",
+    )
+    spill_unclaimed_days: float = Field(
+        default=30.0,
+        ge=0,
+        description="A spill no reference record knows (written before agent-tui kept them, "
+        "or by an older agent-tui) and no session of this data dir points to is deleted once "
+        "it is this old: a session of another data dir may still point to it.",
     )
     log_compression: LogCompressionSettings = Field(default_factory=LogCompressionSettings)
+
+    @staticmethod
+    def escaping(section: dict[str, object]) -> list[str]:
+        """The keys of a ``budget`` settings object that a project's files (which a repository
+        ships) may not set: a ``spill_dir`` that would make the agent write outside the
+        workspace (absolute, starting with ``~`` or climbing with ``..``), and retention
+        periods shorter than the defaults (a project may keep spills longer, never delete the
+        user's sooner)."""
+        keys = []
+        value = section.get("spill_dir")
+        if isinstance(value, str):
+            parts = value.replace("\\", "/").split("/")
+            if value.startswith(("/", "~")) or ".." in parts:
+                keys.append("spill_dir")
+        for key in ("spill_grace_seconds", "spill_unclaimed_days"):
+            period = section.get(key)
+            if period is None:
+                continue
+            try:
+                shorter = float(period) < BudgetSettings.model_fields[key].default  # type: ignore[arg-type]
+            except (TypeError, ValueError):  # not a number: the section's validation says so
+                continue
+            if shorter:
+                keys.append(key)
+        return keys
 
     @model_validator(mode="after")
     def _preview_fits(self) -> BudgetSettings:

@@ -81,6 +81,19 @@ def index_path(data_path: Path) -> Path:
     return data_path.parent / INDEX_DIR / f"{data_path.name}.idx"
 
 
+def _open_index(data_path: Path) -> int:
+    """The index file of ``data_path``, opened without following a link at ``.index`` or at
+    the index's own name (a planted one would make the reader take another file's index)."""
+    index_dir = os.open(
+        data_path.parent / INDEX_DIR, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    )
+    try:
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+        return os.open(f"{data_path.name}.idx", flags, dir_fd=index_dir)
+    finally:
+        os.close(index_dir)
+
+
 @dataclass(frozen=True)
 class SpillMeta:
     """What a spill is the output of, beyond the tool and call id its name holds."""
@@ -309,11 +322,18 @@ class SpillIndex:
         self._checkpoints_at = header.base + header.mark_size * header.marks
 
     @classmethod
-    def open_for(cls, data_path: Path) -> SpillIndex | None:
-        """The index of ``data_path`` if it exists and matches the file, else None."""
+    def open_for(cls, data_path: Path, opened: int | None = None) -> SpillIndex | None:
+        """The index of ``data_path`` if it exists and matches the file (``opened``: the
+        descriptor of the file the caller opened as ``data_path``, judged instead of the name),
+        else None."""
         try:
-            st = os.stat(data_path)
-            fd = os.open(index_path(data_path), os.O_RDONLY)
+            # a link is no spill of ours
+            st = (
+                os.fstat(opened)
+                if opened is not None
+                else os.stat(data_path, follow_symlinks=False)
+            )
+            fd = _open_index(data_path)
         except OSError:
             return None
         try:

@@ -70,19 +70,25 @@ class Segment:
 class SpillReader:
     """An open spill file and its index. ``bytes_read`` counts what the reads cost."""
 
-    def __init__(self, path: Path, index: SpillIndex) -> None:
+    def __init__(self, path: Path, index: SpillIndex, opened: int | None = None) -> None:
         self.index = index
-        self.fd = os.open(path, os.O_RDONLY)
+        # the caller's file when it opened one (a name may point elsewhere by now), else ours
+        self.fd = (
+            os.dup(opened)
+            if opened is not None
+            else os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        )
         self.bytes_read = 0
 
     @classmethod
-    def open(cls, path: Path) -> SpillReader | None:
-        """A reader when ``path`` has a matching index, else None (not a spill file)."""
-        index = SpillIndex.open_for(path)
+    def open(cls, path: Path, opened: int | None = None) -> SpillReader | None:
+        """A reader when ``path`` has a matching index, else None (not a spill file).
+        ``opened``: the caller's descriptor of ``path``, whose file the index must match."""
+        index = SpillIndex.open_for(path, opened)
         if index is None:
             return None
         try:
-            return cls(path, index)
+            return cls(path, index, opened)
         except OSError:
             index.close()
             return None

@@ -13,7 +13,13 @@ surrogate, which UTF-8 cannot hold, becomes ``?``); a tool's raw bytes (``RawOut
 command wrote, valid UTF-8 or not) are written as they are. Either is streamed in pieces so a
 huge output never exists twice in memory, into a temporary file that is renamed into place
 when complete. The sidecar index (``index.py``) is built during the same pass. A
-``.gitignore`` keeps the directory out of version control.
+``.gitignore`` keeps the directory out of version control. Which sessions reference which
+spills is recorded beside them (``refs``, ``refs_writer``); ``cleanup`` deletes by it.
+
+Every file is made with ``O_EXCL | O_NOFOLLOW`` and renamed relative to a descriptor of the
+spill directory, which is reached from the workspace without following a link
+(``spill_dir``): a symlinked ``.agent-spill`` (or ``.index``, or ``.gitignore``) is never
+written through.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import contextlib
 import os
 import re
 import secrets
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -37,6 +44,9 @@ from agent_tui.core.budget.index import (
     SpillMeta,
     index_path,
 )
+from agent_tui.core.budget.refs_writer import SpillRefs
+from agent_tui.core.budget.spill_dir import SpillDir
+from agent_tui.core.nofollow import create_at
 
 WRITE_BUFFER = 1 << 20
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
@@ -74,7 +84,8 @@ def is_spill_name(name: str) -> bool:
 
 
 class SpillStore:
-    """Spill files of one session directory."""
+    """Spill files of one session directory (``spill_dir``: reached without following a link;
+    a private fallback directory when the configured one is refused)."""
 
     def __init__(
         self,
@@ -85,14 +96,43 @@ class SpillStore:
         step: int = STEP,
         marks: tuple[int, int] = (MARK_LINES, MARK_BYTES),
     ) -> None:
-        self.root = root if root.is_absolute() else cwd / root
         self.cwd = cwd
+        self.dir = SpillDir(root if root.is_absolute() else cwd / root, cwd)
         self.durable = durable
         """fsync the data before the rename (a crash then never leaves a short file)."""
         self.step = step
         """Characters between index checkpoints inside long lines."""
         self.marks = marks
         """(lines, bytes) after which the index marks a line start (``index``)."""
+        self.refs = SpillRefs(self.dir, durable=durable)
+        """This process's reference record here (``refs_writer``): every spill is named in it
+        from the moment its name is reserved."""
+
+    @property
+    def root(self) -> Path:
+        """The directory spills go to: the configured one, or the fallback once it was
+        refused (``problem``)."""
+        return self.dir.path
+
+    @property
+    def problem(self) -> str | None:
+        """Why the configured directory is not used (a link on the way), or None."""
+        return self.dir.problem
+
+    def take_problem(self) -> str | None:
+        """``problem``, once (for the front ends)."""
+        return self.dir.take_problem()
+
+    def checked_root(self) -> Path:
+        """``root`` after checking the way to it (a link found switches to the fallback)."""
+        with contextlib.suppress(FileNotFoundError):
+            os.close(self.dir.open(create=False))
+        return self.root
+
+    def open_dir(self, *sub: str, create: bool = False) -> int:
+        """A descriptor of ``root/sub…`` reached without following a link (the caller closes
+        it); ``FileNotFoundError`` when missing and not ``create``."""
+        return self.dir.open(*sub, create=create)
 
     def shown(self, path: Path) -> str:
         absolute = Path(os.path.abspath(path))
@@ -105,25 +145,28 @@ class SpillStore:
         """The path a spill of this call would get (same length as the real one)."""
         return self.shown(self.root / spill_name(tool, call_id, when, "0" * TOKEN_CHARS))
 
-    def _prepare(self) -> None:
-        (self.root / INDEX_DIR).mkdir(parents=True, exist_ok=True)
-        ignore = self.root / ".gitignore"
-        if not ignore.exists():
-            with contextlib.suppress(OSError):
-                ignore.write_text("# agent-tui spilled tool outputs\n*\n", encoding="utf-8")
+    def _prepare(self) -> tuple[int, int, Path]:
+        """(directory, index directory, the directory's path): made as real directories when
+        missing, with the ``.gitignore`` (created, never written through a link)."""
+        fd, index_fd, root = self.dir.open_with(INDEX_DIR)
+        with contextlib.suppress(OSError):  # FileExistsError: there already (or a link: left)
+            ignore = create_at(fd, ".gitignore", 0o644)
+            with os.fdopen(ignore, "wb") as fh:
+                fh.write(b"# agent-tui spilled tool outputs\n*\n")
+        return fd, index_fd, root
 
-    def _reserve(self, tool: str, call_id: str, when: datetime) -> Path:
+    def _reserve(self, fd: int, root: Path, tool: str, call_id: str, when: datetime) -> Path:
         """Create an empty placeholder under a fresh name, so no other writer can take it."""
-        self._prepare()
         for _ in range(1000):
             token = secrets.token_hex(TOKEN_CHARS // 2)
-            path = self.root / spill_name(tool, call_id, when, token)
+            name = spill_name(tool, call_id, when, token)
+            self.refs.add((name,))  # before the file exists: a spill on disk is always recorded
             try:
-                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+                os.close(create_at(fd, name, 0o644))
             except FileExistsError:
                 continue
-            return path
-        raise FileExistsError(f"no free spill file name in {self.root}")
+            return root / name
+        raise FileExistsError(f"no free spill file name in {root}")
 
     def open_writer(
         self, tool: str, call_id: str, when: datetime | None = None, *, summary: str = ""
@@ -131,8 +174,15 @@ class SpillStore:
         """A streaming writer; ``commit()`` it when the output is complete. ``summary`` is the
         call's input in one line (``core.call_summary``), kept in the index."""
         when = when or datetime.now(UTC)
-        path = self._reserve(tool, call_id, when)
-        return SpillWriter(self, path, tool, call_id, SpillMeta(summary=summary))
+        fd, index_fd, root = self._prepare()
+        try:
+            path = self._reserve(fd, root, tool, call_id, when)
+        except BaseException:
+            os.close(fd)
+            os.close(index_fd)
+            raise
+        meta = SpillMeta(summary=summary)
+        return SpillWriter(self, path, tool, call_id, meta, (fd, index_fd))  # owns both now
 
     def write(
         self,
@@ -163,18 +213,48 @@ class SpillStore:
                 writer.write_bytes(chunk)
             return writer.commit()
 
-    def files(self) -> list[Path]:
-        """The spill files present, oldest name first."""
+    def listing(self, *sub: str) -> list[tuple[str, os.stat_result]]:
+        """(name, ``lstat``) of the entries of ``root/sub…``, sorted by name; empty when it
+        does not exist. Symlinks are listed as what they are (never followed)."""
         try:
-            entries = sorted(os.listdir(self.root))
+            fd = self.dir.open(*sub, create=False)
         except OSError:
             return []
-        return [self.root / n for n in entries if is_spill_name(n) and (self.root / n).is_file()]
+        try:
+            out = []
+            for name in sorted(os.listdir(fd)):
+                with contextlib.suppress(OSError):
+                    out.append((name, os.stat(name, dir_fd=fd, follow_symlinks=False)))
+            return out
+        finally:
+            os.close(fd)
+
+    def files(self) -> list[Path]:
+        """The spill files present, oldest name first (regular files only: a link named like
+        a spill is not one)."""
+        root = self.root
+        return [
+            root / name
+            for name, st in self.listing()
+            if is_spill_name(name) and stat.S_ISREG(st.st_mode)
+        ]
+
+    def unlink(self, name: str, *sub: str) -> None:
+        """Remove ``root/sub…/name`` (a link is removed, never what it points to)."""
+        try:
+            fd = self.dir.open(*sub, create=False)
+        except FileNotFoundError:
+            return
+        try:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(name, dir_fd=fd)
+        finally:
+            os.close(fd)
 
     def remove(self, path: Path) -> None:
-        for victim in (index_path(path), path):
-            with contextlib.suppress(FileNotFoundError):
-                victim.unlink()
+        """Delete a spill file of this store and its index (only inside ``root``)."""
+        self.unlink(index_path(path).name, INDEX_DIR)
+        self.unlink(path.name)
 
 
 class SpillWriter:
@@ -187,17 +267,31 @@ class SpillWriter:
         tool: str,
         call_id: str,
         meta: SpillMeta | None = None,
+        fds: tuple[int, int] | None = None,
     ) -> None:
         self.store, self.path, self.tool, self.call_id = store, path, tool, call_id
         self.meta = meta or SpillMeta()
+        if fds is None:
+            fd, index_fd, _ = store._prepare()
+        else:
+            fd, index_fd = fds
+        self._fd, self._index_fd = fd, index_fd
+        """The spill directory and its index directory, as they were walked: every file of
+        this spill is made and renamed relative to them."""
         tag = secrets.token_hex(4)
-        self._data_tmp = path.with_name(f".tmp-{tag}-{path.name}")
-        self._index_tmp = index_path(path).with_name(f".tmp-{tag}-{path.name}.idx")
-        self._data: BinaryIO = open(self._data_tmp, "xb", buffering=WRITE_BUFFER)  # noqa: SIM115
-        self._index: BinaryIO = open(self._index_tmp, "x+b", buffering=WRITE_BUFFER)  # noqa: SIM115
+        self._data_tmp = f".tmp-{tag}-{path.name}"
+        self._index_tmp = f".tmp-{tag}-{path.name}.idx"
+        self._done = False
+        try:
+            data = create_at(fd, self._data_tmp, 0o644)
+            self._data: BinaryIO = os.fdopen(data, "wb", buffering=WRITE_BUFFER)
+            index = create_at(index_fd, self._index_tmp, 0o644)
+            self._index: BinaryIO = os.fdopen(index, "w+b", buffering=WRITE_BUFFER)
+        except BaseException:
+            self.abort()
+            raise
         lines, size = store.marks
         self._builder = IndexBuilder(self._index, store.step, mark_lines=lines, mark_bytes=size)
-        self._done = False
 
     def write(self, text: str) -> None:
         """More of a text (not after ``write_bytes``)."""
@@ -229,9 +323,12 @@ class SpillWriter:
         self._builder.finish(mtime, self.meta)
         self._index.flush()
         self._index.close()
-        os.replace(self._index_tmp, index_path(self.path))
-        os.replace(self._data_tmp, self.path)  # over our own placeholder
+        name = self.path.name
+        index = self._index_fd
+        os.replace(self._index_tmp, f"{name}.idx", src_dir_fd=index, dst_dir_fd=index)
+        os.replace(self._data_tmp, name, src_dir_fd=self._fd, dst_dir_fd=self._fd)  # placeholder
         self._done = True
+        self._close_dirs()
         builder = self._builder
         return SpillRecord(
             path=self.path,
@@ -245,13 +342,26 @@ class SpillWriter:
         )
 
     def abort(self) -> None:
-        for fh in (self._data, self._index):
+        for fh in (getattr(self, "_data", None), getattr(self, "_index", None)):
+            if fh is not None:
+                with contextlib.suppress(OSError):
+                    fh.close()
+        victims = (
+            (self._fd, self._data_tmp),
+            (self._index_fd, self._index_tmp),
+            (self._fd, self.path.name),
+        )
+        for fd, name in victims:
             with contextlib.suppress(OSError):
-                fh.close()
-        for victim in (self._data_tmp, self._index_tmp, self.path):
-            with contextlib.suppress(FileNotFoundError):
-                victim.unlink()
+                os.unlink(name, dir_fd=fd)
         self._done = True
+        self._close_dirs()
+
+    def _close_dirs(self) -> None:
+        for fd in (self._fd, self._index_fd):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._fd = self._index_fd = -1
 
     def __enter__(self) -> SpillWriter:
         return self

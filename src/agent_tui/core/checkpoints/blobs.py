@@ -4,12 +4,12 @@ a temporary name and renamed in, so a blob that exists is whole. Blocking: use f
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
-import secrets
 from pathlib import Path
 
+from agent_tui.core.nofollow import open_below, split_below, write_state
+from agent_tui.core.paths import data_dir
 from agent_tui.core.tools.file_state import content_digest
 
 
@@ -24,22 +24,14 @@ class BlobStore:
         return self.path(digest).is_file()
 
     def put(self, data: bytes) -> str:
-        """Keep ``data``; its digest (``content_digest``)."""
+        """Keep ``data``; its digest (``content_digest``). Written 0600 without following a
+        link below the data directory (a link there would send the kept contents
+        elsewhere)."""
         digest = content_digest(data)
         target = self.path(digest)
         if target.is_file():
             return digest
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
-        try:
-            with temp.open("xb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(temp, target)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                temp.unlink()
+        write_state(target, data_dir(), data)
         return digest
 
     def get(self, digest: str) -> bytes:
@@ -64,10 +56,19 @@ class BlobStore:
                 target = other.root / sub.name / blob.name
                 if target.exists():
                     continue
-                target.parent.mkdir(parents=True, exist_ok=True)
                 try:
-                    os.link(blob, target)
+                    _link_into(blob, target)
                 except OSError:
                     other.put(blob.read_bytes())
                 count += 1
         return count
+
+
+def _link_into(blob: Path, target: Path) -> None:
+    """Hard-link ``blob`` as ``target``, its directories made without following a link."""
+    anchor, parts = split_below(target.parent, data_dir())
+    fd = open_below(anchor, parts, create=True, mode=0o700)
+    try:
+        os.link(blob, target.name, dst_dir_fd=fd, follow_symlinks=False)
+    finally:
+        os.close(fd)

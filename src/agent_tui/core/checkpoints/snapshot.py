@@ -41,6 +41,28 @@ def snapshot(
     )
 
 
+def unkept_note(size: int, limit: int = MAX_SNAPSHOT_BYTES) -> str:
+    """Why a change of a file of ``size`` bytes cannot be rewound."""
+    return (
+        f"this change cannot be rewound: the file held {_mb(size)}, more than the "
+        f"{_mb(limit)} a checkpoint keeps of a file, so its old content was not kept"
+    )
+
+
+def unkept_size(path: Path, limit: int = MAX_SNAPSHOT_BYTES) -> int | None:
+    """The size of the regular file ``path`` when a checkpoint would not keep it (over
+    ``limit``), else None (no link followed: as the file tools write it)."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return st.st_size if stat.S_ISREG(st.st_mode) and st.st_size > limit else None
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1 << 20):,.1f} MB" if size % (1 << 20) else f"{size >> 20:,} MB"
+
+
 def _missing_parent(path: Path) -> str | None:
     """The outermost parent of ``path`` that does not exist (None: its directory exists)."""
     missing = None

@@ -31,7 +31,7 @@ from agent_tui.core.checkpoints.scan import (
     changes_between,
     scan_workspace,
 )
-from agent_tui.core.checkpoints.snapshot import MAX_SNAPSHOT_BYTES, snapshot
+from agent_tui.core.checkpoints.snapshot import MAX_SNAPSHOT_BYTES, snapshot, unkept_note
 
 T = TypeVar("T")
 Sink = Callable[[CheckpointEntry], None]
@@ -61,13 +61,17 @@ class TurnRecorder:
         self._kept: set[str] = set()
         self._lock = threading.Lock()
 
-    def before_change(self, path: Path) -> None:
+    def before_change(self, path: Path) -> str | None:
         key = str(path)
         with self._lock:
             if key in self._kept:
-                return
-            self._sink(snapshot(path, self.turn, self.blobs, limit=self._limit))
+                return None
+            before = snapshot(path, self.turn, self.blobs, limit=self._limit)
+            self._sink(before)
             self._kept.add(key)
+        if before.exists and before.blob is None and before.size is not None:
+            return unkept_note(before.size, self._limit)
+        return None
 
     def changed(self, path: Path, digest: str | None) -> None:
         key = str(path)

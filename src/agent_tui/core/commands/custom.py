@@ -12,7 +12,8 @@ A file that cannot be used (not UTF-8, over ``MAX_BYTES``, bad front matter, a n
 not a command name, a link leading out of its directory) is reported and skipped; the others
 load. A project's files are repository data: they only ever become a prompt the user chose to
 send. ``allowed-tools`` and ``model`` are read and shown, but grant nothing (see
-``CustomCommand.notes``): permissions stay with the rules and the mode.
+``CustomCommand.notes``): permissions stay with the rules and the mode. A project's file that
+names a ``script:PATH`` model (a local file that would script the model) is skipped.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_tui.core.commands.frontmatter import FrontMatterError, split, split_top
+from agent_tui.core.model_spec import names_script
 
 MAX_BYTES = 256 * 1024
 """A command file larger than this is refused (a prompt, not a data dump)."""
@@ -34,6 +36,8 @@ MAX_DEPTH = 4
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 FIELDS = ("description", "argument-hint", "allowed-tools", "model")
 POSITIONAL = re.compile(r"\$([1-9])")
+PROJECT_SOURCES = frozenset({"project", "claude"})
+"""Locations a repository ships (``locations``): their files may not name a script model."""
 
 
 @dataclass(frozen=True)
@@ -230,6 +234,14 @@ def _read(name: str, path: Path, source: str, problems: list[str]) -> CustomComm
     if not body.strip():
         skip("its body is empty (the body is the prompt)")
         return None
+    model = values.get("model", "")
+    if model and source in PROJECT_SOURCES and names_script(model):
+        skip(
+            f"model {model!r} names a script, which a project's command file may not (the "
+            "repository would script the model's answers and tool calls); copy the file to "
+            "your own commands directory if you trust it"
+        )
+        return None
     return CustomCommand(
         name=name,
         path=path,
@@ -238,7 +250,7 @@ def _read(name: str, path: Path, source: str, problems: list[str]) -> CustomComm
         description=values.get("description", "") or _first_line(body),
         argument_hint=values.get("argument-hint", ""),
         allowed_tools=tools,
-        model=values.get("model", ""),
+        model=model,
     )
 
 

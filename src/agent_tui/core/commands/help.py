@@ -22,7 +22,21 @@ def help_text(commands: Iterable[Command], problems: Iterable[str] = ()) -> str:
     if problems:
         lines.append("Skipped:")
         lines.extend(f"  {p}" for p in problems)
+    lines.append(log_line())
     return "\n".join(lines)
+
+
+def log_line() -> str:
+    """Where this run logs what went wrong (``core.logfile``), or why it does not."""
+    from agent_tui.core import logfile
+
+    log = logfile.current()
+    if log is None:
+        return "Log: none in this run"
+    if log.path is None:
+        return f"Log: {log.problem}"
+    more = " (with --debug)" if log.debug else " (agent-tui --debug writes more)"
+    return f"Log: {log.path}{more}"
 
 
 def markdown_table(commands: Iterable[Command]) -> str:

@@ -21,6 +21,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
+from typing import Any
 
 from agent_tui.core.events import Event, PermissionRequest, RejectedBy
 from agent_tui.core.executor.partition import CallPlan
@@ -34,6 +35,7 @@ from agent_tui.core.permissions import (
     Scope,
     Step,
 )
+from agent_tui.core.tools.base import Tool
 from agent_tui.core.tools.errors import ToolErrorInfo
 
 log = logging.getLogger(__name__)
@@ -147,8 +149,11 @@ async def authorize(
         feedback: str | None = None
         by: RejectedBy = "policy"
         if decision.kind == "ask" and asker is not None:
-            yield permission_request(plan, decision)
-            asking = ApprovalRequest(plan.call, prepared.tool, prepared.input, decision)
+            caveats = await asyncio.to_thread(_caveats, prepared.tool, decision)
+            yield permission_request(plan, decision, caveats)
+            asking = ApprovalRequest(
+                plan.call, prepared.tool, prepared.input, decision, caveats=caveats
+            )
             try:
                 approval = await ask_unless_interrupted(asker, asking, interrupted)
             except Exception as exc:  # a broken prompt denies; it must not end the session
@@ -210,7 +215,20 @@ def _hooked(decision: Decision, plan: CallPlan) -> Decision:
     return decision
 
 
-def permission_request(plan: CallPlan, decision: Decision) -> PermissionRequest:
+def _caveats(tool: Tool[Any], decision: Decision) -> tuple[str, ...]:
+    """What the user should know before allowing the call, beside the permission: a file
+    write that cannot be rewound (the file is too big for a checkpoint to keep)."""
+    from agent_tui.core.checkpoints.snapshot import unkept_note, unkept_size
+
+    if not tool.meta.reports_changes or decision.path is None:
+        return ()
+    size = unkept_size(decision.path)
+    return (unkept_note(size),) if size is not None else ()
+
+
+def permission_request(
+    plan: CallPlan, decision: Decision, caveats: tuple[str, ...] = ()
+) -> PermissionRequest:
     """The ``permission_request`` event of an ask: the decision, field by field. It names the
     tool judged: a proxy's target, not the proxy."""
     assert plan.prepared is not None
@@ -225,6 +243,7 @@ def permission_request(plan: CallPlan, decision: Decision) -> PermissionRequest:
         every_mode=decision.every_mode,
         suggestions=[str(rule) for rule in decision.suggestions],
         no_suggestion=decision.no_suggestion,
+        caveats=list(caveats),
     )
 
 

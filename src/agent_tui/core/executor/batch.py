@@ -105,6 +105,7 @@ class BatchRun:
         self._queue: asyncio.Queue[Event | int] = asyncio.Queue()
         self._tasks: dict[int, asyncio.Task[DispatchOutcome]] = {}
         self._starts: dict[int, float] = {}
+        self._contexts: dict[int, ToolContext] = {}
         self._ends: dict[int, _End] = {}
         self._because: dict[int, str] = {}
 
@@ -169,6 +170,7 @@ class BatchRun:
         )
         ctx = self.context(plan, self._reporter(plan, started))
         ctx.emit = self._queue.put_nowait  # a subagent's events, yielded as they come
+        self._contexts[pos] = ctx
         task = asyncio.create_task(
             self.runner(plan, ctx), name=f"tool {plan.call.name} {plan.call.id}"
         )
@@ -234,13 +236,19 @@ class BatchRun:
     async def _record(self, pos: int) -> None:
         """Hand call ``pos``'s outcome to the results (interrupted if it has none)."""
         plan, end = self.plans[pos], self._ends.get(pos)
+        ctx = self._contexts.get(pos)
+        kept = ctx.kept if ctx is not None else None  # the output of a call stopped midway
         if end is None:
-            await self.results.interrupted(plan, time.monotonic() - self._starts[pos])
+            elapsed = time.monotonic() - self._starts[pos]
+            await self.results.interrupted(plan, elapsed, kept=kept)
         elif end.outcome is None:
             assert end.cancelled is not None
-            await self.results.cancelled(plan, end.cancelled, end.elapsed)
-        elif end.outcome.error is not None:
-            await self.results.error(plan, end.outcome.error, end.elapsed)
+            await self.results.cancelled(plan, end.cancelled, end.elapsed, kept=kept)
+        elif (error := end.outcome.error) is not None:
+            outcome = end.outcome
+            await self.results.error(
+                plan, error, end.elapsed, raw=outcome.raw, footer=outcome.footer
+            )
         else:
             assert end.outcome.output is not None
             await self.results.output(plan, end.outcome.output, end.elapsed)

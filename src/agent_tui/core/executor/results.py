@@ -13,12 +13,13 @@ from collections.abc import Iterator
 
 from agent_tui.core.budget import BudgetedResult, PendingResult
 from agent_tui.core.budget.ordered import Maker, OrderedResults, spill_pointer
+from agent_tui.core.budget.raw import RawOutput
 from agent_tui.core.call_summary import call_summary
 from agent_tui.core.events import Event, RejectedBy, ToolErrorEvent, ToolRejected, ToolResult
 from agent_tui.core.executor.lifecycle import CallPhase, Lifecycle
 from agent_tui.core.executor.partition import CallPlan
 from agent_tui.core.summary import default_summary
-from agent_tui.core.tools.base import ToolOutput
+from agent_tui.core.tools.base import KeptOutput, ToolOutput
 from agent_tui.core.tools.errors import CANCELLED, ToolErrorInfo
 from agent_tui.core.transcript import CallRecord, Message, ToolEnd
 
@@ -92,8 +93,18 @@ class CallResults:
         )
         await self._add(plan, pending, make)
 
-    async def error(self, plan: CallPlan, error: ToolErrorInfo, elapsed: float = 0.0) -> None:
-        """A failed call; a long message (a timeout's output tail) is budgeted like output."""
+    async def error(
+        self,
+        plan: CallPlan,
+        error: ToolErrorInfo,
+        elapsed: float = 0.0,
+        *,
+        raw: RawOutput | None = None,
+        footer: str = "",
+    ) -> None:
+        """A failed call; a long message (a timed-out command's whole output) is budgeted
+        like output: spilled whole (``raw``, its exact bytes), the model reading its tail and
+        ``footer``."""
         call = plan.call
 
         def frame(message: str) -> str:
@@ -124,6 +135,8 @@ class CallResults:
             is_error=True,
             frame=frame,
             summary=call_summary(call),
+            raw=raw,
+            footer=footer,
         )
         await self._add(plan, pending, make)
 
@@ -158,11 +171,32 @@ class CallResults:
         pending = PendingResult(call.id, call.name, text, is_error=True, spillable=False)
         await self._add(plan, pending, make)
 
-    async def interrupted(self, plan: CallPlan, elapsed: float = 0.0) -> None:
-        await self.error(plan, interrupted_info(), elapsed)
+    async def interrupted(
+        self, plan: CallPlan, elapsed: float = 0.0, *, kept: KeptOutput | None = None
+    ) -> None:
+        await self._stopped(plan, interrupted_info(), elapsed, kept)
 
-    async def cancelled(self, plan: CallPlan, because: str, elapsed: float = 0.0) -> None:
-        await self.error(plan, cancelled_info(because), elapsed)
+    async def cancelled(
+        self,
+        plan: CallPlan,
+        because: str,
+        elapsed: float = 0.0,
+        *,
+        kept: KeptOutput | None = None,
+    ) -> None:
+        await self._stopped(plan, cancelled_info(because), elapsed, kept)
+
+    async def _stopped(
+        self, plan: CallPlan, info: ToolErrorInfo, elapsed: float, kept: KeptOutput | None
+    ) -> None:
+        """A call stopped midway: with the output it had produced (``kept``), that output
+        and then what happened, budgeted whole like any output."""
+        if kept is None:
+            await self.error(plan, info, elapsed)
+            return
+        footer = f"[{info.message}]"
+        message = info.model_copy(update={"message": f"{kept.text}\n{footer}"})
+        await self.error(plan, message, elapsed, raw=kept.raw, footer=footer)
 
     async def _add(self, plan: CallPlan, pending: PendingResult, make: Maker) -> None:
         self.lifecycle.advance(plan.index, CallPhase.COMPLETED)

@@ -54,6 +54,7 @@ from agent_tui.core.tools.base import NO_CHANGES, ProgressCallback, ProgressUpda
 from agent_tui.core.tools.config import ShellSettings
 from agent_tui.core.tools.errors import ToolErrorInfo
 from agent_tui.core.tools.file_state import FileStateCache
+from agent_tui.core.tools.reads import for_call
 from agent_tui.core.tools.registry import DispatchOutcome, ToolRegistry
 from agent_tui.core.transcript import Message, ToolCall
 
@@ -337,7 +338,7 @@ class ToolExecutor:
             call_id=plan.call.id,
             progress=progress,
             judged_path=plan.judged_path,
-            reads=self.policy.reads,
+            reads=for_call(self.policy.reads, plan.judged_path),
             sandbox=self.sandbox,
             changes=self.checkpoint.files if self.checkpoint is not None else NO_CHANGES,
             shell=self.shell,

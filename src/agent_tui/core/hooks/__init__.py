@@ -57,6 +57,7 @@ from agent_tui.core.settings import (
     read_json_object,
     user_settings_path,
 )
+from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
 from agent_tui.core.trust import ProjectTrust, TrustItem
 
 __all__ = [
@@ -100,6 +101,10 @@ class Hooks:
     cwd: Path
     specs: list[HookSpec] = field(default_factory=list)
     sandbox: SessionSandbox = UNCONFINED
+    env_names: tuple[str, ...] = ()
+    """The ``shell.env`` names sandboxed hooks get, as commands do."""
+    reads: ReadGuard = NO_GUARD
+    """The files sandboxed hooks must not see (the read rules), as commands do."""
     session_id: str = ""
     transcript_path: str = ""
     waiting: dict[Path, tuple[TrustItem, list[HookSpec]]] = field(default_factory=dict)
@@ -151,11 +156,20 @@ class Hooks:
         data = {**self.base(event), **payload}
         started = time.monotonic()
         done = await asyncio.gather(
-            *(run_command(spec, data, self.cwd, self.sandbox) for spec in specs)
+            *(
+                run_command(
+                    spec, data, self.cwd, self.sandbox, env_names=self.env_names, reads=self.reads
+                )
+                for spec in specs
+            )
         )
         elapsed = round(time.monotonic() - started, 3)
         for spec, proc in zip(specs, done, strict=True):
-            verdict.events.append(_judge(spec, proc, event, verdict, call_id, tool, elapsed))
+            shown = _judge(spec, proc, event, verdict, call_id, tool, elapsed)
+            if proc.undone:  # what the git check undid after a confined hook
+                message = "; ".join(m for m in (shown.message, proc.undone) if m)
+                shown = shown.model_copy(update={"message": message})
+            verdict.events.append(shown)
         return verdict
 
 

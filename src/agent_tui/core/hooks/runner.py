@@ -6,16 +6,20 @@ file) confined — in the session's sandbox when there is one, with an allow-lis
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import signal
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from agent_tui.core.hooks.config import HookSpec
 from agent_tui.core.hooks.placement import PROJECT_VARS, confined_because, confined_env
-from agent_tui.core.sandbox import SessionSandbox
+from agent_tui.core.sandbox import SessionSandbox, command_guard, environment
+from agent_tui.core.sandbox.refusal import SandboxRefused
+from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
 
 OUTPUT_CAP = 64 * 1024
 """Bytes of stdout and of stderr kept from one hook."""
@@ -33,27 +37,88 @@ class HookProcess:
     error: str | None = None
     confined: str | None = None
     """Why it ran confined (None: as the user's own program)."""
+    undone: str | None = None
+    """What the after-command git check undid of what a confined hook planted (nested git
+    config, hooks, attributes…), in one sentence; or that the check could not run."""
 
 
 async def run_command(
-    spec: HookSpec, payload: dict[str, Any], cwd: Path, sandbox: SessionSandbox
+    spec: HookSpec,
+    payload: dict[str, Any],
+    cwd: Path,
+    sandbox: SessionSandbox,
+    *,
+    env_names: Sequence[str] = (),
+    reads: ReadGuard = NO_GUARD,
 ) -> HookProcess:
-    argv = ["/bin/sh", "-c", spec.command]
+    """Run one hook. The user's own hooks run as the user's programs (``placement``); a
+    confined one in the sandbox sees what a command sees: the allow-listed environment
+    (``sandbox.environment``, plus the ``shell.env`` names ``env_names``) and not the files
+    the read rules protect (``reads``); confined without a sandbox, ``placement``'s
+    allow-listed environment."""
     confined = await asyncio.to_thread(confined_because, spec, cwd)  # it looks at files
     if confined is None:  # the user's own program: as the user, outside any sandbox
         env = {**os.environ, **dict.fromkeys(PROJECT_VARS, str(cwd))}
-    else:
-        state = await asyncio.to_thread(lambda: sandbox.state)
-        if state.refuses:
-            return HookProcess(
-                None,
-                error=f"was not run: it runs confined ({confined}) and the sandbox is "
-                f"required but unavailable ({state.problem})",
-                confined=confined,
-            )
-        if state.shell is not None:
-            argv = state.shell.wrap(argv, cwd)
+        return await _run(["/bin/sh", "-c", spec.command], spec, payload, cwd, env, None)
+    # confined: it runs like a command, so what it plants in git's config is undone after it
+    # as after a command (``command_guard``): a project hook is the project's code
+    guard = await asyncio.to_thread(command_guard.before, sandbox)
+    try:
+        done = await _confined(spec, payload, cwd, sandbox, confined, env_names, reads, guard)
+    finally:
+        moved, problem = await asyncio.shield(asyncio.to_thread(guard.after))
+    shown = functools.partial(_shown, cwd)
+    undone = command_guard.message(moved, problem, guard.sandboxed, shown, who="the hook")
+    return replace(done, undone=undone) if undone is not None else done
+
+
+def _shown(cwd: Path, path: Path) -> str:
+    return os.path.relpath(path, cwd) if path.is_relative_to(cwd) else str(path)
+
+
+async def _confined(
+    spec: HookSpec,
+    payload: dict[str, Any],
+    cwd: Path,
+    sandbox: SessionSandbox,
+    confined: str,
+    env_names: Sequence[str],
+    reads: ReadGuard,
+    guard: command_guard.Guard,
+) -> HookProcess:
+    argv = ["/bin/sh", "-c", spec.command]
+    state = await asyncio.to_thread(lambda: sandbox.state)
+    if state.refuses:
+        return HookProcess(
+            None,
+            error=f"was not run: it runs confined ({confined}) and the sandbox is "
+            f"required but unavailable ({state.problem})",
+            confined=confined,
+        )
+    shell = state.shell
+    if shell is not None:  # what a command sees: no secret, no file a read rule hides
+        plain, masked = argv, guard.masked  # nested git directories kept read-only
+        try:
+            argv = await asyncio.to_thread(lambda: shell.wrap(plain, cwd, reads.hidden(), masked))
+        except SandboxRefused as exc:
+            return HookProcess(None, error=f"{exc.reason} {exc.hint}", confined=confined)
+        env = {
+            **environment.for_command(shell, passed=env_names),
+            **dict.fromkeys(PROJECT_VARS, str(cwd)),
+        }
+    else:  # confined without a sandbox: at least no key or secret of the user's
         env = confined_env(cwd)
+    return await _run(argv, spec, payload, cwd, env, confined)
+
+
+async def _run(
+    argv: list[str],
+    spec: HookSpec,
+    payload: dict[str, Any],
+    cwd: Path,
+    env: dict[str, str],
+    confined: str | None,
+) -> HookProcess:
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv,

@@ -24,8 +24,10 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import contextlib
 import json
 import mimetypes
+import os
 import re
 import secrets
 from collections.abc import Awaitable, Callable
@@ -34,7 +36,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from agent_tui.core.budget.spill_dir import SpillDir
 from agent_tui.core.mcp.tasks import unavailable_reason
+from agent_tui.core.nofollow import create_at
 from agent_tui.core.tools.base import (
     JsonInput,
     ProgressUpdate,
@@ -85,23 +89,49 @@ class ToolInfo:
 
 @dataclass
 class MediaStore:
-    """Where image/audio/blob bytes of results are saved (inside the spill directory)."""
+    """Where image/audio/blob bytes of results are saved (inside the spill directory), reached
+    without following a link (``budget.spill_dir``): a link on the way sends them to a private
+    directory instead, and ``problem`` says so."""
 
     root: Path
     cwd: Path
+    _dir: SpillDir | None = field(default=None, init=False, repr=False)
+
+    @property
+    def where(self) -> SpillDir:
+        """The spill directory this media directory is in (``root``'s parent)."""
+        if self._dir is None:
+            self._dir = SpillDir(self.root.parent, self.cwd)
+        return self._dir
+
+    @property
+    def problem(self) -> str | None:
+        return self.where.problem
 
     def save(self, data: bytes, mime: str, tool: str, call_id: str) -> str:
         """Write ``data``; returns the path as the model sees it (relative to the cwd)."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        ignore = self.root / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("# agent-tui: media from MCP tool results\n*\n", encoding="utf-8")
         kind = mime.split(";")[0].strip().lower()
         ext = _EXTENSIONS.get(kind) or mimetypes.guess_extension(kind) or ".bin"
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        name = f"{stamp}-{_safe(tool)}-{_safe(call_id)}-{secrets.token_hex(2)}{ext}"
-        path = self.root / name
-        path.write_bytes(data)
+        fd = self.where.open(self.root.name, create=True)
+        try:
+            with contextlib.suppress(OSError):  # there already (or a link: left alone)
+                ignore = create_at(fd, ".gitignore", 0o644)
+                with os.fdopen(ignore, "wb") as fh:
+                    fh.write(b"# agent-tui: media from MCP tool results\n*\n")
+            while True:
+                token = secrets.token_hex(2)
+                name = f"{stamp}-{_safe(tool)}-{_safe(call_id)}-{token}{ext}"
+                try:
+                    out = create_at(fd, name, 0o644)
+                except FileExistsError:
+                    continue
+                break
+        finally:
+            os.close(fd)
+        with os.fdopen(out, "wb") as fh:
+            fh.write(data)
+        path = self.where.path / self.root.name / name
         try:
             return path.relative_to(self.cwd).as_posix()
         except ValueError:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.mcp.config import SERVER_NAME, read_file
+from agent_tui.core.nofollow import LinkRefused, find_link, split_below, write_below
 from agent_tui.core.permissions.mcp_names import clash_key, server_prefix
 from agent_tui.core.tools.builtin.atomic import atomic_write
 
@@ -31,7 +32,11 @@ def check_name(name: str) -> None:
         )
 
 
-def _load(path: Path) -> dict[str, Any]:
+def _load(path: Path, within: Path | None = None) -> dict[str, Any]:
+    if within is not None:
+        link = find_link(*split_below(path, within))
+        if link is not None:
+            raise _link_refused(path, link)
     raw, problem = read_file(path)
     if problem is not None or raw is None:
         raise ConfigEditError(f"{path} {problem}; fix or remove it first (it was not changed)")
@@ -41,16 +46,41 @@ def _load(path: Path) -> dict[str, Any]:
     return raw
 
 
-def _save(path: Path, raw: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _save(path: Path, raw: dict[str, Any], within: Path | None = None) -> None:
+    """Write ``raw``; ``within``: the project ``path`` is in, below which no link is followed
+    (a repository can ship ``.mcp.json`` as a symlink to a file a shell runs)."""
     text = json.dumps(raw, indent=2, ensure_ascii=False) + "\n"
-    atomic_write(path, text.encode("utf-8"))
+    if within is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, text.encode("utf-8"))
+        return
+    anchor, parts = split_below(path, within)
+    try:
+        write_below(anchor, Path(*parts), text.encode("utf-8"), mode=0o666, keep_mode=True)
+    except LinkRefused as link:
+        raise _link_refused(path, link) from None
 
 
-def add_server(path: Path, name: str, entry: dict[str, Any], *, replace: bool = False) -> bool:
+def _link_refused(path: Path, link: LinkRefused) -> ConfigEditError:
+    return ConfigEditError(
+        f"{path} is reached through a symbolic link ({link.link} -> {link.target}): agent-tui "
+        "does not write a project's files through a link, which could point anywhere (at a "
+        f"file your shell runs, say); it was not changed. Remove the link (rm {link.link}) and "
+        "try again"
+    )
+
+
+def add_server(
+    path: Path,
+    name: str,
+    entry: dict[str, Any],
+    *,
+    replace: bool = False,
+    within: Path | None = None,
+) -> bool:
     """Write ``entry`` as server ``name``; True when it replaced an existing entry."""
     check_name(name)
-    raw = _load(path)
+    raw = _load(path, within)
     servers = raw["mcpServers"]
     existed = name in servers
     if existed and not replace:
@@ -65,15 +95,15 @@ def add_server(path: Path, name: str, entry: dict[str, Any], *, replace: bool = 
             "choose another name"
         )
     servers[name] = entry
-    _save(path, raw)
+    _save(path, raw, within)
     return existed
 
 
-def remove_server(path: Path, name: str) -> None:
-    raw = _load(path)
+def remove_server(path: Path, name: str, *, within: Path | None = None) -> None:
+    raw = _load(path, within)
     servers = raw["mcpServers"]
     if name not in servers:
         known = ", ".join(sorted(servers)) or "none"
         raise ConfigEditError(f"no server named {name!r} in {path} (configured there: {known})")
     del servers[name]
-    _save(path, raw)
+    _save(path, raw, within)

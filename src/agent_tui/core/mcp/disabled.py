@@ -40,10 +40,11 @@ def read_disabled(path: Path) -> tuple[set[str], str | None]:
     return set(names), None
 
 
-def remember_disabled(path: Path, name: str, disabled: bool) -> bool:
+def remember_disabled(path: Path, name: str, disabled: bool, *, within: Path | None = None) -> bool:
     """Add ``name`` to (``disabled``) or remove it from the remembered list; other keys are
     kept. Returns True when the file changed. Raises ``ValueError`` when the file cannot be
-    used (it is then left untouched) and ``OSError`` when it cannot be written."""
+    used (it is then left untouched; a symlink on the way below ``within``, the project, is
+    such a file) and ``OSError`` when it cannot be written."""
 
     def change(data: dict[str, Any]) -> bool:
         section: Any = data.get(SECTION, {})
@@ -67,4 +68,4 @@ def remember_disabled(path: Path, name: str, disabled: bool) -> bool:
             data.pop(SECTION, None)
         return True
 
-    return update_json_object(path, change)
+    return update_json_object(path, change, within=within)

@@ -4,7 +4,8 @@ The manager owns one ``ResourceHub``. It wires each new connection's ``ResourceS
 roots to answer with, where updates and log messages go), and registers two read-only tools
 while a connected server has the resources capability:
 
-- ``list_mcp_resources(server?)``: the resources and templates, one a line;
+- ``list_mcp_resources(server?)``: the resources and templates, one a line (without a server,
+  those of the servers the permission rules refuse are left out, and said to be: ``gate``);
 - ``read_mcp_resource(server, uri)``: what ``resources/read`` returns — text as it is (through
   the output budget like any result), a blob saved under ``.agent-spill/mcp-media/`` with a
   one-line note.
@@ -30,6 +31,7 @@ from agent_tui.core.mcp.failures import unavailable
 from agent_tui.core.mcp.resources import ResourceInfo, ResourceSide, render_contents
 from agent_tui.core.mcp.roots import Roots, load_roots
 from agent_tui.core.mcp.server_log import LogEntry, next_level
+from agent_tui.core.permissions.mcp_rules import Gate
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
 from agent_tui.core.tools.errors import ToolFailure
 
@@ -70,6 +72,10 @@ class ResourceHub:
         self.roots: Roots = load_roots(manager.cwd, settings_paths)
         self._log_listeners: list[LogListener] = []
         self._tools_registered = False
+        self.gate: Gate | None = None
+        """The permission rules of each server (``permissions.mcp_rules.server_gate``): a
+        listing of every server leaves out the servers they refuse, a mention of one is
+        refused. None (tests, ``mcp list``): no rules."""
 
     # -- connections --------------------------------------------------------------------------
 
@@ -192,13 +198,24 @@ class ResourceHub:
             data["media"] = saved
         return ToolOutput(content=text, data=data)
 
+    def refused(self, server: str, tool_name: str, asks: bool) -> str | None:
+        """Why ``server``'s rules refuse what ``tool_name`` would do on it, or None."""
+        return self.gate(server, tool_name, asks) if self.gate is not None else None
+
     def listing(self, server: str | None) -> str:
         if server is not None:
             self.side(server)  # says why there is nothing to list
         items = self.resources(server)
+        left: dict[str, str] = {}
+        if server is None:  # a call naming its server was judged under its rules already
+            for name in sorted({item.server for item in items}):
+                why = self.refused(name, LIST_TOOL, True)
+                if why is not None:
+                    left[name] = why
+            items = [item for item in items if item.server not in left]
         if not items:
             where = f"the MCP server {server!r}" if server else "the connected MCP servers"
-            return f"No resources on {where}."
+            return f"No resources on {where}." + _left_out(left)
         lines = []
         for item in items[:LIST_SHOWN]:
             facts = [x for x in (item.mime_type, item.description) if x]
@@ -212,7 +229,7 @@ class ResourceHub:
         lines.append(
             "Read one with read_mcp_resource(server, uri); fill a template's {placeholders} first."
         )
-        return "\n".join(lines)
+        return "\n".join(lines) + _left_out(left)
 
     def _read_tool(self) -> Tool[ReadResourceInput]:
         async def call(inp: ReadResourceInput, ctx: ToolContext) -> ToolOutput:
@@ -249,6 +266,18 @@ class ResourceHub:
                 read_only=True, concurrency_safe=True, destructive=False, acts_on_server="server"
             ),
         )
+
+
+def _left_out(left: dict[str, str]) -> str:
+    """The line on the servers a listing of every server left out, and why."""
+    if not left:
+        return ""
+    shown = "; ".join(f"{name!r}: {why}" for name, why in sorted(left.items())[:5])
+    more = f" and {len(left) - 5} more" if len(left) > 5 else ""
+    return (
+        f"\n[Not listed, by the permission rules: the resources of {shown}{more}. Do not try "
+        "to reach them another way; naming a server a rule asks about asks the user.]"
+    )
 
 
 __all__ = ["LIST_TOOL", "READ_TOOL", "ResourceHub", "pointer"]

@@ -6,13 +6,15 @@ resources (and templates, to fill in) matching what is typed after ``server:``, 
 ``read`` attaches what ``resources/read`` returns — text bounded like a file mention
 (``MAX_CHARS``, with a note saying what was cut and how to read the rest), a blob saved as a
 file with a one-line note. A URI the server does not know raises ``LookupError`` (the mention
-stays text); a server that fails the read is a note, not an exception.
+stays text); a server that fails the read is a note, not an exception. A server a deny rule
+covers (``mcp__ev__*``, ``mcp__ev__read_mcp_resource``) is not read: the attachment says why,
+and its resources are not offered for completion.
 """
 
 from __future__ import annotations
 
 from agent_tui.core.completion import Completion, Completions
-from agent_tui.core.mcp.resource_hub import ResourceHub, pointer
+from agent_tui.core.mcp.resource_hub import READ_TOOL, ResourceHub, pointer
 from agent_tui.core.tools.errors import ToolFailure
 
 MAX_CHARS = 100_000
@@ -31,8 +33,8 @@ class McpMentionResources:
 
     def complete(self, start: int, end: int, query: str) -> Completions | None:
         server, _, partial = query.partition(":")
-        if server not in self.servers():
-            return None
+        if server not in self.servers() or self.hub.refused(server, READ_TOOL, False):
+            return None  # a server a deny rule covers offers nothing
         wanted = partial.lower()
         hits = [
             r
@@ -54,6 +56,10 @@ class McpMentionResources:
         return Completions(start, end, items, len(hits) if len(hits) > SHOWN else 0)
 
     async def read(self, server: str, uri: str) -> tuple[str, str]:
+        denied = self.hub.refused(server, READ_TOOL, False)  # the user typed it: asks do not
+        if denied is not None:
+            note = f"{denied}: the server's resources are not read"
+            return f"[{server}:{uri} is not attached: {note}]", note
         known = {r.uri for r in self.hub.resources(server) if not r.template}
         try:
             out = await self.hub.read(server, uri, "mention")

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.mcp.oauth_settings import OAuthEntry
+from agent_tui.core.nofollow import write_state
 from agent_tui.core.paths import data_dir
 
 log = logging.getLogger(__name__)
@@ -91,24 +92,12 @@ class FileTokenStorage:
         return {}
 
     def write(self, data: dict[str, Any]) -> None:
-        """Replace the file with ``data`` (atomic; the file 0600, its directory 0700)."""
-        directory = self.path.parent
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with contextlib.suppress(OSError):
-            os.chmod(directory, 0o700)
+        """Replace the file with ``data`` (atomic; the file 0600, its directory 0700; no link
+        below the data directory followed: it may be inside the workspace)."""
         payload = {"server": self.name, "url": self.url, **data}
-        temporary = directory / f".{self.path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp"
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(payload, out, indent=2)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temporary, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                temporary.unlink()
-            raise
+        write_state(self.path, data_dir(), json.dumps(payload, indent=2).encode("utf-8"))
+        with contextlib.suppress(OSError):
+            os.chmod(self.path.parent, 0o700)
 
     def _update(self, **changes: Any) -> None:
         data = self.read()

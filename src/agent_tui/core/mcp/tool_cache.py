@@ -20,11 +20,8 @@ attributes ``adapter.build_tool`` reads of an ``mcp.types.Tool``.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,6 +29,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from agent_tui.core.mcp.config import ServerSpec
+from agent_tui.core.nofollow import write_state
 from agent_tui.core.paths import cache_dir
 
 VERSION = 1
@@ -165,20 +163,8 @@ class ToolCache:
             "tools": [wire_form(tool) for tool in tools],
         }
         data = json.dumps(payload, ensure_ascii=False, indent=1).encode("utf-8")
-        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
         path = self.path(digest)
-        fd, tmp = tempfile.mkstemp(prefix=f".{digest[:12]}.", suffix=".tmp", dir=self.root)
-        try:
-            with os.fdopen(fd, "wb") as file:  # mkstemp's file is 0600
-                file.write(data)
-                file.flush()
-                os.fsync(file.fileno())
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        write_state(path, cache_dir(), data)  # 0600, no link below the cache dir followed
         return path
 
 

@@ -72,7 +72,9 @@ class TurnedOff:
         else:
             self._disabled.add(name)
         try:
-            await asyncio.to_thread(remember_disabled, self.file, name, not on)
+            inside = self.file.is_relative_to(self.cwd)  # a project file: no link followed
+            within = self.cwd if inside else None
+            await asyncio.to_thread(remember_disabled, self.file, name, not on, within=within)
         except (OSError, ValueError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             return f"{name} {verb} for this session only: it could not be remembered ({reason})"

@@ -155,7 +155,7 @@ def add_local_rules(workspace: Path, rules: list[Rule]) -> Path:
         return True
 
     try:
-        update_json_object(path, add)
+        update_json_object(path, add, within=workspace)  # never through a planted link
     except SettingsFileError as exc:
         why = f"{path}: {exc.problem} — fix it by hand; the rule was not saved"
         raise ValueError(why) from None

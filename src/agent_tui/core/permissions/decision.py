@@ -32,6 +32,9 @@ class Step(StrEnum):
     ENVIRONMENT = "environment"
     """A variable (or option) that makes programs run other code."""
     PROTECTED = "protected path"
+    OUTSIDE = "outside the workspace"
+    """A read or write of a path outside the workspace (and the session's temp dir) that no
+    rule names (``permissions.outside``)."""
     READ_DENY = "read-deny"
     """The command names a file a read_file deny/ask rule protects."""
     ASK_RULE = "ask rule"
@@ -52,7 +55,15 @@ class Step(StrEnum):
 
 
 EVERY_MODE = frozenset(
-    {Step.DENY_RULE, Step.OPAQUE, Step.ENVIRONMENT, Step.PROTECTED, Step.READ_DENY, Step.INVALID}
+    {
+        Step.DENY_RULE,
+        Step.OPAQUE,
+        Step.ENVIRONMENT,
+        Step.PROTECTED,
+        Step.OUTSIDE,
+        Step.READ_DENY,
+        Step.INVALID,
+    }
 )
 """Steps whose answer no mode changes (bypass included)."""
 

@@ -16,14 +16,15 @@ every mode.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 from enum import Enum
 from functools import lru_cache
 
+from agent_tui.core.permissions.bash_glob import name_matches
 from agent_tui.core.permissions.rules import Rule, RuleError
 from agent_tui.core.permissions.shell import DYN, ShellAnalysis, SimpleCommand, Word
+from agent_tui.core.permissions.shell.programs import dangerous_variable
 
 
 class Match(Enum):
@@ -39,24 +40,36 @@ def _rule_words(rule: Rule) -> tuple[list[str], bool] | None:
         return None
 
 
-def allow_words(command: SimpleCommand) -> list[Word]:
-    """The words an allow rule is compared with: the command's assignments, then its words
-    from the outermost wrapper that is not transparent."""
+def allow_words(command: SimpleCommand, *, harmless: bool = True) -> list[Word]:
+    """The words an allow rule is compared with: the command's assignments (without those of
+    variables outside the dangerous list when ``harmless`` is False), then its words from the
+    outermost wrapper that is not transparent."""
     assigned = [
         Word(a.text, a.text)
         if a.value is None or a.value.literal
         else Word(f"{a.name}={DYN}", a.text)
         for a in command.assignments
+        if harmless or dangerous_variable(a.name) is not None
     ]
     return [*assigned, *command.outer_words]
 
 
 def allows(rule: Rule, command: SimpleCommand) -> bool:
+    """Does allow rule ``rule`` cover ``command``: with its leading assignments as written,
+    or without those of harmless variables (``CI=true npm test`` under
+    ``run_shell(npm test:*)``; ``PATH=. npm test`` still needs a rule that names it)."""
+    return _allows(rule, command, harmless=True) or (
+        any(dangerous_variable(a.name) is None for a in command.assignments)
+        and _allows(rule, command, harmless=False)
+    )
+
+
+def _allows(rule: Rule, command: SimpleCommand, *, harmless: bool) -> bool:
     parsed = _rule_words(rule)
     if parsed is None or not parsed[0]:
         return False
     words, prefix = parsed
-    target = allow_words(command)
+    target = allow_words(command, harmless=harmless)
     n = len(words)
     if len(target) < n or any(not w.literal for w in target[:n]):
         return False
@@ -102,8 +115,9 @@ def _match_words(program: str, rest: list[str], words: list[Word], extra: bool) 
     if not name.literal:  # a run-time name may be anything (text known only then may hold a /)
         if DYN in name.text:
             return Match.MAYBE
-        pattern = os.path.basename(name.text).lower()
-        return Match.MAYBE if fnmatch.fnmatch(program, pattern) else Match.NO
+        pattern = os.path.basename(name.text)
+        matches = [name_matches(p, program) for p in (pattern, pattern.lower())]
+        return Match.NO if all(m is False for m in matches) else Match.MAYBE
     if os.path.basename(name.text.rstrip("/")).lower() != program:
         return Match.NO
     args = [w.text.lower() for w in words[1:] if w.literal]

@@ -93,3 +93,22 @@ def rule_problem(tool: str) -> str | None:
         f"{server!r} as {server_prefix(server)} (see `agent-tui mcp list`), so this rule "
         f"would match nothing: write {suggestion}"
     )
+
+
+def covers(rule_tool: str, name: str) -> bool:
+    """Whether a rule's tool part ``mcp__<server>…`` covers the tool ``name``
+    (``mcp__<segment>__<tool>``): ``mcp__<server>`` and ``mcp__<server>__*`` every tool of
+    the server, ``mcp__<server>__<tool>`` that one. The server part is compared ignoring
+    letter case — servers whose names differ only by case are refused together
+    (``clash_key``), so ``mcp__EV__*`` can only mean the server ``ev`` and must not silently
+    match nothing; the tool part is compared exactly (a server may have ``Search`` and
+    ``search``)."""
+    if not (rule_tool.startswith(PREFIX) and name.startswith(PREFIX)):
+        return False
+    if rule_tool == f"{PREFIX}*":
+        return True
+    rule_server, rule_sep, rule_rest = rule_tool[len(PREFIX) :].partition(DELIMITER)
+    server, sep, rest = name[len(PREFIX) :].partition(DELIMITER)
+    if not sep or rule_server.casefold() != server.casefold():
+        return False
+    return not rule_sep or rule_rest in ("*", rest)

@@ -1,10 +1,10 @@
 """The one decision pipeline every tool call passes through.
 
 validate input (the registry) → deny rules → plan mode → the checks no mode skips (an opaque
-command that could run a denied program, a dangerous environment variable, a protected path,
-a file a read rule protects) → ask rules → allow rules → the mode → the tool's own default.
-Deny always wins, in every mode; what the analysis does not fully understand is never allowed
-by a rule; when in doubt, ask.
+command that could run a denied program, a dangerous environment variable, a protected path, a
+file a read rule protects, a read or write outside the workspace: ``outside``) → ask rules →
+allow rules → the mode → the tool's own default. Deny always wins, in every mode; what the
+analysis does not fully understand is never allowed by a rule; when in doubt, ask.
 
 ``decide`` judges one call and returns a typed ``Decision`` (with the rules "always allow"
 would save); ``explain`` runs the same steps for a tool without running anything (the MCP
@@ -20,6 +20,7 @@ from typing import Any
 
 from agent_tui.core.permissions.decision import Decision, Step, plan_mode
 from agent_tui.core.permissions.modes import Mode
+from agent_tui.core.permissions.outside import free_to_write, outside_path
 from agent_tui.core.permissions.policy import ApprovalRequest, Scope
 from agent_tui.core.permissions.protected import names_explicitly, protection
 from agent_tui.core.permissions.rules import Rule, RuleSet
@@ -36,6 +37,17 @@ CONTENT_READERS = frozenset({"read_file", "grep"})
 """Tools whose call returns a file's content: ``read_file`` deny/ask rules judge them too."""
 
 __all__ = ["PermissionPipeline", "RuleSet"]
+
+
+def _names(kind: str, path: Path, named: Path | None) -> list[Path]:
+    """What a ``kind`` rule is matched against: the resolved path; for deny and ask rules
+    also every name the path as written goes by (an allow rule must not follow a link's
+    innocent name)."""
+    if kind == "allow" or named is None:
+        return [path]
+    from agent_tui.core.permissions.link_names import spellings
+
+    return [path, *(n for n in spellings(named) if n != path)]
 
 
 def source_of(rule: Rule) -> str:
@@ -93,9 +105,10 @@ class PermissionPipeline:
     @property
     def reads(self) -> ReadGuard:
         """The read guard of these rules: what file tools withhold from every listing."""
+        from agent_tui.core.permissions.outside import outside_guard
         from agent_tui.core.permissions.read_guard import RuleReadGuard
 
-        return RuleReadGuard(self.rules, self.workspace)
+        return outside_guard(self, RuleReadGuard(self.rules, self.workspace))
 
     @property
     def hosts(self) -> HostRules:
@@ -170,21 +183,30 @@ class PermissionPipeline:
         pool = self.allow_rules if kind == "allow" else getattr(self.rules, kind)
         return [rule for rule in pool if names(rule, tool)]
 
-    def path_rule(self, kind: str, tool_name: str, path: Path) -> Rule | None:
-        """The first ``kind`` rule of ``tool_name`` whose pattern matches ``path``."""
+    def path_rule(
+        self, kind: str, tool_name: str, path: Path, named: Path | None = None
+    ) -> Rule | None:
+        """The first ``kind`` rule of ``tool_name`` whose pattern matches ``path`` (resolved)
+        or, for deny and ask rules, a name ``named`` (as written) goes by (``link_names``)."""
         pool = self.allow_rules if kind == "allow" else getattr(self.rules, kind)
+        names = _names(kind, path, named)
         for rule in pool:
             if rule.names_tool(tool_name) and (
-                rule.pattern is None or rule.matches_path(path, self.workspace)
+                rule.pattern is None or any(rule.matches_path(n, self.workspace) for n in names)
             ):
                 return rule
         return None
 
-    def first_matching(self, kind: str, tool: Tool[Any], path: Path) -> Rule | None:
+    def first_matching(
+        self, kind: str, tool: Tool[Any], path: Path, named: Path | None = None
+    ) -> Rule | None:
         """The first ``kind`` rule naming ``tool`` (or an alias) whose pattern matches
-        ``path`` (resolved); ``mcp serve`` refuses calls with it too."""
+        ``path`` (resolved) or, for deny and ask rules, a name of ``named`` (as written: a
+        link a rule names, a path through a linked folder); ``mcp serve`` refuses calls with
+        it too."""
+        names = _names(kind, path, named)
         for rule in self.rules_for(kind, tool):
-            if rule.pattern is None or rule.matches_path(path, self.workspace):
+            if rule.pattern is None or any(rule.matches_path(n, self.workspace) for n in names):
                 return rule
         return None
 
@@ -211,7 +233,7 @@ class PermissionPipeline:
 
             return judge_command(self, tool, subject.analysis)
         if subject.kind == "path" and subject.path is not None:
-            return self._judge_path(tool, subject.path)
+            return self._judge_path(tool, subject.path, subject.named)
         if subject.kind == "domain":
             from agent_tui.core.permissions.domains import judge_domain
 
@@ -271,10 +293,10 @@ class PermissionPipeline:
                 )
         return self._by_mode(tool, None)
 
-    def _judge_path(self, tool: Tool[Any], path: Path) -> Decision:
+    def _judge_path(self, tool: Tool[Any], path: Path, named: Path | None = None) -> Decision:
         shown = self.shown(path)
         content = tool.name in CONTENT_READERS
-        denying = self.first_matching("deny", tool, path)
+        denying = self.first_matching("deny", tool, path, named)
         if denying is not None:
             return Decision(
                 "deny",
@@ -284,7 +306,7 @@ class PermissionPipeline:
                 path=path,
             )
         if content and tool.name != READ_TOOL:
-            protecting = self.path_rule("deny", READ_TOOL, path)
+            protecting = self.path_rule("deny", READ_TOOL, path, named)
             if protecting is not None:
                 return Decision(
                     "deny",
@@ -306,10 +328,13 @@ class PermissionPipeline:
                     Step.PROTECTED,
                     path=path,
                 )
+        outside = outside_path(self, tool, path)
+        if outside is not None:
+            return Decision("ask", outside, Step.OUTSIDE, path=path)
         if self.mode is not Mode.BYPASS:
-            asking = self.first_matching("ask", tool, path)
+            asking = self.first_matching("ask", tool, path, named)
             if asking is None and content and tool.name != READ_TOOL:
-                asking = self.path_rule("ask", READ_TOOL, path)
+                asking = self.path_rule("ask", READ_TOOL, path, named)
             if asking is not None:
                 return Decision(
                     "ask",
@@ -330,11 +355,11 @@ class PermissionPipeline:
         if (
             self.mode is Mode.ACCEPT_EDITS
             and not tool.meta.read_only
-            and self.inside_workspace(path)
+            and free_to_write(self, path, command=False)
         ):
             return Decision(
                 "allow",
-                "accept-edits mode: a file edit inside the workspace",
+                "accept-edits mode: a file edit inside the workspace (or the session's temp dir)",
                 Step.ACCEPT_EDITS,
                 path=path,
             )

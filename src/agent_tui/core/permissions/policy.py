@@ -39,6 +39,9 @@ class ApprovalRequest:
     decision: Decision | None = None
     agent: str | None = None
     """The subagent that asks (``task``), None for the session's own calls."""
+    caveats: tuple[str, ...] = ()
+    """What to know before allowing it, beside the permission (the prompt shows them): a
+    write that cannot be rewound…"""
 
     @property
     def reason(self) -> str:

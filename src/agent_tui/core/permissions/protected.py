@@ -6,10 +6,17 @@ accept-edits and bypass mode too, unless an allow rule names that path explicitl
 prompt says what the file configures. A maintained table:
 
 - in the project (at any depth): ``.git/`` (config, hooks), ``.agent-tui/``, ``.claude/``,
-  ``.mcp.json``, ``.envrc``, ``.npmrc``, ``.yarnrc.yml``, ``.vscode/``;
+  ``.mcp.json``, ``.envrc``, ``.npmrc``, ``.yarnrc.yml``, ``.vscode/``, ``.gitattributes``,
+  ``.gitmodules``;
+- what a repository's git config makes run (``git_paths``): the ``core.hooksPath`` directory
+  (``.husky/``, ``.githooks/``), a config file it includes, a bare repository's files — for
+  every repository around the path, nested ones included;
 - in the home directory: shell startup files, ``~/.ssh/``, ``~/.gitconfig``,
   ``~/.config/git/``, ``~/.config/fish/``, ``~/.npmrc``, ``~/.local/bin/``, autostart and
-  systemd user units, and agent-tui's own configuration directory;
+  systemd user units;
+- agent-tui's own configuration, data and cache directories wherever they are
+  (``agent_state``: the trust store, sessions, tokens…; inside the workspace too when the
+  workspace is the home directory);
 - ``/etc/``.
 """
 
@@ -18,6 +25,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from agent_tui.core.permissions.agent_state import state_below, state_protection
+from agent_tui.core.permissions.git_paths import (
+    BARE,
+    bare_repository,
+    git_protection,
+    git_protection_below,
+)
 
 
 @dataclass(frozen=True)
@@ -40,6 +55,10 @@ NAMES: dict[str, str] = {
     ".envrc": "is run by direnv when you enter the directory",
     ".npmrc": "configures npm, which can make it run programs (script-shell, hooks)",
     ".yarnrc.yml": "configures yarn, which can make it run a program of its choosing (yarnPath)",
+    ".gitattributes": "picks the filter, diff and merge drivers git runs on the files it names "
+    "(on add, diff, checkout, merge): a driver a git config defines runs its program",
+    ".gitmodules": "tells git which repositories to fetch into the tree as submodules and how "
+    "to update them (git submodule update, clone --recurse-submodules)",
 }
 HOME_FILES: dict[str, str] = {
     name: "is a shell startup file: it runs in every new shell"
@@ -72,12 +91,6 @@ HOME_FILES: dict[str, str] = {
 }
 
 
-def _config_dir() -> Path:
-    from agent_tui.core.paths import config_dir
-
-    return Path(os.path.realpath(config_dir()))
-
-
 def _home() -> Path:
     return Path(os.path.realpath(os.path.expanduser("~")))
 
@@ -90,12 +103,12 @@ def protection(path: Path) -> Protection | None:
             return Protection(segment, f"{segment}/ {what}")
     if path.name in NAMES:
         return Protection(path.name, f"{path.name} {NAMES[path.name]}")
-    try:
-        config = _config_dir()
-        if path == config or config in path.parents:
-            return Protection(config.name, f"{config} is agent-tui's own configuration")
-    except Exception:  # no config dir to be found: nothing to protect there
-        pass
+    state = state_protection(path)  # the config, data and cache dirs, wherever they are
+    if state is not None:
+        return Protection(*state)
+    run_by_git = git_protection(path)  # a hooks path, an included config, a bare repository
+    if run_by_git is not None:
+        return Protection(*run_by_git)
     home = _home()
     if home in path.parents:
         rel = path.relative_to(home).as_posix()
@@ -113,6 +126,9 @@ def protection_below(path: Path, *, depth: int = 3) -> Protection | None:
     found = protection(path)
     if found is not None:
         return found
+    state = state_below(path) or git_protection_below(path)
+    if state is not None:
+        return Protection(*state)
     home = _home()
     if path == home or path in home.parents:
         return Protection("~", f"{path} holds your home directory's startup files and keys")
@@ -135,6 +151,8 @@ def protection_below(path: Path, *, depth: int = 3) -> Protection | None:
                 hit = protection(Path(entry.path))
                 if hit is not None:
                     return hit
+            if entry.is_dir(follow_symlinks=False) and bare_repository(entry.path):
+                return Protection(name, f"{entry.path} is a bare git repository: {BARE}")
             if level + 1 < depth and entry.is_dir(follow_symlinks=False):
                 stack.append((Path(entry.path), level + 1))
     return None

@@ -21,6 +21,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 from agent_tui.core.globs import translate
+from agent_tui.core.permissions.mcp_names import covers as mcp_covers
 from agent_tui.core.permissions.mcp_names import rule_problem as mcp_rule_problem
 from agent_tui.core.tools.hosts import pattern_problem
 
@@ -89,12 +90,8 @@ class Rule:
         """Does this rule's tool part cover the tool ``name``?"""
         if self.tool in (name, "*"):
             return True
-        if self.tool.startswith("mcp__") and name.startswith("mcp__"):
-            if self.tool.endswith("__*"):
-                return name.startswith(self.tool[:-1])
-            if self.tool.count("__") == 1:  # mcp__server: every tool of that server
-                return name.startswith(self.tool + "__")
-        return False
+        # mcp__server, mcp__server__*, mcp__server__tool: the server part ignoring case
+        return mcp_covers(self.tool, name)
 
     # -- shell ------------------------------------------------------------------------------
 
@@ -153,8 +150,8 @@ class Rule:
     def search_root(self, workspace: Path) -> Path:
         """The deepest directory every path this pattern matches lies in: where to look for
         them on disk (``//etc/app/*.conf`` → ``/etc/app``; ``~/.aws/**`` → the home's
-        ``.aws``; ``secrets/*.key`` → the workspace's ``secrets``; ``*.pem`` → the
-        workspace)."""
+        ``.aws``; ``secrets/*.key`` → the workspace's ``secrets``; ``/.env`` → the workspace's
+        ``.env``; ``*.pem`` and ``.env`` → the workspace)."""
         pattern = self.pattern or ""
         if pattern.startswith("//"):
             base, rest = Path("/"), pattern[2:]
@@ -162,7 +159,7 @@ class Rule:
             base, rest = Path.home().resolve(), pattern[2:]
         else:
             base, rest = workspace, pattern.lstrip("/")
-            if "/" not in pattern.strip("/"):  # a bare name matches at any depth
+            if "/" not in pattern.rstrip("/"):  # a bare name matches at any depth (not /name)
                 return workspace
         parts = rest.rstrip("/").split("/")
         literal = []

@@ -14,8 +14,9 @@ run sandboxed (bubblewrap works here) and the command stays inside what the sand
   program asks, and so does code the analysis cannot follow (it could send the workspace
   anywhere). With the network off an opaque command is allowed: the sandbox does not depend
   on the parser;
-- the files the read rules protect were all found and hidden (a workspace too large to search
-  asks).
+- the files the read rules protect were all found and hidden: past the walk's cap the sandbox
+  refuses every command (``refusal``), so the command is *denied* with that reason and what
+  to do (narrow the rule) — asking would only lead to the same refusal.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING
 from agent_tui.core.permissions.shell import ShellAnalysis, SimpleCommand
 from agent_tui.core.permissions.shell.programs import network_use
 from agent_tui.core.permissions.shell_paths import Target
+from agent_tui.core.sandbox.refusal import SandboxRefused, incomplete
 
 if TYPE_CHECKING:
     from agent_tui.core.permissions.pipeline import PermissionPipeline
@@ -35,19 +37,23 @@ def sandbox_verdict(
     a: ShellAnalysis,
     commands: list[SimpleCommand],
     writes: list[Target],
-) -> tuple[bool, str] | None:
-    """None when auto-allow is not in play (off, or no working sandbox); else (allowed, why):
-    why it runs without asking, or why it still asks."""
+) -> tuple[str, str] | None:
+    """None when auto-allow is not in play (off, or no working sandbox); else (kind, why):
+    ``allow`` (why it runs without asking), ``ask`` (why it still asks) or ``deny`` (the
+    sandbox would refuse to run it, so approving it would not help: what to do instead)."""
     sandbox = p.sandbox
     if sandbox is None or not sandbox.settings.auto_allow:
         return None
     shell = sandbox.state.shell
     if shell is None:
         return None
+    refused = incomplete(p.reads.hidden())
+    if refused is not None:
+        return "deny", refused_reason(refused)
     label = shell.shelter.label
     for target in writes:
         if target.path is not None and not shell.writable(target.path):
-            return False, (
+            return "ask", (
                 f"it writes {p.shown(target.path)} ({target.write.how}), which the sandbox "
                 "keeps read-only (commands write only the workspace, /tmp and "
                 "sandbox.allow_write), so it would fail there"
@@ -58,24 +64,24 @@ def sandbox_verdict(
             if use is None:
                 continue
             if shell.network:
-                return False, (
+                return "ask", (
                     f"it uses the network ({use}), which the sandbox does not confine "
                     "(sandbox.network is on)"
                 )
-            return False, (
+            return "ask", (
                 f"it uses the network ({use}), which the sandbox turns off, so it would fail "
                 'there (allow it with "sandbox": {"network": "on"} in your user settings)'
             )
     if shell.network and (not a.understood or a.interpreters or a.unseen_code):
         what = a.opaque[0] if a.opaque else (a.interpreters or a.unseen_code or ["code"])[0]
-        return False, (
+        return "ask", (
             f"with the network on, {what} could send what it reads anywhere, and the analysis "
             "cannot follow it"
         )
-    hidden = p.reads.hidden()
-    if not hidden.complete:
-        return False, (
-            f"the workspace is too large to find every file the read rules protect (stopped "
-            f"after {hidden.looked_at:,} entries), so the sandbox might not hide them all"
-        )
-    return True, f"auto-allowed: it runs in the sandbox ({label})"
+    return "allow", f"auto-allowed: it runs in the sandbox ({label})"
+
+
+def refused_reason(refused: SandboxRefused) -> str:
+    """A sandbox refusal as a decision's reason: it would not run, why, what to do."""
+    why = refused.reason.removeprefix("Not run: ").rstrip(".")
+    return f"the sandbox would refuse to run it, so it is not asked about: {why}. {refused.hint}"

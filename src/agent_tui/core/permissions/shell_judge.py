@@ -3,10 +3,9 @@
 In order: deny rules (any command of the tree, any layer, loosely matched; the files it writes
 against the file deny rules) → plan mode → the checks that ask in every mode: an opaque part
 that could run a denied program, a file a read rule protects, a variable that makes programs
-run other code, a protected path → ask rules → allow rules (every command allowed, every write
-allowed, the whole tree understood) → the mode → the sandbox (``sandbox.auto_allow``:
-``sandbox_judge``) → ask.
-"""
+run other code, a protected path, a place outside the workspace (``outside_shell``) → ask rules
+→ allow rules (every command allowed, every write allowed, the whole tree understood) → the
+mode → the sandbox (``sandbox.auto_allow``: ``sandbox_judge``) → ask."""
 
 from __future__ import annotations
 
@@ -14,6 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.permissions.decision import Decision, Step, plan_mode
+from agent_tui.core.permissions.deny_static import static_denial, unseen_writes
+from agent_tui.core.permissions.git_judge import note_repositories, protected_write
 from agent_tui.core.permissions.matching import (
     Match,
     allows,
@@ -22,6 +23,8 @@ from agent_tui.core.permissions.matching import (
     rule_program,
 )
 from agent_tui.core.permissions.modes import Mode
+from agent_tui.core.permissions.outside import free_to_write, temp_dir
+from agent_tui.core.permissions.outside_shell import outside_command
 from agent_tui.core.permissions.protected import protection, protection_below
 from agent_tui.core.permissions.read_check import read_hits
 from agent_tui.core.permissions.rules import Rule
@@ -33,6 +36,7 @@ from agent_tui.core.permissions.shell_paths import (
     command_options,
     targets,
 )
+from agent_tui.core.permissions.vouched import vouched_code
 from agent_tui.core.tools.base import Tool
 
 if TYPE_CHECKING:
@@ -44,15 +48,17 @@ def _source(rule: Rule) -> str:
 
 
 def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> Decision:
+    note_repositories(p.workspace, a)  # git in another repository: not understood
     understood = a.understood
     commands = [c for c in a.commands if not c.changes_directory]
-    writes = targets(p.workspace, a)
+    writes = targets(p.workspace, a, temp_dir(p))
 
     def decision(kind: str, reason: str, step: Step, rule: Rule | None = None) -> Decision:
         return Decision(kind, reason, step, rule, understood)  # type: ignore[arg-type]
 
     # 1. deny rules (a command too large to analyse matches none for sure, and asks below)
     maybes: list[tuple[Rule, str]] = []
+    vouched = vouched_code(p.rules_for("allow", tool), a, commands)
     if a.too_large:
         for rule in p.rules_for("deny", tool):
             if rule.pattern is None:
@@ -95,7 +101,7 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
                     f"({a.unseen_code[0]}), which could run {program}",
                 )
             )
-        elif a.interpreters:
+        elif a.interpreters and not vouched:
             maybes.append(
                 (rule, f"it gives code to {a.interpreters[0]}, which could run {program}")
             )
@@ -131,6 +137,15 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
             if below is not None:
                 rule, why = below
                 maybes.append((rule, f"{target.write.how} of {p.shown(target.path)} {why}"))
+    if file_denies and (a.unseen_code or (a.interpreters and not vouched)):
+        maybes.append((file_denies[0], unseen_writes(a)))
+    if maybes or a.dangerous_options or a.interpreters or a.writes:  # deny wins, never asks
+        denied = static_denial(p, tool, a, commands)
+        if denied is not None:
+            rule, why = denied
+            return decision(
+                "deny", f"denied by the rule {rule}{_source(rule)}: {why}", Step.DENY_RULE, rule
+            )
     # 2. plan mode
     if p.mode is Mode.PLAN:
         return plan_mode(tool).with_(understood=understood)
@@ -143,7 +158,7 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
             Step.OPAQUE,
             rule,
         )
-    hit = read_hits(p, a)
+    hit = read_hits(p, a, vouched=vouched)
     if hit is not None:
         rule, why = hit
         return decision("ask", f"{why}; it asks in every mode", Step.READ_DENY, rule)
@@ -156,6 +171,9 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
         protected = _protected(p, target)
         if protected is not None:
             return decision("ask", protected, Step.PROTECTED)
+    outside = outside_command(p, a, writes)
+    if outside is not None:
+        return decision("ask", outside, Step.OUTSIDE)
     # 4. ask rules
     if p.mode is not Mode.BYPASS:
         for rule in p.rules_for("ask", tool):
@@ -190,8 +208,8 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
         return decision("allow", "bypass mode", Step.BYPASS)
     # 7. the sandbox (sandbox.auto_allow): what it confines runs without asking
     verdict = sandbox_verdict(p, a, commands, writes)
-    if verdict is not None and verdict[0]:
-        return decision("allow", verdict[1], Step.SANDBOX)
+    if verdict is not None and verdict[0] in ("allow", "deny"):  # deny: it would be refused
+        return decision(verdict[0], verdict[1], Step.SANDBOX)
     still = f"; {verdict[1]}" if verdict is not None else ""
     if not understood:
         return decision("ask", f"the command contains {a.opaque[0]}{still}", Step.DEFAULT)
@@ -232,7 +250,7 @@ def _not_allowed(
             return f"it writes a file named only at run time ({target.write.how})"
         if p.path_rule("allow", "write_file", target.path) is not None:
             continue
-        if p.mode is Mode.ACCEPT_EDITS and p.inside_workspace(target.path):
+        if p.mode is Mode.ACCEPT_EDITS and free_to_write(p, target.path, command=True):
             continue
         return f"it writes {p.shown(target.path)} ({target.write.how}), which no rule allows"
     return None
@@ -290,6 +308,19 @@ def _protected(p: PermissionPipeline, target: Target) -> str | None:
         return (
             f"it writes a file named only at run time ({target.write.how}), which could be a "
             "protected file (.git/, .mcp.json, shell startup files…); it asks in every mode"
+        )
+    if target.write.git:  # git's work-tree writes: what its index tracks, never .git/
+        found = protected_write(p, target)
+        if isinstance(found, str):
+            return f"it writes {p.shown(target.path)} ({target.write.how}), and {found}"
+        if found is None:
+            return None
+        path, reached = found
+        if p.explicit_allow("write_file", path, reached.key) is not None:
+            return None
+        return (
+            f"it writes {p.shown(path)} ({target.write.how}), a protected path: "
+            f"{reached.what}. It asks in every mode unless a rule names it"
         )
     guarded = protection_below(target.path) if target.write.tree else protection(target.path)
     if guarded is None:

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import glob as globbing
 import os
+import re
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 
-from agent_tui.core.permissions.shell import DYN, FileWrite, ShellAnalysis, SimpleCommand
+from agent_tui.core.permissions.shell import DYN, FileWrite, ShellAnalysis, SimpleCommand, Word
 
 MAX_GLOB_PATHS = 500
 
@@ -54,14 +55,15 @@ def resolve_word_paths(text: str, glob: bool, roots: list[Path]) -> list[Path]:
     return found
 
 
-def targets(workspace: Path, a: ShellAnalysis) -> list[Target]:
-    """The files ``a`` writes, resolved against the workspace and every ``cd`` target."""
+def targets(workspace: Path, a: ShellAnalysis, temp: Path | None = None) -> list[Target]:
+    """The files ``a`` writes, resolved against the workspace and every ``cd`` target
+    (``$TMPDIR/…`` against ``temp``, the session's temp dir commands get as ``TMPDIR``)."""
     roots, unknown_cd = bases(workspace, a)
     out: list[Target] = []
     for write in a.writes:
         word = write.target
         if DYN in word.text:
-            out.append(Target(write, None))
+            out.append(Target(write, in_temp(word, a, temp)))
             continue
         relative = not os.path.isabs(os.path.expanduser(word.text))
         if relative and unknown_cd:
@@ -69,6 +71,30 @@ def targets(workspace: Path, a: ShellAnalysis) -> list[Target]:
         for path in resolve_word_paths(word.text, word.glob, roots):
             out.append(Target(write, path))
     return out
+
+
+_TMPDIR = re.compile(r'^"?\$(?:TMPDIR|\{TMPDIR\})"?/')
+_READS_TMPDIR = re.compile(r"\$TMPDIR(?![A-Za-z0-9_])|\$\{TMPDIR\}")
+"""``$TMPDIR`` and ``${TMPDIR}``: a plain read of it."""
+
+
+def _may_set_tmpdir(a: ShellAnalysis) -> bool:
+    """Could the command give ``TMPDIR`` another value? Any assignment at all (``read x``, a
+    nameref ``declare -n r=…``, ``printf -v``), or ``TMP`` anywhere but in a plain read of it
+    (``TMPDIR=x``, ``${TMPDIR:=x}``, ``declare TMP"DIR"=x``): yes."""
+    return bool(a.assignments) or "TMP" in _READS_TMPDIR.sub("", a.source)
+
+
+def in_temp(word: Word, a: ShellAnalysis, temp: Path | None) -> Path | None:
+    """Where ``$TMPDIR/name`` (the rest literal) writes: in ``temp``, the value every command
+    gets, unless the command sets ``TMPDIR`` itself; else None (known only at run time)."""
+    if temp is None or not _TMPDIR.match(word.raw) or word.text.count(DYN) != 1:
+        return None
+    if not word.text.startswith(DYN) or not a.understood or _may_set_tmpdir(a):
+        return None
+    rest = word.text[len(DYN) :].lstrip("/")
+    path = Path(os.path.realpath(temp / rest))
+    return path if path == temp or temp in path.parents else None
 
 
 def command_options(a: ShellAnalysis, command: SimpleCommand) -> list[tuple[str, str]]:

@@ -24,6 +24,9 @@ class Subject:
     path: Path | None = None
     host: str = ""
     """The host of a URL (``domain`` rules), normalised (``domains.normal_host``)."""
+    named: Path | None = None
+    """The path as written (absolute, links not followed): deny and ask rules match the names
+    it goes by on the way to ``path`` too (``link_names``)."""
 
 
 def resolve_path(raw: str, workspace: Path) -> Path:
@@ -40,6 +43,14 @@ def resolve_path(raw: str, workspace: Path) -> Path:
         raise SubjectError(f"the path {raw[:200]!r} cannot be resolved ({exc})") from None
 
 
+def _as_written(raw: str, workspace: Path) -> Path | None:
+    try:
+        target = Path(raw).expanduser()
+    except RuntimeError:  # ~user that does not exist: resolve_path said so already
+        return None
+    return target if target.is_absolute() else workspace / target
+
+
 def subject_of(tool: Tool[Any], arguments: dict[str, Any], workspace: Path) -> Subject:
     field_name = tool.meta.rule_subject
     value = arguments.get(field_name) if field_name else None
@@ -49,7 +60,9 @@ def subject_of(tool: Tool[Any], arguments: dict[str, Any], workspace: Path) -> S
         return Subject("command", command=value, analysis=analyse(value))
     if tool.meta.rule_kind == "path":
         raw = value if isinstance(value, str) and value else "."
-        return Subject("path", path=resolve_path(raw, workspace))
+        if tool.meta.rule_path is not None:  # glob: its pattern's leading directories
+            raw = tool.meta.rule_path(arguments) or raw
+        return Subject("path", path=resolve_path(raw, workspace), named=_as_written(raw, workspace))
     if tool.meta.rule_kind == "domain":
         from agent_tui.core.permissions.domains import host_of
 

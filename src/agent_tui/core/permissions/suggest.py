@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.permissions.decision import Decision, Step
 from agent_tui.core.permissions.matching import allow_words, allows
+from agent_tui.core.permissions.outside import temp_dir
+from agent_tui.core.permissions.outside_shell import command_findings
 from agent_tui.core.permissions.rules import Rule
 from agent_tui.core.permissions.shell.programs import dangerous_variable
 from agent_tui.core.permissions.shell_paths import (
@@ -128,7 +130,7 @@ def _command_rules(
             continue
         if not risky and any(allows(rule, command) for rule in allow):
             continue
-        words = allow_words(command)
+        words = allow_words(command, harmless=risky)  # CI=true npm x: run_shell(npm x:*)
         literal = []
         for word in words:
             if not word.literal:
@@ -143,7 +145,7 @@ def _command_rules(
             return [], f"no rule written as text matches {command.shown()[:80]} exactly"
         if rule not in rules:
             rules.append(rule)
-    for target in targets(p.workspace, analysis):
+    for target in targets(p.workspace, analysis, temp_dir(p)):
         if target.path is None:
             return [], "it writes a file named only at run time"
         if p.path_rule("allow", "write_file", target.path) is not None:
@@ -155,12 +157,22 @@ def _command_rules(
             rule = Rule("write_file", "/" + target.path.as_posix(), SOURCE)
         if rule not in rules:
             rules.append(rule)
+    for found in command_findings(p, analysis, targets(p.workspace, analysis, temp_dir(p))):
+        if found.rule is None:
+            return [], "it reaches a place outside the workspace known only at run time"
+        if found.rule not in rules:
+            rules.append(found.rule)
     if not rules:
         return [], "nothing in it is left for a rule to allow"
     return rules, None
 
 
 def _path_rule(tool: Tool[Any], path: Path, workspace: Path, decision: Decision) -> Rule:
+    if decision.step is Step.OUTSIDE and tool.meta.read_only:
+        # a read outside: read_file rules name paths for every reading tool; a directory
+        # searched or listed gets its content, a file itself
+        pattern = "/" + path.as_posix() + ("/**" if path.is_dir() else "")
+        return Rule("read_file", pattern.replace("///", "//"), SOURCE)
     try:
         rel = path.relative_to(workspace)
     except ValueError:

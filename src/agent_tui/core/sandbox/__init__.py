@@ -9,6 +9,7 @@ the sandbox the settings ask for, or says why there is none.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from dataclasses import dataclass, field
@@ -17,8 +18,10 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_tui.core.sandbox.scratch import Scratch
+
 if TYPE_CHECKING:
-    from agent_tui.core.sandbox.nested_git import Watch
+    from agent_tui.core.sandbox.git_watch import Watch
 
 SandboxMode = Literal["auto", "required", "off"]
 
@@ -83,6 +86,9 @@ class Confinement:
     allow_write: tuple[Path, ...] = ()
     read_only: tuple[Path, ...] = ()
     """Paths inside the writable ones that stay read-only (protected paths)."""
+    masked: tuple[Path, ...] = ()
+    """Read-only too, but their directories are not pinned (mount points): the configs and
+    hooks of nested and bare git directories (``git_watch.Watch.masks``)."""
     hidden: tuple[Path, ...] = ()
     """Paths whose content commands must not see."""
     allow_read: tuple[Path, ...] = ()
@@ -90,6 +96,9 @@ class Confinement:
     home: Path | None = field(default_factory=Path.home)
     """Hidden (an empty tmpfs), except the workspace and a few read-only files
     (``bubblewrap.KEEP_FROM_HOME``)."""
+    sealed: tuple[Path, ...] = ()
+    """Directories replaced by an empty read-only one, wherever they are: the agent's own
+    state (``agent_state``)."""
 
 
 class Sandbox(Protocol):
@@ -194,12 +203,25 @@ class ShellSandbox:
     sandbox: Sandbox
     settings: SandboxSettings
     workspace: Path
+    scratch: Path | None = None
+    """The session's temp directory (``scratch``): writable inside the sandbox too."""
 
     @property
     def network(self) -> bool:
         return self.settings.network == "on"
 
-    def confinement(self, cwd: Path, protected: Hidden | None = None) -> Confinement:
+    def confinement(
+        self,
+        cwd: Path,
+        protected: Hidden | None = None,
+        masked: tuple[Path, ...] = (),
+        *,
+        prepare: bool = False,
+    ) -> Confinement:
+        """What a command in ``cwd`` is confined to; ``masked``: the nested git directories'
+        files kept read-only too. ``prepare`` (a command is about to run; blocking): the
+        agent's missing state directories a command could create are created
+        (``agent_state``) and the machine's Unix sockets listed (``sockets``)."""
         workspace = self.workspace.resolve()
 
         def paths(items: list[str]) -> tuple[Path, ...]:
@@ -218,31 +240,76 @@ class ShellSandbox:
         if home.is_relative_to(workspace):  # the home's secrets and startup files are inside
             read_only += [home / name for name in RUNS_LATER_IN_HOME]
             hidden += [home / name for name in SECRETS_IN_HOME]
+        # ``allow_write``, and the session's temp dir (``scratch``, the commands' TMPDIR)
+        allow_write = (*paths(self.settings.allow_write), *([self.scratch] if self.scratch else []))
+        allow_read = (*paths(self.settings.allow_read), *programs_in_hiding(home))
+        from agent_tui.core.sandbox import agent_state, sockets
+        from agent_tui.core.sandbox.bubblewrap import KEEP_FROM_HOME
+
+        shown = (*allow_write, *allow_read, *(home / name for name in KEEP_FROM_HOME))
+        if prepare:
+            agent_state.prepare(workspace, (workspace, *allow_write))
+        state = agent_state.masks(workspace, shown, home)
+        read_only += state.read_only
+        hidden += state.hidden
+        if prepare:  # the machine's sockets, listed now (what a command would find)
+            hidden += [*sockets.runs_apart(), *sockets.reachable(workspace, shown, home)]
         return Confinement(
             workspace=workspace,
             cwd=cwd.resolve(),
             network=self.network,
-            allow_write=paths(self.settings.allow_write),
+            allow_write=allow_write,
             read_only=tuple(read_only),
+            masked=masked,
             hidden=tuple(hidden),
-            allow_read=(*paths(self.settings.allow_read), *programs_in_hiding(home)),
+            allow_read=allow_read,
+            sealed=state.sealed,
         )
 
-    def wrap(self, argv: list[str], cwd: Path, protected: Hidden | None = None) -> list[str]:
+    def writable_roots(self) -> tuple[Path, ...]:
+        """The workspace and ``allow_write``, resolved (the private /tmp aside)."""
+        workspace = self.workspace.resolve()
+        out = [workspace]
+        for item in self.settings.allow_write:
+            path = Path(item).expanduser()
+            out.append((path if path.is_absolute() else workspace / path).resolve())
+        return tuple(out)
+
+    def wrap(
+        self,
+        argv: list[str],
+        cwd: Path,
+        protected: Hidden | None = None,
+        masked: tuple[Path, ...] = (),
+    ) -> list[str]:
         """``argv`` confined; ``protected`` adds the files the read rules protect (found by
-        the read guard: ``ReadGuard.hidden``, blocking) to the hidden ones."""
-        return self.sandbox.wrap(argv, self.confinement(cwd, protected))
+        the read guard: ``ReadGuard.hidden``, blocking) to the hidden ones, ``masked`` the
+        nested git directories' files to the read-only ones. Blocking. Raises
+        ``refusal.SandboxRefused`` when it cannot confine the command as promised (the search
+        for protected files stopped early, …): the command must not run."""
+        from agent_tui.core.sandbox.refusal import require_complete
+
+        if protected is not None:
+            require_complete(protected)
+        return self.sandbox.wrap(argv, self.confinement(cwd, protected, masked, prepare=True))
 
     def protected(self) -> tuple[Path, ...]:
         """The paths kept read-only inside the writable ones, and the ``.git`` of the
-        workspace (``aftercheck`` watches those that do not exist yet)."""
+        workspace (``aftercheck`` watches those that do not exist yet). Blocking: first makes
+        the agent's state directories a command could create (``agent_state``), which are
+        then no creation of the command's."""
+        from agent_tui.core.sandbox import agent_state
+        from agent_tui.core.sandbox.refusal import SandboxRefused
+
+        with contextlib.suppress(SandboxRefused):  # ``wrap`` refuses the command then
+            agent_state.prepare(self.workspace.resolve(), self.writable_roots())
         return (*self.confinement(self.workspace).read_only, self.workspace.resolve() / GIT_POINTER)
 
     def writable(self, path: Path) -> bool:
         """Whether a command in the sandbox may write ``path`` (resolved): the workspace, the
         private /tmp and ``allow_write`` — not the protected paths inside them."""
         c = self.confinement(self.workspace)
-        if any(path == p or p in path.parents for p in c.read_only):
+        if any(path == p or p in path.parents for p in (*c.read_only, *c.sealed)):
             return False
         roots = (c.workspace, *c.allow_write, Path("/tmp"))
         return any(path == root or root in path.parents for root in roots)
@@ -323,19 +390,36 @@ class SessionSandbox:
     """The sandbox of one session, found on first use (``state``): probing bubblewrap starts a
     process, which start-up should not wait for."""
 
-    def __init__(self, settings: SandboxSettings, workspace: Path) -> None:
+    def __init__(self, settings: SandboxSettings, workspace: Path, *, scratch: bool = True) -> None:
         self.settings = settings
         self.workspace = workspace
         self._state: SandboxState | None = None
+        self.scratch = Scratch() if scratch else None
+        """The session's temp directory (``TMPDIR`` of its commands), made on first use."""
         self.nested_git: Watch | None = None
-        """The nested git directories' watch (``nested_git``), made by the first command."""
+        """The watch of git's config in the workspace (``git_watch``), made by the first
+        command."""
 
     @property
     def state(self) -> SandboxState:
         if self._state is None:
-            self._state = choose(self.settings, self.workspace)
+            state = choose(self.settings, self.workspace)
+            if state.shell is not None:
+                state.shell.scratch = self.temp_dir
+            self._state = state
         return self._state
 
+    @property
+    def temp_dir(self) -> Path | None:
+        """The session's temp directory (made now if it was not yet), or None (no session, or
+        no temporary directory can be made: a read-only system; writes outside then ask)."""
+        if self.scratch is None:
+            return None
+        try:
+            return self.scratch.path
+        except OSError:  # mkdtemp: no usable temporary directory
+            return None
 
-UNCONFINED = SessionSandbox(SandboxSettings(mode="off"), Path("/"))
+
+UNCONFINED = SessionSandbox(SandboxSettings(mode="off"), Path("/"), scratch=False)
 """No sandbox (tools called directly, as the tests of single tools do)."""

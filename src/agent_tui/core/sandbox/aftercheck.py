@@ -19,62 +19,19 @@ at a directory of the command's choosing: it is moved whole.
 from __future__ import annotations
 
 import os
-import re
-import shutil
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.core.paths import data_dir
+from agent_tui.core.sandbox import gitconfig
+from agent_tui.core.sandbox.nested_git import read_small
+from agent_tui.core.sandbox.quarantine import Moved, move
 
-SAFE_GIT_KEYS = re.compile(
-    r"^(core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase|"
-    r"precomposeunicode|symlinks|autocrlf|eol|worktree)|submodule\.[^.]+\.(url|active)|"
-    r"remote\.[^.]+\.(url|fetch|pushurl)|"
-    r"branch\.[^.]+\.(remote|merge|rebase)|init\.defaultbranch|user\.(name|email)|"
-    r"extensions\.(objectformat|worktreeconfig)|pull\.rebase|push\.default|"
-    r"fetch\.prune|color\.ui)$",
-    re.IGNORECASE,
-)
-"""``.git/config`` keys that run nothing: what ``git init``/``clone`` write (``core.worktree``
-and ``submodule.*.url``/``active`` for submodules; not ``submodule.*.update``, which may name
-a command), and a few more."""
-_SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"([^"]*)")?\s*\]')
-_KEY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*(=|$)")
-
-
-@dataclass(frozen=True)
-class Moved:
-    path: Path
-    """Where the command created it."""
-    to: Path
-    """Where it is now."""
-    box: Path
-    """The quarantine directory of this command (the workspace's layout below it)."""
+__all__ = ["Moved", "absent", "git_config_runs_code", "quarantine", "sweep"]
 
 
 def git_config_runs_code(text: str) -> str | None:
-    """The first key of a git config that is not known to be harmless, or None."""
-    section = ""
-    for line in text.splitlines():
-        stripped = line.split("#", 1)[0].split(";", 1)[0]
-        head = _SECTION.match(stripped)
-        if head:
-            name, sub = head.group(1), head.group(2)
-            section = f"{name}.{sub}" if sub is not None else name
-            rest = stripped[head.end() :]
-            if not rest.strip():
-                continue
-            stripped = rest
-        key = _KEY.match(stripped)
-        if key is None:
-            if stripped.strip():
-                return stripped.strip()[:60]  # something it cannot read: not harmless
-            continue
-        full = f"{section}.{key.group(1)}"
-        if not SAFE_GIT_KEYS.match(full):
-            return full
-    return None
+    """The first key of a git config that is not known to be harmless (or why git would read
+    it otherwise), or None: ``gitconfig.runs_code``, read as git reads it."""
+    return gitconfig.runs_code(text.encode("utf-8", errors="surrogateescape"))
 
 
 def absent(paths: tuple[Path, ...]) -> tuple[Path, ...]:
@@ -84,7 +41,7 @@ def absent(paths: tuple[Path, ...]) -> tuple[Path, ...]:
 
 def sweep(created_before: tuple[Path, ...], workspace: Path) -> list[Moved]:
     """Move aside the paths of ``created_before`` (absent before the command) that exist
-    now. Blocking; a path that cannot be moved is left and not reported as moved."""
+    now. Blocking; each result says what became of the path."""
     new_git = {workspace / ".git/config", workspace / ".git/hooks"} <= set(created_before)
     pointer = workspace / ".git"
     if pointer in created_before and (os.path.islink(pointer) or pointer.is_file()):
@@ -98,11 +55,8 @@ def sweep(created_before: tuple[Path, ...], workspace: Path) -> list[Moved]:
         if path == pointer and path.is_dir() and not path.is_symlink():
             continue  # a new repository: its config and hooks are judged below
         if new_git and path == workspace / ".git/config":
-            try:
-                text = path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                text = "\0"
-            if git_config_runs_code(text) is None:
+            data = read_small(str(path))
+            if data is not None and gitconfig.runs_code(data) is None:
                 continue
         elif new_git and path == workspace / ".git/hooks" and path.is_dir():
             victims += [p for p in path.iterdir() if not p.name.endswith(".sample")]
@@ -113,24 +67,6 @@ def sweep(created_before: tuple[Path, ...], workspace: Path) -> list[Moved]:
 
 def quarantine(victims: list[Path], workspace: Path) -> list[Moved]:
     """Move ``victims`` into one new quarantine directory, keeping their place below the
-    workspace. Blocking; a path that cannot be moved is left and not reported."""
-    moved: list[Moved] = []
-    box: Path | None = None
-    for victim in victims:
-        if not os.path.lexists(victim):
-            continue
-        if box is None:
-            stamp = f"{time.strftime('%Y%m%d-%H%M%S')}-{time.monotonic_ns() % 10**6:06d}"
-            box = data_dir() / "quarantine" / stamp
-        try:
-            relative = victim.relative_to(workspace)
-        except ValueError:
-            relative = Path(*victim.parts[1:])
-        target = box / relative
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(victim, target)
-        except OSError:
-            continue
-        moved.append(Moved(victim, target, box))
-    return moved
+    workspace (``quarantine.move``: FIFOs, devices, huge files and other filesystems handled;
+    each result says whether it was kept, removed or left). Blocking; never raises."""
+    return move(victims, workspace)

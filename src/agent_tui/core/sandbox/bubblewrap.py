@@ -4,9 +4,12 @@ The whole system is mounted read-only; the workspace (and ``allow_write``) writa
 ``/tmp`` and an empty ``/run`` (no daemon's socket); the protected files of the workspace read-
 only again over it; the home directory hidden behind an empty tmpfs (but for the workspace and
 ``~/.gitconfig``, read-only); hidden files masked with an empty file (or an empty tmpfs for a
-directory). Network namespaces are unshared unless the network is on. The command gets a new
-session and dies with its parent (``--die-with-parent``), and a PID namespace, so nothing it
-starts outlives the agent. It holds no capability (``--cap-drop ALL``), even when agent-tui
+directory), the machine's Unix sockets outside the workspace too (``sockets``); the agent's
+own state directories sealed last (an empty read-only tmpfs: ``agent_state``). bwrap is
+started with the allow-listed environment (``environment``): its child is PID 1 inside.
+Network namespaces are unshared unless the network is on. The command gets a new session and
+dies with its parent (``--die-with-parent``), and a PID namespace, so nothing it starts
+outlives the agent. It holds no capability (``--cap-drop ALL``), even when agent-tui
 runs as root.
 
 Mount order matters: a later mount covers an earlier one, so the general ones come first.
@@ -131,15 +134,21 @@ class Bubblewrap:
         # a mount point cannot be renamed or removed, so ``mv .git .git.old && mkdir .git``
         # cannot put a new .git/config in place of the read-only one
         protected = [p for p in c.read_only if p.exists()]
-        for below in _directories_between(protected, (c.workspace, *c.allow_write)):
+        sealed = [p for p in c.sealed if p.is_dir()]
+        for below in _directories_between([*protected, *sealed], (c.workspace, *c.allow_write)):
             args += ["--bind", str(below), str(below)]
         for path in protected:
             args += ["--ro-bind", str(path), str(path)]
+        for path in c.masked:  # nested git directories' configs and hooks: not pinned
+            if path.exists() and not path.is_symlink():
+                args += ["--ro-bind", str(path), str(path)]
         for path in c.hidden:
             if path.is_dir():
                 args += ["--tmpfs", str(path)]
             elif path.exists():
                 args += ["--ro-bind", os.devnull, str(path)]
+        for path in sealed:  # last: nothing may be mounted inside one afterwards
+            args += ["--tmpfs", str(path), "--remount-ro", str(path)]
         if not c.network:
             args.append("--unshare-net")
         args += [

@@ -24,8 +24,11 @@ _NETWORK = re.compile(
     r"Could not resolve hostname|unable to access '[^']*': Couldn't resolve"
 )
 _REFUSED = re.compile(r"Connection refused|ECONNREFUSED|Failed to connect to")
+_BUSY = re.compile(r"(?:'([^'\n]+)'|‘([^’\n]+)’|\"([^\"\n]+)\"|(\S+?)):?\s*Device or resource busy")
+"""``rm``/``mv`` of a path the sandbox mounted read-only (a mount point cannot be removed)."""
 _MISSING = re.compile(r"(?:'([^'\n]+)'|(\S+?)):?\s*No such file or directory")
 USER_SETTINGS = "your user settings"
+SOCKETS_WHY = "a daemon behind one can run programs outside the sandbox"
 
 
 def _path(match: re.Match[str]) -> str | None:
@@ -37,13 +40,29 @@ def explain(output: str, shell: ShellSandbox, cwd: Path, home: Path | None = Non
     command's own. ``output`` is the command's text (the last part is enough)."""
     text = output[-64_000:]
     home = (home or Path.home()).resolve()
-    found = _READ_ONLY.search(text)
+    found = _READ_ONLY.search(text) or _BUSY.search(text)
     if found is not None:
         return _read_only(_path(found), shell, cwd)
-    if not shell.network and (_NETWORK.search(text) or _REFUSED.search(text)):
+    refused = _REFUSED.search(text) is not None and not _NETWORK.search(text)
+    masked = _masked_sockets(shell, home) if refused else []
+    named = next((p for p in masked if str(p) in text or f" {p.name}" in text), None)
+    if named is not None:
         return (
-            "blocked by the sandbox: commands have no network there (not even 127.0.0.1); "
-            f'allow it with "sandbox": {{"network": "on"}} in {USER_SETTINGS}'
+            f"blocked by the sandbox: {named} is a Unix socket outside the workspace, masked "
+            f"for commands ({SOCKETS_WHY}); no setting allows it — ask the user to run that "
+            "command themselves"
+        )
+    if not shell.network and (_NETWORK.search(text) or refused):
+        sockets = f", and Unix sockets outside the workspace are masked ({SOCKETS_WHY})"
+        return (
+            "blocked by the sandbox: commands have no network there (not even 127.0.0.1)"
+            f"{sockets if masked else ''}; allow the network with "
+            f'"sandbox": {{"network": "on"}} in {USER_SETTINGS}'
+        )
+    if masked and re.search(r"sock|unix", text, re.IGNORECASE):
+        return (
+            "blocked by the sandbox, if the connection was to a Unix socket outside the "
+            f"workspace: those are masked for commands ({SOCKETS_WHY}); no setting allows it"
         )
     for missing in _MISSING.finditer(text):
         name = _path(missing)
@@ -82,6 +101,20 @@ def _hidden_root(path: Path, shell: ShellSandbox, home: Path) -> str | None:
     return None
 
 
+def _masked_sockets(shell: ShellSandbox, home: Path) -> list[Path]:
+    """The machine's sockets the sandbox masks (``sockets``), roughly (blocking)."""
+    from agent_tui.core.sandbox.sockets import reachable
+
+    return list(reachable(shell.workspace.resolve(), (), home))
+
+
+def _state(path: Path) -> bool:
+    """Whether ``path`` (resolved) is in agent-tui's own config, data or cache directory."""
+    from agent_tui.core.sandbox.agent_state import state_dirs
+
+    return any(path == d or d in path.parents for d in state_dirs())
+
+
 def _short(path: Path, home: Path) -> str:
     return "~/" + path.relative_to(home).as_posix() if path.is_relative_to(home) else str(path)
 
@@ -104,6 +137,22 @@ def _read_only(name: str | None, shell: ShellSandbox, cwd: Path) -> str:
                 "agent or runs code later), read-only for commands; change it with the file "
                 "tools, which ask first"
             )
+        if not _state(path):
+            # the rest of the workspace is writable: what is read-only there is a nested or
+            # bare repository's config or hooks, a hooks path (``git_watch.Watch.masks``), or
+            # a file a read rule hides
+            return (
+                f"blocked by the sandbox: {relative} is read-only for commands (a nested or "
+                "bare repository's config or hooks, or a hooks directory, whose content git "
+                "would run later; or a file a read rule hides); change it with the file tools, "
+                "which ask first"
+            )
+    if _state(path):
+        return (
+            f"blocked by the sandbox: {name} is agent-tui's own state (its settings, trust "
+            "store, sessions or caches), which commands may never change; no setting allows "
+            "it — the user changes it with agent-tui itself"
+        )
     where = path.parent if not path.is_dir() else path
     return (
         f"blocked by the sandbox: {name} is outside what commands may write (the workspace, "

@@ -12,6 +12,10 @@ A file::
     ---
     You review code. ...                # the body: its system prompt
 
+A project's file may not name a ``script:PATH`` model (a local file that would script the
+subagent's every answer and tool call): it is skipped with a problem saying so; the user's own
+files may.
+
 Claude Code's tool names (``Read``, ``Grep``, ``Bash``…) are understood. A broken file (no
 front matter, a bad name, unreadable) is a problem reported at start, never fatal. What a
 project file's ``tools`` may do is limited by ``Subagents`` (``core.subagents.tool``): it only
@@ -25,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from agent_tui.core.model_spec import names_script
 from agent_tui.core.paths import config_dir
 
 Scope = Literal["builtin", "user", "project"]
@@ -83,12 +88,16 @@ class AgentCatalog:
 
 def agent_dirs(cwd: Path, user_dir: Path | None = None) -> list[tuple[Path, Scope]]:
     """The directories read, lowest precedence first."""
-    user = (user_dir if user_dir is not None else config_dir()) / "agents"
     return [
-        (user, "user"),
+        (folder_of_user(user_dir), "user"),
         (cwd / ".claude" / "agents", "project"),
         (cwd / ".agent-tui" / "agents", "project"),
     ]
+
+
+def folder_of_user(user_dir: Path | None = None) -> Path:
+    """The user's own agents directory."""
+    return (user_dir if user_dir is not None else config_dir()) / "agents"
 
 
 def load_agents(cwd: Path, user_dir: Path | None = None) -> AgentCatalog:
@@ -106,6 +115,15 @@ def load_agents(cwd: Path, user_dir: Path | None = None) -> AgentCatalog:
                 catalog.problems.append(f"agents: {found}")
                 continue
             model = found.model
+            if model and scope == "project" and names_script(model):
+                catalog.problems.append(
+                    f"agents: {path}: model {model!r} names a script, which a project's file "
+                    "may not: the repository would decide every answer and tool call of the "
+                    "subagent. The agent was skipped; if you trust it, copy it to your own "
+                    f"agents directory ({folder_of_user(user_dir)}), where script models are "
+                    "allowed."
+                )
+                continue
             if model and ":" not in model and model.lower() not in ("demo", "inherit"):
                 catalog.problems.append(
                     f"agents: {path}: model {model!r} is not a provider spec (openai:MODEL, "

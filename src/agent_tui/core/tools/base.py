@@ -64,6 +64,11 @@ class ToolMeta:
     the host of a URL (``domain:example.com``)."""
     rule_subject: str | None = None
     """The input field those patterns are matched against (``command``, ``path``, ``url``)."""
+    rule_path: Callable[[dict[str, Any]], str | None] | None = field(default=None, compare=False)
+    """For a path tool whose call reaches beyond its ``rule_subject`` argument: the path the
+    rules judge, from the call's arguments (``glob``: ``path`` with its pattern's leading
+    directories, so the pattern ``/home/u/.ssh/*`` is judged as ``/home/u/.ssh``); None, or
+    None returned: the argument itself."""
     cancels_siblings_on_failure: bool = False
     """A failure of this tool (an error, or output with ``is_error``) cancels the calls still
     running in its parallel batch: their work is presumably moot (a failing shell command)."""
@@ -136,9 +141,11 @@ class FileChanges(Protocol):
 
     Both are blocking and called from the worker thread that does the write."""
 
-    def before_change(self, path: Path) -> None:
+    def before_change(self, path: Path) -> str | None:
         """``path`` (resolved, as the tool will write it) is about to change: keep what it
-        holds now, the first time in a turn. ``OSError`` when that failed: do not write."""
+        holds now, the first time in a turn. ``OSError`` when that failed: do not write. A
+        note when what it holds is not kept (too big): the change cannot be rewound, and the
+        result says so."""
 
     def changed(self, path: Path, digest: str | None) -> None:
         """``path`` now holds the bytes of ``digest`` (``content_digest``); None: deleted."""
@@ -147,7 +154,7 @@ class FileChanges(Protocol):
 class _NoChanges:
     """No checkpoint (``mcp serve``, tests): nothing is kept."""
 
-    def before_change(self, path: Path) -> None:
+    def before_change(self, path: Path) -> str | None:
         return None
 
     def changed(self, path: Path, digest: str | None) -> None:
@@ -163,6 +170,17 @@ def _no_progress(_: ProgressUpdate) -> None:
 
 def _no_events(_: Any) -> None:
     return None
+
+
+@dataclass(frozen=True)
+class KeptOutput:
+    """What a call produced before it was stopped (an interrupt, a sibling's failure): kept
+    by the budget like any output, so nothing the user saw streaming is lost."""
+
+    text: str
+    """Decoded, as the model would read it."""
+    raw: RawOutput
+    """The exact bytes (a spill saves these)."""
 
 
 @dataclass
@@ -193,6 +211,9 @@ class ToolContext:
     hosts: HostRules = NO_HOSTS
     """The hosts the allow rules name literally: the only private addresses ``web_fetch``
     may reach (``core.tools.hosts``)."""
+    kept: KeptOutput | None = None
+    """Set by a tool that is stopped midway (cancelled) with output worth keeping
+    (``run_shell``): the executor budgets it with the call's interrupted or cancelled end."""
 
     def resolve(self, path: str) -> Path:
         """A path argument resolved against the session cwd (``~`` expanded)."""

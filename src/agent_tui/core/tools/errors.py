@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, model_validator
 
 from agent_tui.core.text import clean
+
+if TYPE_CHECKING:
+    from agent_tui.core.budget.raw import RawOutput
 
 
 class ToolErrorInfo(BaseModel):
@@ -51,8 +54,16 @@ class ToolFailure(Exception):
         *,
         retryable: bool = False,
         details: list[str] | None = None,
+        raw: RawOutput | None = None,
+        footer: str = "",
     ) -> None:
         super().__init__(message)
+        self.raw = raw
+        """The exact bytes of the output the failed call produced (a timed-out command's):
+        a spill of the message saves these, whole."""
+        self.footer = footer
+        """The end of ``message`` every excerpt of it keeps (what happened, after the
+        output)."""
         self.info = ToolErrorInfo(
             code=code,
             message=message,

@@ -10,14 +10,16 @@ for every file they would show, so a denied file is withheld from all of them al
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from agent_tui.core.sandbox import Hidden
 
 
 class ReadGuard(Protocol):
     def withheld(self, path: Path) -> str | None:
-        """Why ``path`` (resolved) is withheld — e.g. ``the rule read_file(.env)`` — or None."""
+        """Why ``path`` is withheld — e.g. ``the rule read_file(.env)`` — or None. ``path`` is
+        absolute: resolved, or as a call or a walk names it (a guard resolves it itself and
+        judges the names it goes by: ``permissions.link_names``)."""
         ...
 
     def hidden(self) -> Hidden:
@@ -36,3 +38,19 @@ class OpenGuard:
 
 
 NO_GUARD: ReadGuard = OpenGuard()
+
+
+@runtime_checkable
+class ScopedGuard(Protocol):
+    """A guard that withholds by place (``permissions.outside``: what lies outside the
+    workspace) and can let one call read below the path its permission decision judged."""
+
+    def scoped(self, root: Path | None) -> ReadGuard: ...
+
+
+def for_call(guard: ReadGuard, judged: Path | None) -> ReadGuard:
+    """``guard`` for one call whose decision judged ``judged`` (the user or a rule let it read
+    there: ``list_dir`` of an approved directory outside lists it)."""
+    if judged is not None and isinstance(guard, ScopedGuard):
+        return guard.scoped(judged)
+    return guard

@@ -14,7 +14,7 @@ import json
 import logging
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -23,6 +23,9 @@ from agent_tui.core.tools import errors as codes
 from agent_tui.core.tools.base import Tool, ToolContext, ToolOutput
 from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
 from agent_tui.core.tools.json_schema import Checker, argument_checker
+
+if TYPE_CHECKING:
+    from agent_tui.core.budget.raw import RawOutput
 from agent_tui.core.tools.schema import describe_validation_error, input_schema
 
 log = logging.getLogger(__name__)
@@ -39,6 +42,10 @@ class DispatchOutcome:
     tool: Tool[Any] | None
     output: ToolOutput | None = None
     error: ToolErrorInfo | None = None
+    raw: RawOutput | None = None
+    """With ``error``: the exact output of the failed call, for its spill (``ToolFailure``)."""
+    footer: str = ""
+    """With ``error``: the end of its message every excerpt keeps."""
 
     @property
     def ok(self) -> bool:
@@ -274,7 +281,9 @@ class ToolRegistry:
             async with deadline:
                 output = await tool.call(prepared.input, ctx)
         except ToolFailure as failure:
-            return DispatchOutcome(tool=tool, error=failure.info)
+            return DispatchOutcome(
+                tool=tool, error=failure.info, raw=failure.raw, footer=failure.footer
+            )
         except TimeoutError as exc:
             if not deadline.expired():  # the handler's own timeout: an ordinary failure
                 return DispatchOutcome(tool=tool, error=_exception_info(tool.name, exc))

@@ -51,6 +51,7 @@ def describe_request(request: ApprovalRequest, policy: PermissionPolicy, cwd: Pa
         saves_to=f"{PROJECT_DIR}/{LOCAL_SETTINGS_FILE}" if policy.saves_rules else None,
         cwd=cwd,
         shelter=decision.shelter if decision is not None else None,
+        caveats=request.caveats,
     )
 
 

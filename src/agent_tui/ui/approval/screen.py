@@ -53,6 +53,9 @@ class Ask:
     """The workspace: edits and writes are previewed against its files."""
     shelter: Shelter | None = None
     """How a shell command will run: in the OS sandbox (with or without network) or not."""
+    caveats: tuple[str, ...] = ()
+    """What to know before allowing it, beside the permission (a write that cannot be
+    rewound): a warning line each, under the reason."""
 
 
 FEEDBACK_HINT = "Enter denies with this feedback · esc goes back to the choices"
@@ -87,6 +90,8 @@ class ApprovalScreen(StyledOnce, ModalScreen[Approval]):
         &.-shelter > #reason { margin-bottom: 0; }
         & > #shelter { color: $text-success; margin-bottom: 1; }
         & > #shelter.-outside { color: $text-warning; }
+        & > .caveat { color: $text-warning; text-style: bold; }
+        & > .caveat.-last { margin-bottom: 1; }
         & > #details {
             height: auto; max-height: 100%; padding: 0 1;
             background: $background; scrollbar-size-vertical: 1;
@@ -174,6 +179,10 @@ class ApprovalScreen(StyledOnce, ModalScreen[Approval]):
             if ask.shelter is not None:
                 dialog.add_class("-shelter")
                 yield self._shelter(ask.shelter)
+            for number, caveat in enumerate(ask.caveats, start=1):
+                dialog.add_class("-shelter")  # the reason's margin goes below the caveats
+                last = " -last" if number == len(ask.caveats) else ""
+                yield Static(Content(f"⚠ {caveat}"), classes=f"caveat{last}")
             with VerticalScroll(id="details", can_focus=False):
                 yield Static(describe_call(ask.tool, ask.input, cwd=ask.cwd))
             with Vertical(id="bottom"):  # docked: always on screen, the details scroll
@@ -284,7 +293,8 @@ class ApprovalScreen(StyledOnce, ModalScreen[Approval]):
         dialog = self.query_one("#dialog")
         details = self.query_one("#details", VerticalScroll)
         taken = dialog.styles.gutter.height + details.styles.margin.height
-        for part in (self.query_one("#reason"), *self.query("#shelter"), self.query_one("#bottom")):
+        parts = (self.query_one("#reason"), *self.query("#shelter"), *self.query(".caveat"))
+        for part in (*parts, self.query_one("#bottom")):
             taken += part.outer_size.height + part.styles.margin.height
         rows = max(self.MIN_DETAILS, self.size.height - taken)
         if details.styles.max_height != Scalar.from_number(rows):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,8 @@ def _summary(path: Path, cwd: str) -> SessionSummary | None:
     meta: dict[str, str] = {}
     title = ""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the open
+            return None
         with path.open(encoding="utf-8", errors="replace") as fh:
             for number, line in enumerate(fh):
                 if number >= HEAD_LINES or title:

@@ -1,6 +1,8 @@
-"""Deny dodging: with ``run_shell(rm:*)`` denied, every way of running ``rm canary`` is denied
-or asked about — in default *and* bypass mode (a deny rule wins in every mode). Each is run
-bare first, to prove it really deletes the canary."""
+"""Deny dodging: with ``run_shell(rm:*)`` denied, every way of running ``rm canary`` is
+denied — in default *and* bypass mode (a deny rule wins in every mode, and never turns into a
+question: spellings the analysis resolves statically are denied for what they run, opaque code
+that mentions ``rm`` for the mention). Each is run bare first, to prove it really deletes the
+canary."""
 
 from __future__ import annotations
 
@@ -149,5 +151,4 @@ async def test_a_denied_program_cannot_be_run_by_another_spelling(
     tmp_path: Path, attack: Attack, mode: Mode
 ) -> None:
     decision = await prove(tmp_path, attack, rules(), mode)
-    if decision.kind == "ask":  # only when the analysis cannot see the name for sure
-        assert decision.every_mode, decision
+    assert decision.kind == "deny", decision

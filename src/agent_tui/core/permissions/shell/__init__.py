@@ -8,6 +8,8 @@ meaning of one command, ``wrappers``/``programs``/``files`` for the maintained t
 
 from __future__ import annotations
 
+import logging
+
 from agent_tui.core.permissions.shell.model import (
     DYN,
     Assignment,
@@ -18,21 +20,27 @@ from agent_tui.core.permissions.shell.model import (
     Word,
 )
 
+log = logging.getLogger(__name__)
+
 
 def analyse(command: str) -> ShellAnalysis:
     """Every fact of ``command`` the permission rules need; never raises on any input."""
     from agent_tui.core.permissions.shell.expand import Budget
-    from agent_tui.core.permissions.shell.walker import analyse_into
+    from agent_tui.core.permissions.shell.varnames import check_names
+    from agent_tui.core.permissions.shell.walker import Walker, analyse_into
 
     analysis = ShellAnalysis(command)
     if "\0" in command:
         analysis.note_opaque("a NUL byte (no shell command can hold one)")
         return analysis
     try:
-        analyse_into(analysis, command, 0, Budget())
+        budget = Budget()
+        analyse_into(analysis, command, 0, budget)
+        check_names(Walker(analysis, b"", 0, budget))
     except RecursionError:
         analysis.note_opaque("commands nested too deeply to analyse")
     except Exception as exc:  # a bug here must fail closed, never allow
+        log.exception("the shell analysis failed (the command asks)")
         analysis.note_opaque(f"a command the analysis failed on ({type(exc).__name__}: {exc})")
     return analysis
 

@@ -13,7 +13,12 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from agent_tui.core.permissions.shell import files
+from agent_tui.core.permissions.shell import files, tables
+from agent_tui.core.permissions.shell.builtins import (
+    DECLARATIONS,
+    cd_target,
+    declaration_command,
+)
 from agent_tui.core.permissions.shell.model import (
     DYN,
     Assignment,
@@ -30,6 +35,7 @@ from agent_tui.core.permissions.shell.programs import (
     SHELLS,
     interpreter_family,
 )
+from agent_tui.core.permissions.shell.varnames import arithmetic_words, builtin_names
 from agent_tui.core.permissions.shell.wrappers import RUNNERS, WRAPPERS, WrapperSpec, extra_set
 
 if TYPE_CHECKING:
@@ -108,6 +114,9 @@ def _unwrap(
                 i += 1
                 break
             flag, eq, inline = text.partition("=")
+            clustered = _clustered_code(text, spec.code)  # script -qc CODE, su -lc CODE
+            if clustered is not None:
+                flag, eq, inline = clustered
             if flag in spec.code:
                 code = Word(inline, inline) if eq else (args[i + 1] if i + 1 < len(args) else None)
                 if code is not None:
@@ -210,6 +219,19 @@ def _unwrap(
     )
 
 
+def _clustered_code(text: str, code: frozenset[str]) -> tuple[str, str, str] | None:
+    """``-qc`` (short flags grouped, the last one taking shell code: the next word) or
+    ``-qcCODE`` (the code attached), as ``(flag, "=" or "", attached code)``; None when
+    ``text`` groups no code option."""
+    if text.startswith("--") or len(text) < 3 or not text.startswith("-"):
+        return None
+    for index, letter in enumerate(text[1:], start=1):
+        if f"-{letter}" in code:
+            rest = text[index + 1 :]
+            return f"-{letter}", "=" if rest else "", rest
+    return None
+
+
 def _replaced(word: Word, tokens: list[str]) -> Word:
     text = word.text
     for token in tokens:
@@ -273,16 +295,21 @@ def _meaning(w: Walker, command: SimpleCommand, base: str) -> None:
             a.note_opaque(f"{base} (it changes how later commands run)")
         return
     if base == "let":
-        a.note_opaque("let (its arithmetic can run code)")
+        arithmetic_words(w, args, "let")
         return
     if base in ("read", "mapfile", "readarray", "printf", "getopts"):
         _builtin_assignments(w, base, args)
-        if base == "printf":
-            return
         return
+    if base in ("unset", "test", "[", "wait"):
+        builtin_names(w, base, args)
     if base in ("cd", "pushd"):
-        targets = [word for word in args if not word.text.startswith("-")]
-        a.cd_targets.extend(targets[:1] or [Word("~", "~")])
+        went = cd_target(base, args)  # cd - is $OLDPWD: known only at run time
+        a.cd_targets.extend([went] if went is not None else [])
+        return
+    if base in DECLARATIONS:  # builtin export …, command declare …
+        declaration_command(w, base, args)
+        return
+    if tables.judge(w, command, base):  # a program with an option table: it says it all
         return
     family = interpreter_family(base)
     if family is not None and base not in ("make", "cmake"):
@@ -382,16 +409,6 @@ def _interpreter(w: Walker, command: SimpleCommand, family: str) -> None:
             else:
                 a.note_unseen(f"{command.words[0].text} runs code known only at run time")
             return
-    if family == "awk":
-        program = next((word for word in args if not word.text.startswith("-")), None)
-        if program is None or any(word.text in ("-f", "--file") for word in args):
-            a.note_code(f"{command.words[0].text} -f (a program file)", "")
-        elif re.search(r'system\s*\(|\|\s*"|"\s*\||>\s*"|getline|\|&|@load', program.text):
-            a.note_opaque("an awk program that runs commands or writes files")
-            a.note_code(f"the {command.words[0].text} program", program.text)
-        else:  # a plain awk program reads its input and prints: data, not code that acts
-            a.texts.append(program.text)
-        return
     if command.stdin and not any(not word.text.startswith("-") for word in args):
         a.note_code(f"{command.words[0].text} (code from its {command.stdin})", "")
 

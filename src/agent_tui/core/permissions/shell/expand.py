@@ -129,8 +129,17 @@ class WordReader:
                     f"an arithmetic comparison on run-time values in [[ … ]] "
                     f"({self.text(node)[:60]}): bash evaluates it as code"
                 )
+            looks_up = (
+                kind == "unary_expression"
+                and operator is not None
+                and self.text(operator) in ("-v", "-R")
+            )
             for child in node.named_children:
                 if operator is not None and child.id == operator.id:
+                    continue
+                if looks_up and operator is not None:  # [ -v NAME ]: a subscript is arithmetic
+                    for word in self.word(child):
+                        self.a.named_variables.append((word, f"the test {self.text(operator)}"))
                     continue
                 self.test_part(child, arithmetic_checked=arithmetic_checked)
         elif kind in ("test_operator", "regex", "extglob_pattern"):
@@ -156,6 +165,9 @@ class WordReader:
             self.substitution(node)
         elif kind in ("simple_expansion", "expansion") or kind == "string":
             self.segments(node, quoted=True)
+        else:  # a subscript, an assignment…: the commands of substitutions inside still count
+            for child in node.named_children:
+                self.arithmetic(child, what)
         self.a.note_opaque(
             f"{what} on run-time values ({self.text(node)[:60]}): bash evaluates variables "
             "there as code"

@@ -1,8 +1,8 @@
 """Which files a command writes and reads, for the file rules and the read-deny rules.
 
-Writes: the known file-writing forms (a maintained table) — ``tee``, ``dd of=``, ``sed -i``,
+Writes: the known file-writing forms (a maintained table) — ``tee``, ``dd of=``,
 ``cp``/``mv``/``install``/``ln`` targets, ``touch``, ``rm`` and friends, ``sort -o``, ``curl -o``,
-``wget``, ``git config``, ``find -delete``, ``tar c -f``, ``zip``, ``rsync``. Each becomes a
+``wget``, ``find -delete``, ``tar c -f``, ``zip``, ``rsync`` (and git's, in ``git``). Each becomes a
 ``FileWrite`` that the pipeline judges like a ``write_file`` of that path. What a program
 writes on its own (a build, a package manager, archive extraction) is not seen here.
 
@@ -15,7 +15,6 @@ note their directories as tree reads.
 from __future__ import annotations
 
 import os
-import re
 from typing import TYPE_CHECKING
 
 from agent_tui.core.permissions.shell.model import (
@@ -26,13 +25,7 @@ from agent_tui.core.permissions.shell.model import (
     Word,
 )
 from agent_tui.core.permissions.shell.options import Scan, has, scan, values
-from agent_tui.core.permissions.shell.programs import (
-    GIT_CODE_OPTIONS,
-    GIT_CONFIG_READ_FLAGS,
-    GIT_DANGEROUS_GLOBAL,
-    GIT_GLOBAL_VALUED,
-    NO_FILE_READS,
-)
+from agent_tui.core.permissions.shell.programs import NO_FILE_READS
 
 if TYPE_CHECKING:
     from agent_tui.core.permissions.shell.walker import Walker
@@ -132,58 +125,16 @@ def command_files(w: Walker, command: SimpleCommand, base: str) -> None:
             elif eq and key == "if":
                 note_reads(a, [Word(value, value, word.glob)], base)
         return
-    elif base == "sed":
-        _sed(w, args)
-        return
-    elif base == "sort":
-        found = scan(
-            args,
-            _set(
-                "-k -t -o -S -T --key --field-separator --output "
-                "--buffer-size --temporary-directory --batch-size --parallel "
-                "--files0-from --compress-program"
-            ),
-        )
-        for word in values(found, _set("-o --output")):
-            _write(a, word, "sort -o")
-        if has(found, _set("--compress-program")):
-            a.note_unseen("sort --compress-program runs a program")
-    elif base == "uniq":
-        found = scan(args, _set("-f -s -w --skip-fields --skip-chars --check-chars"))
-        if len(found.operands) >= 2:
-            _write(a, found.operands[1], "uniq output")
     elif base == "curl":
         _curl(a, args)
     elif base == "wget":
         _wget(a, args)
     elif base == "git":
-        _git(w, args)
-    elif base == "find":
-        _find(w, command, args)
-        return
-    elif base in ("tar", "bsdtar"):
+        from agent_tui.core.permissions.shell.git import analyse_git
+
+        analyse_git(w, command, args)
+    elif base == "bsdtar":
         _tar(a, args)
-    elif base == "zip":
-        found = scan(args, _set("-b -n -t -tt -x -i -O --out -P --password"))
-        if found.operands:
-            _write(a, found.operands[0], "zip archive")
-            reads = found.operands[1:]
-            (a.tree_reads if recursive else a.reads).extend(reads)
-    elif base in ("rsync", "scp"):
-        found = scan(
-            args,
-            _set(
-                "-e -f -i -l -o -P -c -F -J -S --rsh --filter --exclude "
-                "--include --rsync-path --port --password-file"
-            ),
-        )
-        if has(found, _set("-e --rsh --rsync-path")):
-            a.note_unseen(f"{base} -e runs a program")
-        local = [w_ for w_ in found.operands if ":" not in w_.text]
-        if len(found.operands) >= 2 and local and local[-1] is found.operands[-1]:
-            _write(a, found.operands[-1], f"{base} target", tree=True)
-        sources = [w_ for w_ in found.operands[:-1] if ":" not in w_.text]
-        (a.tree_reads if recursive or base == "rsync" else a.reads).extend(sources)
     elif base in GREP or base in ("rg", "ag", "ack", "ack-grep", "git-grep"):
         _grep(a, base, args)
         return
@@ -241,34 +192,6 @@ def _copy(a: ShellAnalysis, base: str, args: list[Word], recursive: bool) -> Non
         a.tree_reads.extend(sources)
 
 
-_SED_COMMAND = re.compile(r"(?:^|[;\n{}!]|[0-9$/]\s*)\s*[ewWrR](?:\s|$)")
-_SED_FLAGS = re.compile(r"s(.)(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpiImMe0-9w]*[ew]")
-
-
-def _sed(w: Walker, args: list[Word]) -> None:
-    a = w.a
-    found = scan(args, _set("-e -f -l --expression --file --line-length"))
-    in_place = any(o.name in ("-i", "--in-place") for o in found.options)
-    if not in_place:  # -i.bak and -iE come out of the scan as clusters of letters
-        in_place = any(word.literal and re.fullmatch(r"-[nrsuzE]*i.*", word.text) for word in args)
-    scripts = list(values(found, _set("-e --expression")))
-    operands = found.operands
-    if not scripts and not any(o.name in ("-f", "--file") for o in found.options) and operands:
-        scripts, operands = operands[:1], operands[1:]
-    sandbox = any(o.name == "--sandbox" for o in found.options)
-    for script in scripts:
-        a.texts.append(script.text)
-        if not script.literal:
-            a.note_opaque("a sed script known only at run time")
-        elif not sandbox and (_SED_COMMAND.search(script.text) or _SED_FLAGS.search(script.text)):
-            a.note_opaque("a sed script that can run commands or write files (e, w, r)")
-            a.note_code("a sed script", script.text)
-    for word in operands:
-        if in_place:
-            _write(a, word, "sed -i")
-    note_reads(a, operands, "sed")
-
-
 def _curl(a: ShellAnalysis, args: list[Word]) -> None:
     writes = _set(
         "-o --output -D --dump-header -c --cookie-jar --trace --trace-ascii --stderr "
@@ -310,124 +233,6 @@ def _wget(a: ShellAnalysis, args: list[Word]) -> None:
         _write(a, _into(directory, Word(DYN, "")), "wget (a file named by the URL)")
     if has(found, _set("-e --execute --config")):
         a.note_opaque("wget -e / --config (commands that can change where it writes)")
-
-
-def _git(w: Walker, args: list[Word]) -> None:
-    a = w.a
-    i = 0
-    while i < len(args) and args[i].text.startswith("-"):
-        text = args[i].text
-        name = text.split("=", 1)[0]
-        short_c = text.startswith("-c") and not text.startswith("--")
-        if name in GIT_DANGEROUS_GLOBAL or short_c:
-            a.dangerous_options.append(
-                (
-                    text,
-                    "configuration for one run can make git run programs: core.pager, "
-                    "core.fsmonitor, alias.*",
-                )
-            )
-            if "=" not in text and not (short_c and len(text) > 2) and i + 1 < len(args):
-                a.dangerous_options.append((args[i + 1].text, "git configuration for one run"))
-        if name == "-C" and i + 1 < len(args):
-            a.cd_targets.append(args[i + 1])
-        consumes = name in GIT_GLOBAL_VALUED and "=" not in text and text in GIT_GLOBAL_VALUED
-        i += 2 if consumes else 1
-    if i >= len(args):
-        return
-    sub = args[i].text
-    rest = args[i + 1 :]
-    if sub == "config":
-        _git_config(a, rest)
-    for option in GIT_CODE_OPTIONS.get(sub, frozenset()):
-        for index, word in enumerate(rest):
-            code: Word | None = None
-            if word.text == option and index + 1 < len(rest):
-                code = rest[index + 1]
-            elif word.text.startswith(option + "="):
-                value = word.text.split("=", 1)[1]
-                code = Word(value, value)
-            if code is not None:
-                w.shell_code(code, f"git {sub} {option}")
-    if sub == "bisect" and rest[:1] and rest[0].text == "run" and len(rest) > 1:
-        from agent_tui.core.permissions.shell.model import Layer
-
-        layer = Layer(tuple([Word("git", "git"), *args[: i + 2]]), True)
-        w.simple(rest[1:], (layer,))
-    if sub == "submodule" and any(word.text == "foreach" for word in rest):
-        index = next(k for k, word in enumerate(rest) if word.text == "foreach")
-        code_words = [word for word in rest[index + 1 :] if word.text != "--recursive"]
-        joined = " ".join(word.text for word in code_words)
-        literal = all(word.literal for word in code_words)
-        w.shell_code(Word(joined if literal else joined + DYN, joined), "git submodule foreach")
-
-
-def _git_config(a: ShellAnalysis, args: list[Word]) -> None:
-    valued = _set("-f --file --blob --type --default --comment --value --fixed-value")
-    found = scan(args, valued)
-    names = {o.name for o in found.options}
-    operands = [word.text for word in found.operands]
-    verbs_read = {"get", "list", "get-all", "get-regexp", "get-urlmatch", "get-color"}
-    verbs_write = {"set", "unset", "rename-section", "remove-section", "edit", "add"}
-    if operands and operands[0] in verbs_read:
-        return
-    writes = bool(operands and operands[0] in verbs_write)
-    writes |= bool(
-        names
-        & _set(
-            "--add --unset --unset-all --replace-all --rename-section --remove-section -e --edit"
-        )
-    )
-    if not writes and (names & GIT_CONFIG_READ_FLAGS or len(found.operands) < 2):
-        return
-    if "--global" in names:
-        target = os.path.expanduser("~/.gitconfig")
-    elif "--system" in names:
-        target = "/etc/gitconfig"
-    else:
-        chosen = next(values(found, _set("-f --file")), None)
-        target = chosen.text if chosen is not None else ".git/config"
-    _write(a, Word(target, target), "git config")
-
-
-def _find(w: Walker, command: SimpleCommand, args: list[Word]) -> None:
-    from agent_tui.core.permissions.shell.model import Layer
-
-    a = w.a
-    i = 0
-    while (i < len(args) and args[i].text in ("-H", "-L", "-P")) or (
-        i < len(args) and args[i].text.startswith(("-D", "-O"))
-    ):
-        i += 2 if args[i].text == "-D" else 1
-    roots: list[Word] = []
-    while i < len(args) and not args[i].text.startswith("-") and args[i].text not in "(!)":
-        roots.append(args[i])
-        i += 1
-    roots = roots or [Word(".", ".")]
-    while i < len(args):
-        text = args[i].text
-        if text in ("-exec", "-execdir", "-ok", "-okdir"):
-            j = i + 1
-            while j < len(args) and args[j].text not in (";", "+"):
-                j += 1
-            inner = [
-                Word(word.text.replace("{}", DYN), word.raw, word.glob) for word in args[i + 1 : j]
-            ]
-            if inner:
-                layer = Layer(tuple(command.words[: i + 2]), True)
-                plus = j < len(args) and args[j].text == "+"
-                w.simple(inner, (*command.layers, layer), extra_args=plus)
-            i = j + 1
-            continue
-        if text == "-delete":
-            for root in roots:
-                _write(a, root, "find -delete", tree=True)
-        elif text in ("-fprint", "-fprint0", "-fls", "-fprintf") and i + 1 < len(args):
-            _write(a, args[i + 1], f"find {text}")
-        elif text == "-files0-from" and i + 1 < len(args):
-            a.reads.append(args[i + 1])
-        i += 1
-    a.reads.extend(roots)
 
 
 def _tar(a: ShellAnalysis, args: list[Word]) -> None:

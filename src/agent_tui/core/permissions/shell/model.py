@@ -41,6 +41,12 @@ class Word:
         return self.text.replace(DYN, "…") if DYN in self.text else self.text
 
 
+CHOSEN_AT_RUN_TIME = Word(DYN, "<chosen at run time>")
+"""The word of an unknown read whose name the program itself picks as it runs (an awk program
+that sets ``ARGV``): unlike ``None`` (the arguments ``xargs`` adds, which a listing may
+know), nothing can tell what it reads."""
+
+
 @dataclass(frozen=True)
 class Assignment:
     """A variable the command sets: ``NAME=value cmd``, ``export NAME=…``, ``for NAME in``…"""
@@ -83,6 +89,9 @@ class SimpleCommand:
     their own; the shell itself needs no rule unless a non-transparent wrapper runs it."""
     guessed: bool = False
     """Found behind a wrapper whose options are not all known (``uv run``): a best guess."""
+    fed_by: list[SimpleCommand] | None = field(default=None, repr=False, compare=False)
+    """For a command reading a ``|`` pipe: the commands of the pipeline stage before it
+    (``find … | xargs grep``: its extra arguments are what ``find`` prints)."""
 
     @property
     def name(self) -> Word | None:
@@ -145,6 +154,29 @@ class FileWrite:
     """``> redirection``, ``tee``, ``cp target``, ``rm``, ``git config``…"""
     tree: bool = False
     """Everything below the target too (``rm -r``, ``find … -delete``)."""
+    git: str = ""
+    """A write git makes of its work tree (``git_judge``): ``tracked`` — the files it tracks
+    below the target (``git checkout``, ``git stash``, ``git rm``), judged from its index;
+    ``untracked`` — also the others (``git clean``); never inside a ``.git`` directory."""
+
+
+@dataclass(frozen=True)
+class GitRead:
+    """A git command that prints the content of files from the repository (``git show``,
+    ``git log -p``, ``git grep``, ``git archive``…): with a read rule in force, it may print
+    a protected file's content — from a commit even when the file is hidden or gone."""
+
+    command: str
+    """How the command is shown (``git log -p``)."""
+    kind: str
+    """``history`` (any commit: any file ever committed), ``index`` (the tracked files), or
+    ``objects`` (objects named by id or ref, which may be any file's content)."""
+    pathspecs: tuple[Word, ...] | None = None
+    """The paths it is limited to (after ``--``, or operands that are paths); None: all."""
+    operands: tuple[Word, ...] = ()
+    """Words before ``--`` that are revisions or paths (git decides by what exists)."""
+    objects: tuple[Word, ...] = ()
+    """For ``objects``: the object names (``HEAD``, ``a1b2c3``, ``main:src/x.py``)."""
 
 
 @dataclass
@@ -166,20 +198,32 @@ class ShellAnalysis:
     reads: list[Word] = field(default_factory=list)
     """Words that may name a file the command reads: arguments, ``<`` sources, sourced files."""
     tree_reads: list[Word] = field(default_factory=list)
+    """Directories read recursively (``grep -r``, ``rg``, ``tar c``, ``cp -r``)."""
     tree_filters: dict[int, tuple[str, ...]] = field(default_factory=dict)
     """For a tree read (by its index): the file-name globs it is limited to (``grep
     --include='*.py'``, ``rg -t py``); a protected file matching none of them is not read."""
     loop_values: dict[str, list[Word]] = field(default_factory=dict)
     """``for NAME in WORDS``: the words ``$NAME`` takes (a run-time name with known values)."""
-    """Directories read recursively (``grep -r``, ``rg``, ``tar c``, ``cp -r``)."""
     unknown_reads: list[tuple[str, Word | None]] = field(default_factory=list)
     """Commands that read files whose names are only known at run time (``cat $f``)."""
     assignments: list[Assignment] = field(default_factory=list)
     """Every variable set anywhere in the command."""
+    named_variables: list[tuple[Word, str]] = field(default_factory=list)
+    """(name, who): variable names a builtin looks up without setting them (``unset NAME``,
+    ``test -v NAME``, ``wait -p NAME``, ``{NAME}>file``); a subscript in one is arithmetic,
+    which can run code (``varnames``)."""
     dangerous_options: list[tuple[str, str]] = field(default_factory=list)
     """(option word, why): options that make a program run configured code (``git -c
     core.pager=…``), judged like a dangerous environment variable."""
     cd_targets: list[Word] = field(default_factory=list)
+    git_reads: list[GitRead] = field(default_factory=list)
+    """Git commands that print files' content from the repository (``git_judge``)."""
+    git_notes: list[tuple[str, str]] = field(default_factory=list)
+    """(option, what it does) for the git options that are not plainly harmless: what
+    ``permissions check`` explains (``git log --output=x``, ``writes the file x``)."""
+    git_changes_index: bool = False
+    """A git command here changes the index (``git add``, ``git apply --cached``…), so what
+    the index holds when the command runs is not what it holds now."""
     functions: set[str] = field(default_factory=set)
     """Functions the command defines: calling one runs its body, which is judged itself."""
     texts: list[str] = field(default_factory=list)

@@ -10,14 +10,20 @@ from __future__ import annotations
 
 import re
 
+from agent_tui.core.permissions.shell.git_tables import GLOBAL as GIT_GLOBAL
+
 
 def _set(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-SHELLS = _set("bash sh dash ash")
-"""Shells whose ``-c`` code is bash-compatible: it is parsed and analysed like the command."""
-OTHER_SHELLS = _set("zsh ksh mksh ksh93 pdksh fish csh tcsh yash elvish nu xonsh pwsh powershell")
+SHELLS = _set("bash sh dash ash rbash")
+"""Shells whose ``-c`` code is bash-compatible: it is parsed and analysed like the command
+(``rbash`` is bash in restricted mode: same grammar, and ``rm x`` still runs)."""
+OTHER_SHELLS = _set(
+    "zsh ksh mksh ksh93 pdksh fish csh tcsh yash elvish nu xonsh pwsh powershell "
+    "rzsh rksh lksh oksh loksh posh hush osh ysh bosh pbosh brush"
+)
 """Shells with another grammar: code given to them is never seen by the analysis."""
 
 INTERPRETERS = _set(
@@ -104,14 +110,138 @@ DANGEROUS_ENV_PREFIXES = (
     "GNUPG",
     "XDG_",
     "GCONV_",
+    "CGO_",
+    "RUSTUP_",
+    "DOCKER_",
+    "AWS_",
+    "CLOUDSDK_",
+    "COMPOSER_",
+    "DENO_",
+    "HELM_",
+    "ANSIBLE_",
+    "PUPPETEER_",
+    "PLAYWRIGHT_",
+    "ELECTRON_",
+    "OPENSSL_",
+    "GTK_",
+    "QT_",
+    "JULIA_",
+    "R_",
+    "PYTEST_",
+    "TS_NODE_",
+    "PNPM_",
+    "BUN_",
+    "POETRY_",
+    "PIPENV_",
+    "PYENV_",
+    "RBENV_",
+    "NODENV_",
+    "NVM_",
+    "ASDF_",
+    "MISE_",
+    "RTX_",
+    "CMAKE_",
+    "CORECLR_",
+    "COMPLUS_",
+    "DOTNET_",
+    "ASPNETCORE_",
+    "SYSTEMD_",
+    "GH_",
+    "KRB5",
+    "GIO_",
+    "GST_",
+    "NVIM_",
+    "CONDA_",
+    "ERL_",
+    "ELIXIR_",
+    "GUILE_",
+    "JUPYTER_",
 )
+DANGEROUS_SUFFIXES = (
+    "_OPTS",
+    "_OPTIONS",
+    "_FLAGS",
+    "_PATH",
+    "_DIRS",
+    "_PAGER",
+    "_EDITOR",
+    "_BROWSER",
+    "_SHELL",
+    "_COMMAND",
+    "_CMD",
+    "_PLUGINS",
+    "_PLUGIN",
+    "_PRELOAD",
+    "_WRAPPER",
+    "_LAUNCHER",
+    "_PROGRAM",
+    "_EXECUTABLE",
+    "_HOOKS",
+    "_RC",
+    "_RCFILE",
+    "_CONFIG",
+    "_CONFIG_FILE",
+    "_CONF",
+    "_HOME",
+    "_ROOT",
+    "_PREFIX",
+    "_STARTUP",
+    "_ASKPASS",
+    "_ARGS",
+    "_MODULE",
+    "_MODULES",
+    "_APP",
+    "_CLASS",
+    "_CLASSES",
+    "BACKEND",
+    "_LOADER",
+    "_IMPORTS",
+    "_REQUIRE",
+    "_ENTRYPOINT",
+    "_SCRIPT",
+    "_SCRIPTS",
+    "_FILE",
+    "_DIR",
+)
+"""Endings of names that, whatever the program, usually carry options, programs, modules or
+places to load from or write to (``PYTEST_ADDOPTS``, ``SBT_OPTS``, ``SUDO_EDITOR``,
+``TERMINFO_DIRS``, ``DJANGO_SETTINGS_MODULE``, ``FLASK_APP``, ``MPLBACKEND``,
+``GUNICORN_CMD_ARGS``, ``CARGO_TARGET_DIR``)."""
 DANGEROUS_ENV = _set(
     "PATH BASH_ENV ENV SHELLOPTS BASHOPTS PS4 PROMPT_COMMAND PAGER MANPAGER EDITOR VISUAL "
     "BROWSER SHELL HOME CDPATH ZDOTDIR INPUTRC TERMINFO MAKEFLAGS MFLAGS CC CXX CPP LDFLAGS "
     "CFLAGS CXXFLAGS CPPFLAGS NODE_OPTIONS NODE_PATH RUBYOPT RUBYLIB PERL5OPT PERL5LIB PERLLIB "
     "PYTHONPATH PYTHONSTARTUP PYTHONHOME TAR_OPTIONS GREP_OPTIONS CLASSPATH "
-    "PKG_CONFIG_PATH EXINIT VIMINIT MYVIMRC WGETRC CURL_HOME NETRC HISTFILE"
+    "PKG_CONFIG_PATH EXINIT VIMINIT MYVIMRC WGETRC CURL_HOME NETRC HISTFILE "
+    "GOFLAGS GOPROXY GOSUMDB GONOSUMDB GONOSUMCHECK GOINSECURE GOPRIVATE GONOPROXY GOTOOLCHAIN "
+    "GOROOT GOPATH GOENV GOEXPERIMENT RUSTFLAGS RUSTDOCFLAGS MAKEFILES GNUMAKEFLAGS CONFIG_SHELL "
+    "KUBECONFIG PSQLRC TCLLIBPATH EMACSLOADPATH VIMRUNTIME TMPDIR TMP TEMP SUDO_ASKPASS "
+    "LOCPATH NLSPATH HOSTALIASES FCEDIT VIRTUAL_ENV GOBIN AR AS LD NM RANLIB STRIP OBJCOPY "
+    "OBJDUMP FC F77 F90 MAKE PKG_CONFIG YACC LEX M4 CCACHE_PREFIX DISTCC_HOSTS MPLCONFIGDIR "
+    "IPYTHONDIR"
 )
+"""Variables (and, above, families) that make programs load or run other code, or move
+where they read configuration or write: setting one asks unless a rule names it."""
+HARMLESS_IN_FAMILIES = _set(
+    "PYTHONDONTWRITEBYTECODE PYTHONUNBUFFERED PYTHONHASHSEED PYTHONUTF8 PYTHONFAULTHANDLER "
+    "PYTHONDEVMODE PYTHONNOUSERSITE PYTHONSAFEPATH PYTHONOPTIMIZE PYTHONVERBOSE "
+    "PYTHONTRACEMALLOC PYTHONCOERCECLOCALE PYTHONNODEBUGRANGES PYTHONINTMAXSTRDIGITS "
+    "NODE_ENV NODE_NO_WARNINGS NODE_DISABLE_COLORS NODE_PENDING_DEPRECATION "
+    "GIT_TERMINAL_PROMPT GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_AUTHOR_DATE GIT_COMMITTER_NAME "
+    "GIT_COMMITTER_EMAIL GIT_COMMITTER_DATE GIT_OPTIONAL_LOCKS GIT_MERGE_AUTOEDIT "
+    "CARGO_TERM_COLOR CARGO_TERM_VERBOSE CARGO_TERM_QUIET CARGO_TERM_PROGRESS_WHEN "
+    "CARGO_INCREMENTAL CARGO_BUILD_JOBS "
+    "DOTNET_CLI_TELEMETRY_OPTOUT DOTNET_NOLOGO DOTNET_SKIP_FIRST_TIME_EXPERIENCE "
+    "PIP_DISABLE_PIP_VERSION_CHECK PIP_NO_INPUT PIP_NO_COLOR PIP_QUIET PIP_PROGRESS_BAR "
+    "UV_NO_PROGRESS UV_OFFLINE "
+    "NPM_CONFIG_LOGLEVEL NPM_CONFIG_FUND NPM_CONFIG_AUDIT NPM_CONFIG_UPDATE_NOTIFIER "
+    "NPM_CONFIG_PROGRESS NPM_CONFIG_COLOR "
+    "LESSCHARSET PYTEST_DISABLE_PLUGIN_AUTOLOAD"
+)
+"""Names inside the dangerous families above that only switch a documented behaviour (no
+file, program, module or configuration location): an allow-list — another ``PYTHON…`` name
+stays dangerous (``PYTHONWARNINGS`` imports the categories it names, ``PYTHONBREAKPOINT`` a
+callable, ``PYTHONPYCACHEPREFIX`` writes elsewhere)."""
 
 
 def dangerous_variable(name: str) -> str | None:
@@ -123,39 +253,15 @@ def dangerous_variable(name: str) -> str | None:
         return f"{name} names a script every new shell runs"
     if upper in ("HOME", "XDG_CONFIG_HOME", "CDPATH"):
         return f"{name} moves where programs find their configuration"
-    if upper in DANGEROUS_ENV or any(upper.startswith(p) for p in DANGEROUS_ENV_PREFIXES):
+    if upper in DANGEROUS_ENV:
+        return f"{name} changes what programs load or run"
+    if upper in HARMLESS_IN_FAMILIES:
+        return None
+    if any(upper.startswith(p) for p in DANGEROUS_ENV_PREFIXES) or upper.endswith(
+        DANGEROUS_SUFFIXES
+    ):
         return f"{name} changes what programs load or run"
     return None
-
-
-# -- git ----------------------------------------------------------------------------------------
-
-GIT_GLOBAL_VALUED = _set(
-    "-C -c --config-env --exec-path --git-dir --work-tree --namespace --super-prefix "
-    "--list-cmds --attr-source"
-)
-GIT_DANGEROUS_GLOBAL = _set("-c --config-env --exec-path")
-"""``git -c core.pager=…`` & co. set configuration for one run: configuration runs programs."""
-GIT_CODE_OPTIONS: dict[str, frozenset[str]] = {
-    "rebase": _set("-x --exec"),
-    "fetch": _set("--upload-pack"),
-    "clone": _set("--upload-pack -u --template"),
-    "pull": _set("--upload-pack"),
-    "ls-remote": _set("--upload-pack"),
-    "push": _set("--receive-pack --exec"),
-    "archive": _set("--exec"),
-    "difftool": _set("-x --extcmd"),
-    "filter-branch": _set(
-        "--env-filter --tree-filter --index-filter --parent-filter --msg-filter "
-        "--commit-filter --tag-name-filter"
-    ),
-}
-"""Sub-command options whose value is a command git runs through the shell."""
-GIT_CONFIG_READ_FLAGS = _set(
-    "--get --get-all --get-regexp --get-urlmatch --list -l --show-origin --show-scope "
-    "--name-only --get-color --get-colorbool --null -z --type --default --blob --includes "
-    "--no-includes"
-)
 
 
 NETWORK_PROGRAMS = _set(
@@ -209,7 +315,7 @@ def network_use(argv: list[str]) -> str | None:
 
 
 NETWORK_GLOBAL_VALUED: dict[str, frozenset[str]] = {
-    "git": GIT_GLOBAL_VALUED,
+    "git": GIT_GLOBAL.valued,
     "go": _set("-C"),
     "pip": _set("--proxy --cache-dir --log --timeout --retries --cert --client-cert --python"),
     "pip3": _set("--proxy --cache-dir --log --timeout --retries --cert --client-cert --python"),

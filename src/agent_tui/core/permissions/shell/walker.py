@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_tui.core.permissions.shell.builtins import declaration_statement
 from agent_tui.core.permissions.shell.commands import add_simple, nested_code
 from agent_tui.core.permissions.shell.coverage import skipped
 from agent_tui.core.permissions.shell.expand import (
@@ -32,6 +33,11 @@ from agent_tui.core.permissions.shell.model import (
     Word,
 )
 from agent_tui.core.permissions.shell.parse import parse
+from agent_tui.core.permissions.shell.varnames import (
+    array_element,
+    fd_variables,
+    unset_names,
+)
 
 MAX_DEPTH = 12
 """Nested ``bash -c`` / ``eval`` levels followed."""
@@ -78,6 +84,8 @@ class Redirection:
 
 
 class Walker(WordReader):
+    max_depth = MAX_DEPTH
+
     def __init__(
         self,
         analysis: ShellAnalysis,
@@ -133,8 +141,16 @@ class Walker(WordReader):
             self.children(node, stdin)
         elif kind == "pipeline":
             first = True
+            stdout_only = not any(c.type == "|&" for c in node.children)  # |& feeds stderr too
+            previous: list[Any] = []
             for child in node.named_children:
+                start = len(self.a.commands)
                 self.statement_or_word(child, stdin if first else "pipe")
+                stage = self.a.commands[start:]
+                for command in stage if not first and stdout_only else ():
+                    if command.stdin == "pipe" and command.fed_by is None:
+                        command.fed_by = previous
+                previous = stage
                 first = False
         elif kind == "compound_statement":
             if node.child_count and node.children[0].type == "((":
@@ -153,9 +169,7 @@ class Walker(WordReader):
         elif kind == "declaration_command":
             self.declaration(node)
         elif kind == "unset_command":
-            for child in node.named_children:
-                if child.type != "variable_name":
-                    self.word(child)
+            unset_names(self, node)
         elif kind == "negated_command":
             self.children(node, stdin)
         elif kind == "for_statement":
@@ -202,6 +216,7 @@ class Walker(WordReader):
             self.a.note_opaque("a # comment inside a substitution")
 
     def redirected(self, node: Node, stdin: str | None) -> None:
+        fd_variables(self, node)
         body = node.child_by_field_name("body")
         redirections: list[Redirection] = []
         later: list[Node] = []
@@ -348,6 +363,7 @@ class Walker(WordReader):
     # -- commands -----------------------------------------------------------------------------
 
     def command(self, node: Node, stdin: str | None, redirections: list[Redirection]) -> None:
+        fd_variables(self, node)
         words: list[Word] = []
         assignments: list[Assignment] = []
         redirections = list(redirections)
@@ -406,7 +422,10 @@ class Walker(WordReader):
             if value_node.type == "array":
                 texts: list[str] = []
                 for element in value_node.named_children:
-                    texts.extend(w.text for w in self.word(element))
+                    elements = self.word(element)
+                    for each in elements:
+                        array_element(self, each)
+                    texts.extend(w.text for w in elements)
                 value = Word(" ".join(texts), self.text(value_node))
             else:
                 value = _join(self.word(value_node), self.text(value_node))
@@ -418,21 +437,7 @@ class Walker(WordReader):
         return assignment
 
     def declaration(self, node: Node) -> None:
-        keyword = node.children[0].type if node.child_count else "declare"
-        words = []
-        for child in node.named_children:
-            if child.type == "variable_assignment":
-                self.assignment(child, keyword)
-            elif child.type == "variable_name":
-                self.a.assignments.append(Assignment(self.text(child), None, keyword))
-            else:
-                words.extend(self.word(child))
-        for word in words:
-            if not word.literal:
-                self.a.note_opaque(f"{keyword} with a run-time argument ({word.shown})")
-            elif not word.text.startswith(("-", "+")):
-                name, _, value = word.text.partition("=")
-                self.a.assignments.append(Assignment(name, Word(value, value), keyword))
+        declaration_statement(self, node)  # words joined as bash reads them (``builtins``)
 
     def for_statement(self, node: Node) -> None:
         variable = node.child_by_field_name("variable")

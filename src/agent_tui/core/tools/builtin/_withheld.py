@@ -2,8 +2,10 @@
 
 ``ctx.reads`` judges a *resolved* path, so every file is resolved first: a symlink inside the
 tree that points at a denied file (or out of the served directory) is judged by where it
-points, not by its own innocent name. The tools report how many files were withheld and why, so
-the model knows the results are incomplete and does not conclude that a pattern is absent.
+points, not by its own innocent name — and then by the name it was reached by, so a rule that
+names a link (or a linked folder on the way) holds too. The tools report how many files were
+withheld and why, so the model knows the results are incomplete and does not conclude that a
+pattern is absent.
 """
 
 from __future__ import annotations
@@ -32,12 +34,22 @@ def resolved(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
+def _judged(guard: ReadGuard, path: Path, real: Path) -> str | None:
+    """The guard's say on ``real`` (what is opened) and, when it differs, on ``path`` as the
+    call or the walk names it: a rule naming a link, or a path through a linked folder, holds
+    (the guard matches every name the path goes by)."""
+    reason = guard.withheld(real)
+    if reason is None and path != real:
+        reason = guard.withheld(path if path.is_absolute() else Path(os.path.abspath(path)))
+    return reason
+
+
 def refuse_if_withheld(path: Path, ctx: ToolContext, consequence: str) -> None:
     """Fail with ``withheld`` when the path argument itself is withheld.
 
     ``consequence`` ends the message, e.g. "its content cannot be searched".
     """
-    reason = ctx.reads.withheld(resolved(path))
+    reason = _judged(ctx.reads, path, resolved(path))
     if reason is not None:
         raise ToolFailure(
             "withheld",
@@ -68,7 +80,7 @@ class Withheld:
 
     def _judge(self, path: Path) -> tuple[Path, str | None]:
         real = resolved(path)
-        reason = self.guard.withheld(real)
+        reason = _judged(self.guard, path, real)
         if reason is not None:
             self.counts[reason] += 1
         return real, reason

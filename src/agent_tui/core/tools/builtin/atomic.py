@@ -40,12 +40,16 @@ def atomic_write(path: Path, data: bytes, *, resolved: bool = False) -> bool:
     return replace_file(target, data)
 
 
-def recorded_write(path: Path, data: bytes, changes: FileChanges, where: str) -> bool:
+def recorded_write(
+    path: Path, data: bytes, changes: FileChanges, where: str
+) -> tuple[bool, str | None]:
     """``atomic_write(path, data, resolved=True)`` between ``changes.before_change`` and
-    ``changes.changed``. If the old content cannot be kept for a rewind, nothing is written
+    ``changes.changed``: (whether the file was created, a note when the change cannot be
+    rewound — the old content was too big to keep — for the result to say). If the old
+    content could not be kept for another reason (an error), nothing is written
     (``checkpoint_failed``): a change that could not be undone is not made silently."""
     try:
-        changes.before_change(path)
+        note = changes.before_change(path)
     except OSError as exc:
         raise ToolFailure(
             CHECKPOINT_FAILED,
@@ -55,4 +59,4 @@ def recorded_write(path: Path, data: bytes, changes: FileChanges, where: str) ->
         ) from exc
     created = atomic_write(path, data, resolved=True)
     changes.changed(path, content_digest(data))
-    return created
+    return created, note

@@ -77,6 +77,8 @@ class _Edited:
     replacement: str
     undecodable: int
     """Bytes of the file that are not valid UTF-8 (kept exactly as they were)."""
+    unkept: str | None = None
+    """Why the change cannot be rewound (the old content was too big to keep), or None."""
 
     @property
     def count(self) -> int:
@@ -245,11 +247,11 @@ def _edit(
     parts.append(text[pos:])
     new_text = "".join(parts)
     data = new_text.encode("utf-8", errors="surrogateescape")
-    recorded_write(path, data, changes, where)
+    _, unkept = recorded_write(path, data, changes, where)
     with contextlib.suppress(OSError):  # as in _changed; unrecorded only means "read it again"
         state.record(path, digest=content_digest(data))
     spans = [(m.start(), m.end()) for m in matches]
-    return _Edited(text, spans, new, undecodable(text))
+    return _Edited(text, spans, new, undecodable(text), unkept)
 
 
 def _target(inp: EditFileInput, ctx: ToolContext) -> tuple[Path, str]:
@@ -327,6 +329,8 @@ async def _call(inp: EditFileInput, ctx: ToolContext) -> ToolOutput:
             f" The file is not valid UTF-8 ({escaped_bytes(edited.undecodable)}); the edit "
             "kept those bytes exactly as they were."
         )
+    if edited.unkept:
+        said += f" Note: {edited.unkept}."
     added, removed = diff_stats(diff)
     return ToolOutput(
         f"{said}\n{diff}" if diff else said,

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 
@@ -132,11 +134,22 @@ async def _call(inp: GlobInput, ctx: ToolContext) -> ToolOutput:
     return ToolOutput("\n".join(lines), data=data, summary=summary, facts=facts)
 
 
+def searched(arguments: dict[str, Any]) -> str | None:
+    """The directory a call searches (``path`` with the pattern's leading literal
+    directories: ``/home/u/.ssh/*`` searches ``/home/u/.ssh``), what the permission rules
+    judge; None without a usable pattern."""
+    pattern, path = arguments.get("pattern"), arguments.get("path") or "."
+    if not isinstance(pattern, str) or not pattern or not isinstance(path, str):
+        return None
+    base, _ = _split(Path(path), pattern)
+    return str(base)
+
+
 TOOL = Tool(
     name="glob",
     description=DESCRIPTION,
     input_model=GlobInput,
     call=_call,
-    meta=READ_ONLY_PATH_META,
+    meta=replace(READ_ONLY_PATH_META, rule_path=searched),
     timeout=60.0,
 )

@@ -162,7 +162,7 @@ def _open(path: Path, where: str) -> BinaryIO:
 
 def _read(path: Path, where: str, inp: ReadFileInput, limit: int, stop: threading.Event) -> _View:
     with _open(path, where) as f:
-        reader = SpillReader.open(path)
+        reader = SpillReader.open(path, f.fileno())  # the index of the file opened
         if reader is None:
             return _scan(f, where, inp, limit, stop)
         # SpillReader opens the file by name: it must have opened the file judged and opened
@@ -279,6 +279,8 @@ async def _call(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
     where = shown(path, ctx)
     real = resolve_target(inp.path, ctx)
     _refuse_withheld(real, where, ctx)
+    if path != real:  # a rule naming a link, or a path through a linked folder
+        _refuse_withheld(path, where, ctx)
     if real.is_dir():
         raise is_directory(path, ctx, "read_file")
     if not real.exists():

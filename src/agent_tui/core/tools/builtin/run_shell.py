@@ -17,6 +17,7 @@ import shutil
 import signal
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import Field
@@ -24,11 +25,12 @@ from pydantic import Field
 from agent_tui.core.ansi import strip_escapes
 from agent_tui.core.budget.raw import RawOutput
 from agent_tui.core.calls import ResultFacts
-from agent_tui.core.sandbox import aftercheck
+from agent_tui.core.sandbox import ShellSandbox, command_guard, environment
 from agent_tui.core.sandbox.lifeline import lifeline_argv
-from agent_tui.core.sandbox.nested_git import Watch, find_nested_git
+from agent_tui.core.sandbox.refusal import SandboxRefused, incomplete
 from agent_tui.core.summary import first_line
 from agent_tui.core.tools.base import (
+    KeptOutput,
     ProgressCallback,
     ProgressUpdate,
     Tool,
@@ -38,7 +40,7 @@ from agent_tui.core.tools.base import (
     ToolOutput,
 )
 from agent_tui.core.tools.builtin._paths import shown
-from agent_tui.core.tools.errors import TIMEOUT, ToolFailure
+from agent_tui.core.tools.errors import TIMEOUT, ToolErrorInfo, ToolFailure
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
@@ -47,7 +49,6 @@ DRAIN_GRACE = 1.0  # after the shell exits, how long background holders of the p
 READ_BYTES = 64 * 1024
 PROGRESS_INTERVAL = 0.1
 PROGRESS_LINE_CHARS = 1000
-TAIL_LINES_ON_TIMEOUT = 50
 SPOOL_BYTES = 8 << 20  # output past this goes to a temporary file, not memory
 MAX_OUTPUT_BYTES = 1 << 30  # all output up to 1 GiB is kept byte for byte (then spilled whole)
 TAIL_BYTES = 8 << 20  # past the cap: the last 8 MiB (the failure summary) are still kept
@@ -62,10 +63,14 @@ FORCE_COLOR_ENV = ("CLICOLOR_FORCE",)
 """Removed with colour off: some programs (BSD ls) force colour when it is set at all."""
 
 
-def child_env(color: bool = False) -> dict[str, str]:
-    """The environment of a command: ours, with the non-interactive defaults of ``CHILD_ENV``
-    and, unless ``color`` (the ``shell.color`` setting), the colour-off hints."""
-    env = {**os.environ, **CHILD_ENV}
+def child_env(
+    color: bool = False, shell: ShellSandbox | None = None, passed: Sequence[str] = ()
+) -> dict[str, str]:
+    """The environment of a command (``sandbox.environment``: allow-listed in the sandbox
+    ``shell``, ours without the provider keys outside it), with the non-interactive defaults
+    of ``CHILD_ENV`` and, unless ``color`` (the ``shell.color`` setting), the colour-off
+    hints. ``passed``: the ``shell.env`` names."""
+    env = {**environment.for_command(shell, passed=passed, color=color), **CHILD_ENV}
     if not color:
         env.update(NO_COLOR_ENV)
         for name in FORCE_COLOR_ENV:
@@ -217,7 +222,9 @@ def _footer(code: int) -> str:
     return f"[exit code {code}]"
 
 
-async def _spawn(command: str, ctx: ToolContext, stdout: int) -> asyncio.subprocess.Process:
+async def _spawn(
+    command: str, ctx: ToolContext, stdout: int, masked: tuple[Path, ...] = ()
+) -> asyncio.subprocess.Process:
     shell = shutil.which("bash") or "/bin/sh"
     argv = [shell, "-c", command]
     state = ctx.sandbox.state
@@ -232,9 +239,18 @@ async def _spawn(command: str, ctx: ToolContext, stdout: int) -> asyncio.subproc
     # namespace; unsandboxed, the lifeline (a watchdog parent) kills the process group.
     if state.shell is not None:  # finding the files to hide walks the workspace: a thread
         confined, plain = state.shell, argv
-        argv = await asyncio.to_thread(lambda: confined.wrap(plain, ctx.cwd, ctx.reads.hidden()))
+        try:
+            argv = await asyncio.to_thread(
+                lambda: confined.wrap(plain, ctx.cwd, ctx.reads.hidden(), masked)
+            )
+        except SandboxRefused as exc:
+            raise ToolFailure("sandbox_refused", exc.reason, exc.hint) from None
     else:
         argv = lifeline_argv(argv)
+    env = child_env(ctx.shell.color, state.shell, ctx.shell.env)
+    temp = ctx.sandbox.temp_dir  # the session's own (``sandbox.scratch``): free to write
+    if temp is not None:
+        env["TMPDIR"] = str(temp)
     try:
         return await asyncio.create_subprocess_exec(
             *argv,
@@ -242,7 +258,7 @@ async def _spawn(command: str, ctx: ToolContext, stdout: int) -> asyncio.subproc
             stdin=asyncio.subprocess.DEVNULL,
             stdout=stdout,
             stderr=stdout,  # the same pipe: stdout and stderr interleave in write order
-            env=child_env(ctx.shell.color),
+            env=env,
             start_new_session=True,  # its own process group, killable as a whole
         )
     except OSError as exc:
@@ -262,12 +278,11 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
         )
     loop = asyncio.get_running_loop()
     shell = ctx.sandbox.state.shell
-    watched = aftercheck.absent(shell.protected()) if shell is not None else ()
-    if shell is not None:  # what nested git directories hold before (the first time)
-        await asyncio.to_thread(_nested_git(ctx).baseline)
+    # what the command could plant, recorded before it runs (sandboxed or not)
+    guard = await asyncio.to_thread(command_guard.before, ctx.sandbox)
     read_fd, write_fd = os.pipe()
     try:
-        proc = await _spawn(inp.command, ctx, write_fd)
+        proc = await _spawn(inp.command, ctx, write_fd, guard.masked)
     except BaseException:
         os.close(read_fd)
         raise
@@ -293,23 +308,37 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
         if pump is not None:
             await asyncio.wait({pump}, timeout=DRAIN_GRACE)
         output.flush(final=True)
-        tail = strip_escapes(output.text()).rstrip("\r\n").split("\n")[-TAIL_LINES_ON_TIMEOUT:]
-        output.close()
-        moved = await _sweep(watched, ctx)
+        try:
+            text = strip_escapes(output.text()).rstrip("\r\n") or "(no output)"
+            moved = await _sweep(guard, ctx)
+        except BaseException:
+            output.close()
+            raise
+        footer = (
+            f"[killed: the command did not finish within {inp.timeout:g} s; everything it "
+            "started was killed]" + (f"\n[{moved}]" if moved else "")
+        )
+        # the whole output, as any result: the budget spills it (its exact bytes) and the
+        # model reads its tail and the footer (it was cut to 50 lines and the rest lost)
         raise ToolFailure(
             TIMEOUT,
-            f"The command did not finish within {inp.timeout:g} s and was killed with "
-            f"everything it started. Last {len(tail)} lines of output:\n"
-            + "\n".join(tail)
-            + (f"\n[{moved}]" if moved else ""),
+            f"{text}\n{footer}",
             "If it just needs longer, run it again with a larger timeout (maximum "
             f"{MAX_TIMEOUT:g}). If it waits for input or never ends (a server, watch mode, "
             "a prompt), use non-interactive flags or run it in the background with output "
             "redirected to a file.",
+            raw=output.raw(),
+            footer=footer,
         ) from None
     except BaseException:  # cancelled (Esc, a failing sibling): nothing may outlive the call
         await asyncio.shield(_terminate(proc))
-        await asyncio.shield(_sweep(watched, ctx))
+        await asyncio.shield(_sweep(guard, ctx))
+        output.flush(final=True)
+        text = strip_escapes(output.text()).rstrip("\r\n")
+        if text:  # what the user saw streaming is kept, spilled like any output
+            ctx.kept = KeptOutput(text, output.raw())
+        else:
+            output.close()
         raise
     finally:
         output.stop_timer()
@@ -327,7 +356,7 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
         text = strip_escapes(output.text())
         text = text.removesuffix("\n").removesuffix("\r") or "(no output)"
         last = "" if code == 0 else first_line(_last_lines(text), 60)
-        blocked = await _sweep(watched, ctx)
+        blocked = await _sweep(guard, ctx)
         if shell is not None and code != 0 and blocked is None:
             from agent_tui.core.sandbox.violations import explain
 
@@ -352,43 +381,29 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
     )
 
 
-def _nested_git(ctx: ToolContext) -> Watch:
-    """The session's watch of nested git directories (made on the first sandboxed command)."""
-    if ctx.sandbox.nested_git is None:
-        workspace = ctx.sandbox.workspace.resolve()
-        ctx.sandbox.nested_git = Watch(workspace, find_nested_git)
-    return ctx.sandbox.nested_git
-
-
-async def _sweep(watched: tuple[Path, ...], ctx: ToolContext) -> str | None:
-    """Move aside the protected paths the sandboxed command created (``aftercheck``) and the
-    nested git directories' files it made run code (``nested_git``), in a thread; what was
-    moved, in one sentence, or None."""
-    if ctx.sandbox.state.shell is None:
-        return None
-    workspace = ctx.sandbox.workspace.resolve()
-    watch = _nested_git(ctx)
-
-    def both() -> list[aftercheck.Moved]:
-        moved = aftercheck.sweep(watched, workspace) if watched else []
-        return moved + watch.check()
-
-    moved = await asyncio.to_thread(both)
-    if not moved:
-        return None
-    what = ", ".join(shown(m.path, ctx) for m in moved[:5]) + (" …" if len(moved) > 5 else "")
-    return (
-        f"blocked by the sandbox: the command created {what}, protected (it configures the "
-        f"agent or runs code later, such as a nested repository's config or hook); moved to "
-        f"{moved[0].box} — move it back yourself if you meant it, or create it with the file "
-        "tools, which ask"
-    )
+async def _sweep(guard: command_guard.Guard, ctx: ToolContext) -> str | None:
+    """Undo what the command planted (``command_guard``: protected paths a sandboxed command
+    created, git config and hooks anywhere in the workspace), in a thread; one sentence on
+    it, or None."""
+    moved, problem = await asyncio.to_thread(guard.after)
+    return command_guard.message(moved, problem, guard.sandboxed, lambda p: shown(p, ctx))
 
 
 def _last_lines(text: str, count: int = 1) -> str:
     """The last non-blank line of the output: what a failing command said last."""
     lines = [line for line in text.splitlines() if line.strip()]
     return "\n".join(lines[-count:])
+
+
+def _precheck(inp: RunShellInput, ctx: ToolContext) -> ToolErrorInfo | None:
+    """A command the sandbox would refuse (the read rules' walk past its cap) is refused
+    before anyone is asked to approve it: approving would not make it run."""
+    if ctx.sandbox.state.shell is None:
+        return None
+    refused = incomplete(ctx.reads.hidden())
+    if refused is None:
+        return None
+    return ToolErrorInfo(code="sandbox_refused", message=refused.reason, next_step=refused.hint)
 
 
 TOOL = Tool(
@@ -404,4 +419,5 @@ TOOL = Tool(
         rule_subject="command",
         cancels_siblings_on_failure=True,
     ),
+    precheck=_precheck,
 )

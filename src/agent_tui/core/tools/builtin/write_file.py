@@ -60,6 +60,8 @@ class WriteFileInput(ToolInput):
 class _Written:
     created: bool
     previous: bytes | None
+    unkept: str | None = None
+    """Why the change cannot be rewound (the old content was too big to keep), or None."""
 
 
 def _previous(path: Path) -> bytes | None:
@@ -76,7 +78,8 @@ def _previous(path: Path) -> bytes | None:
 
 def _write(path: Path, data: bytes, changes: FileChanges, where: str) -> _Written:
     previous = _previous(path)
-    return _Written(recorded_write(path, data, changes, where), previous)
+    created, unkept = recorded_write(path, data, changes, where)
+    return _Written(created, previous, unkept)
 
 
 def _line_count(text: str) -> int:
@@ -150,8 +153,13 @@ async def _call(inp: WriteFileInput, ctx: ToolContext) -> ToolOutput:
     lines = _line_count(inp.content)
     note = " (new file)" if written.created else ""
     added, removed = diff_stats(diff) if diff is not None else (lines, 0)
+    said = (
+        f"Wrote {lines:,} line{'s' if lines != 1 else ''} ({len(data):,} bytes) to {where}{note}."
+    )
+    if written.unkept:
+        said += f" Note: {written.unkept}."
     return ToolOutput(
-        f"Wrote {lines:,} line{'s' if lines != 1 else ''} ({len(data):,} bytes) to {where}{note}.",
+        said,
         data={"path": str(path), "created": written.created, "diff": diff},
         summary=changed(added, removed, created=written.created),
         facts=ResultFacts(added=added, removed=removed, created=written.created),

@@ -1,0 +1,119 @@
+"""What ``run_shell`` does around each command — and the hooks runner around each confined
+(project) hook, which runs like a command — so that nothing it plants runs later.
+
+``before`` (in a worker thread, just before the command starts) records the protected paths
+that do not exist yet (sandboxed commands: ``aftercheck``) and takes the git watch's baseline
+(``git_watch``: every command, sandboxed or not — the one place an unsandboxed command's
+planted hook or config is caught). ``Guard.masked`` is what the sandbox keeps read-only of the
+nested and bare git directories found. ``Guard.after`` undoes what the command made, and
+``message`` says it in one sentence for the card and the model.
+
+Unsandboxed as sandboxed, the cost is the watch's looks: a cached walk of the workspace (one
+``stat`` per unchanged directory) after each command and, after a pause, before it too
+(``Watch.baseline``), and a ``stat`` per watched file. No watch runs for a session without a
+workspace (``UNCONFINED``, whose workspace is ``/``), and a failure of the check itself is
+reported, never raised into the command's result.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_tui.core.paths import data_dir
+from agent_tui.core.sandbox import SessionSandbox, aftercheck
+from agent_tui.core.sandbox.git_watch import Snapshot, Watch, describe
+from agent_tui.core.sandbox.quarantine import Moved
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Guard:
+    sandboxed: bool
+    workspace: Path
+    created: tuple[Path, ...] = ()
+    """Protected paths absent before a sandboxed command."""
+    watch: Watch | None = None
+    baseline: Snapshot | None = None
+    failed: str | None = None
+    """Why the baseline could not be taken (the check is then said to be off)."""
+    masked: tuple[Path, ...] = ()
+    """What the sandbox keeps read-only of the nested and bare git directories."""
+
+    def after(self) -> tuple[list[Moved], str | None]:
+        """Undo what the command planted (blocking); and why the check could not run."""
+        moved: list[Moved] = []
+        problem = self.failed
+        try:
+            if self.created:
+                moved += aftercheck.sweep(self.created, self.workspace)
+            if self.watch is not None and self.baseline is not None:
+                moved += self.watch.check(self.baseline)
+        except Exception as exc:  # reported on the card; never the command's failure
+            log.exception("the git check failed after a command")
+            problem = f"{type(exc).__name__}: {exc}"
+        return moved, problem
+
+
+def watch_of(sandbox: SessionSandbox) -> Watch | None:
+    """The session's watch (made on first use), or None without a workspace."""
+    workspace = sandbox.workspace.resolve()
+    if workspace == Path("/"):
+        return None
+    if sandbox.nested_git is None:
+        quarantine = os.path.realpath(data_dir() / "quarantine")
+        sandbox.nested_git = Watch(workspace, skip=(quarantine,))
+    return sandbox.nested_git
+
+
+def before(sandbox: SessionSandbox) -> Guard:
+    """What a command's after-check needs, taken now (blocking: a walk)."""
+    shell = sandbox.state.shell
+    workspace = sandbox.workspace.resolve()
+    guard = Guard(sandboxed=shell is not None, workspace=workspace)
+    if shell is not None:
+        guard.created = aftercheck.absent(shell.protected())
+    guard.watch = watch_of(sandbox)
+    if guard.watch is not None:
+        try:
+            guard.baseline = guard.watch.baseline()
+            if guard.sandboxed:
+                guard.masked = guard.watch.masks(guard.baseline)
+        except Exception as exc:
+            log.exception("the git check could not take its baseline")
+            guard.failed = f"{type(exc).__name__}: {exc}"
+    return guard
+
+
+def message(
+    moved: list[Moved],
+    problem: str | None,
+    sandboxed: bool,
+    shown: Callable[[Path], str],
+    who: str = "the command",
+) -> str | None:
+    """One sentence on what was undone (or that the check could not run), or None; ``who``
+    made it (``the command``, ``the hook``)."""
+    by = "blocked by the sandbox" if sandboxed else "blocked by agent-tui's git check"
+    if not moved:
+        if problem is None:
+            return None
+        return (
+            f"warning: the check for planted git config and hooks could not run ({problem}); "
+            "look at git status before you run git here"
+        )
+    box = moved[0].box
+    kept = any(m.how in ("moved", "reverted") for m in moved)
+    return (
+        f"{by}: {who} created or changed {describe(moved, shown)} — protected (it "
+        "configures the agent or makes git run a program later: a config key such as "
+        "core.fsmonitor, an alias or a filter, a hook, a hooks path, an attributes driver, a "
+        "nested or bare repository's config)"
+        + (f"; moved to {box}" if kept else "")
+        + " — move it back yourself if you meant it, or make the change with the file tools, "
+        "which ask"
+    )
