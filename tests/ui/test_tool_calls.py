@@ -232,3 +232,18 @@ def test_what_allowed_a_call_comes_with_its_result() -> None:
         )
     )
     assert book.calls["e"].status_line() == "ok · +1 −1 · allowed by accept-edits mode"
+
+
+def test_unfinished_looks_only_at_the_calls_in_flight() -> None:
+    """A long turn asks which calls are unfinished at every event; the answer must not walk
+    every call of the session (``CallBook._open`` keeps the ones that may still run)."""
+    book = CallBook(FakeClock())
+    for n in range(500):
+        book.apply(ToolUse(id=f"done{n}", name="read_file", input={"path": "a"}))
+        book.apply(ToolResult(id=f"done{n}", name="read_file", content="x"))
+    book.apply(ToolUse(id="live", name="run_shell", input={"command": "sleep 9"}))
+    assert [c.id for c in book.unfinished()] == ["live"]
+    assert list(book._open) == ["live"]  # the finished ones were let go
+    book.apply(ToolResult(id="live", name="run_shell", content="ok"))
+    assert book.unfinished() == []
+    assert [c.id for c in book.abandon("stopped")] == []

@@ -84,6 +84,9 @@ class CallBook:
         self.auto_expand: AutoExpand = auto_expand
         self.calls: dict[str, CallState] = {}
         self.groups: dict[str, list[str]] = {}
+        self._open: dict[str, CallState] = {}
+        """The calls that may not have finished: what ``unfinished`` looks at, so that asking
+        costs the calls in flight, not every call of the session (a call never un-finishes)."""
 
     def get(self, call_id: str) -> CallState | None:
         return self.calls.get(call_id)
@@ -92,7 +95,9 @@ class CallBook:
         return [self.calls[i] for i in self.groups.get(group, []) if i in self.calls]
 
     def unfinished(self) -> list[CallState]:
-        return [c for c in self.calls.values() if not c.status.finished]
+        for call_id in [i for i, c in self._open.items() if c.status.finished]:
+            del self._open[call_id]
+        return list(self._open.values())
 
     def apply(self, event: Event) -> list[CallState]:
         """Fold one event in; return the states it changed (empty for non-tool events). A
@@ -136,6 +141,7 @@ class CallBook:
                 read_only=event.read_only,
             )
             self.calls[event.id] = state
+            self._open[event.id] = state
             return [state]
         if isinstance(event, ToolGroup):
             if not event.ids:
@@ -224,3 +230,4 @@ class CallBook:
     def clear(self) -> None:
         self.calls.clear()
         self.groups.clear()
+        self._open.clear()
