@@ -16,6 +16,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -148,7 +149,8 @@ async def test_with_the_network_on_too(tmp_path: Path, daemon: Daemon) -> None:
 async def test_a_socket_in_a_directory_shown_again_is_masked(
     tmp_path: Path, var_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home = tmp_path / "home"
+    # a short home: tmp_path under xdist can push a socket's path past AF_UNIX's 108 bytes
+    home = Path(tempfile.mkdtemp(prefix="home-", dir="/tmp"))
     (home / ".local" / "lib").mkdir(parents=True)  # kept from the hidden home, read-only
     monkeypatch.setenv("HOME", str(home))
     kept = Daemon(home / ".local" / "lib" / "agent.sock")
@@ -163,6 +165,7 @@ async def test_a_socket_in_a_directory_shown_again_is_masked(
     finally:
         kept.close()
         allowed.close()
+        shutil.rmtree(home, ignore_errors=True)
 
 
 @needs_bwrap
