@@ -23,17 +23,55 @@ class Target:
     """Resolved; None when the path is only known at run time."""
 
 
+MAX_BASES = 64
+"""Directories ``bases`` follows; past it the working directory counts as unknown."""
+MOVES_CD = frozenset({"CDPATH", "HOME", "DIRSTACK", "OLDPWD"})
+"""Variables that change where ``cd``/``pushd``/``popd`` go: ``CDPATH=vendor cd docs`` goes to
+``vendor/docs``, ``DIRSTACK[1]=/x; popd`` to ``/x``."""
+
+
 def bases(workspace: Path, a: ShellAnalysis) -> tuple[list[Path], bool]:
     """Directories a relative path may be relative to (the workspace and every ``cd``
-    target), and whether some ``cd`` goes somewhere only known at run time."""
-    out = [workspace]
+    target), and whether some ``cd`` goes somewhere only known at run time.
+
+    Each relative target is taken from every directory an earlier ``cd`` may have reached
+    (``cd a && cd b`` is ``a/b``; a failed ``cd`` leaves the directory as it was, so the
+    earlier ones stay too), both as bash's logical ``cd`` goes (``s/..`` drops ``s`` even
+    when ``s`` is a link) and physically; ``CDPATH`` (set by the command or inherited)
+    adds its directories."""
+    if any(x.name.split("[", 1)[0] in MOVES_CD for x in a.assignments):
+        return [workspace], True
+    known: list[tuple[str, Path]] = [(str(workspace), workspace)]
     unknown = False
+    cdpath = [d for d in os.environ.get("CDPATH", "").split(":") if d]
     for word in a.cd_targets:
         if not word.literal:
             unknown = True
             continue
-        target = Path(os.path.expanduser(word.text))
-        out.append(Path(os.path.realpath(target if target.is_absolute() else workspace / target)))
+        text = os.path.expanduser(word.text)
+        found: list[tuple[str, Path]] = []
+        for logical, physical in known:
+            if os.path.isabs(text):
+                starts = [text]
+            else:
+                starts = [os.path.join(logical, text), os.path.join(physical, text)]
+                if not text.startswith(("./", "../")) and text not in (".", ".."):
+                    for entry in cdpath:
+                        entry = os.path.expanduser(entry)
+                        full = entry if os.path.isabs(entry) else os.path.join(logical, entry)
+                        starts.append(os.path.join(full, text))
+            for start in starts:
+                for spelled in (os.path.normpath(start), start):
+                    found.append((os.path.normpath(spelled), Path(os.path.realpath(spelled))))
+        for item in found:
+            if item not in known:
+                known.append(item)
+        if len(known) > MAX_BASES:
+            return [workspace], True
+    out: list[Path] = []
+    for _logical, physical in known:
+        if physical not in out:
+            out.append(physical)
     return out, unknown
 
 
