@@ -108,6 +108,35 @@ def targets(workspace: Path, a: ShellAnalysis, temp: Path | None = None) -> list
             out.append(Target(write, None))
         for path in resolve_word_paths(word.text, word.glob, roots):
             out.append(Target(write, path))
+            if write.through_links:
+                out.extend(Target(write, far) for far in links_below(path))
+    return out
+
+
+MAX_LINK_WALK = 5000
+"""Entries ``links_below`` looks at; past it, a place known only at run time."""
+
+
+def links_below(root: Path) -> list[Path | None]:
+    """Where each symbolic link at or below ``root`` leads (resolved), for a writer that
+    follows them (``FileWrite.through_links``); None when there are too many entries to look
+    at all."""
+    out: list[Path | None] = []
+    seen = 0
+    stack = [str(root)]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            seen += 1
+            if seen > MAX_LINK_WALK:
+                return [None]
+            if entry.is_symlink():
+                out.append(Path(os.path.realpath(entry.path)))
+            elif entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)
     return out
 
 
