@@ -255,9 +255,13 @@ def secret_reads(p: PermissionPipeline, a: ShellAnalysis) -> list[tuple[str, Pat
         looped = _loop_variable(word, a)
         words.extend(looped if looped is not None else [word])
     found: list[tuple[str, Path | None]] = []
+    for command in a.commands:
+        shown = _shows_environments(command.argv)
+        if shown is not None:
+            found.append((shown, None))
     for word in words:
         if DYN in word.text:
-            if HOME_WORD.match(word.raw) or _names_key_store(word.text):
+            if HOME_WORD.match(word.raw) or _names_key_store(word.text) or _in_proc(word.text):
                 found.append((word.raw[:80], None))
             continue
         for text in _candidates(word):
@@ -274,6 +278,42 @@ def secret_reads(p: PermissionPipeline, a: ShellAnalysis) -> list[tuple[str, Pat
             ):
                 found.append((f"{text} after a cd known only at run time", None))
     return found
+
+
+def _in_proc(text: str) -> bool:
+    """A path into ``/proc`` whose process is known only at run time (``/proc/$PPID/environ``,
+    ``/proc/$pid/root/…``): another process's environment, or its view of every file."""
+    return text.startswith("/proc/") or text.startswith("/proc" + DYN)
+
+
+PS_VALUES = frozenset(
+    {
+        *("-C", "-G", "-U", "-g", "-p", "-q", "-s", "-t", "-u", "-o", "-O", "-k"),
+        *("--pid", "--ppid", "--user", "--User", "--group", "--Group", "--sid", "--tty"),
+        *("--sort", "--format", "--cols", "--columns", "--rows", "--width", "--quick-pid"),
+    }
+)
+"""``ps`` options whose value is the next word (a user, a command name, a format)."""
+
+
+def _shows_environments(argv: list[str]) -> str | None:
+    """``ps`` printing processes' environments (BSD ``e``: ``ps eww``, ``ps axe``; a format
+    naming ``environ``/``env``): the agent's own holds the provider's key. How it is shown,
+    or None."""
+    if not argv or os.path.basename(argv[0]) != "ps":
+        return None
+    shown = f"the environment of processes ({' '.join(argv)[:60]})"
+    previous = ""
+    for arg in argv[1:]:
+        value = previous in PS_VALUES or (
+            previous.isalpha() and previous[-1:] in "UptoOqk"  # BSD ``axo FORMAT``, ``U user``
+        )
+        if "env" in arg.lower() and (value or arg.startswith("-")):
+            return shown  # ``-o environ``, ``--format=pid,env``
+        if not value and ((arg.isalpha() and "e" in arg) or DYN in arg):
+            return shown  # BSD ``e``: ``ps e``, ``ps axe``, ``ps eww``; or ``ps $opts``
+        previous = arg
+    return None
 
 
 def _names_key_store(text: str) -> bool:
