@@ -118,3 +118,40 @@ def chain(*setups: Setup) -> Setup:
             one(lab)
 
     return setup
+
+
+async def through_sandboxed(
+    lab: Lab, ruleset: RuleSet, mode: Mode, command: str, *, auto_allow: bool = False
+) -> tuple[bool, str]:
+    """``command`` through the real executor with the bubblewrap sandbox on (the pipeline
+    told, as the agent does): (whether it ran, the text the model got)."""
+    import asyncio
+    import json
+
+    from agent_tui.core.budget import SpillStore
+    from agent_tui.core.events import ToolResult
+    from agent_tui.core.executor import ToolExecutor
+    from agent_tui.core.sandbox import SandboxSettings, SessionSandbox
+    from agent_tui.core.tools.builtin import default_registry
+    from agent_tui.core.tools.file_state import FileStateCache
+    from agent_tui.core.transcript import ToolCall
+    from tests.core.permissions.red_team.harness import Outcome
+
+    sandbox = SessionSandbox(SandboxSettings(mode="required", auto_allow=auto_allow), lab.root)
+    policy = pipeline(lab, ruleset, mode)
+    policy.use_sandbox(sandbox)
+    executor = ToolExecutor(
+        default_registry(),
+        lab.root,
+        policy,
+        None,
+        FileStateCache(),
+        store=SpillStore(lab.root / ".agent-spill", lab.root),
+        sandbox=sandbox,
+    )
+    call = ToolCall(id="attack", name="run_shell", arguments=json.dumps({"command": command}))
+    outcome = Outcome()
+    with home_of(lab):
+        async for event in executor.execute([call], [], asyncio.Event()):
+            outcome.events.append(event)
+    return any(isinstance(e, ToolResult) for e in outcome.events), outcome.text

@@ -181,6 +181,9 @@ class GitRead:
     """Words before ``--`` that are revisions or paths (git decides by what exists)."""
     objects: tuple[Word, ...] = ()
     """For ``objects``: the object names (``HEAD``, ``a1b2c3``, ``main:src/x.py``)."""
+    follows: bool = False
+    """``--follow``: the file is followed to the names it had before a rename, so the paths
+    also reach any committed file that is gone from the index now."""
 
 
 @dataclass
