@@ -95,8 +95,22 @@ def resolve_word_paths(text: str, glob: bool, roots: list[Path]) -> list[Path]:
 
 def targets(workspace: Path, a: ShellAnalysis, temp: Path | None = None) -> list[Target]:
     """The files ``a`` writes, resolved against the workspace and every ``cd`` target
-    (``$TMPDIR/…`` against ``temp``, the session's temp dir commands get as ``TMPDIR``)."""
+    (``$TMPDIR/…`` against ``temp``, the session's temp dir commands get as ``TMPDIR``), and
+    where a link the command itself makes leads them (``link_writes``)."""
+    from agent_tui.core.permissions.link_writes import aliases, through
+
     roots, unknown_cd = bases(workspace, a)
+    out = _targets(a, roots, unknown_cd, temp)
+    found = aliases(a, roots) if a.writes else []
+    for target in list(out) if found else []:
+        if target.path is not None:
+            out.extend(Target(target.write, far) for far in through(target.path, found))
+    return out
+
+
+def _targets(
+    a: ShellAnalysis, roots: list[Path], unknown_cd: bool, temp: Path | None
+) -> list[Target]:
     out: list[Target] = []
     for write in a.writes:
         word = write.target
