@@ -33,6 +33,8 @@ def aliases(a: ShellAnalysis, roots: list[Path]) -> list[Alias]:
     """The links ``a`` may make, each with what it leads to (for every directory the command
     may be in)."""
     out: list[Alias] = []
+    if any(write.git for write in a.writes):  # git checkout/switch/merge/stash… writes links
+        out += _git_links(roots)
     for command in a.commands:
         name = command.name
         if name is None:
@@ -195,3 +197,63 @@ def _holds_links(path: Path) -> bool:
             if os.path.islink(os.path.join(_dirpath, name)):
                 return True
     return False
+
+
+# -- links in the history: what git checkout, switch, merge, stash… may write --------------------
+
+_links: dict[str, tuple[tuple[int, ...], frozenset[str] | None]] = {}
+"""Per git directory: (the refs' stamp, the links) — a plain dict: a race only recomputes."""
+
+
+def _git_links(roots: list[Path]) -> list[Alias]:
+    """A link any commit holds, in the repository of each directory the command may be in: a
+    git command that writes the work tree may make it (a branch the repository ships with
+    ``h -> .git/hooks``), and a later write below it goes where it leads — not known here."""
+    from agent_tui.core.permissions.git_index import git_dir, work_tree_top
+
+    out: list[Alias] = []
+    for root in roots:
+        gitdir, top = git_dir(root), work_tree_top(root)
+        if gitdir is None or top is None:
+            continue
+        found = committed_links(top, gitdir)
+        if found is None:
+            out.append((top, None, True))  # unknown: anything below the top
+            continue
+        out += [(top / rel, None, False) for rel in sorted(found)]
+    return out
+
+
+def committed_links(top: Path, gitdir: Path) -> frozenset[str] | None:
+    """The paths any commit of the history (all refs, reflogs, stashes) holds as a symbolic
+    link, by the agent's hardened git; None when git could not tell. Cached until a ref moves."""
+    import subprocess
+
+    from agent_tui.core.permissions.git_index import MAX_OUTPUT, MAX_SECONDS, _refs_stamp
+    from agent_tui.core.sandbox import safe_git
+
+    key = str(gitdir)
+    stamp = _refs_stamp(gitdir)
+    cached = _links.get(key)
+    if cached is not None and cached[0] == stamp:
+        return cached[1]
+    args = ("--all", "--reflog", "-m", "--raw", "--format=", "-z")
+    try:
+        done = safe_git.run(top, "log", *args, timeout=MAX_SECONDS)
+    except (safe_git.Refused, OSError, subprocess.SubprocessError):
+        return None
+    if done.code != 0 or len(done.stdout) > MAX_OUTPUT:
+        return None
+    found: set[str] = set()
+    fields = done.stdout.split(b"\0")
+    for index, field in enumerate(fields[:-1]):
+        head = field.lstrip(b"\n")
+        if head.startswith(b":"):
+            modes = head[1:].split(b" ")
+            if len(modes) > 1 and modes[1] == b"120000":
+                found.add(os.fsdecode(fields[index + 1]))
+    result = frozenset(found)
+    if len(_links) > 16:
+        _links.clear()
+    _links[key] = (stamp, result)
+    return result
