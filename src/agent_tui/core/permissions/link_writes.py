@@ -8,9 +8,11 @@ changes the protected file the link leads to. So each link a command may make is
 the link's path stands for what it leads to, and every write at or below it (the link's own
 creation included, which is harmless but not told apart) is judged at that place too.
 
-The links come from ``ln`` (symbolic or hard), ``cp`` making links (``-s``, ``-l``), and
+The links come from ``ln`` (symbolic or hard), ``cp`` making links (``-s``, ``-l``),
 ``cp``/``mv`` of a source that is a link or a directory holding links (copied or moved as
-links, as ``cp -a``/``-P``/``-R`` and ``mv`` do). A plain copy makes new files: no alias.
+links, as ``cp -a``/``-P``/``-R`` and ``mv`` do), an extraction (``tar -x``: anything below
+its directory may be a link to anywhere), and a git command that writes the work tree (any
+link a commit holds). A plain copy makes new files: no alias.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ def aliases(a: ShellAnalysis, roots: list[Path]) -> list[Alias]:
     out: list[Alias] = []
     if any(write.git for write in a.writes):  # git checkout/switch/merge/stash… writes links
         out += _git_links(roots)
+    for write in a.writes:  # tar -x: the archive's members may be links, to anywhere
+        if write.through_links and DYN not in write.target.text:
+            out += [(_place(write.target.text, root), None, True) for root in roots]
     for command in a.commands:
         name = command.name
         if name is None:

@@ -61,6 +61,17 @@ THROUGH = chain(
     symlink("build/sub", "../../home"),
 )
 
+
+def _link_member(lab: Lab) -> None:
+    """An archive holding ``h -> ../.git/hooks``; the user's own executable hook."""
+    stage = lab.root.parent / "stage-link"
+    stage.mkdir()
+    os.symlink("../.git/hooks", stage / "h")
+    subprocess.run(["tar", "-cf", str(lab.root / "links.tar"), "h"], cwd=stage, check=True)
+    (lab.root / "build").mkdir()
+    (lab.root / ".git/hooks/pre-commit").chmod(0o755)
+
+
 CASES = {
     "tar xf: .git/hooks/pre-commit": Case(
         "tar xf evil.tar",
@@ -75,6 +86,11 @@ CASES = {
     "tar -xf -C build through a shipped link": Case(
         "tar -xf evil.tar -C build", setup=THROUGH, later=login_shell
     ),
+    "tar -x a link member, then a write through it": Case(
+        "tar -xf links.tar -C build && echo 'touch pwned' >> build/h/pre-commit",
+        setup=_link_member,
+        later=user_git("", "commit", "-q", "--allow-empty", "-m", "y"),
+    ),
     "tar -xPf: an absolute member": Case("tar -xPf abs.tar", setup=_absolute, later=login_shell),
     "tar -C build -x -P": Case(
         "tar -C build -x -P -f abs.tar",
@@ -83,8 +99,8 @@ CASES = {
     ),
 }
 MODES = {
-    "default+tar": (Mode.DEFAULT, ("run_shell(tar:*)",)),
-    "accept-edits+tar": (Mode.ACCEPT_EDITS, ("run_shell(tar:*)",)),
+    "default+tar": (Mode.DEFAULT, ("run_shell(tar:*)", "run_shell(echo:*)")),
+    "accept-edits+tar": (Mode.ACCEPT_EDITS, ("run_shell(tar:*)", "run_shell(echo:*)")),
     "bypass": (Mode.BYPASS, ()),
 }
 
