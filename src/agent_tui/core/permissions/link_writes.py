@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from agent_tui.core.permissions.ln_args import parse_ln
 from agent_tui.core.permissions.shell import DYN, ShellAnalysis, Word
 
 MAX_LINK_WALK = 2000
@@ -76,8 +77,6 @@ def _place(text: str, root: Path) -> Path:
 
 
 def _ln(args: list[Word], roots: list[Path]) -> list[Alias]:
-    from agent_tui.core.permissions.outside_shell import _ln as parse_ln
-
     parsed = parse_ln(args)
     if parsed is None:
         return []

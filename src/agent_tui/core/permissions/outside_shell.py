@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_tui.core.permissions.ln_args import parse_ln
 from agent_tui.core.permissions.outside import (
     DEVICES,
     READ_TOOL,
@@ -125,7 +126,7 @@ def link_targets(p: PermissionPipeline, a: ShellAnalysis) -> list[tuple[str, Pat
         name = command.name
         if name is None or os.path.basename(name.text) != "ln":
             continue
-        parsed = _ln(command.words[1:])
+        parsed = parse_ln(command.words[1:])
         if parsed is None:
             out.append((f"a place its options hide ({command.shown()[:80]})", None))
             continue
@@ -158,66 +159,6 @@ def link_targets(p: PermissionPipeline, a: ShellAnalysis) -> list[tuple[str, Pat
                     out.append((p.shown(path), path))
                     break
     return out
-
-
-def _ln(args: list[Word]) -> tuple[list[Word], Word | None, bool, bool, bool] | None:
-    """``ln``'s operands: (link targets, where the link goes — its name or directory, or None:
-    the working directory —, symbolic, ``-r``, whether ``where`` is a directory by ``-t``);
-    None for an option it does not know."""
-    operands: list[Word] = []
-    directory: Word | None = None
-    symbolic = relative = False
-    index = 0
-    while index < len(args):
-        text = args[index].text
-        index += 1
-        if text == "--":
-            operands += args[index:]
-            break
-        if text in ("--help", "--version"):
-            return [], None, False, False, False  # it prints and links nothing
-        if text in ("-t", "--target-directory", "-S", "--suffix"):
-            if index >= len(args):
-                return None
-            if text in ("-t", "--target-directory"):
-                directory = args[index]
-            index += 1
-        elif text.startswith("--target-directory="):
-            value = text.split("=", 1)[1]
-            directory = Word(value, value)
-        elif text.startswith(("--suffix=", "--backup")) or text in LN_FLAGS_LONG:
-            symbolic = symbolic or text == "--symbolic"
-            relative = relative or text == "--relative"
-        elif text.startswith("-") and text != "-":
-            letters = text[1:]
-            if not letters or any(c not in LN_FLAGS_SHORT for c in letters):
-                return None  # -tDIR, -S.bak, an unknown option
-            symbolic = symbolic or "s" in letters
-            relative = relative or "r" in letters
-        else:
-            operands.append(args[index - 1])
-    if directory is not None:
-        return operands, directory, symbolic, relative, True
-    if len(operands) > 1:
-        return operands[:-1], operands[-1], symbolic, relative, False
-    return operands, None, symbolic, relative, False
-
-
-LN_FLAGS_SHORT = frozenset("bdfFinLPrsTv")
-LN_FLAGS_LONG = frozenset(
-    {
-        "--directory",
-        "--force",
-        "--interactive",
-        "--logical",
-        "--no-dereference",
-        "--physical",
-        "--relative",
-        "--symbolic",
-        "--no-target-directory",
-        "--verbose",
-    }
-)
 
 
 def secret_place(p: PermissionPipeline, path: Path) -> bool:
