@@ -105,6 +105,7 @@ JUDGED_APART = {
     ("rsync", "--remove-source-files"),
     *(("tar", mode) for mode in ("-c", "--create", "-r", "--append", "-u", "--update", "-A")),
     *(("tar", mode) for mode in ("--delete", "--catenate", "--concatenate")),
+    *(("tar", mode) for mode in ("-x", "--extract", "--get")),  # its members: redteam3
     ("gawk", "-f"),
     ("gawk", "--file"),
     ("mawk", "-f"),

@@ -25,12 +25,17 @@ _lock = threading.Lock()
 
 
 def is_git_dir(path: Path) -> bool:
-    """``path`` holds a repository: a ``HEAD`` file, ``objects/`` and ``refs/``."""
-    return (
-        os.path.isfile(path / "HEAD")
-        and os.path.isdir(path / "objects")
-        and os.path.isdir(path / "refs")
-    )
+    """``path`` holds a repository, as git's ``is_git_directory`` decides (read loosely, so
+    that more counts, never less): a ``HEAD`` that is not a directory (git takes a link
+    to ``refs/…`` even when nothing is at its end), and ``objects`` and ``refs`` entries of any
+    kind (git only checks it may ``access`` them: an executable file will do) — or a
+    ``commondir``, which names where those are."""
+    head = path / "HEAD"
+    if not os.path.lexists(head) or os.path.isdir(head):
+        return False
+    if os.path.lexists(path / "commondir"):
+        return True
+    return os.path.lexists(path / "objects") and os.path.lexists(path / "refs")
 
 
 def _pointer(dot_git: Path) -> Path | None:

@@ -194,7 +194,18 @@ def _judge_in(
     if top is not None and not a.git_changes_index and all(map(_walked, revisions)):
         history, index = committed(top, gitdir), tracked(gitdir)
         if history is not None and index is not None:  # every path any commit ever held
+            if read.follows:  # an earlier name of the file: any committed one gone since
+                gone = history.difference(index)
+                hit = _listed_hit(p, read, [], cwd, top, frozenset(gone), protects)
+                if hit is not None:
+                    return hit
             return _listed_hit(p, read, limits, cwd, top, history.union(index), protects)
+    if read.follows:
+        return rules[0], (
+            f"{read.command} --follow prints the file under the names it had before, which "
+            f"could be a file the rule {rules[0]} protects (the history could not be listed "
+            "to tell)"
+        )
     if not limits:
         return rules[0], (
             f"{read.command} prints the content of committed files, which could include a file "

@@ -42,6 +42,13 @@ def git_protection(path: Path) -> tuple[str, str] | None:
     """``(key, what)`` when writing ``path`` (absolute, resolved) changes what git runs:
     ``key`` is what an allow rule must name to allow it, ``what`` says why."""
     text = str(path)
+    made = _completes(path)
+    if made is not None:
+        name = os.path.basename(made)
+        return name, (
+            f"{name} becomes a git repository with this write (bare: HEAD, objects, refs or "
+            f"a commondir): {BARE}"
+        )
     for gitdir, worktree in _enclosing(path):
         if worktree is None and (text == gitdir or text.startswith(gitdir + os.sep)):
             name = os.path.basename(gitdir)
@@ -116,11 +123,37 @@ def _enclosing(path: Path) -> Iterator[tuple[str, str | None]]:
 def _shaped(directory: str) -> bool:
     """A directory git takes for a git directory (``nested_git.looks_like_git_dir``), by a few
     ``stat`` calls rather than a listing."""
-    if not os.path.exists(os.path.join(directory, "HEAD")):
-        return False
-    if os.path.exists(os.path.join(directory, "commondir")):
+    head = os.path.join(directory, "HEAD")
+    if not os.path.lexists(head) or os.path.isdir(head):
+        return False  # a link to ``refs/…`` with nothing at its end is a HEAD to git
+    if os.path.lexists(os.path.join(directory, "commondir")):
         return True
-    return all(os.path.isdir(os.path.join(directory, name)) for name in ("objects", "refs"))
+    # git only checks it may ``access`` them: an executable file will do
+    return all(os.path.lexists(os.path.join(directory, name)) for name in ("objects", "refs"))
+
+
+SHAPE = ("HEAD", "commondir", "objects", "refs")
+
+
+def _completes(path: Path) -> str | None:
+    """The directory that writing ``path`` makes a git directory (its ``HEAD``, ``commondir``,
+    ``objects`` or ``refs`` being the last piece missing), or None. Its config may have been
+    written first, while the directory was not yet shaped like one: the write that completes
+    the shape is the one that turns that config on."""
+    parts = path.parts
+    for index in range(1, len(parts)):
+        if parts[index] not in SHAPE:
+            continue
+        directory = os.path.join(*parts[:index])
+        if _shaped(directory):
+            continue  # already one: ``_enclosing`` judges it
+
+        def has(name: str, directory: str = directory, index: int = index) -> bool:
+            return parts[index] == name or os.path.lexists(os.path.join(directory, name))
+
+        if has("HEAD") and (has("commondir") or (has("objects") and has("refs"))):
+            return directory
+    return None
 
 
 def _configs(gitdir: str) -> list[str]:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_tui.core.permissions.ln_args import parse_ln
 from agent_tui.core.permissions.outside import (
     DEVICES,
     READ_TOOL,
@@ -125,7 +126,7 @@ def link_targets(p: PermissionPipeline, a: ShellAnalysis) -> list[tuple[str, Pat
         name = command.name
         if name is None or os.path.basename(name.text) != "ln":
             continue
-        parsed = _ln(command.words[1:])
+        parsed = parse_ln(command.words[1:])
         if parsed is None:
             out.append((f"a place its options hide ({command.shown()[:80]})", None))
             continue
@@ -158,66 +159,6 @@ def link_targets(p: PermissionPipeline, a: ShellAnalysis) -> list[tuple[str, Pat
                     out.append((p.shown(path), path))
                     break
     return out
-
-
-def _ln(args: list[Word]) -> tuple[list[Word], Word | None, bool, bool, bool] | None:
-    """``ln``'s operands: (link targets, where the link goes — its name or directory, or None:
-    the working directory —, symbolic, ``-r``, whether ``where`` is a directory by ``-t``);
-    None for an option it does not know."""
-    operands: list[Word] = []
-    directory: Word | None = None
-    symbolic = relative = False
-    index = 0
-    while index < len(args):
-        text = args[index].text
-        index += 1
-        if text == "--":
-            operands += args[index:]
-            break
-        if text in ("--help", "--version"):
-            return [], None, False, False, False  # it prints and links nothing
-        if text in ("-t", "--target-directory", "-S", "--suffix"):
-            if index >= len(args):
-                return None
-            if text in ("-t", "--target-directory"):
-                directory = args[index]
-            index += 1
-        elif text.startswith("--target-directory="):
-            value = text.split("=", 1)[1]
-            directory = Word(value, value)
-        elif text.startswith(("--suffix=", "--backup")) or text in LN_FLAGS_LONG:
-            symbolic = symbolic or text == "--symbolic"
-            relative = relative or text == "--relative"
-        elif text.startswith("-") and text != "-":
-            letters = text[1:]
-            if not letters or any(c not in LN_FLAGS_SHORT for c in letters):
-                return None  # -tDIR, -S.bak, an unknown option
-            symbolic = symbolic or "s" in letters
-            relative = relative or "r" in letters
-        else:
-            operands.append(args[index - 1])
-    if directory is not None:
-        return operands, directory, symbolic, relative, True
-    if len(operands) > 1:
-        return operands[:-1], operands[-1], symbolic, relative, False
-    return operands, None, symbolic, relative, False
-
-
-LN_FLAGS_SHORT = frozenset("bdfFinLPrsTv")
-LN_FLAGS_LONG = frozenset(
-    {
-        "--directory",
-        "--force",
-        "--interactive",
-        "--logical",
-        "--no-dereference",
-        "--physical",
-        "--relative",
-        "--symbolic",
-        "--no-target-directory",
-        "--verbose",
-    }
-)
 
 
 def secret_place(p: PermissionPipeline, path: Path) -> bool:
@@ -255,9 +196,13 @@ def secret_reads(p: PermissionPipeline, a: ShellAnalysis) -> list[tuple[str, Pat
         looped = _loop_variable(word, a)
         words.extend(looped if looped is not None else [word])
     found: list[tuple[str, Path | None]] = []
+    for command in a.commands:
+        shown = _shows_environments(command.argv)
+        if shown is not None:
+            found.append((shown, None))
     for word in words:
         if DYN in word.text:
-            if HOME_WORD.match(word.raw) or _names_key_store(word.text):
+            if HOME_WORD.match(word.raw) or _names_key_store(word.text) or _in_proc(word.text):
                 found.append((word.raw[:80], None))
             continue
         for text in _candidates(word):
@@ -274,6 +219,42 @@ def secret_reads(p: PermissionPipeline, a: ShellAnalysis) -> list[tuple[str, Pat
             ):
                 found.append((f"{text} after a cd known only at run time", None))
     return found
+
+
+def _in_proc(text: str) -> bool:
+    """A path into ``/proc`` whose process is known only at run time (``/proc/$PPID/environ``,
+    ``/proc/$pid/root/…``): another process's environment, or its view of every file."""
+    return text.startswith("/proc/") or text.startswith("/proc" + DYN)
+
+
+PS_VALUES = frozenset(
+    {
+        *("-C", "-G", "-U", "-g", "-p", "-q", "-s", "-t", "-u", "-o", "-O", "-k"),
+        *("--pid", "--ppid", "--user", "--User", "--group", "--Group", "--sid", "--tty"),
+        *("--sort", "--format", "--cols", "--columns", "--rows", "--width", "--quick-pid"),
+    }
+)
+"""``ps`` options whose value is the next word (a user, a command name, a format)."""
+
+
+def _shows_environments(argv: list[str]) -> str | None:
+    """``ps`` printing processes' environments (BSD ``e``: ``ps eww``, ``ps axe``; a format
+    naming ``environ``/``env``): the agent's own holds the provider's key. How it is shown,
+    or None."""
+    if not argv or os.path.basename(argv[0]) != "ps":
+        return None
+    shown = f"the environment of processes ({' '.join(argv)[:60]})"
+    previous = ""
+    for arg in argv[1:]:
+        value = previous in PS_VALUES or (
+            previous.isalpha() and previous[-1:] in "UptoOqk"  # BSD ``axo FORMAT``, ``U user``
+        )
+        if "env" in arg.lower() and (value or arg.startswith("-")):
+            return shown  # ``-o environ``, ``--format=pid,env``
+        if not value and ((arg.isalpha() and "e" in arg) or DYN in arg):
+            return shown  # BSD ``e``: ``ps e``, ``ps axe``, ``ps eww``; or ``ps $opts``
+        previous = arg
+    return None
 
 
 def _names_key_store(text: str) -> bool:

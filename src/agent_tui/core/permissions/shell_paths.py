@@ -23,17 +23,55 @@ class Target:
     """Resolved; None when the path is only known at run time."""
 
 
+MAX_BASES = 64
+"""Directories ``bases`` follows; past it the working directory counts as unknown."""
+MOVES_CD = frozenset({"CDPATH", "HOME", "DIRSTACK", "OLDPWD"})
+"""Variables that change where ``cd``/``pushd``/``popd`` go: ``CDPATH=vendor cd docs`` goes to
+``vendor/docs``, ``DIRSTACK[1]=/x; popd`` to ``/x``."""
+
+
 def bases(workspace: Path, a: ShellAnalysis) -> tuple[list[Path], bool]:
     """Directories a relative path may be relative to (the workspace and every ``cd``
-    target), and whether some ``cd`` goes somewhere only known at run time."""
-    out = [workspace]
+    target), and whether some ``cd`` goes somewhere only known at run time.
+
+    Each relative target is taken from every directory an earlier ``cd`` may have reached
+    (``cd a && cd b`` is ``a/b``; a failed ``cd`` leaves the directory as it was, so the
+    earlier ones stay too), both as bash's logical ``cd`` goes (``s/..`` drops ``s`` even
+    when ``s`` is a link) and physically; ``CDPATH`` (set by the command or inherited)
+    adds its directories."""
+    if any(x.name.split("[", 1)[0] in MOVES_CD for x in a.assignments):
+        return [workspace], True
+    known: list[tuple[str, Path]] = [(str(workspace), workspace)]
     unknown = False
+    cdpath = [d for d in os.environ.get("CDPATH", "").split(":") if d]
     for word in a.cd_targets:
         if not word.literal:
             unknown = True
             continue
-        target = Path(os.path.expanduser(word.text))
-        out.append(Path(os.path.realpath(target if target.is_absolute() else workspace / target)))
+        text = os.path.expanduser(word.text)
+        found: list[tuple[str, Path]] = []
+        for logical, physical in known:
+            if os.path.isabs(text):
+                starts = [text]
+            else:
+                starts = [os.path.join(logical, text), os.path.join(physical, text)]
+                if not text.startswith(("./", "../")) and text not in (".", ".."):
+                    for entry in cdpath:
+                        entry = os.path.expanduser(entry)
+                        full = entry if os.path.isabs(entry) else os.path.join(logical, entry)
+                        starts.append(os.path.join(full, text))
+            for start in starts:
+                for spelled in (os.path.normpath(start), start):
+                    found.append((os.path.normpath(spelled), Path(os.path.realpath(spelled))))
+        for item in found:
+            if item not in known:
+                known.append(item)
+        if len(known) > MAX_BASES:
+            return [workspace], True
+    out: list[Path] = []
+    for _logical, physical in known:
+        if physical not in out:
+            out.append(physical)
     return out, unknown
 
 
@@ -57,8 +95,22 @@ def resolve_word_paths(text: str, glob: bool, roots: list[Path]) -> list[Path]:
 
 def targets(workspace: Path, a: ShellAnalysis, temp: Path | None = None) -> list[Target]:
     """The files ``a`` writes, resolved against the workspace and every ``cd`` target
-    (``$TMPDIR/…`` against ``temp``, the session's temp dir commands get as ``TMPDIR``)."""
+    (``$TMPDIR/…`` against ``temp``, the session's temp dir commands get as ``TMPDIR``), and
+    where a link the command itself makes leads them (``link_writes``)."""
+    from agent_tui.core.permissions.link_writes import aliases, through
+
     roots, unknown_cd = bases(workspace, a)
+    out = _targets(a, roots, unknown_cd, temp)
+    found = aliases(a, roots) if a.writes else []
+    for target in list(out) if found else []:
+        if target.path is not None:
+            out.extend(Target(target.write, far) for far in through(target.path, found))
+    return out
+
+
+def _targets(
+    a: ShellAnalysis, roots: list[Path], unknown_cd: bool, temp: Path | None
+) -> list[Target]:
     out: list[Target] = []
     for write in a.writes:
         word = write.target
@@ -70,6 +122,35 @@ def targets(workspace: Path, a: ShellAnalysis, temp: Path | None = None) -> list
             out.append(Target(write, None))
         for path in resolve_word_paths(word.text, word.glob, roots):
             out.append(Target(write, path))
+            if write.through_links:
+                out.extend(Target(write, far) for far in links_below(path))
+    return out
+
+
+MAX_LINK_WALK = 5000
+"""Entries ``links_below`` looks at; past it, a place known only at run time."""
+
+
+def links_below(root: Path) -> list[Path | None]:
+    """Where each symbolic link at or below ``root`` leads (resolved), for a writer that
+    follows them (``FileWrite.through_links``); None when there are too many entries to look
+    at all."""
+    out: list[Path | None] = []
+    seen = 0
+    stack = [str(root)]
+    while stack:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            seen += 1
+            if seen > MAX_LINK_WALK:
+                return [None]
+            if entry.is_symlink():
+                out.append(Path(os.path.realpath(entry.path)))
+            elif entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)
     return out
 
 

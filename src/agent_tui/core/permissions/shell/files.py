@@ -285,6 +285,9 @@ def _grep(a: ShellAnalysis, base: str, args: list[Word]) -> None:
     )
     if recursive and base in ("rg", "ag", "ack", "ack-grep") and has(found, _set("--files")):
         operands = found.operands
+        if base == "rg":
+            recursive = False  # it lists the names it would search, reading none (redteam3)
+            operands = []
     if recursive:
         filters = _grep_filters(base, found)
         for root in operands or [Word(".", ".")]:

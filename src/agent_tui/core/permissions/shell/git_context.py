@@ -49,9 +49,13 @@ class Git:
         operands: tuple[Word, ...]
         if self.has("--stdin", "--pathspec-from-file", "--alternate-refs"):
             paths, operands = (), (Word(DYN, ""),)  # named at run time, or elsewhere: all
+        elif self.has("--full-diff"):
+            # the paths choose the commits, not what they print: each commit's whole diff
+            paths, operands = (), tuple(found.operands) + tuple(found.paths)
         else:
             operands = tuple(found.operands)
-        self.w.a.git_reads.append(GitRead(self.shown, kind, paths, operands, objects))
+        follows = self.has("--follow")  # the file under its earlier names too
+        self.w.a.git_reads.append(GitRead(self.shown, kind, paths, operands, objects, follows))
 
     def prints_content(self, default: bool) -> bool:
         names = {option.name for option in self.found.options}

@@ -158,6 +158,10 @@ class FileWrite:
     """A write git makes of its work tree (``git_judge``): ``tracked`` — the files it tracks
     below the target (``git checkout``, ``git stash``, ``git rm``), judged from its index;
     ``untracked`` — also the others (``git clean``); never inside a ``.git`` directory."""
+    through_links: bool = False
+    """With ``tree``: names known only at run time are written below the target, through
+    whatever links are already there (``tar -x``: a member ``sub/.bashrc`` goes where the link
+    ``sub`` leads), so each link below counts as a write of where it leads."""
 
 
 @dataclass(frozen=True)
@@ -177,6 +181,9 @@ class GitRead:
     """Words before ``--`` that are revisions or paths (git decides by what exists)."""
     objects: tuple[Word, ...] = ()
     """For ``objects``: the object names (``HEAD``, ``a1b2c3``, ``main:src/x.py``)."""
+    follows: bool = False
+    """``--follow``: the file is followed to the names it had before a rename, so the paths
+    also reach any committed file that is gone from the index now."""
 
 
 @dataclass

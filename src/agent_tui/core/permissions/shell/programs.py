@@ -218,7 +218,13 @@ DANGEROUS_ENV = _set(
     "KUBECONFIG PSQLRC TCLLIBPATH EMACSLOADPATH VIMRUNTIME TMPDIR TMP TEMP SUDO_ASKPASS "
     "LOCPATH NLSPATH HOSTALIASES FCEDIT VIRTUAL_ENV GOBIN AR AS LD NM RANLIB STRIP OBJCOPY "
     "OBJDUMP FC F77 F90 MAKE PKG_CONFIG YACC LEX M4 CCACHE_PREFIX DISTCC_HOSTS MPLCONFIGDIR "
-    "IPYTHONDIR"
+    "IPYTHONDIR "
+    # options and archives of the programs with option tables, from the environment
+    # (redteam3): tar's default archive and remote-tape program, zip's and unzip's options
+    # (zip -TT runs a program), man's options (-P, -H, -C) and groff's (-U: a page's .sy runs),
+    # rsync's remote shell and daemon-connection program
+    "TAPE RMT ZIPOPT ZIP UNZIP UNZIPOPT ZIPINFO ZIPINFOOPT MANOPT MANROFFOPT MANPL "
+    "RSYNC_RSH RSYNC_CONNECT_PROG"
 )
 """Variables (and, above, families) that make programs load or run other code, or move
 where they read configuration or write: setting one asks unless a rule names it."""

@@ -114,7 +114,15 @@ def _tilde(segments: list[Segment]) -> list[Segment]:
     if first == "~" or first.startswith("~/"):
         home = os.path.expanduser("~")
         return [(home + first[1:], True), *segments[1:]]
+    stack = _DIR_TILDE.match(first)
+    if stack is not None:  # ~+ is $PWD, ~- $OLDPWD, ~N / ~+N / ~-N the directory stack
+        return [(DYN + first[stack.end() :], True), *segments[1:]]
     return segments
+
+
+_DIR_TILDE = re.compile(r"~(?:[+-]?[0-9]+|[+-])(?=/|$)")
+"""Tilde prefixes that name a directory known only at run time (redteam3: ``~+/../x`` was
+taken as a relative path ``~+/../x``, that is ``./x``, where bash writes ``$PWD/../x``)."""
 
 
 def make_words(segments: list[Segment], raw: str) -> list[Word]:

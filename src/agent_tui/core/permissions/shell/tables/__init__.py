@@ -34,6 +34,7 @@ from agent_tui.core.permissions.shell.tables import (
     python,
     remote,
     text,
+    unzip,
 )
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ JUDGES: dict[str, Judge] = {
     **node.JUDGES,
     **pagers.JUDGES,
     **build.JUDGES,
+    **unzip.JUDGES,
 }
 _PYTHON = re.compile(r"python\d*(\.\d+)*")
 

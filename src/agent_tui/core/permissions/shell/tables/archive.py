@@ -5,7 +5,9 @@ tar runs programs through ``--to-command``, ``-I``/``--use-compress-program``, `
 ``--checkpoint-action=exec=…`` and a remote archive (``-f host:file``, through rsh/ssh); it
 writes the archive when creating (``-c``, ``-r``, ``-u``, ``--delete``, ``-A``), the snapshot
 of ``-g``, ``--index-file``, ``--volno-file``, and deletes what it archived with
-``--remove-files``. What extraction writes (the archive's members) is not judged here.
+``--remove-files``. Extraction (``-x``, unless to standard output) writes the files the
+archive names, known only when it runs: the whole tree below its directory, through the links
+already there (``FileWrite.through_links``); with ``-P`` or ``--transform``, anywhere.
 
 zip runs ``-TT``/``--unzip-command``; writes the archive (its first operand), ``-O``,
 ``--logfile-path`` (``-lf``), its temporary directory (``-b``) and, with ``-m``/``--move``,
@@ -16,10 +18,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent_tui.core.permissions.shell.model import FileWrite, SimpleCommand, Word
+from agent_tui.core.permissions.shell.model import DYN, FileWrite, SimpleCommand, Word
 from agent_tui.core.permissions.shell.option_table import (
     Arg,
     Kind,
+    Parsed,
     Table,
     check,
     options,
@@ -83,6 +86,7 @@ TAR = Table(
 TAR_VALUED_LETTERS = frozenset("CHKLVbfgFINTX")
 CREATING: tuple[str, ...] = ("-c", "--create", "-r", "--append", "-u", "--update", "--delete")
 CREATING += ("-A", "--catenate", "--concatenate")
+EXTRACTING = ("-x", "--extract", "--get")
 HARMLESS_CHECKPOINT = ("bell", "dot", "echo", "sleep", "totals", "ttyout", "wait", ".")
 
 
@@ -122,10 +126,27 @@ def judge_tar(w: Walker, command: SimpleCommand, base: str) -> bool:
         a.tree_reads.extend(parsed.operands)
     elif archives:
         a.reads.extend(archives)
+    if parsed.has(*EXTRACTING) and not parsed.has("-O", "--to-stdout", "--to-command"):
+        _extraction(w, parsed)
     if parsed.has("--remove-files"):
         for word in parsed.operands:
             a.writes.append(FileWrite(word, "tar --remove-files", tree=True))
     return True
+
+
+def _extraction(w: Walker, parsed: Parsed) -> None:
+    """``tar -x`` writes the members the archive names, known only when it runs: below the
+    directory (``-C`` or the working one) — GNU tar drops a leading ``/`` and refuses ``..``
+    — through the links already there; anywhere with ``-P`` or a name ``--transform``
+    rewrites, or when several ``-C`` chain."""
+    a = w.a
+    places = parsed.values("-C", "--directory")
+    how = "tar -x (the files the archive names)"
+    if parsed.has("-P", "--absolute-names", "--transform", "--xform") or len(places) > 1:
+        a.writes.append(FileWrite(Word(DYN, ""), how))
+        return
+    place = places[0] if places else Word(".", ".")
+    a.writes.append(FileWrite(place, how, tree=True, through_links=True))
 
 
 ZIP = Table(

@@ -1,0 +1,70 @@
+"""A plant that outlives its command (redteam3): the git watch compares the workspace's git
+config before and after each command, sandboxed or not, and undoes what the command planted.
+Unsandboxed, a background job that leaves the command's process group (``setsid``, ``nohup
+… &``) keeps running after the command ends — and after the watch looked — then writes
+``.git/config``; the next command's baseline takes that as the user's own. The user's next
+``git status`` runs the planted ``core.fsmonitor``. Bypass mode (the opaque ``sh ./plant.sh``
+runs there by design: this layer is the backstop), sandbox off; in the sandbox the job dies
+with the command's PID namespace and ``.git/config`` is read-only."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.core.sandbox.git_origin_lab import (
+    Case,
+    prepare,
+    run_bare,
+    through_executor,
+    user_runs_git,
+)
+
+FSMON = "printf '[core]\\n\\tfsmonitor = \"touch {C}; false\"\\n' >> .git/config; touch planted"
+CASES = {
+    "setsid, sleep, then .git/config": "setsid sh -c 'sleep 2; "
+    + FSMON.replace("'", "'\\''")
+    + "' >/dev/null 2>&1 < /dev/null &",
+    "nohup subshell": "nohup sh -c 'sleep 2; "
+    + FSMON.replace("'", "'\\''")
+    + "' >/dev/null 2>&1 &",
+    "a hook, later": "(sleep 2; printf '#!/bin/sh\\ntouch {C}\\n' > .git/hooks/pre-commit; "
+    "chmod +x .git/hooks/pre-commit; touch planted) >/dev/null 2>&1 < /dev/null & disown",
+}
+
+
+async def _settle(root: Path) -> None:
+    """Until the background job says it planted (``planted``), under a generous deadline."""
+    deadline = time.monotonic() + 60
+    while not (root / "planted").exists():
+        assert time.monotonic() < deadline, "the background job never finished"
+        await asyncio.sleep(0.1)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="redteam3: the git watch looks once, when the command ends; an unsandboxed "
+    "background job that outlives it plants .git/config or a hook afterwards (fix: keep "
+    "watching until the command's process group and session are gone, or run unsandboxed "
+    "commands in a cgroup/PID namespace the agent reaps, or re-check the top .git at the "
+    "next command against the last known-good content rather than a fresh baseline)",
+)
+@pytest.mark.parametrize("name", list(CASES))
+async def test_a_delayed_plant_is_undone(
+    tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = Case(CASES[name], later=(("", ("commit", "-q", "--allow-empty", "-m", "y"), False),))
+    bare = prepare(tmp_path, "bare", case, monkeypatch)
+    run_bare(bare)
+    await _settle(bare.root)
+    user_runs_git(bare, case)
+    assert bare.canary.exists(), "the attack does nothing bare"
+    lab = prepare(tmp_path, "agent", case, monkeypatch)
+    await through_executor(lab, sandboxed=False)
+    await _settle(lab.root)
+    lab.canary.unlink(missing_ok=True)
+    user_runs_git(lab, case)
+    assert not lab.canary.exists(), "the planted code ran at the user's git, later"
