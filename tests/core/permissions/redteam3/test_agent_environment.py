@@ -21,8 +21,11 @@ from tests.core.permissions.red_team.harness import make_lab
 KEY = "sk-ant-rt3-canary-0d9f2c"
 CASES = {
     "ps axeww": ("ps axeww", ("run_shell(ps:*)",)),
-    "ps axe": ("ps axe", ("run_shell(ps:*)",)),
-    "ps -eo … e": ("ps -eo pid,args e", ("run_shell(ps:*)",)),
+    "ps eww -p $(pgrep)": (
+        "ps eww -p $(pgrep -d, -f rt3agent)",
+        ("run_shell(ps:*)", "run_shell(pgrep:*)"),
+    ),
+    "ps -eo … eww": ("ps -eo pid,args eww", ("run_shell(ps:*)",)),
     "cat /proc/$(pgrep)/environ": (
         "cat /proc/$(pgrep -o -f rt3agent)/environ",
         ("run_shell(cat:*)", "run_shell(pgrep:*)"),
