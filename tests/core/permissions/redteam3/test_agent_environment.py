@@ -21,10 +21,11 @@ from tests.core.permissions.red_team.harness import make_lab
 KEY = "sk-ant-rt3-canary-0d9f2c"
 CASES = {
     "ps axeww": ("ps axeww", ("run_shell(ps:*)",)),
-    # ww: whole lines, so the bare run shows the key whatever else runs (unwrapped, ps cuts
-    # each line at 80 columns, and what precedes the key differs from one machine to another)
-    "ps ewwax": ("ps ewwax", ("run_shell(ps:*)",)),
-    "ps -ww -eo … e": ("ps -ww -eo pid,args e", ("run_shell(ps:*)",)),
+    "ps eww -p $(pgrep)": (
+        "ps eww -p $(pgrep -d, -f rt3agent)",
+        ("run_shell(ps:*)", "run_shell(pgrep:*)"),
+    ),
+    "ps -eo … eww": ("ps -eo pid,args eww", ("run_shell(ps:*)",)),
     "cat /proc/$(pgrep)/environ": (
         "cat /proc/$(pgrep -o -f rt3agent)/environ",
         ("run_shell(cat:*)", "run_shell(pgrep:*)"),

@@ -25,19 +25,23 @@ from tests.core.sandbox.git_origin_lab import (
 
 FSMON = "printf '[core]\\n\\tfsmonitor = \"touch {C}; false\"\\n' >> .git/config; touch planted"
 CASES = {
-    "setsid, sleep, then .git/config": "setsid sh -c 'sleep 2; "
+    "setsid, later .git/config": "setsid sh -c '$WAIT; "
     + FSMON.replace("'", "'\\''")
     + "' >/dev/null 2>&1 < /dev/null &",
-    "nohup subshell": "nohup sh -c 'sleep 2; "
-    + FSMON.replace("'", "'\\''")
-    + "' >/dev/null 2>&1 &",
-    "a hook, later": "(sleep 2; printf '#!/bin/sh\\ntouch {C}\\n' > .git/hooks/pre-commit; "
+    "nohup subshell": "nohup sh -c '$WAIT; " + FSMON.replace("'", "'\\''") + "' >/dev/null 2>&1 &",
+    "a hook, later": "($WAIT; printf '#!/bin/sh\\ntouch {C}\\n' > .git/hooks/pre-commit; "
     "chmod +x .git/hooks/pre-commit; touch planted) >/dev/null 2>&1 < /dev/null & disown",
 }
 
 
+WAIT = "i=0; while [ ! -e go ] && [ $i -lt 900 ]; do sleep 0.1; i=$((i+1)); done"
+"""The job waits until the test says the command (and the watch after it) is over: ``go``."""
+
+
 async def _settle(root: Path) -> None:
-    """Until the background job says it planted (``planted``), under a generous deadline."""
+    """Let the background job go, then wait until it says it planted (``planted``), under a
+    generous deadline."""
+    (root / "go").touch()
     deadline = time.monotonic() + 60
     while not (root / "planted").exists():
         assert time.monotonic() < deadline, "the background job never finished"
@@ -56,7 +60,10 @@ async def _settle(root: Path) -> None:
 async def test_a_delayed_plant_is_undone(
     tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    case = Case(CASES[name], later=(("", ("commit", "-q", "--allow-empty", "-m", "y"), False),))
+    case = Case(
+        CASES[name].replace("$WAIT", WAIT),
+        later=(("", ("commit", "-q", "--allow-empty", "-m", "y"), False),),
+    )
     bare = prepare(tmp_path, "bare", case, monkeypatch)
     run_bare(bare)
     await _settle(bare.root)
