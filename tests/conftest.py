@@ -14,6 +14,31 @@ from typing import Any
 
 import pytest
 
+
+@pytest.fixture(scope="session", autouse=True)
+def _share_bytecode() -> Iterator[None]:
+    """Compile agent_tui once per checkout, not once per process the tests start.
+
+    The suite starts hundreds of Python programs (the CLI, MCP servers, conformance clients).
+    Where ``PYTHONDONTWRITEBYTECODE`` is set (so no ``__pycache__`` lands in the tree), each
+    of them compiled every agent_tui module it imported from source, a quarter of a second of
+    CPU apiece. They now write compiled files under ``.test-cache/pycache`` (ignored by git,
+    outside the sources) and read them back; the first few compile the rest too (a prefix is
+    read instead of every ``__pycache__``). The test processes themselves (a fixture: set
+    in each xdist worker once it runs) are left as they are. A ``PYTHONPYCACHEPREFIX`` already
+    set is kept."""
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE") or os.environ.get("PYTHONPYCACHEPREFIX"):
+        yield
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("PYTHONDONTWRITEBYTECODE")
+        patch.setenv(
+            "PYTHONPYCACHEPREFIX",
+            str(Path(__file__).resolve().parents[1] / ".test-cache" / "pycache"),
+        )
+        yield
+
+
 _MODEL_ENV = (
     "AGENT_API_KEY",
     "AGENT_BASE_URL",

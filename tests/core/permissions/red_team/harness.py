@@ -16,6 +16,7 @@ script that creates ``pwned``, a ``BASH_ENV`` script, a git repository). For eve
 from __future__ import annotations
 
 import asyncio
+import atexit
 import base64
 import contextlib
 import hashlib
@@ -23,6 +24,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -98,7 +100,8 @@ class Lab:
         return out
 
 
-def make_lab(base: Path, name: str) -> Lab:
+def _build_lab(base: Path, name: str) -> Lab:
+    """The lab, made from nothing (``make_lab`` copies one made so)."""
     root = base / name / "ws"
     home = base / name / "home"
     (root / "src").mkdir(parents=True)
@@ -134,6 +137,41 @@ def make_lab(base: Path, name: str) -> Lab:
     subprocess.run(["git", "-C", str(root), "commit", "-qm", "init"], check=True, env=env)
     (root / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\n")
     return Lab(root, home)
+
+
+_TEMPLATE: dict[str, Path] = {}
+
+
+def _template() -> Path:
+    """One lab built per process (``_build_lab``: three git runs and some fifty writes), that
+    ``make_lab`` copies for each use."""
+    found = _TEMPLATE.get("lab")
+    if found is None:
+        where = Path(tempfile.mkdtemp(prefix="red-team-lab-"))
+        atexit.register(shutil.rmtree, where, True)
+        _build_lab(where, "lab")
+        found = _TEMPLATE["lab"] = where / "lab"
+    return found
+
+
+def make_lab(base: Path, name: str) -> Lab:
+    """A fresh lab in ``base/name`` (a new directory): a copy of the template lab, file for
+    file (the same git repository, scripts, modes and canaries), with its one absolute link,
+    ``envlink``, pointing at its own ``.env``. ``cp`` does it in a third of the CPU that
+    building one takes, and the red-team suite makes thousands."""
+    target = base / name
+    if target.exists():
+        raise FileExistsError(target)
+    base.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        ["cp", "-R", "-P", "--preserve=mode", str(_template()), str(target)],
+        check=True,
+        stdin=subprocess.DEVNULL,
+    )
+    lab = Lab(target / "ws", target / "home")
+    (lab.root / "envlink").unlink()
+    (lab.root / "envlink").symlink_to(lab.root / ".env")
+    return lab
 
 
 # -- effects ---------------------------------------------------------------------------------

@@ -105,7 +105,9 @@ def run_later(lab: Lab, argv: tuple[str, ...]) -> None:
 LOGIN_SHELL = ("bash", "-lic", "true")
 PYTHON_START = (SYSTEM_PYTHON or "python3", "-c", "pass")
 GDB = ("gdb", "-batch", "-q")
-VIM = ("vim", "-N", "-c", "qa!")
+VIM = ("vim", "--not-a-term", "-N", "-c", "qa!")
+"""``--not-a-term``: vim reads ``~/.vimrc`` as ever, without its two-second pause over a
+terminal it does not have."""
 IPYTHON = ("ipython", "-c", "pass")
 
 
