@@ -12,7 +12,9 @@ stamp changed:
 - an attributes file: its new lines must pick no driver (``gitattributes``);
 - a hook (in ``hooks/`` or the ``core.hooksPath`` directory): any new or changed one runs;
 - a ``.git`` pointer or ``commondir``: it may name only git directories of the workspace
-  (judged on their own) or ones whose config and hooks run nothing.
+  (judged on their own) or ones whose config and hooks run nothing;
+- a rebase or cherry-pick to-do list (``sequencer``): its new lines may only pick, drop or
+  label commits — an ``exec`` line runs at the user's ``git rebase --continue``.
 
 What fails is **reverted** when the file was there before the command and its earlier content
 is known (up to ``nested_git.READ_CAP``): the command's version goes to the quarantine and the
@@ -39,6 +41,7 @@ from pathlib import Path
 
 from agent_tui.core.sandbox import gitattributes, gitconfig, nested_git
 from agent_tui.core.sandbox.quarantine import Moved, move, new_box, restore
+from agent_tui.core.sandbox.sequencer import todo_runs_code
 
 Stamp = tuple[int, ...]
 MAX_HOOKS = 200
@@ -53,7 +56,7 @@ Finder = Callable[[Path], nested_git.Found]
 @dataclass(frozen=True)
 class Item:
     kind: str
-    """``config`` | ``hook`` | ``pointer`` | ``attributes`` | ``gitmodules``."""
+    """``config`` | ``hook`` | ``pointer`` | ``attributes`` | ``gitmodules`` | ``todo``."""
     stamp: Stamp
     content: bytes | None
     """The bytes git reads (through a link), when a small regular file."""
@@ -235,6 +238,8 @@ class Watch:
             return gitconfig.runs_code(item.content, earlier)
         if item.kind == "gitmodules":
             return gitconfig.gitmodules_runs_code(item.content, earlier)
+        if item.kind == "todo":
+            return todo_runs_code(item.content, earlier)
         return gitattributes.attributes_run_code(item.content, earlier, self._drivers(before))
 
     @staticmethod

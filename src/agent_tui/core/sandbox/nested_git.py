@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_tui.core.sandbox import gitconfig, safe_git
+from agent_tui.core.sandbox.sequencer import TODO_FILES
 
 WALK_LIMIT = 200_000
 """Entries the walk looks at (cached: later walks cost a ``stat`` per directory)."""
@@ -282,6 +283,8 @@ def _targets_of_gitdir(
     out.setdefault(os.path.join(gitdir, "hooks"), "hooks")
     out.setdefault(os.path.join(gitdir, "commondir"), "pointer")
     out.setdefault(os.path.join(gitdir, "info", "attributes"), "attributes")
+    for directory, name in TODO_FILES:  # what git rebase/cherry-pick --continue goes on with
+        out.setdefault(os.path.join(gitdir, directory, name), "todo")
     for hooks in hooks_paths(gitdir, worktree, workspace, users):
         out.setdefault(hooks, "hooks")
     if depth >= MAX_DEPTH:
@@ -303,6 +306,8 @@ def _targets_of_gitdir(
             here = os.path.join(worktrees, name)
             out.setdefault(os.path.join(here, "config.worktree"), "config")
             out.setdefault(os.path.join(here, "commondir"), "pointer")
+            for directory, todo in TODO_FILES:
+                out.setdefault(os.path.join(here, directory, todo), "todo")
 
 
 def _module_worktree(gitdir: str) -> str | None:

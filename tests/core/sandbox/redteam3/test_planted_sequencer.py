@@ -30,13 +30,6 @@ CASES = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="redteam3: the git watch does not look at .git/rebase-merge, .git/rebase-apply or "
-    ".git/sequencer, whose todo lists run 'exec' lines at the user's git rebase --continue "
-    "(fix: watch them like hooks — new or changed state there is quarantined — or mount the "
-    "sequencer directories read-only in the sandbox when no rebase was in progress)",
-)
 @pytest.mark.parametrize("sandboxed", [True, False], ids=["sandboxed", "unsandboxed"])
 @pytest.mark.parametrize("name", list(CASES))
 async def test_a_planted_rebase_is_undone(
