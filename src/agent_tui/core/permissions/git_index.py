@@ -176,7 +176,7 @@ MAX_OUTPUT = 64 << 20
 _history: dict[str, tuple[tuple[int, ...], frozenset[str] | None]] = {}
 
 
-def _refs_stamp(gitdir: Path) -> tuple[int, ...]:
+def refs_stamp(gitdir: Path) -> tuple[int, ...]:
     """Changes whenever a ref, a reflog or the packed refs change."""
     stamp: list[int] = []
     common = gitdir
@@ -211,7 +211,7 @@ def committed(top: Path, gitdir: Path) -> frozenset[str] | None:
     configuration is the user's), with what could run a program turned off: no pager (not a
     terminal), no fsmonitor, no signature checks, no external diff or textconv."""
     key = str(gitdir)
-    stamp = _refs_stamp(gitdir)
+    stamp = refs_stamp(gitdir)
     with _lock:
         cached = _history.get(key)
         if cached is not None and cached[0] == stamp:
@@ -228,13 +228,23 @@ def _walk_history(top: Path) -> frozenset[str] | None:
     """Every path any commit of the history held (all refs and reflogs), by the agent's
     hardened git (``sandbox.safe_git``: a repository's config cannot make it run anything);
     None when it cannot be known (git refused or failed, too slow, too much)."""
+    out = history_log(top, "--name-only")
+    if out is None:
+        return None
+    return frozenset(os.fsdecode(p).strip("\n") for p in out.split(b"\0") if p.strip())
+
+
+def history_log(top: Path, *what: str) -> bytes | None:
+    """``git log --all --reflog -m --format= -z WHAT…`` over the whole history, by the agent's
+    hardened git; None when git refused or failed, took over ``MAX_SECONDS`` or printed over
+    ``MAX_OUTPUT``."""
     from agent_tui.core.sandbox import safe_git
 
-    args = ("--all", "--reflog", "-m", "--name-only", "--format=", "-z")
+    args = ("--all", "--reflog", "-m", *what, "--format=", "-z")
     try:
         done = safe_git.run(top, "log", *args, timeout=MAX_SECONDS)
     except (safe_git.Refused, OSError, subprocess.SubprocessError):
         return None
     if done.code != 0 or len(done.stdout) > MAX_OUTPUT:
         return None
-    return frozenset(os.fsdecode(p).strip("\n") for p in done.stdout.split(b"\0") if p.strip())
+    return done.stdout

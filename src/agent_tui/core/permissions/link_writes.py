@@ -231,25 +231,18 @@ def _git_links(roots: list[Path]) -> list[Alias]:
 def committed_links(top: Path, gitdir: Path) -> frozenset[str] | None:
     """The paths any commit of the history (all refs, reflogs, stashes) holds as a symbolic
     link, by the agent's hardened git; None when git could not tell. Cached until a ref moves."""
-    import subprocess
-
-    from agent_tui.core.permissions.git_index import MAX_OUTPUT, MAX_SECONDS, _refs_stamp
-    from agent_tui.core.sandbox import safe_git
+    from agent_tui.core.permissions.git_index import history_log, refs_stamp
 
     key = str(gitdir)
-    stamp = _refs_stamp(gitdir)
+    stamp = refs_stamp(gitdir)
     cached = _links.get(key)
     if cached is not None and cached[0] == stamp:
         return cached[1]
-    args = ("--all", "--reflog", "-m", "--raw", "--format=", "-z")
-    try:
-        done = safe_git.run(top, "log", *args, timeout=MAX_SECONDS)
-    except (safe_git.Refused, OSError, subprocess.SubprocessError):
-        return None
-    if done.code != 0 or len(done.stdout) > MAX_OUTPUT:
+    out = history_log(top, "--raw")
+    if out is None:
         return None
     found: set[str] = set()
-    fields = done.stdout.split(b"\0")
+    fields = out.split(b"\0")
     for index, field in enumerate(fields[:-1]):
         head = field.lstrip(b"\n")
         if head.startswith(b":"):
