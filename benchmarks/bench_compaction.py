@@ -27,9 +27,9 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.calls import Usage
-from agent_tui.core.context import estimate_tokens, message_tokens
+from agent_tui.core.conversation.context import estimate_tokens, message_tokens
 from agent_tui.core.events import CompactionEvent
 from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.providers.base import (

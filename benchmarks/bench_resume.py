@@ -25,10 +25,10 @@ from pathlib import Path
 def make(path: Path, turns: int, per_turn: int = 4) -> None:
     """``turns`` real turns of the script model, each ``per_turn`` parallel reads, a write and a
     failing shell command (``per_turn + 2`` calls a turn)."""
-    from agent_tui.core.agent import Agent
+    from agent_tui.core.agent.agent import Agent
+    from agent_tui.core.conversation.session import SessionStore
     from agent_tui.core.permissions import SimplePolicy
     from agent_tui.core.providers.script import ScriptProvider
-    from agent_tui.core.session import SessionStore
     from agent_tui.core.settings import CompactionSettings, ModelSettings, Settings
     from agent_tui.core.tools.builtin import default_registry
 
@@ -86,10 +86,10 @@ def make(path: Path, turns: int, per_turn: int = 4) -> None:
 
 
 def time_resume(path: Path) -> float:
-    from agent_tui.core.agent import Agent
+    from agent_tui.core.agent.agent import Agent
+    from agent_tui.core.conversation.session import SessionLog
     from agent_tui.core.permissions import SimplePolicy
     from agent_tui.core.providers.demo import DemoProvider
-    from agent_tui.core.session import SessionLog
     from agent_tui.core.tools.builtin import default_registry
     from agent_tui.ui.app import AgentApp
 

@@ -185,7 +185,7 @@ def run_child(
 ) -> None:
     watch = Watch()
     app_class = bench_app_class(watch)
-    from agent_tui.core.agent import Agent
+    from agent_tui.core.agent.agent import Agent
     from agent_tui.core.permissions import SimplePolicy
     from agent_tui.core.providers.script import ScriptProvider
     from agent_tui.core.tools.builtin import default_registry
@@ -374,7 +374,7 @@ def write_spill(cwd: Path, size: int) -> tuple[str, int, int]:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from bench_budget import MB, lines_text
 
-    from agent_tui.core.agent import Agent
+    from agent_tui.core.agent.agent import Agent
     from agent_tui.core.providers.demo import DemoProvider
     from agent_tui.core.tools.builtin import default_registry
 

@@ -94,7 +94,7 @@ def copy_of(path: Path) -> Path:
 
 
 def app_for(session: Any) -> Any:
-    from agent_tui.core.agent import Agent
+    from agent_tui.core.agent.agent import Agent
     from agent_tui.core.permissions import SimplePolicy
     from agent_tui.core.providers.demo import DemoProvider
     from agent_tui.core.tools.builtin import default_registry
@@ -151,7 +151,7 @@ async def time_start(
     Both waits go frame by frame: ``Pilot.pause`` waits for the process to look idle, which
     it does not while the earlier turns are read, so the first figure included that reading
     (its 8 ms slices, between which the app answers keys) until 2026-12-04."""
-    from agent_tui.core.session import SessionLog, SessionStore
+    from agent_tui.core.conversation.session import SessionLog, SessionStore
 
     if path is not None:
         session = SessionLog.load(copy_of(path))
@@ -210,7 +210,7 @@ async def new_turns(
 
 async def empty_turns(count: int) -> list[Span]:
     """New turns in an empty session, for comparison."""
-    from agent_tui.core.session import SessionStore
+    from agent_tui.core.conversation.session import SessionStore
 
     app = app_for(SessionStore(Path(tempfile.mkdtemp())).new(Path.cwd(), "demo"))
     async with app.run_test(size=(120, 40)) as pilot:
@@ -222,7 +222,7 @@ async def interact(
     path: Path, presses: int, profile: cProfile.Profile | None, what: str
 ) -> dict[str, list[Span]]:
     """Lane navigation and a new turn's start, in one app with the session resumed."""
-    from agent_tui.core.session import SessionLog
+    from agent_tui.core.conversation.session import SessionLog
 
     app = app_for(SessionLog.load(copy_of(path)))
     times: dict[str, list[Span]] = {"up/down": [], "home/end": [], "open": [], "turn": []}
@@ -295,7 +295,7 @@ def main() -> None:
     if args.path is None:
         parser.print_help()
         sys.exit(2)
-    from agent_tui.core.session import SessionLog
+    from agent_tui.core.conversation.session import SessionLog
 
     loads = []
     for _ in range(args.runs):

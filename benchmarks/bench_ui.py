@@ -221,7 +221,7 @@ def child_stream(
 ) -> None:
     from textual.widgets import TextArea
 
-    from agent_tui.core.agent import Agent
+    from agent_tui.core.agent.agent import Agent
     from agent_tui.core.events import AssistantDelta, TurnEnd
     from agent_tui.core.providers.script import ScriptProvider
     from agent_tui.core.tools.builtin import default_registry

@@ -96,7 +96,7 @@ def _trusted_projects() -> Iterator[None]:
     their servers and rules; session-wide, so fixtures of any scope see it), except in tests
     about trust itself (``@pytest.mark.real_trust``: the gate as users get it). Processes a
     test starts have the real gate: ``tests.trusting.trust_everything`` trusts for them."""
-    from agent_tui.core.trust import ProjectTrust, TrustItem
+    from agent_tui.core.state.trust import ProjectTrust, TrustItem
 
     real = ProjectTrust.allows
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.session import ENDED_MID_CALL, SessionLog
+from agent_tui.core.conversation.session import ENDED_MID_CALL, SessionLog
 from tests.core.agent_state.crashes import (
     agent_tui,
     crash_append,

@@ -71,7 +71,7 @@ def test_an_undecodable_byte_in_the_newest_session_is_refused_then_read_past(
     result = _continue(workspace)
     warnings = result["warnings"]
     assert any(f"{newest}: line {at + 1} held bytes that are not UTF-8" in w for w in warnings)
-    from agent_tui.core.session import SessionLog
+    from agent_tui.core.conversation.session import SessionLog
 
     contents = [m.content for m in SessionLog.load(newest).messages]
     assert contents[0] == "the newest \ufffd one"
@@ -103,7 +103,7 @@ def test_a_newest_session_with_a_damaged_header_is_named_with_how_to_resume(
         cwd=workspace,
     )
     assert done.returncode == 0, done.stderr
-    from agent_tui.core.session import SessionLog
+    from agent_tui.core.conversation.session import SessionLog
 
     assert [m.content for m in SessionLog.load(newest).messages][-2:] == ["here", "resumed"]
     assert [m.content for m in SessionLog.load(older).messages] == [

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.session import SessionLog
+from agent_tui.core.conversation.session import SessionLog
 from tests.test_cli_headless import write_script
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")

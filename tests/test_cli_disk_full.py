@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent_tui.core.session import SessionLog
+from agent_tui.core.conversation.session import SessionLog
 from tests.test_cli_headless import write_script
 
 

@@ -265,7 +265,7 @@ def test_a_torn_session_line_is_reported_and_the_next_prompt_kept(workspace: Pat
     )
     (skipped,) = json.loads(third.stdout)["warnings"]
     assert skipped.startswith(f"session: {path}: 1 unreadable line(s) skipped (line ")
-    from agent_tui.core.session import SessionLog
+    from agent_tui.core.conversation.session import SessionLog
 
     contents = [m.content for m in SessionLog.load(path).messages]
     assert contents == ["one", "an answer", "two", "an answer", "three", "an answer"]
@@ -331,7 +331,7 @@ def test_a_full_disk_mid_session_is_an_error_event_and_the_turn_goes_on(workspac
         cwd=workspace,
     )
     assert json.loads(again.stdout)["warnings"] == []
-    from agent_tui.core.session import SessionLog
+    from agent_tui.core.conversation.session import SessionLog
 
     roles = [(m.role, m.content[:6]) for m in SessionLog.load(path).messages]
     assert roles == [("user", "first"), ("user", "second"), ("assistant", "a long")]

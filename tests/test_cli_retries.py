@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from agent_tui.core.conversation.session import SessionLog
 from agent_tui.core.events import ErrorEvent, ModelRetry, parse_event
-from agent_tui.core.session import SessionLog
 from tests.core.providers.conftest import FakeServer
 from tests.test_cli_text import _chunk, run_cli
 

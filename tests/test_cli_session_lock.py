@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from agent_tui.core.session import SessionLog
+from agent_tui.core.conversation.session import SessionLog
 from tests.test_cli_headless import run_cli, write_script
 
 DEADLINE = 60.0

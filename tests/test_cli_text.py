@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
+from agent_tui.core.conversation.session import SessionStore
 from agent_tui.core.events import parse_event
-from agent_tui.core.session import SessionStore
-from agent_tui.core.state_seal import seal_file
-from agent_tui.core.text import first_surrogate
+from agent_tui.core.state.seals import seal_file
+from agent_tui.core.text.utf8 import first_surrogate
 from agent_tui.core.transcript import Message
 from tests.core.providers.conftest import FakeServer
 

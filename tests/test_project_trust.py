@@ -16,9 +16,9 @@ import pytest
 from agent_tui.core.mcp.config import load_config
 from agent_tui.core.permissions import ApprovalRequest, Scope
 from agent_tui.core.permissions.setup import build_pipeline
+from agent_tui.core.state.trust import ProjectTrust
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.transcript import ToolCall
-from agent_tui.core.trust import ProjectTrust
 
 pytestmark = pytest.mark.real_trust
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from agent_tui.core.mcp.config import load_config
 from agent_tui.core.permissions.config import load_permission_config
-from agent_tui.core.trust import ProjectTrust
+from agent_tui.core.state.trust import ProjectTrust
 
 
 def trust_everything(workspace: Path) -> None:

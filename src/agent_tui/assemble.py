@@ -13,21 +13,26 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
+from agent_tui.core.conversation.session import (
+    SessionDoubted,
+    SessionLog,
+    SessionStore,
+    in_use_note,
+)
 from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.events import SessionStart
 from agent_tui.core.mcp.elicitation import ElicitationNotice
 from agent_tui.core.mcp.manager import McpManager
-from agent_tui.core.paths import ensure_data_dir
 from agent_tui.core.permissions import Mode
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.providers.base import Frontend, Provider, ProviderError
 from agent_tui.core.providers.spec import make_provider
-from agent_tui.core.session import SessionDoubted, SessionLog, SessionStore, in_use_note
 from agent_tui.core.settings import Settings, load_settings
+from agent_tui.core.state.paths import ensure_data_dir
+from agent_tui.core.state.trust import ProjectTrust, untrusted_warning
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.tools.registry import ToolRegistry
-from agent_tui.core.trust import ProjectTrust, untrusted_warning
 
 BYPASS_WARNING = (
     "warning: the permission mode is bypass: every call runs without asking, except what deny "

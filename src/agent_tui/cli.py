@@ -183,13 +183,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _run(args, cwd)
     finally:
-        if "agent_tui.core.logfile" in sys.modules:
-            sys.modules["agent_tui.core.logfile"].stop()
+        if "agent_tui.core.state.logfile" in sys.modules:
+            sys.modules["agent_tui.core.state.logfile"].stop()
 
 
 def _start_log(args: argparse.Namespace) -> None:
     """The log file (``core.logfile``); with ``--debug``, on stderr when it cannot be."""
-    from agent_tui.core import logfile
+    from agent_tui.core.state import logfile
 
     log = logfile.start(debug=args.debug)
     if args.debug and log.problem is not None:

@@ -15,7 +15,7 @@ import signal
 import sys
 from typing import Literal, TextIO
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.events import (
     AssistantDelta,
     ErrorEvent,
@@ -32,7 +32,7 @@ from agent_tui.core.events import (
     TurnEnd,
     UsageEvent,
 )
-from agent_tui.core.summary import plural
+from agent_tui.core.text.summary import plural
 
 log = logging.getLogger(__name__)
 

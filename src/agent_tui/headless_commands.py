@@ -14,7 +14,7 @@ import stat
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.commands import CommandRegistry, Invocation, Unknown, help_text, split_command
 from agent_tui.core.commands.expand import CommandError, expand
 

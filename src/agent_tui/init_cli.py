@@ -34,7 +34,7 @@ def main(argv: Sequence[str]) -> int:
     )
     parser.add_argument("--cwd", type=Path, default=None, help="the project (default: here)")
     args = parser.parse_args(list(argv))
-    from agent_tui.core.memory_init import write_starter_memory
+    from agent_tui.core.agent.memory_init import write_starter_memory
     from agent_tui.core.providers.base import ProviderError
     from agent_tui.core.providers.spec import make_provider
 

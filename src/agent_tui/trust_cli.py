@@ -40,7 +40,7 @@ def main(argv: Sequence[str]) -> int:
     from agent_tui.core.hooks import load_hooks
     from agent_tui.core.mcp.config import load_config
     from agent_tui.core.permissions.config import load_permission_config
-    from agent_tui.core.trust import ProjectTrust
+    from agent_tui.core.state.trust import ProjectTrust
 
     cwd = (args.cwd or Path.cwd()).resolve()
     trust = ProjectTrust(cwd)
@@ -76,8 +76,8 @@ def main(argv: Sequence[str]) -> int:
 
 def _accept_session(wanted: str, *, yes: bool) -> int:
     """Show the session ``wanted`` and seal it once the user accepts it as theirs."""
-    from agent_tui.core.session import SessionDoubted, SessionLog, SessionStore
-    from agent_tui.core.state_seal import seal_file
+    from agent_tui.core.conversation.session import SessionDoubted, SessionLog, SessionStore
+    from agent_tui.core.state.seals import seal_file
 
     store = SessionStore()
     try:
@@ -116,7 +116,7 @@ def _accept_session(wanted: str, *, yes: bool) -> int:
     except OSError as exc:
         print(f"agent-tui trust: cannot seal {path}: {exc.strerror or exc}", file=sys.stderr)
         return 1
-    from agent_tui.core.state_seal import doubt_file
+    from agent_tui.core.state.seals import doubt_file
 
     still = doubt_file(path)
     if still is not None:  # a link, or writable by others: a seal cannot answer for it

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.events import ToolProgress
 from agent_tui.core.permissions import Approval, ApprovalRequest, Scope, SimplePolicy
 from agent_tui.core.providers.script import ScriptProvider

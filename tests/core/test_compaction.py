@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.compaction import (
+from agent_tui.core.conversation.compaction import (
     Compacted,
     chunks,
     facts_of,
@@ -17,7 +17,7 @@ from agent_tui.core.compaction import (
     is_context_overflow,
     summarize,
 )
-from agent_tui.core.session import SessionLog, SessionStore
+from agent_tui.core.conversation.session import SessionLog, SessionStore
 from agent_tui.core.transcript import Message, ToolCall
 
 SPILL = "/data/spills/20261202T061500Z-run_shell-c1-ab12.txt"
@@ -150,7 +150,7 @@ def test_a_compaction_record_rebuilds_the_transcript_when_the_file_is_read(tmp_p
 async def test_tools_search_tool_found_stay_unmasked_after_compaction(tmp_path: Path) -> None:
     """A peer's regression: after compaction the deferred tools found earlier were masked
     again, and the model's next call of one failed."""
-    from agent_tui.core.agent import Agent
+    from agent_tui.core.agent.agent import Agent
     from agent_tui.core.disclosure import Disclosure
     from agent_tui.core.providers.script import ScriptProvider
     from tests.core.disclosure.catalog import catalog_tools, registry_with
@@ -187,7 +187,7 @@ async def test_tools_search_tool_found_stay_unmasked_after_compaction(tmp_path: 
 async def test_a_spilled_output_stays_readable_after_compaction(tmp_path: Path) -> None:
     """The folded result pointed to a spill file; the summary lists it, so the cleanup keeps
     the file (nothing but the summary refers to it here: no session file), whole."""
-    from agent_tui.core.agent import Agent
+    from agent_tui.core.agent.agent import Agent
     from agent_tui.core.permissions import SimplePolicy
     from agent_tui.core.providers.script import ScriptProvider
     from agent_tui.core.settings import Settings

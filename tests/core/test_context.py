@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_tui.core.agent import Agent
-from agent_tui.core.context import context_usage, estimate_tokens, message_tokens
-from agent_tui.core.model_limits import ModelLimits
+from agent_tui.core.agent.agent import Agent
+from agent_tui.core.conversation.context import context_usage, estimate_tokens, message_tokens
+from agent_tui.core.conversation.model_limits import ModelLimits
 from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.tools.builtin import default_registry

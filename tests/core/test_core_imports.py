@@ -22,7 +22,7 @@ def _core_modules() -> list[str]:
 
 def test_core_modules_exist() -> None:
     modules = _core_modules()
-    assert "agent_tui.core.agent" in modules
+    assert "agent_tui.core.agent.agent" in modules
     assert "agent_tui.core.tools.registry" in modules
 
 

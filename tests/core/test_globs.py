@@ -18,9 +18,9 @@ from pathlib import Path
 import pathspec
 import pytest
 
-from agent_tui.core.globs import GlobError, expand_braces, glob_regex, translate
-from agent_tui.core.ignores import IgnoreFile, parse_line
 from agent_tui.core.permissions.rules import Rule
+from agent_tui.core.workspace.globs import GlobError, expand_braces, glob_regex, translate
+from agent_tui.core.workspace.ignores import IgnoreFile, parse_line
 
 # (pattern, path, git's verdict for a .gitignore holding just that pattern)
 RULE_TABLE = [

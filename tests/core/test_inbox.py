@@ -6,14 +6,14 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
+from agent_tui.core.agent.inbox import Inbox
+from agent_tui.core.conversation.replay import transcript_events
+from agent_tui.core.conversation.rewind import list_turns
 from agent_tui.core.events import Event, UserInjected
-from agent_tui.core.inbox import Inbox
 from agent_tui.core.providers.anthropic import to_anthropic_messages
 from agent_tui.core.providers.openai import to_openai_messages
 from agent_tui.core.providers.script import ScriptProvider
-from agent_tui.core.replay import transcript_events
-from agent_tui.core.rewind import list_turns
 from agent_tui.core.tools import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput, ToolRegistry
 from tests.core.helpers import write_script
 

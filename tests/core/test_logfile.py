@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core import logfile
+from agent_tui.core.state import logfile
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -102,7 +102,7 @@ def test_a_link_in_place_of_the_file_is_not_followed(tmp_path: Path) -> None:
 CHILD = """
 import logging, sys
 from pathlib import Path
-from agent_tui.core import logfile
+from agent_tui.core.state import logfile
 log = logfile.start(directory=Path(sys.argv[1]))
 print(log.problem)
 logging.getLogger("agent_tui.core.x").error("an error with nowhere to go")

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
+from agent_tui.core.conversation.replay import transcript_events
+from agent_tui.core.conversation.session import SessionLog, SessionStore
 from agent_tui.core.events import UserMessage
 from agent_tui.core.mentions import FileIndex, IndexWatcher, MentionCompleter, MentionExpander
 from agent_tui.core.mentions.expand import MAX_LISTING
@@ -20,8 +22,6 @@ from agent_tui.core.mentions.syntax import tokens, typing_at
 from agent_tui.core.permissions import Rule, RuleSet
 from agent_tui.core.permissions.read_guard import RuleReadGuard
 from agent_tui.core.providers.script import ScriptProvider
-from agent_tui.core.replay import transcript_events
-from agent_tui.core.session import SessionLog, SessionStore
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.tools.builtin.read_file import MAX_LINES
 

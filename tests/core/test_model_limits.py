@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.model_limits import DEFAULT_LIMITS, lookup, model_limits
+from agent_tui.core.conversation.model_limits import DEFAULT_LIMITS, lookup, model_limits
 from agent_tui.core.settings import ModelSettings, load_settings, project_settings_path
 
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
+from agent_tui.core.conversation.replay import transcript_events, turn_start, turn_starts
 from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.providers.script import ScriptProvider
-from agent_tui.core.replay import transcript_events, turn_start, turn_starts
 from agent_tui.core.tools.builtin import default_registry
 
 

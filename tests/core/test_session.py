@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
+from agent_tui.core.conversation.session import SessionLog, SessionStore
 from agent_tui.core.providers.script import ScriptProvider
-from agent_tui.core.session import SessionLog, SessionStore
 from agent_tui.core.tools import ToolRegistry
 from agent_tui.core.transcript import Message, ToolCall
 from tests.core.helpers import collect, write_script
@@ -128,7 +128,7 @@ def test_a_result_whose_call_was_lost_is_dropped_on_resume(tmp_path: Path) -> No
 _FULL_DISK = """
 import json, resource, sys
 from pathlib import Path
-from agent_tui.core.session import SessionLog, SessionStore
+from agent_tui.core.conversation.session import SessionLog, SessionStore
 from agent_tui.core.transcript import Message
 
 store = SessionStore(Path(sys.argv[1]))

@@ -7,7 +7,13 @@ import json
 from agent_tui.core.calls import ToolCall
 from agent_tui.core.events import ToolUse, parse_event
 from agent_tui.core.providers.http import encode_body
-from agent_tui.core.text import clean, clean_json_text, clean_text, decode_escaped, first_surrogate
+from agent_tui.core.text.utf8 import (
+    clean,
+    clean_json_text,
+    clean_text,
+    decode_escaped,
+    first_surrogate,
+)
 from agent_tui.core.transcript import Message
 
 

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.providers.base import ModelRequest, StreamItem
 from agent_tui.core.providers.script import ScriptProvider

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 from textual import events
 from textual.pilot import Pilot
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.events import Event, ToolUse
 from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.providers.script import ScriptProvider

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from textual.message import Message
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.events import AssistantDelta, PermissionRequest
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.ui.approval.screen import ApprovalScreen

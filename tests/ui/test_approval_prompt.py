@@ -14,9 +14,9 @@ from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from agent_tui.core.paths import config_dir
 from agent_tui.core.permissions import ApprovalRequest, Mode
 from agent_tui.core.permissions.setup import build_pipeline
+from agent_tui.core.state.paths import config_dir
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.approval.choices import ApprovalChoices
 from agent_tui.ui.approval.screen import ApprovalScreen, Ask

@@ -28,7 +28,7 @@ CORE_STACK = (
     "httpx2",
     "mcp",
     "markdown_it",
-    "agent_tui.core.agent",
+    "agent_tui.core.agent.agent",
     "agent_tui.core.events",
     "agent_tui.core.budget",
     "agent_tui.core.executor",
@@ -37,7 +37,7 @@ CORE_STACK = (
     "agent_tui.core.mcp.manager",
     "agent_tui.core.providers",
     "agent_tui.core.permissions",
-    "agent_tui.core.session",
+    "agent_tui.core.conversation.session",
     "agent_tui.core.settings",
     "agent_tui.core.tools",
     "agent_tui.assemble",
@@ -247,7 +247,7 @@ def test_what_the_parser_writes_out_matches_the_core() -> None:
     """``cli`` spells out the permission modes and the turn limit (importing them would import
     the core before the first frame): they must stay the core's."""
     from agent_tui import cli
-    from agent_tui.core.agent import DEFAULT_MAX_TURNS
+    from agent_tui.core.agent.agent import DEFAULT_MAX_TURNS
     from agent_tui.core.permissions import Mode
 
     assert tuple(m.value for m in Mode) == cli.PERMISSION_MODES

@@ -18,7 +18,7 @@ from agent_tui.core.events import (
     ToolRejected,
     ToolResult,
 )
-from agent_tui.core.summary import changed, diff_stats
+from agent_tui.core.text.summary import changed, diff_stats
 
 from .card_app import CardApp, spill, use
 

@@ -12,9 +12,9 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widget import Widget
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
+from agent_tui.core.conversation.session import SessionLog, SessionStore
 from agent_tui.core.providers.script import ScriptProvider
-from agent_tui.core.session import SessionLog, SessionStore
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.ui.chat.compaction_block import CompactionBlock
 from agent_tui.ui.chat.user_prompt import UserPrompt

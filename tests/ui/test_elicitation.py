@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Select
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.mcp.manager import McpManager
 from agent_tui.ui.elicit.field_row import FieldRow
 from agent_tui.ui.elicit.form_screen import ElicitFormScreen

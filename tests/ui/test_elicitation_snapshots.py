@@ -10,7 +10,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.mcp.elicitation import (
     ElicitationRequest,
     FormRequest,

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.hooks import load_hooks
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.providers.script import ScriptProvider
+from agent_tui.core.state.trust import ProjectTrust
 from agent_tui.core.tools.builtin import default_registry
-from agent_tui.core.trust import ProjectTrust
 from agent_tui.ui.shell.trust_dialog import TrustDialog
 
 from .helpers import SIZE, make_app, submit, wait_armed, wait_for, wait_idle

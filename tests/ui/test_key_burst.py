@@ -13,7 +13,7 @@ import pytest
 from textual import events
 from textual.pilot import Pilot
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.ui.shell.bypass_confirm import BypassConfirm
 from agent_tui.ui.shell.trust_dialog import TrustDialog

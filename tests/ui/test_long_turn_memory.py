@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.settings import ModelSettings, Settings

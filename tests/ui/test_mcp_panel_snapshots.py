@@ -12,7 +12,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.commands.mcp_prompts import McpPrompt, PromptArgument
 from agent_tui.core.disclosure.marks import Mark, cost_line
 from agent_tui.core.mcp.adapter import ToolInfo

@@ -12,11 +12,11 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
+from agent_tui.core.conversation.session import SessionLog, SessionStore
 from agent_tui.core.events import Event, ToolResult
 from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.providers.script import ScriptProvider
-from agent_tui.core.session import SessionLog, SessionStore
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.lane.card_content import body_content

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.providers.openai import OpenAIProvider
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.ui.chat.assistant_reply import AssistantReply

@@ -13,7 +13,7 @@ import pytest
 from textual.pilot import Pilot
 
 from agent_tui.core.checkpoints.plan import FilePreview, NotRestorable, Outside
-from agent_tui.core.rewind import RewindPreview, TurnSummary
+from agent_tui.core.conversation.rewind import RewindPreview, TurnSummary
 from agent_tui.ui.rewind.picker import RewindPicker
 
 from .helpers import wait_for

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.browse import open_reader, window_text
 from agent_tui.core.browse import search as search_module
 from agent_tui.core.budget.index import index_path

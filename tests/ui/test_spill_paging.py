@@ -8,7 +8,7 @@ import tracemalloc
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.browse import open_reader, window_text
 from agent_tui.core.budget.store import SpillStore
 from agent_tui.core.tools.base import ToolContext

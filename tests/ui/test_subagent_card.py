@@ -7,11 +7,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.calls import SubagentCall, SubagentReport, Usage
+from agent_tui.core.conversation.replay import transcript_events
 from agent_tui.core.events import Event, ToolProgress, ToolResult, ToolUse
 from agent_tui.core.permissions import ApprovalRequest, SimplePolicy
-from agent_tui.core.replay import transcript_events
 from agent_tui.core.subagents import AgentCatalog, install
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.ui.lane import ToolCard

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.mcp.manager import McpManager
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.providers.demo import DemoProvider
+from agent_tui.core.state.trust import ProjectTrust
 from agent_tui.core.tools.builtin import default_registry
-from agent_tui.core.trust import ProjectTrust
 from agent_tui.ui.shell.trust_dialog import TrustDialog
 
 from .helpers import SIZE, make_app, wait_armed, wait_for

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.permissions import PermissionPipeline, RuleSet
 from agent_tui.core.permissions.rules import Rule
 from agent_tui.core.providers.script import ScriptProvider

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core import logfile
+from agent_tui.core.state import logfile
 from agent_tui.ui.chat.error_block import ErrorBlock
 from tests.ui.helpers import make_agent, make_app, wait_for
 

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from agent_tui.core.text import clean, clean_json_text, clean_text
+from agent_tui.core.text.utf8 import clean, clean_json_text, clean_text
 
 
 class ToolCall(BaseModel):

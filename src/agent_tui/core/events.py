@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, TypeAdapter, model_validator
 
 from agent_tui.core.calls import ResultFacts, SubagentReport, ToolCall, Usage
-from agent_tui.core.text import clean
+from agent_tui.core.text.utf8 import clean
 
 
 class _Event(BaseModel):

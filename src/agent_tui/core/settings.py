@@ -34,10 +34,10 @@ from pydantic import (
 )
 
 from agent_tui.core.budget.config import BudgetSettings
-from agent_tui.core.nofollow import LinkRefused, find_link, split_below, write_below
-from agent_tui.core.paths import config_dir
 from agent_tui.core.sandbox import SandboxSettings
 from agent_tui.core.schema_errors import format_validation_error
+from agent_tui.core.state.nofollow import LinkRefused, find_link, split_below, write_below
+from agent_tui.core.state.paths import config_dir
 from agent_tui.core.tools.config import ShellSettings
 
 IGNORED_FILE = "the whole file is ignored: the other settings files or the defaults apply"

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from agent_tui.core.calls import ToolCall, Usage
 from agent_tui.core.events import Mention, ToolErrorEvent, ToolRejected, ToolResult
-from agent_tui.core.text import clean_text
+from agent_tui.core.text.utf8 import clean_text
 
 __all__ = ["CallRecord", "Folding", "Message", "ToolCall", "ToolEnd", "Usage"]
 

@@ -42,12 +42,12 @@ if TYPE_CHECKING:
     # The core, and the widgets that render it, are imported where they are used: the first
     # frame (``ShellScreen``) needs none of them, and ``AgentApp(boot=…)`` paints it before
     # they are imported (``tests/ui/test_controls.py`` checks that this module leaves them out).
-    from agent_tui.core.agent import Agent
-    from agent_tui.core.completion import Completer
+    from agent_tui.core.agent.agent import Agent
     from agent_tui.core.events import Event, SessionStart
     from agent_tui.core.permissions import Mode
     from agent_tui.core.sandbox import SandboxState
-    from agent_tui.core.trust import TrustItem
+    from agent_tui.core.state.trust import TrustItem
+    from agent_tui.core.text.completion import Completer
     from agent_tui.ui.calls.book import Clock
     from agent_tui.ui.chat.earlier_turns import EarlierTurns
     from agent_tui.ui.chat.tool_line import ToolLine
@@ -464,7 +464,7 @@ class AgentApp(App[None]):
     def _probe_sandbox(self) -> None:
         """Find out (bubblewrap starts a process) where commands will run: the status bar says
         it; the first launch where the sandbox cannot work says why, once."""
-        from agent_tui.core.notices import first_time
+        from agent_tui.core.state.notices import first_time
 
         state = self.agent.executor.sandbox.state
         shelter = state.shelter
@@ -560,7 +560,7 @@ class AgentApp(App[None]):
         """The transcript of a resumed session, told again as the events that made it and
         rendered exactly as a live turn is (``core.replay``), then a notice (``notice``, or
         which session was resumed)."""
-        from agent_tui.core.replay import transcript_events, turn_starts
+        from agent_tui.core.conversation.replay import transcript_events, turn_starts
         from agent_tui.ui.shell import backlog
 
         messages = self.agent.messages
@@ -936,8 +936,8 @@ class AgentApp(App[None]):
 
     @work(group="rewind", exclusive=True, exit_on_error=False, name="rewind")
     async def _rewind(self, choice: RewindChoice) -> None:
-        from agent_tui.core.agent import AgentBusy
-        from agent_tui.core.rewind import RewindError
+        from agent_tui.core.agent.agent import AgentBusy
+        from agent_tui.core.conversation.rewind import RewindError
         from agent_tui.ui.shell import rewind
 
         try:
@@ -969,8 +969,8 @@ class AgentApp(App[None]):
 
     async def action_fork(self) -> None:
         """Continue in a copy of this session (a new id); the original stays as it was."""
-        from agent_tui.core.agent import AgentBusy
-        from agent_tui.core.rewind import RewindError
+        from agent_tui.core.agent.agent import AgentBusy
+        from agent_tui.core.conversation.rewind import RewindError
 
         old = self.session.session_id
         try:
@@ -991,6 +991,6 @@ class AgentApp(App[None]):
 
 def _busy() -> type[Exception]:
     """``AgentBusy`` (imported when an exception is matched: the first frame does without)."""
-    from agent_tui.core.agent import AgentBusy
+    from agent_tui.core.agent.agent import AgentBusy
 
     return AgentBusy

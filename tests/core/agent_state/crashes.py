@@ -15,15 +15,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent_tui.core.state_seal import Seal, read_seal, seal_name
+from agent_tui.core.state.seals import Seal, read_seal, seal_name
 from tests.core.agent_state.helpers import SRC
 
 _SESSION_CHILD = r"""
 import os, resource, signal, sys
 from pathlib import Path
 
-import agent_tui.core.session_seal as writer
-from agent_tui.core.session import SessionStore
+import agent_tui.core.conversation.session_seal as writer
+from agent_tui.core.conversation.session import SessionStore
 from agent_tui.core.transcript import Message
 
 how, path, text, cut = sys.argv[1], Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
@@ -71,7 +71,7 @@ _TRUST_CHILD = r"""
 import os, signal, sys
 from pathlib import Path
 
-from agent_tui.core.trust import ProjectTrust, TrustItem
+from agent_tui.core.state.trust import ProjectTrust, TrustItem
 
 how, workspace, name = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
 replace = os.replace
@@ -101,8 +101,8 @@ _CREATE_CHILD = r"""
 import os, signal, sys
 from pathlib import Path
 
-import agent_tui.core.session_seal as writer
-from agent_tui.core.session import SessionStore
+import agent_tui.core.conversation.session_seal as writer
+from agent_tui.core.conversation.session import SessionStore
 
 write_all = writer.write_all
 

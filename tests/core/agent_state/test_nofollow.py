@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.nofollow import (
+from agent_tui.core.state.nofollow import (
     LinkRefused,
     OutsideAnchor,
     find_link,

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core import state_seal
-from agent_tui.core.nofollow import read_at
-from agent_tui.core.session import SessionLog
-from agent_tui.core.session_seal import whole_lines
-from agent_tui.core.state_seal import (
+from agent_tui.core.conversation.session import SessionLog
+from agent_tui.core.conversation.session_seal import whole_lines
+from agent_tui.core.state import seals as state_seal
+from agent_tui.core.state.nofollow import read_at
+from agent_tui.core.state.seals import (
     Pending,
     Seal,
     State,
@@ -32,7 +32,7 @@ from agent_tui.core.state_seal import (
     sha256,
     write_seal,
 )
-from agent_tui.core.trust import ProjectTrust, TrustItem
+from agent_tui.core.state.trust import ProjectTrust, TrustItem
 from tests.core.agent_state.crashes import crash_append, crash_trust, seal_of, seal_path
 from tests.core.agent_state.helpers import run_cli, script
 
@@ -210,7 +210,7 @@ def test_a_trust_store_edited_in_place_right_after_a_crashed_save(tmp_path: Path
     assert trust.problem is not None
     assert "was changed since" in trust.problem
     with pytest.MonkeyPatch.context() as patch:  # the attack is real: only the seal stops it
-        patch.setattr("agent_tui.core.trust.verified", _unchecked)
+        patch.setattr("agent_tui.core.state.trust.verified", _unchecked)
         assert ProjectTrust(tmp_path).allows(theirs)
 
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.session import SessionDoubted, SessionLog, SessionStore
-from agent_tui.core.state_seal import doubt_file
+from agent_tui.core.conversation.session import SessionDoubted, SessionLog, SessionStore
+from agent_tui.core.state.seals import doubt_file
+from agent_tui.core.state.trust import ProjectTrust, TrustItem
 from agent_tui.core.transcript import Message
-from agent_tui.core.trust import ProjectTrust, TrustItem
 from tests.core.agent_state.crashes import crash_append, crash_create, crash_trust, seal_of
 
 pytestmark = pytest.mark.real_trust

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.session import SessionLog
+from agent_tui.core.conversation.session import SessionLog
 from tests.core.agent_state.helpers import HomeLab, run_cli, script, shell_call
 
 pytestmark = pytest.mark.real_trust

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core import notices
 from agent_tui.core.checkpoints.blobs import BlobStore
+from agent_tui.core.conversation.session import SessionStore
 from agent_tui.core.mcp.token_store import FileTokenStorage
 from agent_tui.core.mcp.tool_cache import CachedTool, ToolCache
-from agent_tui.core.nofollow import LinkRefused
 from agent_tui.core.sandbox.aftercheck import quarantine
-from agent_tui.core.session import SessionStore
+from agent_tui.core.state import notices
+from agent_tui.core.state.nofollow import LinkRefused
 from tests.core.agent_state.helpers import HomeLab, files_in
 
 

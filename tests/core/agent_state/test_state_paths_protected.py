@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from agent_tui.core.conversation.session import SessionStore
 from agent_tui.core.permissions import Decision, Mode, PermissionPipeline, Step
-from agent_tui.core.session import SessionStore
+from agent_tui.core.state.trust import ProjectTrust, TrustItem
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.transcript import Message
-from agent_tui.core.trust import ProjectTrust, TrustItem
 from tests.core.agent_state.helpers import HomeLab, call, result, ruleset
 
 pytestmark = pytest.mark.real_trust

@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.agent import Agent
-from agent_tui.core.nofollow import read_at
+from agent_tui.core.agent.agent import Agent
+from agent_tui.core.conversation.session import SessionDoubted, SessionLog, SessionStore
 from agent_tui.core.providers.script import ScriptProvider
-from agent_tui.core.session import SessionDoubted, SessionLog, SessionStore
-from agent_tui.core.state_seal import State, Verified, doubt_file, seal_file, sha256
+from agent_tui.core.state.nofollow import read_at
+from agent_tui.core.state.seals import State, Verified, doubt_file, seal_file, sha256
+from agent_tui.core.state.trust import ProjectTrust, TrustItem
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.transcript import Message
-from agent_tui.core.trust import ProjectTrust, TrustItem
 from tests.core.helpers import write_script
 
 pytestmark = pytest.mark.real_trust
@@ -214,7 +214,7 @@ def test_the_planted_key_is_the_right_one_only_the_seal_stops_it(
         data = read_at(fd, name)
         yield Verified(data, State(0, 0, 0), sha256(data), recovered=False)
 
-    monkeypatch.setattr("agent_tui.core.trust.verified", unchecked)
+    monkeypatch.setattr("agent_tui.core.state.trust.verified", unchecked)
     assert ProjectTrust(tmp_path).allows(ITEM)  # the attack is real without the seal
 
 

@@ -6,7 +6,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.browse import list_spills
 from agent_tui.core.executor import HELD_MESSAGE, STARTED_MESSAGE
 from agent_tui.core.providers.script import ScriptProvider

@@ -8,9 +8,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_tui.core.ansi import strip_escapes
 from agent_tui.core.budget import BudgetSettings, PendingResult, SpillStore, apply_budget
 from agent_tui.core.budget.compress import compress_log
+from agent_tui.core.text.ansi import strip_escapes
 from tests.core.budget.logs import pytest_log, python_traceback_log, vitest_log
 
 OMITTED = re.compile(r"^… \[([\d,]+) lines omitted: (\d+)-(\d+)\]$")

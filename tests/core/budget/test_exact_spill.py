@@ -8,14 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.browse import open_reader, window_of, window_text
 from agent_tui.core.budget import BudgetSettings, PendingResult, SpillStore, apply_budget
 from agent_tui.core.budget.raw import RawOutput
 from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.settings import Settings
-from agent_tui.core.text import escape_bytes
+from agent_tui.core.text.utf8 import escape_bytes
 from agent_tui.core.tools import ToolContext, ToolRegistry
 from agent_tui.core.tools.builtin import read_file, run_shell
 from tests.core.budget.helpers import read_back

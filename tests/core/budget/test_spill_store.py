@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from agent_tui.core.budget import SpillReader, SpillStore, count_lines
 from agent_tui.core.budget.index import SpillIndex, SpillMeta, index_path
-from agent_tui.core.text import escape_bytes
+from agent_tui.core.text.utf8 import escape_bytes
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import read_file
 from tests.core.budget.helpers import call_read, read_back

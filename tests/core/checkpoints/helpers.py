@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
+from agent_tui.core.conversation.session import SessionLog, SessionStore
 from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.providers.script import ScriptProvider
-from agent_tui.core.session import SessionLog, SessionStore
 from agent_tui.core.settings import Settings
 from agent_tui.core.tools.builtin import default_registry
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.agent import AgentBusy
+from agent_tui.core.agent.agent import AgentBusy
 from agent_tui.core.checkpoints.records import FileBefore, Rewound
-from agent_tui.core.rewind import RewindError
-from agent_tui.core.session import SessionLog, SessionStore
+from agent_tui.core.conversation.rewind import RewindError
+from agent_tui.core.conversation.session import SessionLog, SessionStore
 
 from .helpers import call, make_agent, run, turn
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from agent_tui.core.checkpoints.snapshot import MAX_SNAPSHOT_BYTES
+from agent_tui.core.conversation.session import SessionStore
 from agent_tui.core.events import PermissionRequest, ToolResult
 from agent_tui.core.permissions import Approval, ApprovalRequest, PermissionPipeline
-from agent_tui.core.session import SessionStore
 
 from .helpers import call, make_agent, turn
 

@@ -13,7 +13,7 @@ from agent_tui.core.commands import (
     Unknown,
     help_text,
 )
-from agent_tui.core.fuzzy import rank, score
+from agent_tui.core.text.fuzzy import rank, score
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.mcp.manager import McpManager
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.subagents import install, load_agents

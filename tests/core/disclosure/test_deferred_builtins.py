@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
+from agent_tui.core.conversation.replay import transcript_events
 from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.events import (
     Event,
@@ -33,11 +34,10 @@ from agent_tui.core.permissions import (
 )
 from agent_tui.core.permissions.rules import Rule
 from agent_tui.core.providers.script import ScriptProvider
-from agent_tui.core.replay import transcript_events
 from agent_tui.core.settings import user_settings_path
+from agent_tui.core.state.trust import ProjectTrust
 from agent_tui.core.subagents import install, load_agents
 from agent_tui.core.transcript import ToolCall
-from agent_tui.core.trust import ProjectTrust
 from tests.core.disclosure.catalog import catalog_tools, registry_with
 from tests.core.subagents.helpers import Routed, reply, step
 from tests.core.tools.web_server import web_server

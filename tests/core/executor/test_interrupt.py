@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Literal
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.events import Event
 from agent_tui.core.executor import CallPhase
 from agent_tui.core.permissions import Approval, ApprovalRequest, SimplePolicy

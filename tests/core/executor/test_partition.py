@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.executor import MAX_PARALLEL, CallPlan, partition, plan_calls
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.settings import Settings, load_settings

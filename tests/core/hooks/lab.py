@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.events import Event
 from agent_tui.core.hooks import Hooks, load_hooks
 from agent_tui.core.permissions.setup import build_pipeline
@@ -24,8 +24,8 @@ from agent_tui.core.settings import (
     project_settings_path,
     user_settings_path,
 )
+from agent_tui.core.state.trust import ProjectTrust
 from agent_tui.core.tools.builtin import default_registry
-from agent_tui.core.trust import ProjectTrust
 from tests.core.helpers import collect, write_script
 
 PROBLEM = Bubblewrap().problem()

@@ -18,7 +18,7 @@ import pytest
 from agent_tui.core.hooks import load_hooks
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.settings import user_settings_path
-from agent_tui.core.trust import ProjectTrust
+from agent_tui.core.state.trust import ProjectTrust
 from tests.core.hooks.lab import CANARY, MODES, Lab, of_type, script, shell_call
 
 RM = f"rm -f {CANARY}"

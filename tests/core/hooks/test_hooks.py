@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.hooks import Hooks, load_hooks
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.settings import project_settings_path, user_settings_path
+from agent_tui.core.state.trust import ProjectTrust
 from agent_tui.core.tools.builtin import default_registry
-from agent_tui.core.trust import ProjectTrust
 from tests.core.helpers import collect, of_type, write_script
 
 

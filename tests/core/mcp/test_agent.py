@@ -11,11 +11,11 @@ import sys
 import uuid
 from pathlib import Path
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
+from agent_tui.core.conversation.session import SessionStore
 from agent_tui.core.mcp.manager import McpManager
 from agent_tui.core.permissions import Mode, PermissionPipeline, Rule, RuleSet
 from agent_tui.core.providers.script import ScriptProvider
-from agent_tui.core.session import SessionStore
 from agent_tui.core.tools.builtin import default_registry
 from tests.core.helpers import collect, of_type, write_script
 from tests.core.mcp.conftest import DEADLINE, ROOT, fixture_entry, write_config

@@ -22,10 +22,10 @@ from agent_tui.core.mcp.manager import McpManager
 from agent_tui.core.mcp.start_mode import load_start_mode
 from agent_tui.core.mcp.tool_cache import CachedTool, ToolCache, config_hash
 from agent_tui.core.settings import DisclosureSettings
+from agent_tui.core.state.trust import ProjectTrust
 from agent_tui.core.tools.base import ProgressUpdate, ToolContext
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.tools.errors import ToolFailure
-from agent_tui.core.trust import ProjectTrust
 from tests.core.mcp.conftest import DEADLINE, fixture_entry, of_type, run_calls, write_config
 from tests.core.mcp.servers import fixture_pids
 from tests.core.tools.conftest import wait_until

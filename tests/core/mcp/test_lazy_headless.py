@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agent_tui.core.events import parse_event
-from agent_tui.core.paths import cache_dir, config_dir
+from agent_tui.core.state.paths import cache_dir, config_dir
 from tests.core.mcp.conftest import fixture_entry, write_config
 from tests.test_cli_headless import run_cli, write_script
 

@@ -34,10 +34,10 @@ from agent_tui.core.mcp.naming import qualify
 from agent_tui.core.permissions import Mode, PermissionPipeline, Rule, RuleSet
 from agent_tui.core.permissions.mcp_names import server_prefix
 from agent_tui.core.permissions.rules import RuleError
+from agent_tui.core.state.trust import ProjectTrust
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.transcript import Message, ToolCall
-from agent_tui.core.trust import ProjectTrust
 from tests.core.mcp.conftest import ROOT, write_config
 from tests.trusting import trust_everything
 

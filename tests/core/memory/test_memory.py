@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.agent import Agent
-from agent_tui.core.memory import MAX_MEMORY_BYTES, ProjectMemory, memory_targets
-from agent_tui.core.paths import config_dir
+from agent_tui.core.agent.agent import Agent
+from agent_tui.core.conversation.session import SessionStore
 from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.providers.base import ModelRequest, StreamItem
 from agent_tui.core.providers.script import ScriptProvider
-from agent_tui.core.session import SessionStore
+from agent_tui.core.state.paths import config_dir
 from agent_tui.core.tools.builtin import default_registry
+from agent_tui.core.workspace.memory import MAX_MEMORY_BYTES, ProjectMemory, memory_targets
 from tests.core.helpers import collect, of_type, write_script
 
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent_tui.core.agent import Agent
-from agent_tui.core.paths import config_dir
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.permissions import Approval, ApprovalRequest, Rule, Scope, Step
 from agent_tui.core.permissions.pipeline import PermissionPipeline
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.providers.script import ScriptProvider
+from agent_tui.core.state.paths import config_dir
 from agent_tui.core.tools import ToolErrorInfo
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.transcript import ToolCall

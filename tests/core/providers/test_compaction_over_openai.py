@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
+from agent_tui.core.conversation.session import SessionLog, SessionStore
 from agent_tui.core.events import CompactionEvent, ErrorEvent, Event, TurnEnd, UsageEvent
 from agent_tui.core.providers.openai import OpenAIProvider
-from agent_tui.core.session import SessionLog, SessionStore
 from agent_tui.core.settings import Settings
 from agent_tui.core.tools.builtin import default_registry
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from tests.core.disclosure.catalog import catalog_tools, filler, registry_with
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.permissions import PermissionPipeline, Rule, RuleSet
 from agent_tui.core.permissions.policy import Approval, ApprovalRequest

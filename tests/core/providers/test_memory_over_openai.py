@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.events import UsageEvent
 from agent_tui.core.providers.openai import OpenAIProvider
 from agent_tui.core.settings import Settings

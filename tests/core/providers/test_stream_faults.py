@@ -17,11 +17,11 @@ from typing import Any
 import httpx2
 import pytest
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
+from agent_tui.core.conversation.replay import transcript_events
+from agent_tui.core.conversation.session import SessionLog, SessionStore
 from agent_tui.core.events import ErrorEvent, Event, ModelRetry, TurnEnd, parse_event
 from agent_tui.core.providers.openai import OpenAIProvider
-from agent_tui.core.replay import transcript_events
-from agent_tui.core.session import SessionLog, SessionStore
 from agent_tui.core.settings import Settings
 from agent_tui.core.tools.builtin import default_registry
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.paths import data_dir
 from agent_tui.core.sandbox import SandboxSettings, SessionSandbox
 from agent_tui.core.sandbox.bubblewrap import Bubblewrap
+from agent_tui.core.state.paths import data_dir
 from agent_tui.core.tools.base import ToolContext, ToolOutput
 from agent_tui.core.tools.builtin import run_shell
 

@@ -18,15 +18,15 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.paths import cache_dir, config_dir, data_dir, log_dir
+from agent_tui.core.conversation.session import SessionStore
 from agent_tui.core.sandbox import SandboxSettings, SessionSandbox
 from agent_tui.core.sandbox.bubblewrap import Bubblewrap
-from agent_tui.core.session import SessionStore
 from agent_tui.core.settings import load_settings
+from agent_tui.core.state.paths import cache_dir, config_dir, data_dir, log_dir
+from agent_tui.core.state.trust import ProjectTrust, TrustItem
 from agent_tui.core.tools.base import ToolContext, ToolOutput
 from agent_tui.core.tools.builtin import run_shell
 from agent_tui.core.transcript import Message
-from agent_tui.core.trust import ProjectTrust, TrustItem
 
 PROBLEM = Bubblewrap().problem()
 pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"no sandbox here: {PROBLEM}")

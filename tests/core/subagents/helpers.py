@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.permissions import PermissionPolicy
 from agent_tui.core.providers.base import Completion, ModelRequest, StreamItem
 from agent_tui.core.subagents import AgentCatalog, install, load_agents

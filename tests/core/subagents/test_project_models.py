@@ -15,7 +15,7 @@ import pytest
 
 from agent_tui.core.commands.custom import load, locations
 from agent_tui.core.events import ToolErrorEvent
-from agent_tui.core.model_spec import names_script
+from agent_tui.core.state.model_spec import names_script
 from agent_tui.core.subagents import load_agents
 from tests.core.subagents.helpers import Routed, call, make_agent, reply, step
 from tests.core.subagents.test_task import run

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from agent_tui.core.conversation.replay import transcript_events
+from agent_tui.core.conversation.session import session_usage
 from agent_tui.core.events import (
     Event,
     ToolErrorEvent,
@@ -22,8 +24,6 @@ from agent_tui.core.events import (
 from agent_tui.core.permissions import Approval, ApprovalRequest, SimplePolicy
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.providers.base import Completion, ModelRequest
-from agent_tui.core.replay import transcript_events
-from agent_tui.core.session import session_usage
 from agent_tui.core.subagents import load_agents
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
 from agent_tui.core.tools.builtin import default_registry
@@ -336,7 +336,7 @@ async def test_task_is_concurrency_safe_only_for_read_only_children(
 async def test_what_a_writing_child_changes_is_in_the_parent_turns_checkpoint(
     tmp_path: Path,
 ) -> None:
-    from agent_tui.core.session import SessionStore
+    from agent_tui.core.conversation.session import SessionStore
     from agent_tui.core.settings import Settings
 
     work = tmp_path / "work"
@@ -355,7 +355,7 @@ async def test_what_a_writing_child_changes_is_in_the_parent_turns_checkpoint(
         },
     )
     store = SessionStore(tmp_path / "data" / "sessions")
-    from agent_tui.core.agent import Agent
+    from agent_tui.core.agent.agent import Agent
 
     agent = Agent(
         provider,
@@ -412,7 +412,7 @@ async def test_a_users_pre_tool_use_hook_blocks_a_childs_call_too(tmp_path: Path
 
     from agent_tui.core.hooks import load_hooks
     from agent_tui.core.settings import user_settings_path
-    from agent_tui.core.trust import ProjectTrust
+    from agent_tui.core.state.trust import ProjectTrust
 
     (tmp_path / "secret.txt").write_text("CANARY-7731\n")
     hook = tmp_path / "block.sh"

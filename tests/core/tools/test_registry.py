@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_tui.core.text import first_surrogate
+from agent_tui.core.text.utf8 import first_surrogate
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
 from agent_tui.core.tools.builtin import builtin_tools, default_registry
 from agent_tui.core.tools.registry import PreparedCall, _may_hold_surrogate

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.summary import changed, default_summary, diff_stats
+from agent_tui.core.text.summary import changed, default_summary, diff_stats
 from agent_tui.core.tools.base import ToolContext, ToolOutput
 from agent_tui.core.tools.builtin import default_registry
 

@@ -8,12 +8,12 @@ from typing import Any
 
 from tests.core.helpers import collect, of_type, write_script
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
+from agent_tui.core.conversation.replay import transcript_events
+from agent_tui.core.conversation.session import SessionStore
 from agent_tui.core.events import PlanEvent, parse_event
 from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.providers.script import ScriptProvider
-from agent_tui.core.replay import transcript_events
-from agent_tui.core.session import SessionStore
 from agent_tui.core.tools.builtin import default_registry
 
 

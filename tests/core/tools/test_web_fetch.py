@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from tests.core.tools.web_server import web_server
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 from agent_tui.core.events import PermissionRequest, ToolErrorEvent, ToolResult
 from agent_tui.core.permissions import (
     Approval,

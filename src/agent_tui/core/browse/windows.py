@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agent_tui.core.budget.reader import SpillReader, decode, decoder
-from agent_tui.core.text import escape_bytes
+from agent_tui.core.text.utf8 import escape_bytes
 from agent_tui.core.tools.builtin import read_file
 from agent_tui.core.tools.builtin._read_window import numbered_row
 

@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from agent_tui.core.ansi import strip_escapes
+from agent_tui.core.text.ansi import strip_escapes
 
 # The scan works on the UTF-8 bytes with a "\n" put in front, so every line starts after a
 # "\n" and line-start patterns are searched from that literal (fast) instead of with ^.

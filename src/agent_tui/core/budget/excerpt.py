@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agent_tui.core.events import SpillPointer, SpillReason
-from agent_tui.core.summary import plural
+from agent_tui.core.text.summary import plural
 
 Mode = Literal["head", "tail"]
 SNAP = 0.25

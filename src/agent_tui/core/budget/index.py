@@ -49,7 +49,7 @@ from itertools import accumulate, islice
 from pathlib import Path
 from typing import BinaryIO
 
-from agent_tui.core.summary import MAX_SUMMARY, one_line
+from agent_tui.core.text.summary import MAX_SUMMARY, one_line
 
 MAGIC = b"AGTSPIX3"
 HEADER = struct.Struct("<8sQQQQQQQQQQQ")

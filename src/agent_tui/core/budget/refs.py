@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Literal
 
 from agent_tui.core.budget.spill_dir import SpillDir
-from agent_tui.core.nofollow import enter, open_at, read_at, replace_at
+from agent_tui.core.state.nofollow import enter, open_at, read_at, replace_at
 
 REFS_DIR = ".refs"
 LOCK_FILE = ".lock"

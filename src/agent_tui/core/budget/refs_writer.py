@@ -40,7 +40,7 @@ from agent_tui.core.budget.refs import (
     session_key,
 )
 from agent_tui.core.budget.spill_dir import SpillDir
-from agent_tui.core.nofollow import enter, open_at, replace_at
+from agent_tui.core.state.nofollow import enter, open_at, replace_at
 
 log = logging.getLogger(__name__)
 SCAN_CHUNK = 1 << 20

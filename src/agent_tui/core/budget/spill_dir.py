@@ -21,7 +21,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from agent_tui.core.nofollow import LinkRefused, enter, open_below, split_below
+from agent_tui.core.state.nofollow import LinkRefused, enter, open_below, split_below
 
 log = logging.getLogger(__name__)
 FALLBACK_PREFIX = "agent-tui-spill-"

@@ -46,7 +46,7 @@ from agent_tui.core.budget.index import (
 )
 from agent_tui.core.budget.refs_writer import SpillRefs
 from agent_tui.core.budget.spill_dir import SpillDir
-from agent_tui.core.nofollow import create_at
+from agent_tui.core.state.nofollow import create_at
 
 WRITE_BUFFER = 1 << 20
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")

@@ -8,8 +8,8 @@ import hashlib
 import os
 from pathlib import Path
 
-from agent_tui.core.nofollow import open_below, split_below, write_state
-from agent_tui.core.paths import data_dir
+from agent_tui.core.state.nofollow import open_below, split_below, write_state
+from agent_tui.core.state.paths import data_dir
 from agent_tui.core.tools.file_state import content_digest
 
 

@@ -29,7 +29,7 @@ from agent_tui.core.checkpoints.records import (
     TurnStarted,
 )
 from agent_tui.core.checkpoints.snapshot import current_digest, read_current
-from agent_tui.core.summary import diff_stats
+from agent_tui.core.text.summary import diff_stats
 from agent_tui.core.tools.builtin._diff import unified_diff
 from agent_tui.core.tools.builtin._paths import SAMPLE_BYTES, looks_binary
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from agent_tui.core.commands.registry import WORD, CommandRegistry
-from agent_tui.core.completion import Completion, Completions
-from agent_tui.core.fuzzy import rank
+from agent_tui.core.text.completion import Completion, Completions
+from agent_tui.core.text.fuzzy import rank
 
 LIMIT = 50
 

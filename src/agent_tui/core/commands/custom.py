@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_tui.core.commands.frontmatter import FrontMatterError, split, split_top
-from agent_tui.core.model_spec import names_script
+from agent_tui.core.state.model_spec import names_script
 
 MAX_BYTES = 256 * 1024
 """A command file larger than this is refused (a prompt, not a data dump)."""

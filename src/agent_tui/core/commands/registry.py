@@ -113,7 +113,7 @@ class CommandRegistry:
         prompts: Callable[[], Iterable[McpPrompt]] = tuple,
     ) -> CommandRegistry:
         """The built-ins, the command files of ``cwd``, the user's config dir and home."""
-        from agent_tui.core.paths import config_dir
+        from agent_tui.core.state.paths import config_dir
 
         registry = cls(prompts=prompts)
         if home is None:

@@ -47,7 +47,6 @@ from agent_tui.core.executor.partition import (
     plan_calls,
 )
 from agent_tui.core.executor.results import CallResults
-from agent_tui.core.memory import ProjectMemory, nested_note
 from agent_tui.core.permissions import Asker, PermissionPolicy
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
 from agent_tui.core.tools.base import NO_CHANGES, ProgressCallback, ProgressUpdate, ToolContext
@@ -57,6 +56,7 @@ from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.reads import for_call
 from agent_tui.core.tools.registry import DispatchOutcome, ToolRegistry
 from agent_tui.core.transcript import Message, ToolCall
+from agent_tui.core.workspace.memory import ProjectMemory, nested_note
 
 if TYPE_CHECKING:
     from agent_tui.core.hooks import Hooks

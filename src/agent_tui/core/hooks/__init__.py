@@ -57,8 +57,8 @@ from agent_tui.core.settings import (
     read_json_object,
     user_settings_path,
 )
+from agent_tui.core.state.trust import ProjectTrust, TrustItem
 from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
-from agent_tui.core.trust import ProjectTrust, TrustItem
 
 __all__ = [
     "CLAUDE_ALIASES",

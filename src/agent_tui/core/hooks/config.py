@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from agent_tui.core.trust import TrustItem, canonical
+from agent_tui.core.state.trust import TrustItem, canonical
 
 HookEventName = Literal[
     "PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "PreCompact"

@@ -38,7 +38,7 @@ from typing import Any
 
 from agent_tui.core.budget.spill_dir import SpillDir
 from agent_tui.core.mcp.tasks import unavailable_reason
-from agent_tui.core.nofollow import create_at
+from agent_tui.core.state.nofollow import create_at
 from agent_tui.core.tools.base import (
     JsonInput,
     ProgressUpdate,

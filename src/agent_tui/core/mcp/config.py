@@ -34,10 +34,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent_tui.core.mcp.oauth_settings import OAuthEntry, secret_warning
 from agent_tui.core.mcp.server_names import Entry, refuse, settle
-from agent_tui.core.paths import config_dir
 from agent_tui.core.permissions.mcp_names import name_problem
 from agent_tui.core.schema_errors import format_validation_error
-from agent_tui.core.trust import ProjectTrust, TrustItem, canonical
+from agent_tui.core.state.paths import config_dir
+from agent_tui.core.state.trust import ProjectTrust, TrustItem, canonical
 
 PROJECT_FILE = ".mcp.json"
 USER_FILE = "mcp.json"

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.mcp.config import SERVER_NAME, read_file
-from agent_tui.core.nofollow import LinkRefused, find_link, split_below, write_below
 from agent_tui.core.permissions.mcp_names import clash_key, server_prefix
+from agent_tui.core.state.nofollow import LinkRefused, find_link, split_below, write_below
 from agent_tui.core.tools.builtin.atomic import atomic_write
 
 

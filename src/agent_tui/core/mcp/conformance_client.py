@@ -43,9 +43,9 @@ from typing import Any
 from agent_tui.core.mcp.elicitation import ElicitationAnswer, ElicitationRequest, accept_defaults
 from agent_tui.core.mcp.manager import McpManager
 from agent_tui.core.mcp.oauth import LoginError, login
+from agent_tui.core.state.trust import ProjectTrust
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.registry import ToolRegistry
-from agent_tui.core.trust import ProjectTrust
 
 SERVER = "conformance"
 SAMPLES: dict[str, Any] = {

@@ -60,10 +60,10 @@ from agent_tui.core.mcp.tool_cache import ToolCache
 from agent_tui.core.mcp.turned_off import TurnedOff
 from agent_tui.core.mcp.watch import watch_files
 from agent_tui.core.settings import local_settings_path
+from agent_tui.core.state.trust import ProjectTrust, TrustItem
 from agent_tui.core.tools.base import ProgressUpdate, ToolContext
 from agent_tui.core.tools.errors import ToolErrorInfo
 from agent_tui.core.tools.registry import ToolRegistry
-from agent_tui.core.trust import ProjectTrust, TrustItem
 
 if TYPE_CHECKING:
     from agent_tui.core.disclosure import Disclosure

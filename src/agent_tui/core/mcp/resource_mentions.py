@@ -13,8 +13,8 @@ and its resources are not offered for completion.
 
 from __future__ import annotations
 
-from agent_tui.core.completion import Completion, Completions
 from agent_tui.core.mcp.resource_hub import READ_TOOL, ResourceHub, pointer
+from agent_tui.core.text.completion import Completion, Completions
 from agent_tui.core.tools.errors import ToolFailure
 
 MAX_CHARS = 100_000

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.mcp.oauth_settings import OAuthEntry
-from agent_tui.core.nofollow import write_state
-from agent_tui.core.paths import data_dir
+from agent_tui.core.state.nofollow import write_state
+from agent_tui.core.state.paths import data_dir
 
 log = logging.getLogger(__name__)
 DIRECTORY = "mcp-auth"

@@ -29,8 +29,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from agent_tui.core.mcp.config import ServerSpec
-from agent_tui.core.nofollow import write_state
-from agent_tui.core.paths import cache_dir
+from agent_tui.core.state.nofollow import write_state
+from agent_tui.core.state.paths import cache_dir
 
 VERSION = 1
 FOLDER = "mcp-tools"

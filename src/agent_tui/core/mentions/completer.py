@@ -3,10 +3,10 @@ for the mention the cursor is in, best first. Answers from memory on every keyst
 
 from __future__ import annotations
 
-from agent_tui.core.completion import Completion, Completions
 from agent_tui.core.mentions.index import FileIndex
 from agent_tui.core.mentions.resources import MentionResources
 from agent_tui.core.mentions.syntax import RESOURCE, typing_at, written
+from agent_tui.core.text.completion import Completion, Completions
 
 SHOWN = 50
 """Entries offered at most (the menu scrolls)."""

@@ -24,9 +24,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_tui.core import ignores
 from agent_tui.core.mentions.fuzzy import Scored, score
 from agent_tui.core.mentions.walk import Entry, Walker
+from agent_tui.core.workspace import ignores
 
 MAX_ENTRIES = 200_000
 """Entries kept; a bigger workspace is cut (``FileIndex.truncated`` says so) — the walk is

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from agent_tui.core.completion import Completions
+from agent_tui.core.text.completion import Completions
 
 
 class MentionResources(Protocol):

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.core import ignores
 from agent_tui.core.tools.builtin._walk import SKIP_DIRS
+from agent_tui.core.workspace import ignores
 
 Stack = tuple[tuple[ignores.IgnoreFile, int, str], ...]
 """Ignore files in force, weakest first: (file, characters to cut from a path relative to the

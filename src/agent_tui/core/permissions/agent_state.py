@@ -28,7 +28,7 @@ def _resolved(find: Callable[[], Path]) -> Path | None:
 
 def state_dirs() -> list[tuple[Path, str]]:
     """(resolved directory, what it holds) for the config, data and cache directories."""
-    from agent_tui.core.paths import cache_dir, config_dir, data_dir, log_dir
+    from agent_tui.core.state.paths import cache_dir, config_dir, data_dir, log_dir
 
     found: list[tuple[Path, str]] = []
     for find, what in (

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 
-from agent_tui.core.globs import POSIX_CLASSES
+from agent_tui.core.workspace.globs import POSIX_CLASSES
 
 MAX_ENTRIES = 20_000
 MAX_MATCHES = 256

@@ -27,7 +27,7 @@ from agent_tui.core.settings import (
     settings_paths,
     update_json_object,
 )
-from agent_tui.core.trust import ProjectTrust, TrustItem
+from agent_tui.core.state.trust import ProjectTrust, TrustItem
 
 LOCAL_SETTINGS = Path(PROJECT_DIR) / LOCAL_SETTINGS_FILE
 

@@ -26,10 +26,10 @@ from agent_tui.core.permissions.protected import names_explicitly, protection
 from agent_tui.core.permissions.rules import Rule, RuleSet
 from agent_tui.core.permissions.subject import Subject, SubjectError, subject_of
 from agent_tui.core.sandbox import SessionSandbox
+from agent_tui.core.state.trust import TrustItem
 from agent_tui.core.tools.base import Tool
 from agent_tui.core.tools.hosts import HostRules
 from agent_tui.core.tools.reads import ReadGuard
-from agent_tui.core.trust import TrustItem
 
 READ_TOOL = "read_file"
 WRITE_TOOL = "write_file"

@@ -22,11 +22,11 @@ from agent_tui.core.permissions.decision import Decision, Step
 from agent_tui.core.permissions.modes import Mode
 from agent_tui.core.permissions.rules import Rule
 from agent_tui.core.sandbox import SessionSandbox
+from agent_tui.core.state.trust import TrustItem
 from agent_tui.core.tools.base import Tool
 from agent_tui.core.tools.hosts import NO_HOSTS, HostRules
 from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
 from agent_tui.core.transcript import ToolCall
-from agent_tui.core.trust import TrustItem
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 
-from agent_tui.core.globs import translate
 from agent_tui.core.permissions.mcp_names import covers as mcp_covers
 from agent_tui.core.permissions.mcp_names import rule_problem as mcp_rule_problem
 from agent_tui.core.tools.hosts import pattern_problem
+from agent_tui.core.workspace.globs import translate
 
 SHELL_TOOLS = frozenset({"run_shell"})
 """Tools whose rule patterns are shell commands (checked for balanced quotes when parsed)."""

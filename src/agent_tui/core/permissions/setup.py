@@ -15,7 +15,7 @@ from agent_tui.core.permissions.config import (
 from agent_tui.core.permissions.modes import Mode, parse_mode
 from agent_tui.core.permissions.pipeline import PermissionPipeline, RuleSet
 from agent_tui.core.permissions.rules import Rule, RuleError, split_rule_list
-from agent_tui.core.trust import ProjectTrust
+from agent_tui.core.state.trust import ProjectTrust
 
 log = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ from typing import Any
 import httpx2
 
 from agent_tui.core.providers.base import ProviderError, Retrying
-from agent_tui.core.text import clean
+from agent_tui.core.text.utf8 import clean
 
 __all__ = [
     "DEFAULT_TIMEOUT",

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_tui.core.model_spec import DEFAULT_ANTHROPIC_MODEL as DEFAULT_ANTHROPIC_MODEL
-from agent_tui.core.model_spec import default_spec as default_spec
 from agent_tui.core.providers.base import Frontend, Provider, ProviderError
+from agent_tui.core.state.model_spec import DEFAULT_ANTHROPIC_MODEL as DEFAULT_ANTHROPIC_MODEL
+from agent_tui.core.state.model_spec import default_spec as default_spec
 
 
 def make_provider(

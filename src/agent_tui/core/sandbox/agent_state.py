@@ -23,9 +23,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.core.paths import cache_dir, config_dir, data_dir, log_dir
 from agent_tui.core.sandbox.refusal import SandboxRefused
 from agent_tui.core.sandbox.sockets import already_hidden
+from agent_tui.core.state.paths import cache_dir, config_dir, data_dir, log_dir
 
 SECRET_STATE = ("mcp-auth",)
 """Below the data dir: hidden even where the data dir is shown read-only (OAuth tokens)."""

@@ -23,10 +23,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.core.paths import data_dir
 from agent_tui.core.sandbox import SessionSandbox, aftercheck
 from agent_tui.core.sandbox.git_watch import Snapshot, Watch, describe
 from agent_tui.core.sandbox.quarantine import Moved
+from agent_tui.core.state.paths import data_dir
 
 log = logging.getLogger(__name__)
 

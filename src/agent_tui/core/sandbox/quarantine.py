@@ -29,8 +29,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_tui.core.nofollow import LinkRefused, open_below
-from agent_tui.core.paths import data_dir
+from agent_tui.core.state.nofollow import LinkRefused, open_below
+from agent_tui.core.state.paths import data_dir
 
 log = logging.getLogger(__name__)
 

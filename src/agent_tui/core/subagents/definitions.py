@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from agent_tui.core.model_spec import names_script
-from agent_tui.core.paths import config_dir
+from agent_tui.core.state.model_spec import names_script
+from agent_tui.core.state.paths import config_dir
 
 Scope = Literal["builtin", "user", "project"]
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")

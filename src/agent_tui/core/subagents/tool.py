@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
+from agent_tui.core.agent.prompt import system_prompt
 from agent_tui.core.calls import SubagentCall, SubagentReport, Usage
 from agent_tui.core.disclosure.marks import request_filters
 from agent_tui.core.disclosure.state import PROXIES
@@ -50,7 +51,6 @@ from agent_tui.core.events import (
     UsageEvent,
 )
 from agent_tui.core.permissions import Approval, ApprovalRequest
-from agent_tui.core.prompt import system_prompt
 from agent_tui.core.providers.base import Provider, ProviderError
 from agent_tui.core.subagents.definitions import AgentCatalog, AgentDefinition
 from agent_tui.core.tools import errors as codes
@@ -66,7 +66,7 @@ from agent_tui.core.tools.errors import ToolFailure
 from agent_tui.core.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from agent_tui.core.agent import Agent
+    from agent_tui.core.agent.agent import Agent
 
 log = logging.getLogger(__name__)
 NAME = "task"
@@ -210,7 +210,7 @@ class Subagents:
         return make_provider(spec, cwd=self.parent.cwd), True
 
     async def call(self, args: TaskInput, ctx: ToolContext) -> ToolOutput:
-        from agent_tui.core.agent import Agent
+        from agent_tui.core.agent.agent import Agent
 
         definition = self.catalog.get(args.agent)
         if definition is None:

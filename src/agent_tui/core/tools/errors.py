@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, model_validator
 
-from agent_tui.core.text import clean
+from agent_tui.core.text.utf8 import clean
 
 if TYPE_CHECKING:
     from agent_tui.core.budget.raw import RawOutput

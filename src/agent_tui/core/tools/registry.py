@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
-from agent_tui.core.text import clean, clean_text, encodable, first_surrogate
+from agent_tui.core.text.utf8 import clean, clean_text, encodable, first_surrogate
 from agent_tui.core.tools import errors as codes
 from agent_tui.core.tools.base import Tool, ToolContext, ToolOutput
 from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure

@@ -20,7 +20,7 @@ def unified_diff(old: str, new: str, name: str) -> str:
     """The same diff write_file returns (imported when first needed: the tools package is
     not part of the UI's start-up); a byte of ``old`` that is not valid UTF-8 is shown as
     ``\\xNN``."""
-    from agent_tui.core.text import escape_bytes
+    from agent_tui.core.text.utf8 import escape_bytes
     from agent_tui.core.tools.builtin._diff import unified_diff as diff
 
     return escape_bytes(diff(old, new, name))[0]

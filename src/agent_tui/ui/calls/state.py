@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.events import SpillPointer
-from agent_tui.core.summary import plural
+from agent_tui.core.text.summary import plural
 from agent_tui.ui.common.format import summarize_input
 
 Clock = Callable[[], float]

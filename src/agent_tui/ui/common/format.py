@@ -11,11 +11,11 @@ import os
 import re
 from pathlib import Path
 
-from agent_tui.core.call_summary import summarize_input as summarize_input
-from agent_tui.core.summary import MAX_SUMMARY as MAX_SUMMARY
-from agent_tui.core.summary import first_line as first_line
-from agent_tui.core.summary import one_line as one_line
-from agent_tui.core.summary import plural as plural
+from agent_tui.core.text.call_summary import summarize_input as summarize_input
+from agent_tui.core.text.summary import MAX_SUMMARY as MAX_SUMMARY
+from agent_tui.core.text.summary import first_line as first_line
+from agent_tui.core.text.summary import one_line as one_line
+from agent_tui.core.text.summary import plural as plural
 
 
 def format_elapsed(seconds: float, *, live: bool = False) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from agent_tui.core.summary import plural
+from agent_tui.core.text.summary import plural
 from agent_tui.ui.calls.details import describe_call
 from agent_tui.ui.calls.diff_view import diff_content
 from agent_tui.ui.calls.plan_view import steps_content, steps_of

@@ -8,7 +8,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from agent_tui.core.rewind import RewindWhat, TurnSummary
+from agent_tui.core.conversation.rewind import RewindWhat, TurnSummary
 
 CHOICES: tuple[tuple[RewindWhat, str], ...] = (
     ("both", "Restore code and conversation"),

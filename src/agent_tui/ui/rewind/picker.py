@@ -17,7 +17,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from agent_tui.core.rewind import RewindError, RewindPreview, RewindWhat, TurnSummary
+from agent_tui.core.conversation.rewind import RewindError, RewindPreview, RewindWhat, TurnSummary
 from agent_tui.ui.rewind.choices import RewindChoices
 from agent_tui.ui.rewind.preview_view import RewindPreviewView
 from agent_tui.ui.rewind.turn_list import TurnList

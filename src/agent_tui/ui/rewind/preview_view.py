@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from agent_tui.core.rewind import RewindPreview
+from agent_tui.core.conversation.rewind import RewindPreview
 from agent_tui.ui.common.format import plural
 from agent_tui.ui.rewind.words import (
     code_summary,

@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from agent_tui.core.rewind import TurnSummary
+from agent_tui.core.conversation.rewind import TurnSummary
 from agent_tui.ui.common.format import one_line
 from agent_tui.ui.rewind.words import turn_files, when
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from agent_tui.core.checkpoints.plan import FilePreview, NotRestorable
-from agent_tui.core.rewind import RewindPreview, TurnSummary
+from agent_tui.core.conversation.rewind import RewindPreview, TurnSummary
 from agent_tui.ui.common.format import plural
 
 ACTION_WORDS = {

@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any
 from textual.app import App
 from textual.theme import Theme
 
-from agent_tui.core.model_spec import spec_name
-from agent_tui.core.paths import config_dir
+from agent_tui.core.state.model_spec import spec_name
+from agent_tui.core.state.paths import config_dir
 from agent_tui.ui.common.format import model_label, shorten_home
 
 if TYPE_CHECKING:
-    from agent_tui.core.agent import Agent
+    from agent_tui.core.agent.agent import Agent
     from agent_tui.core.events import SessionStart
 
 DEFAULT_THEME = "agent-dark"

@@ -12,7 +12,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
 
-from agent_tui.core.completion import Completion, Completions
+from agent_tui.core.text.completion import Completion, Completions
 
 ROWS = 8
 

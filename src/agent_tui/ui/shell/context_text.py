@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_tui.core.context import ContextBreakdown, ContextPart
+from agent_tui.core.conversation.context import ContextBreakdown, ContextPart
 from agent_tui.ui.common.format import format_tokens, format_window
 
 

@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import TextArea
 
-from agent_tui.core.completion import Completer, Completions
+from agent_tui.core.text.completion import Completer, Completions
 from agent_tui.ui.shell.completion_menu import CompletionMenu
 from agent_tui.ui.shell.external_editor import CHORD_HINT, EditorChord, edit_externally
 

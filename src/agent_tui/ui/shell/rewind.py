@@ -7,8 +7,8 @@ from typing import Any
 
 from textual.app import App
 
-from agent_tui.core.agent import Agent
-from agent_tui.core.rewind import RewindReport
+from agent_tui.core.agent.agent import Agent
+from agent_tui.core.conversation.rewind import RewindReport
 from agent_tui.ui.common.format import plural
 from agent_tui.ui.rewind.picker import RewindChoice, RewindPicker
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from textual.app import App
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 
 
 def preload(app: App[Any]) -> None:

@@ -9,8 +9,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.core.session import SessionStore
-from agent_tui.core.text import clean_text
+from agent_tui.core.conversation.session import SessionStore
+from agent_tui.core.text.utf8 import clean_text
 from agent_tui.ui.common.format import one_line
 
 HEAD_LINES = 64

@@ -26,7 +26,7 @@ from agent_tui.ui.common.format import shorten_home
 if TYPE_CHECKING:
     from textual.app import App
 
-    from agent_tui.core.agent import Agent
+    from agent_tui.core.agent.agent import Agent
     from agent_tui.ui.shell.main_screen import MainScreen
 
 
@@ -241,7 +241,7 @@ class SlashActions:
         return self._later(self.host.main.chat.add_notice(text, "info"))
 
     def memory(self, args: str) -> bool:
-        from agent_tui.core.memory import memory_targets
+        from agent_tui.core.workspace.memory import memory_targets
 
         agent = self.host.agent
         targets = memory_targets(agent.memory)
@@ -278,7 +278,7 @@ class SlashActions:
         return self._later(self._init(force=bool(words)))
 
     async def _init(self, *, force: bool) -> None:
-        from agent_tui.core.memory_init import write_starter_memory
+        from agent_tui.core.agent.memory_init import write_starter_memory
         from agent_tui.core.providers.base import ProviderError
 
         agent = self.host.agent

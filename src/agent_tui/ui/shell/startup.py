@@ -3,7 +3,7 @@ garbage collector's tuning is ``heap``)."""
 
 from __future__ import annotations
 
-from agent_tui.core.agent import Agent
+from agent_tui.core.agent.agent import Agent
 
 
 async def start_tool_sources(agent: Agent) -> None:

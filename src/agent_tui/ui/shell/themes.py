@@ -21,9 +21,9 @@ from textual.color import Color, ColorParseError
 from textual.theme import Theme
 from textual.timer import Timer
 
-from agent_tui.core.paths import config_dir
 from agent_tui.core.schema_errors import format_validation_error
 from agent_tui.core.settings import UISettings
+from agent_tui.core.state.paths import config_dir
 from agent_tui.ui.shell.boot import DEFAULT_THEME as DEFAULT_THEME
 from agent_tui.ui.shell.boot import themes_dir as themes_dir
 from agent_tui.ui.shell.preferences import PreferenceError, save_user_setting

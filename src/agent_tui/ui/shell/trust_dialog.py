@@ -13,7 +13,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from agent_tui.core.trust import TrustItem
+from agent_tui.core.state.trust import TrustItem
 from agent_tui.ui.shell.key_question import KeyQuestion
 
 WHY = (

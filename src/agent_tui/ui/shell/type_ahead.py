@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from agent_tui.core.inbox import Inbox
+from agent_tui.core.agent.inbox import Inbox
 from agent_tui.ui.chat.notice import NoticeKind
 from agent_tui.ui.common.format import plural
 

@@ -42,7 +42,7 @@ def worker_failed(app: App[Any], worker: Worker[Any]) -> None:
 
 
 def _where() -> str:
-    from agent_tui.core.logfile import current
+    from agent_tui.core.state.logfile import current
 
     log_file = current()
     if log_file is None or log_file.path is None:

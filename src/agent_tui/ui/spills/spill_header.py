@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from agent_tui.core.browse import SpillEntry, SpillWindow
-from agent_tui.core.summary import plural
+from agent_tui.core.text.summary import plural
 from agent_tui.core.tools.builtin import read_file
 from agent_tui.ui.spills.spill_list import size_text, when_text
 

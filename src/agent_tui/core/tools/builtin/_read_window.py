@@ -5,7 +5,7 @@ from __future__ import annotations
 import codecs
 from dataclasses import dataclass, field
 
-from agent_tui.core.text import escape_bytes
+from agent_tui.core.text.utf8 import escape_bytes
 
 
 def numbered_row(line: int, text: str, total: int) -> str:

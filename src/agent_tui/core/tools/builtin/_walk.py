@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_tui.core.globs import expand_braces, glob_regex, has_magic, translate
 from agent_tui.core.tools.base import ToolContext
+from agent_tui.core.workspace.globs import expand_braces, glob_regex, has_magic, translate
 
 if TYPE_CHECKING:
-    from agent_tui.core import ignores
+    from agent_tui.core.workspace import ignores
 
     _Stack = tuple[tuple[ignores.IgnoreFile, int, str], ...]
     """Ignore files in force, weakest first: (file, characters to cut from a path relative to
@@ -151,7 +151,7 @@ def walk_files(
     """
     stack: _Stack = ()
     if ignored is not None:
-        from agent_tui.core import ignores  # here: ~1 ms of start-up otherwise
+        from agent_tui.core.workspace import ignores  # here: ~1 ms of start-up otherwise
 
         found = ignores.inherited(root, ignored.workspace, ignored.readable)
         stack = tuple((f, 0, prefix) for f, prefix in found)

@@ -10,8 +10,7 @@ from typing import Any
 from pydantic import Field
 
 from agent_tui.core.calls import ResultFacts
-from agent_tui.core.globs import split_segments
-from agent_tui.core.summary import plural, withheld_note
+from agent_tui.core.text.summary import plural, withheld_note
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
 from agent_tui.core.tools.builtin._paths import READ_ONLY_PATH_META, in_thread, not_found, shown
 from agent_tui.core.tools.builtin._walk import (
@@ -26,6 +25,7 @@ from agent_tui.core.tools.builtin._walk import (
 )
 from agent_tui.core.tools.builtin._withheld import Withheld, refuse_if_withheld
 from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.workspace.globs import split_segments
 
 MAX_RESULTS = 500
 

@@ -21,8 +21,8 @@ from typing import Any, BinaryIO, Protocol
 from pydantic import Field
 
 from agent_tui.core.calls import ResultFacts
-from agent_tui.core.summary import plural, withheld_note
-from agent_tui.core.text import escape_bytes, escaped_bytes
+from agent_tui.core.text.summary import plural, withheld_note
+from agent_tui.core.text.utf8 import escape_bytes, escaped_bytes
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
 from agent_tui.core.tools.builtin._paths import (
     READ_ONLY_PATH_META,

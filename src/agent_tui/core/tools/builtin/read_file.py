@@ -15,7 +15,7 @@ from pydantic import Field
 
 from agent_tui.core.budget.reader import SpillReader
 from agent_tui.core.calls import ResultFacts
-from agent_tui.core.text import escape_bytes, escaped_bytes
+from agent_tui.core.text.utf8 import escape_bytes, escaped_bytes
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
 from agent_tui.core.tools.builtin._paths import (
     READ_ONLY_PATH_META,

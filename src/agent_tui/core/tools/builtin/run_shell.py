@@ -22,13 +22,13 @@ from pathlib import Path
 
 from pydantic import Field
 
-from agent_tui.core.ansi import strip_escapes
 from agent_tui.core.budget.raw import RawOutput
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.sandbox import ShellSandbox, command_guard, environment
 from agent_tui.core.sandbox.lifeline import lifeline_argv
 from agent_tui.core.sandbox.refusal import SandboxRefused, incomplete
-from agent_tui.core.summary import first_line
+from agent_tui.core.text.ansi import strip_escapes
+from agent_tui.core.text.summary import first_line
 from agent_tui.core.tools.base import (
     KeptOutput,
     ProgressCallback,

@@ -20,7 +20,7 @@ from agent_tui.core.plan import (
     PLAN_TOOL,
     Plan,
 )
-from agent_tui.core.summary import one_line
+from agent_tui.core.text.summary import one_line
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
 
 DESCRIPTION = """\

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 from pydantic import Field, field_validator
 
 from agent_tui.core.calls import ResultFacts
-from agent_tui.core.summary import one_line
+from agent_tui.core.text.summary import one_line
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
 from agent_tui.core.tools.builtin import _addresses
 from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure

@@ -12,8 +12,8 @@ from pathlib import Path
 from pydantic import Field
 
 from agent_tui.core.calls import ResultFacts
-from agent_tui.core.summary import changed, diff_stats
-from agent_tui.core.text import escape_bytes
+from agent_tui.core.text.summary import changed, diff_stats
+from agent_tui.core.text.utf8 import escape_bytes
 from agent_tui.core.tools.base import (
     FileChanges,
     Tool,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from agent_tui.core.summary import plural
+from agent_tui.core.text.summary import plural
 from agent_tui.ui.calls.state import CallState, CallStatus
 from agent_tui.ui.lane.states.base import StateView
 

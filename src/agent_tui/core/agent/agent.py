@@ -39,17 +39,30 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Literal, Protocol, TypeVar
 
-from agent_tui.core import agent_compaction, agent_rewind, agent_turn
-from agent_tui.core.agent_compaction import nested_memory
-from agent_tui.core.agent_turn import Interrupted
+from agent_tui.core.agent import compacting as agent_compaction
+from agent_tui.core.agent import rewinding as agent_rewind
+from agent_tui.core.agent import turn as agent_turn
+from agent_tui.core.agent.compacting import nested_memory
+from agent_tui.core.agent.inbox import Inbox
+from agent_tui.core.agent.prompt import system_prompt
+from agent_tui.core.agent.turn import Interrupted
 from agent_tui.core.budget import CleanupReport, SpillStore, collect_spills
-from agent_tui.core.context import (
+from agent_tui.core.conversation.context import (
     ContextBreakdown,
     ContextUsage,
     breakdown,
     context_usage,
     reported_usage,
 )
+from agent_tui.core.conversation.model_limits import ModelLimits, model_limits
+from agent_tui.core.conversation.rewind import (
+    RewindError,
+    RewindPreview,
+    RewindReport,
+    RewindWhat,
+    TurnSummary,
+)
+from agent_tui.core.conversation.session import SessionLog, SessionStore, in_use_note, session_usage
 from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.disclosure.marks import request_filters
 from agent_tui.core.events import (
@@ -63,28 +76,17 @@ from agent_tui.core.events import (
 )
 from agent_tui.core.executor import ToolExecutor
 from agent_tui.core.hooks import Hooks
-from agent_tui.core.inbox import Inbox
-from agent_tui.core.memory import ProjectMemory
 from agent_tui.core.mentions import MentionResources
-from agent_tui.core.model_limits import ModelLimits, model_limits
 from agent_tui.core.permissions import Asker, PermissionPolicy, SimplePolicy
 from agent_tui.core.plan import Plan, latest_plan
-from agent_tui.core.prompt import system_prompt
 from agent_tui.core.providers.base import Provider
-from agent_tui.core.rewind import (
-    RewindError,
-    RewindPreview,
-    RewindReport,
-    RewindWhat,
-    TurnSummary,
-)
 from agent_tui.core.sandbox import SessionSandbox
-from agent_tui.core.session import SessionLog, SessionStore, in_use_note, session_usage
 from agent_tui.core.settings import Settings
+from agent_tui.core.state.trust import ProjectTrust, TrustItem
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.registry import ToolRegistry
 from agent_tui.core.transcript import Message, Usage
-from agent_tui.core.trust import ProjectTrust, TrustItem
+from agent_tui.core.workspace.memory import ProjectMemory
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)

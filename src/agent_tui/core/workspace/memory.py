@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from agent_tui.core.paths import config_dir
-from agent_tui.core.text import clean_text
+from agent_tui.core.state.paths import config_dir
+from agent_tui.core.text.utf8 import clean_text
 
 MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md")
 """The file names looked for in each directory, the first one found wins."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.core.summary import one_line, plural
+from agent_tui.core.text.summary import one_line, plural
 
 if TYPE_CHECKING:  # the UI's first frame imports this module: no pydantic models here
     from agent_tui.core.transcript import ToolCall

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 import logging
 
-from agent_tui.core.nofollow import write_state
-from agent_tui.core.paths import data_dir
+from agent_tui.core.state.nofollow import write_state
+from agent_tui.core.state.paths import data_dir
 
 FILE = "notices.json"
 log = logging.getLogger(__name__)

@@ -30,7 +30,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from agent_tui.core.budget.store import SPILL_NAME
-from agent_tui.core.context import message_tokens
+from agent_tui.core.conversation.context import message_tokens
 from agent_tui.core.transcript import Folding, Message
 
 KEEP_TURNS = 2

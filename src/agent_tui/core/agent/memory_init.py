@@ -20,10 +20,10 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_tui.core.memory import MEMORY_NAMES, repository_root
 from agent_tui.core.providers.base import Completion, ModelRequest, Provider, ProviderError
 from agent_tui.core.tools.registry import ToolRegistry
 from agent_tui.core.transcript import Message
+from agent_tui.core.workspace.memory import MEMORY_NAMES, repository_root
 
 BUILD_FILES: dict[str, str] = {
     "pyproject.toml": "Python",

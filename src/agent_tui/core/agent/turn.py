@@ -18,8 +18,9 @@ import secrets
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING
 
-from agent_tui.core import agent_rewind
-from agent_tui.core.compaction import is_context_overflow
+from agent_tui.core.agent import rewinding as agent_rewind
+from agent_tui.core.conversation.compaction import is_context_overflow
+from agent_tui.core.conversation.session import interrupted_result
 from agent_tui.core.events import (
     AssistantDelta,
     AssistantMessage,
@@ -43,11 +44,10 @@ from agent_tui.core.providers.base import (
     StreamItem,
     TextDelta,
 )
-from agent_tui.core.session import interrupted_result
 from agent_tui.core.transcript import INTERRUPTED_NOTE, Message, cut_off_note
 
 if TYPE_CHECKING:
-    from agent_tui.core.agent import Agent
+    from agent_tui.core.agent.agent import Agent
 
 log = logging.getLogger(__name__)
 REPLY_MAX_TOKENS = 8192

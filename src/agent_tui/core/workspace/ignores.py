@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.core.globs import GlobError, segment_regex, split_segments, translate
+from agent_tui.core.workspace.globs import GlobError, segment_regex, split_segments, translate
 
 NAMES = (".gitignore", ".ignore")
 """The ignore files of a directory, weakest first (``.ignore`` overrides ``.gitignore``)."""

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import TYPE_CHECKING, Literal
 
-from agent_tui.core.compaction import (
+from agent_tui.core.conversation.compaction import (
     Compacted,
     estimate_tokens,
     fold_point,
@@ -30,7 +30,7 @@ from agent_tui.core.tools.registry import ToolRegistry
 from agent_tui.core.transcript import Message
 
 if TYPE_CHECKING:
-    from agent_tui.core.agent import Agent
+    from agent_tui.core.agent.agent import Agent
 
 SUMMARY_MAX_TOKENS = 4096
 """The most a compaction's summary may take (the summarizer asks for under 600 words)."""

@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent_tui.core.calls import Usage
+from agent_tui.core.conversation.model_limits import ModelLimits
 from agent_tui.core.events import ToolResult, UsageEvent
-from agent_tui.core.memory import MemoryFile
-from agent_tui.core.model_limits import ModelLimits
 from agent_tui.core.transcript import Message
+from agent_tui.core.workspace.memory import MemoryFile
 
 
 def estimate_tokens(text: str) -> int:

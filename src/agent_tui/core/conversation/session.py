@@ -45,11 +45,9 @@ from pydantic import ValidationError
 
 from agent_tui.core.checkpoints.blobs import BlobStore
 from agent_tui.core.checkpoints.records import ENTRY_ADAPTER, CheckpointEntry, Rewound
-from agent_tui.core.compaction import Compacted, summary_message
-from agent_tui.core.events import ToolErrorEvent, ToolResult
-from agent_tui.core.paths import data_dir
-from agent_tui.core.session_lock import SessionLock
-from agent_tui.core.session_seal import (
+from agent_tui.core.conversation.compaction import Compacted, summary_message
+from agent_tui.core.conversation.session_lock import SessionLock
+from agent_tui.core.conversation.session_seal import (
     Doubted,
     Keeper,
     SessionDoubted,
@@ -58,6 +56,8 @@ from agent_tui.core.session_seal import (
     read_session,
     sync_seal,
 )
+from agent_tui.core.events import ToolErrorEvent, ToolResult
+from agent_tui.core.state.paths import data_dir
 from agent_tui.core.transcript import CallRecord, Message, ToolCall, Usage
 
 log = logging.getLogger(__name__)

@@ -25,8 +25,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from agent_tui.core.nofollow import create_at, write_all
-from agent_tui.core.state_seal import (
+from agent_tui.core.state.nofollow import create_at, write_all
+from agent_tui.core.state.seals import (
     Doubted,
     Pending,
     Seal,

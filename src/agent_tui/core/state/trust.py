@@ -40,9 +40,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from agent_tui.core.nofollow import replace_at
-from agent_tui.core.paths import data_dir
-from agent_tui.core.state_seal import (
+from agent_tui.core.state.nofollow import replace_at
+from agent_tui.core.state.paths import data_dir
+from agent_tui.core.state.seals import (
     Doubted,
     Pending,
     Seal,

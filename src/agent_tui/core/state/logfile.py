@@ -22,7 +22,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.core.paths import log_dir
+from agent_tui.core.state.paths import log_dir
 
 LOG_NAME = "agent-tui.log"
 MAX_BYTES = 2 * 1024 * 1024

@@ -32,7 +32,7 @@ from agent_tui.core.events import (
     UserMessage,
 )
 from agent_tui.core.plan import plan_event
-from agent_tui.core.summary import default_summary
+from agent_tui.core.text.summary import default_summary
 from agent_tui.core.transcript import INTERRUPTED_NOTE, Message, ToolEnd, cut_off_note
 
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from agent_tui.core.checkpoints.plan import Outside, outside_changes, start_of
 from agent_tui.core.checkpoints.records import Rewound, TurnStarted
 from agent_tui.core.checkpoints.turn import TurnCheckpoint, TurnRecorder, WorkspaceWatch
-from agent_tui.core.rewind import (
+from agent_tui.core.conversation.rewind import (
     RewindError,
     RewindPreview,
     RewindReport,
@@ -33,10 +33,10 @@ from agent_tui.core.rewind import (
     preview,
     restore_code,
 )
-from agent_tui.core.session import session_usage
+from agent_tui.core.conversation.session import session_usage
 
 if TYPE_CHECKING:
-    from agent_tui.core.agent import Agent
+    from agent_tui.core.agent.agent import Agent
 
 log = logging.getLogger(__name__)
 PROMPT_KEPT = 200

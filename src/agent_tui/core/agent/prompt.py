@@ -7,7 +7,7 @@ from __future__ import annotations
 import platform
 from pathlib import Path
 
-from agent_tui.core.text import clean_text
+from agent_tui.core.text.utf8 import clean_text
 
 _TEMPLATE = """You are agent-tui, a coding agent working in the user's terminal.
 Use the dedicated tools to work with files: read_file to read (it pages with offset/limit),

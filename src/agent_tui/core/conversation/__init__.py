@@ -1,0 +1,6 @@
+"""The conversation: session files (append-only JSONL, one writer, sealed), replay as events,
+compaction, the context window and model limits, rewinding a session.
+
+May import: events, calls, transcript, plan, state, text, workspace, budget, checkpoints. Never
+the agent loop, tools or providers.
+"""

@@ -1,0 +1,5 @@
+"""Text utilities without state: terminal escapes, UTF-8 that always encodes, fuzzy matching,
+completion, one-line summaries of tool calls and results.
+
+May import: nothing else of agent-tui (``core.calls`` only for type checking).
+"""
