@@ -1,4 +1,5 @@
-"""The README's table of built-in commands is the registry's (it cannot drift)."""
+"""The docs' table of built-in commands (docs/extensions.md, once the README's) is the
+registry's: it cannot drift."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from pathlib import Path
 
 from agent_tui.core.commands import BUILTINS, markdown_table
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[1] / "docs" / "extensions.md"
 
 
 def test_the_readme_lists_every_builtin_command_as_the_registry_does() -> None:

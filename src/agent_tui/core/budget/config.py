@@ -11,6 +11,7 @@ class LogCompressionSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     enabled: bool = True
+    """Fold the noise of long build and test logs (false: every log goes to the budget whole)."""
     tools: list[str] = Field(
         default_factory=lambda: ["run_shell"],
         description="Tools whose output is a log and may be compressed.",
@@ -28,8 +29,12 @@ class BudgetSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     per_result_chars: int = Field(default=50_000, ge=2_000)
+    """The most characters of one tool result the model reads; a bigger one is spilled."""
     per_turn_chars: int = Field(default=100_000, ge=2_000)
+    """The most characters of the turn's tool results the model reads; past it the largest
+    results are spilled."""
     preview_chars: int = Field(default=2_000, ge=200)
+    """About how many characters of a spilled result the model gets as its excerpt."""
     spill_dir: str = Field(
         default=".agent-spill",
         min_length=1,

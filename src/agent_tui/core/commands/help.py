@@ -40,7 +40,7 @@ def log_line() -> str:
 
 
 def markdown_table(commands: Iterable[Command]) -> str:
-    """The built-in commands as the README's table (a test keeps the two equal)."""
+    """The built-in commands as the table in docs/extensions.md (a test keeps the two equal)."""
     rows = ["| command | what it does | headless |", "|---|---|---|"]
     for command in commands:
         aliases = f" (also `/{'`, `/'.join(command.aliases)}`)" if command.aliases else ""

@@ -1,6 +1,6 @@
 """The ``script:PATH`` provider: replays a JSON file of assistant turns, one per model request.
 
-Format (documented in the README)::
+Format (documented in docs/headless.md)::
 
     {"turns": [
       {"text": "Let me look.", "tool_calls": [

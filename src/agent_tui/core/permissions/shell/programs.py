@@ -1,7 +1,7 @@
 """What the analysis knows about particular programs: shells, interpreters, the environment
 variables that make programs run code, and the words bash reserves.
 
-Maintained tables, each documented in README.md (Permissions). A program missing from them is an
+Maintained tables, each documented in docs/permissions.md. A program missing from them is an
 ordinary command: rules judge its words, and what it does with them is its own business (the OS
 sandbox bounds that, not the parser).
 """
