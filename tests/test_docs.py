@@ -1,10 +1,12 @@
 """The docs site stays whole: the generated settings reference lists every settings field, the
-benchmark history keeps every recorded run, the README stays short and its links lead to files
+benchmark history keeps every recorded run (and the benchmarks README stays short), the README
+stays short and its links lead to files
 that exist. (``mkdocs build --strict`` in ``.ci/run`` checks the site's own links.)"""
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 from pathlib import Path
 from types import ModuleType
@@ -61,6 +63,23 @@ def test_the_reference_shows_defaults_and_bounds_as_the_models_have_them() -> No
     assert "| `ui.theme` | str \\| null | `null` |" in page
 
 
+def test_the_benchmark_history_page_keeps_every_run_of_every_file() -> None:
+    page = reference().benchmark_history()
+    files = sorted((ROOT / "benchmarks" / "history").glob("*.json"))
+    assert files
+    for path in files:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        assert f"## {data['title']}" in page
+        assert data["runs"], path.name
+        for run in data["runs"]:
+            assert f"### {run['heading']}" in page
+            assert re.fullmatch(r"20\d\d-\d\d-\d\d", run["date"]), f"{path.name}: {run['heading']}"
+            for block in run["blocks"]:
+                if "table" in block:
+                    table = block["table"]
+                    assert all(len(row) == len(table["columns"]) for row in table["rows"])
+
+
 def test_the_readme_is_short_and_its_links_lead_somewhere() -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(text.splitlines()) <= 250
@@ -72,6 +91,16 @@ def test_the_readme_is_short_and_its_links_lead_somewhere() -> None:
 def test_every_docs_page_is_in_the_nav() -> None:
     nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     pages = [p.name for p in DOCS.glob("*.md")]
-    pages += ["settings-reference.md", "benchmarks-history.md"]  # generated at build time
+    pages += ["settings-reference.md", "benchmarks-history.md", "benchmarks.md"]  # generated
     missing = [page for page in pages if f": {page}" not in nav]
     assert not missing, f"pages not in mkdocs.yml's nav: {missing}"
+
+
+def test_the_benchmarks_readme_keeps_how_to_run_each_script_and_stays_short() -> None:
+    text = (ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 300
+    scripts = sorted(p.name for p in (ROOT / "benchmarks").glob("bench_*.py"))
+    missing = [name for name in scripts if f"python benchmarks/{name}" not in text]
+    assert not missing, f"benchmarks/README.md says nothing of how to run {missing}"
+    history = {p.stem for p in (ROOT / "benchmarks" / "history").glob("*.json")}
+    assert {name.removesuffix(".py") for name in scripts} <= history

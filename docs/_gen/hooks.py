@@ -8,11 +8,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from reference import benchmark_history, settings_reference
+from reference import benchmark_history, benchmarks_page, settings_reference
 
 GENERATED = {
     "settings-reference.md": settings_reference,
     "benchmarks-history.md": benchmark_history,
+    "benchmarks.md": benchmarks_page,
 }
 
 

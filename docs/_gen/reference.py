@@ -6,7 +6,8 @@ bounds and description. A field's description is its ``Field(description=...)``,
 docstring written under it in the class (the house style), else the model's docstring.
 
 ``benchmark_history()`` renders the dated figures kept as data in ``benchmarks/history/*.json``
-(one file per benchmark) into one page.
+(one file per benchmark) into one page; ``benchmarks_page()`` is ``benchmarks/README.md`` (how
+to run each script, the latest figures) as a page.
 
 ``hooks.py`` beside this file hands both to mkdocs; ``tests/test_docs_reference.py`` checks
 that every settings field is in the page. Run this file to print the pages.
@@ -201,38 +202,33 @@ def render_table(table: dict[str, Any]) -> list[str]:
 
 
 def benchmark_history() -> str:
-    """Every benchmark's dated figures, newest run first, from ``benchmarks/history``."""
+    """Every benchmark's dated figures, from ``benchmarks/history``."""
     out = [
         "# Benchmark history",
         "",
         "<!-- Generated at build time from benchmarks/history/*.json (docs/_gen/reference.py). -->",
         "",
-        "Every figure recorded so far, one section per benchmark, each run dated with the "
-        "machine and load it was measured on. The data is in `benchmarks/history/` (one JSON "
-        "file per benchmark: `runs`, each with `date`, `commit`, `machine`, `load`, and its "
-        "`blocks`: tables as `columns` and `rows`, and the notes that read them); "
-        "[Benchmarks](benchmarks.md) says how to run each script.",
+        "Every figure recorded so far, one section per benchmark: what the script measures, then "
+        "each run with its date and the machine and load it was measured on. The data is in "
+        "`benchmarks/history/`, one JSON file per benchmark: `title`, `about`, and `runs`, each "
+        "with `heading`, `date` (and `date_from`: the heading, its notes, or the commit that "
+        "recorded it), `recorded_in` (the commit that wrote the figures down), `machine`, "
+        "`load`, and its `blocks`: tables as `columns` and `rows`, and the notes that read "
+        "them. [Benchmarks](benchmarks.md) says how to run each script and has the latest "
+        "figures.",
         "",
     ]
-    for path in sorted(HISTORY.glob("*.json")):
-        data = json.loads(path.read_text(encoding="utf-8"))
+    files = [json.loads(p.read_text(encoding="utf-8")) for p in HISTORY.glob("*.json")]
+    for data in sorted(files, key=lambda d: (d.get("order", 999), d["title"])):
         out += [f"## {data['title']}", ""]
         if data.get("about"):
             out += [data["about"].rstrip(), ""]
         for run in data["runs"]:
             out += [f"### {run['heading']}", ""]
-            facts = [
-                f"{label}: {run[key]}"
-                for key, label in (
-                    ("date", "date"),
-                    ("commit", "commit"),
-                    ("machine", "machine"),
-                    ("load", "load"),
-                )
-                if run.get(key)
-            ]
-            if facts:
-                out += ["*" + " · ".join(facts) + "*", ""]
+            facts = [f"measured {run['date']} (date from {run.get('date_from', 'the heading')})"]
+            if run.get("recorded_in"):
+                facts.append(f"recorded in {run['recorded_in']}")
+            out += ["*" + " · ".join(facts) + "*", ""]
             for block in run["blocks"]:
                 if "table" in block:
                     out += render_table(block["table"])
@@ -240,6 +236,13 @@ def benchmark_history() -> str:
                     out.append(block["text"].rstrip())
                 out.append("")
     return "\n".join(out) + "\n"
+
+
+def benchmarks_page() -> str:
+    """``benchmarks/README.md`` as a page of the site (its ``history/`` link made the page's)."""
+    text = (ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8")
+    note = "<!-- Generated at build time from benchmarks/README.md (docs/_gen/reference.py). -->"
+    return text.replace("](history/)", "](benchmarks-history.md)").replace("\n", f"\n\n{note}\n", 1)
 
 
 if __name__ == "__main__":
