@@ -59,7 +59,7 @@ def test_every_field_in_the_reference_has_a_description() -> None:
 def test_the_reference_shows_defaults_and_bounds_as_the_models_have_them() -> None:
     page = reference().settings_reference()
     assert '| `sandbox.mode` | "auto" \\| "required" \\| "off" | `"auto"` |' in page
-    assert "| `executor.max_parallel` | int | `10` | ≥ 1, ≤ 100 |" in page
+    assert "| `executor.max_parallel` | int (≥ 1, ≤ 100) | `10` |" in page
     assert "| `ui.theme` | str \\| null | `null` |" in page
 
 

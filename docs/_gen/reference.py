@@ -164,12 +164,11 @@ def settings_reference() -> str:
         if section in settings.FAIL_CLOSED:
             fallback = json.dumps(settings.FAIL_CLOSED[section])
             out += [f"*An invalid `{section}` section* is replaced by `{fallback}`.", ""]
-        out += ["| key | type | default | bounds | what it does |", "|---|---|---|---|---|"]
+        out += ["| key | type | default | what it does |", "|---|---|---|---|"]
         for key, field, description in field_rows(model, section):
-            out.append(
-                f"| `{key}` | {cell(type_name(field.annotation))} | {default_of(field)} "
-                f"| {bounds_of(field)} | {cell(description)} |"
-            )
+            bounds = bounds_of(field)
+            kind = cell(type_name(field.annotation)) + (f" ({bounds})" if bounds else "")
+            out.append(f"| `{key}` | {kind} | {default_of(field)} | {cell(description)} |")
         out.append("")
     out += [
         "## Sections read by other packages",
