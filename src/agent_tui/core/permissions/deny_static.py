@@ -44,7 +44,7 @@ from agent_tui.core.permissions.shell_paths import bases, resolve_word_paths
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from agent_tui.core.permissions.pipeline import PermissionPipeline
+    from agent_tui.core.permissions.judging import Judging
     from agent_tui.core.tools.base import Tool
 
 MAX_GLOB_NAMES = 32
@@ -59,7 +59,7 @@ class Candidates:
 
 
 def static_denial(
-    p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis, commands: list[SimpleCommand]
+    p: Judging, tool: Tool[Any], a: ShellAnalysis, commands: list[SimpleCommand]
 ) -> tuple[Rule, str] | None:
     """The deny rule a command statically resolves to, or whose program its opaque code
     mentions, with the reason; None when there is none."""
@@ -201,9 +201,7 @@ def _named(rule: Rule) -> list[str]:
     return [os.path.basename(words[0]).lower(), *words[1:]]
 
 
-def candidates(
-    p: PermissionPipeline, a: ShellAnalysis, commands: list[SimpleCommand]
-) -> Candidates:
+def candidates(p: Judging, a: ShellAnalysis, commands: list[SimpleCommand]) -> Candidates:
     """Every command and write the call may resolve to (see the module's docstring)."""
     from agent_tui.core.permissions.shell.commands import add_simple
     from agent_tui.core.permissions.shell.expand import Budget
