@@ -206,13 +206,13 @@ def candidates(p: Judging, a: ShellAnalysis, commands: list[SimpleCommand]) -> C
     from agent_tui.core.permissions.shell.commands import add_simple
     from agent_tui.core.permissions.shell.expand import Budget
     from agent_tui.core.permissions.shell.resolve import resolve_words, variable_values
-    from agent_tui.core.permissions.shell.walker import Walker
+    from agent_tui.core.permissions.shell.walker import TreeWalker
 
     out = Candidates()
     values = variable_values(a)
     roots, _ = bases(p.workspace, a)
     scratch = ShellAnalysis(a.source)
-    walker = Walker(scratch, b"", 0, Budget())
+    walker = TreeWalker(scratch, b"", 0, Budget())
     for command in commands:
         options: list[tuple[list[Word], str]] = [
             (r.words, "with " + ", ".join(sorted(r.used)))
