@@ -4,6 +4,14 @@
 the mode → the tool's own default, and answers with a typed ``Decision``; ``SimplePolicy`` is
 the minimal policy used where no rules are configured. Shell commands are analysed by
 ``permissions.shell`` (tree-sitter-bash, fail closed).
+
+Layers, each importing only the ones below it: the vocabulary (``decision``, ``modes``,
+``rules``, ``policy``, ``judging`` — the ``Judging`` protocol, what a judge sees of the
+pipeline) and the analysis (``shell``, ``shell_paths``, ``matching``…); the judges
+(``shell_judge``, ``domains``, ``outside``, ``outside_shell``, ``read_check``, ``git_judge``,
+``deny_static``, ``sandbox_judge``, ``suggest``), handed a ``Judging`` and never importing the
+pipeline; ``pipeline``, which composes them; then ``setup``, ``config`` and ``report`` around
+it. It imports core helpers (``tools``, ``sandbox``, ``state``, ``workspace``), never the UI.
 """
 
 from agent_tui.core.permissions.decision import Decision, Step

@@ -44,7 +44,7 @@ from agent_tui.core.permissions.shell_paths import bases, resolve_word_paths
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from agent_tui.core.permissions.pipeline import PermissionPipeline
+    from agent_tui.core.permissions.judging import Judging
     from agent_tui.core.tools.base import Tool
 
 MAX_GLOB_NAMES = 32
@@ -59,7 +59,7 @@ class Candidates:
 
 
 def static_denial(
-    p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis, commands: list[SimpleCommand]
+    p: Judging, tool: Tool[Any], a: ShellAnalysis, commands: list[SimpleCommand]
 ) -> tuple[Rule, str] | None:
     """The deny rule a command statically resolves to, or whose program its opaque code
     mentions, with the reason; None when there is none."""
@@ -201,20 +201,18 @@ def _named(rule: Rule) -> list[str]:
     return [os.path.basename(words[0]).lower(), *words[1:]]
 
 
-def candidates(
-    p: PermissionPipeline, a: ShellAnalysis, commands: list[SimpleCommand]
-) -> Candidates:
+def candidates(p: Judging, a: ShellAnalysis, commands: list[SimpleCommand]) -> Candidates:
     """Every command and write the call may resolve to (see the module's docstring)."""
     from agent_tui.core.permissions.shell.commands import add_simple
     from agent_tui.core.permissions.shell.expand import Budget
     from agent_tui.core.permissions.shell.resolve import resolve_words, variable_values
-    from agent_tui.core.permissions.shell.walker import Walker
+    from agent_tui.core.permissions.shell.walker import TreeWalker
 
     out = Candidates()
     values = variable_values(a)
     roots, _ = bases(p.workspace, a)
     scratch = ShellAnalysis(a.source)
-    walker = Walker(scratch, b"", 0, Budget())
+    walker = TreeWalker(scratch, b"", 0, Budget())
     for command in commands:
         options: list[tuple[list[Word], str]] = [
             (r.words, "with " + ", ".join(sorted(r.used)))

@@ -14,13 +14,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.permissions.decision import Decision, Step, plan_mode
+from agent_tui.core.permissions.judging import source_of
 from agent_tui.core.permissions.modes import Mode
 from agent_tui.core.permissions.rules import WEB_TOOLS, Rule
 from agent_tui.core.tools.base import Tool
 from agent_tui.core.tools.hosts import PREFIX, PRIVATE_PREFIX, host_of, normal_host
 
 if TYPE_CHECKING:
-    from agent_tui.core.permissions.pipeline import PermissionPipeline
+    from agent_tui.core.permissions.judging import Judging
 
 __all__ = ["WEB_TOOLS", "RuleHosts", "host_of", "judge_domain", "matches", "normal_host"]
 
@@ -77,7 +78,7 @@ class RuleHosts:
         return normal_host(host) in self._named
 
 
-def judge_domain(pipeline: PermissionPipeline, tool: Tool[Any], host: str) -> Decision:
+def judge_domain(pipeline: Judging, tool: Tool[Any], host: str) -> Decision:
     """deny rules → plan mode → ask rules → allow rules → the mode (a network tool asks)."""
 
     def first(kind: str) -> Rule | None:
@@ -86,7 +87,7 @@ def judge_domain(pipeline: PermissionPipeline, tool: Tool[Any], host: str) -> De
     denying = first("deny")
     if denying is not None:
         return Decision(
-            "deny", f"denied by the rule {denying}{_source(denying)}", Step.DENY_RULE, denying
+            "deny", f"denied by the rule {denying}{source_of(denying)}", Step.DENY_RULE, denying
         )
     if pipeline.mode is Mode.PLAN and not tool.meta.read_only:
         return plan_mode(tool)
@@ -95,19 +96,18 @@ def judge_domain(pipeline: PermissionPipeline, tool: Tool[Any], host: str) -> De
         if asking is not None:
             return Decision(
                 "ask",
-                f"the rule {asking}{_source(asking)} asks for this call",
+                f"the rule {asking}{source_of(asking)} asks for this call",
                 Step.ASK_RULE,
                 asking,
             )
     allowing = first("allow")
     if allowing is not None:
         return Decision(
-            "allow", f"allowed by the rule {allowing}{_source(allowing)}", Step.ALLOW_RULE, allowing
+            "allow",
+            f"allowed by the rule {allowing}{source_of(allowing)}",
+            Step.ALLOW_RULE,
+            allowing,
         )
     if pipeline.mode is Mode.BYPASS:
         return Decision("allow", "bypass mode", Step.BYPASS)
     return Decision("ask", f"{tool.name} fetches from {host}, outside this machine", Step.NETWORK)
-
-
-def _source(rule: Rule) -> str:
-    return f" (from {rule.source})" if rule.source else ""

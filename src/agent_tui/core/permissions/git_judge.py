@@ -34,7 +34,7 @@ from agent_tui.core.permissions.shell.model import GitRead
 from agent_tui.core.permissions.shell_paths import Target, bases
 
 if TYPE_CHECKING:
-    from agent_tui.core.permissions.pipeline import PermissionPipeline
+    from agent_tui.core.permissions.judging import Judging
 
 MAX_UNTRACKED = 5000
 _COMMIT = re.compile(
@@ -83,7 +83,7 @@ def note_repositories(workspace: Path, a: ShellAnalysis) -> None:
 # -- work-tree writes ---------------------------------------------------------------------------
 
 
-def protected_write(p: PermissionPipeline, target: Target) -> tuple[Path, Protection] | str | None:
+def protected_write(p: Judging, target: Target) -> tuple[Path, Protection] | str | None:
     """For a git work-tree write: a protected file it reaches (path, protection), a reason it
     cannot tell, or None."""
     assert target.path is not None
@@ -127,7 +127,7 @@ def _untracked(root: Path) -> tuple[Path, Protection] | str | None:
 # -- content from the repository ---------------------------------------------------------------
 
 
-def read_hit(p: PermissionPipeline, a: ShellAnalysis, rules: list[Rule]) -> tuple[Rule, str] | None:
+def read_hit(p: Judging, a: ShellAnalysis, rules: list[Rule]) -> tuple[Rule, str] | None:
     """The first git read in ``a`` that may print a file ``rules`` protect, with why."""
     for read in a.git_reads:
         hit = _judge(p, a, read, rules)
@@ -137,7 +137,7 @@ def read_hit(p: PermissionPipeline, a: ShellAnalysis, rules: list[Rule]) -> tupl
 
 
 def _judge(
-    p: PermissionPipeline, a: ShellAnalysis, read: GitRead, rules: list[Rule]
+    p: Judging, a: ShellAnalysis, read: GitRead, rules: list[Rule]
 ) -> tuple[Rule, str] | None:
     roots, unknown_cd = bases(p.workspace, a)
     if unknown_cd:
@@ -150,7 +150,7 @@ def _judge(
 
 
 def _judge_in(
-    p: PermissionPipeline, a: ShellAnalysis, read: GitRead, rules: list[Rule], cwd: Path
+    p: Judging, a: ShellAnalysis, read: GitRead, rules: list[Rule], cwd: Path
 ) -> tuple[Rule, str] | None:
     def protects(path: Path) -> Rule | None:
         return next(
@@ -284,7 +284,7 @@ def _walked(word: Word) -> bool:
 
 
 def _listed_hit(
-    p: PermissionPipeline,
+    p: Judging,
     read: GitRead,
     limits: list[Word],
     cwd: Path,
@@ -311,7 +311,7 @@ def _listed_hit(
 
 
 def _index_hit(
-    p: PermissionPipeline,
+    p: Judging,
     read: GitRead,
     limits: list[Word],
     cwd: Path,

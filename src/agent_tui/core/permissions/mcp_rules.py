@@ -24,13 +24,13 @@ from agent_tui.core.permissions.mcp_names import server_prefix
 from agent_tui.core.permissions.modes import Mode
 
 if TYPE_CHECKING:
-    from agent_tui.core.permissions.pipeline import PermissionPipeline
+    from agent_tui.core.permissions.judging import Judging
 
 Gate = Callable[[str, str, bool], str | None]
 """``(server, tool name, ask rules count)`` → why the server's rules refuse it, or None."""
 
 
-def server_gate(p: PermissionPipeline) -> Gate:
+def server_gate(p: Judging) -> Gate:
     """The gate of ``p``'s rules (read when asked: rules added later count)."""
 
     def gate(server: str, tool_name: str, asks: bool) -> str | None:

@@ -48,7 +48,7 @@ from agent_tui.core.tools.base import Tool
 from agent_tui.core.tools.reads import ReadGuard
 
 if TYPE_CHECKING:
-    from agent_tui.core.permissions.pipeline import PermissionPipeline
+    from agent_tui.core.permissions.judging import Judging
 
 READ_TOOL = "read_file"
 WRITE_TOOL = "write_file"
@@ -73,12 +73,12 @@ def home() -> Path:
     return Path(os.path.realpath(os.path.expanduser("~")))
 
 
-def temp_dir(p: PermissionPipeline) -> Path | None:
+def temp_dir(p: Judging) -> Path | None:
     """The session's temp directory (made now if it was not yet), or None without a session."""
     return p.sandbox.temp_dir if p.sandbox is not None else None
 
 
-def sandboxed(p: PermissionPipeline) -> bool:
+def sandboxed(p: Judging) -> bool:
     """Do the session's commands run in the OS sandbox?"""
     return p.sandbox is not None and p.sandbox.state.shell is not None
 
@@ -96,7 +96,7 @@ def home_secret(path: Path) -> str | None:
     return None
 
 
-def free_to_write(p: PermissionPipeline, path: Path, *, command: bool) -> bool:
+def free_to_write(p: Judging, path: Path, *, command: bool) -> bool:
     """A write needs no asking by place: the workspace, the session's temp dir, and for a
     command in the sandbox what the sandbox lets it write (``/tmp``, ``allow_write``)."""
     if p.inside_workspace(path):
@@ -111,7 +111,7 @@ def free_to_write(p: PermissionPipeline, path: Path, *, command: bool) -> bool:
     return False
 
 
-def free_to_read(p: PermissionPipeline, path: Path) -> bool:
+def free_to_read(p: Judging, path: Path) -> bool:
     """A read needs no asking by place: the workspace (not the home's key stores in it) and
     the session's temp dir."""
     if p.inside_workspace(path):
@@ -120,7 +120,7 @@ def free_to_read(p: PermissionPipeline, path: Path) -> bool:
     return temp is not None and _within(path, temp)
 
 
-def naming_rule(p: PermissionPipeline, tools: Iterable[str], path: Path) -> Rule | None:
+def naming_rule(p: Judging, tools: Iterable[str], path: Path) -> Rule | None:
     """An allow rule of one of ``tools`` whose pattern matches ``path`` (a rule without a
     pattern names no path). ``DIR/**`` names the directory ``DIR`` too: it covers all that a
     walk of it (``grep``, ``list_dir``) can reach. A path in the home's key stores is named
@@ -150,7 +150,7 @@ def _whole_directory(rule: Rule, path: Path, workspace: Path) -> bool:
     return Rule(rule.tool, head).matches_path(path, workspace)
 
 
-def temp_hint(p: PermissionPipeline, *, command: bool) -> str:
+def temp_hint(p: Judging, *, command: bool) -> str:
     """Where temporary files may go without asking, for the reason of an ask."""
     temp = temp_dir(p)
     places = []
@@ -170,7 +170,7 @@ def _tool_names(tool: Tool[Any]) -> tuple[str, ...]:
 # -- file tools -------------------------------------------------------------------------------
 
 
-def outside_path(p: PermissionPipeline, tool: Tool[Any], path: Path) -> str | None:
+def outside_path(p: Judging, tool: Tool[Any], path: Path) -> str | None:
     """Why a path tool's call on ``path`` asks in every mode (it is outside the workspace and
     no rule names it), or None."""
     shown = p.shown(path)
@@ -289,7 +289,7 @@ def _prefix(path: Path) -> str:
     return str(path).rstrip("/") + "/"
 
 
-def outside_guard(p: PermissionPipeline, inner: ReadGuard) -> OutsideGuard:
+def outside_guard(p: Judging, inner: ReadGuard) -> OutsideGuard:
     top = home()
     temp = temp_dir(p)
     return OutsideGuard(

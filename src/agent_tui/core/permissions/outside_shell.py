@@ -35,11 +35,17 @@ from agent_tui.core.permissions.outside import (
 from agent_tui.core.permissions.rules import Rule
 from agent_tui.core.permissions.shell import DYN, ShellAnalysis, Word
 from agent_tui.core.permissions.shell.programs import NO_FILE_READS
-from agent_tui.core.permissions.shell_paths import Target, bases, resolve_word_paths
+from agent_tui.core.permissions.shell_paths import (
+    Target,
+    bases,
+    loop_words,
+    path_texts,
+    resolve_word_paths,
+)
 from agent_tui.core.sandbox import SECRETS_IN_HOME
 
 if TYPE_CHECKING:
-    from agent_tui.core.permissions.pipeline import PermissionPipeline
+    from agent_tui.core.permissions.judging import Judging
 
 SECRET_ROOTS = ("/root", "/home", "/run/secrets", "/var/run/secrets")
 """Where a command without the sandbox must not read unasked (besides the user's home)."""
@@ -60,15 +66,13 @@ class Finding:
     rule: Rule | None
 
 
-def outside_command(p: PermissionPipeline, a: ShellAnalysis, writes: list[Target]) -> str | None:
+def outside_command(p: Judging, a: ShellAnalysis, writes: list[Target]) -> str | None:
     """Why a command asks in every mode because of where it writes or reads, or None."""
     found = command_findings(p, a, writes)
     return found[0].reason if found else None
 
 
-def command_findings(
-    p: PermissionPipeline, a: ShellAnalysis, writes: list[Target]
-) -> list[Finding]:
+def command_findings(p: Judging, a: ShellAnalysis, writes: list[Target]) -> list[Finding]:
     """Every place outside the workspace ``a`` writes (or, without the sandbox, reads or
     links to) that no rule names."""
     out: list[Finding] = []
@@ -116,7 +120,7 @@ def _rule(tool: str, path: Path) -> Rule:
     return Rule(tool, "/" + path.as_posix(), "always allow")
 
 
-def link_targets(p: PermissionPipeline, a: ShellAnalysis) -> list[tuple[str, Path | None]]:
+def link_targets(p: Judging, a: ShellAnalysis) -> list[tuple[str, Path | None]]:
     """What ``ln`` commands link to outside the places free to write: a write through the link
     (symbolic or hard) changes that file. A symbolic link's relative target is resolved from
     the link's directory, a hard link's (or ``ln -r``'s) from the working directory."""
@@ -161,7 +165,7 @@ def link_targets(p: PermissionPipeline, a: ShellAnalysis) -> list[tuple[str, Pat
     return out
 
 
-def secret_place(p: PermissionPipeline, path: Path) -> bool:
+def secret_place(p: Judging, path: Path) -> bool:
     """Is ``path`` somewhere a command must not read unasked without the sandbox?"""
     if free_to_read(p, path):
         return False
@@ -175,12 +179,10 @@ def secret_place(p: PermissionPipeline, path: Path) -> bool:
     return any(_within(path, root) for root in roots)
 
 
-def secret_reads(p: PermissionPipeline, a: ShellAnalysis) -> list[tuple[str, Path | None]]:
+def secret_reads(p: Judging, a: ShellAnalysis) -> list[tuple[str, Path | None]]:
     """The private places a command names for reading (``secret_place``) that no
     ``read_file`` allow rule names: (how it is shown, the path, None when only its spelling
     says so: ``"$HOME/.ssh/id_rsa"``)."""
-    from agent_tui.core.permissions.read_check import _candidates, _loop_variable
-
     roots, unknown_cd = bases(p.workspace, a)
     skipped = {
         id(word)
@@ -193,7 +195,7 @@ def secret_reads(p: PermissionPipeline, a: ShellAnalysis) -> list[tuple[str, Pat
     for word in (*a.reads, *a.tree_reads):
         if id(word) in skipped or word.text in written:
             continue
-        looped = _loop_variable(word, a)
+        looped = loop_words(word, a)
         words.extend(looped if looped is not None else [word])
     found: list[tuple[str, Path | None]] = []
     for command in a.commands:
@@ -205,7 +207,7 @@ def secret_reads(p: PermissionPipeline, a: ShellAnalysis) -> list[tuple[str, Pat
             if HOME_WORD.match(word.raw) or _names_key_store(word.text) or _in_proc(word.text):
                 found.append((word.raw[:80], None))
             continue
-        for text in _candidates(word):
+        for text in path_texts(word):
             if text.startswith("-") and text == word.text:
                 continue
             for path in resolve_word_paths(text, word.glob, roots):

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.permissions.decision import Decision, Step, plan_mode
+from agent_tui.core.permissions.judging import source_of
 from agent_tui.core.permissions.modes import Mode
 from agent_tui.core.permissions.outside import free_to_write, outside_path
 from agent_tui.core.permissions.policy import ApprovalRequest, Scope
@@ -48,10 +49,6 @@ def _names(kind: str, path: Path, named: Path | None) -> list[Path]:
     from agent_tui.core.permissions.link_names import spellings
 
     return [path, *(n for n in spellings(named) if n != path)]
-
-
-def source_of(rule: Rule) -> str:
-    return f" (from {rule.source})" if rule.source else ""
 
 
 def names(rule: Rule, tool: Tool[Any]) -> bool:

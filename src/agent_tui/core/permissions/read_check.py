@@ -42,19 +42,21 @@ from agent_tui.core.permissions.rules import Rule, RuleSet
 from agent_tui.core.permissions.shell import DYN, ShellAnalysis, Word
 from agent_tui.core.permissions.shell_paths import (
     bases,
+    loop_words,
+    path_texts,
     resolve_word_paths,
 )
 
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from agent_tui.core.permissions.pipeline import PermissionPipeline
+    from agent_tui.core.permissions.judging import Judging
 
 MAX_TREE_ENTRIES = 5000
 _MAGIC = re.compile(r"[*?\[]")
 
 
-def _read_rules(p: PermissionPipeline) -> list[Rule]:
+def _read_rules(p: Judging) -> list[Rule]:
     return [r for r in (*p.rules.deny, *p.rules.ask) if r.names_tool("read_file")]
 
 
@@ -70,19 +72,7 @@ def _last_component(rule: Rule) -> str | None:
     return last
 
 
-def _candidates(word: Word) -> list[str]:
-    text = word.text
-    out = [text]
-    if "=" in text:
-        out.append(text.split("=", 1)[1])
-    if ":" in text:
-        out.append(text.rsplit(":", 1)[1])
-    return [c.removeprefix("@") for c in out if c.removeprefix("@")]
-
-
-def read_hits(
-    p: PermissionPipeline, a: ShellAnalysis, *, vouched: bool = False
-) -> tuple[Rule, str] | None:
+def read_hits(p: Judging, a: ShellAnalysis, *, vouched: bool = False) -> tuple[Rule, str] | None:
     """The read rule a command could break, and why; ``vouched``: its interpreter code is
     named word for word by an allow rule (see ``vouched``)."""
     rules = _read_rules(p)
@@ -103,10 +93,10 @@ def read_hits(
 
     words: list[Word] = []
     for word in a.reads:
-        looped = _loop_variable(word, a)
+        looped = loop_words(word, a)
         words.extend(looped if looped is not None else [word])
     for word in words:
-        for text in _candidates(word):
+        for text in path_texts(word):
             if DYN in text:
                 piece = text.rsplit(DYN, 1)[1]
                 name = piece.rsplit("/", 1)[-1]
@@ -218,7 +208,7 @@ def _unknown_reads(a: ShellAnalysis) -> tuple[list[str], list[Listing]]:
             elif not listings:
                 listings.extend(x for x in fed_listings if x is not None)
             continue
-        if _loop_variable(word, a) is not None or _process_substitution(word):
+        if loop_words(word, a) is not None or _process_substitution(word):
             continue
         listing = substituted_listing(word) or _exec_listing(a, word)
         if listing is None:
@@ -294,25 +284,6 @@ def _walk(
         rule, path = below
         return rule, f"and {path} inside it is protected by the rule {rule}"
     return None
-
-
-_LOOP_WORD = re.compile(r'^"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?$')
-
-
-def _loop_variable(word: Word, a: ShellAnalysis) -> list[Word] | None:
-    """``$f`` / ``"$f"`` of a ``for f in WORDS`` loop (and set nowhere else): those words."""
-    if word.text != DYN:
-        return None
-    match = _LOOP_WORD.match(word.raw)
-    if match is None:
-        return None
-    name = match.group(1)
-    values = a.loop_values.get(name)
-    if not values or any(x.name == name and x.how != "loop" for x in a.assignments):
-        return None
-    if any(DYN in value.text for value in values):  # for f in $(ls): names known only then
-        return None
-    return values
 
 
 def shell_glob_match(name: str, pattern: str) -> bool:

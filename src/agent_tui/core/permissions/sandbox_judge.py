@@ -29,11 +29,11 @@ from agent_tui.core.permissions.shell_paths import Target
 from agent_tui.core.sandbox.refusal import SandboxRefused, incomplete
 
 if TYPE_CHECKING:
-    from agent_tui.core.permissions.pipeline import PermissionPipeline
+    from agent_tui.core.permissions.judging import Judging
 
 
 def sandbox_verdict(
-    p: PermissionPipeline,
+    p: Judging,
     a: ShellAnalysis,
     commands: list[SimpleCommand],
     writes: list[Target],

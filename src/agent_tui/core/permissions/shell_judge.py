@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from agent_tui.core.permissions.decision import Decision, Step, plan_mode
 from agent_tui.core.permissions.deny_static import static_denial, unseen_writes
 from agent_tui.core.permissions.git_judge import note_repositories, protected_write
+from agent_tui.core.permissions.judging import source_of
 from agent_tui.core.permissions.matching import (
     Match,
     allows,
@@ -40,14 +41,10 @@ from agent_tui.core.permissions.vouched import vouched_code
 from agent_tui.core.tools.base import Tool
 
 if TYPE_CHECKING:
-    from agent_tui.core.permissions.pipeline import PermissionPipeline
+    from agent_tui.core.permissions.judging import Judging
 
 
-def _source(rule: Rule) -> str:
-    return f" (from {rule.source})" if rule.source else ""
-
-
-def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> Decision:
+def judge_command(p: Judging, tool: Tool[Any], a: ShellAnalysis) -> Decision:
     note_repositories(p.workspace, a)  # git in another repository: not understood
     understood = a.understood
     commands = [c for c in a.commands if not c.changes_directory]
@@ -63,7 +60,7 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
         for rule in p.rules_for("deny", tool):
             if rule.pattern is None:
                 return decision(
-                    "deny", f"denied by the rule {rule}{_source(rule)}", Step.DENY_RULE, rule
+                    "deny", f"denied by the rule {rule}{source_of(rule)}", Step.DENY_RULE, rule
                 )
         if p.mode is Mode.PLAN:
             return plan_mode(tool).with_(understood=False)
@@ -76,14 +73,14 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
     for rule in p.rules_for("deny", tool):
         if rule.pattern is None:
             return decision(
-                "deny", f"denied by the rule {rule}{_source(rule)}", Step.DENY_RULE, rule
+                "deny", f"denied by the rule {rule}{source_of(rule)}", Step.DENY_RULE, rule
             )
         for command in commands:
             found = loose_match(rule, command)
             if found is Match.YES:
                 return decision(
                     "deny",
-                    f"denied by the rule {rule}{_source(rule)}: the command runs "
+                    f"denied by the rule {rule}{source_of(rule)}: the command runs "
                     f"{command.shown()[:120]}",
                     Step.DENY_RULE,
                     rule,
@@ -127,7 +124,7 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
         if denying is not None:
             return decision(
                 "deny",
-                f"denied by the rule {denying}{_source(denying)}: the command writes "
+                f"denied by the rule {denying}{source_of(denying)}: the command writes "
                 f"{p.shown(target.path)} ({target.write.how})",
                 Step.DENY_RULE,
                 denying,
@@ -144,7 +141,7 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
         if denied is not None:
             rule, why = denied
             return decision(
-                "deny", f"denied by the rule {rule}{_source(rule)}: {why}", Step.DENY_RULE, rule
+                "deny", f"denied by the rule {rule}{source_of(rule)}: {why}", Step.DENY_RULE, rule
             )
     # 2. plan mode
     if p.mode is Mode.PLAN:
@@ -179,13 +176,16 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
         for rule in p.rules_for("ask", tool):
             if rule.pattern is None:
                 return decision(
-                    "ask", f"the rule {rule}{_source(rule)} asks for this call", Step.ASK_RULE, rule
+                    "ask",
+                    f"the rule {rule}{source_of(rule)} asks for this call",
+                    Step.ASK_RULE,
+                    rule,
                 )
             matched = next((c for c in commands if loose_match(rule, c) is not Match.NO), None)
             if matched is not None:
                 return decision(
                     "ask",
-                    f"the rule {rule}{_source(rule)} asks for {matched.shown()[:100]}",
+                    f"the rule {rule}{source_of(rule)} asks for {matched.shown()[:100]}",
                     Step.ASK_RULE,
                     rule,
                 )
@@ -193,7 +193,7 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
             if not understood and program and mentioned(program, a):
                 return decision(
                     "ask",
-                    f"the rule {rule}{_source(rule)} asks, and the command mentions {program} "
+                    f"the rule {rule}{source_of(rule)} asks, and the command mentions {program} "
                     "in a part the analysis does not follow",
                     Step.ASK_RULE,
                     rule,
@@ -218,7 +218,7 @@ def judge_command(p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis) -> D
 
 
 def _not_allowed(
-    p: PermissionPipeline,
+    p: Judging,
     allow: list[Rule],
     commands: list[SimpleCommand],
     writes: list[Target],
@@ -273,7 +273,7 @@ def _without_assignments(command: SimpleCommand) -> SimpleCommand:
 
 
 def _dangerous_environment(
-    p: PermissionPipeline, tool: Tool[Any], a: ShellAnalysis, commands: list[SimpleCommand]
+    p: Judging, tool: Tool[Any], a: ShellAnalysis, commands: list[SimpleCommand]
 ) -> str | None:
     """A variable (or option) that makes programs run other code, unless the allow rule that
     covers its command names it word for word (``run_shell(GIT_PAGER=cat git log:*)``)."""
@@ -303,7 +303,7 @@ def _words(rule: Rule) -> list[str]:
         return []
 
 
-def _protected(p: PermissionPipeline, target: Target) -> str | None:
+def _protected(p: Judging, target: Target) -> str | None:
     if target.path is None:
         return (
             f"it writes a file named only at run time ({target.write.how}), which could be a "
@@ -333,7 +333,7 @@ def _protected(p: PermissionPipeline, target: Target) -> str | None:
     )
 
 
-def _denied_below(p: PermissionPipeline, root: Path, fallback: Rule) -> tuple[Rule, str] | None:
+def _denied_below(p: Judging, root: Path, fallback: Rule) -> tuple[Rule, str] | None:
     """A file below ``root`` that a ``write_file`` deny rule protects (a recursive delete
     does not follow symlinks, so neither does the check)."""
     from agent_tui.core.permissions.read_check import MAX_TREE_ENTRIES, TOO_MANY, rule_below

@@ -182,3 +182,34 @@ def command_options(a: ShellAnalysis, command: SimpleCommand) -> list[tuple[str,
     """The dangerous options (``git -c …``) among ``command``'s words."""
     texts = {w.text for w in command.words}
     return [(option, why) for option, why in a.dangerous_options if option in texts]
+
+
+def path_texts(word: Word) -> list[str]:
+    """The texts a word may name a path by: the whole word, the value of ``opt=VALUE``, the
+    path of ``host:PATH`` (each without a leading ``@``: ``@file`` arguments)."""
+    text = word.text
+    out = [text]
+    if "=" in text:
+        out.append(text.split("=", 1)[1])
+    if ":" in text:
+        out.append(text.rsplit(":", 1)[1])
+    return [c.removeprefix("@") for c in out if c.removeprefix("@")]
+
+
+LOOP_WORD = re.compile(r'^"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?$')
+
+
+def loop_words(word: Word, a: ShellAnalysis) -> list[Word] | None:
+    """``$f`` / ``"$f"`` of a ``for f in WORDS`` loop (and set nowhere else): those words."""
+    if word.text != DYN:
+        return None
+    match = LOOP_WORD.match(word.raw)
+    if match is None:
+        return None
+    name = match.group(1)
+    values = a.loop_values.get(name)
+    if not values or any(x.name == name and x.how != "loop" for x in a.assignments):
+        return None
+    if any(DYN in value.text for value in values):  # for f in $(ls): names known only then
+        return None
+    return values

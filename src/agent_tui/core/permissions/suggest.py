@@ -28,7 +28,7 @@ from agent_tui.core.permissions.shell_paths import (
 from agent_tui.core.tools.base import Tool
 
 if TYPE_CHECKING:
-    from agent_tui.core.permissions.pipeline import PermissionPipeline
+    from agent_tui.core.permissions.judging import Judging
     from agent_tui.core.permissions.subject import Subject
 
 SOURCE = "always allow"
@@ -93,7 +93,7 @@ def _why_not(decision: Decision, subject: Subject) -> str | None:
 
 
 def suggestions_for(
-    p: PermissionPipeline, tool: Tool[Any], subject: Subject, decision: Decision
+    p: Judging, tool: Tool[Any], subject: Subject, decision: Decision
 ) -> tuple[list[Rule], str | None]:
     """(rules "always allow" saves, why none when empty)."""
     if subject.kind == "command" and subject.analysis is not None:
@@ -109,7 +109,7 @@ def suggestions_for(
 
 
 def _command_rules(
-    p: PermissionPipeline, tool: Tool[Any], subject: Subject, *, whole: bool = False
+    p: Judging, tool: Tool[Any], subject: Subject, *, whole: bool = False
 ) -> tuple[list[Rule], str | None]:
     """One rule per command no rule allows yet (its prefix; with ``whole`` its every literal
     word, so the variables and options that made it ask are named), plus ``write_file`` rules

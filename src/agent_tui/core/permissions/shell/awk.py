@@ -39,7 +39,7 @@ from agent_tui.core.permissions.shell.option_table import (
 )
 
 if TYPE_CHECKING:
-    from agent_tui.core.permissions.shell.walker import Walker
+    from agent_tui.core.permissions.shell.walking import Walker
 
 _PROGRAM_FILE = "reads its awk program from a file, which the analysis does not read"
 GAWK = Table(

@@ -26,7 +26,7 @@ from agent_tui.core.permissions.shell.varnames import declaration_flag
 
 if TYPE_CHECKING:
     from agent_tui.core.permissions.shell.expand import Node
-    from agent_tui.core.permissions.shell.walker import Walker
+    from agent_tui.core.permissions.shell.walking import Walker
 
 DECLARATIONS = frozenset({"declare", "typeset", "local", "export", "readonly"})
 CD_FLAGS = frozenset("LPe@")

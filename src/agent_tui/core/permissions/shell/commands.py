@@ -39,7 +39,7 @@ from agent_tui.core.permissions.shell.varnames import arithmetic_words, builtin_
 from agent_tui.core.permissions.shell.wrappers import RUNNERS, WRAPPERS, WrapperSpec, extra_set
 
 if TYPE_CHECKING:
-    from agent_tui.core.permissions.shell.walker import Walker
+    from agent_tui.core.permissions.shell.walking import Walker
 
 NOT_WRAPPED = frozenset({"time", "coproc"})
 """Reserved words tree-sitter reads as command names and we read as wrappers."""

@@ -1,10 +1,10 @@
-"""Words and expansions of the syntax tree, read as bash reads them (the base of ``Walker``).
+"""Words and expansions of the syntax tree, read as bash reads them (the base of ``TreeWalker``).
 
 A word's value comes from its parts: quotes removed, ``$'…'`` decoded, braces expanded, globs
 noted (``words``); run-time parts are ``DYN``. Expansions are checked for the forms that can run
 code — ``${x@P}``, ``${!x}``, arithmetic on variables (``$((x))``, ``[[ $x -eq 1 ]]``, array
 subscripts, substring offsets) — which make the command opaque; the commands inside
-substitutions are walked by ``Walker.substitution``.
+substitutions are walked by ``TreeWalker.substitution``.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ class Budget:
 
 
 class WordReader:
-    """Reads words and expansions; ``Walker`` adds statements, commands and redirections."""
+    """Reads words and expansions; ``TreeWalker`` adds statements, commands and redirections."""
 
     a: ShellAnalysis
     src: bytes
@@ -85,10 +85,10 @@ class WordReader:
     nesting: int
 
     def substitution(self, node: Node) -> None:
-        """``$(…)`` and friends: their commands are walked (``Walker``)."""
+        """``$(…)`` and friends: their commands are walked (``TreeWalker``)."""
         raise NotImplementedError
 
-    def _visit(self, node: Node) -> bool:
+    def visit(self, node: Node) -> bool:
         self.budget.nodes += 1
         if self.budget.nodes > MAX_NODES:
             if not self.budget.exhausted:
@@ -114,7 +114,7 @@ class WordReader:
             self.test_part(child, arithmetic_checked=True)
 
     def test_part(self, node: Node, *, arithmetic_checked: bool) -> None:
-        if not self._visit(node):
+        if not self.visit(node):
             return
         kind = node.type
         if kind in ("binary_expression", "unary_expression", "parenthesized_expression"):
@@ -152,7 +152,7 @@ class WordReader:
             self.arithmetic(child, what)
 
     def arithmetic(self, node: Node, what: str) -> None:
-        if not self._visit(node):
+        if not self.visit(node):
             return
         kind = node.type
         if kind == "number":
@@ -175,7 +175,7 @@ class WordReader:
 
     def word(self, node: Node) -> list[Word]:
         """The words one argument node becomes (several after brace expansion)."""
-        if not self._visit(node):
+        if not self.visit(node):
             return [Word(DYN, self.text(node))]
         segments = self.segments(node, quoted=False)
         raw = self.text(node)
@@ -189,7 +189,7 @@ class WordReader:
         kind = node.type
         if kind == "word":
             text = self.text(node)
-            self._leftover(text, node)
+            self.leftover(text, node)
             if not quoted and "\n" in text.replace("\\\n", ""):
                 self.a.note_opaque(
                     f"a word with a line break in it ({text[:40]!r}): bash starts a new command "
@@ -214,7 +214,7 @@ class WordReader:
                 if child.start_byte != last_end:
                     self.a.note_opaque(f"a word the analysis cannot read ({self.text(node)[:60]})")
                 last_end = child.end_byte
-                if not self._visit(child):
+                if not self.visit(child):
                     out.append((DYN, True))
                     continue
                 out.extend(self.segments(child, quoted))
@@ -234,7 +234,7 @@ class WordReader:
             text = self.text(node)
             return [(text, quoted)]
         if kind in ("extglob_pattern", "regex", "string_content", "heredoc_content"):
-            self._leftover(self.text(node), node)
+            self.leftover(self.text(node), node)
             return [(self.text(node), quoted)]
         if kind == "variable_assignment":  # `cmd a=b` — a plain word to the command
             return [(self.text(node), True)] if self._plain(node) else self._dynamic_word(node)
@@ -243,7 +243,7 @@ class WordReader:
         )
         return [(DYN, quoted)]
 
-    def _leftover(self, text: str, node: Node) -> None:
+    def leftover(self, text: str, node: Node) -> None:
         """Text the parser took as literal that bash would still expand (a backquote inside
         ``${…}`` or a heredoc, which tree-sitter-bash leaves as text): opaque."""
         if ("`" in text or "$" in text) and _UNPARSED.search(text):
@@ -272,11 +272,11 @@ class WordReader:
             if child.start_byte > position:
                 out.append((double_quoted(self._bytes(position, child.start_byte)), True))
             position = child.end_byte
-            if not self._visit(child):
+            if not self.visit(child):
                 out.append((DYN, True))
                 continue
             if child.type == "string_content":
-                self._leftover(self.text(child), child)
+                self.leftover(self.text(child), child)
                 out.append((double_quoted(self.text(child)), True))
             elif child.type == "string":
                 out.extend(self.string(child))
@@ -313,18 +313,18 @@ class WordReader:
             if field_of(node, child) == "operator":
                 continue
             if kind in ("variable_name", "special_variable_name"):
-                self._visit(child)
+                self.visit(child)
             elif kind == "subscript":
                 self.subscript(child)
             elif kind in ("number",):
-                self._visit(child)
+                self.visit(child)
             elif kind in ARITHMETIC_OK:
                 self.arithmetic(child, "an arithmetic offset in ${…}")
             else:
                 self.segments(child, quoted=True)
 
     def subscript(self, node: Node) -> None:
-        self._visit(node)
+        self.visit(node)
         index = node.child_by_field_name("index")
         if index is None:
             return

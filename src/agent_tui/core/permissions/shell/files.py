@@ -28,7 +28,7 @@ from agent_tui.core.permissions.shell.options import Scan, has, scan, values
 from agent_tui.core.permissions.shell.programs import NO_FILE_READS
 
 if TYPE_CHECKING:
-    from agent_tui.core.permissions.shell.walker import Walker
+    from agent_tui.core.permissions.shell.walking import Walker
 
 
 def _set(text: str) -> frozenset[str]:

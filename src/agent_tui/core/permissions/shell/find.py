@@ -16,7 +16,7 @@ from agent_tui.core.permissions.shell.model import DYN, FileWrite, Layer, Simple
 from agent_tui.core.permissions.shell.option_table import may_be_option
 
 if TYPE_CHECKING:
-    from agent_tui.core.permissions.shell.walker import Walker
+    from agent_tui.core.permissions.shell.walking import Walker
 
 
 def _set(text: str) -> frozenset[str]:

@@ -26,7 +26,7 @@ from agent_tui.core.permissions.shell.git_tables import GLOBAL, SUBCOMMANDS
 from agent_tui.core.permissions.shell.model import DYN, ShellAnalysis, SimpleCommand, Word
 
 if TYPE_CHECKING:
-    from agent_tui.core.permissions.shell.walker import Walker
+    from agent_tui.core.permissions.shell.walking import Walker
 
 CONFIG_WHY = (
     "configuration for one run can make git run programs: core.pager, core.fsmonitor, alias.*"

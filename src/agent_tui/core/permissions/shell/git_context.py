@@ -10,7 +10,7 @@ from agent_tui.core.permissions.shell.git_scan import GitScan
 from agent_tui.core.permissions.shell.model import DYN, FileWrite, GitRead, Word
 
 if TYPE_CHECKING:
-    from agent_tui.core.permissions.shell.walker import Walker
+    from agent_tui.core.permissions.shell.walking import Walker
 
 HERE = Word(".", ".")
 

@@ -28,7 +28,7 @@ from agent_tui.core.permissions.shell.git_tables import REFLOG_OTHERS, STASH_LIS
 from agent_tui.core.permissions.shell.model import DYN, Word
 
 if TYPE_CHECKING:
-    from agent_tui.core.permissions.shell.walker import Walker
+    from agent_tui.core.permissions.shell.walking import Walker
 
 CHANGES_INDEX = frozenset(
     {

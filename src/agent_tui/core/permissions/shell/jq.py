@@ -23,7 +23,7 @@ from agent_tui.core.permissions.shell.model import SimpleCommand, Word
 from agent_tui.core.permissions.shell.option_table import operand_reads
 
 if TYPE_CHECKING:
-    from agent_tui.core.permissions.shell.walker import Walker
+    from agent_tui.core.permissions.shell.walking import Walker
 
 FLAGS = frozenset(
     [

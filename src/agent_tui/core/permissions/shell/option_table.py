@@ -34,7 +34,7 @@ from agent_tui.core.permissions.shell.files import note_reads
 from agent_tui.core.permissions.shell.model import DYN, FileWrite, SimpleCommand, Word
 
 if TYPE_CHECKING:
-    from agent_tui.core.permissions.shell.walker import Walker
+    from agent_tui.core.permissions.shell.walking import Walker
 
 
 class Arg(Enum):

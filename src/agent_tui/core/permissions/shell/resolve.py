@@ -26,9 +26,9 @@ from agent_tui.core.permissions.shell.model import DYN, ShellAnalysis, Word
 from agent_tui.core.permissions.shell.parse import parse
 from agent_tui.core.permissions.shell.words import (
     Segment,
-    _is_glob,
-    _tilde,
     decode_ansi_c,
+    expand_tilde,
+    is_glob,
     make_words,
 )
 
@@ -352,6 +352,6 @@ class _Reader(WordReader):
         out: list[Word] = []
         for position, parts in enumerate(fields):
             if position == 0 and not isinstance(segments[0], _Expanded):
-                parts = _tilde(parts)
-            out.append(Word("".join(t for t, _ in parts), raw, glob=_is_glob(parts)))
+                parts = expand_tilde(parts)
+            out.append(Word("".join(t for t, _ in parts), raw, glob=is_glob(parts)))
         return out

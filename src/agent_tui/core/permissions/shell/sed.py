@@ -26,7 +26,7 @@ from agent_tui.core.permissions.shell.option_table import (
 from agent_tui.core.permissions.shell.sed_script import parse_sed
 
 if TYPE_CHECKING:
-    from agent_tui.core.permissions.shell.walker import Walker
+    from agent_tui.core.permissions.shell.walking import Walker
 
 SED = Table(
     "sed",

@@ -33,7 +33,7 @@ from agent_tui.core.permissions.shell.parse import parse
 
 if TYPE_CHECKING:
     from agent_tui.core.permissions.shell.expand import Node
-    from agent_tui.core.permissions.shell.walker import Walker
+    from agent_tui.core.permissions.shell.walking import Walker
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 SUBSCRIPTED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\[(.*)\]\Z", re.S)
@@ -137,7 +137,7 @@ def subscript_code(w: Walker, text: str, where: str) -> None:
     if parsed.cut or parsed.root.has_error:
         a.note_unseen(f"{where}: a subscript the parser cannot read, whose code bash runs")
         return
-    walker = type(w)(a, source, w.depth + 1, w.budget, in_substitution=True)
+    walker = w.deeper(source)
     for statement in parsed.root.named_children:
         for child in statement.named_children:
             if child.type != "command_name":
@@ -260,7 +260,7 @@ def unset_names(w: Walker, node: Node) -> None:
         glob = False
         for child in group:
             if child.type == "variable_name":
-                w._visit(child)
+                w.visit(child)
                 texts.append(w.text(child))
                 continue
             pieces = w.word(child)

@@ -4,12 +4,13 @@ Every node type has a handler, and a node the walker has no handler for makes th
 opaque: nothing is understood by omission. Words and expansions are read by ``expand``'s
 ``WordReader`` (the base class); command and process substitutions are walked like the
 command itself, so the commands inside them count everywhere. The meaning of
-each simple command (wrappers, shells, writers…) is ``commands.add_simple``'s business.
+each simple command (wrappers, shells, writers…) is ``commands.add_simple``'s business: the
+walker imports the handlers, and they see it only as ``walking.Walker`` (never importing
+this module back).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from agent_tui.core.permissions.shell.builtins import declaration_statement
@@ -27,12 +28,12 @@ from agent_tui.core.permissions.shell.expand import (
 from agent_tui.core.permissions.shell.model import (
     DYN,
     Assignment,
-    FileWrite,
     Layer,
     ShellAnalysis,
     Word,
 )
 from agent_tui.core.permissions.shell.parse import parse
+from agent_tui.core.permissions.shell.redirection import Redirection, record_redirections
 from agent_tui.core.permissions.shell.varnames import (
     array_element,
     fd_variables,
@@ -44,8 +45,6 @@ MAX_DEPTH = 12
 MAX_NESTING = 200
 """Syntax nesting followed (``$($($(…)))``, deep ``if``s) before the command is opaque."""
 
-SPECIAL_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"})
-WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
 STATEMENTS = frozenset(
     {
         "program",
@@ -75,15 +74,9 @@ STATEMENTS = frozenset(
 )
 
 
-@dataclass
-class Redirection:
-    op: str
-    target: Word | None
-    extra: list[Word] = field(default_factory=list)
-    """Words tree-sitter puts after the target (``echo a > f b``): bash's arguments."""
+class TreeWalker(WordReader):
+    """The walker of one piece of code (``walking.Walker`` is what its handlers see)."""
 
-
-class Walker(WordReader):
     max_depth = MAX_DEPTH
 
     def __init__(
@@ -114,7 +107,7 @@ class Walker(WordReader):
     # -- statements ---------------------------------------------------------------------------
 
     def statement(self, node: Node, stdin: str | None = None) -> None:
-        if not self._visit(node):
+        if not self.visit(node):
             return
         self.nesting += 1
         try:
@@ -202,11 +195,11 @@ class Walker(WordReader):
         if kind in STATEMENTS or kind == "comment":
             self.statement(node, stdin)
         elif kind == "variable_name":
-            self._visit(node)
+            self.visit(node)
         elif kind in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
             self.a.note_opaque("a redirection in a place the analysis does not follow")
         elif kind in ("extglob_pattern", "regex"):
-            self._visit(node)
+            self.visit(node)
             self.a.texts.append(self.text(node))
         else:
             self.word(node)
@@ -244,7 +237,7 @@ class Walker(WordReader):
                 self.a.note_opaque(
                     "words after a redirection that the parser attached to a whole list"
                 )
-            self.apply_redirections(redirections, "")
+            record_redirections(self.a, redirections)
             self.statement(body, body_stdin)
         for statement, piped in later:  # what tree-sitter hangs inside a heredoc redirect
             self.statement(statement, "pipe" if piped else None)
@@ -272,8 +265,12 @@ class Walker(WordReader):
         analyse_into(self.a, code, self.depth + 1, self.budget, in_substitution=True)
         return True
 
+    def deeper(self, source: bytes) -> TreeWalker:
+        """A walker over ``source`` one level deeper, into the same analysis and budget."""
+        return TreeWalker(self.a, source, self.depth + 1, self.budget, in_substitution=True)
+
     def redirect_only(self, redirections: list[Redirection]) -> None:
-        self.apply_redirections(redirections, "")
+        record_redirections(self.a, redirections)
         for r in redirections:
             if r.extra:
                 add_simple(self, r.extra, [], None)
@@ -281,7 +278,7 @@ class Walker(WordReader):
     # -- redirections ---------------------------------------------------------------------------
 
     def redirect(self, node: Node, later: list[Any]) -> Redirection:
-        self._visit(node)
+        self.visit(node)
         op = ""
         target: Word | None = None
         extra: list[Word] = []
@@ -310,7 +307,7 @@ class Walker(WordReader):
                 continue
             if node.type == "heredoc_redirect" and kind in ("file_redirect", "herestring_redirect"):
                 inner = self.redirect(child, later)
-                self.apply_redirections([inner], "")
+                record_redirections(self.a, [inner])
                 continue
             if node.type == "heredoc_redirect" and (kind in STATEMENTS):
                 if kind == "pipeline":
@@ -338,27 +335,9 @@ class Walker(WordReader):
         if quoted:
             return
         if not body.named_children:  # tree-sitter found no expansion: there must be none
-            self._leftover(self.text(body), body)
+            self.leftover(self.text(body), body)
         for child in body.named_children:
             self.segments(child, quoted=True)
-
-    def apply_redirections(self, redirections: list[Redirection], command: str) -> None:
-        for r in redirections:
-            target = r.target
-            if r.op in ("<<", "<<-", "<<<") or target is None:
-                continue
-            if r.op in (">&", "<&") and (target.text.isdigit() or target.text == "-"):
-                continue  # between descriptors
-            if r.op == "<&":
-                self.a.note_opaque(f"the redirection <&{target.shown}")
-                continue
-            if r.op in WRITE_OPS:
-                if target.text not in SPECIAL_FILES and not target.text.startswith("/dev/fd/"):
-                    self.a.writes.append(FileWrite(target, f"{r.op} redirection"))
-            elif r.op == "<":
-                self.a.reads.append(target)
-            else:
-                self.a.note_opaque(f"the redirection {r.op}")
 
     # -- commands -----------------------------------------------------------------------------
 
@@ -377,7 +356,7 @@ class Walker(WordReader):
                     if assignment is not None:
                         assignments.append(assignment)
             elif kind == "command_name":
-                self._visit(child)
+                self.visit(child)
                 for part in child.named_children:
                     words.extend(self.word(part))
             elif kind in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
@@ -397,7 +376,7 @@ class Walker(WordReader):
                 self.statement(child)
             else:
                 words.extend(self.word(child))
-        self.apply_redirections(redirections, "")
+        record_redirections(self.a, redirections)
         for r in redirections:
             words.extend(r.extra)
         self.a.assignments.extend(assignments)
@@ -406,7 +385,7 @@ class Walker(WordReader):
         add_simple(self, words, assignments, stdin)
 
     def assignment(self, node: Node, how: str, record: bool = True) -> Assignment | None:
-        self._visit(node)
+        self.visit(node)
         name_node = node.child_by_field_name("name")
         value_node = node.child_by_field_name("value")
         if name_node is None:
@@ -455,8 +434,6 @@ class Walker(WordReader):
         if name and not any(v.raw == "" for v in values):
             self.a.loop_values.setdefault(name, []).extend(values)
 
-    # -- arithmetic -----------------------------------------------------------------------------
-
     # -- words ------------------------------------------------------------------------------------
 
     def substitution(self, node: Node) -> None:
@@ -464,12 +441,12 @@ class Walker(WordReader):
         raw = self.text(node)
         if raw.startswith("`") and "\\" in raw:
             self.a.note_opaque("backquotes with backslashes (bash re-reads their text)")
-        inner = Walker(self.a, self.src, self.depth, self.budget, in_substitution=True)
+        inner = TreeWalker(self.a, self.src, self.depth, self.budget, in_substitution=True)
         inner.nesting = self.nesting
         children = node.named_children
         if children and all(c.type == "file_redirect" for c in children):  # $(<file)
             later: list[Any] = []
-            inner.apply_redirections([inner.redirect(c, later) for c in children], "")
+            record_redirections(inner.a, [inner.redirect(c, later) for c in children])
             return
         for child in children:
             inner.statement_or_word(child, None)
@@ -491,4 +468,4 @@ def analyse_into(
         analysis.too_large = True
         analysis.note_opaque(f"a command too long to analyse in time ({len(source):,} bytes)")
         return
-    Walker(analysis, source, depth, budget, in_substitution).run(parsed.root)
+    TreeWalker(analysis, source, depth, budget, in_substitution).run(parsed.root)

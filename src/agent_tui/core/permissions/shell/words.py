@@ -99,14 +99,15 @@ def double_quoted(text: str) -> str:
 _GLOB = re.compile(r"[*?]|\[.*\]")
 
 
-def _is_glob(segments: list[Segment]) -> bool:
+def is_glob(segments: list[Segment]) -> bool:
+    """Does the word hold an unquoted glob (``*``, ``?``, ``[…]``) bash would expand?"""
     if not any(c in text for text, quoted in segments if not quoted for c in "*?["):
         return False
     unquoted = "".join(text if not quoted else "\x01" * len(text) for text, quoted in segments)
     return bool(_GLOB.search(unquoted.replace(DYN, "\x01")))
 
 
-def _tilde(segments: list[Segment]) -> list[Segment]:
+def expand_tilde(segments: list[Segment]) -> list[Segment]:
     """``~`` or ``~/…`` (unquoted, at the start) becomes the home directory."""
     if not segments or segments[0][1]:
         return segments
@@ -135,8 +136,8 @@ def make_words(segments: list[Segment], raw: str) -> list[Word]:
     for parts in expanded:
         if len(expanded) > 1 and not any(text for text, _ in parts):
             continue  # {,y}: bash drops the empty word brace expansion makes
-        parts = _tilde(parts)
-        words.append(Word("".join(t for t, _ in parts), raw, glob=_is_glob(parts)))
+        parts = expand_tilde(parts)
+        words.append(Word("".join(t for t, _ in parts), raw, glob=is_glob(parts)))
     return words
 
 

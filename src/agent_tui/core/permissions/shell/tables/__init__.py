@@ -38,7 +38,7 @@ from agent_tui.core.permissions.shell.tables import (
 )
 
 if TYPE_CHECKING:
-    from agent_tui.core.permissions.shell.walker import Walker
+    from agent_tui.core.permissions.shell.walking import Walker
 
 Judge = Callable[["Walker", SimpleCommand, str], bool]
 """Reads one command; True when it recorded everything (its reads and writes included), so the

@@ -33,7 +33,7 @@ from agent_tui.core.permissions.shell.tables.coreutils import HELP
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from agent_tui.core.permissions.shell.walker import Walker
+    from agent_tui.core.permissions.shell.walking import Walker
 
 _RUNS = "runs a program given here"
 TAR = Table(

@@ -27,7 +27,7 @@ from agent_tui.core.permissions.shell.option_table import (
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from agent_tui.core.permissions.shell.walker import Walker
+    from agent_tui.core.permissions.shell.walking import Walker
 
 _OTHER_PACKAGE = "runs the scripts of the package in another directory"
 _PROGRAM = "names a program for it to run"

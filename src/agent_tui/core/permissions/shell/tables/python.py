@@ -32,7 +32,7 @@ from agent_tui.core.permissions.shell.option_table import (
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from agent_tui.core.permissions.shell.walker import Walker
+    from agent_tui.core.permissions.shell.walking import Walker
 
 _WRITES = "writes a report or log to FILE"
 PYTEST = Table(

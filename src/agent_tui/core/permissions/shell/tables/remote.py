@@ -30,7 +30,7 @@ from agent_tui.core.permissions.shell.option_table import (
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from agent_tui.core.permissions.shell.walker import Walker
+    from agent_tui.core.permissions.shell.walking import Walker
 
 SSH_CONFIG = "reads an ssh configuration, which can run commands (ProxyCommand, LocalCommand)"
 SSH_RUNS = frozenset(

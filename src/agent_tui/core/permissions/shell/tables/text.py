@@ -28,7 +28,7 @@ from agent_tui.core.permissions.shell.tables.coreutils import HELP, gnu, plain
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from agent_tui.core.permissions.shell.walker import Walker
+    from agent_tui.core.permissions.shell.walking import Walker
 
 GREP = gnu(
     "grep",

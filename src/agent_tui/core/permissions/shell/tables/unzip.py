@@ -18,7 +18,7 @@ from agent_tui.core.permissions.shell.model import DYN, FileWrite, SimpleCommand
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from agent_tui.core.permissions.shell.walker import Walker
+    from agent_tui.core.permissions.shell.walking import Walker
 
 NO_WRITE = frozenset("ltvzpcZ")
 """Modes that list, test or print (``-Z`` is zipinfo: its own options follow)."""
