@@ -89,6 +89,9 @@ def remember_disabled(path: Path, name: str, disabled: bool, *, within: Path | N
 
 
 class DisabledServers:
+    """The servers of one manager that are disabled: for the project, this session, this
+    command (``only``), in their entry, or not trusted yet (``why``)."""
+
     def __init__(self, cwd: Path, file: Path, only: set[str] | None) -> None:
         self.cwd = cwd
         self.file = file
