@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.registry import ToolRegistry
 

@@ -202,7 +202,7 @@ def run_child(
     manager = None
     if kind == "mcp":
         from agent_tui.core.disclosure import Disclosure
-        from agent_tui.core.mcp.manager import McpManager
+        from agent_tui.core.mcp.client.manager import McpManager
 
         agent.disclosure = Disclosure(registry)
         manager = McpManager(cwd, registry, watch=False)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.mcp.config import load_config
+from agent_tui.core.mcp.config.load import load_config
 from agent_tui.core.permissions import ApprovalRequest, Scope
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.state.trust import ProjectTrust

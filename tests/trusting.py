@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_tui.core.mcp.config import load_config
+from agent_tui.core.mcp.config.load import load_config
 from agent_tui.core.permissions.config import load_permission_config
 from agent_tui.core.state.trust import ProjectTrust
 

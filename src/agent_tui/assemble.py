@@ -22,8 +22,8 @@ from agent_tui.core.conversation.session import (
 )
 from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.events import SessionStart
-from agent_tui.core.mcp.elicitation import ElicitationNotice
-from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.mcp.client.elicitation import ElicitationNotice
+from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.permissions import Mode
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.providers.base import Frontend, Provider, ProviderError
@@ -206,7 +206,7 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
     agents = load_agents(cwd)  # named subagents (``task``): the project's and the user's
     install(agent, agents)
     if mcp is not None:  # @server:uri mentions attach the servers' resources
-        from agent_tui.core.mcp.resource_mentions import McpMentionResources
+        from agent_tui.core.mcp.client.resource_mentions import McpMentionResources
         from agent_tui.core.permissions.mcp_rules import server_gate
 
         mcp.hub.gate = server_gate(permissions.pipeline)  # each server's rules, not only calls

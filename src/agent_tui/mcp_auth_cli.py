@@ -3,7 +3,7 @@
 ``login`` prints the authorization URL (for a terminal without a browser, over SSH: open it
 anywhere that can reach this machine's 127.0.0.1), opens it in the browser unless
 ``--no-browser``, waits for the redirect (``--timeout`` seconds, default 300) and saves the
-tokens (``core.mcp.token_store``). ``logout`` deletes them. Exit 0 on success, 1 when the
+tokens (``core.mcp.auth.token_store``). ``logout`` deletes them. Exit 0 on success, 1 when the
 sign-in failed, 2 for a server that is not configured or cannot sign in.
 """
 
@@ -15,8 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.mcp.config import ServerSpec, load_config
-from agent_tui.core.mcp.oauth import LOGIN_TIMEOUT
+from agent_tui.core.mcp.auth.oauth import LOGIN_TIMEOUT
+from agent_tui.core.mcp.config.load import load_config
+from agent_tui.core.mcp.config.spec import ServerSpec
 
 
 def add_parsers(sub: Any) -> None:
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace, cwd: Path) -> int:
         print(f"agent-tui mcp: {spec}", file=sys.stderr)
         return 2
     if args.command == "logout":
-        from agent_tui.core.mcp.oauth import logout
+        from agent_tui.core.mcp.auth.oauth import logout
 
         if logout(spec):
             print(f"signed out of {spec.name} (its saved tokens are deleted)")
@@ -67,7 +68,7 @@ def _spec(cwd: Path, name: str) -> ServerSpec | str:
 
 
 async def _login(spec: ServerSpec, *, browser: bool, timeout: float) -> int:
-    from agent_tui.core.mcp import oauth
+    from agent_tui.core.mcp.auth import oauth
 
     def show(url: str) -> None:
         what = "Opening your browser to sign in" if browser else "To sign in"

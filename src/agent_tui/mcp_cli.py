@@ -35,10 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.cli_parser import StrictParser
-from agent_tui.core.mcp.config import project_config_path, user_config_path
-from agent_tui.core.mcp.config_edit import ConfigEditError, add_server, remove_server
-from agent_tui.core.mcp.manager import McpManager, start_failure
-from agent_tui.core.mcp.state import ServerState
+from agent_tui.core.mcp.client.manager import McpManager
+from agent_tui.core.mcp.client.state import ServerState, start_failure
+from agent_tui.core.mcp.config.edit import ConfigEditError, add_server, remove_server
+from agent_tui.core.mcp.config.load import project_config_path, user_config_path
 from agent_tui.core.text.summary import plural
 from agent_tui.mcp_auth_cli import add_parsers as add_auth_parsers
 from agent_tui.mcp_auth_cli import run as run_auth
@@ -131,14 +131,14 @@ def _serve(args: argparse.Namespace, cwd: Path) -> int:
     if args.transport == "stdio":
         if args.port is not None or args.host != "127.0.0.1" or args.allow_remote:
             return _fail("--port, --host and --allow-remote are for --transport http")
-        from agent_tui.core.mcp.server import run
+        from agent_tui.core.mcp.server.tool_server import run
 
         return run(cwd)
     if args.port is None:
         return _fail("--transport http needs --port N (0 picks a free port)")
     if not 0 <= args.port <= 65535:
         return _fail(f"--port {args.port} is not a port number (0 to 65535)")
-    from agent_tui.core.mcp.serve_http import run as run_http
+    from agent_tui.core.mcp.server.http import run as run_http
 
     return run_http(cwd, args.host, args.port, allow_remote=args.allow_remote)
 
@@ -220,7 +220,7 @@ def _manager(cwd: Path, only: set[str] | None = None, *, keep_lazy: bool = False
 
 async def _list(cwd: Path, *, as_json: bool, connect: bool = False) -> int:
     from agent_tui.core.disclosure import Disclosure
-    from agent_tui.core.mcp.overview import build_overview
+    from agent_tui.core.mcp.client.overview import build_overview
     from agent_tui.core.settings import load_settings
 
     manager = _manager(cwd, keep_lazy=not connect)

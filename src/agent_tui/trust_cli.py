@@ -38,7 +38,7 @@ def main(argv: Sequence[str]) -> int:
     if args.session is not None:
         return _accept_session(args.session, yes=args.yes)
     from agent_tui.core.hooks import load_hooks
-    from agent_tui.core.mcp.config import load_config
+    from agent_tui.core.mcp.config.load import load_config
     from agent_tui.core.permissions.config import load_permission_config
     from agent_tui.core.state.trust import ProjectTrust
 

@@ -34,7 +34,7 @@ CORE_STACK = (
     "agent_tui.core.executor",
     "agent_tui.core.disclosure",
     "agent_tui.core.mcp",
-    "agent_tui.core.mcp.manager",
+    "agent_tui.core.mcp.client.manager",
     "agent_tui.core.providers",
     "agent_tui.core.permissions",
     "agent_tui.core.conversation.session",

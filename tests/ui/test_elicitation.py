@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Select
 
 from agent_tui.core.agent.agent import Agent
-from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.ui.elicit.field_row import FieldRow
 from agent_tui.ui.elicit.form_screen import ElicitFormScreen
 from agent_tui.ui.elicit.url_screen import ElicitUrlScreen

@@ -11,12 +11,8 @@ from typing import Any
 from textual.pilot import Pilot
 
 from agent_tui.core.agent.agent import Agent
-from agent_tui.core.mcp.elicitation import (
-    ElicitationRequest,
-    FormRequest,
-    parse_schema,
-    url_request,
-)
+from agent_tui.core.mcp.client.elicitation import ElicitationRequest, FormRequest, url_request
+from agent_tui.core.mcp.client.elicitation_form import parse_schema
 from agent_tui.core.providers.demo import DemoProvider
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.ui.elicit.form_screen import ElicitFormScreen

@@ -12,9 +12,9 @@ from pathlib import Path
 from textual.widgets import Static
 
 from agent_tui.core.disclosure import Disclosure, DisclosureSettings
-from agent_tui.core.mcp.config import load_config
-from agent_tui.core.mcp.manager import McpManager
-from agent_tui.core.mcp.tool_cache import CachedTool, ToolCache, config_hash
+from agent_tui.core.mcp.client.manager import McpManager
+from agent_tui.core.mcp.client.tool_cache import CachedTool, ToolCache, config_hash
+from agent_tui.core.mcp.config.load import load_config
 from agent_tui.ui.calls.state import CallStatus
 from agent_tui.ui.lane.states.progress import ProgressView
 from agent_tui.ui.mcp.panel import McpPanel

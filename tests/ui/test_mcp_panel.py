@@ -19,7 +19,7 @@ from textual.command import CommandPalette
 from textual.pilot import Pilot
 
 from agent_tui.core.disclosure import Disclosure, DisclosureSettings
-from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.settings import local_settings_path
 from agent_tui.core.tools.base import ToolContext

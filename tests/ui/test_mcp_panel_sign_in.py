@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from agent_tui.core.mcp.config import user_config_path
-from agent_tui.core.mcp.token_store import FileTokenStorage
+from agent_tui.core.mcp.auth.token_store import FileTokenStorage
+from agent_tui.core.mcp.config.load import user_config_path
 from tests.core.mcp.conftest import write_config
 from tests.core.mcp.oauth_env import Browser, oauth_server, stats
 

@@ -15,13 +15,13 @@ from textual.pilot import Pilot
 from agent_tui.core.agent.agent import Agent
 from agent_tui.core.commands.mcp_prompts import McpPrompt, PromptArgument
 from agent_tui.core.disclosure.marks import Mark, cost_line
-from agent_tui.core.mcp.adapter import ToolInfo
-from agent_tui.core.mcp.config import ConfigProblem
-from agent_tui.core.mcp.overview import McpOverview, ServerRow, ToolRow
-from agent_tui.core.mcp.resource_preview import PreviewPart, ResourcePreview
-from agent_tui.core.mcp.resources import ResourceInfo
-from agent_tui.core.mcp.server_log import LogEntry
-from agent_tui.core.mcp.state import ServerState
+from agent_tui.core.mcp.client.adapter import ToolInfo
+from agent_tui.core.mcp.client.overview import McpOverview, ServerRow, ToolRow
+from agent_tui.core.mcp.client.resource_preview import PreviewPart, ResourcePreview
+from agent_tui.core.mcp.client.resources import ResourceInfo
+from agent_tui.core.mcp.client.server_log import LogEntry
+from agent_tui.core.mcp.client.state import ServerState
+from agent_tui.core.mcp.config.spec import ConfigProblem
 from agent_tui.core.permissions import Decision, Rule, Step
 from agent_tui.core.providers.demo import DemoProvider
 from agent_tui.core.tools.builtin import default_registry

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.mcp.client.manager import McpManager
 from tests.core.mcp.conftest import fixture_entry, write_config
 
 from .helpers import SIZE, make_agent, make_app, wait_for

@@ -24,7 +24,7 @@ from textual.widgets._footer import FooterKey
 
 from agent_tui.core.budget.store import SpillStore
 from agent_tui.core.disclosure import Disclosure
-from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.ui.approval.screen import ApprovalScreen
 from agent_tui.ui.common.steady_footer import SteadyFooter
 from agent_tui.ui.mcp.panel import McpPanel

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.chat import Notice, UserPrompt

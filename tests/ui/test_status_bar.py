@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.widgets import Static
 
 from agent_tui.core.events import UsageEvent
-from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.transcript import Usage
 from agent_tui.ui.chat.notice import Notice
 from agent_tui.ui.shell.events_bridge import AgentEvent

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.core.agent.agent import Agent
-from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.providers.demo import DemoProvider
 from agent_tui.core.state.trust import ProjectTrust

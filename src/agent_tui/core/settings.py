@@ -6,7 +6,7 @@ other value replaces. Each top-level key is a *section* with its own pydantic mo
 in ``SECTIONS``; a later feature adds its section there (``disclosure``, …) and nothing else
 changes. Sections in ``EXTERNAL`` are read by their own package (``permissions`` combines
 rules across files, deny anywhere winning: ``core.permissions.config``; ``mcp`` holds the MCP
-servers turned off in a project: ``core.mcp.disabled``; ``hooks`` add up across files,
+servers turned off in a project: ``core.mcp.client.disabled``; ``hooks`` add up across files,
 each file's trusted on its own: ``core.hooks``) and only skipped here.
 
 A broken file never stops the app: the problem is reported with the file name and what is

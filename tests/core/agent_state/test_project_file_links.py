@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.mcp.config_edit import ConfigEditError, add_server
-from agent_tui.core.mcp.disabled import remember_disabled
+from agent_tui.core.mcp.client.disabled import remember_disabled
+from agent_tui.core.mcp.config.edit import ConfigEditError, add_server
 from agent_tui.core.permissions import Rule
 from agent_tui.core.permissions.config import add_local_rules
 from agent_tui.core.permissions.setup import build_pipeline

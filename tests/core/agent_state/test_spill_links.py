@@ -21,7 +21,7 @@ from agent_tui.core.browse import SpillRefused, resolve_spill
 from agent_tui.core.budget import SpillStore
 from agent_tui.core.budget.cleanup import collect_spills
 from agent_tui.core.budget.spill_dir import FALLBACK_PREFIX
-from agent_tui.core.mcp.adapter import MediaStore
+from agent_tui.core.mcp.client.adapter import MediaStore
 from agent_tui.core.permissions import Mode
 from agent_tui.core.settings import load_settings
 from tests.core.agent_state.helpers import call, files_in, result, run_cli, script, shell_call

@@ -13,8 +13,8 @@ import pytest
 
 from agent_tui.core.checkpoints.blobs import BlobStore
 from agent_tui.core.conversation.session import SessionStore
-from agent_tui.core.mcp.token_store import FileTokenStorage
-from agent_tui.core.mcp.tool_cache import CachedTool, ToolCache
+from agent_tui.core.mcp.auth.token_store import FileTokenStorage
+from agent_tui.core.mcp.client.tool_cache import CachedTool, ToolCache
 from agent_tui.core.sandbox.aftercheck import quarantine
 from agent_tui.core.state import notices
 from agent_tui.core.state.nofollow import LinkRefused

@@ -105,7 +105,7 @@ def test_files_it_did_not_write_are_never_touched(tmp_path: Path) -> None:
 
 
 def test_mcp_media_files_follow_the_same_rule(tmp_path: Path) -> None:
-    from agent_tui.core.mcp.adapter import MediaStore
+    from agent_tui.core.mcp.client.adapter import MediaStore
 
     store = SpillStore(Path(".agent-spill"), tmp_path, durable=False)
     media = MediaStore(store.root / "mcp-media", tmp_path)

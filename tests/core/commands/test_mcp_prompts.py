@@ -12,7 +12,7 @@ import pytest_asyncio
 from agent_tui.core.commands import CommandRegistry, Invocation
 from agent_tui.core.commands.expand import CommandError, expand
 from agent_tui.core.commands.mcp_prompts import render_messages
-from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import default_registry
 from tests.core.mcp.conftest import DEADLINE, fixture_entry, write_config

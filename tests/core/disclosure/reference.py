@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from agent_tui.core.agent.agent import Agent
-from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.subagents import install, load_agents
 from agent_tui.core.tools.builtin import default_registry

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agent_tui.core.mcp.adapter import (
+from agent_tui.core.mcp.client.adapter import (
     PLAIN_SCHEMA,
     MediaStore,
     annotations_of,

@@ -7,15 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.mcp.config import (
-    DEFAULT_STARTUP_TIMEOUT,
-    DEFAULT_TIMEOUT,
+from agent_tui.core.mcp.config.edit import ConfigEditError, add_server, remove_server
+from agent_tui.core.mcp.config.load import (
     config_paths,
     load_config,
     project_config_path,
     user_config_path,
 )
-from agent_tui.core.mcp.config_edit import ConfigEditError, add_server, remove_server
+from agent_tui.core.mcp.config.spec import DEFAULT_STARTUP_TIMEOUT, DEFAULT_TIMEOUT
 from tests.core.mcp.conftest import write_config
 
 

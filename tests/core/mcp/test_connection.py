@@ -7,8 +7,9 @@ from types import SimpleNamespace as NS
 
 import pytest
 
-from agent_tui.core.mcp.config import ServerSpec
-from agent_tui.core.mcp.connection import Connection, Status
+from agent_tui.core.mcp.client.connection import Connection
+from agent_tui.core.mcp.client.state import Status
+from agent_tui.core.mcp.config.spec import ServerSpec
 from agent_tui.core.tools.errors import ToolFailure
 
 

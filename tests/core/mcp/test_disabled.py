@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from agent_tui.cli import main
-from agent_tui.core.mcp.disabled import read_disabled, remember_disabled
-from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.mcp.client.disabled import read_disabled, remember_disabled
+from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.settings import load_settings, local_settings_path
 from agent_tui.core.tools.builtin import default_registry
 from tests.core.mcp.conftest import DEADLINE, fixture_entry, write_config

@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from agent_tui.core.mcp.elicitation import (
+from agent_tui.core.mcp.client.elicitation import (
     ElicitationAnswer,
     ElicitationNotice,
     ElicitationRequest,
     FormRequest,
     UrlRequest,
 )
-from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import default_registry
 from tests.core.mcp.conftest import ROOT, write_config

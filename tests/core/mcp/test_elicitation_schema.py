@@ -8,17 +8,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_tui.core.mcp.elicitation import (
-    FormField,
+from agent_tui.core.mcp.client.elicitation import (
     FormRequest,
-    UnsupportedSchema,
     accept_defaults,
+    from_params,
+    url_request,
+)
+from agent_tui.core.mcp.client.elicitation_form import (
+    FormField,
+    UnsupportedSchema,
     check_answer,
     check_value,
     defaults,
-    from_params,
     parse_schema,
-    url_request,
 )
 
 

@@ -17,10 +17,10 @@ import pytest
 import pytest_asyncio
 
 from agent_tui.core.disclosure import Disclosure
-from agent_tui.core.mcp.config import load_config
-from agent_tui.core.mcp.manager import McpManager
-from agent_tui.core.mcp.start_mode import load_start_mode
-from agent_tui.core.mcp.tool_cache import CachedTool, ToolCache, config_hash
+from agent_tui.core.mcp.client.manager import McpManager
+from agent_tui.core.mcp.client.start_mode import load_start_mode
+from agent_tui.core.mcp.client.tool_cache import CachedTool, ToolCache, config_hash
+from agent_tui.core.mcp.config.load import load_config
 from agent_tui.core.settings import DisclosureSettings
 from agent_tui.core.state.trust import ProjectTrust
 from agent_tui.core.tools.base import ProgressUpdate, ToolContext
@@ -332,7 +332,7 @@ def test_the_config_hash_follows_what_defines_the_server(tmp_path: Path) -> None
 
 
 async def test_a_mention_of_a_lazy_servers_resource_starts_it(project: Project) -> None:
-    from agent_tui.core.mcp.resource_mentions import McpMentionResources
+    from agent_tui.core.mcp.client.resource_mentions import McpMentionResources
 
     project.write("logs")
     await _fill_cache(project)  # the logs mode has resources: the cache says so

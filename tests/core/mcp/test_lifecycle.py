@@ -11,7 +11,7 @@ import textwrap
 import uuid
 from pathlib import Path
 
-from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import default_registry
 from tests.core.mcp.conftest import DEADLINE, ROOT, fixture_entry, write_config
@@ -80,7 +80,7 @@ _APP = textwrap.dedent(
     """
     import asyncio, json, sys
     from pathlib import Path
-    from agent_tui.core.mcp.manager import McpManager
+    from agent_tui.core.mcp.client.manager import McpManager
     from agent_tui.core.tools.builtin import default_registry
 
     async def main() -> None:
@@ -152,7 +152,7 @@ async def test_servers_exit_when_the_app_is_killed(tmp_path: Path) -> None:
 
 def test_importing_the_cli_does_not_import_the_sdk() -> None:
     code = (
-        "import sys, agent_tui.cli, agent_tui.core.mcp, agent_tui.core.mcp.manager\n"
+        "import sys, agent_tui.cli, agent_tui.core.mcp, agent_tui.core.mcp.client.manager\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('mcp', 'mcp_types', 'jsonschema', 'uvicorn', 'starlette'))))\n"
     )

@@ -14,7 +14,7 @@ import pytest_asyncio
 
 from agent_tui.core.budget import BudgetSettings
 from agent_tui.core.events import Event
-from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.tools.base import ProgressUpdate, ToolContext
 from agent_tui.core.tools.builtin import default_registry
 from tests.core.mcp.conftest import DEADLINE, fixture_entry, of_type, run_calls, write_config

@@ -13,8 +13,8 @@ from types import SimpleNamespace as NS
 
 import pytest
 
-from agent_tui.core.mcp.adapter import MediaStore, convert_result
-from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.mcp.client.adapter import MediaStore, convert_result
+from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import default_registry
 from tests.core.mcp.conftest import run_calls, write_config

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.mcp.naming import MAX_NAME, pretty_name, qualify, server_segment
+from agent_tui.core.mcp.client.naming import MAX_NAME, pretty_name, qualify, server_segment
 from agent_tui.core.permissions import ApprovalRequest, Mode, PermissionPipeline, Rule, RuleSet
 from agent_tui.core.tools.base import JsonInput, Tool, ToolContext, ToolMeta, ToolOutput
 from agent_tui.core.transcript import ToolCall

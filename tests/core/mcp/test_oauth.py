@@ -21,11 +21,13 @@ import httpx2
 import pytest
 
 from agent_tui.cli import main
-from agent_tui.core.mcp import oauth
-from agent_tui.core.mcp.config import ServerSpec, user_config_path
-from agent_tui.core.mcp.manager import McpManager
-from agent_tui.core.mcp.oauth import LoginError, sign_in_reason
-from agent_tui.core.mcp.token_store import FileTokenStorage, auth_dir
+from agent_tui.core.mcp.auth import oauth
+from agent_tui.core.mcp.auth.connection_auth import sign_in_reason
+from agent_tui.core.mcp.auth.oauth import LoginError
+from agent_tui.core.mcp.auth.token_store import FileTokenStorage, auth_dir
+from agent_tui.core.mcp.client.manager import McpManager
+from agent_tui.core.mcp.config.load import user_config_path
+from agent_tui.core.mcp.config.spec import ServerSpec
 from tests.core.mcp.conftest import DEADLINE, ROOT, of_type, run_calls, write_config
 from tests.core.mcp.oauth_env import Browser, oauth_server, stats
 

@@ -13,10 +13,10 @@ from typing import Any
 import httpx2
 import pytest
 
-from agent_tui.core.mcp.config import load_config
-from agent_tui.core.mcp.oauth import CallbackListener, LoginError
-from agent_tui.core.mcp.oauth_settings import OAuthEntry
-from agent_tui.core.mcp.token_store import FileTokenStorage, auth_dir
+from agent_tui.core.mcp.auth.oauth import CallbackListener, LoginError
+from agent_tui.core.mcp.auth.token_store import FileTokenStorage, auth_dir
+from agent_tui.core.mcp.config.load import load_config
+from agent_tui.core.mcp.config.oauth_entry import OAuthEntry
 from tests.core.mcp.conftest import write_config
 
 URL = "http://127.0.0.1:9/mcp"
@@ -163,8 +163,8 @@ def test_the_oauth_entry(workspace: Path) -> None:
 
 
 def test_login_refuses_an_untrusted_project_server(workspace: Path) -> None:
-    from agent_tui.core.mcp import oauth
-    from agent_tui.core.mcp.config import parse_entry
+    from agent_tui.core.mcp.auth import oauth
+    from agent_tui.core.mcp.config.load import parse_entry
 
     spec = parse_entry("s", {"url": URL}, workspace / ".mcp.json", {}, base=workspace)
     spec.untrusted = True
@@ -173,8 +173,8 @@ def test_login_refuses_an_untrusted_project_server(workspace: Path) -> None:
 
 
 async def test_one_sign_in_per_server_at_a_time(workspace: Path) -> None:
-    from agent_tui.core.mcp import oauth
-    from agent_tui.core.mcp.config import parse_entry
+    from agent_tui.core.mcp.auth import oauth
+    from agent_tui.core.mcp.config.load import parse_entry
 
     async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await reader.read()  # a server that never answers: the first sign-in waits
@@ -199,7 +199,7 @@ async def test_one_sign_in_per_server_at_a_time(workspace: Path) -> None:
 
 
 def test_a_token_counts_as_expired_a_little_early() -> None:
-    from agent_tui.core.mcp.oauth import _early
+    from agent_tui.core.mcp.auth.provider import _early
 
     assert _early(1000.0, 3600) == 970.0  # at most 30 s early
     assert _early(1000.0, 10) == 999.0  # a tenth of a short lifetime
@@ -210,7 +210,7 @@ def test_a_token_counts_as_expired_a_little_early() -> None:
 def test_a_client_secret_goes_where_the_authorization_server_takes_it() -> None:
     from mcp.shared.auth import OAuthMetadata
 
-    from agent_tui.core.mcp.oauth import _secret_method
+    from agent_tui.core.mcp.auth.provider import _secret_method
 
     def metadata(methods: list[str] | None) -> OAuthMetadata:
         return OAuthMetadata(
@@ -229,7 +229,7 @@ def test_a_client_secret_goes_where_the_authorization_server_takes_it() -> None:
 
 
 def test_the_scope_a_server_asked_for_is_kept_for_the_next_sign_in() -> None:
-    from agent_tui.core.mcp.oauth import _union
+    from agent_tui.core.mcp.auth.provider import _union
 
     storage = FileTokenStorage("tracker", URL)
     assert storage.wanted_scope is None

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.tools.registry import null_free_optionals

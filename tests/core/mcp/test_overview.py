@@ -8,8 +8,8 @@ from typing import Any
 
 from agent_tui.core.disclosure import Disclosure, DisclosureSettings
 from agent_tui.core.disclosure.marks import approx_tokens, cost_line, exposure, tools_cost
-from agent_tui.core.mcp.config import config_paths
-from agent_tui.core.mcp.overview import build_overview
+from agent_tui.core.mcp.client.overview import build_overview
+from agent_tui.core.mcp.config.load import config_paths
 from agent_tui.core.permissions import Mode, PermissionPipeline, Rule, RuleSet
 from agent_tui.core.tools.base import JsonInput, Tool, ToolContext, ToolMeta, ToolOutput
 from agent_tui.core.tools.builtin import default_registry

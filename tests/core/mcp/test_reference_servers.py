@@ -10,7 +10,7 @@ import pytest
 import pytest_asyncio
 
 from agent_tui.core.budget import BudgetSettings
-from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import default_registry
 from tests.core.mcp.conftest import of_type, run_calls, write_config

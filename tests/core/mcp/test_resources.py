@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from agent_tui.core.mcp.manager import McpManager
-from agent_tui.core.mcp.server_log import LogEntry
+from agent_tui.core.mcp.client.manager import McpManager
+from agent_tui.core.mcp.client.server_log import LogEntry
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import default_registry
 from tests.core.mcp.conftest import DEADLINE, of_type, run_calls, write_config
@@ -217,7 +217,7 @@ async def test_a_read_resource_is_subscribed_and_updates_arrive(
 async def test_a_mention_attaches_the_resource_and_the_completer_offers_them(
     manager: McpManager, project: Path
 ) -> None:
-    from agent_tui.core.mcp.resource_mentions import McpMentionResources
+    from agent_tui.core.mcp.client.resource_mentions import McpMentionResources
     from agent_tui.core.mentions import FileIndex, MentionCompleter, MentionExpander
 
     resources = McpMentionResources(manager.hub)

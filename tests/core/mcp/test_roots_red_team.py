@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.mcp.config import ServerSpec, offers_roots
-from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.mcp.client.manager import McpManager
+from agent_tui.core.mcp.config.spec import ServerSpec, offers_roots
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import default_registry
 from tests.core.mcp.conftest import DEADLINE, write_config

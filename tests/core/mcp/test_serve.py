@@ -14,8 +14,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
-from agent_tui.core.mcp.manager import McpManager
-from agent_tui.core.mcp.server import ToolServer
+from agent_tui.core.mcp.client.manager import McpManager
+from agent_tui.core.mcp.server.tool_server import ToolServer
 from agent_tui.core.tools.builtin import default_registry
 from tests.core.mcp.conftest import ROOT, write_config
 from tests.core.mcp.servers import HeldClient

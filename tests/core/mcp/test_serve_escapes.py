@@ -24,7 +24,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
-from agent_tui.core.mcp.server import ToolServer, glob_escape
+from agent_tui.core.mcp.server.tool_server import ToolServer, glob_escape
 from tests.core.mcp.conftest import ROOT
 
 SERVED = ["glob", "grep", "list_dir", "read_file", "search_files"]

@@ -26,8 +26,8 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from agent_tui.core.mcp.manager import McpManager
-from agent_tui.core.mcp.serve_http import ServeError, check_host, is_loopback, security
+from agent_tui.core.mcp.client.manager import McpManager
+from agent_tui.core.mcp.server.http import ServeError, check_host, is_loopback, security
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import default_registry
 from tests.core.mcp.conftest import ROOT, write_config

@@ -28,9 +28,9 @@ import pytest
 from agent_tui.cli import main
 from agent_tui.core.events import Event
 from agent_tui.core.executor import ToolExecutor
-from agent_tui.core.mcp.config import load_config, user_config_path
-from agent_tui.core.mcp.manager import McpManager
-from agent_tui.core.mcp.naming import qualify
+from agent_tui.core.mcp.client.manager import McpManager
+from agent_tui.core.mcp.client.naming import qualify
+from agent_tui.core.mcp.config.load import load_config, user_config_path
 from agent_tui.core.permissions import Mode, PermissionPipeline, Rule, RuleSet
 from agent_tui.core.permissions.mcp_names import server_prefix
 from agent_tui.core.permissions.rules import RuleError
@@ -432,7 +432,7 @@ def test_a_headless_run_says_why_on_stderr(workspace: Path, tmp_path: Path) -> N
 
 
 def test_mcp_add_refuses_a_name_that_would_clash(tmp_path: Path) -> None:
-    from agent_tui.core.mcp.config_edit import ConfigEditError, add_server
+    from agent_tui.core.mcp.config.edit import ConfigEditError, add_server
 
     path = tmp_path / ".mcp.json"
     add_server(path, "ev_1", {"command": "a"})

@@ -27,8 +27,8 @@ import pytest
 
 from agent_tui.core.events import Event
 from agent_tui.core.executor import ToolExecutor
-from agent_tui.core.mcp.manager import McpManager
-from agent_tui.core.mcp.resource_mentions import McpMentionResources
+from agent_tui.core.mcp.client.manager import McpManager
+from agent_tui.core.mcp.client.resource_mentions import McpMentionResources
 from agent_tui.core.mentions import MentionExpander
 from agent_tui.core.permissions import Mode, PermissionPipeline, Rule, RuleSet
 from agent_tui.core.permissions.mcp_rules import server_gate

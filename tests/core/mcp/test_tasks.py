@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from agent_tui.core.disclosure import Disclosure
-from agent_tui.core.mcp.manager import McpManager
-from agent_tui.core.mcp.overview import build_overview
-from agent_tui.core.mcp.tasks import TASK_REQUIRED, task_support, unavailable_reason
+from agent_tui.core.mcp.client.manager import McpManager
+from agent_tui.core.mcp.client.overview import build_overview
+from agent_tui.core.mcp.client.tasks import TASK_REQUIRED, task_support, unavailable_reason
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import default_registry
 from tests.core.mcp.conftest import fixture_entry, write_config

@@ -19,8 +19,8 @@ import pytest
 from tests.core.mcp.conftest import write_config
 from tests.core.mcp.servers import status_server
 
-from agent_tui.core.mcp.adapter import PLAIN_SCHEMA, wire_schema
-from agent_tui.core.mcp.manager import McpManager
+from agent_tui.core.mcp.client.adapter import PLAIN_SCHEMA, wire_schema
+from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.tools.base import JsonInput, Tool, ToolContext, ToolOutput
 from agent_tui.core.tools.json_schema import schema_problem, validate_arguments
 from agent_tui.core.tools.registry import ToolRegistry

@@ -203,7 +203,7 @@ class Agent:
         """Set by ``close``: what of the session could not be saved, and where it went (None
         when everything was saved). Front ends say it once and exit non-zero."""
         self.mention_resources: MentionResources | None = None
-        """What ``@server:uri`` attaches (MCP resources: ``core.mcp.resource_mentions``)."""
+        """What ``@server:uri`` attaches (MCP resources: ``core.mcp.client.resource_mentions``)."""
         self._owns_spills = spills is None
         """A subagent shares its parent's store, whose record is the parent session's."""
         self._refer(session)

@@ -52,7 +52,8 @@ from agent_tui.core.transcript import Message
 GRACE_SECONDS = 3600.0
 UNCLAIMED_SECONDS = 30 * 86_400.0
 MEDIA_DIR = "mcp-media"
-"""Inside the spill directory: media files of MCP results (``core.mcp.adapter.MediaStore``)."""
+"""Inside the spill directory: media files of MCP results
+(``core.mcp.client.adapter.MediaStore``)."""
 MEDIA_NAME = re.compile(r"\d{8}T\d{6}Z-[A-Za-z0-9_-]+?-[0-9a-f]{4}\.[A-Za-z0-9]{1,8}")
 
 

@@ -1,7 +1,7 @@
 """MCP prompts as slash commands: ``/mcp__<server>__<prompt> args``.
 
 A server advertising the ``prompts`` capability lists its prompts (``prompts/list``, refreshed
-on ``notifications/prompts/list_changed``; ``core.mcp.connection``). Each becomes a command
+on ``notifications/prompts/list_changed``; ``core.mcp.client.connection``). Each becomes a command
 whose words map, in order, onto the prompt's declared arguments (the last one takes the rest
 of the line); missing required ones are asked for (the TUI) or named in an error (headless).
 ``prompts/get`` answers messages; their text becomes the user message, other content is

@@ -40,7 +40,8 @@ tools are named with their tool count only, and the model browses them with sear
 
 
 MCP_BUILTINS = frozenset({"read_mcp_resource", "list_mcp_resources"})
-"""Tools of the MCP client itself (``core.mcp.resource_hub``): deferred with the MCP tools."""
+"""Tools of the MCP client itself (``core.mcp.client.resource_hub``): deferred with the MCP
+tools."""
 DEFERRABLE_BUILTINS = frozenset({"web_fetch", "task", "update_plan"})
 """Built-ins most turns never call, deferred with the MCP tools unless
 ``disclosure.defer_builtins`` is false (~500 tokens a request). Called through ``run_tool``,

@@ -1,6 +1,6 @@
 """The extension point for ``@server:uri``: MCP resources as mentions.
 
-``core.mcp.resource_mentions.McpMentionResources`` implements it over the MCP manager's
+``core.mcp.client.resource_mentions.McpMentionResources`` implements it over the MCP manager's
 resource hub; it is given to ``MentionCompleter`` and ``MentionExpander``: ``@server:`` then
 completes the server's resources and a mention of one attaches what ``resources/read``
 returns, as a ``Mention(kind="resource")``. Without it (no MCP manager), or for a server

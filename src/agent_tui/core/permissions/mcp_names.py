@@ -4,9 +4,9 @@
 The name is NFKC-normalised (``ｅｖ`` is ``ev``), every character outside ``[A-Za-z0-9_-]``
 becomes ``_``, runs of ``_`` collapse to one and ``_`` is trimmed at both ends, so a rule can
 always tell where the server part ends. Different names can give one segment (``ev.1`` and
-``ev_1``): the configuration refuses such servers (``core.mcp.server_names``), so that a rule
+``ev_1``): the configuration refuses such servers (``core.mcp.config.server_names``), so that a rule
 matches exactly one server. Lives in the permissions layer because both the tool names
-(``core.mcp.naming``) and the rules of calls that act on a server (the pipeline's
+(``core.mcp.client.naming``) and the rules of calls that act on a server (the pipeline's
 ``acts_on_server``) are built from it.
 """
 

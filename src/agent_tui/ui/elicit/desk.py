@@ -14,7 +14,7 @@ import functools
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.core.mcp.elicitation import (
+from agent_tui.core.mcp.client.elicitation import (
     ElicitationAnswer,
     ElicitationNotice,
     ElicitationRequest,

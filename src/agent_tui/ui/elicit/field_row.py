@@ -3,7 +3,7 @@ with what it accepts or what is wrong with the value.
 
 Text, number and integer fields are an ``Input``; a boolean a ``Checkbox``; a single choice a
 ``Select``; a multiple choice a ``SelectionList``. The control starts from the field's
-default (SEP-1034). ``raw()`` is what the control holds, for ``core.mcp.elicitation``'s
+default (SEP-1034). ``raw()`` is what the control holds, for ``core.mcp.client.elicitation``'s
 checks; the row never judges a value itself.
 """
 
@@ -17,7 +17,7 @@ from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, Select, SelectionList, Static
 
-from agent_tui.core.mcp.elicitation import FormField
+from agent_tui.core.mcp.client.elicitation_form import FormField
 
 
 class FieldRow(Vertical):

@@ -18,7 +18,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from agent_tui.core.mcp.elicitation import ElicitationAnswer, FormRequest, check_answer, check_value
+from agent_tui.core.mcp.client.elicitation import ElicitationAnswer, FormRequest
+from agent_tui.core.mcp.client.elicitation_form import check_answer, check_value
 from agent_tui.ui.elicit.field_row import FieldRow
 
 

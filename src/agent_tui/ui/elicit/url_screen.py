@@ -20,7 +20,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from agent_tui.core.mcp.elicitation import ElicitationAnswer, UrlRequest
+from agent_tui.core.mcp.client.elicitation import ElicitationAnswer, UrlRequest
 
 Opener = Callable[[str], object]
 

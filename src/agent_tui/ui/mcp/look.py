@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 from textual.content import Content
 
-from agent_tui.core.mcp.adapter import ToolInfo
-from agent_tui.core.mcp.overview import ServerRow, ToolRow
-from agent_tui.core.mcp.state import ServerState
+from agent_tui.core.mcp.client.adapter import ToolInfo
+from agent_tui.core.mcp.client.overview import ServerRow, ToolRow
+from agent_tui.core.mcp.client.state import ServerState
 from agent_tui.ui.common.format import plural
 
 STATUS_GLYPH = {

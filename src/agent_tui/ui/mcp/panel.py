@@ -18,7 +18,7 @@ Then the cost of the tools array and the configuration problems (file and reason
 no server configured it says which files are read and how to add one.
 
 Keys: r reconnects the selected server, d disables or enables it (remembered for the project),
-a signs in to an HTTP server that uses OAuth (``core.mcp.oauth``: the browser opens, the URL is
+a signs in to an HTTP server that uses OAuth (``core.mcp.auth.oauth``: the browser opens, the URL is
 shown and copied; on success the server reconnects),
 o opens its configuration file in ``$VISUAL``/``$EDITOR`` with the app suspended (else shows
 the path and copies it to the clipboard), tab moves between the servers and the tools, Enter
@@ -48,8 +48,8 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Header, OptionList, Static, TabbedContent, TabPane
 
-from agent_tui.core.mcp.config import ConfigProblem
-from agent_tui.core.mcp.overview import McpOverview, ServerRow
+from agent_tui.core.mcp.client.overview import McpOverview, ServerRow
+from agent_tui.core.mcp.config.spec import ConfigProblem
 from agent_tui.ui.common.clipboard import copy
 from agent_tui.ui.common.format import shorten_home
 from agent_tui.ui.common.steady_footer import SteadyFooter

@@ -9,7 +9,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from agent_tui.core.mcp.config import ConfigProblem
+from agent_tui.core.mcp.config.spec import ConfigProblem
 from agent_tui.ui.common.format import shorten_home
 
 

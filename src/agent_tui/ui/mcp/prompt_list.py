@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from textual.content import Content
 
 from agent_tui.core.commands.mcp_prompts import McpPrompt
-from agent_tui.core.mcp.overview import ServerRow
+from agent_tui.core.mcp.client.overview import ServerRow
 from agent_tui.ui.common.format import first_line, plural
 from agent_tui.ui.mcp.section_list import SectionList
 

@@ -1,6 +1,6 @@
 """A resource read, over the MCP panel: ``resources/read`` runs in a worker (the loop never
 waits on the server), then each part is shown — text as it is (cut at
-``core.mcp.resource_preview.MAX_PREVIEW`` with a note), binary content as one line with its
+``core.mcp.client.resource_preview.MAX_PREVIEW`` with a note), binary content as one line with its
 type and size. Esc closes, m closes and puts the ``@server:uri`` mention into the prompt (the
 model then gets the resource with the message), c copies the text."""
 
@@ -16,8 +16,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from agent_tui.core.mcp.resource_preview import PreviewPart, ResourcePreview
-from agent_tui.core.mcp.resources import ResourceInfo
+from agent_tui.core.mcp.client.resource_preview import PreviewPart, ResourcePreview
+from agent_tui.core.mcp.client.resources import ResourceInfo
 from agent_tui.core.tools.errors import ToolFailure
 from agent_tui.ui.common.clipboard import copy
 from agent_tui.ui.common.format import format_size

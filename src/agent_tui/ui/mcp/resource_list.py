@@ -12,14 +12,14 @@ from collections.abc import Sequence
 
 from textual.content import Content
 
-from agent_tui.core.mcp.overview import ServerRow
-from agent_tui.core.mcp.resources import ResourceInfo
+from agent_tui.core.mcp.client.overview import ServerRow
+from agent_tui.core.mcp.client.resources import ResourceInfo
 from agent_tui.ui.common.format import format_size, plural
 from agent_tui.ui.mcp.section_list import SectionList
 
 
 def mention(item: ResourceInfo) -> str:
-    """``@server:uri``, as the prompt reads it (``core.mcp.resource_mentions``)."""
+    """``@server:uri``, as the prompt reads it (``core.mcp.client.resource_mentions``)."""
     return f"@{item.server}:{item.uri}"
 
 

@@ -14,7 +14,7 @@ from textual.highlight import highlight
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from agent_tui.core.mcp.overview import ToolRow
+from agent_tui.core.mcp.client.overview import ToolRow
 from agent_tui.ui.common.clipboard import copy
 from agent_tui.ui.mcp.fact_row import FactRow
 from agent_tui.ui.mcp.look import access, mark_fact, permission_fact

@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from agent_tui.core.mcp.overview import ServerRow
+from agent_tui.core.mcp.client.overview import ServerRow
 
 
 class SectionList(Vertical):

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 
-from agent_tui.core.mcp.overview import ServerRow
+from agent_tui.core.mcp.client.overview import ServerRow
 from agent_tui.ui.common.format import format_elapsed, plural, shorten_home
 from agent_tui.ui.mcp.fact_row import FactRow
 from agent_tui.ui.mcp.look import STATUS_GLYPH, STATUS_STYLE, lazy_line, status_word

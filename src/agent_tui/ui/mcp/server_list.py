@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from agent_tui.core.mcp.overview import ServerRow
+from agent_tui.core.mcp.client.overview import ServerRow
 from agent_tui.ui.mcp.look import list_label, list_summary
 
 

@@ -13,8 +13,9 @@ from collections.abc import Sequence
 
 from textual.content import Content
 
-from agent_tui.core.mcp.overview import ServerRow
-from agent_tui.core.mcp.server_log import LogEntry, rank
+from agent_tui.core.mcp.client.overview import ServerRow
+from agent_tui.core.mcp.client.server_log import LogEntry
+from agent_tui.core.mcp.log_levels import rank
 from agent_tui.ui.common.format import plural
 from agent_tui.ui.mcp.section_list import SectionList
 

@@ -1,9 +1,10 @@
 """Where the MCP panel gets its data and sends its actions: the session's ``McpManager`` (with
 the agent's registry, disclosure and permission policy), or fixed data in snapshot tests.
 
-The panel only sees ``McpOverview`` values (``core.mcp.overview``) and calls a few actions, so
-what it shows is computed in the core, the same way ``agent-tui mcp list`` computes it; a
-resource it reads comes back as a ``ResourcePreview`` (typed parts, never the SDK's objects).
+The panel only sees ``McpOverview`` values (``core.mcp.client.overview``) and calls a few
+actions, so what it shows is computed in the core, the same way ``agent-tui mcp list`` computes
+it; a resource it reads comes back as a ``ResourcePreview`` (typed parts, never the SDK's
+objects).
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from agent_tui.core.mcp.manager import McpManager
-from agent_tui.core.mcp.overview import McpOverview, build_overview
-from agent_tui.core.mcp.resource_preview import ResourcePreview, preview_of
+from agent_tui.core.mcp.client.manager import McpManager
+from agent_tui.core.mcp.client.overview import McpOverview, build_overview
+from agent_tui.core.mcp.client.resource_preview import ResourcePreview, preview_of
 from agent_tui.core.tools.registry import ToolRegistry
 
 Unsubscribe = Callable[[], None]
@@ -39,7 +40,7 @@ class PanelSource(Protocol):
 
     async def sign_in(self, name: str, on_url: Callable[[str], None]) -> str:
         """OAuth sign-in to the HTTP server ``name`` (the browser opened, the URL given to
-        ``on_url``), then reconnect it; says what was done (``core.mcp.oauth.LoginError``
+        ``on_url``), then reconnect it; says what was done (``core.mcp.auth.oauth.LoginError``
         says why not)."""
         ...
 
@@ -114,7 +115,7 @@ class ManagerSource:
             await self.manager.reload()
 
     async def sign_in(self, name: str, on_url: Callable[[str], None]) -> str:
-        from agent_tui.core.mcp.oauth import LoginError, login
+        from agent_tui.core.mcp.auth.oauth import LoginError, login
 
         manager = self._require()
         spec = manager.config.servers.get(name)

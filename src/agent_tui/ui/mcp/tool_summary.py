@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from agent_tui.core.mcp.overview import ToolRow
+from agent_tui.core.mcp.client.overview import ToolRow
 from agent_tui.ui.common.format import first_line
 from agent_tui.ui.mcp.fact_row import FactRow
 from agent_tui.ui.mcp.look import mark_fact, permission_fact

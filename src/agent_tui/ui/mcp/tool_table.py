@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from agent_tui.core.mcp.overview import ServerRow, ToolRow
+from agent_tui.core.mcp.client.overview import ServerRow, ToolRow
 from agent_tui.ui.mcp.look import Columns, columns_for, header_line, tool_line
 
 

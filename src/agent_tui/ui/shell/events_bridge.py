@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 
 from agent_tui.core.events import AssistantDelta, Event
-from agent_tui.core.mcp.server_log import LogEntry
+from agent_tui.core.mcp.client.server_log import LogEntry
 
 FRAME_SECONDS = 1 / 60
 """Deltas arriving within this long of the last posted one wait and go together."""

@@ -1,0 +1,12 @@
+"""OAuth sign-in to HTTP MCP servers, on the SDK's ``OAuthClientProvider``.
+
+- ``provider``: the SDK's provider as agent-tui extends it (its private overrides are listed in
+  ``agent_tui.private_members``), and where a server's tokens are;
+- ``connection_auth``: what a normal connection uses (never an interactive sign-in), and
+  whether a connection failed for want of sign-in;
+- ``oauth``: the sign-in the user asks for (``login``, its loopback redirect) and ``logout``;
+- ``token_store``: the tokens and client registration of each server, on disk (mode 0600).
+
+May import ``core.mcp.config`` and the core's state; never ``core.mcp.client`` or
+``core.mcp.server``.
+"""

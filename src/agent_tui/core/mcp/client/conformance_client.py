@@ -1,0 +1,226 @@
+"""The client the MCP conformance suite drives: our own MCP client, end to end.
+
+    python -m agent_tui.core.mcp.client.conformance_client URL
+
+``@modelcontextprotocol/conformance client --command "..."`` starts a test server for a
+scenario, appends its URL to the command and names the scenario in
+``MCP_CONFORMANCE_SCENARIO``. This entry connects to that URL as one streamable HTTP server of
+an ``McpManager`` — the same configuration parsing, connection task, tool naming and registry
+the agent uses — then does what the scenario expects:
+
+- ``auth/*``: the server answers 401, and the state says it needs sign-in, as the agent would
+  see it; then ``oauth.login`` signs in (discovery, registration or the pre-registered
+  client of ``MCP_CONFORMANCE_CONTEXT`` or the suite's client ID metadata document, PKCE,
+  the loopback redirect) with ``follow_authorization`` as the browser: the suite's
+  authorization endpoint redirects straight back with a code, so an HTTP GET that follows
+  redirects reaches our listener. Then the manager reconnects with the saved tokens and calls
+  the tools; a call refused for want of scope (a step-up) signs in once more and is retried.
+  The tokens go to a temporary data directory (``AGENT_TUI_DATA_DIR``);
+- ``initialize``: connect (handshake and ``tools/list``), then close;
+- any other scenario: connect, then call every tool the server lists through
+  ``ToolRegistry.dispatch`` (JSON Schema validation, the manager, the conversion to what the
+  model reads), with arguments made from each tool's input schema (``add_numbers`` of the
+  ``tools_call`` scenario gets ``{"a": 2, "b": 3}``).
+
+A server's ``elicitation/create`` goes through the manager's broker (schema parsing and
+validation) to a handler that accepts with the schema's defaults, as SEP-1034 wants of a
+client (``elicitation.accept_defaults``); URL-mode requests are declined.
+
+It prints what the model would read of each call and exits 0, or 1 with the reason when the
+server did not connect or a call failed. Nothing here is used by the agent itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from agent_tui.core.mcp.auth.oauth import LoginError, login
+from agent_tui.core.mcp.client.elicitation import (
+    ElicitationAnswer,
+    ElicitationRequest,
+    accept_defaults,
+)
+from agent_tui.core.mcp.client.manager import McpManager
+from agent_tui.core.state.trust import ProjectTrust
+from agent_tui.core.tools.base import ToolContext
+from agent_tui.core.tools.registry import ToolRegistry
+
+SERVER = "conformance"
+SAMPLES: dict[str, Any] = {
+    "number": 2,
+    "integer": 3,
+    "string": "conformance",
+    "boolean": True,
+    "array": [],
+    "object": {},
+}
+
+
+def sample_arguments(schema: Any) -> dict[str, Any]:
+    """Arguments for an input schema: each required property gets its ``default``, its first
+    ``enum`` value, or a sample of its type (numbers 2, 3, 4, ...)."""
+    if not isinstance(schema, dict):
+        return {}
+    properties = schema.get("properties") or {}
+    arguments: dict[str, Any] = {}
+    counter = 2
+    for name in schema.get("required") or []:
+        prop = properties.get(name) if isinstance(properties, dict) else None
+        prop = prop if isinstance(prop, dict) else {}
+        if "default" in prop:
+            arguments[name] = prop["default"]
+        elif isinstance(prop.get("enum"), list) and prop["enum"]:
+            arguments[name] = prop["enum"][0]
+        else:
+            kind = prop.get("type")
+            kind = kind[0] if isinstance(kind, list) and kind else kind
+            if kind in ("number", "integer"):
+                arguments[name] = counter
+                counter += 1
+            else:
+                arguments[name] = SAMPLES.get(str(kind), "conformance")
+    return arguments
+
+
+CIMD_URL = "https://conformance-test.local/client-metadata.json"
+"""The client ID metadata document URL the suite's ``auth/basic-cimd`` expects as client_id."""
+MAX_SIGN_INS = 2
+"""Sign-ins per run: the first, and one more for a scope step-up (never a loop)."""
+
+
+def oauth_entry(context: dict[str, Any]) -> dict[str, Any]:
+    """The ``"oauth"`` entry of the server: a pre-registered client when the scenario's
+    context gives one (``MCP_CONFORMANCE_CONTEXT``), and the suite's client ID metadata
+    document URL (used only where the authorization server supports it)."""
+    entry: dict[str, Any] = {"client_metadata_url": CIMD_URL}
+    if isinstance(context.get("client_id"), str):
+        entry["client_id"] = context["client_id"]
+        if isinstance(context.get("client_secret"), str):
+            entry["client_secret"] = context["client_secret"]
+    return entry
+
+
+def follow_authorization(url: str) -> bool:
+    """The "browser" of a headless run: GET the authorization URL and follow its redirects,
+    which end at our loopback listener (the suite's authorization endpoint answers at once
+    with a redirect carrying the code)."""
+    import httpx2
+
+    try:
+        httpx2.get(url, follow_redirects=True, timeout=30.0, trust_env=False)
+    except httpx2.HTTPError as exc:
+        print(f"the authorization URL did not answer: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
+async def sign_in(manager: McpManager) -> bool:
+    """Sign in as the user would after "this server needs sign-in" (``oauth.login``, the
+    authorization URL followed by ``follow_authorization``), then reconnect."""
+    spec = manager.config.servers[SERVER]
+    try:
+        result = await login(
+            spec,
+            on_url=lambda url: print(f"authorization: {url}", flush=True),
+            open_browser=follow_authorization,
+            timeout=30,
+        )
+    except LoginError as exc:
+        print(f"sign-in failed: {exc}", file=sys.stderr)
+        return False
+    print(result.describe(), flush=True)
+    await manager.reconnect(SERVER)
+    await manager.wait_ready()
+    return True
+
+
+async def run(url: str, scenario: str, work: Path, context: dict[str, Any]) -> int:
+    config = work / "mcp.json"
+    entry = {"type": "http", "url": url, "timeout": 30, "startup_timeout": 20}
+    if scenario.startswith("auth/"):
+        entry["oauth"] = oauth_entry(context)
+    config.write_text(json.dumps({"mcpServers": {SERVER: entry}}), encoding="utf-8")
+    manager = McpManager(
+        work,
+        ToolRegistry(),
+        paths=[config],
+        disabled_file=work / "settings.local.json",
+        trust=ProjectTrust(work, path=work / "trust.json"),
+        media_dir=work / "media",
+    )
+    manager.elicitation.handler = _accept_defaults
+    await manager.start()
+    sign_ins = 0
+    try:
+        await manager.wait_ready()
+        state = manager.state(SERVER)
+        if state.auth_required and sign_ins < MAX_SIGN_INS:
+            sign_ins += 1
+            if not await sign_in(manager):
+                return 1
+            state = manager.state(SERVER)
+        print(f"{SERVER}: {state.status} (protocol {state.protocol_version})", flush=True)
+        if state.status != "connected":
+            print(f"the server did not connect: {state.reason}", file=sys.stderr)
+            return 1
+        if scenario == "initialize":
+            return 0
+        ctx = ToolContext(cwd=work)
+        failed = 0
+        for info in state.tools:
+            if info.unavailable is not None:
+                print(f"{info.name}: not offered ({info.unavailable})", flush=True)
+                continue
+            schema = manager.registry.get(info.name)
+            arguments = sample_arguments(schema.input_schema if schema else None)
+            outcome = await manager.registry.dispatch(info.name, json.dumps(arguments), ctx)
+            if outcome.output is None and manager.state(SERVER).auth_required:
+                # more scopes wanted (a 403 insufficient_scope): sign in again, call again
+                if sign_ins >= MAX_SIGN_INS:
+                    print(f"{info.name}: still refused after {sign_ins} sign-ins", file=sys.stderr)
+                    return 1
+                sign_ins += 1
+                if not await sign_in(manager):
+                    return 1
+                outcome = await manager.registry.dispatch(info.name, json.dumps(arguments), ctx)
+            if outcome.output is not None:
+                print(f"{info.name}({json.dumps(arguments)}): {outcome.output.content}", flush=True)
+            else:
+                failed += 1
+                error = outcome.error
+                print(f"{info.name}: {error.message if error else 'no result'}", file=sys.stderr)
+        return 1 if failed else 0
+    finally:
+        await manager.aclose()
+
+
+async def _accept_defaults(request: ElicitationRequest) -> ElicitationAnswer:
+    answer = accept_defaults(request)
+    print(f"elicitation ({request.message!r}): {answer.action} {answer.content}", flush=True)
+    return answer
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m agent_tui.core.mcp.client.conformance_client URL", file=sys.stderr)
+        return 2
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    try:
+        context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    except json.JSONDecodeError:
+        context = {}
+    context = context if isinstance(context, dict) else {}
+    with tempfile.TemporaryDirectory(prefix="agent-tui-conformance-") as tmp:
+        os.environ["AGENT_TUI_DATA_DIR"] = str(Path(tmp) / "data")  # the tokens stay in here
+        return asyncio.run(run(args[0], scenario, Path(tmp), context))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
