@@ -784,6 +784,8 @@ class AgentApp(App[None]):
         chat.call_after_refresh(keep_place)
 
     async def _load_when_ready(self, earlier: Backlog) -> None:
+        from agent_tui.ui.chat.earlier_turns import EarlierTurns
+
         await earlier.ready.wait()
         if earlier is self.backlog:
             self.post_message(EarlierTurns.Load())
