@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from textual.css.query import NoMatches
+
 from agent_tui.ui.common.messages import TranscriptChanged
 from agent_tui.ui.shell.status_bar import Activity
 
@@ -54,6 +56,9 @@ class EventHost(Protocol):
     @property
     def tunes_gc(self) -> bool: ...
 
+    @property
+    def showing(self) -> bool: ...
+
     def call_after_refresh(
         self, callback: Callable[..., Any], *args: Any, **kwargs: Any
     ) -> bool: ...
@@ -77,6 +82,18 @@ class EventView:
             self._transcript_seen = key
             if app.screen is not app.main:
                 app.screen.post_message(TranscriptChanged())
+
+    async def receive(self, event: Event) -> None:
+        """A live turn's event (the app's ``on_agent_event``): shown, unless the main screen
+        is not up (an event of a turn still ending while the app shuts down)."""
+        if not self.app.showing:
+            return
+        try:
+            await self.show(event)
+        except NoMatches:
+            if self.app.showing:
+                raise
+        self.note_transcript()
 
     async def show(self, event: Event) -> None:
         """Render one core event: the same path for a live turn and a resumed transcript."""
