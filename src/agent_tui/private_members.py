@@ -106,10 +106,18 @@ PRIVATE: tuple[Private, ...] = (
         "the footer's key widgets, started in the footer's compact state (no flicker)",
     ),
     Private(
+        "textual.widgets",
+        "Footer._bindings_ready",
+        "attribute",
+        ("ui/common/steady_footer.py",),
+        "whether the footer has read the screen's keys yet (a reactive; before it has, there "
+        "is nothing shown to compare what it would show with)",
+    ),
+    Private(
         "textual._context",
         "active_app",
         "attribute",
-        ("ui/spills/browser.py",),
+        ("ui/common/width_class.py",),
         "the running app's width, from a render helper that has no widget at hand",
     ),
     Private(

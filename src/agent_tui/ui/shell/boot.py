@@ -9,7 +9,9 @@ cannot slow down silently.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -27,6 +29,8 @@ from agent_tui.ui.common.format import model_label, shorten_home
 if TYPE_CHECKING:
     from agent_tui.core.agent.agent import Agent
     from agent_tui.core.events import SessionStart
+
+log = logging.getLogger(__name__)
 
 DEFAULT_THEME = "agent-dark"
 
@@ -53,6 +57,19 @@ class Booted:
 Boot = Callable[[], Booted]
 """Builds the core; runs in a thread (it imports the core and reads files); raises
 ``BootFailed`` when the run cannot start."""
+
+
+async def build(boot: Boot) -> Booted:
+    """Run ``boot`` in a thread (its imports and files would hold up the frames). Any other
+    failure than ``BootFailed`` is a bug, not the user's input: logged, and raised as a
+    ``BootFailed`` that says so (nothing hidden)."""
+    try:
+        return await asyncio.to_thread(boot)
+    except BootFailed:
+        raise
+    except Exception as exc:
+        log.exception("start-up failed")
+        raise BootFailed(f"start-up failed: {type(exc).__name__}: {exc}", 1) from exc
 
 
 @dataclass(frozen=True)

@@ -4,29 +4,70 @@
 ``on_agent_event``) and from a resumed transcript told again as events (``core.replay``). It
 keeps the call model (``CallBook``) current, refreshes the calls' lines and cards, moves the
 status bar's activity and token figures, and ends the turn (``end_turn``: also when the
-agent's worker ends). Built by the app once the core is there (``AgentApp._wire``).
+agent's worker ends). Built by the app once the core is there; what it uses of the app is
+``EventHost``.
 """
 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from textual.css.query import NoMatches
 
 from agent_tui.ui.common.messages import TranscriptChanged
 from agent_tui.ui.shell.status_bar import Activity
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
+    from agent_tui.core.agent.agent import Agent
     from agent_tui.core.events import Event, ModelRetry
-    from agent_tui.ui.app import AgentApp
-    from agent_tui.ui.calls.book import CallState
+    from agent_tui.ui.calls.book import CallBook, CallState
+    from agent_tui.ui.shell.main_screen import MainScreen
+    from agent_tui.ui.shell.type_ahead import TypeAhead
 
 ABANDONED = "the turn ended before this call finished"
+
+
+class EventHost(Protocol):
+    """What of the app (``AgentApp``) the view reads and renders into: the agent, the call
+    model, the queued messages, the screens and the status figures."""
+
+    agent: Agent
+    calls: CallBook
+    type_ahead: TypeAhead
+    busy: bool
+    activity: Activity
+    retry_until: float
+    input_tokens: int
+    output_tokens: int
+    context_tokens: int
+    context_window: int
+    context_estimated: bool
+
+    @property
+    def main(self) -> MainScreen: ...
+
+    @property
+    def screen(self) -> Screen[Any]: ...
+
+    @property
+    def tunes_gc(self) -> bool: ...
+
+    @property
+    def showing(self) -> bool: ...
+
+    def call_after_refresh(
+        self, callback: Callable[..., Any], *args: Any, **kwargs: Any
+    ) -> bool: ...
 
 
 class EventView:
     """Renders the core's events into the app's screens (``app``: the ``AgentApp``)."""
 
-    def __init__(self, app: AgentApp) -> None:
+    def __init__(self, app: EventHost) -> None:
         self.app = app
         agent = app.agent
         self._transcript_seen = (id(agent.messages), len(agent.messages))
@@ -41,6 +82,18 @@ class EventView:
             self._transcript_seen = key
             if app.screen is not app.main:
                 app.screen.post_message(TranscriptChanged())
+
+    async def receive(self, event: Event) -> None:
+        """A live turn's event (the app's ``on_agent_event``): shown, unless the main screen
+        is not up (an event of a turn still ending while the app shuts down)."""
+        if not self.app.showing:
+            return
+        try:
+            await self.show(event)
+        except NoMatches:
+            if self.app.showing:
+                raise
+        self.note_transcript()
 
     async def show(self, event: Event) -> None:
         """Render one core event: the same path for a live turn and a resumed transcript."""

@@ -4,25 +4,58 @@
 ``/mode``'s choice; entering bypass asks for confirmation first (``BypassConfirm``). A switch
 judges the calls waiting for approval again under the new mode (``redecide_waiting``).
 ``describe_ask`` and ``answered`` are the ``ApprovalDesk``'s callbacks: an ask shown, an
-answer given. Built by the app once the core is there (``AgentApp._wire``).
+answer given. Built by the app once the core is there; what it uses of the app is
+``ModesHost``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.ui.shell.status_bar import Activity
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+    from textual.screen import Screen
+
+    from agent_tui.core.agent.agent import Agent
     from agent_tui.core.permissions import Approval, ApprovalRequest, Mode
-    from agent_tui.ui.app import AgentApp
+    from agent_tui.ui.approval.desk import ApprovalDesk
     from agent_tui.ui.approval.screen import Ask
+    from agent_tui.ui.calls.book import CallBook
+    from agent_tui.ui.shell.event_view import EventView
+
+
+class ModesHost(Protocol):
+    """What of the app (``AgentApp``) the switches use: the agent's policy, the mode shown,
+    the approval desk and the call model, and the app's notices and screens."""
+
+    agent: Agent
+    mode: str
+    desk: ApprovalDesk
+    calls: CallBook
+    event_view: EventView
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None: ...
+
+    def push_screen(
+        self, screen: Screen[Any], callback: Callable[[Any], None] | None = None
+    ) -> object: ...
 
 
 class PermissionModes:
     """The app's (``app``: the ``AgentApp``) permission mode and approval callbacks."""
 
-    def __init__(self, app: AgentApp) -> None:
+    def __init__(self, app: ModesHost) -> None:
         self.app = app
 
     def cycle(self) -> None:

@@ -7,11 +7,12 @@ the first frame (``preload.py``), else they are imported when first opened.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 
-from agent_tui.core.agent.agent import Agent
+if TYPE_CHECKING:
+    from agent_tui.core.agent.agent import Agent
 
 
 def preload(app: App[Any]) -> None:

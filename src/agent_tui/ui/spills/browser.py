@@ -14,19 +14,17 @@ list follows the spill directory live (``watchfiles``).
 The state and what each key does to it are the model's (``model.SpillView``); this screen
 routes the keys, the widgets' messages and the workers' results to it and shows what it
 answers (``Step``) in the widgets. Searches run in ``search.SpillSearch``, the directory
-watch in ``watch``, and a deletion is checked against the saved sessions in a worker thread
-(they may be many and long), then asked with ``confirm_delete``.
+watch in ``watch``, and a deletion (``deleting.SpillDeletion``) is checked against the saved
+sessions in a worker thread (they may be many and long), then asked with ``confirm_delete``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from textual import on, work
-from textual._context import active_app
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -35,10 +33,7 @@ from textual.widgets import Header, Input, Static
 
 from agent_tui.core.browse import (
     SpillEntry,
-    SpillRefused,
-    delete_spill,
     list_spills,
-    why_not_delete,
 )
 from agent_tui.core.budget.store import SpillStore
 from agent_tui.core.transcript import Message
@@ -46,13 +41,14 @@ from agent_tui.ui.common.clipboard import copy
 from agent_tui.ui.common.messages import TranscriptChanged
 from agent_tui.ui.common.steady_footer import SteadyFooter
 from agent_tui.ui.common.styled_once import StyledOnce
+from agent_tui.ui.common.width_class import width_class
 from agent_tui.ui.spills.confirm_delete import ConfirmDelete
+from agent_tui.ui.spills.deleting import SpillDeletion
 from agent_tui.ui.spills.model import SpillView
 from agent_tui.ui.spills.search import SpillSearch
 from agent_tui.ui.spills.spill_list import summary_content
 from agent_tui.ui.spills.steps import (
     Copied,
-    Deletion,
     Listed,
     Question,
     SearchJob,
@@ -74,16 +70,6 @@ __all__ = ["ConfirmDelete", "SpillBrowser"]  # ConfirmDelete: still importable f
 NARROW_BELOW = 110
 """Terminal columns under which the list gets a fixed narrow width (the viewer keeps the rest)."""
 """How often the "a live message points to it" marks are checked against the transcript."""
-
-
-def _breakpoint() -> str:
-    """The width class the screen will have (``HORIZONTAL_BREAKPOINTS``), given from the
-    start: set when it is first laid out, it would restyle the whole screen."""
-    try:
-        width = active_app.get().size.width
-    except LookupError:
-        return ""
-    return "-narrow" if width < NARROW_BELOW else "-wide"
 
 
 class SpillBrowser(StyledOnce, Screen[None]):
@@ -147,7 +133,7 @@ class SpillBrowser(StyledOnce, Screen[None]):
         path: Path | None = None,
         cursor_blink: bool = True,
     ) -> None:
-        super().__init__(classes=_breakpoint())
+        super().__init__(classes=width_class(NARROW_BELOW))
         self.store = store
         self.messages = messages
         """The live transcript (read on each refresh: the agent may add to it meanwhile)."""
@@ -158,6 +144,8 @@ class SpillBrowser(StyledOnce, Screen[None]):
         self.view = SpillView(store)
         """The state: what is listed, open, in view, searched."""
         self.searcher = SpillSearch(self, self._found, self._search_progress)
+        self.deletion = SpillDeletion(self, self)
+        """``d``: checked, asked, then deleted (``deleting``)."""
         self._target = path
         """The spill to open on mount."""
         self._window_keys = (False, False)
@@ -214,7 +202,7 @@ class SpillBrowser(StyledOnce, Screen[None]):
         (self.spill_list if target is None else self.viewer).focus()
         self._mounting = True
         self._listed(
-            list_spills(self.store, self._transcript()), auto_open=target is None, opening=target
+            list_spills(self.store, self.transcript()), auto_open=target is None, opening=target
         )
         if target is not None:
             self.open_spill(target)
@@ -224,7 +212,8 @@ class SpillBrowser(StyledOnce, Screen[None]):
     def on_unmount(self) -> None:
         self.searcher.cancel()
 
-    def _transcript(self) -> list[Message]:
+    def transcript(self) -> list[Message]:
+        """The live transcript, as it is now."""
         messages = list(self.messages())
         return messages
 
@@ -279,7 +268,7 @@ class SpillBrowser(StyledOnce, Screen[None]):
     @work(group="spill-list", exclusive=True, exit_on_error=False, name="list-spills")
     async def refresh_list(self) -> None:
         """Read the spill directory again (in a thread) and show what is there."""
-        messages = self._transcript()
+        messages = self.transcript()
         entries = await asyncio.to_thread(list_spills, self.store, messages)
         self._listed(entries)
 
@@ -441,66 +430,21 @@ class SpillBrowser(StyledOnce, Screen[None]):
         copy(self.app, copied.text, copied.note, title="Copied")
 
     def action_delete(self) -> None:
-        """Delete the spill in view, once the user says yes. Refused while a live message or
-        a saved session points to it (the model, or a resumed session, may read it): that is
-        checked first, in a thread, since the saved sessions are files to read."""
+        """Delete the spill in view, once the user says yes (``SpillDeletion``: refused while a
+        live message or a saved session points to it)."""
         deletion = self.view.deletion()
         if isinstance(deletion, Step):
             self._show(deletion)
             return
-        self._check_deletion(deletion, self._transcript())
+        self.deletion.check(deletion)
 
-    def _saved_sessions(self) -> list[Path]:
-        return list(self.session_files()) if self.session_files is not None else []
-
-    @work(thread=True, group="spill-delete", exit_on_error=False, name="check-deletion")
-    def _check_deletion(self, deletion: Deletion, messages: list[Message]) -> None:
-        """The worker (a thread): may ``deletion`` be asked for? Then back to ``_checked``."""
-        refused = why_not_delete(self.store, deletion.path, messages, self._saved_sessions())
-        with contextlib.suppress(RuntimeError):  # the app is closing
-            self.app.call_from_thread(self._checked, deletion, refused)
-
-    def _checked(self, deletion: Deletion, refused: SpillRefused | None) -> None:
-        if deletion.path != self.view.path or not self.is_attached or self.view.hidden:
-            return  # another spill is in view now, or none: the user moved on
-        if refused is not None:
-            self.notify(str(refused), title="Not deleted", severity="error", timeout=10)
-            return
-
-        def answered(yes: bool | None) -> None:
-            if yes and deletion.path == self.view.path and not self.view.hidden:
-                self._delete(deletion.path, self._transcript())
-
-        self.app.push_screen(ConfirmDelete(deletion.shown, deletion.size), answered)
-
-    @work(thread=True, group="spill-delete", exit_on_error=False, name="delete-spill")
-    def _delete(self, path: Path, messages: list[Message]) -> None:
-        """The worker (a thread): delete ``path``, checked again (the transcript and the
-        sessions may have changed while the user was asked), then back to ``_deleted``."""
-        refused: SpillRefused | None = None
-        try:
-            delete_spill(self.store, path, messages, self._saved_sessions())
-        except SpillRefused as exc:
-            refused = exc
-        except OSError as exc:
-            shown = self.store.shown(path)
-            refused = SpillRefused("missing", f"{shown} cannot be deleted: {exc}.", "")
-        with contextlib.suppress(RuntimeError):  # the app is closing
-            self.app.call_from_thread(self._deleted, path, refused)
-
-    def _deleted(self, path: Path, refused: SpillRefused | None) -> None:
-        """``path`` was deleted (or ``refused``); the spill after it in the list opens in its
+    def show_deleted(self, path: Path) -> None:
+        """``path`` was deleted: the list without it, the spill after it opened in its
         place."""
-        if refused is not None:
-            self.notify(str(refused), title="Not deleted", severity="error", timeout=10)
-            return
-        self.notify(f"Deleted {self.store.shown(path)}.", title="Spill deleted")
-        if not self.is_attached:
-            return
         self.searcher.cancel()
         place = self.view.forget(path)
         self.viewer.show(None)
-        self._listed(list_spills(self.store, self._transcript()), auto_open=False)
+        self._listed(list_spills(self.store, self.transcript()), auto_open=False)
         following = self.view.after(place)
         if following is not None:
             self.open_spill(following)
@@ -535,8 +479,7 @@ class SpillBrowser(StyledOnce, Screen[None]):
     def _sync_bindings(self) -> None:
         """Enable or dim the window keys when a window appears or goes (only then: the footer
         is rebuilt on each refresh)."""
-        view = self.view
-        state = (view.window is not None and not view.hidden, view.path is not None)
+        state = self.view.keys_state
         if state != self._window_keys:
             self._window_keys = state
             if not self._mounting:
@@ -547,9 +490,4 @@ class SpillBrowser(StyledOnce, Screen[None]):
             self.focused, Input
         ):
             return False  # typed into the input instead
-        view = self.view
-        if action in {"goto", "end", "search", "copy", "next_match", "window_size"}:
-            return True if view.window is not None and not view.hidden else None
-        if action == "delete":
-            return True if view.path is not None and not view.hidden else None
-        return True
+        return self.view.allows(action)

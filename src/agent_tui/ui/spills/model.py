@@ -10,10 +10,11 @@ folds tool events into the states the cards draw.
 
 Windows are read through the spill's line index (``core.browse``), so a step costs what one
 window costs, never the file (the steps, questions and jobs it answers with are in
-``steps``). Searching is split in two: ``search`` / ``next_match`` say where a search starts
-(a ``SearchJob``, run in a thread by ``search.SpillSearch``), and ``found`` takes what it
-found. Each move (a page, a line, the end) counts in ``moves``, so a search that ends after
-the user moved does not jump away.
+``steps``). The search is a collaborator (``finder.Finder``): ``search`` / ``next_match`` say
+where a search starts (a ``SearchJob``, run in a thread by ``search.SpillSearch``), and
+``found`` takes what it found, bringing the match into view through ``load``. Each move (a
+page, a line, the end) counts in ``moves``, so a search that ends after the user moved does
+not jump away.
 """
 
 from __future__ import annotations
@@ -33,9 +34,10 @@ from agent_tui.core.browse import (
     window_of,
     window_text,
 )
-from agent_tui.core.browse.search import Hit, Matcher
+from agent_tui.core.browse.search import Hit
 from agent_tui.core.budget.store import SpillStore
 from agent_tui.core.tools.builtin import read_file
+from agent_tui.ui.spills.finder import Finder
 from agent_tui.ui.spills.steps import (
     CLEARED,
     NOTHING,
@@ -69,13 +71,12 @@ class SpillView:
         """Why the spill being viewed cannot be shown."""
         self.gone = False
         """The spill being viewed was deleted from disk (its last window still shows)."""
-        self.search_text: str | None = None
-        self.backward = False
-        self.hit: Hit | None = None
         self.marked: int | None = None
         """The line drawn marked: a goto target, or the line of the current match."""
         self.moves = 0
         """How many times the user moved (paged, went to a line or the end)."""
+        self.find = Finder(self)
+        """The search: what was searched, which way, the match in view."""
 
     # -- what is shown ---------------------------------------------------------------------
 
@@ -113,20 +114,6 @@ class SpillView:
             if all(w in f"{e.tool} {e.call_id} {e.summary} {e.name}".lower() for w in words)
         ]
 
-    def highlight(self) -> Highlight:
-        """The search's matches and its current one, for the viewer."""
-        pattern = Matcher(self.search_text).text_pattern() if self.search_text else None
-        hit = self.hit
-        if hit is None:
-            return Highlight(pattern)
-        window = self.window
-        column = hit.column
-        if window is not None and window.segment and hit.line == window.offset:
-            column -= window.char_offset  # where it is in the segment's text
-            if not 0 <= column < len(window.segment_text):
-                return Highlight(pattern)
-        return Highlight(pattern, hit.line, column, hit.length)
-
     # -- the listing -----------------------------------------------------------------------
 
     def listed(self, entries: Sequence[SpillEntry], *, auto_open: bool = True) -> Listed:
@@ -154,12 +141,12 @@ class SpillView:
         self.window = None
         self.error = None
         self.gone = False
-        self.hit = None
+        self.find.hit = None
         self.marked = None
-        self._load(offset)
+        self.load(offset)
         return CLEARED
 
-    def _load(self, offset: int, *, end: bool = False, char_offset: int = 0) -> bool:
+    def load(self, offset: int, *, end: bool = False, char_offset: int = 0) -> bool:
         """Read the window from ``offset`` (``end``: the window that ends the file, or the
         last segment of its last line when that line is cut; ``char_offset``: the segment of
         line ``offset`` from there); False when it cannot be read (``error`` says why)."""
@@ -178,21 +165,22 @@ class SpillView:
                     if end and cut is not None:  # the end of the file is the end of that line
                         window = segment_of(reader, shown, window.last, last_segment(cut))
         except SpillRefused as refused:
-            self._fail(refused)
+            self.fail(refused)
             return False
         except OSError as exc:
-            self._fail(SpillRefused("missing", f"{shown} cannot be read: {exc}.", ""))
+            self.fail(SpillRefused("missing", f"{shown} cannot be read: {exc}.", ""))
             return False
         self.window = window
         self.error = None
         return True
 
-    def _fail(self, refused: SpillRefused) -> None:
+    def fail(self, refused: SpillRefused) -> None:
+        """The spill in view cannot be shown (``refused`` says why): no window."""
         self.error = refused
         self.window = None
         self.gone = False
 
-    def _not_ready(self) -> Step | None:
+    def not_ready(self) -> Step | None:
         """Why there is no window to act on, or None when there is one."""
         if self.hidden:
             return Step(say=Say(self.hidden_text(), "warning"))
@@ -207,7 +195,7 @@ class SpillView:
         """PgDn: what read_file's footer says to read next — the window after this one, or,
         when this one's last line is cut, the rest of that line a segment at a time (then the
         line after it)."""
-        if (blocked := self._not_ready()) is not None:
+        if (blocked := self.not_ready()) is not None:
             return blocked
         window = self.window
         assert window is not None
@@ -226,14 +214,14 @@ class SpillView:
         """Read on in ``line`` from ``char_offset``."""
         self.marked = None
         self.moves += 1
-        if not self._load(line, char_offset=char_offset) or self.window is None:
+        if not self.load(line, char_offset=char_offset) or self.window is None:
             return CLEARED
         return Step(say=Say(self.window.span), redraw=True)
 
     def previous_window(self) -> Step:
         """PgUp: the window that ends just before this one (before a segment: the one before
         it in its line, or the window of lines that ends with the line)."""
-        if (blocked := self._not_ready()) is not None:
+        if (blocked := self.not_ready()) is not None:
             return blocked
         window = self.window
         assert window is not None
@@ -248,7 +236,7 @@ class SpillView:
             with open_reader(self.path, self.shown) as reader:
                 offset = window_ending_at(reader, end_line, self.limit)
         except SpillRefused as refused:
-            self._fail(refused)
+            self.fail(refused)
             return CLEARED
         self.marked = None
         self.moves += 1
@@ -257,23 +245,23 @@ class SpillView:
     def end(self) -> Step:
         """G: the window that ends the file (the last segment of its last line, when that
         line is too long for a row: the last characters of the file)."""
-        if (blocked := self._not_ready()) is not None:
+        if (blocked := self.not_ready()) is not None:
             return blocked
         self.marked = None
         self.moves += 1
-        if not self._load(1, end=True) or self.window is None:
+        if not self.load(1, end=True) or self.window is None:
             return CLEARED
         return Step(say=Say(f"End of file: {self.window.span}."), redraw=True, at="end")
 
     def _moved(self, offset: int, at: int | str | None, say: Callable[[SpillWindow], str]) -> Step:
         """Read the window from ``offset``; the status line says ``say(window)``."""
-        if not self._load(offset) or self.window is None:
+        if not self.load(offset) or self.window is None:
             return CLEARED
         return Step(say=Say(say(self.window)), redraw=True, at=at)
 
     def go_to_line(self, line: int) -> Step:
         """Mark ``line`` and bring it into view (past the end: the last line)."""
-        if (blocked := self._not_ready()) is not None:
+        if (blocked := self.not_ready()) is not None:
             return blocked
         window = self.window
         assert window is not None
@@ -289,13 +277,13 @@ class SpillView:
         say = Say(f"Line {line:,} of {total:,}{note}.", "warning" if note else "info")
         if window.contains(line) and not window.segment:
             return Step(say=say, line=line)
-        if not self._load(line):
+        if not self.load(line):
             return CLEARED
         return Step(say=say, redraw=True, at=line)
 
     def line_question(self) -> Question | Step:
         """``g``: the prompt for a line to go to (answered by ``answer_line``)."""
-        if (blocked := self._not_ready()) is not None:
+        if (blocked := self.not_ready()) is not None:
             return blocked
         assert self.window is not None
         return Question(
@@ -306,7 +294,7 @@ class SpillView:
 
     def size_question(self) -> Question | Step:
         """``w``: the prompt for the window size (answered by ``answer_size``)."""
-        if (blocked := self._not_ready()) is not None:
+        if (blocked := self.not_ready()) is not None:
             return blocked
         return Question(
             "size", f"Window size in lines (1–{read_file.MAX_LINES:,}):", str(self.limit)
@@ -328,7 +316,7 @@ class SpillView:
 
     def go_to_char(self, line: int, char: int) -> Step:
         """The segment of ``line`` from ``char`` (a character past read_file's row)."""
-        if (blocked := self._not_ready()) is not None:
+        if (blocked := self.not_ready()) is not None:
             return blocked
         assert self.window is not None
         total = self.window.total
@@ -357,111 +345,51 @@ class SpillView:
             return NOTHING
         return self._moved(self.window.offset, None, lambda _: f"Window size: {number:,} lines.")
 
-    # -- search ----------------------------------------------------------------------------
+    # -- which keys act --------------------------------------------------------------------
+
+    def allows(self, action: str) -> bool | None:
+        """Whether the browser's key ``action`` acts now: True, or None (shown dimmed): the
+        window keys need a window shown, ``d`` a spill in view (neither hidden by the
+        filter)."""
+        if action in {"goto", "end", "search", "copy", "next_match", "window_size"}:
+            return True if self.window is not None and not self.hidden else None
+        if action == "delete":
+            return True if self.path is not None and not self.hidden else None
+        return True
+
+    @property
+    def keys_state(self) -> tuple[bool, bool]:
+        """What ``allows`` depends on: a window shown, a spill in view (the screen refreshes
+        its keys when this changes)."""
+        return (self.window is not None and not self.hidden, self.path is not None)
+
+    # -- search (``finder``) ---------------------------------------------------------------
+
+    @property
+    def search_text(self) -> str | None:
+        """What was searched last."""
+        return self.find.text
+
+    @property
+    def hit(self) -> Hit | None:
+        """The match in view."""
+        return self.find.hit
+
+    def highlight(self) -> Highlight:
+        """The search's matches and its current one, for the viewer."""
+        return self.find.highlight()
 
     def search_question(self, backward: bool) -> Question | Step:
-        """``/`` (forward) or ``?`` (backward): the prompt for the text to search."""
-        if (blocked := self._not_ready()) is not None:
-            return blocked
-        kind = "search_back" if backward else "search"
-        hint = f"empty: {self.search_text}" if self.search_text else "text (smart case)"
-        return Question(kind, "?" if backward else "/", placeholder=hint)
+        return self.find.question(backward)
 
     def search(self, query: str, backward: bool, top_line: int | None) -> SearchJob | Step:
-        """Search from the first line in view (``top_line``, else the window's first; in a
-        segment, from its first character): forward from there, backward before it.
-        Remembered for ``n`` / ``N``."""
-        if not query or self.path is None or self.window is None:
-            return NOTHING
-        window = self.window
-        line = window.offset if window.segment else (top_line or window.offset)
-        try:
-            with open_reader(self.path, self.shown) as reader:
-                if window.segment:
-                    start = reader.char_byte(line, window.char_offset)
-                else:
-                    start = reader.line_start(line)
-        except SpillRefused as refused:
-            self._fail(refused)
-            return CLEARED
-        self.search_text, self.backward = query, backward
-        return self._job(query, backward, start)
+        return self.find.search(query, backward, top_line)
 
     def next_match(self, reverse: bool, top_line: int | None) -> SearchJob | Step:
-        """``n``: the next match in the search's direction (``reverse``, ``N``: the other
-        way), on from the last match, or from the view when there is none yet."""
-        if (blocked := self._not_ready()) is not None:
-            return blocked
-        if not self.search_text:
-            return Step(say=Say("No search yet: / searches forward, ? backward.", "warning"))
-        backward = self.backward != reverse
-        if self.hit is None:
-            return self.search(self.search_text, backward, top_line)
-        start = self.hit.byte if backward else self.hit.byte + 1
-        return self._job(self.search_text, backward, start)
-
-    def _job(self, query: str, backward: bool, start: int) -> SearchJob:
-        assert self.path is not None
-        return SearchJob(self.path, self.shown, query, backward, start, self.moves)
+        return self.find.next_match(reverse, top_line)
 
     def found(self, job: SearchJob, result: SearchResult) -> Step:
-        """What the search ``job`` found (nothing changes when another spill is open now)."""
-        if job.path != self.path:
-            return NOTHING
-        if isinstance(result, SpillRefused):
-            self._fail(result)
-            return CLEARED
-        if result == "cancelled":
-            return Step(say=Say("Search cancelled.", "warning"))
-        if result is None:
-            return Step(say=Say(f"Not found: {job.query}", "error"))
-        if self.moves != job.moves:
-            # The user moved while it ran (keys typed after Enter): the move wins.
-            self.hit = result
-            return Step(
-                say=Say(
-                    f"Match at line {result.line:,}, not shown: you moved meanwhile "
-                    f"(g {result.line} goes there, n to the next one).",
-                    "warning",
-                )
-            )
-        return self._show_hit(result, job.backward)
-
-    def _show_hit(self, hit: Hit, backward: bool) -> Step:
-        """Bring ``hit`` into view: in the window shown when it holds it, else the window of
-        lines from its line, or — a match past the characters read_file shows of a long line —
-        the segment of that line that holds it (segments start where PgDn's do)."""
-        self.hit = hit
-        self.marked = hit.line
-        window = self.window
-        shown_here = window is not None and (
-            window.offset == hit.line and window.char_offset <= hit.column < window.segment_end
-            if window.segment
-            else window.contains(hit.line) and hit.column < read_file.MAX_LINE_CHARS
-        )
-        if shown_here:
-            redraw, at, line = False, None, hit.line
-        else:
-            char_offset = 0
-            if hit.column >= read_file.MAX_LINE_CHARS:
-                past = hit.column - read_file.MAX_LINE_CHARS
-                char_offset = read_file.MAX_LINE_CHARS + past - past % read_file.SEGMENT_CHARS
-            if not self._load(hit.line, char_offset=char_offset) or self.window is None:
-                return CLEARED
-            redraw, at, line = True, hit.line, None
-        window = self.window
-        assert window is not None
-        message = f"Match at line {hit.line:,}, column {hit.column + 1:,}"
-        if window.segment:
-            call = read_file.call_text(self.shown, offset=hit.line, char_offset=hit.column)
-            message += (
-                f", past the {read_file.MAX_LINE_CHARS:,} characters read_file shows of this "
-                f"{window.line_chars:,}-character line: {call} reads it"
-            )
-        if hit.wrapped:
-            message += " · search wrapped to the " + ("bottom" if backward else "top")
-        say = Say(message + ".", "warning" if hit.wrapped else "success")
-        return Step(say=say, redraw=redraw, at=at, line=line)
+        return self.find.found(job, result)
 
     # -- copy and delete -------------------------------------------------------------------
 
@@ -469,7 +397,7 @@ class SpillView:
         """``y``: the lines of the window as the file has them — not read_file's numbered
         rows, nor the viewer's gutter; cut lines whole (up to ``COPY_MAX_BYTES``); of a
         segment, its characters. A byte that is not UTF-8 is copied as ``\\xNN``."""
-        if (blocked := self._not_ready()) is not None:
+        if (blocked := self.not_ready()) is not None:
             return blocked
         window = self.window
         assert window is not None
@@ -480,7 +408,7 @@ class SpillView:
             with open_reader(self.path, self.shown) as reader:
                 copied = window_text(reader, window)
         except SpillRefused as refused:
-            self._fail(refused)
+            self.fail(refused)
             return CLEARED
         lines = window.span if window.segment else f"lines {window.offset:,}–{window.last:,}"
         if not copied.complete:
@@ -517,7 +445,7 @@ class SpillView:
         names = [e.name for e in self.visible()]
         place = names.index(path.name) if path.name in names else 0
         if self.path == path:
-            self.path, self.window, self.hit, self.error = None, None, None, None
+            self.path, self.window, self.find.hit, self.error = None, None, None, None
         return place
 
     def after(self, place: int) -> Path | None:

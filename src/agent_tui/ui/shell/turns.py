@@ -1,0 +1,139 @@
+"""Running the agent's turns from the TUI: a message sent, a compaction, Esc, the end.
+
+``Turns.send`` routes a message (a slash command runs instead, ``SlashActions.route``),
+queues it while a turn runs (``TypeAhead``), holds it before the core is ready
+(``Opening.hold``), or starts a turn on the ``agent`` worker, whose events the app renders as
+they come (``EventView``). ``worker_ended`` closes a turn whose worker ended (in an error,
+cancelled, or done) and sends the next queued message. What it uses of the app is
+``TurnsHost``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+from textual.app import App
+from textual.worker import Worker, WorkerState
+
+from agent_tui.ui.shell.status_bar import Activity
+
+if TYPE_CHECKING:
+    from agent_tui.core.agent.agent import Agent
+    from agent_tui.ui.approval.desk import ApprovalDesk
+    from agent_tui.ui.shell.event_view import EventView
+    from agent_tui.ui.shell.main_screen import MainScreen
+    from agent_tui.ui.shell.opening import Opening
+    from agent_tui.ui.shell.slash_actions import SlashActions
+    from agent_tui.ui.shell.type_ahead import TypeAhead
+
+
+class TurnsHost(Protocol):
+    """What of the app (``AgentApp``) a turn uses: the agent and its approval desk, whether
+    the core is there and a turn runs, the routing, queueing and rendering of messages."""
+
+    agent: Agent
+    busy: bool
+    desk: ApprovalDesk
+    slash: SlashActions
+    type_ahead: TypeAhead
+    event_view: EventView
+    opening: Opening
+
+    @property
+    def ready(self) -> bool: ...
+
+    @property
+    def showing(self) -> bool: ...
+
+    @property
+    def main(self) -> MainScreen: ...
+
+
+class Turns:
+    """The agent's turns (``app`` runs them on its ``agent`` worker and receives their
+    events; ``host`` is the session's side of the app)."""
+
+    def __init__(self, app: App[Any], host: TurnsHost) -> None:
+        self.app = app
+        self.host = host
+
+    def send(self, text: str) -> bool:
+        """Start a turn with ``text``; while a turn runs it is queued (``type_ahead``). A
+        slash command runs instead (``SlashActions.route``; ``//x`` sends ``/x``). Before the
+        core is ready it is listed on the shell and sent once the core is there."""
+        host = self.host
+        if not host.ready or host.opening.asking_trust:
+            return host.opening.hold(text)
+        from agent_tui.ui.shell.slash_actions import escape
+
+        routed = host.slash.route(text)
+        if not isinstance(routed, str):
+            return routed
+        if host.busy:  # queued as typed after routing: sent later, it routes to the same text
+            host.type_ahead.add(escape(routed))
+            return True
+        text = routed
+        if host.agent.rewinding:
+            self.app.notify("A rewind is in progress: send it when it is done.", severity="warning")
+            return False
+        host.busy = True
+        host.event_view.set_activity(Activity.THINKING)
+        self.app.run_worker(
+            self._run_turn(text),
+            exclusive=True,
+            group="agent",
+            exit_on_error=False,
+            name="agent-turn",
+        )
+        return True
+
+    def compact(self, focus: str = "") -> bool:
+        """Fold the conversation into a summary (``/compact [focus]``): like a turn, it runs
+        on the agent worker, shows in the chat, and Esc stops it (nothing changes then)."""
+        host = self.host
+        if host.busy:
+            self.app.notify("A turn is running: compact when it ends.", severity="warning")
+            return False
+        host.busy = True
+        host.event_view.set_activity(Activity.THINKING)
+        self.app.run_worker(
+            self._run_compaction(focus),
+            exclusive=True,
+            group="agent",
+            exit_on_error=False,
+            name="agent-compact",
+        )
+        return True
+
+    async def _run_compaction(self, focus: str) -> None:
+        from agent_tui.ui.shell.events_bridge import forward
+
+        await forward(self.host.agent.compact(focus), self.app)
+
+    async def _run_turn(self, prompt: str) -> None:
+        from agent_tui.ui.shell.events_bridge import forward
+
+        await forward(self.host.agent.run(prompt, asker=self.host.desk.ask), self.app)
+
+    def interrupt(self) -> None:
+        """Esc: stop the running turn (its worker ends once the agent has stopped)."""
+        host = self.host
+        if host.busy:
+            host.agent.interrupt()
+            host.event_view.set_activity(Activity.INTERRUPTING)
+
+    async def worker_ended(self, worker: Worker[Any], state: WorkerState) -> None:
+        """The ``agent`` worker ended: say how when it did not end as the turn did (an
+        error, cancelled), end the turn, and send the next queued message (or say why not)."""
+        host = self.host
+        if not host.showing:
+            return
+        if state is WorkerState.ERROR:
+            error = worker.error
+            await host.main.chat.add_error(
+                "internal error", f"{type(error).__name__}: {error}" if error else "unknown"
+            )
+        elif state is WorkerState.CANCELLED and host.busy:
+            await host.main.chat.add_notice("Cancelled", "warning")
+        await host.event_view.end_turn()
+        await host.type_ahead.turn_over(host.busy)  # the next queued message, or why not
