@@ -6,17 +6,17 @@ the minimal policy used where no rules are configured. Shell commands are analys
 ``permissions.shell`` (tree-sitter-bash, fail closed).
 """
 
-from agent_tui.core.permissions.decision import Decision, Step
-from agent_tui.core.permissions.modes import Mode, parse_mode
-from agent_tui.core.permissions.pipeline import PermissionPipeline
-from agent_tui.core.permissions.policy import (
+from agent_tui.core.permissions.asking import (
     Approval,
     ApprovalRequest,
     Asker,
-    PermissionPolicy,
+    PendingApproval,
     Scope,
-    SimplePolicy,
 )
+from agent_tui.core.permissions.decision import Decision, Step
+from agent_tui.core.permissions.modes import Mode, parse_mode
+from agent_tui.core.permissions.pipeline import PermissionPipeline
+from agent_tui.core.permissions.policy import PermissionPolicy, SimplePolicy
 from agent_tui.core.permissions.rules import Rule, RuleError, RuleSet
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "Asker",
     "Decision",
     "Mode",
+    "PendingApproval",
     "PermissionPipeline",
     "PermissionPolicy",
     "Rule",
