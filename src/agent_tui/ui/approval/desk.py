@@ -102,7 +102,7 @@ class ApprovalDesk:
             pending.cancel()
             raise
 
-    def mode_changed(self, mode: str | None) -> None:
+    def mode_changed(self, mode: str) -> None:
         """The permission mode changed (to ``mode``): tell every waiting ask. The executor
         judges each again; one the policy now allows or denies is settled by it (its prompt
         closes: ``_settled``); the prompt of one that still asks says so. Nothing is decided
@@ -112,7 +112,7 @@ class ApprovalDesk:
             decision = each.pending.mode_changed()
             if decision is None or decision.kind != "ask":
                 continue
-            if each is self.current and self.screen is not None and mode:
+            if each is self.current and self.screen is not None:
                 self.screen.still_asks(mode, decision.reason)
 
     def _settled(self, waiting: _Waiting, approval: Approval | None) -> None:

@@ -2,8 +2,8 @@
 
 ``PermissionModes.cycle`` is Shift+Tab's next mode, ``set_mode`` the palette's and
 ``/mode``'s choice; entering bypass asks for confirmation first (``BypassConfirm``). A switch
-tells the calls waiting for approval (``redecide_waiting``): the executor judges them again
-under the new mode. ``describe_ask`` and ``answered`` are the ``ApprovalDesk``'s callbacks: an
+tells the calls waiting for approval (``switch``): the executor judges them again under
+the new mode. ``describe_ask`` and ``answered`` are the ``ApprovalDesk``'s callbacks: an
 ask shown, an answer given (the user's, or the policy's after a switch). Built by the app once
 the core is there (``AgentApp._wire``).
 """
@@ -78,7 +78,11 @@ class PermissionModes:
 
     def switch(self, mode: Mode, *, said: str = "") -> None:
         """Put the policy in ``mode`` at once, say so (after ``said``, what led to it), and
-        judge the waiting calls again."""
+        tell the calls waiting for approval: the executor judges each again. One the mode now
+        allows runs without an answer, its card saying what allowed it; one it denies is
+        rejected by the policy (the executor's own rejection event says so); the others keep
+        asking. Deny rules win in every mode: the policy decides, not the prompt (``answered``
+        shows what it decided)."""
         from agent_tui.core.permissions import Mode
 
         app = self.app
@@ -88,16 +92,7 @@ class PermissionModes:
             f"{f'{said}. ' if said else ''}Permission mode: {mode.value} — {mode.describe}",
             severity="warning" if mode is Mode.BYPASS else "information",
         )
-        self.redecide_waiting()
-
-    def redecide_waiting(self) -> None:
-        """Tell the calls waiting for approval that the mode changed: the executor judges each
-        again. One the mode now allows runs without an answer, its card saying what allowed
-        it; one it denies is rejected by the policy (the executor's own rejection event says
-        so); the others keep asking. Deny rules win in every mode: the policy decides, not the
-        prompt (``answered`` shows what it decided)."""
-        mode = self.app.agent.policy.mode
-        self.app.desk.mode_changed(mode.value if mode is not None else None)
+        app.desk.mode_changed(mode.value)
 
     def describe_ask(self, request: ApprovalRequest) -> Ask:
         """The approval dialog's content for ``request`` (the desk is about to show it)."""
