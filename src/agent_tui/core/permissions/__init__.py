@@ -3,7 +3,11 @@
 ``PermissionPipeline`` applies deny → plan mode → the every-mode checks → ask → allow rules →
 the mode → the tool's own default, and answers with a typed ``Decision``; ``SimplePolicy`` is
 the minimal policy used where no rules are configured. Shell commands are analysed by
-``permissions.shell`` (tree-sitter-bash, fail closed).
+``permissions.shell`` (tree-sitter-bash, fail closed). ``permissions.asking`` holds what an ask
+is made of: the request, the answer, and the ask's own future (``PendingApproval``), which the
+front end settles and the executor judges again when the mode changes. The package may import
+the core's tools, sandbox, state, settings, workspace and transcript; nothing of the executor,
+the agent or any UI.
 """
 
 from agent_tui.core.permissions.asking import (
