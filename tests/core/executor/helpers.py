@@ -1,10 +1,11 @@
-"""Test tools whose timing the test controls, a driver for the executor, process checks and
-wire-format checks of a transcript."""
+"""Test tools whose timing the test controls, a driver for the executor, a record of who calls
+``policy.decide``, process checks and wire-format checks of a transcript."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import itertools
 import json
 import os
@@ -18,7 +19,13 @@ from typing import Any
 from agent_tui.core.budget import BudgetSettings
 from agent_tui.core.events import Event
 from agent_tui.core.executor import ToolExecutor, Transition
-from agent_tui.core.permissions import Asker, PermissionPolicy, SimplePolicy
+from agent_tui.core.permissions import (
+    ApprovalRequest,
+    Asker,
+    Decision,
+    PermissionPolicy,
+    SimplePolicy,
+)
 from agent_tui.core.providers.anthropic import to_anthropic_messages
 from agent_tui.core.providers.openai import to_openai_messages
 from agent_tui.core.tools import (
@@ -181,6 +188,28 @@ def position(events: list[Event], kind: str, call_id: str, message: str | None =
         if same and (message is None or getattr(event, "message", None) == message):
             return n
     raise AssertionError(f"no {kind} for {call_id} in {[e.type for e in events]}")
+
+
+# -- who decides --------------------------------------------------------------------------
+
+EXECUTOR = "agent_tui.core.executor.approval"
+
+
+def record_decisions(policy: PermissionPolicy) -> list[tuple[str, str, str]]:
+    """Wrap ``policy.decide``: each call appends (call id, mode, the calling module)."""
+    made: list[tuple[str, str, str]] = []
+    decide = policy.decide
+
+    def recorded(request: ApprovalRequest) -> Decision:
+        frame = inspect.currentframe()
+        caller = frame.f_back if frame is not None else None
+        module = caller.f_globals.get("__name__", "?") if caller is not None else "?"
+        mode = policy.mode.value if policy.mode is not None else "-"
+        made.append((request.call.id, mode, module))
+        return decide(request)
+
+    policy.decide = recorded  # type: ignore[method-assign]
+    return made
 
 
 # -- processes -----------------------------------------------------------------------------

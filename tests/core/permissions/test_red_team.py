@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from agent_tui.core.permissions import Mode, PermissionPipeline, Rule, RuleSet
-from agent_tui.core.permissions.policy import ApprovalRequest
+from agent_tui.core.permissions.asking import ApprovalRequest
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.transcript import ToolCall
 

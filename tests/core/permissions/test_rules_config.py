@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from agent_tui.core.permissions import Mode, PermissionPipeline, Rule, RuleError
+from agent_tui.core.permissions.asking import ApprovalRequest
 from agent_tui.core.permissions.config import add_local_rules, merge, parse_section, read_json_file
-from agent_tui.core.permissions.policy import ApprovalRequest
 from agent_tui.core.permissions.suggest import command_prefix
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.transcript import ToolCall

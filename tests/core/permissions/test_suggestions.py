@@ -88,7 +88,7 @@ def test_no_rule_for_shell_keywords(tmp_path: Path) -> None:
 
 
 def test_remember_saves_what_was_offered(tmp_path: Path) -> None:
-    from agent_tui.core.permissions.policy import ApprovalRequest
+    from agent_tui.core.permissions.asking import ApprovalRequest
     from agent_tui.core.transcript import ToolCall
 
     pipeline = PermissionPipeline(tmp_path, RuleSet(), Mode.DEFAULT)

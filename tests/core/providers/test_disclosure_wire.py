@@ -12,7 +12,7 @@ from tests.core.disclosure.catalog import catalog_tools, filler, registry_with
 from agent_tui.core.agent.agent import Agent
 from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.permissions import PermissionPipeline, Rule, RuleSet
-from agent_tui.core.permissions.policy import Approval, ApprovalRequest
+from agent_tui.core.permissions.asking import Approval, ApprovalRequest
 from agent_tui.core.providers.anthropic import AnthropicProvider
 from agent_tui.core.providers.openai import OpenAIProvider
 

@@ -1,4 +1,4 @@
-"""Permission for one call: the policy decides; an ``ask`` waits for the front end's asker.
+"""Permission for one call, decided here and only here: the policy first, then the asker.
 
 The order is: the policy's decision first, so a deny (a rule, plan mode, a failed check) is
 always reported as a rejection, whatever else is wrong with the call; then, for a call that
@@ -7,12 +7,14 @@ read, an ``old_string`` not found) ends as a ``tool_error`` the model can act on
 asking anyone; only then the asker. The pre-check can only refuse: passing it never allows a
 call. An allowed call is not pre-checked (it runs the same checks itself at once).
 
-The wait is part of the turn: an interrupt while the prompt is open cancels the asker (the
-front end closes its prompt on cancellation) and the call ends as interrupted. When the
-permission mode changes while the prompt is open, the front end may answer with the policy's
-new decision (``Approval.decided``): the executor then decides again itself and acts on that
-(allow: it runs; deny: the policy's rejection; still ask: it asks again), so a front end can
-close a prompt the mode made moot but can never allow a call the policy does not.
+An ask is one object: the request with its own future (``PendingApproval``, see
+``permissions.asking`` for why it rides the asker and not the event stream), which the front
+end resolves. The wait is part of the turn: an interrupt while the prompt is open cancels it
+(the front end closes its prompt) and the call ends as interrupted. When the permission mode
+changes while the prompt is open, the front end tells the ask (``mode_changed``) and this
+module judges the call again (``_judged_again``): an allow runs, a deny is the policy's
+rejection, a call that still asks keeps its prompt (which says so). A front end never decides:
+it can close a prompt the mode made moot but never allow a call the policy does not.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from agent_tui.core.events import Event, PermissionRequest, RejectedBy
@@ -31,6 +34,7 @@ from agent_tui.core.permissions import (
     ApprovalRequest,
     Asker,
     Decision,
+    PendingApproval,
     PermissionPolicy,
     Scope,
     Step,
@@ -50,21 +54,48 @@ Precheck = Callable[[CallPlan], Awaitable[ToolErrorInfo | None]]
 async def ask_unless_interrupted(
     asker: Asker, request: ApprovalRequest, interrupted: asyncio.Event
 ) -> Approval | None:
-    """The asker's answer, or None when the turn is interrupted first (the ask is cancelled)."""
-    answer = asyncio.ensure_future(asker(request))
+    """The answer to ``request`` (its ``pending`` future, settled by the front end or by the
+    policy after a mode change), or None when the turn is interrupted first: the ask is then
+    cancelled, and the front end closes its prompt. An asker that answers by returning settles
+    the future with what it returns; one that fails raises here (the ask is cancelled)."""
+    pending = request.pending
+    assert pending is not None
+    asking = asyncio.ensure_future(asker(request))
     waiter = asyncio.ensure_future(interrupted.wait())
     try:
-        done, _ = await asyncio.wait({answer, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        waits: set[asyncio.Future[Any]] = {pending.future, asking, waiter}
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        if not pending.done and asking.done() and not asking.cancelled():
+            failure = asking.exception()
+            if failure is not None:
+                pending.cancel()
+                raise failure
+            pending.answer(asking.result())
+        if not pending.done:  # interrupted first: whatever the asker does since is moot
+            pending.cancel()
+        return None if pending.cancelled else pending.future.result()
     finally:
         waiter.cancel()
-        if not answer.done():
-            answer.cancel()
-            await asyncio.wait({answer})  # the front end closes its prompt
-    if answer not in done:  # interrupted first: whatever the asker did since is moot
-        if not answer.cancelled():
-            answer.exception()  # retrieved, so it is not reported as lost
+        pending.cancel()  # a no-op once settled; cancelled here, the prompt closes
+        if not asking.done():
+            asking.cancel()
+            await asyncio.wait({asking})  # the front end is done with it
+        if not asking.cancelled():
+            asking.exception()  # retrieved, so it is not reported as lost
+
+
+def _judged_again(
+    policy: PermissionPolicy, request: ApprovalRequest, plan: CallPlan
+) -> Decision | None:
+    """The decision on a waiting call after the permission mode changed (the front end told
+    its ask, on the event loop, so the prompt can say at once that it still asks); None when
+    the check fails: the call keeps asking, as it did."""
+    try:
+        decision = policy.decide(request)
+    except Exception:
+        log.exception("judging a waiting call again failed; it keeps asking")
         return None
-    return answer.result()
+    return _hooked(decision, plan)
 
 
 def _decide(policy: PermissionPolicy, request: ApprovalRequest) -> Decision:
@@ -151,8 +182,9 @@ async def authorize(
         if decision.kind == "ask" and asker is not None:
             caveats = await asyncio.to_thread(_caveats, prepared.tool, decision)
             yield permission_request(plan, decision, caveats)
+            pending = PendingApproval(partial(_judged_again, policy, request, plan))
             asking = ApprovalRequest(
-                plan.call, prepared.tool, prepared.input, decision, caveats=caveats
+                plan.call, prepared.tool, prepared.input, decision, caveats=caveats, pending=pending
             )
             try:
                 approval = await ask_unless_interrupted(asker, asking, interrupted)
@@ -169,9 +201,15 @@ async def authorize(
                 for event in results.drain():
                     yield event
                 return
+            if pending.verdict is not None:
+                # The mode changed while it asked and the policy, asked again here, no longer
+                # asks: an allow runs, a deny is the policy's rejection.
+                decision, redecided = pending.verdict, True
+                continue
             if approval.decided is not None:
-                # The mode changed while it asked: decide again, here, whatever the front end
-                # saw (an allow runs, a deny is the policy's rejection, an ask asks again).
+                # An asker that answered by returning says the mode changed: decide again,
+                # here, whatever it saw (an allow runs, a deny is the policy's rejection, an
+                # ask asks again: its answer is spent).
                 decision = _hooked(await asyncio.to_thread(_decide, policy, request), plan)
                 redecided = True
                 continue

@@ -18,11 +18,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agent_tui.core.permissions.asking import ApprovalRequest, Scope
 from agent_tui.core.permissions.decision import Decision, Step, plan_mode
 from agent_tui.core.permissions.judging import source_of
 from agent_tui.core.permissions.modes import Mode
 from agent_tui.core.permissions.outside import free_to_write, outside_path
-from agent_tui.core.permissions.policy import ApprovalRequest, Scope
 from agent_tui.core.permissions.protected import names_explicitly, protection
 from agent_tui.core.permissions.rules import Rule, RuleSet
 from agent_tui.core.permissions.subject import Subject, SubjectError, subject_of

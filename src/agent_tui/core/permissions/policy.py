@@ -6,18 +6,18 @@ suggested rules); ``explain`` answers the same for a tool without a call (the MC
 session" (in memory only) or "always allow" (also saved, when the policy saves rules);
 ``reads`` is the read guard the file tools obey; ``mode`` is the permission mode (None: the
 policy has none).
-Front ends read these fields only — no probing with ``getattr`` or ``isinstance``.
+Front ends read these fields only — no probing with ``getattr`` or ``isinstance``. The
+request a policy judges and the answer a user gives are in ``permissions.asking``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
-from enum import StrEnum
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from agent_tui.core.permissions.asking import ApprovalRequest, Scope
 from agent_tui.core.permissions.decision import Decision, Step
 from agent_tui.core.permissions.modes import Mode
 from agent_tui.core.permissions.rules import Rule
@@ -26,59 +26,6 @@ from agent_tui.core.state.trust import TrustItem
 from agent_tui.core.tools.base import Tool
 from agent_tui.core.tools.hosts import NO_HOSTS, HostRules
 from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
-from agent_tui.core.transcript import ToolCall
-
-
-@dataclass(frozen=True)
-class ApprovalRequest:
-    """A call waiting for a decision (``decision`` is set once the policy asked)."""
-
-    call: ToolCall
-    tool: Tool[Any]
-    input: BaseModel
-    decision: Decision | None = None
-    agent: str | None = None
-    """The subagent that asks (``task``), None for the session's own calls."""
-    caveats: tuple[str, ...] = ()
-    """What to know before allowing it, beside the permission (the prompt shows them): a
-    write that cannot be rewound…"""
-
-    @property
-    def reason(self) -> str:
-        return self.decision.reason if self.decision is not None else ""
-
-
-class Scope(StrEnum):
-    """How long an allow given at the prompt lasts."""
-
-    ONCE = "once"
-    """This call only."""
-    SESSION = "session"
-    """The suggested rules, in memory until the session ends: no file is written."""
-    ALWAYS = "always"
-    """The suggested rules, from now on: saved to the local project settings when the policy
-    saves rules (``saves_rules``), else for this session like ``SESSION``."""
-
-
-@dataclass(frozen=True)
-class Approval:
-    """The user's answer to an ``ask``."""
-
-    allowed: bool
-    feedback: str | None = None
-    scope: Scope = Scope.ONCE
-    """How long an allow lasts (ignored for a deny)."""
-    decided: Decision | None = None
-    """Not the user's answer: the permission mode changed while the prompt was open and the
-    policy's new decision no longer asks (what the front end saw). The executor then decides
-    again itself and acts on its own decision; ``allowed`` is what this one said."""
-
-    @property
-    def always(self) -> bool:
-        return self.scope is Scope.ALWAYS
-
-
-Asker = Callable[[ApprovalRequest], Awaitable[Approval]]
 
 
 class PermissionPolicy(Protocol):

@@ -357,7 +357,9 @@ def _tokens(n: int) -> str:
 
 
 def _marked(asker: Any, name: str) -> Any:
-    """The parent's asker, told which subagent asks (``ApprovalRequest.agent``)."""
+    """The parent's asker, told which subagent asks (``ApprovalRequest.agent``). The request
+    keeps its own future (``pending``): the parent's prompt settles the child's ask, and a mode
+    change is judged again by the child's executor, as for the parent's own calls."""
 
     async def ask(request: ApprovalRequest) -> Approval:
         answer: Approval = await asker(replace(request, agent=name))

@@ -2,21 +2,22 @@
 
 ``ApprovalDesk.ask`` is what the executor awaits. Each ask waits its turn in a FIFO; the
 permission prompt (imported when the first ask comes) shows the oldest and counts the others.
-An ask cancelled by an interrupt leaves the queue, or closes its prompt if it is showing.
-When the permission mode changes, ``redecide`` judges the waiting asks again and settles the
-ones the new mode allows or denies (the executor then decides again itself).
+The desk never decides: each request carries its own future (``PendingApproval``), which the
+prompt's answer resolves; the desk watches it and closes the prompt, or drops the ask from the
+queue, however it is settled — answered, cancelled by an interrupt, or decided by the policy
+after a mode change. When the permission mode changes, ``mode_changed`` tells every waiting
+ask so: the executor judges each again; one it still asks about keeps its prompt, which says so.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.core.permissions import Approval, ApprovalRequest, Decision
+from agent_tui.core.permissions import Approval, ApprovalRequest, PendingApproval
 from agent_tui.core.permissions.policy import PermissionPolicy, describe_input
 from agent_tui.core.settings import LOCAL_SETTINGS_FILE, PROJECT_DIR
 
@@ -26,8 +27,6 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from agent_tui.ui.approval.screen import ApprovalScreen, Ask
-
-log = logging.getLogger(__name__)
 
 
 def describe_request(request: ApprovalRequest, policy: PermissionPolicy, cwd: Path) -> Ask:
@@ -56,9 +55,9 @@ def describe_request(request: ApprovalRequest, policy: PermissionPolicy, cwd: Pa
 
 
 @dataclass(eq=False)
-class _Pending:
+class _Waiting:
     request: ApprovalRequest
-    future: asyncio.Future[Approval]
+    pending: PendingApproval
 
 
 class ApprovalDesk:
@@ -76,8 +75,8 @@ class ApprovalDesk:
         self.describe = describe
         self.on_answer = on_answer
         self.cursor_blink = cursor_blink
-        self.queue: deque[_Pending] = deque()
-        self.current: _Pending | None = None
+        self.queue: deque[_Waiting] = deque()
+        self.current: _Waiting | None = None
         self.screen: ApprovalScreen | None = None
 
     @property
@@ -86,56 +85,47 @@ class ApprovalDesk:
         return len(self.queue) + (self.current is not None)
 
     async def ask(self, request: ApprovalRequest) -> Approval:
-        """Wait for the user's answer to ``request`` (after the asks queued before it)."""
-        pending = _Pending(request, asyncio.get_running_loop().create_future())
-        self.queue.append(pending)
+        """Wait for the answer to ``request`` (after the asks queued before it): the user's,
+        or the policy's after a mode change. A request without a future of its own (not from
+        the executor) gets one."""
+        pending = request.pending
+        if pending is None:
+            pending = PendingApproval()
+            request = replace(request, pending=pending)
+        waiting = _Waiting(request, pending)
+        self.queue.append(waiting)
+        pending.watch(lambda approval: self._settled(waiting, approval))
         self._show_next()
         try:
-            return await pending.future
+            return await pending.wait()
         except asyncio.CancelledError:  # the turn was interrupted while it waited
-            self._withdraw(pending)
+            pending.cancel()
             raise
 
-    def _withdraw(self, pending: _Pending) -> None:
-        if pending in self.queue:
-            self.queue.remove(pending)
-        elif pending is self.current:
+    def mode_changed(self, mode: str) -> None:
+        """The permission mode changed (to ``mode``): tell every waiting ask. The executor
+        judges each again; one the policy now allows or denies is settled by it (its prompt
+        closes: ``_settled``); the prompt of one that still asks says so. Nothing is decided
+        here."""
+        waiting = [self.current] if self.current is not None else []
+        for each in [*waiting, *self.queue]:
+            decision = each.pending.mode_changed()
+            if decision is None or decision.kind != "ask":
+                continue
+            if each is self.current and self.screen is not None:
+                self.screen.still_asks(mode, decision.reason)
+
+    def _settled(self, waiting: _Waiting, approval: Approval | None) -> None:
+        """``waiting`` is settled (None: cancelled): off the queue, its prompt closed."""
+        if waiting is self.current:
             screen, self.current, self.screen = self.screen, None, None
             if screen is not None:
                 screen.withdraw()
+        elif waiting in self.queue:
+            self.queue.remove(waiting)
+        if approval is not None:
+            self.on_answer(waiting.request, approval)
         self._show_next()
-
-    def redecide(self, policy: PermissionPolicy) -> list[tuple[ApprovalRequest, Decision]]:
-        """The permission mode changed: judge every waiting ask again. One the policy now
-        allows or denies is settled with that decision (``Approval.decided``: the executor
-        decides again itself and acts on its own decision, so this can never allow what the
-        policy does not); the others keep waiting, the prompt saying it still asks in the new
-        mode. A check that fails keeps asking. Returns the settled requests and decisions."""
-        settled: list[tuple[ApprovalRequest, Decision]] = []
-        waiting = [self.current] if self.current is not None else []
-        for pending in [*waiting, *self.queue]:
-            try:
-                decision = policy.decide(pending.request)
-            except Exception:
-                log.exception("judging a waiting call again failed; it keeps asking")
-                continue
-            if decision.kind == "ask":
-                if pending is self.current and self.screen is not None and policy.mode:
-                    self.screen.still_asks(policy.mode.value, decision.reason)
-                continue
-            if pending is self.current:
-                screen, self.current, self.screen = self.screen, None, None
-                if screen is not None:
-                    screen.withdraw()
-            elif pending in self.queue:
-                self.queue.remove(pending)
-            if not pending.future.done():
-                approval = Approval(allowed=decision.kind == "allow", decided=decision)
-                self.on_answer(pending.request, approval)
-                pending.future.set_result(approval)
-                settled.append((pending.request, decision))
-        self._show_next()
-        return settled
 
     def _show_next(self) -> None:
         if self.current is not None:
@@ -146,17 +136,15 @@ class ApprovalDesk:
             return
         from agent_tui.ui.approval.screen import ApprovalScreen
 
-        pending = self.current = self.queue.popleft()
+        waiting = self.current = self.queue.popleft()
         self.screen = ApprovalScreen(
-            self.describe(pending.request), waiting=len(self.queue), cursor_blink=self.cursor_blink
+            self.describe(waiting.request), waiting=len(self.queue), cursor_blink=self.cursor_blink
         )
-        self.app.push_screen(self.screen, callback=lambda answer: self._answered(pending, answer))
+        self.app.push_screen(self.screen, callback=lambda answer: self._answered(waiting, answer))
 
-    def _answered(self, pending: _Pending, approval: Approval | None) -> None:
-        if pending is self.current:
+    def _answered(self, waiting: _Waiting, approval: Approval | None) -> None:
+        """The prompt closed with the user's answer (None: closed without one, a deny)."""
+        if waiting is self.current:  # its screen is gone already: nothing to withdraw
             self.current, self.screen = None, None
-        approval = approval or Approval(allowed=False)
-        if not pending.future.done():
-            self.on_answer(pending.request, approval)
-            pending.future.set_result(approval)
+        waiting.pending.answer(approval or Approval(allowed=False))
         self._show_next()

@@ -258,7 +258,7 @@ class ApprovalScreen(StyledOnce, ModalScreen[Approval]):
             self.app.pop_screen()
 
     def withdraw(self) -> None:
-        """Close without an answer (the desk settled the ask otherwise): now if this prompt is
+        """Close without an answer (the ask was settled otherwise): now if this prompt is
         on top, else as soon as it is again (a dialog was opened over it)."""
         if not self.is_attached:
             return
@@ -346,8 +346,8 @@ class ApprovalScreen(StyledOnce, ModalScreen[Approval]):
             self.dismiss(Approval(allowed=False, feedback=text or None))
 
     async def action_cycle_mode(self) -> None:
-        """Shift+Tab: the next permission mode, as on the main screen (the desk then judges
-        this call again: it may now run, or be refused, without an answer)."""
+        """Shift+Tab: the next permission mode, as on the main screen (the executor then
+        judges this call again: it may now run, or be refused, without an answer)."""
         if self.armed:
             await self.run_action("app.cycle_mode")
 

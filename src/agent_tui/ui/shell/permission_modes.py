@@ -2,10 +2,10 @@
 
 ``PermissionModes.cycle`` is Shift+Tab's next mode, ``set_mode`` the palette's and
 ``/mode``'s choice; entering bypass asks for confirmation first (``BypassConfirm``). A switch
-judges the calls waiting for approval again under the new mode (``redecide_waiting``).
-``describe_ask`` and ``answered`` are the ``ApprovalDesk``'s callbacks: an ask shown, an
-answer given. Built by the app once the core is there; what it uses of the app is
-``ModesHost``.
+tells the calls waiting for approval (``switch``): the executor judges them again under
+the new mode. ``describe_ask`` and ``answered`` are the ``ApprovalDesk``'s callbacks: an
+ask shown, an answer given (the user's, or the policy's after a switch). Built by the app once
+the core is there; what it uses of the app is ``ModesHost``.
 """
 
 from __future__ import annotations
@@ -110,7 +110,11 @@ class PermissionModes:
 
     def switch(self, mode: Mode, *, said: str = "") -> None:
         """Put the policy in ``mode`` at once, say so (after ``said``, what led to it), and
-        judge the waiting calls again."""
+        tell the calls waiting for approval: the executor judges each again. One the mode now
+        allows runs without an answer, its card saying what allowed it; one it denies is
+        rejected by the policy (the executor's own rejection event says so); the others keep
+        asking. Deny rules win in every mode: the policy decides, not the prompt (``answered``
+        shows what it decided)."""
         from agent_tui.core.permissions import Mode
 
         app = self.app
@@ -120,22 +124,7 @@ class PermissionModes:
             f"{f'{said}. ' if said else ''}Permission mode: {mode.value} — {mode.describe}",
             severity="warning" if mode is Mode.BYPASS else "information",
         )
-        self.redecide_waiting()
-
-    def redecide_waiting(self) -> None:
-        """Judge the calls waiting for approval again (the mode changed): one the mode now
-        allows runs without an answer, its card saying what allowed it; one it denies is
-        rejected by the policy (the executor's own rejection event says so); the others keep
-        asking. Deny rules win in every mode: the policy decides, not the prompt."""
-        app = self.app
-        for request, decision in app.desk.redecide(app.agent.policy):
-            state = app.calls.get(request.call.id)
-            if state is None:
-                continue
-            if decision.kind == "allow":
-                state.allowed_by = decision.basis
-                app.event_view.refresh_calls([state])
-                app.notify(f"{state.name} runs without asking: allowed by {decision.basis}")
+        app.desk.mode_changed(mode.value)
 
     def describe_ask(self, request: ApprovalRequest) -> Ask:
         """The approval dialog's content for ``request`` (the desk is about to show it)."""
@@ -146,8 +135,17 @@ class PermissionModes:
         return describe_request(request, app.agent.policy, app.agent.cwd)
 
     def answered(self, request: ApprovalRequest, approval: Approval) -> None:
-        """``request`` was answered: an allowed call starts running."""
-        view = self.app.event_view
-        if approval.allowed and (state := self.app.calls.start(request.call.id)) is not None:
+        """``request`` was answered: an allowed call starts running; one the policy allowed
+        after a mode change (``Approval.decided``) says what allowed it."""
+        app = self.app
+        view = app.event_view
+        if approval.allowed and (state := app.calls.start(request.call.id)) is not None:
             view.refresh_calls([state])
         view.set_activity(Activity.RUNNING if approval.allowed else view.tool_activity())
+        decided = approval.decided
+        if decided is not None and decided.kind == "allow":
+            state = app.calls.get(request.call.id)
+            if state is not None:
+                state.allowed_by = decided.basis
+                view.refresh_calls([state])
+                app.notify(f"{state.name} runs without asking: allowed by {decided.basis}")
