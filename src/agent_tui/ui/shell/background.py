@@ -17,7 +17,7 @@ from textual.app import App
 
 if TYPE_CHECKING:
     from agent_tui.core.agent.agent import Agent
-    from agent_tui.core.mcp.server_log import LogEntry
+    from agent_tui.core.mcp.client.server_log import LogEntry
     from agent_tui.core.mentions import FileIndex, IndexWatcher
     from agent_tui.core.sandbox import SandboxState
     from agent_tui.ui.elicit.desk import ElicitationDesk
