@@ -1,36 +1,24 @@
-"""The agent loop: model -> tool calls -> executor -> model, until the model stops.
+"""The agent: model -> tool calls -> executor -> model, until the model stops.
 
-``Agent.run(prompt)`` is an async generator of typed events (see ``events``); the TUI and
-headless mode both consume it. ``interrupt()`` stops the turn at the next await point: the
-streamed text so far is kept, every tool call the model made gets a result message, and the
-loop ends with ``turn_end(reason="interrupted")`` — the transcript stays valid for the next
-request in both wire formats.
+``Agent.run(prompt)`` is an async generator of typed events (``core.events``); the TUI,
+headless mode and subagents consume it. ``interrupt()`` stops the turn at the next await
+point: the streamed text so far is kept, every tool call the model made gets a result message,
+and the turn ends with ``turn_end(reason="interrupted")``. ``inject(text)`` puts a message typed
+during the turn into the inbox (``inbox``), for the turn's next tool boundary. Tool results go
+through the output budget (``core.budget``); ``close()`` deletes the spill files nothing refers
+to any more and closes the provider. The system prompt holds the project memory
+(``core.workspace.memory``), read again when the session changes; ``context()`` says how full
+the model's window is (``core.conversation.context``). With a session file each turn gets a
+checkpoint, and ``turns``, ``preview_rewind`` and ``rewind`` go back to before one; ``fork``
+goes on in a copy of the session.
 
-Tool results go through the output budget (``settings.budget``; see ``core.budget``) before
-the model sees them. Front ends call ``await agent.close()`` when the session ends: it deletes
-the spill files nothing refers to any more and closes the provider. Whatever shrinks
-``messages`` (compaction) calls ``await agent.collect_spills()`` afterwards.
-
-With a session file, each turn gets a checkpoint (``core.checkpoints``): what the file tools
-change is kept before they change it, what other tools change is found by scanning. ``turns``,
-``preview_rewind`` and ``rewind`` go back to before a turn (``core.rewind``); ``fork``
-continues in a copy of the session.
-
-The system prompt holds the project memory (``core.memory``), read at start and again when the
-session changes (``new_session``, ``resume``); ``context()`` says how full the model's window is
-(``core.context``, the window from ``core.model_limits``), and every ``usage`` event carries it.
-
-``inject(text)`` puts a message the user typed during the turn into the agent's inbox
-(``core.inbox``): the loop adds it after the results of the current batch of tool calls, before
-the next model request, and emits ``user_injected``.
-
-This module owns the ``Agent``, the facade front ends use: its state, the session changes,
-memory and context. It composes its collaborators, each handed what it shares and nothing
-more: the conversation (``conversation_state``: session, transcript, usage), the run control
-(``control``: the interrupt, the busy flags), the turn loop (``turn.TurnRunner``; ``run`` calls
-it), compaction (``compacting.Compactor``) and the checkpoints and rewind
-(``rewinding.Rewinder``). What each reads of the agent itself is a protocol of public members
-(``TurnHost``, ``CompactionHost``, ``RewindHost``).
+The ``Agent`` is the facade: it holds the public state and composes its collaborators, each
+handed what it shares and nothing more: the conversation (``conversation_state``: session,
+transcript, usage), the run control (``control``: the interrupt, the busy flags), the session
+file's changes (``session_switch``), the turn loop (``turn.TurnRunner``), compaction
+(``compacting.Compactor``), the checkpoints and rewind (``rewinding.Rewinder``). What each
+reads of the agent itself is a protocol of public members (``TurnHost``, ``CompactionHost``,
+``RewindHost``).
 """
 
 from __future__ import annotations
@@ -42,10 +30,11 @@ from pathlib import Path
 
 from agent_tui.core.agent.compacting import Compactor, nested_memory
 from agent_tui.core.agent.control import AgentBusy, Interrupted, RunControl
-from agent_tui.core.agent.conversation_state import ConversationState
+from agent_tui.core.agent.conversation_state import ConversationState, StartSource
 from agent_tui.core.agent.inbox import Inbox
 from agent_tui.core.agent.prompt import system_prompt
 from agent_tui.core.agent.rewinding import Rewinder
+from agent_tui.core.agent.session_switch import SessionSwitch
 from agent_tui.core.agent.tool_source import ToolSource
 from agent_tui.core.agent.turn import TurnRunner
 from agent_tui.core.budget import CleanupReport, SpillStore, collect_spills
@@ -56,24 +45,11 @@ from agent_tui.core.conversation.context import (
     context_usage,
 )
 from agent_tui.core.conversation.model_limits import ModelLimits, model_limits
-from agent_tui.core.conversation.rewind import (
-    RewindError,
-    RewindPreview,
-    RewindReport,
-    RewindWhat,
-    TurnSummary,
-)
-from agent_tui.core.conversation.session import SessionLog, SessionStore, in_use_note, session_usage
+from agent_tui.core.conversation.rewind import RewindPreview, RewindReport, RewindWhat, TurnSummary
+from agent_tui.core.conversation.session import SessionLog, SessionStore
 from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.disclosure.marks import request_filters
-from agent_tui.core.events import (
-    CompactionEvent,
-    ErrorEvent,
-    Event,
-    MemoryInfo,
-    SessionStart,
-    TurnEnd,
-)
+from agent_tui.core.events import CompactionEvent, Event, MemoryInfo, SessionStart
 from agent_tui.core.executor import ToolExecutor
 from agent_tui.core.hooks import Hooks
 from agent_tui.core.mentions import MentionResources
@@ -93,6 +69,8 @@ DEFAULT_MAX_TURNS = 50
 
 
 class Agent:
+    """One conversation with a model, its tools and its session file (see the module)."""
+
     def __init__(
         self,
         provider: Provider,
@@ -171,14 +149,13 @@ class Agent:
         when everything was saved). Front ends say it once and exit non-zero."""
         self.mention_resources: MentionResources | None = None
         """What ``@server:uri`` attaches (MCP resources: ``core.mcp.resource_mentions``)."""
-        self._owns_spills = spills is None
-        """A subagent shares its parent's store, whose record is the parent session's."""
+        self._switch = SessionSwitch(self._conversation, self.spills, owns_spills=spills is None)
         self._compactor = Compactor(self, self._conversation, self._control)
         self._rewinder = Rewinder(self, self._conversation, self._control)
         self._turns = TurnRunner(
             self, self._conversation, self._control, self._compactor, self._rewinder
         )
-        self._refer(session)
+        self._switch.refer(session)
 
     # -- the state the collaborators share ------------------------------------------------------
 
@@ -235,21 +212,6 @@ class Agent:
     @rewinding.setter
     def rewinding(self, rewinding: bool) -> None:
         self._control.rewinding = rewinding
-
-    def _refer(self, session: SessionLog | None) -> None:
-        """Keep ``session``'s reference record beside the spills from now on
-        (``core.budget.refs_writer``): which spills it points to, for the cleanups of every
-        data dir. Blocking (reads a resumed session's file when the spill directory exists)."""
-        if not self._owns_spills or session is None:
-            return
-        saved = session.unwritable is None
-        self.spills.refs.attach(session.id, session.path if saved else None, scan=True)
-        session.on_write = self.spills.refs.saw
-
-    def _leave(self, session: SessionLog | None) -> None:
-        """``session`` is no longer this agent's: its writes are not watched any more."""
-        if session is not None and session.on_write == self.spills.refs.saw:
-            session.on_write = None
 
     # -- the session ------------------------------------------------------------------------
 
@@ -347,18 +309,8 @@ class Agent:
         new session file; the old session stays on disk and can be resumed."""
         self._control.idle("start a new conversation")
         await self.settle()
-        session = await asyncio.to_thread(self.sessions.new, self.cwd, self.provider.name)
-        if self.session is not None:
-            self._leave(self.session)
-            self.session.release()
-        await asyncio.to_thread(self._refer, session)
-        self.session, self.messages, self.usage = session, [], Usage()
-        self.folded = []
-        self.file_state.clear()  # what was read is no longer in the model's context
-        self.policy.forget_session()  # "allow for this session" meant the one that ended
-        self.reload_memory()
-        self.inbox.drain()  # typed for the old conversation
-        self._conversation.start_source = "clear"
+        await self._switch.new(self.sessions, self.cwd, self.provider.name)
+        self._fresh_context("clear")
         return self.describe()
 
     async def resume(self, path: Path) -> SessionStart:
@@ -366,27 +318,19 @@ class Agent:
         ``SessionDoubted`` when it is not as agent-tui last wrote it)."""
         self._control.idle("resume a session")
         await self.settle()
-        session = await asyncio.to_thread(self.sessions.load, path)
-        if self.session is None or session.path != self.session.path:
-            holder = session.claim()
-            if holder is not None:  # written by another process: go on in a fork of it
-                fork = await asyncio.to_thread(self.sessions.fork, session)
-                fork.notes.append(in_use_note(session, fork, holder))
-                session = fork
-            if self.session is not None:
-                self._leave(self.session)
-                self.session.release()
-        await asyncio.to_thread(self._refer, session)
-        messages = list(session.messages)
-        self.folded = list(session.folded)
-        usage = session_usage([*self.folded, *messages])
-        self.session, self.messages, self.usage = session, messages, usage
-        self.file_state.clear()
-        self.policy.forget_session()
-        self.reload_memory()
-        self.inbox.drain()
-        self._conversation.start_source = "resume"
+        session = await self._switch.resume(self.sessions, path)
+        self._fresh_context("resume")
         return self.describe(session.problems())
+
+    def _fresh_context(self, source: StartSource) -> None:
+        """Another conversation is the model's: what it read, what was allowed for the
+        session, the memory it saw and what was typed for the old one do not carry over; the
+        SessionStart hooks run before its first turn (``source``)."""
+        self.file_state.clear()  # what was read is no longer in the model's context
+        self.policy.forget_session()  # "allow for this session" meant the one that ended
+        self.reload_memory()
+        self.inbox.drain()  # typed for the old conversation
+        self._conversation.start_source = source
 
     async def fork(self) -> SessionStart:
         """Continue in a new session (new id, new file) that starts as a copy of this one:
@@ -394,13 +338,7 @@ class Agent:
         ``RewindError`` when there is no session file to copy."""
         self._control.idle("fork the session")
         await self.settle()
-        if self.session is None:
-            raise RewindError("This conversation is not saved to a session file: nothing to fork.")
-        fork = await asyncio.to_thread(self.sessions.fork, self.session)
-        self._leave(self.session)
-        self.session.release()
-        await asyncio.to_thread(self._refer, fork)
-        self.session, self.messages, self.folded = fork, list(fork.messages), list(fork.folded)
+        await self._switch.fork(self.sessions)
         return self.describe()
 
     # -- compaction ---------------------------------------------------------------------------
@@ -523,15 +461,7 @@ class Agent:
             return None
         self.closed = True
         await self.settle()
-        if self.session is not None:
-            self.unsaved = await asyncio.to_thread(self.session.finish)
-            self._leave(self.session)
-            self.session.release()
-        if self._owns_spills:
-            try:  # the record keeps what the session file names; the process lock goes
-                await asyncio.to_thread(self.spills.refs.detach)
-            except Exception:
-                log.exception("finishing the spill reference record failed")
+        self.unsaved = await self._switch.finish()
         for source in self.tool_sources:
             try:
                 await source.aclose()
@@ -560,24 +490,9 @@ class Agent:
         turn = self._turns.run(prompt, asker)
         try:
             async for event in turn:
-                if isinstance(event, TurnEnd) and self.session is not None:
-                    await asyncio.to_thread(self.session.sync)
-                notice = self._session_notice()
-                if notice is not None and isinstance(event, TurnEnd):
-                    yield notice
-                    notice = None
                 yield event
-                if notice is not None:
-                    yield notice
-                refused = self.spills.take_problem()
-                if refused is not None:  # a link where the spill directory should be
-                    yield ErrorEvent(message=refused, where="spill")
         finally:
             await turn.aclose()
-
-    def _session_notice(self) -> ErrorEvent | None:
-        problem = self.session.take_problem() if self.session is not None else None
-        return ErrorEvent(message=problem, where="session") if problem else None
 
 
 __all__ = ["DEFAULT_MAX_TURNS", "Agent", "AgentBusy", "Interrupted", "ToolSource"]

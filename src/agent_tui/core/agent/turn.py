@@ -11,9 +11,10 @@ call the model made still gets a result message, ``close_dangling``). A context 
 compacts and sends again, once. The ``turn_end`` event is yielded in one place, from the
 ``EndTurn`` step.
 
-What the loop reads of the agent is ``TurnHost`` (public members, read as they are at the
-time); the transcript it appends to, the interrupt it watches, compaction and the checkpoints
-are the collaborators the ``Agent`` composes and hands it.
+What the loop reads of the agent is ``TurnHost`` (``turn_state``: public members, read as they
+are at the time); the transcript it appends to, the interrupt it watches, compaction and the
+checkpoints are the collaborators the ``Agent`` composes and hands it. ``run`` adds what the
+session file and the spill store have to say (their ``error`` events) to the turn's events.
 """
 
 from __future__ import annotations
@@ -21,26 +22,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Protocol
+from dataclasses import replace
 
 from agent_tui.core.agent.compacting import Compactor
 from agent_tui.core.agent.control import Interrupted, RunControl
 from agent_tui.core.agent.conversation_state import ConversationState
-from agent_tui.core.agent.inbox import Inbox
 from agent_tui.core.agent.model_stream import Reply, stream_reply
 from agent_tui.core.agent.rewinding import Rewinder
 from agent_tui.core.agent.steps import EndTurn, NextStep, RunAgain
-from agent_tui.core.agent.tool_source import ToolSource
-from agent_tui.core.checkpoints.turn import TurnCheckpoint
+from agent_tui.core.agent.turn_state import Turn, TurnHost
 from agent_tui.core.conversation.compaction import is_context_overflow
 from agent_tui.core.conversation.context import ContextUsage, reported_usage
-from agent_tui.core.conversation.model_limits import ModelLimits
 from agent_tui.core.conversation.session import interrupted_result
-from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.disclosure.marks import request_filters
 from agent_tui.core.events import (
     AssistantMessage,
@@ -49,17 +44,14 @@ from agent_tui.core.events import (
     ToolResult,
     ToolsCost,
     ToolUse,
+    TurnEnd,
     UserInjected,
     UserMessage,
 )
-from agent_tui.core.executor import ToolExecutor
-from agent_tui.core.hooks import Hooks
-from agent_tui.core.mentions import Expansion, MentionExpander, MentionResources
-from agent_tui.core.permissions import Asker, PermissionPolicy
+from agent_tui.core.mentions import Expansion, MentionExpander
+from agent_tui.core.permissions import Asker
 from agent_tui.core.plan import plan_event
-from agent_tui.core.providers.base import Completion, ModelRequest, Provider, ProviderError
-from agent_tui.core.settings import Settings
-from agent_tui.core.tools.file_state import FileStateCache
+from agent_tui.core.providers.base import Completion, ModelRequest, ProviderError
 from agent_tui.core.tools.registry import ToolRegistry
 from agent_tui.core.transcript import INTERRUPTED_NOTE, Message, Usage, cut_off_note
 
@@ -69,78 +61,6 @@ REPLY_MAX_TOKENS = 8192
 
 Phase = AsyncGenerator[Event | NextStep, None]
 """A phase of the turn: its events, then its next step (its last item)."""
-
-
-class TurnHost(Protocol):
-    """What the turn reads of the agent, as it is at the time (the model may switch, a front
-    end may set another policy or settings between turns)."""
-
-    @property
-    def provider(self) -> Provider: ...
-
-    @property
-    def system(self) -> str: ...
-
-    @property
-    def limits(self) -> ModelLimits: ...
-
-    @property
-    def settings(self) -> Settings: ...
-
-    @property
-    def registry(self) -> ToolRegistry: ...
-
-    @property
-    def executor(self) -> ToolExecutor: ...
-
-    @property
-    def hooks(self) -> Hooks | None: ...
-
-    @property
-    def max_turns(self) -> int: ...
-
-    @property
-    def tool_sources(self) -> Sequence[ToolSource]: ...
-
-    @property
-    def cwd(self) -> Path: ...
-
-    @property
-    def policy(self) -> PermissionPolicy: ...
-
-    @property
-    def file_state(self) -> FileStateCache: ...
-
-    @property
-    def mention_resources(self) -> MentionResources | None: ...
-
-    @property
-    def inbox(self) -> Inbox: ...
-
-    @property
-    def disclosure(self) -> Disclosure | None: ...
-
-    def context(self) -> ContextUsage: ...
-
-
-@dataclass
-class Turn:
-    """One user turn as it runs: what its phases share."""
-
-    id: str
-    prompt: str
-    asker: Asker | None
-    checkpoint: TurnCheckpoint | None = None
-    requests: int = 0
-    """Model requests sent so far (``turn_end.turns``; what ``max_turns`` counts)."""
-    text: str = ""
-    """The last reply's text (``turn_end.text``)."""
-    overflowed: bool = False
-    """Compacted after an overflow (once: a second overflow ends the turn)."""
-    auto_compact: bool = True
-    """May still compact at the threshold (once a turn)."""
-    stop_hook_active: bool = False
-    """A Stop hook sent the model on once already (it cannot loop forever)."""
 
 
 class TurnRunner:
@@ -162,7 +82,33 @@ class TurnRunner:
         self._tools_cost: ToolsCost | None = None
 
     async def run(self, prompt: str, asker: Asker | None) -> AsyncGenerator[Event, None]:
-        """Run one user turn to completion, yielding every event; ``turn_end`` last."""
+        """Run one user turn to completion, yielding every event; ``turn_end`` last. The
+        session file is ``fsync``-ed before ``turn_end``; a failure to save it is an ``error``
+        event (``where="session"``), once, before ``turn_end`` or after the event it came
+        with; a spill directory refused for a link on its way, one (``where="spill"``)."""
+        async with aclosing(self._phases(prompt, asker)) as events:
+            async for event in events:
+                session = self.conversation.session
+                if isinstance(event, TurnEnd) and session is not None:
+                    await asyncio.to_thread(session.sync)
+                notice = self._session_notice()
+                if notice is not None and isinstance(event, TurnEnd):
+                    yield notice
+                    notice = None
+                yield event
+                if notice is not None:
+                    yield notice
+                refused = self.host.spills.take_problem()
+                if refused is not None:  # a link where the spill directory should be
+                    yield ErrorEvent(message=refused, where="spill")
+
+    def _session_notice(self) -> ErrorEvent | None:
+        session = self.conversation.session
+        problem = session.take_problem() if session is not None else None
+        return ErrorEvent(message=problem, where="session") if problem else None
+
+    async def _phases(self, prompt: str, asker: Asker | None) -> AsyncGenerator[Event, None]:
+        """The turn's phases, each ending with its next step; ``turn_end`` from the last."""
         await self.rewinder.settle()  # the previous turn's last scan, before this turn's records
         self.control.start()
         turn = Turn(secrets.token_hex(4), prompt, asker)
@@ -455,4 +401,4 @@ class TurnRunner:
                 )
 
 
-__all__ = ["REPLY_MAX_TOKENS", "Phase", "Turn", "TurnHost", "TurnRunner"]
+__all__ = ["REPLY_MAX_TOKENS", "Phase", "TurnRunner"]
