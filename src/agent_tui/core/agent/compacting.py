@@ -3,11 +3,12 @@
 ``Compactor.fold`` runs one compaction: the ``PreCompact`` hook, the summarizer request to the
 session's model (``summary_answer``, interruptible through the run control), the record in the
 session file, then the swap of the folded messages for the summary in the conversation state;
-it yields the ``compaction`` events. A failure at any step leaves the transcript as it was. The
-algorithm (where to cut, the summary's prompt, token estimates) is ``core.conversation.
-compaction``; when to compact (``over_threshold``, an overflow, ``/compact``) is the turn's and
-the agent's. What it reads of the agent is ``CompactionHost``. ``nested_memory`` says which
-nested memory files a transcript's reads carry (what a fold takes out of the context).
+it yields the ``compaction`` events. A failure at any step leaves the transcript as it was.
+The algorithm (where to cut, the summary's prompt, token estimates) is
+``core.conversation.compaction``; when to compact (``over_threshold``, an overflow,
+``/compact``) is the turn's and the agent's. What it reads of the agent is ``CompactionHost``.
+``nested_memory`` says which nested memory files a transcript's reads carry (what a fold takes
+out of the context).
 """
 
 from __future__ import annotations
