@@ -1,79 +1,55 @@
-"""The agent loop: model -> tool calls -> executor -> model, until the model stops.
+"""The agent: model -> tool calls -> executor -> model, until the model stops.
 
-``Agent.run(prompt)`` is an async generator of typed events (see ``events``); the TUI and
-headless mode both consume it. ``interrupt()`` stops the turn at the next await point: the
-streamed text so far is kept, every tool call the model made gets a result message, and the
-loop ends with ``turn_end(reason="interrupted")`` — the transcript stays valid for the next
-request in both wire formats.
+``Agent.run(prompt)`` is an async generator of typed events (``core.events``); the TUI,
+headless mode and subagents consume it. ``interrupt()`` stops the turn at the next await
+point: the streamed text so far is kept, every tool call the model made gets a result message,
+and the turn ends with ``turn_end(reason="interrupted")``. ``inject(text)`` puts a message typed
+during the turn into the inbox (``inbox``), for the turn's next tool boundary. Tool results go
+through the output budget (``core.budget``); ``close()`` deletes the spill files nothing refers
+to any more and closes the provider. The system prompt holds the project memory
+(``core.workspace.memory``), read again when the session changes; ``context()`` says how full
+the model's window is (``core.conversation.context``). With a session file each turn gets a
+checkpoint, and ``turns``, ``preview_rewind`` and ``rewind`` go back to before one; ``fork``
+goes on in a copy of the session.
 
-Tool results go through the output budget (``settings.budget``; see ``core.budget``) before
-the model sees them. Front ends call ``await agent.close()`` when the session ends: it deletes
-the spill files nothing refers to any more and closes the provider. Whatever shrinks
-``messages`` (compaction) calls ``await agent.collect_spills()`` afterwards.
-
-With a session file, each turn gets a checkpoint (``core.checkpoints``): what the file tools
-change is kept before they change it, what other tools change is found by scanning. ``turns``,
-``preview_rewind`` and ``rewind`` go back to before a turn (``core.rewind``); ``fork``
-continues in a copy of the session.
-
-The system prompt holds the project memory (``core.memory``), read at start and again when the
-session changes (``new_session``, ``resume``); ``context()`` says how full the model's window is
-(``core.context``, the window from ``core.model_limits``), and every ``usage`` event carries it.
-
-``inject(text)`` puts a message the user typed during the turn into the agent's inbox
-(``core.inbox``): the loop adds it after the results of the current batch of tool calls, before
-the next model request, and emits ``user_injected``.
-
-This module owns the ``Agent``: its state, the session changes, memory and context, and
-control. The turn loop itself (``run`` calls it) is ``agent_turn``; running a compaction is
-``agent_compaction``; the turns' checkpoints and rewind are ``agent_rewind`` (the ``Agent``
-methods of the same names call them).
+The ``Agent`` is the facade: it holds the public state and composes its collaborators, each
+handed what it shares and nothing more: the conversation (``conversation_state``: session,
+transcript, usage), the run control (``control``: the interrupt, the busy flags), the session
+file's changes (``session_switch``), the turn loop (``turn.TurnRunner``), compaction
+(``compacting.Compactor``), the checkpoints and rewind (``rewinding.Rewinder``). What each
+reads of the agent itself is a protocol of public members (``TurnHost``, ``CompactionHost``,
+``RewindHost``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Collection, Sequence
-from dataclasses import replace
+from collections.abc import AsyncIterator, Collection, Sequence
 from pathlib import Path
-from typing import Literal, Protocol, TypeVar
 
-from agent_tui.core.agent import compacting as agent_compaction
-from agent_tui.core.agent import rewinding as agent_rewind
-from agent_tui.core.agent import turn as agent_turn
-from agent_tui.core.agent.compacting import nested_memory
+from agent_tui.core.agent.compacting import Compactor, nested_memory
+from agent_tui.core.agent.control import AgentBusy, Interrupted, RunControl
+from agent_tui.core.agent.conversation_state import ConversationState, StartSource
 from agent_tui.core.agent.inbox import Inbox
 from agent_tui.core.agent.prompt import system_prompt
-from agent_tui.core.agent.turn import Interrupted
+from agent_tui.core.agent.rewinding import Rewinder
+from agent_tui.core.agent.session_switch import SessionSwitch
+from agent_tui.core.agent.tool_source import ToolSource
+from agent_tui.core.agent.turn import TurnRunner
 from agent_tui.core.budget import CleanupReport, SpillStore, collect_spills
 from agent_tui.core.conversation.context import (
     ContextBreakdown,
     ContextUsage,
     breakdown,
     context_usage,
-    reported_usage,
 )
 from agent_tui.core.conversation.model_limits import ModelLimits, model_limits
-from agent_tui.core.conversation.rewind import (
-    RewindError,
-    RewindPreview,
-    RewindReport,
-    RewindWhat,
-    TurnSummary,
-)
-from agent_tui.core.conversation.session import SessionLog, SessionStore, in_use_note, session_usage
+from agent_tui.core.conversation.rewind import RewindPreview, RewindReport, RewindWhat, TurnSummary
+from agent_tui.core.conversation.session import SessionLog, SessionStore
 from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.disclosure.marks import request_filters
-from agent_tui.core.events import (
-    CompactionEvent,
-    ErrorEvent,
-    Event,
-    MemoryInfo,
-    SessionStart,
-    ToolsCost,
-    TurnEnd,
-)
+from agent_tui.core.events import CompactionEvent, Event, MemoryInfo, SessionStart
 from agent_tui.core.executor import ToolExecutor
 from agent_tui.core.hooks import Hooks
 from agent_tui.core.mentions import MentionResources
@@ -88,32 +64,13 @@ from agent_tui.core.tools.registry import ToolRegistry
 from agent_tui.core.transcript import Message, Usage
 from agent_tui.core.workspace.memory import ProjectMemory
 
-T = TypeVar("T")
 log = logging.getLogger(__name__)
 DEFAULT_MAX_TURNS = 50
 
 
-class AgentBusy(RuntimeError):
-    """A session change was asked for while a turn runs (the turn owns the transcript)."""
-
-
-class ToolSource(Protocol):
-    """Something that adds tools to the registry in the background (the MCP manager).
-
-    ``ready()`` starts it if needed and returns once the tools still being loaded are in (or
-    their loading timed out); it is awaited before each prompt's first model request.
-    ``aclose()`` is awaited by ``Agent.close()``; ``trusted()`` by ``Agent.trust_project``."""
-
-    async def ready(self) -> None: ...
-
-    async def aclose(self) -> None: ...
-
-    async def trusted(self, items: Sequence[TrustItem]) -> None:
-        """The user trusted these project items (``core.trust``): start what they name."""
-        ...
-
-
 class Agent:
+    """One conversation with a model, its tools and its session file (see the module)."""
+
     def __init__(
         self,
         provider: Provider,
@@ -138,24 +95,20 @@ class Agent:
         self.provider = provider
         self.hooks = hooks
         """The session's hooks (``core.hooks``; None: none)."""
-        self._start_source: str | None = "resume" if session and session.messages else "startup"
-        """The SessionStart hooks still to run, before the session's first turn (their
-        context goes with its prompt): startup, resume, clear; None once they ran."""
+        self._conversation = ConversationState(session)
+        """The session, the transcript, what was folded, the usage (shared with the
+        collaborators below)."""
+        self._control = RunControl()
         self.tool_sources = list(tool_sources)
         self.registry = registry
         self.cwd = cwd
         self.policy = policy or SimplePolicy()
-        self.session = session
         self.max_turns = max_turns
         self.memory = memory if memory is not None else ProjectMemory.load(cwd)
         """The memory files (``core.memory``); a given ``system`` prompt leaves them out."""
         self._own_system = system is None
         self.system = system if system is not None else self._system_prompt()
-        self.messages: list[Message] = list(session.messages) if session else []
-        self.folded: list[Message] = list(session.folded) if session else []
-        """What compactions took out of ``messages``, oldest first (``history``)."""
         self.memory.seen(nested_memory(self.messages))
-        self.usage = session_usage([*self.folded, *self.messages])
         self.file_state = FileStateCache()
         self.settings = settings or Settings()
         self.limits: ModelLimits = model_limits(provider.name, self.settings.model)
@@ -188,52 +141,77 @@ class Agent:
         self.trust = trust
         """What of the project's files the user trusts (None: not gated here, e.g. tests)."""
         self.disclosure = disclosure
-        self._tools_cost: ToolsCost | None = None
-        self._interrupt = asyncio.Event()
         self.inbox = Inbox()
         """Messages typed during the turn, added at its next tool boundary (``inject``)."""
-        self.running = False
-        self.rewinding = False
-        """A rewind is restoring files or cutting the transcript."""
-        self._settling: asyncio.Future[None] | None = None
-        """The last turn's checkpoint finishing (its last workspace scan) after the turn
-        (``settle``)."""
         self.closed = False
         self.unsaved: str | None = None
         """Set by ``close``: what of the session could not be saved, and where it went (None
         when everything was saved). Front ends say it once and exit non-zero."""
         self.mention_resources: MentionResources | None = None
         """What ``@server:uri`` attaches (MCP resources: ``core.mcp.client.resource_mentions``)."""
-        self._owns_spills = spills is None
-        """A subagent shares its parent's store, whose record is the parent session's."""
-        self._refer(session)
+        self._switch = SessionSwitch(self._conversation, self.spills, owns_spills=spills is None)
+        self._compactor = Compactor(self, self._conversation, self._control)
+        self._rewinder = Rewinder(self, self._conversation, self._control)
+        self._turns = TurnRunner(
+            self, self._conversation, self._control, self._compactor, self._rewinder
+        )
+        self._switch.refer(session)
 
-    def _refer(self, session: SessionLog | None) -> None:
-        """Keep ``session``'s reference record beside the spills from now on
-        (``core.budget.refs_writer``): which spills it points to, for the cleanups of every
-        data dir. Blocking (reads a resumed session's file when the spill directory exists)."""
-        if not self._owns_spills or session is None:
-            return
-        saved = session.unwritable is None
-        self.spills.refs.attach(session.id, session.path if saved else None, scan=True)
-        session.on_write = self.spills.refs.saw
+    # -- the state the collaborators share ------------------------------------------------------
 
-    def _leave(self, session: SessionLog | None) -> None:
-        """``session`` is no longer this agent's: its writes are not watched any more."""
-        if session is not None and session.on_write == self.spills.refs.saw:
-            session.on_write = None
+    @property
+    def session(self) -> SessionLog | None:
+        """The session file the conversation is saved to (None: not saved)."""
+        return self._conversation.session
 
-    def _request_tools(self) -> tuple[ToolRegistry, ToolsCost | None]:
-        """The tools of the next request: through progressive disclosure when it is on (with
-        a ``tools_cost`` event when the cost changed), else the whole registry."""
-        if self.disclosure is None:
-            return self.registry, None
-        self.disclosure.protocol = "strict" if self.provider.kind == "anthropic" else "free-text"
-        filters = request_filters(self.policy, self.registry)
-        cost = ToolsCost.model_validate(self.disclosure.estimate(**filters))
-        changed = cost != self._tools_cost
-        self._tools_cost = cost
-        return self.disclosure.view(**filters), (cost if changed else None)
+    @session.setter
+    def session(self, session: SessionLog | None) -> None:
+        self._conversation.session = session
+
+    @property
+    def messages(self) -> list[Message]:
+        """The transcript the model sees (compaction summaries stand where they folded)."""
+        return self._conversation.messages
+
+    @messages.setter
+    def messages(self, messages: list[Message]) -> None:
+        self._conversation.messages = messages
+
+    @property
+    def folded(self) -> list[Message]:
+        """What compactions took out of ``messages``, oldest first (``history``)."""
+        return self._conversation.folded
+
+    @folded.setter
+    def folded(self, folded: list[Message]) -> None:
+        self._conversation.folded = folded
+
+    @property
+    def usage(self) -> Usage:
+        """The tokens the session used so far (a subagent's included)."""
+        return self._conversation.usage
+
+    @usage.setter
+    def usage(self, usage: Usage) -> None:
+        self._conversation.usage = usage
+
+    @property
+    def running(self) -> bool:
+        """A turn (or a ``/compact``) is running."""
+        return self._control.running
+
+    @running.setter
+    def running(self, running: bool) -> None:
+        self._control.running = running
+
+    @property
+    def rewinding(self) -> bool:
+        """A rewind is restoring files or cutting the transcript."""
+        return self._control.rewinding
+
+    @rewinding.setter
+    def rewinding(self, rewinding: bool) -> None:
+        self._control.rewinding = rewinding
 
     # -- the session ------------------------------------------------------------------------
 
@@ -288,16 +266,6 @@ class Agent:
             self.messages, self.limits, system=self.system, tools_json=tools.openai_tools_json()
         )
 
-    def _context_after(self, usage: Usage) -> ContextUsage:
-        """The context right after a response: the provider's count, or (a server that
-        reports no usage) the estimate; the demo's count is an estimate."""
-        reported = reported_usage(usage, self.limits)
-        if reported.tokens == 0:
-            return self.context()
-        if self.provider.kind == "demo":  # the offline demo counts nothing: it estimates
-            return replace(reported, estimated=True)
-        return reported
-
     def _tools_view(self) -> ToolRegistry:
         """The tools of the next request, without touching the ``tools_cost`` bookkeeping."""
         if self.disclosure is None:
@@ -336,71 +304,41 @@ class Agent:
             await source.trusted(items)
         return said
 
-    def _idle(self, what: str) -> None:
-        if self.running:
-            raise AgentBusy(f"A turn is running: {what} after it ends (Esc interrupts it).")
-        if self.rewinding:
-            raise AgentBusy(f"A rewind is in progress: {what} after it ends.")
-
     async def new_session(self) -> SessionStart:
         """Start over: an empty transcript (the model sees nothing of the old one), saved to a
         new session file; the old session stays on disk and can be resumed."""
-        self._idle("start a new conversation")
+        self._control.idle("start a new conversation")
         await self.settle()
-        session = await asyncio.to_thread(self.sessions.new, self.cwd, self.provider.name)
-        if self.session is not None:
-            self._leave(self.session)
-            self.session.release()
-        await asyncio.to_thread(self._refer, session)
-        self.session, self.messages, self.usage = session, [], Usage()
-        self.folded = []
-        self.file_state.clear()  # what was read is no longer in the model's context
-        self.policy.forget_session()  # "allow for this session" meant the one that ended
-        self.reload_memory()
-        self.inbox.drain()  # typed for the old conversation
-        self._start_source = "clear"
+        await self._switch.new(self.sessions, self.cwd, self.provider.name)
+        self._fresh_context("clear")
         return self.describe()
 
     async def resume(self, path: Path) -> SessionStart:
         """Continue the session saved in ``path`` (``OSError`` when it cannot be read;
         ``SessionDoubted`` when it is not as agent-tui last wrote it)."""
-        self._idle("resume a session")
+        self._control.idle("resume a session")
         await self.settle()
-        session = await asyncio.to_thread(self.sessions.load, path)
-        if self.session is None or session.path != self.session.path:
-            holder = session.claim()
-            if holder is not None:  # written by another process: go on in a fork of it
-                fork = await asyncio.to_thread(self.sessions.fork, session)
-                fork.notes.append(in_use_note(session, fork, holder))
-                session = fork
-            if self.session is not None:
-                self._leave(self.session)
-                self.session.release()
-        await asyncio.to_thread(self._refer, session)
-        messages = list(session.messages)
-        self.folded = list(session.folded)
-        usage = session_usage([*self.folded, *messages])
-        self.session, self.messages, self.usage = session, messages, usage
-        self.file_state.clear()
-        self.policy.forget_session()
-        self.reload_memory()
-        self.inbox.drain()
-        self._start_source = "resume"
+        session = await self._switch.resume(self.sessions, path)
+        self._fresh_context("resume")
         return self.describe(session.problems())
+
+    def _fresh_context(self, source: StartSource) -> None:
+        """Another conversation is the model's: what it read, what was allowed for the
+        session, the memory it saw and what was typed for the old one do not carry over; the
+        SessionStart hooks run before its first turn (``source``)."""
+        self.file_state.clear()  # what was read is no longer in the model's context
+        self.policy.forget_session()  # "allow for this session" meant the one that ended
+        self.reload_memory()
+        self.inbox.drain()  # typed for the old conversation
+        self._conversation.start_source = source
 
     async def fork(self) -> SessionStart:
         """Continue in a new session (new id, new file) that starts as a copy of this one:
         the same transcript and checkpoints; the original stays as it is, and can be resumed.
         ``RewindError`` when there is no session file to copy."""
-        self._idle("fork the session")
+        self._control.idle("fork the session")
         await self.settle()
-        if self.session is None:
-            raise RewindError("This conversation is not saved to a session file: nothing to fork.")
-        fork = await asyncio.to_thread(self.sessions.fork, self.session)
-        self._leave(self.session)
-        self.session.release()
-        await asyncio.to_thread(self._refer, fork)
-        self.session, self.messages, self.folded = fork, list(fork.messages), list(fork.folded)
+        await self._switch.fork(self.sessions)
         return self.describe()
 
     # -- compaction ---------------------------------------------------------------------------
@@ -409,7 +347,7 @@ class Agent:
         """Every message of the conversation as it happened: what compactions folded, then
         the transcript (whose summaries stand where they folded). What a resumed session
         shows."""
-        return [*self.folded, *self.messages]
+        return self._conversation.history()
 
     @property
     def plan(self) -> Plan | None:
@@ -421,21 +359,16 @@ class Agent:
         """The model's context window in tokens (the table, or the settings' override)."""
         return self.limits.context_window
 
-    def _over_threshold(self) -> bool:
-        """The context fills more of the window than the compaction threshold allows."""
-        return agent_compaction.over_threshold(self)
-
     async def compact(self, focus: str = "") -> AsyncIterator[Event]:
         """Fold the conversation so far into a summary the model writes (``/compact``):
         ``compaction`` events, start then end or failed. The transcript changes only once the
         summary is written and saved; a failure leaves it as it was. ``AgentBusy`` during a
         turn."""
-        self._idle("compact the conversation")
+        self._control.idle("compact the conversation")
         await self.settle()
-        self._interrupt.clear()
-        self.running = True
+        self._control.start()
         try:
-            async for event in self._compact(focus, "manual"):
+            async for event in self._compactor.fold(focus, "manual"):
                 yield event
         except Interrupted:
             yield CompactionEvent(
@@ -444,51 +377,39 @@ class Agent:
                 "unchanged.",
             )
         finally:
-            self.running = False
-
-    def _compact(
-        self, focus: str, reason: Literal["manual", "threshold", "overflow"]
-    ) -> AsyncGenerator[CompactionEvent, None]:
-        """Inside a turn (threshold, overflow) or for ``compact``; raises ``Interrupted``
-        (``agent_compaction.fold``)."""
-        return agent_compaction.fold(self, focus, reason)
+            self._control.running = False
 
     # -- checkpoints and rewind ---------------------------------------------------------------
 
     def turns(self) -> list[TurnSummary]:
         """The turns of the transcript, oldest first, with the files each changed."""
-        return agent_rewind.turns(self)
+        return self._rewinder.turns()
 
     def undoable_rewind(self) -> TurnSummary | None:
         """The latest code rewind, if it changed files: ``rewind(its id, "code")`` undoes it."""
-        return agent_rewind.undoable_rewind(self)
+        return self._rewinder.undoable_rewind()
 
     async def preview_rewind(self, turn: str) -> RewindPreview:
         """What ``rewind(turn, ...)`` would do, the files read as they are now (in a thread)."""
-        return await agent_rewind.preview_rewind(self, turn)
+        return await self._rewinder.preview_rewind(turn)
 
     async def rewind(
         self, turn: str, what: RewindWhat = "both", *, overwrite: Collection[str] = ()
     ) -> RewindReport:
         """Go back to before ``turn`` (a ``TurnSummary.id``): its code, its conversation or
-        both (``agent_rewind.rewind``, ``core.rewind``). ``RewindError`` when it cannot be
+        both (``Rewinder.rewind``, ``core.conversation.rewind``). ``RewindError`` when it cannot be
         done (its text says why), ``AgentBusy`` during a turn."""
-        return await agent_rewind.rewind(self, turn, what, overwrite=overwrite)
+        return await self._rewinder.rewind(turn, what, overwrite=overwrite)
 
     async def settle(self) -> None:
         """Wait until the last turn's checkpoint is complete (its last workspace scan, which
         ends after the turn, recorded): before reading ``turns()`` right after a turn."""
-        pending, self._settling = self._settling, None
-        if pending is not None:
-            try:
-                await asyncio.shield(pending)
-            except Exception:
-                log.exception("finishing a checkpoint failed")
+        await self._rewinder.settle()
 
     async def switch_model(self, spec: str) -> SessionStart:
         """Use the model ``spec`` from the next request on; the transcript is kept
         (``ProviderError`` when the spec is not valid)."""
-        self._idle("switch the model")
+        self._control.idle("switch the model")
         from agent_tui.core.providers.spec import make_provider
 
         provider = make_provider(spec, cwd=self.cwd)
@@ -511,7 +432,7 @@ class Agent:
 
     def interrupt(self) -> None:
         """Stop the current turn as soon as possible (Esc in the TUI, SIGINT headless)."""
-        self._interrupt.set()
+        self._control.interrupt.set()
 
     def collect_spills_now(self, grace: float | None = None) -> CleanupReport:
         """Delete spill files that no live message, no saved session and no live session of
@@ -540,15 +461,7 @@ class Agent:
             return None
         self.closed = True
         await self.settle()
-        if self.session is not None:
-            self.unsaved = await asyncio.to_thread(self.session.finish)
-            self._leave(self.session)
-            self.session.release()
-        if self._owns_spills:
-            try:  # the record keeps what the session file names; the process lock goes
-                await asyncio.to_thread(self.spills.refs.detach)
-            except Exception:
-                log.exception("finishing the spill reference record failed")
+        self.unsaved = await self._switch.finish()
         for source in self.tool_sources:
             try:
                 await source.aclose()
@@ -562,28 +475,6 @@ class Agent:
         finally:
             await self.provider.aclose()
 
-    def _append(self, message: Message) -> None:
-        self.messages.append(message)
-        if self.session is not None:
-            self.session.append(message)
-
-    async def _guard(self, awaitable: Awaitable[T]) -> T:
-        """Await ``awaitable`` unless the turn is interrupted first."""
-        task = asyncio.ensure_future(awaitable)
-        waiter = asyncio.ensure_future(self._interrupt.wait())
-        try:
-            done, _ = await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            waiter.cancel()
-        if task in done:
-            return task.result()
-        task.cancel()
-        try:
-            await task
-        except (asyncio.CancelledError, Exception):
-            pass
-        raise Interrupted
-
     # -- the loop ---------------------------------------------------------------------------
 
     async def run(self, prompt: str, *, asker: Asker | None = None) -> AsyncIterator[Event]:
@@ -596,27 +487,12 @@ class Agent:
         once, saying where the outputs go instead."""
         if self.rewinding:
             raise AgentBusy("A rewind is in progress: send the message after it ends.")
-        turn = agent_turn.run_turn(self, prompt, asker)
+        turn = self._turns.run(prompt, asker)
         try:
             async for event in turn:
-                if isinstance(event, TurnEnd) and self.session is not None:
-                    await asyncio.to_thread(self.session.sync)
-                notice = self._session_notice()
-                if notice is not None and isinstance(event, TurnEnd):
-                    yield notice
-                    notice = None
                 yield event
-                if notice is not None:
-                    yield notice
-                refused = self.spills.take_problem()
-                if refused is not None:  # a link where the spill directory should be
-                    yield ErrorEvent(message=refused, where="spill")
         finally:
             await turn.aclose()
-
-    def _session_notice(self) -> ErrorEvent | None:
-        problem = self.session.take_problem() if self.session is not None else None
-        return ErrorEvent(message=problem, where="session") if problem else None
 
 
 __all__ = ["DEFAULT_MAX_TURNS", "Agent", "AgentBusy", "Interrupted", "ToolSource"]

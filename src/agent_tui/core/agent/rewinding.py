@@ -1,11 +1,13 @@
 """The agent's checkpoints and rewind: each turn's checkpoint, and going back to before one.
 
-With a session file, each turn of an ``Agent`` (``agent``) gets a checkpoint (``checkpoint``:
-its start recorded, the file tools' changes kept before they are made, the workspace watched
-for what other tools change; ``core.checkpoints``). ``turns``, ``preview_rewind`` and
-``rewind`` read those records to list the turns and go back to before one: its code, its
-conversation or both (the plan and the restore are ``core.rewind``), recording the rewind in
-the session file so a resumed session shows the rewound state.
+With a session file, each turn gets a checkpoint (``Rewinder.checkpoint``: its start recorded,
+the file tools' changes kept before they are made, the workspace watched for what other tools
+change; ``core.checkpoints``); its last workspace scan ends after the turn (``close_later``,
+``settle``). ``turns``, ``preview_rewind`` and ``rewind`` read those records to list the turns
+and go back to before one: its code, its conversation or both (the plan and the restore are
+``core.conversation.rewind``), recording the rewind in the session file so a resumed session
+shows the rewound state. What it reads of the agent is ``RewindHost``; the session and the
+transcript are the shared ``ConversationState``.
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ import secrets
 from collections.abc import Collection
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from agent_tui.core.agent.control import RunControl
+from agent_tui.core.agent.conversation_state import ConversationState
+from agent_tui.core.budget import CleanupReport
 from agent_tui.core.checkpoints.plan import Outside, outside_changes, start_of
 from agent_tui.core.checkpoints.records import Rewound, TurnStarted
 from agent_tui.core.checkpoints.turn import TurnCheckpoint, TurnRecorder, WorkspaceWatch
@@ -34,9 +39,8 @@ from agent_tui.core.conversation.rewind import (
     restore_code,
 )
 from agent_tui.core.conversation.session import session_usage
-
-if TYPE_CHECKING:
-    from agent_tui.core.agent.agent import Agent
+from agent_tui.core.settings import Settings
+from agent_tui.core.tools.file_state import FileStateCache
 
 log = logging.getLogger(__name__)
 PROMPT_KEPT = 200
@@ -44,138 +48,171 @@ PROMPT_KEPT = 200
 
 
 def _now() -> str:
+    """The time of a record: UTC, to the second."""
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def turns(agent: Agent) -> list[TurnSummary]:
-    """The turns of the transcript, oldest first, with the files each changed."""
-    entries = agent.session.entries if agent.session is not None else []
-    return list_turns(agent.messages, entries, agent.cwd)
+class RewindHost(Protocol):
+    """What the checkpoints and a rewind read of the agent."""
+
+    @property
+    def cwd(self) -> Path: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def file_state(self) -> FileStateCache: ...
+
+    async def collect_spills(self, grace: float | None = None) -> CleanupReport: ...
 
 
-def undoable_rewind(agent: Agent) -> TurnSummary | None:
-    """The latest code rewind, if it changed files: ``rewind(its id, "code")`` undoes it."""
-    return last_rewind(agent.session.entries, agent.cwd) if agent.session is not None else None
+class Rewinder:
+    """The turns' checkpoints of one agent, and its rewinds."""
 
+    def __init__(
+        self, host: RewindHost, conversation: ConversationState, control: RunControl
+    ) -> None:
+        self.host = host
+        self.conversation = conversation
+        self.control = control
+        self.settling: asyncio.Future[None] | None = None
+        """The last turn's checkpoint finishing (its last workspace scan) after the turn
+        (``settle``)."""
 
-async def preview_rewind(agent: Agent, turn: str) -> RewindPreview:
-    """What ``rewind(turn, ...)`` would do, the files read as they are now (in a thread)."""
-    await agent.settle()
-    summary = find(agent, turn)
-    session = agent.session
-    entries = list(session.entries) if session is not None else []
-    blobs = session.blobs if session is not None else None
-    count = len(agent.messages)
-    return await asyncio.to_thread(preview, summary, count, entries, blobs, agent.cwd)
+    def checkpoint(self, turn: str, prompt: str) -> TurnCheckpoint | None:
+        """The checkpoint of a new turn (None without a session file), its start recorded."""
+        session = self.conversation.session
+        if session is None:
+            return None
+        try:
+            session.record(TurnStarted(turn=turn, at=_now(), prompt=prompt[:PROMPT_KEPT]))
+        except OSError as exc:  # the recorder will fail too, and refuse to write files unkept;
+            # the user hears of it by the session's error event (a traceback here would print)
+            log.info("recording the start of a turn failed: %s", exc)
+        watch = WorkspaceWatch(self.host.cwd, turn, session.record, skip=self.unwatched())
+        files = TurnRecorder(turn, session.blobs, session.record, on_write=watch.wrote)
+        return TurnCheckpoint(turn, files, watch)
 
+    def close_later(self, checkpoint: TurnCheckpoint) -> None:
+        """The turn of ``checkpoint`` ended: its last scan ends in the background (``settle``)."""
+        self.settling = asyncio.ensure_future(checkpoint.close())
 
-def find(agent: Agent, turn: str) -> TurnSummary:
-    entries = agent.session.entries if agent.session is not None else []
-    return find_turn(turn, agent.messages, entries, agent.cwd)
+    async def settle(self) -> None:
+        """Wait until the last turn's checkpoint is complete (its last workspace scan, which
+        ends after the turn, recorded)."""
+        pending, self.settling = self.settling, None
+        if pending is not None:
+            try:
+                await asyncio.shield(pending)
+            except Exception:
+                log.exception("finishing a checkpoint failed")
 
+    def unwatched(self) -> list[str]:
+        """Directories a workspace scan skips: the spills and the sessions, when inside it."""
+        spills = Path(self.host.settings.budget.spill_dir)
+        found = [str(spills if spills.is_absolute() else self.host.cwd / spills)]
+        if self.conversation.session is not None:
+            found.append(str(self.conversation.session.path.parent))
+        return found
 
-async def rewind(
-    agent: Agent, turn: str, what: RewindWhat = "both", *, overwrite: Collection[str] = ()
-) -> RewindReport:
-    """Go back to before ``turn`` (a ``TurnSummary.id``): its code, its conversation or
-    both (see ``core.rewind``). ``overwrite``: files changed by someone else since that
-    may be overwritten all the same (paths as previewed). The session file records it,
-    so a resumed session shows the rewound state. ``RewindError`` when it cannot be done
-    (its text says why), ``AgentBusy`` during a turn."""
-    agent._idle("rewind")
-    await agent.settle()
-    summary = find(agent, turn)
-    code = what in ("code", "both")
-    conversation = what in ("conversation", "both")
-    if summary.kind == "rewind" and conversation:
-        raise RewindError("Undoing a rewind restores files only; the conversation stays.")
-    session = agent.session
-    if code and (session is None or not summary.checkpointed):
-        raise RewindError(
-            f"Turn {summary.number} has no checkpoint, so its files cannot be restored "
-            "(the session was saved before checkpoints existed, or is not saved)."
-        )
-    rewind_id = "rw-" + secrets.token_hex(4)
-    record = Rewound(
-        turn=rewind_id,
-        target=summary.id,
-        at=_now(),
-        code=code,
-        conversation=conversation,
-        messages=summary.message_index if conversation else None,
-    )
-    agent.rewinding = True
-    try:
-        if session is not None:
-            await asyncio.to_thread(session.record, record)
-        files = None
-        if code:
-            assert session is not None
-            files = await asyncio.to_thread(
-                restore_code,
-                summary,
-                list(session.entries),
-                session.blobs,
-                agent.cwd,
-                rewind_id,
-                session.record,
-                overwrite,
+    def turns(self) -> list[TurnSummary]:
+        """The turns of the transcript, oldest first, with the files each changed."""
+        state = self.conversation
+        entries = state.session.entries if state.session is not None else []
+        return list_turns(state.messages, entries, self.host.cwd)
+
+    def undoable_rewind(self) -> TurnSummary | None:
+        """The latest code rewind, if it changed files: ``rewind(its id, "code")`` undoes it."""
+        session = self.conversation.session
+        return last_rewind(session.entries, self.host.cwd) if session is not None else None
+
+    def find(self, turn: str) -> TurnSummary:
+        """The turn ``turn`` names (``RewindError`` when there is none)."""
+        state = self.conversation
+        entries = state.session.entries if state.session is not None else []
+        return find_turn(turn, state.messages, entries, self.host.cwd)
+
+    async def preview_rewind(self, turn: str) -> RewindPreview:
+        """What ``rewind(turn, ...)`` would do, the files read as they are now (in a thread)."""
+        await self.settle()
+        summary = self.find(turn)
+        session = self.conversation.session
+        entries = list(session.entries) if session is not None else []
+        blobs = session.blobs if session is not None else None
+        count = len(self.conversation.messages)
+        return await asyncio.to_thread(preview, summary, count, entries, blobs, self.host.cwd)
+
+    async def rewind(
+        self, turn: str, what: RewindWhat = "both", *, overwrite: Collection[str] = ()
+    ) -> RewindReport:
+        """Go back to before ``turn`` (a ``TurnSummary.id``): its code, its conversation or
+        both (see ``core.conversation.rewind``). ``overwrite``: files changed by someone else
+        since that may be overwritten all the same (paths as previewed). The session file
+        records it, so a resumed session shows the rewound state. ``RewindError`` when it
+        cannot be done (its text says why), ``AgentBusy`` during a turn."""
+        self.control.idle("rewind")
+        await self.settle()
+        summary = self.find(turn)
+        code = what in ("code", "both")
+        conversation = what in ("conversation", "both")
+        if summary.kind == "rewind" and conversation:
+            raise RewindError("Undoing a rewind restores files only; the conversation stays.")
+        state, cwd = self.conversation, self.host.cwd
+        session = state.session
+        if code and (session is None or not summary.checkpointed):
+            raise RewindError(
+                f"Turn {summary.number} has no checkpoint, so its files cannot be restored "
+                "(the session was saved before checkpoints existed, or is not saved)."
             )
-            for path in files.touched:  # what the model read there is not there now
-                agent.file_state.forget(Path(path))
-        dropped = 0
+        rewind_id = "rw-" + secrets.token_hex(4)
+        record = Rewound(
+            turn=rewind_id,
+            target=summary.id,
+            at=_now(),
+            code=code,
+            conversation=conversation,
+            messages=summary.message_index if conversation else None,
+        )
+        self.control.rewinding = True
+        try:
+            if session is not None:
+                await asyncio.to_thread(session.record, record)
+            files = None
+            if code:
+                assert session is not None
+                files = await asyncio.to_thread(
+                    restore_code,
+                    summary,
+                    list(session.entries),
+                    session.blobs,
+                    cwd,
+                    rewind_id,
+                    session.record,
+                    overwrite,
+                )
+                for path in files.touched:  # what the model read there is not there now
+                    self.host.file_state.forget(Path(path))
+            dropped = 0
+            if conversation:
+                dropped = len(state.messages) - summary.message_index
+                del state.messages[summary.message_index :]
+                state.usage = session_usage(state.messages)
+                self.host.file_state.clear()  # the model no longer saw what it read after that
+        finally:
+            self.control.rewinding = False
         if conversation:
-            dropped = len(agent.messages) - summary.message_index
-            del agent.messages[summary.message_index :]
-            agent.usage = session_usage(agent.messages)
-            agent.file_state.clear()  # the model no longer saw what it read after that
-    finally:
-        agent.rewinding = False
-    if conversation:
-        await agent.collect_spills()
-    entries = session.entries if session is not None else []
-    start = start_of(entries, summary.id)
-    return RewindReport(
-        summary,
-        what,
-        files=files,
-        messages_dropped=dropped,
-        prompt=summary.prompt if summary.kind == "turn" else "",
-        outside=outside_changes(entries, start, agent.cwd) if start is not None else Outside(),
-    )
+            await self.host.collect_spills()
+        entries = session.entries if session is not None else []
+        start = start_of(entries, summary.id)
+        return RewindReport(
+            summary,
+            what,
+            files=files,
+            messages_dropped=dropped,
+            prompt=summary.prompt if summary.kind == "turn" else "",
+            outside=outside_changes(entries, start, cwd) if start is not None else Outside(),
+        )
 
 
-def checkpoint(agent: Agent, turn: str, prompt: str) -> TurnCheckpoint | None:
-    """The checkpoint of a new turn (None without a session file), its start recorded."""
-    session = agent.session
-    if session is None:
-        return None
-    try:
-        session.record(TurnStarted(turn=turn, at=_now(), prompt=prompt[:PROMPT_KEPT]))
-    except OSError as exc:  # the recorder will fail too, and refuse to write files unkept;
-        # the user hears of it by the session's error event (a traceback here would print)
-        log.info("recording the start of a turn failed: %s", exc)
-    watch = WorkspaceWatch(agent.cwd, turn, session.record, skip=unwatched(agent))
-    files = TurnRecorder(turn, session.blobs, session.record, on_write=watch.wrote)
-    return TurnCheckpoint(turn, files, watch)
-
-
-def unwatched(agent: Agent) -> list[str]:
-    """Directories a workspace scan skips: the spills and the sessions, when inside it."""
-    spills = Path(agent.settings.budget.spill_dir)
-    found = [str(spills if spills.is_absolute() else agent.cwd / spills)]
-    if agent.session is not None:
-        found.append(str(agent.session.path.parent))
-    return found
-
-
-__all__ = [
-    "PROMPT_KEPT",
-    "checkpoint",
-    "find",
-    "preview_rewind",
-    "rewind",
-    "turns",
-    "undoable_rewind",
-    "unwatched",
-]
+__all__ = ["PROMPT_KEPT", "RewindHost", "Rewinder"]
