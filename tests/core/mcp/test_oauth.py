@@ -20,7 +20,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from agent_tui.cli import main
+from agent_tui.cli.main import main
 from agent_tui.core.mcp import oauth
 from agent_tui.core.mcp.config import ServerSpec, user_config_path
 from agent_tui.core.mcp.manager import McpManager

@@ -34,14 +34,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_tui.cli_parser import StrictParser
+from agent_tui.cli.mcp_auth import add_parsers as add_auth_parsers
+from agent_tui.cli.mcp_auth import run as run_auth
+from agent_tui.cli.parser import StrictParser
 from agent_tui.core.mcp.config import project_config_path, user_config_path
 from agent_tui.core.mcp.config_edit import ConfigEditError, add_server, remove_server
 from agent_tui.core.mcp.manager import McpManager, start_failure
 from agent_tui.core.mcp.state import ServerState
 from agent_tui.core.text.summary import plural
-from agent_tui.mcp_auth_cli import add_parsers as add_auth_parsers
-from agent_tui.mcp_auth_cli import run as run_auth
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,7 +1,7 @@
 """Build the core a run needs (provider, session, settings, permissions, tools, hooks, MCP,
-the agent and its subagents) from the command line: the heavy half of ``cli``.
+the agent and its subagents) from the command line: the heavy half of ``cli.main``.
 
-``cli`` imports this module only once it knows what to run: headless, it builds the core
+``cli.main`` imports this module only once it knows what to run: headless, it builds the core
 before running; the TUI builds it in a worker right after its first frame (``AgentApp(boot=…)``),
 so nothing here weighs on the first paint.
 """
@@ -43,7 +43,7 @@ it at once) whenever a session starts in bypass mode, from --permission-mode or 
 
 
 class SetupFailed(Exception):
-    """The run cannot start: ``message`` says why (``cli`` prints it as ``agent-tui: …``) and
+    """The run cannot start: ``message`` says why (``cli.main`` prints it as ``agent-tui: …``) and
     ``code`` is the exit code."""
 
     def __init__(self, message: str, code: int = 2) -> None:
