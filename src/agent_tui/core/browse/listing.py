@@ -13,7 +13,7 @@ from pathlib import Path
 from agent_tui.core.budget.cleanup import message_texts, referenced_names
 from agent_tui.core.budget.index import SpillIndex, SpillMeta
 from agent_tui.core.budget.store import SPILL_NAME, SpillStore, name_part
-from agent_tui.core.text.call_summary import call_summary
+from agent_tui.core.calls import call_summary
 from agent_tui.core.transcript import Message
 
 _PARTS = re.compile(r"(?P<when>\d{8}T\d{6}Z)-(?P<middle>[A-Za-z0-9_-]+?)-[0-9a-f]{4}\.txt")

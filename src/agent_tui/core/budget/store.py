@@ -173,7 +173,7 @@ class SpillStore:
         self, tool: str, call_id: str, when: datetime | None = None, *, summary: str = ""
     ) -> SpillWriter:
         """A streaming writer; ``commit()`` it when the output is complete. ``summary`` is the
-        call's input in one line (``core.call_summary``), kept in the index."""
+        call's input in one line (``core.calls.call_summary``), kept in the index."""
         when = when or datetime.now(UTC)
         fd, index_fd, root = self._prepare()
         try:
