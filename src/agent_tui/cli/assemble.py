@@ -14,12 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.core.agent.agent import Agent
-from agent_tui.core.conversation.session import (
-    SessionDoubted,
-    SessionLog,
-    SessionStore,
-    in_use_note,
-)
+from agent_tui.core.conversation.session import SessionDoubted, SessionLog
+from agent_tui.core.conversation.session_store import SessionStore, in_use_note
 from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.events import SessionStart
 from agent_tui.core.mcp.elicitation import ElicitationNotice

@@ -62,7 +62,8 @@ from agent_tui.core.conversation.rewind import (
     RewindWhat,
     TurnSummary,
 )
-from agent_tui.core.conversation.session import SessionLog, SessionStore, in_use_note, session_usage
+from agent_tui.core.conversation.session import SessionLog, session_usage
+from agent_tui.core.conversation.session_store import SessionStore, in_use_note
 from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.disclosure.marks import request_filters
 from agent_tui.core.events import (

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from agent_tui.core.agent import rewinding as agent_rewind
 from agent_tui.core.conversation.compaction import is_context_overflow
-from agent_tui.core.conversation.session import interrupted_result
+from agent_tui.core.conversation.repair import interrupted_result
 from agent_tui.core.events import (
     AssistantDelta,
     AssistantMessage,
