@@ -64,7 +64,7 @@ def _script(names: list[str], rounds: int) -> list[dict[str, Any]]:
 
 async def _turns(rounds: int) -> dict[str, Any]:
     from agent_tui.core.agent.agent import Agent
-    from agent_tui.core.conversation.session import SessionStore
+    from agent_tui.core.conversation.session_store import SessionStore
     from agent_tui.core.permissions import SimplePolicy
     from agent_tui.core.providers.script import ScriptProvider
     from agent_tui.core.tools.builtin import default_registry
@@ -135,7 +135,7 @@ def _recorder(rounds: int) -> dict[str, float]:
     ``before_change`` (read, hash, keep the blob, flushed; the session line) and ``changed``
     (the session line) for each file, new contents every round; median."""
     from agent_tui.core.checkpoints.turn import TurnRecorder
-    from agent_tui.core.conversation.session import SessionStore
+    from agent_tui.core.conversation.session_store import SessionStore
 
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
@@ -210,7 +210,7 @@ async def _shell_turns(tree: Path, runs: int, think: float) -> dict[str, float]:
     import shutil
 
     from agent_tui.core.agent.agent import Agent
-    from agent_tui.core.conversation.session import SessionStore
+    from agent_tui.core.conversation.session_store import SessionStore
     from agent_tui.core.permissions import SimplePolicy
     from agent_tui.core.providers.script import ScriptProvider
     from agent_tui.core.settings import Settings

@@ -152,8 +152,8 @@ class Profiles:
 
 
 async def run_tui(cwd: Path, script: Path, calls: int, profiles: Profiles) -> Run:
-    from agent_tui.assemble import assemble
-    from agent_tui.cli import build_parser
+    from agent_tui.cli.assemble import assemble
+    from agent_tui.cli.main import build_parser
     from agent_tui.core.events import ToolErrorEvent, ToolResult
     from agent_tui.ui.app import AgentApp
     from agent_tui.ui.shell.boot import Booted, first_look
@@ -203,10 +203,10 @@ async def run_tui(cwd: Path, script: Path, calls: int, profiles: Profiles) -> Ru
 
 async def run_plain(cwd: Path, script: Path, calls: int) -> Run:
     """The same through ``run_headless`` (its text output thrown away), timed per call."""
-    from agent_tui.assemble import assemble
-    from agent_tui.cli import build_parser
+    from agent_tui.cli.assemble import assemble
+    from agent_tui.cli.main import build_parser
     from agent_tui.core.events import ToolErrorEvent, ToolResult
-    from agent_tui.headless import run_headless
+    from agent_tui.headless.run import run_headless
 
     args = build_parser().parse_args([*command_line(script, calls, cwd), "-p", "go"])
     core = assemble(args, cwd)

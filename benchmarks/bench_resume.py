@@ -26,7 +26,7 @@ def make(path: Path, turns: int, per_turn: int = 4) -> None:
     """``turns`` real turns of the script model, each ``per_turn`` parallel reads, a write and a
     failing shell command (``per_turn + 2`` calls a turn)."""
     from agent_tui.core.agent.agent import Agent
-    from agent_tui.core.conversation.session import SessionStore
+    from agent_tui.core.conversation.session_store import SessionStore
     from agent_tui.core.permissions import SimplePolicy
     from agent_tui.core.providers.script import ScriptProvider
     from agent_tui.core.settings import CompactionSettings, ModelSettings, Settings

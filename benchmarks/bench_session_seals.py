@@ -31,7 +31,7 @@ from pathlib import Path
 
 
 def _appends(root: Path, count: int, size: int) -> tuple[float, float]:
-    from agent_tui.core.conversation.session import SessionStore
+    from agent_tui.core.conversation.session_store import SessionStore
     from agent_tui.core.transcript import Message
 
     session = SessionStore(root).new(root.parent, "demo")
@@ -47,7 +47,7 @@ def _appends(root: Path, count: int, size: int) -> tuple[float, float]:
 
 
 def _load(root: Path) -> float:
-    from agent_tui.core.conversation.session import SessionStore
+    from agent_tui.core.conversation.session_store import SessionStore
 
     start = time.perf_counter()
     loaded = SessionStore(root).latest(root.parent)

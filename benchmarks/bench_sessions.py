@@ -151,7 +151,8 @@ async def time_start(
     Both waits go frame by frame: ``Pilot.pause`` waits for the process to look idle, which
     it does not while the earlier turns are read, so the first figure included that reading
     (its 8 ms slices, between which the app answers keys) until 2026-12-04."""
-    from agent_tui.core.conversation.session import SessionLog, SessionStore
+    from agent_tui.core.conversation.session import SessionLog
+    from agent_tui.core.conversation.session_store import SessionStore
 
     if path is not None:
         session = SessionLog.load(copy_of(path))
@@ -210,7 +211,7 @@ async def new_turns(
 
 async def empty_turns(count: int) -> list[Span]:
     """New turns in an empty session, for comparison."""
-    from agent_tui.core.conversation.session import SessionStore
+    from agent_tui.core.conversation.session_store import SessionStore
 
     app = app_for(SessionStore(Path(tempfile.mkdtemp())).new(Path.cwd(), "demo"))
     async with app.run_test(size=(120, 40)) as pilot:

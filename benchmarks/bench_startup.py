@@ -20,7 +20,7 @@ With ``--baseline CHECKOUT`` (another checkout of agent-tui, e.g. ``git worktree
 893377c``) its ``bench_ui.py`` launch child joins each round: that version's first paint
 beside this one's, under the same load.
 
-It also lists what ``python -X importtime`` says the first frame imports (``cli`` and
+It also lists what ``python -X importtime`` says the first frame imports (``cli.main`` and
 ``ui.app``), by top-level package.
 """
 
@@ -50,7 +50,7 @@ TARGET = 1.3  # issue 19: first paint within 1.3× of the trivial app
 def child_launch_agent(fd: int, cwd: str, kind: str) -> None:
     """``cli.main`` as a user runs it; reports when the first frame and the main screen on the
     core are painted, then quits."""
-    from agent_tui import cli
+    import agent_tui.cli.main as cli
     from agent_tui.ui import app as ui_app
 
     mount, opened = ui_app.AgentApp.on_mount, ui_app.AgentApp._open
@@ -133,10 +133,10 @@ def launch(kind: str, cwd: Path, baseline: Path | None = None) -> dict[str, floa
 
 
 def first_frame_imports() -> list[tuple[str, float]]:
-    """(top-level package, ms) of what importing ``cli`` and ``ui.app`` costs, largest first:
+    """(top-level package, ms) of what importing ``cli.main`` and ``ui.app`` costs, largest first:
     the self time of every module ``-X importtime`` lists, summed by its top-level package."""
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", "import agent_tui.cli, agent_tui.ui.app"],
+        [sys.executable, "-X", "importtime", "-c", "import agent_tui.cli.main, agent_tui.ui.app"],
         capture_output=True,
         text=True,
         check=True,

@@ -80,7 +80,7 @@ def child_launch_trivial(fd: int) -> None:
 
 
 def child_launch_agent(fd: int, cwd: str) -> None:
-    from agent_tui import cli
+    import agent_tui.cli.main as cli
     from agent_tui.ui import app as ui_app
 
     mount = ui_app.AgentApp.on_mount

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.conversation.session import ENDED_MID_CALL, SessionLog
+from agent_tui.core.conversation.repair import ENDED_MID_CALL
+from agent_tui.core.conversation.session import SessionLog
 from tests.core.agent_state.crashes import (
     agent_tui,
     crash_append,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.cli import SUBCOMMANDS
+from agent_tui.cli.main import SUBCOMMANDS
 from tests.test_cli_headless import run_cli
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.cli import main
+from agent_tui.cli.main import main
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from agent_tui.core.conversation.session import SessionStore
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.events import parse_event
 from agent_tui.core.state.seals import seal_file
 from agent_tui.core.text.utf8 import first_surrogate

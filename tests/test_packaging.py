@@ -39,12 +39,12 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_wheel_contains_package_themes_and_entry_point(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
-    assert "agent_tui/cli.py" in names
+    assert "agent_tui/cli/main.py" in names
     assert "agent_tui/ui/app.tcss" in names
     assert "agent_tui/themes/agent-dark.json" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
-    assert "agent-tui = agent_tui.cli:main" in text
+    assert "agent-tui = agent_tui.cli.main:main" in text
 
 
 def test_installed_wheel_loads_its_themes_without_the_checkout(wheel: Path, tmp_path: Path) -> None:

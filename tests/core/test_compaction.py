@@ -17,7 +17,8 @@ from agent_tui.core.conversation.compaction import (
     is_context_overflow,
     summarize,
 )
-from agent_tui.core.conversation.session import SessionLog, SessionStore
+from agent_tui.core.conversation.session import SessionLog
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.transcript import Message, ToolCall
 
 SPILL = "/data/spills/20261202T061500Z-run_shell-c1-ab12.txt"

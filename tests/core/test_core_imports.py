@@ -45,7 +45,7 @@ def test_headless_path_does_not_import_textual() -> None:
     code = (
         "import sys\n"
         "sys.modules['httpx'] = sys.modules['httpcore'] = None\n"
-        "import agent_tui.headless, agent_tui.cli\n"
+        "import agent_tui.headless.run, agent_tui.cli.main\n"
         "print(','.join(m for m in sys.modules if m.split('.')[0] in ('textual','rich')))\n"
     )
     done = subprocess.run(

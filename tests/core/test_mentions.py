@@ -14,7 +14,8 @@ import pytest
 
 from agent_tui.core.agent.agent import Agent
 from agent_tui.core.conversation.replay import transcript_events
-from agent_tui.core.conversation.session import SessionLog, SessionStore
+from agent_tui.core.conversation.session import SessionLog
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.events import UserMessage
 from agent_tui.core.mentions import FileIndex, IndexWatcher, MentionCompleter, MentionExpander
 from agent_tui.core.mentions.expand import MAX_LISTING

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 from agent_tui.core.agent.agent import Agent
-from agent_tui.core.conversation.session import SessionLog, SessionStore
+from agent_tui.core.conversation.session import SessionLog
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.tools import ToolRegistry
 from agent_tui.core.transcript import Message, ToolCall
@@ -128,7 +129,8 @@ def test_a_result_whose_call_was_lost_is_dropped_on_resume(tmp_path: Path) -> No
 _FULL_DISK = """
 import json, resource, sys
 from pathlib import Path
-from agent_tui.core.conversation.session import SessionLog, SessionStore
+from agent_tui.core.conversation.session import SessionLog
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.transcript import Message
 
 store = SessionStore(Path(sys.argv[1]))

@@ -40,17 +40,17 @@ CORE_STACK = (
     "agent_tui.core.conversation.session",
     "agent_tui.core.settings",
     "agent_tui.core.tools",
-    "agent_tui.assemble",
+    "agent_tui.cli.assemble",
     "agent_tui.ui.shell.main_screen",
     "agent_tui.ui.shell.themes",
 )
 
 
 def test_the_tui_shell_imports_none_of_the_core_stack() -> None:
-    """What ``cli`` imports for the TUI (``cli``, ``ui.app``, the boot contract and the shell
-    screen) paints the first frame without the core: none of it may come back at import."""
+    """What ``cli.main`` imports for the TUI (``cli.main``, ``ui.app``, the boot contract and the
+    shell screen) paints the first frame without the core: none of it may come back at import."""
     code = (
-        "import sys, agent_tui.cli, agent_tui.ui.app, agent_tui.ui.shell.boot,"
+        "import sys, agent_tui.cli.main, agent_tui.ui.app, agent_tui.ui.shell.boot,"
         " agent_tui.ui.shell.shell_screen\n"
         f"stack = {CORE_STACK!r}\n"
         "print(','.join(m for m in stack if m in sys.modules))\n"
@@ -244,9 +244,9 @@ def test_an_app_needs_an_agent_or_a_boot() -> None:
 
 
 def test_what_the_parser_writes_out_matches_the_core() -> None:
-    """``cli`` spells out the permission modes and the turn limit (importing them would import
+    """``cli.main`` spells out the permission modes and the turn limit (importing them would import
     the core before the first frame): they must stay the core's."""
-    from agent_tui import cli
+    import agent_tui.cli.main as cli
     from agent_tui.core.agent.agent import DEFAULT_MAX_TURNS
     from agent_tui.core.permissions import Mode
 
@@ -257,7 +257,7 @@ def test_what_the_parser_writes_out_matches_the_core() -> None:
 def test_a_bad_model_spec_ends_the_tui_with_the_message_and_code_of_before(
     tmp_path: Path,
 ) -> None:
-    """Through ``cli`` on a real terminal: the shell paints, the core fails to build, the app
+    """Through ``cli.main`` on a real terminal: the shell paints, the core fails to build, the app
     ends and ``agent-tui: <why>`` is the last thing on stderr (where Textual's driver writes
     too), exit code 2 — as a headless run says it."""
     import os
@@ -297,7 +297,7 @@ def test_start_up_warnings_are_printed_once_the_app_is_gone(
 ) -> None:
     """The chat shows them; the terminal keeps them after the app leaves the alternate
     screen (they used to be printed before the app, which no longer waits for them)."""
-    from agent_tui import cli
+    import agent_tui.cli.main as cli
 
     agent = make_agent(tmp_path, [])
     start = agent.describe().model_copy(update={"warnings": ["settings error: x: broken"]})

@@ -13,7 +13,8 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 
 from agent_tui.core.agent.agent import Agent
-from agent_tui.core.conversation.session import SessionLog, SessionStore
+from agent_tui.core.conversation.session import SessionLog
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.ui.chat.compaction_block import CompactionBlock

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from textual.command import CommandList, CommandPalette
 
-from agent_tui.core.conversation.session import SessionStore
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.permissions import Approval, ApprovalRequest, Decision, Mode, Rule, Step
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.transcript import Message, ToolCall

@@ -13,7 +13,8 @@ from typing import Any
 from textual.pilot import Pilot
 
 from agent_tui.core.agent.agent import Agent
-from agent_tui.core.conversation.session import SessionLog, SessionStore
+from agent_tui.core.conversation.session import SessionLog
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.events import Event, ToolResult
 from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.providers.script import ScriptProvider

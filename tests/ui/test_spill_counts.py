@@ -7,7 +7,7 @@ import io
 
 from agent_tui.core.budget.excerpt import pointer_in, spill_pointer
 from agent_tui.core.events import Spill, SpillPointer
-from agent_tui.headless import TextRenderer
+from agent_tui.headless.text import TextRenderer
 from agent_tui.ui.calls.state import CallState, CallStatus
 from agent_tui.ui.lane.card_content import spill_content
 from agent_tui.ui.lane.states.result import ResultView

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from agent_tui.core.text.call_summary import summarize_input
 from agent_tui.core.text.utf8 import clean, clean_json_text, clean_text
 
 
@@ -43,6 +44,11 @@ class ToolCall(BaseModel):
         except (json.JSONDecodeError, TypeError):
             return None
         return clean(value) if isinstance(value, dict) else None
+
+
+def call_summary(call: ToolCall) -> str:
+    """The summary of a call as the model sent it (what its card shows, what a spill keeps)."""
+    return summarize_input(call.parsed_arguments(), call.arguments)
 
 
 class Usage(BaseModel):

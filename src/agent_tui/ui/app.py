@@ -124,7 +124,7 @@ class AgentApp(App[None]):
         the first frame is the shell (``ShellScreen``, looking as ``first`` says), and
         ``boot`` builds the core in a worker right after it; a message sent before the core
         is ready is listed and sent then. A ``BootFailed`` from ``boot`` ends the app with
-        ``boot_failure`` set (``cli`` prints it and exits with its code)."""
+        ``boot_failure`` set (``cli.main`` prints it and exits with its code)."""
         super().__init__()
         if (agent is None) == (boot is None):
             raise TypeError("AgentApp needs an agent or a boot callable (one of them)")

@@ -23,7 +23,7 @@ import os, resource, signal, sys
 from pathlib import Path
 
 import agent_tui.core.conversation.session_seal as writer
-from agent_tui.core.conversation.session import SessionStore
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.transcript import Message
 
 how, path, text, cut = sys.argv[1], Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
@@ -102,7 +102,7 @@ import os, signal, sys
 from pathlib import Path
 
 import agent_tui.core.conversation.session_seal as writer
-from agent_tui.core.conversation.session import SessionStore
+from agent_tui.core.conversation.session_store import SessionStore
 
 write_all = writer.write_all
 

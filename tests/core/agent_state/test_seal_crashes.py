@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.conversation.session import SessionDoubted, SessionLog, SessionStore
+from agent_tui.core.conversation.session import SessionDoubted, SessionLog
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.state.seals import doubt_file
 from agent_tui.core.state.trust import ProjectTrust, TrustItem
 from agent_tui.core.transcript import Message

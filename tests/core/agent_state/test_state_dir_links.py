@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.core.checkpoints.blobs import BlobStore
-from agent_tui.core.conversation.session import SessionStore
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.mcp.auth.token_store import FileTokenStorage
 from agent_tui.core.mcp.client.tool_cache import CachedTool, ToolCache
 from agent_tui.core.sandbox.aftercheck import quarantine

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.conversation.session import SessionStore
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.permissions import Decision, Mode, PermissionPipeline, Step
 from agent_tui.core.state.trust import ProjectTrust, TrustItem
 from agent_tui.core.tools.builtin import default_registry

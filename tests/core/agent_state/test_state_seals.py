@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from agent_tui.core.agent.agent import Agent
-from agent_tui.core.conversation.session import SessionDoubted, SessionLog, SessionStore
+from agent_tui.core.conversation.session import SessionDoubted, SessionLog
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.state.nofollow import read_at
 from agent_tui.core.state.seals import State, Verified, doubt_file, seal_file, sha256

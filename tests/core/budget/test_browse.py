@@ -30,7 +30,7 @@ from agent_tui.core.browse import (
 )
 from agent_tui.core.budget.index import index_path
 from agent_tui.core.budget.store import SpillStore
-from agent_tui.core.conversation.session import SessionStore
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import read_file
 from agent_tui.core.transcript import Message, ToolCall

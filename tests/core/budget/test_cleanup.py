@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agent_tui.core.budget import SpillStore, collect_spills
 from agent_tui.core.budget.index import index_path
-from agent_tui.core.conversation.session import SessionStore
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.transcript import Message, ToolCall
 
 LONG_AGO = time.time() - 100 * 86_400

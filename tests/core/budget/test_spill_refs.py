@@ -22,7 +22,8 @@ from agent_tui.core.agent.agent import Agent
 from agent_tui.core.browse import SpillRefused, delete_spill, why_not_delete
 from agent_tui.core.budget import SpillStore, collect_spills
 from agent_tui.core.budget.refs import REFS_DIR
-from agent_tui.core.conversation.session import SessionLog, SessionStore
+from agent_tui.core.conversation.session import SessionLog
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.settings import load_settings
@@ -228,7 +229,7 @@ WORKER = """
 import json, sys
 from pathlib import Path
 from agent_tui.core.budget import SpillStore, collect_spills
-from agent_tui.core.conversation.session import SessionStore
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.transcript import Message, ToolCall
 
 cwd, data, count = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])

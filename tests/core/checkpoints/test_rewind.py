@@ -9,7 +9,8 @@ import pytest
 from agent_tui.core.agent.agent import AgentBusy
 from agent_tui.core.checkpoints.records import FileBefore, Rewound
 from agent_tui.core.conversation.rewind import RewindError
-from agent_tui.core.conversation.session import SessionLog, SessionStore
+from agent_tui.core.conversation.session import SessionLog
+from agent_tui.core.conversation.session_store import SessionStore
 
 from .helpers import call, make_agent, run, turn
 

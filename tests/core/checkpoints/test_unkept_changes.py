@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.core.checkpoints.snapshot import MAX_SNAPSHOT_BYTES
-from agent_tui.core.conversation.session import SessionStore
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.events import PermissionRequest, ToolResult
 from agent_tui.core.permissions import Approval, ApprovalRequest, PermissionPipeline
 

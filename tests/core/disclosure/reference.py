@@ -40,7 +40,7 @@ BUILTIN_RETRIEVAL = [
 
 @asynccontextmanager
 async def with_task(registry: ToolRegistry, root: Path) -> AsyncIterator[None]:
-    """``task`` in ``registry``, installed on an agent as a session installs it (``cli``)."""
+    """``task`` in ``registry``, installed on an agent as a session installs it (``assemble``)."""
     script = root / "no-turns.json"
     script.write_text('{"turns": []}')
     agent = Agent(ScriptProvider(script), registry, root, system="reference")

@@ -12,7 +12,7 @@ import uuid
 from pathlib import Path
 
 from agent_tui.core.agent.agent import Agent
-from agent_tui.core.conversation.session import SessionStore
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.permissions import Mode, PermissionPipeline, Rule, RuleSet
 from agent_tui.core.providers.script import ScriptProvider

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.cli import main
+from agent_tui.cli.main import main
 from agent_tui.core.mcp.config.load import user_config_path
 from tests.core.mcp.conftest import ROOT, fixture_entry, write_config
 from tests.trusting import trust_everything

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.cli import main
+from agent_tui.cli.main import main
 from agent_tui.core.mcp.client.disabled import read_disabled, remember_disabled
 from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.settings import load_settings, local_settings_path

@@ -152,7 +152,7 @@ async def test_servers_exit_when_the_app_is_killed(tmp_path: Path) -> None:
 
 def test_importing_the_cli_does_not_import_the_sdk() -> None:
     code = (
-        "import sys, agent_tui.cli, agent_tui.core.mcp, agent_tui.core.mcp.client.manager\n"
+        "import sys, agent_tui.cli.main, agent_tui.core.mcp, agent_tui.core.mcp.client.manager\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('mcp', 'mcp_types', 'jsonschema', 'uvicorn', 'starlette'))))\n"
     )

@@ -20,7 +20,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from agent_tui.cli import main
+from agent_tui.cli.main import main
 from agent_tui.core.mcp.auth import oauth
 from agent_tui.core.mcp.auth.connection_auth import sign_in_reason
 from agent_tui.core.mcp.auth.oauth import LoginError

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from agent_tui.cli import main
+from agent_tui.cli.main import main
 from agent_tui.core.events import Event
 from agent_tui.core.executor import ToolExecutor
 from agent_tui.core.mcp.client.manager import McpManager

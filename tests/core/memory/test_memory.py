@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.core.agent.agent import Agent
-from agent_tui.core.conversation.session import SessionStore
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.providers.base import ModelRequest, StreamItem
 from agent_tui.core.providers.script import ScriptProvider

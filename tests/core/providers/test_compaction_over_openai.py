@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.agent.agent import Agent
-from agent_tui.core.conversation.session import SessionLog, SessionStore
+from agent_tui.core.conversation.session import SessionLog
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.events import CompactionEvent, ErrorEvent, Event, TurnEnd, UsageEvent
 from agent_tui.core.providers.openai import OpenAIProvider
 from agent_tui.core.settings import Settings

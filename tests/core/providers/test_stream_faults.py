@@ -19,7 +19,8 @@ import pytest
 
 from agent_tui.core.agent.agent import Agent
 from agent_tui.core.conversation.replay import transcript_events
-from agent_tui.core.conversation.session import SessionLog, SessionStore
+from agent_tui.core.conversation.session import SessionLog
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.events import ErrorEvent, Event, ModelRetry, TurnEnd, parse_event
 from agent_tui.core.providers.openai import OpenAIProvider
 from agent_tui.core.settings import Settings

@@ -17,7 +17,7 @@ RUN_BLOCKED = """\
 import sys
 for name in ("httpx", "httpcore"):
     sys.modules[name] = None  # any import of them now raises ImportError
-from agent_tui.cli import main
+from agent_tui.cli.main import main
 code = main(sys.argv[1:])
 loaded = sorted(
     m for m in sys.modules if m.split(".")[0] in ("httpx", "httpcore") and sys.modules[m]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.core.conversation.session import SessionStore
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.sandbox import SandboxSettings, SessionSandbox
 from agent_tui.core.sandbox.bubblewrap import Bubblewrap
 from agent_tui.core.settings import load_settings

@@ -336,7 +336,7 @@ async def test_task_is_concurrency_safe_only_for_read_only_children(
 async def test_what_a_writing_child_changes_is_in_the_parent_turns_checkpoint(
     tmp_path: Path,
 ) -> None:
-    from agent_tui.core.conversation.session import SessionStore
+    from agent_tui.core.conversation.session_store import SessionStore
     from agent_tui.core.settings import Settings
 
     work = tmp_path / "work"

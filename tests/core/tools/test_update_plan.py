@@ -10,7 +10,7 @@ from tests.core.helpers import collect, of_type, write_script
 
 from agent_tui.core.agent.agent import Agent
 from agent_tui.core.conversation.replay import transcript_events
-from agent_tui.core.conversation.session import SessionStore
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.events import PlanEvent, parse_event
 from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.providers.script import ScriptProvider

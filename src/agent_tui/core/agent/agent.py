@@ -46,7 +46,8 @@ from agent_tui.core.conversation.context import (
 )
 from agent_tui.core.conversation.model_limits import ModelLimits, model_limits
 from agent_tui.core.conversation.rewind import RewindPreview, RewindReport, RewindWhat, TurnSummary
-from agent_tui.core.conversation.session import SessionLog, SessionStore
+from agent_tui.core.conversation.session import SessionLog
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.disclosure.marks import request_filters
 from agent_tui.core.events import CompactionEvent, Event, MemoryInfo, SessionStart

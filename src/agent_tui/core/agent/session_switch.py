@@ -20,12 +20,8 @@ from pathlib import Path
 from agent_tui.core.agent.conversation_state import ConversationState
 from agent_tui.core.budget import SpillStore
 from agent_tui.core.conversation.rewind import RewindError
-from agent_tui.core.conversation.session import (
-    SessionLog,
-    SessionStore,
-    in_use_note,
-    session_usage,
-)
+from agent_tui.core.conversation.session import SessionLog, session_usage
+from agent_tui.core.conversation.session_store import SessionStore, in_use_note
 from agent_tui.core.transcript import Usage
 
 log = logging.getLogger(__name__)

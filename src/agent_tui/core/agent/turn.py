@@ -35,7 +35,7 @@ from agent_tui.core.agent.steps import EndTurn, NextStep, RunAgain
 from agent_tui.core.agent.turn_state import Turn, TurnHost
 from agent_tui.core.conversation.compaction import is_context_overflow
 from agent_tui.core.conversation.context import ContextUsage, reported_usage
-from agent_tui.core.conversation.session import interrupted_result
+from agent_tui.core.conversation.repair import interrupted_result
 from agent_tui.core.disclosure.marks import request_filters
 from agent_tui.core.events import (
     AssistantMessage,

@@ -8,7 +8,8 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from agent_tui.core.browse import SpillRefused, live_references
+from agent_tui.core.browse.listing import live_references
+from agent_tui.core.browse.refused import SpillRefused
 from agent_tui.core.budget.cleanup import first_file_naming
 from agent_tui.core.budget.refs import REFS_DIR, Ledger, open_ledger
 from agent_tui.core.budget.store import SpillStore, is_spill_name

@@ -20,7 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.core.browse import column_of_byte, line_of_byte, open_reader
+from agent_tui.core.browse.opening import open_reader
+from agent_tui.core.browse.windows import column_of_byte, line_of_byte
 
 CHUNK_BYTES = 1 << 20
 

@@ -99,7 +99,7 @@ class SpillMeta:
     """What a spill is the output of, beyond the tool and call id its name holds."""
 
     summary: str = ""
-    """The call's input in one line (``core.call_summary``): a command, a path, a pattern;
+    """The call's input in one line (``core.calls.call_summary``): a command, a path, a pattern;
     at most ``MAX_SUMMARY`` characters, no control characters (whatever was given or read)."""
 
     def __post_init__(self) -> None:

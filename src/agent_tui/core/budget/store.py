@@ -70,13 +70,14 @@ class SpillRecord:
     """The call's input in one line, as the index keeps it (empty when not given)."""
 
 
-def _safe(part: str, limit: int = 40) -> str:
+def name_part(part: str, limit: int = 40) -> str:
+    """``part`` (a tool name or a call id) as it appears in a spill file name."""
     return _UNSAFE.sub("_", part).strip("_")[:limit] or "x"
 
 
 def spill_name(tool: str, call_id: str, when: datetime, token: str) -> str:
     """``<UTC time>-<tool>-<call id>-<token>.txt``; its length does not depend on ``token``."""
-    return f"{when:%Y%m%dT%H%M%S}Z-{_safe(tool)}-{_safe(call_id)}-{token}.txt"
+    return f"{when:%Y%m%dT%H%M%S}Z-{name_part(tool)}-{name_part(call_id)}-{token}.txt"
 
 
 def is_spill_name(name: str) -> bool:
@@ -172,7 +173,7 @@ class SpillStore:
         self, tool: str, call_id: str, when: datetime | None = None, *, summary: str = ""
     ) -> SpillWriter:
         """A streaming writer; ``commit()`` it when the output is complete. ``summary`` is the
-        call's input in one line (``core.call_summary``), kept in the index."""
+        call's input in one line (``core.calls.call_summary``), kept in the index."""
         when = when or datetime.now(UTC)
         fd, index_fd, root = self._prepare()
         try:

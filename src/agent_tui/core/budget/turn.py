@@ -62,7 +62,7 @@ class PendingResult:
     frame: Callable[[str], str] | None = None
     when: datetime = field(default_factory=lambda: datetime.now(UTC))
     summary: str = ""
-    """The call's input in one line (``core.call_summary``): kept with a spill of the output."""
+    """The call's input in one line (``calls.call_summary``): kept with a spill of the output."""
     raw: RawOutput | None = None
     footer: str = ""
 

@@ -1,5 +1,6 @@
-"""The conversation: session files (append-only JSONL, one writer, sealed), replay as events,
-compaction, the context window and model limits, rewinding a session.
+"""The conversation: session files (append-only JSONL, one writer, sealed: ``session``,
+``session_read``, ``session_store``, ``session_seal``, ``session_lock``, ``repair``), replay as
+events, compaction, the context window and model limits, rewinding a session.
 
 May import: events, calls, transcript, plan, state, text, workspace, budget, checkpoints. Never
 the agent loop, tools or providers.

@@ -1,4 +1,7 @@
-"""Session transcripts as append-only JSONL files, and resuming them.
+"""A session's transcript as an append-only JSONL file: ``SessionLog``, its one writer.
+
+Reading a file back is ``session_read``; making, forking and finding sessions is
+``session_store``; making a read-back transcript whole is ``repair``.
 
 Each session is one file ``<data dir>/sessions/<UTC time>-<id>.jsonl``: a ``meta`` line
 (id, cwd, model, created, and ``forked_from`` for a fork) followed by one ``message`` line per
@@ -31,41 +34,31 @@ import contextlib
 import json
 import logging
 import os
-import re
 import secrets
-import stat
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-from pydantic import ValidationError
 
 from agent_tui.core.checkpoints.blobs import BlobStore
-from agent_tui.core.checkpoints.records import ENTRY_ADAPTER, CheckpointEntry, Rewound
+from agent_tui.core.checkpoints.records import CheckpointEntry, Rewound
 from agent_tui.core.conversation.compaction import Compacted, summary_message
+from agent_tui.core.conversation.repair import repair
 from agent_tui.core.conversation.session_lock import SessionLock
+from agent_tui.core.conversation.session_read import line_list, read_lines
 from agent_tui.core.conversation.session_seal import (
     Doubted,
     Keeper,
     SessionDoubted,
     append_sealed,
-    create_sealed,
     read_session,
     sync_seal,
 )
-from agent_tui.core.events import ToolErrorEvent, ToolResult
-from agent_tui.core.state.paths import data_dir
-from agent_tui.core.transcript import CallRecord, Message, ToolCall, Usage
+from agent_tui.core.events import ToolResult
+from agent_tui.core.transcript import Message, Usage
 
 log = logging.getLogger(__name__)
-
-
-_ENTRY_START = re.compile(rb'\{"type": ?"(?:message|meta|checkpoint|compaction)"')
-"""Where a session line starts: a line an unfinished write left is followed, in files written
-before appends began on a fresh line, by a whole line on the same line."""
 
 
 @dataclass
@@ -107,9 +100,12 @@ class SessionLog:
     _reported: bool = False
     _doubt_reported: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
-    _writer: SessionLock | None = field(default=None, repr=False, compare=False)
-    _keeper: Keeper | None = field(default=None, repr=False, compare=False)
-    """What this writer last sealed (``core.session_seal``)."""
+    writer: SessionLock | None = field(default=None, repr=False, compare=False)
+    """The lock that makes this process the session's one writer (``claim``); the store hands
+    it on to the log of a fork it read back."""
+    keeper: Keeper | None = field(default=None, repr=False, compare=False)
+    """What this writer last sealed (``core.session_seal``): set by the store that made or
+    loaded the file, else made by the first append."""
     on_write: Callable[[bytes], None] | None = field(default=None, repr=False, compare=False)
     """Given every line before it is written (the spill reference record scans them for the
     spills the session points to: ``core.budget.refs_writer``)."""
@@ -135,14 +131,14 @@ class SessionLog:
     def claim(self) -> str | None:
         """Become the one process that writes this session (``core.session_lock``): None
         when this process now holds it, else who does (``pid 1234``)."""
-        if self._writer is None:
-            self._writer = SessionLock(self.path)
-        return self._writer.claim()
+        if self.writer is None:
+            self.writer = SessionLock(self.path)
+        return self.writer.claim()
 
     def release(self) -> None:
         """Stop being its writer (the session was left, or the process ends)."""
-        if self._writer is not None:
-            self._writer.release()
+        if self.writer is not None:
+            self.writer.release()
 
     @property
     def files_dir(self) -> Path:
@@ -153,6 +149,15 @@ class SessionLog:
     def blobs(self) -> BlobStore:
         """Where its checkpoints keep file contents."""
         return BlobStore(self.files_dir / "blobs")
+
+    def sealed_bytes(self) -> bytes:
+        """The file's content, checked as a load checks it (``SessionDoubted`` when something
+        else wrote it), read under the lock so no append of this process is half in it."""
+        with self._lock:
+            try:
+                return read_session(self.path).data
+            except Doubted as doubted:
+                raise SessionDoubted(self.path, doubted.why) from None
 
     def append(self, message: Message) -> None:
         """Add ``message`` and save it: whole lines in one write (any the last append could
@@ -235,21 +240,22 @@ class SessionLog:
         partial line back off the file and noting the failure in ``problem``."""
         if not self.unsaved:
             return None
-        failure = self._append_bytes("".join(self.unsaved).encode("utf-8"))
+        failure = self.append_bytes("".join(self.unsaved).encode("utf-8"))
         if failure is None:
             self.unsaved.clear()
             self.problem, self._reported = None, False
         return failure
 
-    def _append_bytes(self, data: bytes) -> OSError | None:
-        """Append ``data`` (whole lines) in one write, sealed (``core.session_seal``); the
-        error if it failed, after taking the partial line back off (``_failed`` notes it)."""
-        if self._keeper is None:
-            self._keeper = Keeper(self.path)
+    def append_bytes(self, data: bytes) -> OSError | None:
+        """Append ``data`` (whole lines, as they are: a fork's copied history) in one write,
+        sealed (``core.session_seal``); the error if it failed, after taking the partial line
+        back off (``_failed`` notes it)."""
+        if self.keeper is None:
+            self.keeper = Keeper(self.path)
         if self.on_write is not None:
             self.on_write(data)
         try:
-            append_sealed(self.path, self._keeper, data, self._still_ours)
+            append_sealed(self.path, self.keeper, data, self._still_ours)
         except OSError as exc:
             self._failed(exc)
             return exc
@@ -324,14 +330,16 @@ class SessionLog:
             )
         others = self.skipped_lines - (1 if self.torn_tail else 0)
         if others:
-            where = _lines(self.skipped_at[: len(self.skipped_at) - (1 if self.torn_tail else 0)])
+            where = line_list(
+                self.skipped_at[: len(self.skipped_at) - (1 if self.torn_tail else 0)]
+            )
             out.append(
                 f"{self.path}: {others} unreadable line(s) skipped ({where}); the rest of the "
                 "session is here"
             )
         if self.replaced_at:
             out.append(
-                f"{self.path}: {_lines(self.replaced_at)} held bytes that are not UTF-8, shown "
+                f"{self.path}: {line_list(self.replaced_at)} held bytes that are not UTF-8, shown "
                 "as \ufffd; the rest of each line was read"
             )
         if self.recovered:
@@ -348,73 +356,30 @@ class SessionLog:
         is a torn tail (``torn_tail``); a line that does not parse but ends in a whole entry
         (an append that ran onto a torn line) gives that entry back. The seal is not checked
         here: ``SessionStore.load`` does."""
-        meta: dict[str, Any] = {}
-        messages: list[Message] = []
-        entries: list[CheckpointEntry] = []
-        folded: list[Message] = []
-        compactions: list[Compacted] = []
-        skipped = recovered = torn = 0
-        skipped_at: list[int] = []
-        replaced_at: list[int] = []
         if data is None:
             data = path.read_bytes()
-        lines = data.split(b"\n")
-        for number, raw in enumerate(lines):
-            if not raw.strip():
-                continue
-            if not raw.isascii() and not _utf8(raw):
-                replaced_at.append(number + 1)
-            entry = _entry(raw)
-            if entry is None:
-                entry = _salvage(raw)
-                skipped += 1  # the unfinished line before what is salvaged is lost
-                skipped_at.append(number + 1)
-                if entry is None:
-                    if number == len(lines) - 1:  # no newline after it: a write cut short
-                        torn = len(raw)
-                    continue
-                recovered += 1
-            kind = entry.get("type")
-            try:
-                if kind == "meta":
-                    meta = entry
-                elif kind == "message":
-                    messages.append(Message.model_validate(entry.get("message")))
-                elif kind == "checkpoint":
-                    record = ENTRY_ADAPTER.validate_python(entry.get("entry"))
-                    entries.append(record)
-                    if isinstance(record, Rewound) and record.messages is not None:
-                        # live, the transcript was whole (repaired) when it was cut
-                        messages = repair(messages)[: record.messages]
-                elif kind == "compaction":
-                    compaction = Compacted.model_validate(entry.get("record"))
-                    messages = repair(messages)  # live, it was whole when it was folded
-                    folded.extend(messages[: compaction.folded])
-                    messages[: compaction.folded] = [summary_message(compaction)]
-                    compactions.append(compaction)
-            except ValidationError:
-                skipped += 1
-                skipped_at.append(number + 1)
-        if skipped:
-            log.warning("%s: skipped %d unreadable line(s)", path, skipped)
+        read = read_lines(data)
+        if read.skipped:
+            log.warning("%s: skipped %d unreadable line(s)", path, read.skipped)
+        meta = read.meta
         session = cls(
             id=meta.get("id", path.stem.rsplit("-", 1)[-1]),
             path=path,
             cwd=meta.get("cwd", ""),
             model=meta.get("model", ""),
             created=meta.get("created", ""),
-            messages=messages,
-            skipped_lines=skipped,
-            torn_tail=torn,
-            recovered=recovered,
-            skipped_at=skipped_at,
-            replaced_at=replaced_at,
-            entries=entries,
+            messages=read.messages,
+            skipped_lines=read.skipped,
+            torn_tail=read.torn,
+            recovered=read.recovered,
+            skipped_at=read.skipped_at,
+            replaced_at=read.replaced_at,
+            entries=read.entries,
             forked_from=meta.get("forked_from") or None,
-            folded=folded,
-            compactions=compactions,
+            folded=read.folded,
+            compactions=read.compactions,
         )
-        session.messages = repair(messages)
+        session.messages = repair(read.messages)
         return session
 
 
@@ -438,111 +403,11 @@ def _rescue(session_id: str, lines: list[str]) -> Path | None:
     return Path(name)
 
 
-def _utf8(raw: bytes) -> bool:
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-def _lines(numbers: list[int]) -> str:
-    """``line 3`` / ``lines 3, 7 and 12`` / ``lines 3, 7, 12… (40 in all)``."""
-    if len(numbers) == 1:
-        return f"line {numbers[0]}"
-    shown = ", ".join(str(n) for n in numbers[:5])
-    if len(numbers) > 5:
-        return f"lines {shown}… ({len(numbers)} in all)"
-    head, _, last = shown.rpartition(", ")
-    return f"lines {head} and {last}"
-
-
-def _header(path: Path) -> dict[str, Any] | None:
-    """The meta line of a session file (read as bytes: a byte that is not UTF-8 further on
-    must not hide the session), or None when the first line is not one. Only a regular file
-    is read: a FIFO named like a session must not block, a device not be opened."""
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return None
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return None
-            first = fh.readline(1 << 20)
-    except OSError:
-        return None
-    entry = _entry(first)
-    return entry if entry is not None and entry.get("type") == "meta" else None
-
-
-def _entry(raw: bytes) -> dict[str, Any] | None:
-    """A session line parsed, or None when it is not a JSON object."""
-    try:
-        entry = json.loads(raw.decode("utf-8", errors="replace"))
-    except json.JSONDecodeError:
-        return None
-    return entry if isinstance(entry, dict) else None
-
-
-def _salvage(raw: bytes) -> dict[str, Any] | None:
-    """The whole entry at the end of a broken line: the line an append wrote onto a torn
-    line, which only the torn part spoils."""
-    for match in _ENTRY_START.finditer(raw, 1):
-        entry = _entry(raw[match.start() :])
-        if entry is not None:
-            return entry
-    return None
-
-
 def _write_all(fd: int, data: bytes) -> None:
     """``data`` to ``fd``; a short write (a file size limit reached) goes on until an error."""
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
-
-
-def repair(messages: list[Message]) -> list[Message]:
-    """Give tool calls left without a result (a crash mid-call) an 'interrupted' result, and
-    drop a result whose call is not there (its line was lost): both would make every later
-    request fail."""
-    answered = {m.tool_call_id for m in messages if m.role == "tool"}
-    out: list[Message] = []
-    pending: list[Message] = []
-    open_calls: set[str] = set()
-    for message in messages:
-        if message.role == "tool":
-            if message.tool_call_id in open_calls:
-                out.append(message)
-            else:
-                log.warning(
-                    "dropped the result of call %s: the call is not in the session",
-                    message.tool_call_id,
-                )
-            continue
-        open_calls = {c.id for c in message.tool_calls} if message.role == "assistant" else set()
-        out.extend(pending)
-        pending = []
-        out.append(message)
-        if message.role == "assistant" and message.tool_calls:
-            pending = [
-                interrupted_result(
-                    call, "Interrupted: the session ended before this call finished."
-                )
-                for call in message.tool_calls
-                if call.id not in answered
-            ]
-    out.extend(pending)
-    return out
-
-
-ENDED_MID_CALL = "Interrupted: the session ended before this call finished."
-
-
-def interrupted_result(call: ToolCall, text: str) -> Message:
-    """The result of a call that never finished (an interrupt, a crash): ``text`` for the
-    model, an ``interrupted`` error for the front ends."""
-    end = ToolErrorEvent(id=call.id, name=call.name, code="interrupted", message=text)
-    return Message.tool(call, text, is_error=True, record=CallRecord.of(end))
 
 
 def session_usage(messages: list[Message]) -> Usage:
@@ -558,135 +423,4 @@ def session_usage(messages: list[Message]) -> Usage:
     return total
 
 
-class SessionStore:
-    def __init__(self, root: Path | None = None) -> None:
-        self.root = root or (data_dir() / "sessions")
-        self.passed_over: list[Path] = []
-        """The session files the last ``latest`` could not read the header of."""
-
-    def new(self, cwd: Path, model: str, *, forked_from: str | None = None) -> SessionLog:
-        self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
-        now = datetime.now(UTC)
-        session_id = secrets.token_hex(4)
-        path = self.root / f"{now:%Y%m%dT%H%M%S}-{session_id}.jsonl"
-        created = now.isoformat(timespec="seconds")
-        meta = {
-            "type": "meta",
-            "id": session_id,
-            "cwd": str(cwd),
-            "model": model,
-            "created": created,
-        }
-        if forked_from is not None:
-            meta["forked_from"] = forked_from
-        keeper = create_sealed(path, (json.dumps(meta) + "\n").encode("utf-8"))
-        session = SessionLog(session_id, path, str(cwd), model, created, forked_from=forked_from)
-        session._keeper = keeper
-        session.claim()  # new: nobody else can hold it
-        return session
-
-    def fork(self, session: SessionLog) -> SessionLog:
-        """A new session (new id, new file) with ``session``'s whole history: every line of
-        its file but the meta line, so it reads back to the same transcript and checkpoints;
-        the kept contents are linked (or copied) into its own directory. Blocking."""
-        with session._lock:  # what the fork copies is checked as a load checks it
-            try:
-                lines = read_session(session.path).data.split(b"\n")
-            except Doubted as doubted:
-                raise SessionDoubted(session.path, doubted.why) from None
-        if lines and not lines[-1]:
-            lines.pop()
-        if lines:
-            try:
-                if json.loads(lines[0]).get("type") == "meta":
-                    del lines[0]
-            except (json.JSONDecodeError, AttributeError):
-                pass
-        fork = self.new(Path(session.cwd), session.model, forked_from=session.id)
-        if lines:  # one sealed append, as crash-safe as any
-            failure = fork._append_bytes(b"".join(line + b"\n" for line in lines))
-            if failure is not None:
-                raise failure
-        session.blobs.copy_to(fork.blobs)
-        loaded = SessionLog.load(fork.path)
-        loaded._writer = fork._writer  # the lock new() took goes with it
-        loaded._keeper = fork._keeper  # and what its writer sealed
-        return loaded
-
-    def all(self) -> list[Path]:
-        """Session files, newest first."""
-        if not self.root.is_dir():
-            return []
-        return sorted(self.root.glob("*.jsonl"), key=lambda p: p.name, reverse=True)
-
-    def latest(self, cwd: Path) -> SessionLog | None:
-        """The most recent session started in ``cwd``; ``SessionDoubted`` when it is not as
-        agent-tui last wrote it (``core.state_seal``). A newer file whose header cannot be
-        read (so whose folder is unknown) is not passed over in silence: it is named in the
-        session's ``notes`` (or in ``passed_over`` when none is found), with how to resume
-        it."""
-        wanted = os.path.realpath(cwd)
-        self.passed_over = []
-        for path in self.all():
-            meta = _header(path)
-            if meta is None:
-                self.passed_over.append(path)
-                continue
-            if os.path.realpath(str(meta.get("cwd", ""))) == wanted:
-                session = self.load(path, latest_of=cwd)
-                session.notes.extend(self.passed_over_notes())
-                return session
-        return None
-
-    def passed_over_notes(self) -> list[str]:
-        """What ``latest`` passed over, each with how to resume it."""
-        return [
-            f"{path}: a newer session file whose first line is not a session header (damaged?) "
-            f"was passed over; if it is this folder's, resume it with "
-            f"`agent-tui --resume {path}`"
-            for path in self.passed_over
-        ]
-
-    def find(self, session_id: str) -> SessionLog | None:
-        """A session by id (or unique id prefix), or by file path; ``SessionDoubted`` when it
-        is not as agent-tui last wrote it."""
-        candidate = Path(session_id)
-        if candidate.suffix == ".jsonl" and candidate.is_file():
-            return self.load(candidate)
-        matches = [p for p in self.all() if p.stem.rsplit("-", 1)[-1].startswith(session_id)]
-        if len(matches) == 1:
-            return self.load(matches[0])
-        return None
-
-    def load(self, path: Path, *, latest_of: Path | None = None) -> SessionLog:
-        """Read the session file ``path`` after checking its seal: ``SessionDoubted`` when
-        something else wrote it (shipped in a repository, copied, changed by another program,
-        writable by another user). ``latest_of``: it was picked as the latest of that
-        directory (for the message)."""
-        try:
-            found = read_session(path)
-        except Doubted as doubted:
-            raise SessionDoubted(path, doubted.why, latest_of) from None
-        session = SessionLog.load(path, found.data)
-        session._keeper = Keeper(path, found)
-        return session
-
-
-def in_use_note(original: SessionLog, fork: SessionLog, holder: str) -> str:
-    """What a run that found its session in use by another process says: it went on in a
-    fork (two writers would interleave their turns in one file)."""
-    return (
-        f"session {original.id} is in use by another agent-tui ({holder}): this run goes on "
-        f"in a fork of it, session {fork.id}, with the same history; the original stays with "
-        "the process writing it"
-    )
-
-
-__all__ = [
-    "SessionDoubted",
-    "SessionLog",
-    "SessionStore",
-    "in_use_note",
-    "interrupted_result",
-    "repair",
-]
+__all__ = ["SessionDoubted", "SessionLog", "session_usage"]

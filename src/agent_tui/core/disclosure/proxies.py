@@ -1,20 +1,36 @@
-"""The two always-present tools of progressive disclosure: ``search_tool`` and ``run_tool``."""
+"""The two always-present tools of progressive disclosure: ``search_tool`` and ``run_tool``.
+
+``search_tool`` asks a ``Finder`` (the session's ``state.Disclosure``) for the deferred tools;
+this module knows it only through that protocol, so the disclosure state can build the tools
+without the two modules importing each other."""
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import Field
 
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
 from agent_tui.core.tools.errors import ToolFailure
 
-if TYPE_CHECKING:
-    from agent_tui.core.disclosure.state import Disclosure
-
 SEARCH_TOOL = "search_tool"
 RUN_TOOL = "run_tool"
+
+
+class Finder(Protocol):
+    """What ``search_tool`` needs of the disclosure: its catalog, a search, a tool's schema."""
+
+    @property
+    def protocol(self) -> str:
+        """``free-text`` (deferred tools are called through ``run_tool``) or ``strict``."""
+        ...
+
+    def catalog(self) -> str: ...
+
+    def search(self, query: str, limit: int = 5) -> list[Tool[Any]]: ...
+
+    def schema_of(self, tool: Tool[Any]) -> dict[str, Any]: ...
 
 
 class SearchToolInput(ToolInput):
@@ -31,7 +47,7 @@ class RunToolInput(ToolInput):
     input: dict[str, Any] = Field(default_factory=dict, description="Its arguments.")
 
 
-def search_description(disclosure: Disclosure) -> str:
+def search_description(disclosure: Finder) -> str:
     catalog = disclosure.catalog()
     return (
         "Find deferred tools; returns each hit's name, description and input schema. "
@@ -45,7 +61,7 @@ def search_description(disclosure: Disclosure) -> str:
     )
 
 
-def make_search_tool(disclosure: Disclosure) -> Tool[SearchToolInput]:
+def make_search_tool(disclosure: Finder) -> Tool[SearchToolInput]:
     async def call(inp: SearchToolInput, ctx: ToolContext) -> ToolOutput:
         hits = disclosure.search(inp.query, inp.limit)
         if not hits:

@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from agent_tui.core.budget import BudgetedResult, PendingResult
 from agent_tui.core.budget.ordered import Maker, OrderedResults, spill_pointer
 from agent_tui.core.budget.raw import RawOutput
+from agent_tui.core.calls import call_summary
 from agent_tui.core.events import Event, RejectedBy, ToolErrorEvent, ToolRejected, ToolResult
 from agent_tui.core.executor.lifecycle import CallPhase, Lifecycle
 from agent_tui.core.executor.partition import CallPlan
-from agent_tui.core.text.call_summary import call_summary
 from agent_tui.core.text.summary import default_summary
 from agent_tui.core.tools.base import KeptOutput, ToolOutput
 from agent_tui.core.tools.errors import CANCELLED, ToolErrorInfo

@@ -14,15 +14,21 @@ checks their seal: ``core.state_seal``.)
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
+
+log = logging.getLogger(__name__)
 
 
 def _resolved(find: Callable[[], Path]) -> Path | None:
     try:
         return Path(os.path.realpath(find()))
     except Exception:  # no such directory can be found here (no HOME): nothing to protect
+        # debug: a machine without one says so on every judgement
+        what = getattr(find, "__name__", find)
+        log.debug("no %s here: nothing of it to protect", what, exc_info=True)
         return None
 
 

@@ -23,7 +23,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from agent_tui.core.sandbox import Confinement
+from agent_tui.core.sandbox.confinement import Confinement
 
 KEEP_FROM_HOME = (
     ".gitconfig",

@@ -23,9 +23,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.core.sandbox import SessionSandbox, aftercheck
+from agent_tui.core.sandbox import aftercheck
 from agent_tui.core.sandbox.git_watch import Snapshot, Watch, describe
 from agent_tui.core.sandbox.quarantine import Moved
+from agent_tui.core.sandbox.state import SessionSandbox
 from agent_tui.core.state.paths import data_dir
 
 log = logging.getLogger(__name__)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agent_tui.core.sandbox import ShellSandbox
+    from agent_tui.core.sandbox.shell_sandbox import ShellSandbox
 
 ALLOWED = frozenset(
     {

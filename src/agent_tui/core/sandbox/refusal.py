@@ -7,7 +7,7 @@ why, and what to do — never runs it with less confinement than the settings sa
 
 from __future__ import annotations
 
-from agent_tui.core.sandbox import Hidden
+from agent_tui.core.sandbox.confinement import Hidden
 
 
 class SandboxRefused(Exception):

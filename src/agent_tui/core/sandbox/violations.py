@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from agent_tui.core.sandbox import GIT_POINTER, PROTECTED_IN_WORKSPACE, ShellSandbox
+from agent_tui.core.sandbox.shell_sandbox import GIT_POINTER, PROTECTED_IN_WORKSPACE, ShellSandbox
 
 _READ_ONLY = re.compile(
     r"(?:'([^'\n]+)'|‘([^’\n]+)’|\"([^\"\n]+)\"|(\S+?)):?\s*Read-only file system|"

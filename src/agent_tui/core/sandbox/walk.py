@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.core.sandbox import Hidden
+from agent_tui.core.sandbox.confinement import Hidden
 from agent_tui.core.sandbox.hard_links import other_names
 
 MAX_ENTRIES = 50_000

@@ -2,18 +2,17 @@
 
 The lane's cards show it next to the tool's name, and a spill keeps it (``SpillStore.write``)
 so the spill browser can say what the call was long after the transcript that made it is gone.
-Plain text helpers: nothing here knows about Textual or the spill store.
+Plain text helpers: nothing here knows about Textual, the spill store or the transcript
+(``calls.call_summary`` applies it to a ``ToolCall``; the UI's first frame imports this module,
+so no pydantic models here).
 """
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_tui.core.text.summary import one_line, plural
-
-if TYPE_CHECKING:  # the UI's first frame imports this module: no pydantic models here
-    from agent_tui.core.transcript import ToolCall
 
 # The input keys that best describe a call, most telling first.
 _SUMMARY_KEYS = ("path", "file_path", "command", "query", "url", "glob", "name")
@@ -41,8 +40,3 @@ def summarize_input(input: dict[str, Any] | None, raw_arguments: str = "") -> st
     if not input:
         return ""
     return one_line(json.dumps(input, ensure_ascii=False, separators=(", ", ": ")))
-
-
-def call_summary(call: ToolCall) -> str:
-    """The summary of a call as the model sent it (what its card shows)."""
-    return summarize_input(call.parsed_arguments(), call.arguments)

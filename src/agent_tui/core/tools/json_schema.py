@@ -20,6 +20,7 @@ meta-schemas ``jsonschema`` ships). A schema with any other ``$ref`` is reported
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -27,6 +28,8 @@ from typing import Any
 
 from agent_tui.core.tools.quick_schema import quick_check
 from agent_tui.core.tools.schema import json_path
+
+log = logging.getLogger(__name__)
 
 MAX_PROBLEMS = 20
 
@@ -74,6 +77,7 @@ def schema_problem(schema: Any) -> str | None:
         compiled = _compiled(json.dumps(schema, sort_keys=True))
     except Exception as exc:  # SchemaError, an unknown $schema dialect, hostile nesting ...
         message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+        log.warning("an input schema is not a valid JSON Schema: %s", message.splitlines()[0])
         return f"the input schema is not a valid JSON Schema: {message.splitlines()[0]}"
     if compiled.bad_ref is not None:
         return str(compiled.bad_ref)
@@ -101,6 +105,9 @@ def argument_checker(schema: dict[str, Any]) -> Checker:
     try:
         compiled = _compiled(json.dumps(schema, sort_keys=True))
     except Exception:
+        log.warning(
+            "an input schema could not be compiled: its arguments go unchecked", exc_info=True
+        )
         return _no_problems
     if compiled.bad_ref is not None:
         problems = [_refused(str(compiled.bad_ref))]
@@ -129,6 +136,7 @@ def _check(validator: Any, arguments: Any) -> list[str]:
     except Unresolvable as exc:  # a reference the walk did not foresee: still never fetched
         return [_refused(f"the input schema refers to {exc.ref}, which does not resolve")]
     except Exception:
+        log.exception("checking arguments against their input schema failed: passed unchecked")
         return []
     problems: list[str] = []
     for error in errors:

@@ -17,6 +17,7 @@ said).
 from __future__ import annotations
 
 import io
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -32,6 +33,8 @@ from rich.text import Text
 from rich.theme import Theme
 from textual.color import Color
 from textual.content import Content
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,7 @@ def _color(variables: Mapping[str, str], name: str, fallback: str) -> str | None
     try:
         color = Color.parse(variables.get(name, fallback))
     except Exception:  # a value Textual itself would reject: keep the fallback
+        log.warning("the theme's %s is not a colour: %s is used", name, fallback, exc_info=True)
         color = Color.parse(fallback)
     if color.a == 0:
         return None
@@ -56,6 +60,7 @@ def _color(variables: Mapping[str, str], name: str, fallback: str) -> str | None
         try:
             background = Color.parse(variables.get("background", "#000000"))
         except Exception:
+            log.warning("the theme's background is not a colour: black is used", exc_info=True)
             background = Color.parse("#000000")
         color = background.blend(color, color.a).with_alpha(1)
     return color.hex6

@@ -9,6 +9,7 @@ and **Cancel** (Esc) open nothing.
 
 from __future__ import annotations
 
+import logging
 import webbrowser
 from collections.abc import Callable
 
@@ -21,6 +22,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from agent_tui.core.mcp.client.elicitation import ElicitationAnswer, UrlRequest
+
+log = logging.getLogger(__name__)
 
 Opener = Callable[[str], object]
 
@@ -106,6 +109,7 @@ class ElicitUrlScreen(ModalScreen[ElicitationAnswer]):
             try:
                 self.opener(self.request.url)
             except Exception as exc:  # no browser here: the URL is on screen to copy
+                log.warning("opening a browser for %s failed: %s", self.request.url, exc)
                 self.notify(f"could not open a browser ({exc}); open the URL yourself")
             self.dismiss(ElicitationAnswer("accept"))
         elif action == "decline":

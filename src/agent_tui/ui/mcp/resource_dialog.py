@@ -6,6 +6,7 @@ model then gets the resource with the message), c copies the text."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Literal
 
@@ -22,6 +23,8 @@ from agent_tui.core.tools.errors import ToolFailure
 from agent_tui.ui.common.clipboard import copy
 from agent_tui.ui.common.format import format_size
 from agent_tui.ui.mcp.resource_list import mention
+
+log = logging.getLogger(__name__)
 
 Reader = Callable[[], Awaitable[ResourcePreview]]
 Outcome = Literal["mention"] | None
@@ -103,6 +106,7 @@ class ResourceDialog(ModalScreen[Outcome]):
             )
             return
         except Exception as exc:  # the server broke the protocol, the connection went away…
+            log.warning("reading the MCP resource %s failed", self.item.uri, exc_info=True)
             self._failed(f"{type(exc).__name__}: {exc}")
             return
         self.preview = preview

@@ -37,7 +37,7 @@ DEFAULT_THEME = "agent-dark"
 
 class BootFailed(Exception):
     """The core cannot be built (a bad model spec, a session not found, bad permission
-    rules): the app ends, and ``cli`` prints ``agent-tui: <message>`` and exits with
+    rules): the app ends, and ``cli.main`` prints ``agent-tui: <message>`` and exits with
     ``code``, as it does for a headless run."""
 
     def __init__(self, message: str, code: int = 2) -> None:

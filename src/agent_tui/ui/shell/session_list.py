@@ -9,7 +9,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.core.conversation.session import SessionStore
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.text.utf8 import clean_text
 from agent_tui.ui.common.format import one_line
 

@@ -167,6 +167,7 @@ def open_browser(url: str) -> bool:
     try:
         return bool(webbrowser.open(url))
     except Exception:  # no browser, no display: the printed URL is the way
+        log.warning("opening a browser for %s failed", url, exc_info=True)
         return False
 
 

@@ -60,7 +60,8 @@ def _offending_line(error: Exception) -> str:
     """The line a parse error is about (pydantic keeps it as the input), shortened."""
     try:
         line = str(error.errors()[0]["input"])  # type: ignore[attr-defined]
-    except Exception:
+    except Exception:  # not a pydantic error: its first line says it
+        log.debug("no input in %r: its message is shown", error, exc_info=True)
         line = (str(error).splitlines() or [type(error).__name__])[0]
     return repr(line if len(line) <= 60 else line[:57] + "...")
 
@@ -317,6 +318,9 @@ class Connection:
             try:
                 self.tools = await list_tools(client)
             except Exception as exc:
+                log.warning(
+                    "MCP server %s: refreshing the tool list failed", self.spec.name, exc_info=True
+                )
                 self.note(
                     "refresh", f"refreshing the tool list failed: {type(exc).__name__}: {exc}"
                 )
@@ -345,6 +349,7 @@ class Connection:
                 if not cursor:
                     break
         except Exception as exc:
+            log.warning("MCP server %s: listing the prompts failed", self.spec.name, exc_info=True)
             self.note("prompts", f"listing the prompts failed: {type(exc).__name__}: {exc}")
             return self.prompts
         self.note("prompts", None)
@@ -385,6 +390,7 @@ class Connection:
                     else:
                         self._request_refresh()
         except Exception as exc:
+            log.warning("MCP server %s: live list updates are off", self.spec.name, exc_info=True)
             self.note("listen", f"live tool list updates are off: {type(exc).__name__}: {exc}")
 
     async def _trim(self) -> None:

@@ -206,6 +206,9 @@ class ResourceSide:
             try:
                 await _quiet(client.send_roots_list_changed)
             except Exception as exc:
+                log.warning(
+                    "MCP server %s: telling it the roots changed failed: %s", self.server, exc
+                )
                 self._note("roots", f"telling it the roots changed failed: {exc}")
 
     async def _list(self, client: Any) -> None:
@@ -213,6 +216,7 @@ class ResourceSide:
             resources = await _pages(client.list_resources, "resources")
             templates = await _pages(client.list_resource_templates, "resource_templates")
         except Exception as exc:
+            log.warning("MCP server %s: listing the resources failed", self.server, exc_info=True)
             self._note("resources", f"listing the resources failed: {type(exc).__name__}: {exc}")
             return
         self._note("resources", None)
@@ -251,6 +255,9 @@ class ResourceSide:
                 try:
                     await _quiet(lambda: client.subscribe_resource(uri))
                 except Exception as exc:
+                    log.warning(
+                        "MCP server %s: subscribing to %s failed: %s", self.server, uri, exc
+                    )
                     self.subscribed.discard(uri)  # not shown as subscribed; tried once only
                     self._note("subscribe", f"subscribing to {uri} failed: {exc}")
                 self.on_update(self.server)

@@ -9,6 +9,7 @@ and Ctrl+C with it. Here every search gets what is left of one time budget for t
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import threading
@@ -41,6 +42,8 @@ from agent_tui.core.tools.builtin._walk import (
 )
 from agent_tui.core.tools.builtin._withheld import Withheld, refuse_if_withheld
 from agent_tui.core.tools.errors import ToolFailure
+
+log = logging.getLogger(__name__)
 
 MAX_MATCHES = 200
 MAX_LINE_CHARS = 300
@@ -306,8 +309,8 @@ def _invalid(pattern: str, msg: str, pos: int | None, *, ask_re: bool = True) ->
             re.compile(pattern)
         except re.error as exc:
             msg, pos = exc.msg, exc.pos
-        except Exception:
-            pass  # only the wording is at stake: keep regex's
+        except Exception:  # only the wording is at stake: keep regex's
+            log.exception("re could not word why the pattern %r is invalid", pattern)
     where = f" at position {pos}" if pos is not None else ""
     return ToolFailure(
         "invalid_pattern",

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from agent_tui.cli_parser import StrictParser
+from agent_tui.cli.parser import StrictParser
 
 EXIT = {"allow": 0, "ask": 1, "deny": 3}
 

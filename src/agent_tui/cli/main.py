@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_tui import __version__
-from agent_tui.cli_parser import StrictParser
+from agent_tui.cli.parser import StrictParser
 
 if TYPE_CHECKING:
-    from agent_tui.assemble import Core
+    from agent_tui.cli.assemble import Core
     from agent_tui.ui.shell.boot import Booted
 
 log = logging.getLogger(__name__)
@@ -154,23 +154,23 @@ def _fail(message: str, code: int = 2) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["mcp"]:  # agent-tui mcp list|call|add|remove|serve
-        from agent_tui.mcp_cli import main as mcp_main
+        from agent_tui.cli.mcp import main as mcp_main
 
         return mcp_main(argv[1:])
     if argv[:1] == ["permissions"]:  # agent-tui permissions check RULE... -- SUBJECT
-        from agent_tui.permissions_cli import main as permissions_main
+        from agent_tui.cli.permissions import main as permissions_main
 
         return permissions_main(argv[1:])
     if argv[:1] == ["trust"]:  # agent-tui trust [--yes | --revoke]
-        from agent_tui.trust_cli import main as trust_main
+        from agent_tui.cli.trust import main as trust_main
 
         return trust_main(argv[1:])
     if argv[:1] == ["init"]:  # agent-tui init [--force] [--model SPEC]
-        from agent_tui.init_cli import main as init_main
+        from agent_tui.cli.init import main as init_main
 
         return init_main(argv[1:])
     if argv[:1] == ["sandbox"]:  # agent-tui sandbox status
-        from agent_tui.sandbox_cli import main as sandbox_main
+        from agent_tui.cli.sandbox import main as sandbox_main
 
         return sandbox_main(argv[1:])
     parser = build_parser()
@@ -209,7 +209,7 @@ def _run(args: argparse.Namespace, cwd: Path) -> int:
 
 def _build(args: argparse.Namespace, cwd: Path) -> Core | int:
     """The core (``assemble``), or the exit code after saying why it cannot be built."""
-    from agent_tui.assemble import SetupFailed, assemble
+    from agent_tui.cli.assemble import SetupFailed, assemble
 
     try:
         return assemble(args, cwd)
@@ -222,12 +222,12 @@ def _headless(args: argparse.Namespace, cwd: Path) -> int:
     core = _build(args, cwd)
     if isinstance(core, int):
         return core
-    from agent_tui.assemble import report_elicitation
-    from agent_tui.headless import run_headless
+    from agent_tui.cli.assemble import report_elicitation
+    from agent_tui.headless.run import run_headless
 
     if core.mcp is not None:  # no one to ask: each elicitation is declined, and said so
         core.mcp.elicitation.add_listener(report_elicitation)
-    from agent_tui.headless_commands import StdinTooLarge, read_stdin, stdin_is_piped
+    from agent_tui.headless.commands import StdinTooLarge, read_stdin, stdin_is_piped
 
     piped = ""
     if args.headless == "-" or stdin_is_piped(sys.stdin.buffer):
@@ -250,7 +250,7 @@ def _tui(args: argparse.Namespace, cwd: Path) -> int:
     from agent_tui.ui.shell.boot import Booted, BootFailed, first_look
 
     def boot() -> Booted:
-        from agent_tui.assemble import SetupFailed, assemble
+        from agent_tui.cli.assemble import SetupFailed, assemble
 
         _start_log(args)  # here, in the boot thread: its imports do not delay the first frame
         try:
@@ -269,7 +269,7 @@ def _tui(args: argparse.Namespace, cwd: Path) -> int:
         return _fail(app.boot_failure.message, app.boot_failure.code)
     unsaved = app.booted.agent.unsaved if app.booted is not None else None
     if unsaved is not None:
-        from agent_tui.headless import EXIT_UNSAVED
+        from agent_tui.headless.run import EXIT_UNSAVED
 
         print(f"agent-tui: {unsaved}", file=sys.stderr)
         return app.return_code or EXIT_UNSAVED

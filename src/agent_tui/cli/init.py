@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from agent_tui.cli_parser import StrictParser
+from agent_tui.cli.parser import StrictParser
 
 
 def main(argv: Sequence[str]) -> int:

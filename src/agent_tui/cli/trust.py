@@ -76,7 +76,8 @@ def main(argv: Sequence[str]) -> int:
 
 def _accept_session(wanted: str, *, yes: bool) -> int:
     """Show the session ``wanted`` and seal it once the user accepts it as theirs."""
-    from agent_tui.core.conversation.session import SessionDoubted, SessionLog, SessionStore
+    from agent_tui.core.conversation.session import SessionDoubted, SessionLog
+    from agent_tui.core.conversation.session_store import SessionStore
     from agent_tui.core.state.seals import seal_file
 
     store = SessionStore()

@@ -34,14 +34,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_tui.cli_parser import StrictParser
+from agent_tui.cli.mcp_auth import add_parsers as add_auth_parsers
+from agent_tui.cli.mcp_auth import run as run_auth
+from agent_tui.cli.parser import StrictParser
 from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.mcp.client.state import ServerState, start_failure
 from agent_tui.core.mcp.config.edit import ConfigEditError, add_server, remove_server
 from agent_tui.core.mcp.config.load import project_config_path, user_config_path
 from agent_tui.core.text.summary import plural
-from agent_tui.mcp_auth_cli import add_parsers as add_auth_parsers
-from agent_tui.mcp_auth_cli import run as run_auth
 
 
 def build_parser() -> argparse.ArgumentParser:

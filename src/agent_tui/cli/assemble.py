@@ -1,7 +1,7 @@
 """Build the core a run needs (provider, session, settings, permissions, tools, hooks, MCP,
-the agent and its subagents) from the command line: the heavy half of ``cli``.
+the agent and its subagents) from the command line: the heavy half of ``cli.main``.
 
-``cli`` imports this module only once it knows what to run: headless, it builds the core
+``cli.main`` imports this module only once it knows what to run: headless, it builds the core
 before running; the TUI builds it in a worker right after its first frame (``AgentApp(boot=…)``),
 so nothing here weighs on the first paint.
 """
@@ -14,12 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.core.agent.agent import Agent
-from agent_tui.core.conversation.session import (
-    SessionDoubted,
-    SessionLog,
-    SessionStore,
-    in_use_note,
-)
+from agent_tui.core.conversation.session import SessionDoubted, SessionLog
+from agent_tui.core.conversation.session_store import SessionStore, in_use_note
 from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.events import SessionStart
 from agent_tui.core.mcp.client.elicitation import ElicitationNotice
@@ -43,7 +39,7 @@ it at once) whenever a session starts in bypass mode, from --permission-mode or 
 
 
 class SetupFailed(Exception):
-    """The run cannot start: ``message`` says why (``cli`` prints it as ``agent-tui: …``) and
+    """The run cannot start: ``message`` says why (``cli.main`` prints it as ``agent-tui: …``) and
     ``code`` is the exit code."""
 
     def __init__(self, message: str, code: int = 2) -> None:

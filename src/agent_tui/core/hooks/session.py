@@ -1,0 +1,141 @@
+"""The hooks of a session (``Hooks``): which run, which wait for the user's trust of their
+project file, and running every hook of an event; ``load_hooks`` reads them from the settings
+files (the user's run as the user's programs; a project file's wait until trusted)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_tui.core.hooks.config import HookEventName, HookSpec, Scope, parse_hooks, trust_item
+from agent_tui.core.hooks.runner import run_command
+from agent_tui.core.hooks.verdict import HookVerdict, judge
+from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
+from agent_tui.core.settings import (
+    local_settings_path,
+    project_settings_path,
+    read_json_object,
+    user_settings_path,
+)
+from agent_tui.core.state.trust import ProjectTrust, TrustItem
+from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
+
+
+@dataclass
+class Hooks:
+    """The hooks of a session and what runs them."""
+
+    cwd: Path
+    specs: list[HookSpec] = field(default_factory=list)
+    sandbox: SessionSandbox = UNCONFINED
+    env_names: tuple[str, ...] = ()
+    """The ``shell.env`` names sandboxed hooks get, as commands do."""
+    reads: ReadGuard = NO_GUARD
+    """The files sandboxed hooks must not see (the read rules), as commands do."""
+    session_id: str = ""
+    transcript_path: str = ""
+    waiting: dict[Path, tuple[TrustItem, list[HookSpec]]] = field(default_factory=dict)
+    """Project files whose hooks wait for the user's trust."""
+    problems: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.specs)
+
+    def has(self, event: HookEventName) -> bool:
+        return any(spec.event == event for spec in self.specs)
+
+    def trusted(self, items: Sequence[TrustItem]) -> None:
+        """The user trusted ``items``: the hooks of those files run from now on."""
+        keys = {item.key for item in items}
+        for source, (item, specs) in list(self.waiting.items()):
+            if item.key in keys:
+                self.specs.extend(specs)
+                del self.waiting[source]
+
+    def skipped_warnings(self) -> list[str]:
+        return [
+            f"hooks of {source} not run: that project file is not trusted (review it with "
+            "`agent-tui trust` or in the TUI)"
+            for source in self.waiting
+        ]
+
+    def base(self, event: HookEventName) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "transcript_path": self.transcript_path,
+            "cwd": str(self.cwd),
+            "hook_event_name": event,
+        }
+
+    async def run(
+        self,
+        event: HookEventName,
+        payload: dict[str, Any],
+        *,
+        tool: str | None = None,
+        call_id: str | None = None,
+    ) -> HookVerdict:
+        """Run every hook of ``event`` that matches ``tool`` (in parallel) and combine them."""
+        verdict = HookVerdict()
+        specs = [s for s in self.specs if s.event == event and s.matches(tool)]
+        if not specs:
+            return verdict
+        data = {**self.base(event), **payload}
+        started = time.monotonic()
+        done = await asyncio.gather(
+            *(
+                run_command(
+                    spec, data, self.cwd, self.sandbox, env_names=self.env_names, reads=self.reads
+                )
+                for spec in specs
+            )
+        )
+        elapsed = round(time.monotonic() - started, 3)
+        for spec, proc in zip(specs, done, strict=True):
+            shown = judge(spec, proc, event, verdict, call_id, tool, elapsed)
+            if proc.undone:  # what the git check undid after a confined hook
+                message = "; ".join(m for m in (shown.message, proc.undone) if m)
+                shown = shown.model_copy(update={"message": message})
+            verdict.events.append(shown)
+        return verdict
+
+
+def load_hooks(
+    cwd: Path,
+    trust: ProjectTrust | None,
+    *,
+    sandbox: SessionSandbox = UNCONFINED,
+    paths: Sequence[tuple[Path, Scope]] | None = None,
+) -> Hooks:
+    """The hooks of the settings files of ``cwd``. A project file's hooks wait in
+    ``waiting`` (and their trust item in ``trust.pending``) until trusted; with no ``trust``
+    at all they are left out (fail closed)."""
+    hooks = Hooks(cwd, sandbox=sandbox)
+    files: Sequence[tuple[Path, Scope]] = paths or (
+        (user_settings_path(), "user"),
+        (project_settings_path(cwd), "project"),
+        (local_settings_path(cwd), "local"),
+    )
+    for path, scope in files:
+        raw, _, problem = read_json_object(path)
+        if raw is None or "hooks" not in raw:
+            continue
+        if problem is not None:
+            continue  # the settings loader reports it
+        specs, problems = parse_hooks(raw["hooks"], path, scope)
+        hooks.problems += [f"{path}: {p}" for p in problems]
+        if not specs:
+            continue
+        if scope == "user":
+            hooks.specs += specs
+            continue
+        item = trust_item(path, raw["hooks"])
+        if trust is not None and trust.allows(item):
+            hooks.specs += specs
+        else:
+            hooks.waiting[path] = (item, specs)
+    return hooks
