@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import hashlib
 import json
 import os
 import time
@@ -27,6 +26,7 @@ from pathlib import Path
 
 from agent_tui.core.state.nofollow import create_at, write_all
 from agent_tui.core.state.seals import (
+    Digest,
     Doubted,
     Pending,
     Seal,
@@ -108,11 +108,11 @@ class Keeper:
     def __init__(self, path: Path, found: Verified | None = None) -> None:
         self.path = path
         self.state: State | None = found.state if found is not None else None
-        self.digest: hashlib._Hash | None = found.digest if found is not None else None
+        self.digest: Digest | None = found.digest if found is not None else None
         self._refused: tuple[int, int] | None = None
         """The seal (inode, change time) a judgement found no match in: not read again."""
 
-    def adopt(self, state: State, digest: hashlib._Hash) -> None:
+    def adopt(self, state: State, digest: Digest) -> None:
         self.state, self.digest = state, digest
 
     def knows(self, st: os.stat_result) -> bool:
@@ -153,7 +153,7 @@ class Append:
         self.st = os.fstat(fd)
         self.size = self.st.st_size
         self.seal_fd: int | None = None
-        self.after: hashlib._Hash | None = None
+        self.after: Digest | None = None
         dir_fd = open_parent(keeper.path)
         try:
             self.ours = keeper.judge(dir_fd, fd, self.st)

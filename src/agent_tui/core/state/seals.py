@@ -54,6 +54,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 SUFFIX = ".seal"
 VERSION = 2
@@ -76,7 +77,16 @@ def seal_name(name: str) -> str:
     return f"{name}{SUFFIX}"
 
 
-def sha256(data: bytes = b"") -> hashlib._Hash:
+class Digest(Protocol):
+    """A running SHA-256 (what ``hashlib.sha256()`` returns; its class is private to hashlib)."""
+
+    def update(self, data: bytes, /) -> None: ...
+    def digest(self) -> bytes: ...
+    def hexdigest(self) -> str: ...
+    def copy(self) -> Digest: ...
+
+
+def sha256(data: bytes = b"") -> Digest:
     return hashlib.sha256(data)
 
 
@@ -249,7 +259,7 @@ class Verified:
     data: bytes
     state: State
     """The file as it is now (its hash that of ``data``)."""
-    digest: hashlib._Hash
+    digest: Digest
     """The running hash of ``data`` (an appender goes on from it)."""
     recovered: bool
     """Taken as the pending write of a writer that stopped before sealing it (its seal does
