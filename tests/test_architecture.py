@@ -80,6 +80,19 @@ def private_reaches(path: Path, text: str | None = None) -> list[str]:
     package = _package_of(path)
     reaches: list[str] = []
     for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom | ast.Import):
+            modules = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            modules += [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            for module in modules:
+                # A private module (``pkg._name``) belongs to its package: imported from
+                # outside it, it is a reach into that package's insides.
+                parts = module.split(".")
+                private = next((i for i, part in enumerate(parts) if _private(part)), None)
+                if private is None or parts[0] != "agent_tui":
+                    continue
+                owner = ".".join(parts[:private])
+                if package != owner and not package.startswith(owner + "."):
+                    reaches.append(f"{node.lineno}: import of {module}")
         if isinstance(node, ast.ImportFrom):
             module = node.module or ""
             for alias in node.names:
@@ -115,6 +128,7 @@ def test_the_checker_sees_a_reach() -> None:
     text = (
         "from agent_tui.core.events import _ChildEvent\n"
         "from agent_tui.core.tools.builtin import _addresses\n"
+        "from agent_tui.core.tools.builtin._walk import walk_files\n"
         "def f(agent):\n"
         "    return agent._append\n"
     )
@@ -122,7 +136,8 @@ def test_the_checker_sees_a_reach() -> None:
     assert reaches == [
         "1: from agent_tui.core.events import _ChildEvent",
         "2: from agent_tui.core.tools.builtin import _addresses",
-        "4: agent._append",
+        "3: import of agent_tui.core.tools.builtin._walk",
+        "5: agent._append",
     ]
 
 
