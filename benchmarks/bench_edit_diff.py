@@ -24,7 +24,7 @@ from pathlib import Path
 
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import edit_file, read_file
-from agent_tui.core.tools.builtin._diff import edit_diff
+from agent_tui.core.tools.files.diff import edit_diff
 
 RUNS = 7
 

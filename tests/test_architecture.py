@@ -127,18 +127,21 @@ def test_the_checker_sees_a_reach() -> None:
     another object's private attribute and imports another module's private name."""
     text = (
         "from agent_tui.core.events import _ChildEvent\n"
-        "from agent_tui.core.tools.builtin import _addresses\n"
-        "from agent_tui.core.tools.builtin._walk import walk_files\n"
+        "from agent_tui.core.sandbox import _lifeline_main\n"
+        "from agent_tui.core.sandbox._lifeline_main import main\n"
         "def f(agent):\n"
         "    return agent._append\n"
     )
     reaches = private_reaches(SRC / "core" / "probe.py", text)
     assert reaches == [
         "1: from agent_tui.core.events import _ChildEvent",
-        "2: from agent_tui.core.tools.builtin import _addresses",
-        "3: import of agent_tui.core.tools.builtin._walk",
+        "2: from agent_tui.core.sandbox import _lifeline_main",
+        "3: import of agent_tui.core.sandbox._lifeline_main",
         "5: agent._append",
     ]
+    # The same imports from inside the package that owns the private module are its own.
+    inside = private_reaches(SRC / "core" / "sandbox" / "probe.py", text)
+    assert inside == ["1: from agent_tui.core.events import _ChildEvent", "5: agent._append"]
 
 
 def test_modules_stay_readable_in_one_sitting() -> None:

@@ -16,8 +16,8 @@ import pytest
 
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import edit_file, read_file, write_file
-from agent_tui.core.tools.builtin._safe_open import read_only
 from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.files.safe_open import read_only
 
 SRC = str(Path(__file__).resolve().parents[3] / "src")
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from agent_tui.core.tools.builtin import glob_tool
-from agent_tui.core.tools.builtin._walk import expand_braces, glob_regex
 from agent_tui.core.tools.builtin.glob_tool import TOOL
 from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.files.walk import expand_braces, glob_regex
 
 
 @pytest.fixture

@@ -19,9 +19,9 @@ import pytest
 
 from agent_tui.core.tools.base import ToolOutput
 from agent_tui.core.tools.builtin import grep_tool
-from agent_tui.core.tools.builtin._withheld import Withheld
 from agent_tui.core.tools.builtin.grep_tool import TOOL
 from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.files.withheld import Withheld
 from agent_tui.core.tools.reads import NO_GUARD
 
 Grep = Callable[..., Coroutine[Any, Any, ToolOutput]]

@@ -11,7 +11,7 @@ import pytest
 
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import glob_tool, grep_tool
-from agent_tui.core.tools.builtin._walk import MAX_COUNTED
+from agent_tui.core.tools.files.walk import MAX_COUNTED
 
 SRC_ERROR = "class ParseError(Exception):\n"
 
@@ -232,9 +232,9 @@ async def test_what_glob_skips_is_what_git_ignores(tmp_path: Path) -> None:
 
 
 async def test_a_huge_ignored_tree_is_counted_up_to_a_bound(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from agent_tui.core.tools.builtin import _walk
+    from agent_tui.core.tools.files import walk
 
-    monkeypatch.setattr(_walk, "MAX_COUNTED", 50)
+    monkeypatch.setattr(walk, "MAX_COUNTED", 50)
     make(tmp_path, {".gitignore": "big/\n", "ok.txt": "hit\n"})
     make(tmp_path, {f"big/{i}.txt": "hit\n" for i in range(80)})
     out = await call(grep_tool.TOOL, tmp_path, pattern="hit")

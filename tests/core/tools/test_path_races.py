@@ -24,7 +24,10 @@ import pytest
 from agent_tui.core.budget import SpillStore
 from agent_tui.core.tools.base import Tool, ToolContext, ToolOutput
 from agent_tui.core.tools.builtin import edit_file, read_file, write_file
-from agent_tui.core.tools.builtin._safe_open import (
+from agent_tui.core.tools.builtin.atomic import atomic_write
+from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.file_state import FileStateCache
+from agent_tui.core.tools.files.safe_open import (
     PATH_CHANGED,
     NotRegularFile,
     open_dir,
@@ -34,9 +37,6 @@ from agent_tui.core.tools.builtin._safe_open import (
     resolve_target,
     same_file,
 )
-from agent_tui.core.tools.builtin.atomic import atomic_write
-from agent_tui.core.tools.errors import ToolFailure
-from agent_tui.core.tools.file_state import FileStateCache
 
 SWAPS = 300
 ALLOWED = "allowed TOKEN\n"

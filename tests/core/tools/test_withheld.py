@@ -15,8 +15,8 @@ import pytest
 
 from agent_tui.core.tools.base import Tool, ToolContext, ToolOutput
 from agent_tui.core.tools.builtin import glob_tool, grep_tool, list_dir
-from agent_tui.core.tools.builtin._withheld import Withheld
 from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.files.withheld import Withheld
 from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
 
 ENV_RULE = "the rule read_file(.env)"

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from agent_tui.core.budget.reader import SpillReader, decode, decoder
 from agent_tui.core.text.utf8 import escape_bytes
 from agent_tui.core.tools.builtin import read_file
-from agent_tui.core.tools.builtin._read_window import numbered_row
+from agent_tui.core.tools.files.read_window import numbered_row
 
 
 @dataclass(frozen=True)

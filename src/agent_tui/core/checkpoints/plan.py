@@ -30,8 +30,8 @@ from agent_tui.core.checkpoints.records import (
 )
 from agent_tui.core.checkpoints.snapshot import current_digest, read_current
 from agent_tui.core.text.summary import diff_stats
-from agent_tui.core.tools.builtin._diff import unified_diff
-from agent_tui.core.tools.builtin._paths import SAMPLE_BYTES, looks_binary
+from agent_tui.core.tools.files.diff import unified_diff
+from agent_tui.core.tools.files.paths import SAMPLE_BYTES, looks_binary
 
 FileAction = Literal["restore", "delete", "recreate", "unchanged", "unavailable"]
 """``restore``: put the old content back; ``delete``: the file did not exist (a turn created

@@ -20,10 +20,10 @@ from agent_tui.core.checkpoints.plan import FilePlan, FilePreview, preview_file
 from agent_tui.core.checkpoints.records import FileAfter
 from agent_tui.core.checkpoints.snapshot import snapshot
 from agent_tui.core.checkpoints.turn import Sink
-from agent_tui.core.tools.builtin._safe_open import open_dir
 from agent_tui.core.tools.builtin.atomic import atomic_write
 from agent_tui.core.tools.errors import ToolFailure
 from agent_tui.core.tools.file_state import content_digest
+from agent_tui.core.tools.files.safe_open import open_dir
 
 RESTORING = frozenset({"restore", "delete", "recreate"})
 

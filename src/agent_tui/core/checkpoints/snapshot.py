@@ -10,8 +10,8 @@ from pathlib import Path
 
 from agent_tui.core.checkpoints.blobs import BlobStore
 from agent_tui.core.checkpoints.records import FileBefore
-from agent_tui.core.tools.builtin._safe_open import NotRegularFile, open_regular
 from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.files.safe_open import NotRegularFile, open_regular
 
 MAX_SNAPSHOT_BYTES = 64 << 20
 """A file bigger than this is not kept (its ``FileBefore`` says so; it cannot be restored)."""

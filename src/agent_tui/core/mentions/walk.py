@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.core.tools.builtin._walk import SKIP_DIRS
+from agent_tui.core.tools.files.walk import SKIP_DIRS
 from agent_tui.core.workspace import ignores
 
 Stack = tuple[tuple[ignores.IgnoreFile, int, str], ...]

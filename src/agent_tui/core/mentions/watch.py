@@ -19,7 +19,7 @@ from pathlib import Path
 
 from agent_tui.core.mentions.index import FileIndex
 from agent_tui.core.mentions.walk import Entry, Stack, decide
-from agent_tui.core.tools.builtin._walk import SKIP_DIRS
+from agent_tui.core.tools.files.walk import SKIP_DIRS
 from agent_tui.core.workspace import ignores
 
 log = logging.getLogger(__name__)

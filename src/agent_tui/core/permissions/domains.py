@@ -39,7 +39,7 @@ def rule_host(rule: Rule) -> str | None:
 def names_private(rule: Rule) -> bool:
     """Does ``rule`` name its host as one that may be private: a ``private:`` rule, or a
     ``domain:`` rule naming an IP literal or ``localhost`` (never a wildcard)."""
-    from agent_tui.core.tools.builtin._addresses import literal, local_name
+    from agent_tui.core.tools.builtin.addresses import literal, local_name
 
     host = rule_host(rule)
     if host is None or host.startswith("*.") or rule.pattern is None:

@@ -21,7 +21,7 @@ def unified_diff(old: str, new: str, name: str) -> str:
     not part of the UI's start-up); a byte of ``old`` that is not valid UTF-8 is shown as
     ``\\xNN``."""
     from agent_tui.core.text.utf8 import escape_bytes
-    from agent_tui.core.tools.builtin._diff import unified_diff as diff
+    from agent_tui.core.tools.files.diff import unified_diff as diff
 
     return escape_bytes(diff(old, new, name))[0]
 
@@ -56,7 +56,7 @@ def _read(path: Path) -> str | None:
         raw = path.read_bytes()
     except OSError:
         return None
-    from agent_tui.core.tools.builtin._paths import SAMPLE_BYTES, looks_binary
+    from agent_tui.core.tools.files.paths import SAMPLE_BYTES, looks_binary
 
     if looks_binary(raw[:SAMPLE_BYTES]):
         return None

@@ -18,9 +18,9 @@ from pathlib import Path
 from pydantic import Field
 
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
-from agent_tui.core.tools.builtin._paths import READ_ONLY_PATH_META, in_thread, not_found, shown
-from agent_tui.core.tools.builtin._walk import SKIPPED_TEXT, walk_files
 from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.files.paths import READ_ONLY_PATH_META, in_thread, not_found, shown
+from agent_tui.core.tools.files.walk import SKIPPED_TEXT, walk_files
 from agent_tui.core.tools.reads import ReadGuard
 
 MAX_RESULTS = 200

@@ -51,8 +51,8 @@ from agent_tui.core.permissions.pipeline import PermissionPipeline, RuleSet
 from agent_tui.core.permissions.read_guard import RootGuard, RuleReadGuard, describe_rule
 from agent_tui.core.tools.base import Tool, ToolContext
 from agent_tui.core.tools.builtin import builtin_tools
-from agent_tui.core.tools.builtin._walk import expand_braces, has_magic
 from agent_tui.core.tools.errors import ToolErrorInfo
+from agent_tui.core.tools.files.walk import expand_braces, has_magic
 from agent_tui.core.tools.reads import ReadGuard
 from agent_tui.core.tools.registry import PreparedCall, ToolRegistry, tool_schema
 

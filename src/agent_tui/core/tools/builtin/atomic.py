@@ -6,7 +6,7 @@ partial write. An existing file keeps its permission bits; a new file gets the o
 ``0o666 & ~umask`` mode (the kernel applies the umask, unlike ``mkstemp``'s 0600). Writing
 through a symlink replaces the file it points to, not the link.
 
-The work is done by ``_safe_open.replace_file``: relative to a descriptor of the parent
+The work is done by ``safe_open.replace_file``: relative to a descriptor of the parent
 directory, reached without following a symlink, so a symlink swapped in after the path was
 resolved cannot redirect the write.
 
@@ -20,9 +20,9 @@ import os
 from pathlib import Path
 
 from agent_tui.core.tools.base import FileChanges
-from agent_tui.core.tools.builtin._safe_open import replace_file
 from agent_tui.core.tools.errors import ToolFailure
 from agent_tui.core.tools.file_state import content_digest
+from agent_tui.core.tools.files.safe_open import replace_file
 
 CHECKPOINT_FAILED = "checkpoint_failed"
 

@@ -22,8 +22,11 @@ from agent_tui.core.tools.base import (
     ToolMeta,
     ToolOutput,
 )
-from agent_tui.core.tools.builtin._diff import edit_diff
-from agent_tui.core.tools.builtin._paths import (
+from agent_tui.core.tools.builtin.atomic import recorded_write
+from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
+from agent_tui.core.tools.file_state import FileStateCache, content_digest
+from agent_tui.core.tools.files.diff import edit_diff
+from agent_tui.core.tools.files.paths import (
     SAMPLE_BYTES,
     is_directory,
     looks_binary,
@@ -32,7 +35,7 @@ from agent_tui.core.tools.builtin._paths import (
     shown,
     write_failure,
 )
-from agent_tui.core.tools.builtin._safe_open import (
+from agent_tui.core.tools.files.safe_open import (
     NotRegularFile,
     ReadOnlyFile,
     read_bytes,
@@ -40,9 +43,6 @@ from agent_tui.core.tools.builtin._safe_open import (
     resolve_target,
     swapped,
 )
-from agent_tui.core.tools.builtin.atomic import recorded_write
-from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
-from agent_tui.core.tools.file_state import FileStateCache, content_digest
 
 MAX_LINES_LISTED = 20
 _LINE_PREFIX = re.compile(r"^\s*\d+\t", re.MULTILINE)

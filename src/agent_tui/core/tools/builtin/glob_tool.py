@@ -12,8 +12,9 @@ from pydantic import Field
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.text.summary import plural, withheld_note
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
-from agent_tui.core.tools.builtin._paths import READ_ONLY_PATH_META, in_thread, not_found, shown
-from agent_tui.core.tools.builtin._walk import (
+from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.files.paths import READ_ONLY_PATH_META, in_thread, not_found, shown
+from agent_tui.core.tools.files.walk import (
     IGNORE_TEXT,
     SKIPPED_TEXT,
     Ignored,
@@ -23,8 +24,7 @@ from agent_tui.core.tools.builtin._walk import (
     has_magic,
     walk_files,
 )
-from agent_tui.core.tools.builtin._withheld import Withheld, refuse_if_withheld
-from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.files.withheld import Withheld, refuse_if_withheld
 from agent_tui.core.workspace.globs import split_segments
 
 MAX_RESULTS = 500

@@ -25,23 +25,23 @@ from agent_tui.core.calls import ResultFacts
 from agent_tui.core.text.summary import plural, withheld_note
 from agent_tui.core.text.utf8 import escape_bytes, escaped_bytes
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
-from agent_tui.core.tools.builtin._paths import (
+from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.files.paths import (
     READ_ONLY_PATH_META,
     SAMPLE_BYTES,
     in_thread,
     not_found,
     shown,
 )
-from agent_tui.core.tools.builtin._safe_open import NotRegularFile, open_regular
-from agent_tui.core.tools.builtin._walk import (
+from agent_tui.core.tools.files.safe_open import NotRegularFile, open_regular
+from agent_tui.core.tools.files.walk import (
     IGNORE_TEXT,
     Ignored,
     glob_regex,
     guarded,
     walk_files,
 )
-from agent_tui.core.tools.builtin._withheld import Withheld, refuse_if_withheld
-from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.files.withheld import Withheld, refuse_if_withheld
 
 log = logging.getLogger(__name__)
 

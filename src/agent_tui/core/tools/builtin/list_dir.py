@@ -13,9 +13,9 @@ from pydantic import Field
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.text.summary import plural, withheld_note
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
-from agent_tui.core.tools.builtin._paths import READ_ONLY_PATH_META, in_thread, not_found, shown
-from agent_tui.core.tools.builtin._withheld import Withheld, refuse_if_withheld
 from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.files.paths import READ_ONLY_PATH_META, in_thread, not_found, shown
+from agent_tui.core.tools.files.withheld import Withheld, refuse_if_withheld
 
 MAX_ENTRIES = 1000
 

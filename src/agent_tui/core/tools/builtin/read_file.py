@@ -17,7 +17,9 @@ from agent_tui.core.budget.reader import SpillReader
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.text.utf8 import escape_bytes, escaped_bytes
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
-from agent_tui.core.tools.builtin._paths import (
+from agent_tui.core.tools.errors import CANCELLED, ToolFailure
+from agent_tui.core.tools.file_state import FileStamp
+from agent_tui.core.tools.files.paths import (
     READ_ONLY_PATH_META,
     SAMPLE_BYTES,
     in_thread,
@@ -26,16 +28,14 @@ from agent_tui.core.tools.builtin._paths import (
     not_found,
     shown,
 )
-from agent_tui.core.tools.builtin._read_window import Rows, Window
-from agent_tui.core.tools.builtin._safe_open import (
+from agent_tui.core.tools.files.read_window import Rows, Window
+from agent_tui.core.tools.files.safe_open import (
     NotRegularFile,
     open_regular,
     resolve_target,
     same_file,
     swapped,
 )
-from agent_tui.core.tools.errors import CANCELLED, ToolFailure
-from agent_tui.core.tools.file_state import FileStamp
 
 MAX_LINES = 2000
 MAX_LINE_CHARS = 2000

@@ -39,8 +39,8 @@ from agent_tui.core.tools.base import (
     ToolMeta,
     ToolOutput,
 )
-from agent_tui.core.tools.builtin._paths import shown
 from agent_tui.core.tools.errors import TIMEOUT, ToolErrorInfo, ToolFailure
+from agent_tui.core.tools.files.paths import shown
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0

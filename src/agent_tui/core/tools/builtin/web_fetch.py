@@ -3,7 +3,7 @@
 Bounded everywhere: at most ``MAX_REDIRECTS`` redirects on the same host (a redirect to another
 host is not followed: the model is told where it leads and fetches it itself, so the new host
 is judged by its own rules), connect and read timeouts, ``MAX_BYTES`` read at most (then the
-page ends with a note). Every hop resolves its host and checks every address (``_addresses``:
+page ends with a note). Every hop resolves its host and checks every address (``addresses``:
 private, loopback, link-local… refused unless a rule names the host) and connects to the
 checked address itself. Proxies from the environment are not used (a proxy would resolve the
 name itself). The result goes through the output budget like any other.
@@ -23,7 +23,7 @@ from pydantic import Field, field_validator
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.text.summary import one_line
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
-from agent_tui.core.tools.builtin import _addresses
+from agent_tui.core.tools.builtin import addresses as address_rules
 from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
 from agent_tui.core.tools.hosts import host_of, normal_host
 
@@ -136,7 +136,9 @@ async def _fetch(url: str, ctx: ToolContext) -> _Page:
         while True:
             hop = f"the redirect to {target} — " if redirects else ""
             host = _host(target)
-            addresses = await _addresses.checked_addresses(host, _port(target), ctx.hosts, hop=hop)
+            addresses = await address_rules.checked_addresses(
+                host, _port(target), ctx.hosts, hop=hop
+            )
             headers = {
                 "Host": target.netloc.decode("ascii"),
                 "User-Agent": USER_AGENT,
@@ -170,10 +172,10 @@ async def _fetch(url: str, ctx: ToolContext) -> _Page:
                         # not followed: the model fetches it if it wants, and the new host
                         # is judged (and resolved and checked) then; a target refused
                         # outright (a private literal, localhost) is refused now
-                        early = _addresses.early_reason(next_host, ctx.hosts)
+                        early = address_rules.early_reason(next_host, ctx.hosts)
                         if early is not None:
                             hop = f"the redirect to {following} — "
-                            raise _addresses.refusal(next_host, early[0], early[1], hop=hop)
+                            raise address_rules.refusal(next_host, early[0], early[1], hop=hop)
                         return _Page(
                             str(target),
                             response.status_code,
@@ -207,7 +209,7 @@ async def _fetch(url: str, ctx: ToolContext) -> _Page:
 async def _send(
     client: httpx2.AsyncClient,
     target: httpx2.URL,
-    addresses: list[_addresses.Address],
+    addresses: list[address_rules.Address],
     headers: dict[str, str],
     extensions: dict[str, Any],
 ) -> httpx2.Response:
@@ -387,7 +389,7 @@ def _precheck(inp: WebFetchInput, ctx: ToolContext) -> ToolErrorInfo | None:
         host = host_of(inp.url)
     except ValueError:
         return None
-    failure = _addresses.precheck(host, ctx.hosts)
+    failure = address_rules.precheck(host, ctx.hosts)
     return failure.info if failure is not None else None
 
 

@@ -22,8 +22,11 @@ from agent_tui.core.tools.base import (
     ToolMeta,
     ToolOutput,
 )
-from agent_tui.core.tools.builtin._diff import unified_diff
-from agent_tui.core.tools.builtin._paths import (
+from agent_tui.core.tools.builtin.atomic import recorded_write
+from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
+from agent_tui.core.tools.file_state import content_digest
+from agent_tui.core.tools.files.diff import unified_diff
+from agent_tui.core.tools.files.paths import (
     SAMPLE_BYTES,
     is_directory,
     looks_binary,
@@ -31,16 +34,13 @@ from agent_tui.core.tools.builtin._paths import (
     shown,
     write_failure,
 )
-from agent_tui.core.tools.builtin._safe_open import (
+from agent_tui.core.tools.files.safe_open import (
     NotRegularFile,
     ReadOnlyFile,
     open_regular,
     read_only,
     resolve_target,
 )
-from agent_tui.core.tools.builtin.atomic import recorded_write
-from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
-from agent_tui.core.tools.file_state import content_digest
 
 DIFF_MAX_BYTES = 1 << 20
 """Above this size the previous content is not read back for a diff."""

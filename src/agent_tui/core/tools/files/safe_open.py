@@ -26,8 +26,8 @@ import stat
 from pathlib import Path
 
 from agent_tui.core.tools.base import ToolContext
-from agent_tui.core.tools.builtin._paths import shown
 from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.files.paths import shown
 
 PATH_CHANGED = "path_changed"
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_tui.core.tools.base import ToolContext
-from agent_tui.core.tools.builtin._paths import shown
 from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.files.paths import shown
 from agent_tui.core.tools.reads import ReadGuard
 
 MAX_REASONS = 3

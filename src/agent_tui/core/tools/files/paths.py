@@ -104,7 +104,7 @@ def is_directory(path: Path, ctx: ToolContext, action: str) -> ToolFailure:
 
 
 def read_only_failure(where: str, mode: int, action: str) -> ToolFailure:
-    """The refusal to change a read-only file (``_safe_open.read_only``)."""
+    """The refusal to change a read-only file (``safe_open.read_only``)."""
     return ToolFailure(
         "read_only",
         f"Cannot {action} {where}: it is read-only (mode {mode:04o}); the file is unchanged.",
