@@ -3,5 +3,6 @@ links (``safe_open``), walking a tree as the ignore files say (``walk``), paths 
 sees them and binary detection (``paths``), numbered windows of a file (``read_window``),
 unified diffs (``diff``), files withheld from the model (``withheld``).
 
-May import: core.state, core.text, core.workspace; never a tool, the agent or the UI.
+May import: the tools' base vocabulary (``tools.base``, ``tools.errors``, ``tools.reads``),
+``core.text`` and ``core.workspace``; never a tool module, the agent or the UI.
 """
