@@ -1,4 +1,4 @@
-"""``agent-tui init``: write a starter ``AGENTS.md`` for the project (``core.memory_init``).
+"""``agent-tui init``: write a starter ``AGENTS.md`` for the project (``core.agent.memory_init``).
 
 With the demo model (the default when no key is set) the file is made from the project's
 layout, without a model call; with a real model (``--model``, or a key in the environment) one

@@ -188,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _start_log(args: argparse.Namespace) -> None:
-    """The log file (``core.logfile``); with ``--debug``, on stderr when it cannot be."""
+    """The log file (``core.state.logfile``); with ``--debug``, on stderr when it cannot be."""
     from agent_tui.core.state import logfile
 
     log = logfile.start(debug=args.debug)

@@ -1,9 +1,9 @@
-"""``agent-tui trust``: review what the project's own files ask to turn on (``core.trust``).
+"""``agent-tui trust``: review what the project's own files ask to turn on (``core.state.trust``).
 
 ``agent-tui trust`` lists the untrusted items and, on a terminal, asks; ``--yes`` trusts them
 without asking; ``--revoke`` forgets every trust given in this folder. ``--session ID``
 accepts a saved session that agent-tui refuses to load because it is not as agent-tui last
-wrote it (``core.state_seal``): it shows what the session holds and, once accepted, seals it
+wrote it (``core.state.seals``): it shows what the session holds and, once accepted, seals it
 as it is. Exit 0 when nothing is left untrusted, 1 when something stays off, 2 for a usage
 error."""
 

@@ -37,7 +37,7 @@ class _ChildEvent(_Event):
 
 
 class MemoryInfo(BaseModel):
-    """A project memory file loaded into the system prompt (``core.memory``): its name as
+    """A project memory file loaded into the system prompt (``core.workspace.memory``): its name as
     shown (relative to the cwd, ``~`` for home), its absolute path, its size on disk, whether
     only its first part was kept, and where it comes from (``user``, ``project``, ``nested``)."""
 
@@ -51,7 +51,7 @@ class MemoryInfo(BaseModel):
 class SessionStart(_Event):
     """The first event. ``warnings``: problems found at start (a broken settings file, …).
     ``memory``: the memory files in the system prompt, in its order. ``context_window``: the
-    model's window in tokens (``core.model_limits``)."""
+    model's window in tokens (``core.conversation.model_limits``)."""
 
     type: Literal["session_start"] = "session_start"
     session_id: str
@@ -94,7 +94,7 @@ class UserMessage(_Event):
 
 class UserInjected(_Event):
     """A message the user typed while the turn ran, added to this turn's transcript after the
-    results of its tool calls (``core.inbox``): the next model request sees it as a user
+    results of its tool calls (``core.agent.inbox``): the next model request sees it as a user
     message following them. ``id``: the inbox id it was queued with (None when replayed)."""
 
     type: Literal["user_injected"] = "user_injected"
@@ -277,7 +277,7 @@ class ToolsCost(_Event):
 class UsageEvent(_Event):
     """Tokens of the response just received (``turn``) and of the session so far, and how full
     the context window is now: ``context_tokens`` of ``context_window`` (``percent``);
-    ``estimated`` when the provider did not count it (``core.context``)."""
+    ``estimated`` when the provider did not count it (``core.conversation.context``)."""
 
     type: Literal["usage"] = "usage"
     turn: Usage
@@ -289,8 +289,9 @@ class UsageEvent(_Event):
 
 
 class CompactionEvent(_Event):
-    """The conversation is being folded into a summary (``core.compaction``): ``phase`` start,
-    then end (the transcript now begins with the summary) or failed (it is unchanged)."""
+    """The conversation is being folded into a summary (``core.conversation.compaction``):
+    ``phase`` start, then end (the transcript now begins with the summary) or failed (it is
+    unchanged)."""
 
     type: Literal["compaction"] = "compaction"
     phase: Literal["start", "end", "failed"]

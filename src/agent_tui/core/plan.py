@@ -3,8 +3,8 @@
 ``update_plan`` replaces the whole plan on each call; its result carries the plan as typed data
 (``ToolResult.data["plan"]``), which the transcript keeps with the call's record. The ``plan``
 event is made from that result (``plan_event``) both live and when a session is told again
-(``core.replay``), and the current plan is the last one in the transcript (``latest_plan``): a
-resumed session shows the very same plan, from the same record.
+(``core.conversation.replay``), and the current plan is the last one in the transcript
+(``latest_plan``): a resumed session shows the very same plan, from the same record.
 """
 
 from __future__ import annotations
@@ -77,7 +77,8 @@ def plan_of(result: ToolResult) -> Plan | None:
 
 def plan_event(event: object) -> PlanEvent | None:
     """The ``plan`` event that follows ``event`` when it is a successful ``update_plan``
-    result (live in the loop, and in ``core.replay``: the same function, the same event)."""
+    result (live in the loop, and in ``core.conversation.replay``: the same function, the same
+    event)."""
     if not isinstance(event, ToolResult):
         return None
     plan = plan_of(event)

@@ -104,12 +104,12 @@ class UISettings(BaseModel):
     type_ahead: Literal["after_turn", "next_tool_boundary"] = "after_turn"
     """A message sent while a turn runs is queued; ``after_turn`` sends it as the next turn
     when this one ends, ``next_tool_boundary`` adds it to this turn after the results of the
-    calls in flight, before the next model request (``core.inbox``)."""
+    calls in flight, before the next model request (``core.agent.inbox``)."""
 
 
 class ModelSettings(BaseModel):
-    """What the model can take, when the built-in table (``core.model_limits``) is wrong or
-    does not know it (a local server with its own ``num_ctx``)."""
+    """What the model can take, when the built-in table (``core.conversation.model_limits``) is
+    wrong or does not know it (a local server with its own ``num_ctx``)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -135,7 +135,8 @@ class ModelSettings(BaseModel):
 
 
 class CompactionSettings(BaseModel):
-    """When the conversation is folded into a summary by itself (``core.compaction``)."""
+    """When the conversation is folded into a summary by itself
+    (``core.conversation.compaction``)."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -97,11 +97,11 @@ class Message(BaseModel):
     in the session file (``core.checkpoints``); None in transcripts older than checkpoints."""
     injected: bool = False
     """User messages: typed while a turn ran and added to that turn after its tool results
-    (``core.inbox``), not the start of a turn of its own."""
+    (``core.agent.inbox``), not the start of a turn of its own."""
     compaction: Folding | None = None
-    """User messages: set on a compaction's summary (``core.compaction``), which stands for
-    earlier messages of the transcript (they stay in the session file); None on a message the
-    user wrote."""
+    """User messages: set on a compaction's summary (``core.conversation.compaction``), which
+    stands for earlier messages of the transcript (they stay in the session file); None on a
+    message the user wrote."""
 
     @property
     def folded(self) -> int:

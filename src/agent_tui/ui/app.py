@@ -2,8 +2,8 @@
 
 The loop runs in the ``agent`` worker group; every core event arrives as one ``AgentEvent``
 message and is rendered by ``show_event`` — the same path renders a resumed transcript, told
-again as events (``core.replay``). The session's state (model, mode, busy, demo, tokens, MCP
-counts) lives in reactives here, bound by the status bar and the prompt (``data_bind``).
+again as events (``core.conversation.replay``). The session's state (model, mode, busy, demo,
+tokens, MCP counts) lives in reactives here, bound by the status bar and the prompt (``data_bind``).
 Session changes are the core agent's (``new_session``, ``resume``, ``switch_model``), each
 answering a ``SessionStart`` the app renders. Asks queue at the ``ApprovalDesk``; a crash of
 the worker is shown in the chat and the app keeps running.
@@ -224,7 +224,7 @@ class AgentApp(App[None]):
         self.mention_completer: Completer = MentionCompleter(
             self.mention_index, agent.mention_resources
         )
-        """The ``@`` side of the prompt's completion menu (``core.completion``)."""
+        """The ``@`` side of the prompt's completion menu (``core.text.completion``)."""
         if show:
             self.show_start(demo=demo, cwd_label=cwd_label)
 

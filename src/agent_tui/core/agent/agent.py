@@ -106,7 +106,8 @@ class Agent:
         self.policy = policy or SimplePolicy()
         self.max_turns = max_turns
         self.memory = memory if memory is not None else ProjectMemory.load(cwd)
-        """The memory files (``core.memory``); a given ``system`` prompt leaves them out."""
+        """The memory files (``core.workspace.memory``); a given ``system`` prompt leaves them
+        out."""
         self._own_system = system is None
         self.system = system if system is not None else self._system_prompt()
         self.memory.seen(nested_memory(self.messages))
@@ -261,7 +262,7 @@ class Agent:
 
     def context(self) -> ContextUsage:
         """How full the window is now: the last response's count plus an estimate of what was
-        appended since (``core.context``)."""
+        appended since (``core.conversation.context``)."""
         tools = self._tools_view()
         return context_usage(
             self.messages, self.limits, system=self.system, tools_json=tools.openai_tools_json()

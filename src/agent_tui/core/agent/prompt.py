@@ -1,6 +1,6 @@
 """The system prompt sent with every model request: the fixed instructions, then the project
-memory (``core.memory``) in its stable order. Nothing in it changes between turns (no clock, no
-counters), so the prompt prefix stays cache-stable for the whole session."""
+memory (``core.workspace.memory``) in its stable order. Nothing in it changes between turns (no
+clock, no counters), so the prompt prefix stays cache-stable for the whole session."""
 
 from __future__ import annotations
 

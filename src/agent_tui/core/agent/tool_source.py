@@ -20,7 +20,7 @@ class ToolSource(Protocol):
     async def aclose(self) -> None: ...
 
     async def trusted(self, items: Sequence[TrustItem]) -> None:
-        """The user trusted these project items (``core.trust``): start what they name."""
+        """The user trusted these project items (``core.state.trust``): start what they name."""
         ...
 
 

@@ -12,7 +12,7 @@ line) is kept whole and as it is: its ``-``/``+`` lines differ only by numbers, 
 numbers are the point. The last ``tail_lines`` lines (run_shell's footer: its exit code, a
 sandbox refusal) are always kept as they are.
 
-Terminal escape sequences (colours, cursor moves: ``core.ansi``) are stripped first, so a
+Terminal escape sequences (colours, cursor moves: ``core.text.ansi``) are stripped first, so a
 coloured log is folded as its plain text is, and the compressed text is plain.
 
 Kept lines that differ only by numbers, hex or durations are folded into the first of them

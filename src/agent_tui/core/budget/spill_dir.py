@@ -4,7 +4,7 @@
 — as a symlink into ``~/.bashrc.d`` (which Fedora's bash sources), say, or a directory whose
 ``.index`` or ``.gitignore`` is one. Written blindly, every spill would then land where the
 link points. So the directory is reached from the workspace one component at a time without
-following a link (``core.nofollow``), its files are created with ``O_EXCL | O_NOFOLLOW`` and
+following a link (``core.state.nofollow``), its files are created with ``O_EXCL | O_NOFOLLOW`` and
 renamed in relative to its descriptor, and a link on the way is refused: the spills of the
 session go to a private directory of their own instead (``mkdtemp``: made by us, mode 0700),
 and ``problem`` says so once — where the outputs are, why, and what to do — so nothing is lost

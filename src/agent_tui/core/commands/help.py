@@ -27,7 +27,7 @@ def help_text(commands: Iterable[Command], problems: Iterable[str] = ()) -> str:
 
 
 def log_line() -> str:
-    """Where this run logs what went wrong (``core.logfile``), or why it does not."""
+    """Where this run logs what went wrong (``core.state.logfile``), or why it does not."""
     from agent_tui.core.state import logfile
 
     log = logfile.current()

@@ -8,8 +8,8 @@ Each session is one file ``<data dir>/sessions/<UTC time>-<id>.jsonl``: a ``meta
 transcript message and one ``checkpoint`` line per checkpoint record (``core.checkpoints``),
 appended as they happen and ``fsync``-ed at the end of each turn. The file keeps the whole
 history: a rewind of the conversation is a record that cuts the transcript when the file is
-read, not a deletion, and a compaction (``compaction`` line, ``core.compaction``) is a record
-that folds its first messages into a summary when the file is read; the folded messages stay
+read, not a deletion, and a compaction (``compaction`` line, ``core.conversation.compaction``) is a
+record that folds its first messages into a summary when the file is read; the folded messages stay
 (``folded``). Beside the file, the directory of the same name holds the session's
 other files: ``blobs/``, the contents its checkpoints kept.
 
@@ -20,9 +20,9 @@ torn line: the reader skips it and says so (``problems``), and the next append s
 fresh line, so the next prompt is not written onto it and lost.
 
 Each write seals the file (``NAME.jsonl.seal``: its inode, size, change time and hash,
-``core.state_seal``), announcing it first as pending (``core.session_seal``); the store loads a
-session (``latest``, ``find``, ``load``) only when its seal matches or the file is a pending
-append a crash interrupted, so a session file shipped in a repository cloned as the home
+``core.state.seals``), announcing it first as pending (``core.conversation.session_seal``); the
+store loads a session (``latest``, ``find``, ``load``) only when its seal matches or the file is a
+pending append a crash interrupted, so a session file shipped in a repository cloned as the home
 directory, copied in, or rewritten by another program is not continued until the user accepts
 it (``agent-tui trust --session ID``), while a ``kill -9`` mid-append never asks. Files are
 mode 0600 and never opened through a link.
@@ -104,8 +104,8 @@ class SessionLog:
     """The lock that makes this process the session's one writer (``claim``); the store hands
     it on to the log of a fork it read back."""
     keeper: Keeper | None = field(default=None, repr=False, compare=False)
-    """What this writer last sealed (``core.session_seal``): set by the store that made or
-    loaded the file, else made by the first append."""
+    """What this writer last sealed (``core.conversation.session_seal``): set by the store that
+    made or loaded the file, else made by the first append."""
     on_write: Callable[[bytes], None] | None = field(default=None, repr=False, compare=False)
     """Given every line before it is written (the spill reference record scans them for the
     spills the session points to: ``core.budget.refs_writer``)."""
@@ -129,8 +129,8 @@ class SessionLog:
         return session
 
     def claim(self) -> str | None:
-        """Become the one process that writes this session (``core.session_lock``): None
-        when this process now holds it, else who does (``pid 1234``)."""
+        """Become the one process that writes this session (``core.conversation.session_lock``):
+        None when this process now holds it, else who does (``pid 1234``)."""
         if self.writer is None:
             self.writer = SessionLock(self.path)
         return self.writer.claim()
@@ -248,8 +248,8 @@ class SessionLog:
 
     def append_bytes(self, data: bytes) -> OSError | None:
         """Append ``data`` (whole lines, as they are: a fork's copied history) in one write,
-        sealed (``core.session_seal``); the error if it failed, after taking the partial line
-        back off (``_failed`` notes it)."""
+        sealed (``core.conversation.session_seal``); the error if it failed, after taking the
+        partial line back off (``_failed`` notes it)."""
         if self.keeper is None:
             self.keeper = Keeper(self.path)
         if self.on_write is not None:

@@ -1,4 +1,4 @@
-"""The seals of session files (``core.state_seal``): made at creation, renewed by each append
+"""The seals of session files (``core.state.seals``): made at creation, renewed by each append
 that finds the file as agent-tui left it, checked before a session is loaded.
 
 An append is sealed in two writes of the seal around the one write of the lines: first the

@@ -82,7 +82,7 @@ class SessionStore:
 
     def latest(self, cwd: Path) -> SessionLog | None:
         """The most recent session started in ``cwd``; ``SessionDoubted`` when it is not as
-        agent-tui last wrote it (``core.state_seal``). A newer file whose header cannot be
+        agent-tui last wrote it (``core.state.seals``). A newer file whose header cannot be
         read (so whose folder is unknown) is not passed over in silence: it is named in the
         session's ``notes`` (or in ``passed_over`` when none is found), with how to resume
         it."""

@@ -17,10 +17,10 @@ Given the turn's checkpoint (``core.checkpoints``), the file tools tell it what 
 (``run_shell``, a writing MCP tool) runs between two workspace scans; every call that may
 change files waits for a scan in progress.
 
-Given the session's project memory (``core.memory``), a successful ``read_file`` of a file in a
-subdirectory with its own ``AGENTS.md`` / ``CLAUDE.md`` not loaded yet gets that memory appended
-to its result (``nested_note``; the names in ``data["memory"]``): the system prompt, and with it
-the cached prefix, never changes.
+Given the session's project memory (``core.workspace.memory``), a successful ``read_file`` of a
+file in a subdirectory with its own ``AGENTS.md`` / ``CLAUDE.md`` not loaded yet gets that memory
+appended to its result (``nested_note``; the names in ``data["memory"]``): the system prompt, and
+with it the cached prefix, never changes.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ codes: the hook failed, see below) or by JSON on stdout (``decision``, ``reason`
 Security (fail closed): hooks of the user's settings file run as the user's own programs,
 outside the sandbox (``placement``: unless they run a file of the workspace); those of a
 project's files (``.agent-tui/settings.json``, ``settings.local.json``) run confined, and only
-once the user trusted that file's ``"hooks"`` section as it is (``core.trust``; a change asks
+once the user trusted that file's ``"hooks"`` section as it is (``core.state.trust``; a change asks
 again; headless skips them with a warning). A hook can make a call stricter, never looser than
 the rules: its input rewrite is validated against the tool's schema and judged by the
 permission pipeline again, a deny there stays a deny, and a hook's ``allow`` skips an ask only

@@ -2,7 +2,7 @@
 
 - ``index``: the workspace's paths in memory (walked once in a thread, ignore files honoured)
   and the fast fuzzy query the picker runs on every keystroke; ``watch`` keeps it current;
-- ``completer``: the picker's side of the completion menu (``core.completion``);
+- ``completer``: the picker's side of the completion menu (``core.text.completion``);
 - ``syntax``: how a mention is written (``@path``, ``@"a b.txt"``, ``@dir/``);
 - ``expand``: a submitted prompt's mentions attached for the model, within the workspace and
   the read guard, and the typed ``Mention`` list the chat shows as chips;

@@ -1,4 +1,4 @@
-"""The ``@`` side of the prompt's completion menu (``core.completion``): what the index holds
+"""The ``@`` side of the prompt's completion menu (``core.text.completion``): what the index holds
 for the mention the cursor is in, best first. Answers from memory on every keystroke."""
 
 from __future__ import annotations

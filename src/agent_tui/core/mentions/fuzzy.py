@@ -2,7 +2,7 @@
 fzf's first algorithm (a greedy forward match, then tightened backwards), favouring the
 basename, matches at word starts, runs of consecutive characters and short paths.
 
-It is the mention picker's own, apart from ``core.fuzzy`` (the slash-command menu's, which
+It is the mention picker's own, apart from ``core.text.fuzzy`` (the slash-command menu's, which
 scores a few dozen short names): a path has a basename that matters more than its
 directories, and this one scores a few thousand paths per keystroke with ``str.find`` rather
 than a per-character loop (``core.mentions.index`` narrows 100,000 paths to those first;

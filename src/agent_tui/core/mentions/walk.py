@@ -1,7 +1,7 @@
 """The workspace's entries for the mention index and for a mentioned directory's listing:
 files and directories, breadth first (shallow entries first), skipping what the ignore files
-ignore (``core.ignores``, read the way ``glob`` and ``grep`` read them) and the directories
-no walk enters (``.git``, ``node_modules``, caches: ``SKIP_DIRS``).
+ignore (``core.workspace.ignores``, read the way ``glob`` and ``grep`` read them) and the
+directories no walk enters (``.git``, ``node_modules``, caches: ``SKIP_DIRS``).
 
 A symlink is an entry but never entered: what it leads to is judged when it is mentioned.
 """

@@ -9,7 +9,7 @@ in every mode, bypass included, wherever they are: with the workspace as the hom
 free in accept-edits and bypass mode. A planted trust entry would turn on a project's MCP
 servers at the next start, a rewritten session would put words in the user's mouth at the
 next ``--continue``. (Inside the sandbox they are read-only whatever the mode; loading them
-checks their seal: ``core.state_seal``.)
+checks their seal: ``core.state.seals``.)
 """
 
 from __future__ import annotations

@@ -106,7 +106,7 @@ def rule_item(rule: Rule, source: Path) -> TrustItem:
 
 def gate(config: PermissionConfig, source: Path, trust: ProjectTrust) -> PermissionConfig:
     """Keep of a project file's config what tightens, and what widens only when trusted: its
-    allow rules and a default mode that asks less (``core.trust``)."""
+    allow rules and a default mode that asks less (``core.state.trust``)."""
     kept = [rule for rule in config.rules.allow if trust.allows(rule_item(rule, source))]
     config.rules.allow = kept
     if config.mode in LOOSER_MODES:

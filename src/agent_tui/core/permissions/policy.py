@@ -57,7 +57,7 @@ class PermissionPolicy(Protocol):
         ...
 
     def trusted(self, items: Sequence[TrustItem]) -> None:
-        """The user trusted these project items (``core.trust``): their allow rules apply
+        """The user trusted these project items (``core.state.trust``): their allow rules apply
         from now on, and a default mode among them unless the command line chose one."""
         ...
 

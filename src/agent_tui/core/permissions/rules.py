@@ -5,8 +5,8 @@ For ``run_shell`` the pattern is a command prefix (``git status:*`` matches ``gi
 any further arguments; without ``:*`` the whole command must match). For file tools it is a
 gitignore glob on the path resolved against the workspace (``src/**``, ``*.py``; a leading
 ``/`` anchors at the workspace root, ``//`` starts an absolute path, ``~/`` the home
-directory). The glob syntax is git's (``core.globs``: ``[!a]``, ``\\*``, ``**`` only as a whole
-segment), matched by regexes that cannot backtrack badly; unlike a ``.gitignore`` line, a
+directory). The glob syntax is git's (``core.workspace.globs``: ``[!a]``, ``\\*``, ``**`` only as a
+whole segment), matched by regexes that cannot backtrack badly; unlike a ``.gitignore`` line, a
 leading ``!`` or ``#`` is an ordinary character here. For ``web_fetch`` it names a host:
 ``domain:example.com`` or ``domain:*.example.com`` (``core.permissions.domains``).
 """
@@ -195,7 +195,7 @@ def _shell_words(pattern: str) -> tuple[list[str], bool]:
 def _glob_regex(pattern: str) -> tuple[re.Pattern[str], str]:
     """Translate a gitignore-style glob into a regex and its anchor (workspace/absolute/home).
 
-    The segments are translated by ``core.globs.translate`` (no pattern can make the regex
+    The segments are translated by ``core.workspace.globs.translate`` (no pattern can make the regex
     backtrack badly: a settings file is something a repository can ship). A pattern without a
     ``/`` in the middle matches a name at any depth, like gitignore; a match also covers
     everything below it (a directory's content); a trailing ``/`` matches only below.

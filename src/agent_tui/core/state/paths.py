@@ -101,7 +101,7 @@ def cache_dir() -> Path:
 
 
 def log_dir() -> Path:
-    """The log file's directory (``core.logfile``). ``AGENT_TUI_LOG_DIR`` overrides; else
+    """The log file's directory (``core.state.logfile``). ``AGENT_TUI_LOG_DIR`` overrides; else
     ``<data dir>/log`` when ``AGENT_TUI_DATA_DIR`` is set (one override moves all of
     agent-tui's state), else the platform's user log dir (``~/.local/state/agent-tui/log``)."""
     override = os.environ.get("AGENT_TUI_LOG_DIR")

@@ -17,7 +17,7 @@ Trusted keys are kept per workspace in ``<data dir>/trust.json`` — outside eve
 but not out of reach of one: with the workspace as the home directory the data directory is
 inside it. So the store is written without following a link, mode 0600, and sealed; a store
 that is not as agent-tui last wrote it (shipped, copied, changed by another program, writable
-by another user: ``core.state_seal``) trusts nothing, and ``problem`` says why. Each save
+by another user: ``core.state.seals``) trusts nothing, and ``problem`` says why. Each save
 writes a new file and renames it into place; before the rename the seal records it as pending
 (its inode, size and hash), so a process killed between the rename and the new seal leaves a
 store the next load still takes (``state_seal.verify``), and the next save clears the
@@ -105,7 +105,7 @@ class ProjectTrust:
     pending: list[TrustItem] = field(default_factory=list)
     """Items the loaders met and left off because they are not trusted (each once)."""
     problem: str | None = None
-    """Why the store was not used (``core.state_seal``), for the front ends; None when it
+    """Why the store was not used (``core.state.seals``), for the front ends; None when it
     was (or there is none yet)."""
 
     def __post_init__(self) -> None:
@@ -120,7 +120,7 @@ class ProjectTrust:
 
     def _read_all(self) -> dict[str, list[str]]:
         """Every workspace's trusted keys; nothing when the store cannot be taken as
-        agent-tui wrote it (``core.state_seal``: shipped, copied, changed by another program,
+        agent-tui wrote it (``core.state.seals``: shipped, copied, changed by another program,
         writable by another user) — then ``problem`` says why."""
         self._state = None
         try:

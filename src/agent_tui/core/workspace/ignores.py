@@ -11,7 +11,7 @@ decides; a deeper file decides before a shallower one, a directory's ``.ignore``
 ignored is not entered, so nothing below it can be re-included (git's rule too).
 
 A repository ships these files, so they are data from a possibly hostile source: the globs
-are translated by ``core.globs`` (no pattern can make a match backtrack badly), a file is
+are translated by ``core.workspace.globs`` (no pattern can make a match backtrack badly), a file is
 read up to ``MAX_BYTES``, and a line git cannot match (an unclosed ``[``) is dropped, as git
 drops it. Ignoring is about relevance, not secrecy: the read rules still decide what can be
 read, whatever an ignore file says.
@@ -63,7 +63,8 @@ class _Line:
     under: str | None
     """The literal directory of ``dir/**`` (everything below it)."""
     regex: re.Pattern[str] | None
-    """Any other pattern (``gen[0-9]*``, ``docs/**/*.html``), translated by ``core.globs``."""
+    """Any other pattern (``gen[0-9]*``, ``docs/**/*.html``), translated by
+    ``core.workspace.globs``."""
 
     def matches(self, rel: str, name: str) -> bool:
         text = name if self.by_name else rel

@@ -1,8 +1,8 @@
 """A resumed session's earlier turns, kept out of the DOM: a resume renders its last turns as
-a live turn is, and reads the ones before them (``core.replay``, split with ``turn_start``)
-after the first frame into the call model (``CallBook``: every call stays known, navigable and
-searchable) and this backlog, to be rendered later — in the lane as one folded line a turn
-(``HiddenTurn``), in the chat as their events, a page at a time when the user scrolls up."""
+a live turn is, and reads the ones before them (``core.conversation.replay``, split with
+``turn_start``) after the first frame into the call model (``CallBook``: every call stays known,
+navigable and searchable) and this backlog, to be rendered later — in the lane as one folded line a
+turn (``HiddenTurn``), in the chat as their events, a page at a time when the user scrolls up."""
 
 from __future__ import annotations
 

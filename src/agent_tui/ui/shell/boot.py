@@ -89,7 +89,7 @@ class FirstLook:
 
 def first_look(model: str | None, mode: str | None, cwd: Path) -> FirstLook:
     """The first frame's look for ``--model model`` and ``--permission-mode mode`` in ``cwd``:
-    the model as the provider will name it (``core.model_spec``: string work on the spec and
+    the model as the provider will name it (``core.state.model_spec``: string work on the spec and
     the environment, no provider built)."""
     name = spec_name(model, cwd=cwd)
     return FirstLook(

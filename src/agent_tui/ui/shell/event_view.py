@@ -1,11 +1,11 @@
 """How one core event shows in the TUI: the chat, the tool lane, the plan and the status.
 
 ``EventView.show`` is the one path every event takes, from a live turn (the app's
-``on_agent_event``) and from a resumed transcript told again as events (``core.replay``). It
-keeps the call model (``CallBook``) current, refreshes the calls' lines and cards, moves the
-status bar's activity and token figures, and ends the turn (``end_turn``: also when the
-agent's worker ends). Built by the app once the core is there; what it uses of the app is
-``EventHost``.
+``on_agent_event``) and from a resumed transcript told again as events
+(``core.conversation.replay``). It keeps the call model (``CallBook``) current, refreshes the
+calls' lines and cards, moves the status bar's activity and token figures, and ends the turn
+(``end_turn``: also when the agent's worker ends). Built by the app once the core is there; what it
+uses of the app is ``EventHost``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The prompt box: a multi-line TextArea where Enter sends and up/down walk the history.
 
 It owns the completion menu (``menu``, composed by the screen just above the box): on every
-edit or cursor move it asks its completers (``core.completion``) in turn, and the first that
+edit or cursor move it asks its completers (``core.text.completion``) in turn, and the first that
 answers fills the menu. While the menu is open, Up/Down move in it, Tab inserts the
 highlighted completion, Enter inserts it too, or sends when the command is already complete,
 and Esc closes it (without interrupting the turn) until the text changes.

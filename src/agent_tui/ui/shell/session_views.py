@@ -2,8 +2,8 @@
 session's transcript rendered as a live turn is.
 
 ``SessionViews.show_transcript`` tells the transcript again as the events that made it
-(``core.replay``): the last turns at once, the earlier ones read after the first frame into
-the call model and the ``Backlog``, rendered a page at a time when the chat scrolls up
+(``core.conversation.replay``): the last turns at once, the earlier ones read after the first frame
+into the call model and the ``Backlog``, rendered a page at a time when the chat scrolls up
 (``load_earlier``). ``reset`` clears the chat, the lane and the plan (a new session, a rewind,
 the palette's clear screen); ``take`` shows a session's model, mode and token figures in the
 status bar. What it uses of the app is ``ViewsHost``.
@@ -102,8 +102,8 @@ class SessionViews:
 
     async def show_transcript(self, notice: str | None = None) -> None:
         """The transcript of a resumed session, told again as the events that made it and
-        rendered exactly as a live turn is (``core.replay``), then a notice (``notice``, or
-        which session was resumed)."""
+        rendered exactly as a live turn is (``core.conversation.replay``), then a notice
+        (``notice``, or which session was resumed)."""
         from agent_tui.core.conversation.replay import transcript_events, turn_starts
 
         app, host = self.app, self.host

@@ -1,4 +1,4 @@
-"""The question at start-up when the project's files ask to turn things on (``core.trust``):
+"""The question at start-up when the project's files ask to turn things on (``core.state.trust``):
 each MCP server with its command line, each allow rule, a default mode that asks less. ``t``
 trusts them all (remembered for this workspace, as they are now); any other key starts
 without them."""

@@ -8,7 +8,7 @@ empty prompt sends the next one. A new conversation (or a resumed session) drops
 with a notice; the prompt history still has every queued message.
 
 With ``"ui": {"type_ahead": "next_tool_boundary"}`` every queued message is also in the agent's
-inbox (``core.inbox``): the running turn takes it after its current batch of tool results,
+inbox (``core.agent.inbox``): the running turn takes it after its current batch of tool results,
 before the next model request, and says so with a ``user_injected`` event (``injected``). The
 queue and the inbox hold the same messages under the same ids: editing or removing one
 withdraws it from the inbox, and a message the inbox no longer has is already on its way to the

@@ -2,7 +2,7 @@
 
 The app's workers run with ``exit_on_error=False`` (a failing side task must not take the
 session down), which also means Textual says nothing when one fails. Here each failure is
-logged with its traceback (``core.logfile``) and shown as a notice naming the task, the error
+logged with its traceback (``core.state.logfile``) and shown as a notice naming the task, the error
 and where the log is; the agent's own worker also gets its error block in the chat (the app
 does that), so it is only logged here.
 """

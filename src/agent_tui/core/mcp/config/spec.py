@@ -53,7 +53,7 @@ class ServerSpec:
     source: Path | None = field(default=None, compare=False)
     warnings: list[str] = field(default_factory=list, compare=False)
     untrusted: bool = False
-    """From the project's ``.mcp.json`` and not trusted by the user yet (``core.trust``):
+    """From the project's ``.mcp.json`` and not trusted by the user yet (``core.state.trust``):
     listed, never started."""
 
     def describe(self) -> str:

@@ -1,5 +1,5 @@
-"""Directory walking shared by ``glob`` and ``grep`` (glob patterns: ``core.globs``; ignore
-files: ``core.ignores``)."""
+"""Directory walking shared by ``glob`` and ``grep`` (glob patterns: ``core.workspace.globs``;
+ignore files: ``core.workspace.ignores``)."""
 
 from __future__ import annotations
 
