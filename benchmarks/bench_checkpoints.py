@@ -5,7 +5,7 @@
 
 **A turn editing 10 files**: the real loop (script model, real ``edit_file`` calls on ten
 300-line files, a session file on disk), run with the turn's checkpoint and without it
-(``Agent._checkpoint`` returning None), alternating, medians; then what the checkpoint stored
+(``Rewinder.checkpoint`` returning None), alternating, medians; then what the checkpoint stored
 (blobs, session-file bytes), the preview of a rewind of that turn and the rewind itself.
 
 **The run_shell change scan** on ``--tree`` (default: this checkout; a tree with a virtualenv
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import statistics
 import sys
@@ -30,6 +31,20 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+
+def _checkpoints(on: bool) -> contextlib.AbstractContextManager[Any]:
+    """With ``on`` false, turns start with no checkpoint, as without a session file (the agent's
+    ``Rewinder`` makes them). Before the Agent was composed this replaced ``Agent._checkpoint``,
+    a method gone since 7331233: from then until this fix both columns measured checkpoints."""
+    from unittest import mock
+
+    from agent_tui.core.agent.rewinding import Rewinder
+
+    if on:
+        return contextlib.nullcontext()
+    return mock.patch.object(Rewinder, "checkpoint", return_value=None)
+
 
 FILES = 10
 LINES = 300
@@ -89,11 +104,10 @@ async def _turns(rounds: int) -> dict[str, Any]:
                 sessions=store,
                 system="bench",
             )
-            if not with_checkpoint:
-                agent._checkpoint = lambda turn, prompt: None  # type: ignore[method-assign]
             start = time.perf_counter()
-            async for _ in agent.run("edit ten files"):
-                pass
+            with _checkpoints(with_checkpoint):
+                async for _ in agent.run("edit ten files"):
+                    pass
             timings[with_checkpoint].append(time.perf_counter() - start)
             if with_checkpoint and not kept:
                 session = agent.session
@@ -243,11 +257,10 @@ async def _shell_turns(tree: Path, runs: int, think: float) -> dict[str, float]:
                     settings=settings,
                     system="bench",
                 )
-                if not with_checkpoint:
-                    agent._checkpoint = lambda turn, prompt: None  # type: ignore[method-assign]
                 start = time.perf_counter()
-                async for _ in agent.run("three commands"):
-                    pass
+                with _checkpoints(with_checkpoint):
+                    async for _ in agent.run("three commands"):
+                        pass
                 timings[with_checkpoint].append(time.perf_counter() - start)
                 await agent.close()
             on = statistics.median(timings[True]) * 1000
