@@ -153,26 +153,8 @@ def _fail(message: str, code: int = 2) -> int:
 @_quiet_broken_pipe
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["mcp"]:  # agent-tui mcp list|call|add|remove|serve
-        from agent_tui.cli.mcp import main as mcp_main
-
-        return mcp_main(argv[1:])
-    if argv[:1] == ["permissions"]:  # agent-tui permissions check RULE... -- SUBJECT
-        from agent_tui.cli.permissions import main as permissions_main
-
-        return permissions_main(argv[1:])
-    if argv[:1] == ["trust"]:  # agent-tui trust [--yes | --revoke]
-        from agent_tui.cli.trust import main as trust_main
-
-        return trust_main(argv[1:])
-    if argv[:1] == ["init"]:  # agent-tui init [--force] [--model SPEC]
-        from agent_tui.cli.init import main as init_main
-
-        return init_main(argv[1:])
-    if argv[:1] == ["sandbox"]:  # agent-tui sandbox status
-        from agent_tui.cli.sandbox import main as sandbox_main
-
-        return sandbox_main(argv[1:])
+    if argv[:1] and argv[0] in {name for name, _ in SUBCOMMANDS}:
+        return _subcommand(argv[0], argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.fork_session and not (args.continue_ or args.resume):
@@ -185,6 +167,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if "agent_tui.core.state.logfile" in sys.modules:
             sys.modules["agent_tui.core.state.logfile"].stop()
+
+
+def _subcommand(name: str, argv: list[str]) -> int:
+    """``agent-tui mcp|permissions|trust|init|sandbox ...``, its warnings (a server that failed
+    to list its tools, a settings file that could not be read) in the log file, not on stderr."""
+    from agent_tui.core.state import logfile
+
+    logfile.start()
+    try:
+        if name == "mcp":  # agent-tui mcp list|call|add|remove|login|serve
+            from agent_tui.cli.mcp import main as run
+        elif name == "permissions":  # agent-tui permissions check RULE... -- SUBJECT
+            from agent_tui.cli.permissions import main as run
+        elif name == "trust":  # agent-tui trust [--yes | --revoke]
+            from agent_tui.cli.trust import main as run
+        elif name == "init":  # agent-tui init [--force] [--model SPEC]
+            from agent_tui.cli.init import main as run
+        else:  # agent-tui sandbox status
+            from agent_tui.cli.sandbox import main as run
+        return run(argv)
+    finally:
+        logfile.stop()
 
 
 def _start_log(args: argparse.Namespace) -> None:
