@@ -18,6 +18,8 @@ from textual.worker import Worker, WorkerState
 from agent_tui.ui.shell.status_bar import Activity
 
 if TYPE_CHECKING:
+    from collections.abc import Coroutine
+
     from agent_tui.core.agent.agent import Agent
     from agent_tui.ui.approval.desk import ApprovalDesk
     from agent_tui.ui.shell.event_view import EventView
@@ -76,15 +78,7 @@ class Turns:
         if host.agent.rewinding:
             self.app.notify("A rewind is in progress: send it when it is done.", severity="warning")
             return False
-        host.busy = True
-        host.event_view.set_activity(Activity.THINKING)
-        self.app.run_worker(
-            self._run_turn(text),
-            exclusive=True,
-            group="agent",
-            exit_on_error=False,
-            name="agent-turn",
-        )
+        self._start(self._run_turn(text), "agent-turn")
         return True
 
     def compact(self, focus: str = "") -> bool:
@@ -94,16 +88,14 @@ class Turns:
         if host.busy:
             self.app.notify("A turn is running: compact when it ends.", severity="warning")
             return False
-        host.busy = True
-        host.event_view.set_activity(Activity.THINKING)
-        self.app.run_worker(
-            self._run_compaction(focus),
-            exclusive=True,
-            group="agent",
-            exit_on_error=False,
-            name="agent-compact",
-        )
+        self._start(self._run_compaction(focus), "agent-compact")
         return True
+
+    def _start(self, work: Coroutine[Any, Any, None], name: str) -> None:
+        """Run ``work`` on the agent worker (one at a time), the app busy and thinking."""
+        self.host.busy = True
+        self.host.event_view.set_activity(Activity.THINKING)
+        self.app.run_worker(work, exclusive=True, group="agent", exit_on_error=False, name=name)
 
     async def _run_compaction(self, focus: str) -> None:
         from agent_tui.ui.shell.events_bridge import forward
