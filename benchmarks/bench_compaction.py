@@ -7,9 +7,9 @@ The real loop (``Agent.run``: budget, executor, real ``read_file`` and ``run_she
 generated files) with an in-process model that answers each prompt with one tool call, then a
 short text, and answers a summarizer request with a ~350-word summary. It reports what an
 OpenAI-format server would count: the prompt tokens of each request, estimated the way the
-agent estimates them (``core.context``), as the request's ``usage``. Run twice: compaction at
-its default threshold (0.8 of ``--window``), and off (with a window large enough that nothing
-overflows, to see what the same session would have sent).
+agent estimates them (``core.conversation.context``), as the request's ``usage``. Run twice:
+compaction at its default threshold (0.8 of ``--window``), and off (with a window large enough that
+nothing overflows, to see what the same session would have sent).
 
 Reported: the peak context of any request (share of ``--window``), the compactions and the
 summarizer requests they took, the tokens sent in total, and the wall time.

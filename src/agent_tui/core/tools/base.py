@@ -114,7 +114,7 @@ class ToolOutput:
     data: dict[str, Any] = field(default_factory=dict)
     never_spill: bool = False
     summary: str = ""
-    """One line for people: what came of the call (``core.tools.summary`` helps word it);
+    """One line for people: what came of the call (``core.text.summary`` helps word it);
     empty: the first line of ``content``."""
     facts: ResultFacts = field(default_factory=ResultFacts)
     """The same in numbers (lines, exit code, +/−, files…)."""
