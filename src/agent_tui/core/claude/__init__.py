@@ -1,0 +1,12 @@
+"""Claude Code compatibility: what a Claude Code setup means here.
+
+A user's ``.claude/`` files (settings, hooks, permission rules, commands, agents, skills) and the
+hooks written for Claude Code speak Claude Code's vocabulary: its tool names (``Bash``, ``Read``,
+``Edit``…) and its input field names (``file_path``, ``command``…). ``names`` is the one
+translation between that vocabulary and ours, both ways; the readers of Claude Code's files and
+the hook runner use it, so a name is mapped in one place.
+
+May import: the core's vocabulary (``core.permissions``' rule types, ``core.settings``,
+``core.state``, ``core.text``); nothing that runs tools, the agent or the UI. ``names``
+imports nothing of agent-tui: it is a table.
+"""

@@ -1,0 +1,34 @@
+"""Claude Code's tool names and fields map onto ours, both ways, and every mapped name is a
+real tool here (a renamed tool fails this test, not a user's hook)."""
+
+from __future__ import annotations
+
+from agent_tui.core.claude import names
+from agent_tui.core.subagents.tool import NAME as TASK
+from agent_tui.core.tools.builtin import default_registry
+
+
+def test_every_mapped_tool_exists_here() -> None:
+    registered = {tool.name for tool in default_registry().tools()} | {TASK}
+    assert {entry.ours for entry in names.TOOLS} <= registered
+
+
+def test_names_both_ways() -> None:
+    assert names.ours("Bash") == "run_shell"
+    assert names.ours("MultiEdit") == "edit_file"
+    assert names.ours("read_file") == "read_file"
+    assert names.ours("mcp__github__create_issue") == "mcp__github__create_issue"
+    assert names.ours("NotebookEdit") is None
+    assert "NotebookEdit" in names.UNMAPPED
+    assert names.claude_name("edit_file") == "Edit"
+    assert names.claude_name("task") == "Task"
+    assert names.claude_name("mcp__s__t") == "mcp__s__t"
+
+
+def test_fields_both_ways() -> None:
+    ours = {"path": "a.py", "old_string": "x", "new_string": "y"}
+    theirs = names.claude_input("edit_file", ours)
+    assert theirs == {"file_path": "a.py", "old_string": "x", "new_string": "y"}
+    assert names.our_input("edit_file", theirs) == ours
+    assert names.our_input("read_file", {"file_path": "b", "path": "a"}) == {"path": "a"}
+    assert names.claude_input("run_shell", {"command": "ls"}) == {"command": "ls"}
