@@ -12,12 +12,21 @@ among the arguments, in any order, short flags in any grouping (``rm -rf`` match
 x`` and ``rm x -fr``); every wrapper layer is matched too (a deny of ``sudo`` denies ``sudo
 rm``). A match that depends on text only known at run time is a *maybe*: the call asks, in
 every mode.
+
+A ``*`` inside a pattern (not the trailing ``:*`` or `` *`` of a prefix) is a wildcard, as
+in Claude Code's rules: it matches any text, spaces included (``git * main``, ``* --version``,
+``git push --force*``, ``ls*``). An allow rule with one matches the command's words joined as
+the shell would quote them, all of them literal. A deny or ask rule with one stays loose: its
+program may be a wildcard (``*``, ``py*``), each of its other words is found among the
+arguments as a glob (``--force*`` is there in ``--force-with-lease``; a word that is only
+``*`` needs nothing), and short flags before a ``*`` in any grouping (``-rf*``).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 from enum import Enum
 from functools import lru_cache
 
@@ -64,12 +73,38 @@ def allows(rule: Rule, command: SimpleCommand) -> bool:
     )
 
 
+def has_wildcard(words: list[str]) -> bool:
+    """Does a shell pattern (its words, the prefix ``:*`` taken off) hold a wildcard?"""
+    return any("*" in word for word in words)
+
+
+@lru_cache(maxsize=512)
+def _glob(text: str) -> re.Pattern[str]:
+    """``*`` any text (spaces too), everything else literal."""
+    return re.compile(".*".join(re.escape(part) for part in text.split("*")), re.S)
+
+
+def _wildcard_regex(words: tuple[str, ...], prefix: bool) -> re.Pattern[str]:
+    parts = [
+        ".*".join(re.escape(piece) for piece in w.split("*"))
+        if "*" in w
+        else re.escape(shlex.quote(w))
+        for w in words
+    ]
+    return re.compile(" ".join(parts) + ("(?: .*)?" if prefix else ""), re.S)
+
+
 def _allows(rule: Rule, command: SimpleCommand, *, harmless: bool) -> bool:
     parsed = _rule_words(rule)
     if parsed is None or not parsed[0]:
         return False
     words, prefix = parsed
     target = allow_words(command, harmless=harmless)
+    if has_wildcard(words):  # every word known; the joined text must match the whole pattern
+        if command.extra_args or not target or any(not w.literal for w in target):
+            return False
+        joined = shlex.join(w.text for w in target)
+        return _wildcard_regex(tuple(words), prefix).fullmatch(joined) is not None
     n = len(words)
     if len(target) < n or any(not w.literal for w in target[:n]):
         return False
@@ -100,6 +135,13 @@ def _short_flags(word: str) -> set[str] | None:
 
 
 def _present(rule_word: str, args: list[str], flags: set[str]) -> bool:
+    if "*" in rule_word:
+        stem = rule_word.rstrip("*")
+        if not stem.strip("*"):
+            return True  # a bare * needs no word
+        if any(_glob(rule_word).fullmatch(a) for a in args):
+            return True
+        return "*" not in stem and _present(stem, args, flags)
     letters = _short_flags(rule_word)
     if letters and (rule_word in args or letters <= flags):
         return True
@@ -117,8 +159,11 @@ def _match_words(program: str, rest: list[str], words: list[Word], extra: bool) 
             return Match.MAYBE
         pattern = os.path.basename(name.text)
         matches = [name_matches(p, program) for p in (pattern, pattern.lower())]
+        if "*" in program:
+            return Match.MAYBE
         return Match.NO if all(m is False for m in matches) else Match.MAYBE
-    if os.path.basename(name.text.rstrip("/")).lower() != program:
+    base = os.path.basename(name.text.rstrip("/")).lower()
+    if base != program and not ("*" in program and _glob(program).fullmatch(base)):
         return Match.NO
     args = [w.text.lower() for w in words[1:] if w.literal]
     unknown = extra or any(not w.literal for w in words[1:])
@@ -161,7 +206,8 @@ def loose_match(rule: Rule, command: SimpleCommand) -> Match:
 
 @lru_cache(maxsize=512)
 def _mention(name: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![A-Za-z0-9_.\-]){re.escape(name)}(?![A-Za-z0-9_\-])", re.I)
+    body = r"\S*".join(re.escape(part) for part in name.split("*"))  # a wildcard program
+    return re.compile(rf"(?<![A-Za-z0-9_.\-]){body}(?![A-Za-z0-9_\-])", re.I)
 
 
 def mentioned(name: str, analysis: ShellAnalysis) -> bool:

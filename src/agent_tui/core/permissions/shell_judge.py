@@ -43,6 +43,11 @@ from agent_tui.core.tools.base import Tool
 if TYPE_CHECKING:
     from agent_tui.core.permissions.judging import Judging
 
+CREATES_ONLY = frozenset({"mkdir"})
+"""Writers that only make a new, empty entry and change nothing there already: inside the
+workspace, the allow rule that allowed the command covers the path it creates (a deny rule,
+a protected path and a place outside the workspace are judged before, as for any write)."""
+
 
 def judge_command(p: Judging, tool: Tool[Any], a: ShellAnalysis) -> Decision:
     note_repositories(p.workspace, a)  # git in another repository: not understood
@@ -250,6 +255,8 @@ def _not_allowed(
             return f"it writes a file named only at run time ({target.write.how})"
         if p.path_rule("allow", "write_file", target.path) is not None:
             continue
+        if target.write.how in CREATES_ONLY and target.path.is_relative_to(p.workspace):
+            continue  # the rule that allowed mkdir allows the new directory (as Claude Code)
         if p.mode is Mode.ACCEPT_EDITS and free_to_write(p, target.path, command=True):
             continue
         return f"it writes {p.shown(target.path)} ({target.write.how}), which no rule allows"
