@@ -82,6 +82,7 @@ def _isolated_env(
     home = _fresh_dir(tmp_path_factory, "agent-home")
     monkeypatch.setenv("AGENT_TUI_DATA_DIR", str(home / "data"))
     monkeypatch.setenv("AGENT_TUI_CONFIG_DIR", str(home / "config"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / "claude"))  # not the real ~/.claude
     monkeypatch.setenv("AGENT_DEMO_DELAY", "0")
     for name in _MODEL_ENV:
         monkeypatch.delenv(name, raising=False)

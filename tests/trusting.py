@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_tui.core.claude.permissions import permission_config
 from agent_tui.core.mcp.config.load import load_config
-from agent_tui.core.permissions.config import load_permission_config
 from agent_tui.core.state.trust import ProjectTrust
 
 
@@ -14,6 +14,6 @@ def trust_everything(workspace: Path) -> None:
     would (saved in the test's private data dir, which its subprocesses share)."""
     trust = ProjectTrust(workspace)
     trust.real_gate = True  # type: ignore[attr-defined]  # conftest: the real gate, to collect
-    load_permission_config(workspace, trust=trust)
+    permission_config(workspace, trust=trust)  # ours and Claude Code's
     load_config(workspace, trust=trust)
     trust.trust(list(trust.pending))

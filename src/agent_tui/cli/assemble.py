@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.core.agent.agent import Agent
+from agent_tui.core.claude.permissions import permission_config
 from agent_tui.core.conversation.session import SessionDoubted, SessionLog
 from agent_tui.core.conversation.session_store import SessionStore, in_use_note
 from agent_tui.core.disclosure import Disclosure
@@ -172,6 +173,7 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
             deny=args.deny,
             persist_always=not headless,
             trust=trust,
+            config=permission_config(cwd, file_problems=False, trust=trust),  # ours + .claude/
         )
     except ValueError as exc:
         raise SetupFailed(str(exc)) from None

@@ -6,7 +6,9 @@
 prints the decision for SUBJECT (a shell command for ``run_shell``, the default; a path for a
 file tool; nothing for an MCP tool) with the reason, the deciding step, each part of the
 command and how it is judged. RULEs are allow rules; the settings files of ``--cwd`` apply too
-unless ``--no-settings``. Exit code: 0 allow, 1 ask, 3 deny, 2 a usage error.
+unless ``--no-settings``. A RULE may be written as Claude Code writes it (``Bash(git * main)``,
+``Read(./.env)``): it is translated (``core.claude.rules``) and the translation shown. Exit
+code: 0 allow, 1 ask, 3 deny, 2 a usage error.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from agent_tui.cli.parser import StrictParser
 
@@ -54,6 +57,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command_line_rules(text: str, kind: str, cwd: Path) -> tuple[list[Any], list[str]]:
+    """Our rules for a RULE given on the command line, and what to show: a rule in Claude
+    Code's names (``Bash(git * main)``, ``Read(./.env)``) is translated, and the translation
+    shown; one that does not translate exactly says so (an allow that cannot is an error)."""
+    from agent_tui.core.claude.permissions import claude_named
+    from agent_tui.core.claude.rules import translate
+    from agent_tui.core.permissions.rules import Rule, RuleError
+
+    rule = Rule.parse(text, source="command line")
+    if not claude_named(rule):
+        return [rule], []
+    done = translate(text, kind, root=cwd, source="command line")  # type: ignore[arg-type]
+    if not done.rules and kind == "allow":
+        raise RuleError(done.note or f"{text!r} cannot be translated")
+    ours = ", ".join(map(str, done.rules)) or "nothing"
+    line = f"Claude Code rule {text!r} ({kind}) = {ours}"
+    return list(done.rules), [line + (f" — {done.note}" if done.note else "")]
+
+
 def _fail(message: str) -> int:
     print(f"agent-tui permissions: {message}", file=sys.stderr)
     return 2
@@ -70,11 +92,11 @@ def main(argv: Sequence[str]) -> int:
     cwd = (args.cwd or Path.cwd()).resolve()
     if not cwd.is_dir():
         return _fail(f"--cwd {cwd} is not a directory")
-    from agent_tui.core.permissions.config import load_permission_config
+    from agent_tui.core.claude.permissions import permission_config
     from agent_tui.core.permissions.modes import parse_mode
     from agent_tui.core.permissions.pipeline import PermissionPipeline
     from agent_tui.core.permissions.report import report
-    from agent_tui.core.permissions.rules import Rule, RuleError, RuleSet, split_rule_list
+    from agent_tui.core.permissions.rules import RuleError, RuleSet, split_rule_list
     from agent_tui.core.tools.builtin import default_registry
 
     try:
@@ -82,13 +104,16 @@ def main(argv: Sequence[str]) -> int:
         ruleset = RuleSet()
         problems: list[str] = []
         if not args.no_settings:
-            config = load_permission_config(cwd)
+            config = permission_config(cwd)
             ruleset.extend(config.rules)
             problems = config.problems
+        translated: list[str] = []
         for kind, values in (("allow", args.rules), ("deny", args.deny), ("ask", args.ask)):
             for value in values:
                 for text in split_rule_list(value):
-                    getattr(ruleset, kind).append(Rule.parse(text, source="command line"))
+                    rules, shown = _command_line_rules(text, kind, cwd)
+                    getattr(ruleset, kind).extend(rules)
+                    translated.extend(shown)
     except (ValueError, RuleError) as exc:
         return _fail(str(exc))
     tool = default_registry().get(args.tool)
@@ -100,9 +125,15 @@ def main(argv: Sequence[str]) -> int:
     arguments = {field: subject} if field and subject is not None else {}
     result = report(PermissionPipeline(cwd, ruleset, mode), tool, arguments)
     if args.json:
-        print(json.dumps({**result.as_json(), "problems": problems}, indent=1))
+        print(
+            json.dumps(
+                {**result.as_json(), "problems": problems, "claude_code": translated}, indent=1
+            )
+        )
     else:
         for problem in problems:
             print(f"agent-tui permissions: settings: {problem}", file=sys.stderr)
+        for line in translated:
+            print(f"agent-tui permissions: {line}", file=sys.stderr)
         print("\n".join(result.lines()))
     return EXIT[result.decision.kind]

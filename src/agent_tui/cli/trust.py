@@ -37,9 +37,9 @@ def main(argv: Sequence[str]) -> int:
     args = parser.parse_args(list(argv))
     if args.session is not None:
         return _accept_session(args.session, yes=args.yes)
+    from agent_tui.core.claude.permissions import permission_config
     from agent_tui.core.hooks import load_hooks
     from agent_tui.core.mcp.config.load import load_config
-    from agent_tui.core.permissions.config import load_permission_config
     from agent_tui.core.state.trust import ProjectTrust
 
     cwd = (args.cwd or Path.cwd()).resolve()
@@ -48,7 +48,7 @@ def main(argv: Sequence[str]) -> int:
         trust.forget()
         print(f"nothing of {cwd} is trusted any more")
         return 0
-    load_permission_config(cwd, trust=trust)
+    permission_config(cwd, trust=trust)
     load_config(cwd, trust=trust)
     load_hooks(cwd, trust)
     if not trust.pending:

@@ -4,7 +4,11 @@ A user's ``.claude/`` files (settings, hooks, permission rules, commands, agents
 hooks written for Claude Code speak Claude Code's vocabulary: its tool names (``Bash``, ``Read``,
 ``Edit``…) and its input field names (``file_path``, ``command``…). ``names`` is the one
 translation between that vocabulary and ours, both ways; the readers of Claude Code's files and
-the hook runner use it, so a name is mapped in one place.
+the hook runner use it, so a name is mapped in one place. ``settings`` finds and reads Claude
+Code's settings files (each file's JSON as written, ``hooks`` untouched; the keys nothing here
+reads); ``rules`` translates a rule string into our rules (never looser than it says);
+``permissions`` turns the files' ``permissions`` into our permission config, gated by trust,
+and combines them with our own files (ours win).
 
 May import: the core's vocabulary (``core.permissions``' rule types, ``core.settings``,
 ``core.state``, ``core.text``); nothing that runs tools, the agent or the UI. ``names``

@@ -10,6 +10,7 @@ mode comes from the most specific file that sets one: ``.agent-tui/settings.loca
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -117,17 +118,22 @@ def gate(config: PermissionConfig, source: Path, trust: ProjectTrust) -> Permiss
 
 
 def load_permission_config(
-    cwd: Path, *, file_problems: bool = True, trust: ProjectTrust | None = None
+    cwd: Path,
+    *,
+    file_problems: bool = True,
+    trust: ProjectTrust | None = None,
+    before: Sequence[PermissionConfig] = (),
 ) -> PermissionConfig:
     """Rules and mode from every settings file of ``cwd`` (``settings.settings_paths``); of the
     project's files only what ``trust`` allows widens (default: the user's trust store).
 
     ``file_problems=False`` leaves out unreadable/broken files, for callers that report
-    those already through ``settings.load_settings``.
+    those already through ``settings.load_settings``. ``before``: configs read elsewhere
+    (Claude Code's files, ``core.claude.permissions``), merged first, so a mode of ours wins.
     """
     trust = trust if trust is not None else ProjectTrust(cwd)
     project = {project_settings_path(cwd), local_settings_path(cwd)}
-    configs = []
+    configs = list(before)
     for path in settings_paths(cwd):
         data, text, problem = read_json_file(path)
         if problem:

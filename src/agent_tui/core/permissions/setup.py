@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_tui.core.permissions.config import (
+    PermissionConfig,
     add_local_rules,
     load_permission_config,
     rule_item,
@@ -48,15 +49,19 @@ def build_pipeline(
     deny: Iterable[str] = (),
     persist_always: bool = True,
     trust: ProjectTrust | None = None,
+    config: PermissionConfig | None = None,
 ) -> PipelineSetup:
     """Rules from the three settings files plus ``--allow``/``--deny``; the mode from
     ``--permission-mode``, else the most specific settings file, else ``default``.
 
     A bad flag raises ``ValueError`` (the user typed it just now); a bad settings file is a
-    problem in the result and the rest still applies.
+    problem in the result and the rest still applies. ``config``: the rules and mode of the
+    settings files when the caller read them already (with Claude Code's:
+    ``core.claude.permissions.permission_config``).
     """
     trust = trust if trust is not None else ProjectTrust(cwd)
-    config = load_permission_config(cwd, file_problems=False, trust=trust)  # reported elsewhere
+    if config is None:  # broken files are reported elsewhere
+        config = load_permission_config(cwd, file_problems=False, trust=trust)
     rules = RuleSet()
     rules.extend(config.rules)
     rules.allow.extend(_cli_rules(allow, "--allow"))

@@ -22,9 +22,10 @@ agent's permission pipeline holds, without anyone to ask:
 - it shows one directory tree, not the machine: a path argument that resolves outside it, a
   glob pattern that is absolute or climbs with ``..`` (or starts in a symlink that leads out)
   is refused with an ``isError`` result saying why;
-- the project's permission rules apply (the user, project and local settings files, as
-  ``load_permission_config`` reads them): a call that a deny rule for that tool matches is
-  refused, and so is one an ask rule matches — nobody can be asked over MCP;
+- the project's permission rules apply (the user, project and local settings files, ours
+  and Claude Code's, as ``core.claude.permissions.permission_config`` reads them): a call
+  that a deny rule for that tool matches is refused, and so is one an ask rule matches —
+  nobody can be asked over MCP;
 - every call runs with ``ToolContext.reads`` = ``RootGuard(root, RuleReadGuard(rules))``, so
   the tools withhold each file outside the tree (a symlink pointing out) or covered by a
   ``read_file`` deny or ask rule, wherever a walk meets it.
@@ -44,9 +45,9 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 
 from agent_tui import __version__
+from agent_tui.core.claude.permissions import permission_config
 from agent_tui.core.mcp.log_levels import LEVELS
 from agent_tui.core.mcp.server import search_files
-from agent_tui.core.permissions.config import load_permission_config
 from agent_tui.core.permissions.pipeline import PermissionPipeline, RuleSet
 from agent_tui.core.permissions.read_guard import RootGuard, RuleReadGuard, describe_rule
 from agent_tui.core.tools.base import Tool, ToolContext
@@ -90,7 +91,7 @@ def serve_registry() -> ToolRegistry:
 def load_rules(root: Path) -> tuple[RuleSet, list[str]]:
     """The permission rules of ``root``'s settings files, and the problems met reading them
     (a broken file or rule is left out; the others apply)."""
-    config = load_permission_config(root)
+    config = permission_config(root)
     return config.rules, list(config.problems)
 
 
