@@ -117,3 +117,18 @@ def test_a_default_mode_session_runs_mkdir_under_a_claude_allow(workspace: Path)
     )
     assert _outcomes(events) == {"mk": "tool_result"}
     assert (workspace / "a" / "b").is_dir()
+
+
+def test_a_session_says_each_unmapped_key_once(workspace: Path) -> None:
+    (workspace / ".claude").mkdir()
+    (workspace / ".claude" / "settings.json").write_text(
+        json.dumps({"env": {"A": "1"}, "model": "opus", "permissions": {"deny": ["WebSearch"]}})
+    )
+    script = workspace / "s.json"
+    script.write_text(json.dumps({"turns": [{"text": "done"}]}))
+    done = run_cli("-p", "go", "--model", f"script:{script}", cwd=workspace)
+    assert done.returncode == 0, done.stderr
+    for needle in ("'env'", "'model'", "WebSearch"):
+        said = [line for line in done.stderr.splitlines() if needle in line]
+        assert len(said) == 1, (needle, done.stderr)
+        assert ".claude/settings.json" in said[0]

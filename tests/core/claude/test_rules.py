@@ -8,6 +8,7 @@ allow, an ask and a deny rule.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -152,6 +153,14 @@ def test_translations(tmp_path: Path, text: str, ours: list[str]) -> None:
     done = translate(text, "allow", root=tmp_path)
     assert [str(r) for r in done.rules] == ours
     assert done.note is None
+
+
+def test_a_home_of_its_own_becomes_absolute(tmp_path: Path) -> None:
+    home = os.path.expanduser("~root")
+    done = translate("Read(~root/.ssh/**)", "deny", root=tmp_path)
+    assert [str(r) for r in done.rules] == [f"read_file(/{home}/.ssh/**)"]
+    bare = translate("Read(~)", "deny", root=tmp_path)
+    assert [str(r) for r in bare.rules] == [f"read_file(/{Path.home()})"]
 
 
 def test_a_parent_path_becomes_absolute(tmp_path: Path) -> None:

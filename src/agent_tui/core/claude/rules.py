@@ -85,6 +85,10 @@ def _path(pattern: str, kind: Kind, root: Path) -> str:
     workspace root, ``//`` absolute, ``~/`` home, a bare name any depth)."""
     if pattern.startswith(("//", "~/")):
         return pattern
+    if pattern.startswith("~"):  # ~ alone, ~user/x: that home, made absolute
+        expanded = os.path.expanduser(pattern)
+        if os.path.isabs(expanded):
+            return "/" + os.path.normpath(expanded)
     if pattern.startswith("/"):
         return pattern  # the project root: ours too
     if pattern.startswith("../") or pattern == "..":
