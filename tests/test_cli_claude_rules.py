@@ -5,6 +5,8 @@ permissions check`` shows the translation, and a headless session honours a proj
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -132,3 +134,36 @@ def test_a_session_says_each_unmapped_key_once(workspace: Path) -> None:
         said = [line for line in done.stderr.splitlines() if needle in line]
         assert len(said) == 1, (needle, done.stderr)
         assert ".claude/settings.json" in said[0]
+
+
+def test_wildcard_allows_never_run_more_than_they_say(workspace: Path) -> None:
+    """Red team: wide Claude Code allow rules, commands that try to ride on them; headless,
+    whatever asks is refused, and the canary must survive."""
+    (workspace / "canary").write_text("canary\n")
+    (workspace / ".claude").mkdir()
+    (workspace / ".claude" / "settings.json").write_text(
+        json.dumps({"permissions": {"allow": ["Bash(* --version)", "Bash(git * main)"]}})
+    )
+    trust_everything(workspace)
+    attacks = {
+        "rm": "rm -rf -- canary --version",
+        "then": "git log main; rm -rf canary",
+        "sh": "sh -c 'rm -rf canary' --version",
+        "sub": "git log $(rm -rf canary) main",
+        "find": "find . -name canary -delete -o -name --version",
+    }
+    for command in attacks.values():  # each is a real attack: bare bash deletes the canary
+        lab = workspace.parent / "lab"
+        lab.mkdir()
+        (lab / "canary").write_text("canary\n")
+        subprocess.run(["bash", "-c", command], cwd=lab, capture_output=True, check=False)
+        assert not (lab / "canary").exists(), command
+        shutil.rmtree(lab)
+    calls = [
+        {"id": key, "name": "run_shell", "arguments": {"command": command}}
+        for key, command in attacks.items()
+    ]
+    calls.append({"id": "ok", "name": "run_shell", "arguments": {"command": "python3 --version"}})
+    outcomes = _outcomes(run_headless(workspace, calls))
+    assert outcomes == {**dict.fromkeys(attacks, "tool_rejected"), "ok": "tool_result"}
+    assert (workspace / "canary").read_text() == "canary\n"
