@@ -167,3 +167,26 @@ def test_wildcard_allows_never_run_more_than_they_say(workspace: Path) -> None:
     outcomes = _outcomes(run_headless(workspace, calls))
     assert outcomes == {**dict.fromkeys(attacks, "tool_rejected"), "ok": "tool_result"}
     assert (workspace / "canary").read_text() == "canary\n"
+
+
+def test_session_flags_take_claude_code_rules(workspace: Path) -> None:
+    (workspace / "canary").write_text("canary\n")
+    calls = [
+        {"id": "mk", "name": "run_shell", "arguments": {"command": "mkdir made"}},
+        {"id": "rm", "name": "run_shell", "arguments": {"command": "rm -rf canary"}},
+    ]
+    events = run_headless(
+        workspace,
+        calls,
+        "--permission-mode",
+        "bypass",
+        "--allow",
+        "Bash(mkdir:*)",
+        "--deny",
+        "Bash(rm -rf *)",
+    )
+    assert _outcomes(events) == {"mk": "tool_result", "rm": "tool_rejected"}
+    assert (workspace / "canary").exists()
+    done = run_cli("-p", "go", "--model", "demo", "--allow", "WebSearch", cwd=workspace)
+    assert done.returncode != 0
+    assert "no counterpart" in done.stderr

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.core.agent.agent import Agent
-from agent_tui.core.claude.permissions import permission_config
+from agent_tui.core.claude.permissions import command_line_texts, permission_config
 from agent_tui.core.conversation.session import SessionDoubted, SessionLog
 from agent_tui.core.conversation.session_store import SessionStore, in_use_note
 from agent_tui.core.disclosure import Disclosure
@@ -166,17 +166,20 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
     loaded = load_settings(cwd)
     trust = ProjectTrust(cwd)  # what of the project's own files may widen anything
     try:
+        allow, allow_said = command_line_texts(args.allow, "allow", cwd, "--allow")
+        deny, deny_said = command_line_texts(args.deny, "deny", cwd, "--deny")
         permissions = build_pipeline(
             cwd,
             mode=args.permission_mode,
-            allow=args.allow,
-            deny=args.deny,
+            allow=allow,
+            deny=deny,
             persist_always=not headless,
             trust=trust,
             config=permission_config(cwd, file_problems=False, trust=trust),  # ours + .claude/
         )
     except ValueError as exc:
         raise SetupFailed(str(exc)) from None
+    permissions.problems.extend([*allow_said, *deny_said])
     registry = default_registry()
     from agent_tui.core.hooks import load_hooks
 

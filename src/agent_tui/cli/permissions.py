@@ -18,7 +18,6 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from agent_tui.cli.parser import StrictParser
 
@@ -57,25 +56,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _command_line_rules(text: str, kind: str, cwd: Path) -> tuple[list[Any], list[str]]:
-    """Our rules for a RULE given on the command line, and what to show: a rule in Claude
-    Code's names (``Bash(git * main)``, ``Read(./.env)``) is translated, and the translation
-    shown; one that does not translate exactly says so (an allow that cannot is an error)."""
-    from agent_tui.core.claude.permissions import claude_named
-    from agent_tui.core.claude.rules import translate
-    from agent_tui.core.permissions.rules import Rule, RuleError
-
-    rule = Rule.parse(text, source="command line")
-    if not claude_named(rule):
-        return [rule], []
-    done = translate(text, kind, root=cwd, source="command line")  # type: ignore[arg-type]
-    if not done.rules and kind == "allow":
-        raise RuleError(done.note or f"{text!r} cannot be translated")
-    ours = ", ".join(map(str, done.rules)) or "nothing"
-    line = f"Claude Code rule {text!r} ({kind}) = {ours}"
-    return list(done.rules), [line + (f" — {done.note}" if done.note else "")]
-
-
 def _fail(message: str) -> int:
     print(f"agent-tui permissions: {message}", file=sys.stderr)
     return 2
@@ -92,7 +72,8 @@ def main(argv: Sequence[str]) -> int:
     cwd = (args.cwd or Path.cwd()).resolve()
     if not cwd.is_dir():
         return _fail(f"--cwd {cwd} is not a directory")
-    from agent_tui.core.claude.permissions import permission_config
+    from agent_tui.core.claude.permissions import command_line_rule, permission_config
+    from agent_tui.core.claude.rules import Kind
     from agent_tui.core.permissions.modes import parse_mode
     from agent_tui.core.permissions.pipeline import PermissionPipeline
     from agent_tui.core.permissions.report import report
@@ -108,12 +89,17 @@ def main(argv: Sequence[str]) -> int:
             ruleset.extend(config.rules)
             problems = config.problems
         translated: list[str] = []
-        for kind, values in (("allow", args.rules), ("deny", args.deny), ("ask", args.ask)):
+        given: list[tuple[Kind, list[str]]] = [
+            ("allow", args.rules),
+            ("deny", args.deny),
+            ("ask", args.ask),
+        ]
+        for kind, values in given:
             for value in values:
                 for text in split_rule_list(value):
-                    rules, shown = _command_line_rules(text, kind, cwd)
+                    rules, shown = command_line_rule(text, kind, cwd, "command line")
                     getattr(ruleset, kind).extend(rules)
-                    translated.extend(shown)
+                    translated.extend([shown] if shown else [])
     except (ValueError, RuleError) as exc:
         return _fail(str(exc))
     tool = default_registry().get(args.tool)

@@ -15,15 +15,16 @@ up (a deny anywhere wins) and a mode set in an ``.agent-tui`` file wins over one
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from agent_tui.core.claude import names
-from agent_tui.core.claude.rules import translate
+from agent_tui.core.claude.rules import Kind, translate
 from agent_tui.core.claude.settings import ClaudeSettingsFile, claude_settings, unmapped
 from agent_tui.core.permissions.config import PermissionConfig, gate, load_permission_config
 from agent_tui.core.permissions.modes import Mode
-from agent_tui.core.permissions.rules import Rule, RuleError
+from agent_tui.core.permissions.rules import Rule, RuleError, split_rule_list
 from agent_tui.core.state.trust import ProjectTrust
 
 MODES = {
@@ -155,3 +156,43 @@ def rename_claude_tools(config: PermissionConfig, root: Path) -> None:
                 f"as {shown}" + (f" ({done.note})" if done.note else "")
             )
         setattr(config.rules, kind, kept)
+
+
+def command_line_rule(
+    text: str, kind: Kind, root: Path, source: str
+) -> tuple[list[Rule], str | None]:
+    """Our rules for one rule typed on the command line (``--allow``, ``--deny``,
+    ``permissions check RULE``) and, for one in Claude Code's names, the translation to show.
+    A string that is no rule, or an allow that cannot be translated exactly, raises
+    ``RuleError`` (the user typed it just now)."""
+    rule = Rule.parse(text, source=source)
+    if not claude_named(rule):
+        return [rule], None
+    done = translate(text, kind, root=root, source=source)
+    if not done.rules and kind == "allow":
+        raise RuleError(done.note or f"{text!r} cannot be translated")
+    ours = ", ".join(map(str, done.rules)) or "nothing"
+    shown = f"Claude Code rule {text!r} ({kind}) = {ours}"
+    return list(done.rules), shown + (f" — {done.note}" if done.note else "")
+
+
+def command_line_texts(
+    values: Iterable[str], kind: Kind, root: Path, source: str
+) -> tuple[list[str], list[str]]:
+    """``--allow``/``--deny`` values with Claude Code's rule strings in ours, and the lines
+    that say so. A string that does not parse is kept as typed (its error is said later); a
+    Claude Code allow that cannot be translated exactly raises ``RuleError``."""
+    texts: list[str] = []
+    said: list[str] = []
+    for value in values:
+        for text in split_rule_list(value):
+            try:
+                Rule.parse(text)
+            except RuleError:
+                texts.append(text)
+                continue
+            rules, shown = command_line_rule(text, kind, root, source)
+            texts.extend(str(rule) for rule in rules)
+            if shown is not None:
+                said.append(shown)
+    return texts, said
