@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from agent_tui.core.claude import names
+from agent_tui.core.text.call_summary import summarize_input
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.tools.errors import ToolErrorInfo
@@ -141,3 +142,9 @@ def test_plan_and_todos_together_are_refused() -> None:
     )
     assert isinstance(error, ToolErrorInfo)
     assert any("todos" in detail for detail in error.details), error
+
+
+def test_a_call_in_claude_codes_shapes_is_summarized_as_ours() -> None:
+    """The lane's one-line summary of the call as the model sent it."""
+    assert summarize_input(TODOS) == "3 steps"
+    assert summarize_input({"file_path": "src/app.py"}) == "src/app.py"
