@@ -9,9 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from agent_tui.core.agent.agent import Agent
+from agent_tui.core.permissions import Mode, PermissionPipeline, Rule, RuleSet
+from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.state.paths import config_dir, data_dir
+from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.workspace.imports import references
 from agent_tui.core.workspace.memory import ProjectMemory
+from tests.core.helpers import write_script
 
 CANARY = "CANARY-4f1e-never-in-the-prompt"
 
@@ -184,3 +189,50 @@ async def test_nested_claude_md_imports_come_with_the_read(repo: Path) -> None:
     ]
     memory.seen(["pkg/CLAUDE.md", "pkg/conventions.md"])  # a resumed session
     assert memory.touch(repo / "pkg" / "mod.py") == []
+
+
+def _agent_in(workspace: Path, deny: tuple[str, ...] = ()) -> Agent:
+    policy = PermissionPipeline(
+        workspace, RuleSet(deny=[Rule.parse(r, source="test") for r in deny]), Mode.DEFAULT
+    )
+    script = write_script(workspace.parent / f"{workspace.name}-script.json", [])
+    return Agent(ScriptProvider(script), default_registry(), workspace, policy=policy)
+
+
+def test_an_import_of_a_denied_file_never_reaches_the_prompt(repo: Path) -> None:
+    """A repository's ``CLAUDE.md`` importing ``.env``: the read rules withhold it from the
+    memory as from ``read_file`` — the canary is not in the system prompt."""
+    _write(repo / ".env", f"TOKEN={CANARY}\n")
+    _write(repo / "config" / ".env", f"NESTED={CANARY}\n")
+    _write(repo / "notes.md", "notes\n")
+    _write(repo / "CLAUDE.md", "@.env\n@config/.env\n@notes.md\n")
+    agent = _agent_in(repo, deny=("read_file(.env)", "read_file(**/.env)"))
+    assert CANARY not in agent.system
+    assert "notes" in agent.system
+    said = [str(p) for p in agent.memory.problems]
+    assert len(said) == 2
+    assert all("withheld from reads" in p for p in said)
+
+
+def test_without_a_rule_an_import_inside_the_workspace_is_read(repo: Path) -> None:
+    _write(repo / "docs" / "style.md", "house style\n")
+    _write(repo / "CLAUDE.md", "@docs/style.md\n")
+    assert "house style" in _agent_in(repo).system
+
+
+def test_a_monorepo_root_import_outside_the_workspace(repo: Path) -> None:
+    """The workspace is a package of the repository: the root's CLAUDE.md importing a root
+    file outside the workspace is judged as a read there — withheld (fail closed, said) until a
+    read_file rule names the place, then loaded."""
+    workspace = repo / "pkg"
+    _write(repo / "docs" / "style.md", "house style\n")
+    _write(repo / "CLAUDE.md", "@docs/style.md\n")
+    workspace.mkdir()
+    agent = _agent_in(workspace)
+    assert "house style" not in agent.system
+    assert any("outside the workspace" in str(p) for p in agent.memory.problems)
+    rules = RuleSet(allow=[Rule.parse(f"read_file(/{repo / 'docs'}/**)", source="test")])
+    policy = PermissionPipeline(workspace, rules, Mode.DEFAULT)
+    script = write_script(repo / "script.json", [])
+    agent = Agent(ScriptProvider(script), default_registry(), workspace, policy=policy)
+    assert "house style" in agent.system

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
@@ -204,6 +204,10 @@ class ProjectMemory:
     user_dir: Path | None = None
     """Where the user's file is (default: the config dir); ``enabled=False`` loads nothing."""
     enabled: bool = True
+    withheld: Callable[[Path], str | None] | None = None
+    """The session's read guard (``ReadGuard.withheld``: the ``read_file`` deny rules, what lies
+    outside the workspace): a project file's import it withholds is not loaded, nor a user
+    file's import inside the workspace — an ``@.env`` never puts a denied file in the prompt."""
     files: list[MemoryFile] = field(default_factory=list)
     nested: list[MemoryFile] = field(default_factory=list)
     problems: list[MemoryProblem] = field(default_factory=list)
@@ -216,9 +220,14 @@ class ProjectMemory:
 
     @classmethod
     def load(
-        cls, cwd: Path, *, user_dir: Path | None = None, enabled: bool = True
+        cls,
+        cwd: Path,
+        *,
+        user_dir: Path | None = None,
+        enabled: bool = True,
+        withheld: Callable[[Path], str | None] | None = None,
     ) -> ProjectMemory:
-        memory = cls(cwd, user_dir=user_dir, enabled=enabled)
+        memory = cls(cwd, user_dir=user_dir, enabled=enabled, withheld=withheld)
         memory.reload()
         return memory
 
@@ -311,6 +320,10 @@ class ProjectMemory:
             )
         if target.is_dir():
             return f"{target} is a directory: not loaded"
+        guarded = scope != "user" or target.is_relative_to(self.cwd.resolve())
+        why = self.withheld(target) if self.withheld is not None and guarded else None
+        if why is not None:
+            return f"{target} is withheld from reads ({why}): not loaded"
         return None
 
     @property
