@@ -204,7 +204,8 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
     )
     from agent_tui.core.subagents import install, load_agents
 
-    agents = load_agents(cwd)  # named subagents (``task``): the project's and the user's
+    # named subagents (``task``): the project's and the user's
+    agents = load_agents(cwd, models=loaded.settings.model.aliases)
     install(agent, agents)
     if mcp is not None:  # @server:uri mentions attach the servers' resources
         from agent_tui.core.mcp.client.resource_mentions import McpMentionResources

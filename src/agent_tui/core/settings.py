@@ -123,6 +123,27 @@ class ModelSettings(BaseModel):
     max_retry_wait: float = Field(default=300.0, ge=0, le=86_400)
     """The longest ``Retry-After`` a request waits for before its retry (a countdown shows it;
     Esc stops it); a server asking for more ends the request with an error that says so."""
+    aliases: dict[str, str] = Field(default_factory=dict)
+    """Model names a subagent file may give, and the provider spec each runs on: Claude Code's
+    ``sonnet``, ``opus``, ``haiku`` (``{"haiku": "anthropic:claude-haiku-4-5"}``). Unmapped,
+    such an agent runs on the session's model and the start says so."""
+
+    @field_validator("aliases")
+    @classmethod
+    def _specs(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, spec in value.items():
+            kind = spec.strip().partition(":")[0].strip().lower()
+            if kind == "script":
+                raise ValueError(
+                    f"aliases.{name}: {spec!r} names a script, which an alias may not (a "
+                    "settings file would decide every answer of the agents naming it)"
+                )
+            if ":" not in spec and kind != "demo":
+                raise ValueError(
+                    f"aliases.{name}: {spec!r} is not a provider spec (openai:MODEL, "
+                    "anthropic:MODEL)"
+                )
+        return {name.strip().lower(): spec.strip() for name, spec in value.items()}
 
     @model_validator(mode="after")
     def _fits(self) -> ModelSettings:

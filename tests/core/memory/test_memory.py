@@ -33,32 +33,43 @@ def names(memory: ProjectMemory) -> list[tuple[str, str]]:
     return [(f.shown, f.scope) for f in memory.files]
 
 
-def test_root_to_workspace_then_user_first_with_claude_fallback(repo: Path) -> None:
+def test_root_to_workspace_then_user_first_agents_then_claude(repo: Path) -> None:
     (repo.parent / "AGENTS.md").write_text("above the repository: never read\n")
     (repo / "AGENTS.md").write_text("root rules\n")
-    (repo / "CLAUDE.md").write_text("root claude: shadowed by AGENTS.md\n")
-    (repo / "pkg" / "CLAUDE.md").write_text("pkg rules (CLAUDE.md fallback)\n")
+    (repo / "CLAUDE.md").write_text("root claude: loaded after AGENTS.md\n")
+    (repo / "pkg" / "CLAUDE.md").write_text("pkg rules (CLAUDE.md alone)\n")
     (repo / "pkg" / "app" / "AGENTS.md").write_text("app rules\n")
+    (repo / "pkg" / "app" / "CLAUDE.local.md").write_text("my local notes\n")
     user = config_dir()
     user.mkdir(parents=True)
     (user / "AGENTS.md").write_text("my own rules\n")
 
     memory = ProjectMemory.load(repo / "pkg" / "app")
 
-    assert [f.scope for f in memory.files] == ["user", "project", "project", "project"]
-    assert [f.shown for f in memory.files[1:]] == ["../../AGENTS.md", "../CLAUDE.md", "AGENTS.md"]
+    assert [f.scope for f in memory.files] == ["user"] + ["project"] * 5
+    assert [f.shown for f in memory.files[1:]] == [
+        "../../AGENTS.md",
+        "../../CLAUDE.md",
+        "../CLAUDE.md",
+        "AGENTS.md",
+        "CLAUDE.local.md",
+    ]
     assert [f.text for f in memory.files] == [
         "my own rules\n",
         "root rules\n",
-        "pkg rules (CLAUDE.md fallback)\n",
+        "root claude: loaded after AGENTS.md\n",
+        "pkg rules (CLAUDE.md alone)\n",
         "app rules\n",
+        "my local notes\n",
     ]
     assert memory.problems == []
     section = memory.system_text()
-    order = [section.index(t) for t in ("my own", "root rules", "pkg rules", "app rules")]
+    order = [
+        section.index(t)
+        for t in ("my own", "root rules", "root claude", "pkg rules", "app rules", "my local")
+    ]
     assert order == sorted(order)
     assert "above the repository" not in section
-    assert "root claude" not in section
 
 
 def test_outside_a_repository_only_the_workspace_is_read(tmp_path: Path) -> None:

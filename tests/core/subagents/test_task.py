@@ -396,7 +396,9 @@ async def test_an_agent_model_spec_runs_the_child_on_that_model(tmp_path: Path) 
     (mine / "other.md").write_text(f"---\nname: other\nmodel: script:{script}\n---\n")
     (agents / "alias.md").write_text("---\nname: alias\nmodel: haiku\n---\n")
     catalog = load_agents(tmp_path, user_dir=tmp_path / "user")
-    assert any("alias.md" in p and "'haiku' is not a provider spec" in p for p in catalog.problems)
+    assert any(
+        "alias.md" in p and "'haiku' is a Claude Code model name" in p for p in catalog.problems
+    )
     provider = Routed([step(reply("", task("t1", "x", agent="other"))), step(reply("ok"))], {})
     events = await run(make_agent(provider, tmp_path, catalog=catalog))
     result = next(e for e in events if isinstance(e, ToolResult) and e.id == "t1")

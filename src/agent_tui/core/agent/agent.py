@@ -105,7 +105,7 @@ class Agent:
         self.cwd = cwd
         self.policy = policy or SimplePolicy()
         self.max_turns = max_turns
-        self.memory = memory if memory is not None else ProjectMemory.load(cwd)
+        self.memory = memory or ProjectMemory.load(cwd, withheld=self.policy.reads.withheld)
         """The memory files (``core.workspace.memory``); a given ``system`` prompt leaves them
         out."""
         self._own_system = system is None

@@ -267,7 +267,7 @@ async def write_starter_memory(
                 why = (
                     ""
                     if name == MEMORY_NAMES[0]
-                    else f" (a new {MEMORY_NAMES[0]} would be read instead of it)"
+                    else f" (a new {MEMORY_NAMES[0]} would be read as well as it)"
                 )
                 return InitResult(
                     target,

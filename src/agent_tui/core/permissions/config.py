@@ -10,6 +10,8 @@ mode comes from the most specific file that sets one: ``.agent-tui/settings.loca
 from __future__ import annotations
 
 import json
+import logging
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +20,7 @@ from typing import Any
 from agent_tui.core.permissions.modes import Mode, parse_mode
 from agent_tui.core.permissions.pipeline import RuleSet
 from agent_tui.core.permissions.rules import Rule, RuleError
+from agent_tui.core.sandbox.git_exclude import exclude
 from agent_tui.core.settings import (
     LOCAL_SETTINGS_FILE,
     PROJECT_DIR,
@@ -30,7 +33,11 @@ from agent_tui.core.settings import (
 )
 from agent_tui.core.state.trust import ProjectTrust, TrustItem
 
+log = logging.getLogger(__name__)
 LOCAL_SETTINGS = Path(PROJECT_DIR) / LOCAL_SETTINGS_FILE
+LOCAL_IGNORE = f"**/{PROJECT_DIR}/{LOCAL_SETTINGS_FILE}"
+"""The git ignore pattern of the local settings file (wherever the workspace is in its
+repository)."""
 
 
 @dataclass
@@ -147,10 +154,14 @@ def load_permission_config(
 
 def add_local_rules(workspace: Path, rules: list[Rule]) -> Path:
     """Append allow rules to ``.agent-tui/settings.local.json`` (atomically; other keys kept).
+    The write that creates the file also adds it to the repository's git ignore
+    (``info/exclude``, ``core.sandbox.git_exclude``), as Claude Code does with its local
+    settings: the user's own rules are never committed by mistake.
 
     A malformed local file is left untouched and raises ``ValueError`` saying so.
     """
     path = workspace / LOCAL_SETTINGS
+    first = not os.path.lexists(path)
 
     def add(data: dict[str, Any]) -> bool:
         permissions = data.setdefault("permissions", {})
@@ -165,4 +176,8 @@ def add_local_rules(workspace: Path, rules: list[Rule]) -> Path:
     except SettingsFileError as exc:
         why = f"{path}: {exc.problem} — fix it by hand; the rule was not saved"
         raise ValueError(why) from None
+    if first:
+        problem = exclude(workspace, LOCAL_IGNORE)
+        if problem is not None:
+            log.warning("%s", problem)
     return path

@@ -1,8 +1,9 @@
 """Named subagents: Markdown files with a front matter, read from the project and the user.
 
 Where (a later one replaces an earlier one of the same name): the user's config dir
-``agents/*.md``, then the project's ``.claude/agents/*.md``, then ``.agent-tui/agents/*.md``.
-A file::
+``agents/**/*.md``, then the project's ``.claude/agents/**/*.md``, then
+``.agent-tui/agents/**/*.md`` — subfolders too (``.claude/agents/team/builder.md``, as Claude
+Code reads them; the agent's name is its ``name`` field, else the file's stem). A file::
 
     ---
     name: reviewer
@@ -11,6 +12,10 @@ A file::
     model: anthropic:claude-haiku-4-5   # optional; a provider spec
     ---
     You review code. ...                # the body: its system prompt
+
+``model`` may also be a name the ``model.aliases`` setting maps to a spec (Claude Code's
+``sonnet``, ``opus``, ``haiku``); ``inherit`` and an unmapped name run on the session's
+model, the latter with a problem saying so (never a failure of the agent).
 
 A project's file may not name a ``script:PATH`` model (a local file that would script the
 subagent's every answer and tool call): it is skipped with a problem saying so; the user's own
@@ -24,8 +29,10 @@ picks among the session's tools, and every call is still judged by the user's pe
 
 from __future__ import annotations
 
+import os
 import re
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -35,6 +42,10 @@ from agent_tui.core.state.paths import config_dir
 Scope = Literal["builtin", "user", "project"]
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 MAX_FILE_BYTES = 256 * 1024
+MAX_FILES = 1000
+"""Agent files read from one directory tree; past it the rest are skipped with a problem."""
+CLAUDE_MODELS = frozenset({"sonnet", "opus", "haiku", "opusplan", "default"})
+"""Claude Code's model aliases: without a ``model.aliases`` entry, the session's model."""
 CLAUDE_NAMES = {
     "read": "read_file",
     "write": "write_file",
@@ -100,21 +111,21 @@ def folder_of_user(user_dir: Path | None = None) -> Path:
     return (user_dir if user_dir is not None else config_dir()) / "agents"
 
 
-def load_agents(cwd: Path, user_dir: Path | None = None) -> AgentCatalog:
-    """Every agent file of the user and the project (``agent_dirs``)."""
+def load_agents(
+    cwd: Path, user_dir: Path | None = None, models: Mapping[str, str] | None = None
+) -> AgentCatalog:
+    """Every agent file of the user and the project (``agent_dirs``); ``models`` maps the
+    model names an agent may give to provider specs (the ``model.aliases`` setting)."""
     catalog = AgentCatalog()
     for folder, scope in agent_dirs(cwd, user_dir):
-        try:
-            files = sorted(p for p in folder.glob("*.md") if p.is_file())
-        except OSError as exc:
-            catalog.problems.append(f"agents: cannot list {folder}: {exc.strerror or exc}")
-            continue
+        files = agent_files(folder, catalog.problems)
+        seen: dict[str, Path] = {}
         for path in files:
             found = parse_agent_file(path, scope)
             if isinstance(found, str):
                 catalog.problems.append(f"agents: {found}")
                 continue
-            model = found.model
+            model = resolve_model(found, models or {}, catalog.problems)
             if model and scope == "project" and names_script(model):
                 catalog.problems.append(
                     f"agents: {path}: model {model!r} names a script, which a project's file "
@@ -124,13 +135,69 @@ def load_agents(cwd: Path, user_dir: Path | None = None) -> AgentCatalog:
                     "allowed."
                 )
                 continue
-            if model and ":" not in model and model.lower() not in ("demo", "inherit"):
+            if found.name in seen:
                 catalog.problems.append(
-                    f"agents: {path}: model {model!r} is not a provider spec (openai:MODEL, "
-                    "anthropic:MODEL); this agent runs on the session's model."
+                    f"agents: {seen[found.name]} and {path} both define {found.name!r}; "
+                    f"{path} is used."
                 )
-            catalog.agents[found.name] = found
+            seen[found.name] = path
+            catalog.agents[found.name] = replace(found, model=model)
     return catalog
+
+
+def agent_files(folder: Path, problems: list[str]) -> list[Path]:
+    """The ``.md`` files in ``folder`` and its subfolders, in path order (a folder's own files
+    before its subfolders'); links to folders are not followed (no loop, nothing outside)."""
+    if not folder.is_dir():
+        return []
+    found: list[Path] = []
+
+    def failed(exc: OSError) -> None:
+        problems.append(f"agents: cannot list {exc.filename or folder}: {exc.strerror or exc}")
+
+    for top, dirs, names in os.walk(folder, onerror=failed, followlinks=False):
+        dirs.sort()
+        for name in sorted(names):
+            path = Path(top) / name
+            if name.endswith(".md") and path.is_file():
+                found.append(path)
+        if len(found) > MAX_FILES:
+            problems.append(
+                f"agents: {folder} holds more than {MAX_FILES} agent files; the rest were skipped."
+            )
+            return found[:MAX_FILES]
+    return found
+
+
+def resolve_model(
+    definition: AgentDefinition, models: Mapping[str, str], problems: list[str]
+) -> str | None:
+    """The provider spec ``definition`` runs on (None: the session's model), saying once in
+    ``problems`` when a name it gives is not one (never failing the agent)."""
+    model = definition.model
+    if not model:
+        return None
+    key = model.strip().lower()
+    if key == "inherit":
+        return None
+    if key in models:
+        return models[key]
+    if ":" in model or key == "demo":
+        return model
+    if key in CLAUDE_MODELS:
+        problems.append(
+            f"agents: {definition.path}: model {model!r} is a Claude Code model name and no "
+            f"model.aliases setting maps it to a model here; {definition.name!r} runs on the "
+            "session's model (to choose one: "
+            f'"model": {{"aliases": {{"{key}": "anthropic:MODEL"}}}} in settings).'
+        )
+    else:
+        problems.append(
+            f"agents: {definition.path}: model {model!r} is not a provider spec (openai:MODEL, "
+            f"anthropic:MODEL) nor a model.aliases name; {definition.name!r} runs on the "
+            "session's model."
+        )
+    return None
 
 
 def parse_agent_file(path: Path, scope: Scope) -> AgentDefinition | str:

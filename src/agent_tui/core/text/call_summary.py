@@ -26,7 +26,7 @@ def summarize_input(input: dict[str, Any] | None, raw_arguments: str = "") -> st
     if isinstance(pattern, str) and pattern:
         where = input.get("path")
         return one_line(f"{pattern} in {where}" if isinstance(where, str) and where else pattern)
-    steps = input.get("plan")
+    steps = input.get("plan", input.get("todos"))  # todos: Claude Code's TodoWrite shape
     if isinstance(steps, list):  # update_plan
         return plural(len(steps), "step")
     described, prompt = input.get("description"), input.get("prompt")

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from agent_tui.core.budget.raw import RawOutput
 from agent_tui.core.calls import ResultFacts, SubagentReport
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
+from agent_tui.core.tools.aliases import InputAliases
 from agent_tui.core.tools.config import ShellSettings
 from agent_tui.core.tools.errors import ToolErrorInfo
 from agent_tui.core.tools.file_state import FileStateCache
@@ -251,3 +252,8 @@ class Tool(Generic[InputT]):
     it must not change anything. It only ever refuses: None never allows a call, which is
     still judged and asked as before (see ``executor.approval``), and the call repeats its
     own checks when it runs."""
+    input_aliases: InputAliases | None = field(default=None, compare=False)
+    """Other input shapes the tool accepts (Claude Code's ``file_path``…): rewrites the raw
+    arguments into the tool's own shape before validation (``core.tools.aliases``), so
+    permissions, hooks and the call see only its own fields. The schema the model sees does
+    not change."""

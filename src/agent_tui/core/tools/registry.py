@@ -237,6 +237,8 @@ class ToolRegistry:
                 "run_shell, e.g. printf).",
                 retryable=True,
             )
+        if tool.input_aliases is not None:  # Claude Code's shapes: before anything judges them
+            arguments = tool.input_aliases(arguments)
         parsed: BaseModel | None = None
         problems = []
         if tool.input_schema is not None:  # a raw JSON Schema (MCP tools) is checked first

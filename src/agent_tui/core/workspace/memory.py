@@ -1,16 +1,23 @@
-"""Project memory: the ``AGENTS.md`` files (falling back to ``CLAUDE.md``) whose text goes into
-the system prompt.
+"""Project memory: the ``AGENTS.md``, ``CLAUDE.md`` and ``CLAUDE.local.md`` files whose text
+goes into the system prompt, with the files they import.
 
 Which files, in this order (the order is the prompt's, so the prompt prefix stays
 byte-identical while the files do not change — the providers' prompt caches keep hitting):
 
-1. the user's own file, ``<config dir>/AGENTS.md`` (``CLAUDE.md`` there as a fallback);
+1. the user's own files, ``<config dir>/AGENTS.md`` then ``<config dir>/CLAUDE.md``;
 2. for each directory from the repository root (the nearest ancestor of the workspace holding
    ``.git``; with none, only the workspace itself) down to the workspace: its ``AGENTS.md``,
-   else its ``CLAUDE.md``;
+   then its ``CLAUDE.md``, then its ``CLAUDE.local.md`` — every one that exists (a project may
+   ship both ``AGENTS.md`` and ``CLAUDE.md`` with different content; a ``CLAUDE.md`` that is a
+   link to ``AGENTS.md``, or imports it, does not load it twice);
 3. later, *nested* files: when the agent first reads a file in a subdirectory below the
    workspace (``read_file``; a mention can call ``ProjectMemory.touch`` too), the memory files of
    the directories between the workspace and that file that were not loaded yet.
+
+Each file is followed by the files it imports (``@path``, Claude Code's rules:
+``core.workspace.imports``), depth first, each marked with the file that imported it. An import
+never reads agent-tui's own state, and a project's file imports only files inside the
+repository (the same rule as its symlinks); each refusal is a problem naming the import.
 
 Nested files are **not** added to the system prompt: changing the system prompt in the middle of
 a conversation would invalidate the cached prefix of every message after it (the system prompt
@@ -38,16 +45,20 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from agent_tui.core.state.paths import config_dir
+from agent_tui.core.state.paths import cache_dir, config_dir, data_dir, log_dir
 from agent_tui.core.text.utf8 import clean_text
+from agent_tui.core.workspace import imports
 
 MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md")
-"""The file names looked for in each directory, the first one found wins."""
+"""The file names looked for in each directory (the user's too), each loaded, in this order."""
+LOCAL_NAME = "CLAUDE.local.md"
+"""The personal project file (Claude Code's), loaded after them in each project directory."""
+PROJECT_NAMES = (*MEMORY_NAMES, LOCAL_NAME)
 MAX_MEMORY_BYTES = 64 * 1024
 """Bytes of one memory file that reach the prompt; the rest is cut with a note."""
 MemoryScope = Literal["user", "project", "nested"]
@@ -65,6 +76,8 @@ class MemoryFile:
     text: str
     size: int
     truncated: bool = False
+    imported_by: str = ""
+    """The ``shown`` name of the file whose ``@`` import loaded this one ("": none)."""
 
 
 @dataclass
@@ -177,18 +190,6 @@ def read_memory_file(
     )
 
 
-def _first_in(
-    directory: Path, cwd: Path, scope: MemoryScope, within: Path | None
-) -> MemoryFile | MemoryProblem | None:
-    """``AGENTS.md`` of ``directory``, else its ``CLAUDE.md``; a problem with the first stops
-    the search (a broken AGENTS.md does not silently hand over to CLAUDE.md)."""
-    for name in MEMORY_NAMES:
-        found = read_memory_file(directory / name, cwd, scope, within=within)
-        if found is not None:
-            return found
-    return None
-
-
 def user_memory_dir() -> Path:
     return config_dir()
 
@@ -203,18 +204,30 @@ class ProjectMemory:
     user_dir: Path | None = None
     """Where the user's file is (default: the config dir); ``enabled=False`` loads nothing."""
     enabled: bool = True
+    withheld: Callable[[Path], str | None] | None = None
+    """The session's read guard (``ReadGuard.withheld``: the ``read_file`` deny rules, what lies
+    outside the workspace): a project file's import it withholds is not loaded, nor a user
+    file's import inside the workspace — an ``@.env`` never puts a denied file in the prompt."""
     files: list[MemoryFile] = field(default_factory=list)
     nested: list[MemoryFile] = field(default_factory=list)
     problems: list[MemoryProblem] = field(default_factory=list)
     _checked: set[Path] = field(default_factory=set)
     _starts: set[Path] = field(default_factory=set)
     """The directories the start files were looked for in."""
+    _loaded: set[Path] = field(default_factory=set)
+    """The resolved paths of the files loaded (a file is loaded once, however reached)."""
+    _imported: int = 0
 
     @classmethod
     def load(
-        cls, cwd: Path, *, user_dir: Path | None = None, enabled: bool = True
+        cls,
+        cwd: Path,
+        *,
+        user_dir: Path | None = None,
+        enabled: bool = True,
+        withheld: Callable[[Path], str | None] | None = None,
     ) -> ProjectMemory:
-        memory = cls(cwd, user_dir=user_dir, enabled=enabled)
+        memory = cls(cwd, user_dir=user_dir, enabled=enabled, withheld=withheld)
         memory.reload()
         return memory
 
@@ -226,24 +239,92 @@ class ProjectMemory:
     def reload(self) -> None:
         """Read the start files again (session start, resume); forget the nested ones."""
         self.files, self.nested, self.problems, self._checked = [], [], [], set()
-        self._starts = set()
+        self._starts, self._loaded, self._imported = set(), set(), 0
         if not self.enabled:
             return
         user_dir = self.user_dir if self.user_dir is not None else user_memory_dir()
-        found: list[tuple[Path, MemoryScope, Path | None]] = [(user_dir, "user", None)]
-        found += [(d, "project", self.root) for d in project_dirs(self.cwd)]
-        for directory, scope, within in found:
-            loaded = _first_in(directory, self.cwd, scope, within)
-            if scope == "project":
-                self._checked.add(directory)
-                self._starts.add(directory)
-            self._keep(loaded, self.files)
+        self._load_dir(user_dir, "user", None, self.files)
+        for directory in project_dirs(self.cwd):
+            self._checked.add(directory)
+            self._starts.add(directory)
+            self._load_dir(directory, "project", self.root, self.files)
 
-    def _keep(self, loaded: MemoryFile | MemoryProblem | None, into: list[MemoryFile]) -> None:
-        if isinstance(loaded, MemoryFile):
-            into.append(loaded)
-        elif isinstance(loaded, MemoryProblem):
-            self.problems.append(loaded)
+    def _load_dir(
+        self, directory: Path, scope: MemoryScope, within: Path | None, into: list[MemoryFile]
+    ) -> None:
+        """Every memory file of ``directory`` (``MEMORY_NAMES``, then ``CLAUDE.local.md`` in a
+        project's), each followed by its imports."""
+        for name in MEMORY_NAMES if scope == "user" else PROJECT_NAMES:
+            loaded = read_memory_file(directory / name, self.cwd, scope, within=within)
+            if isinstance(loaded, MemoryProblem):
+                self.problems.append(loaded)
+            elif loaded is not None and self._first_time(loaded.path):
+                into.append(loaded)
+                self._imports(loaded, into, 1)
+
+    def _first_time(self, path: Path) -> bool:
+        try:
+            resolved = path.resolve()
+        except (OSError, RuntimeError):
+            return False
+        if resolved in self._loaded:
+            return False
+        self._loaded.add(resolved)
+        return True
+
+    def _imports(self, file: MemoryFile, into: list[MemoryFile], depth: int) -> None:
+        """Load the files ``file`` imports (``core.workspace.imports``), depth first."""
+        for ref in imports.references(file.text):
+            path = next((p for p in imports.candidates(ref, file.path.parent) if p.exists()), None)
+            if path is None:
+                if imports.worth_saying_missing(ref):
+                    self.problems.append(
+                        MemoryProblem(file.path, f"imports @{ref}, which is not a file")
+                    )
+                continue
+            try:
+                target = path.resolve()
+            except (OSError, RuntimeError):
+                continue
+            if target in self._loaded:
+                continue  # loaded already (also how a cycle stops)
+            why = self._refused(target, file.scope, depth)
+            if why is not None:
+                self.problems.append(MemoryProblem(file.path, f"imports @{ref}: {why}"))
+                continue
+            named = Path(os.path.normpath(path))  # read as named (shown so), judged resolved
+            loaded = read_memory_file(named, self.cwd, file.scope, within=None)
+            if isinstance(loaded, MemoryProblem):
+                self.problems.append(loaded)
+            elif loaded is not None and self._first_time(target):
+                self._imported += 1
+                loaded = replace(loaded, imported_by=file.shown)
+                into.append(loaded)
+                self._imports(loaded, into, depth + 1)
+
+    def _refused(self, target: Path, scope: MemoryScope, depth: int) -> str | None:
+        """Why ``target`` may not be imported by a file of ``scope`` (None: it may)."""
+        if depth > imports.MAX_DEPTH:
+            return f"more than {imports.MAX_DEPTH} levels of imports deep: not loaded"
+        if self._imported >= imports.MAX_IMPORTS:
+            return f"more than {imports.MAX_IMPORTS} imported files: not loaded"
+        own = [data_dir(), cache_dir(), log_dir(), *([] if scope == "user" else [config_dir()])]
+        for directory in own:
+            if target.is_relative_to(directory.resolve()):
+                return f"{target} is in agent-tui's own state ({directory}): never imported"
+        if scope != "user" and not target.is_relative_to(self.root.resolve()):
+            return (
+                f"{target} is outside the repository: not loaded (a repository's memory may "
+                "only import its own files; import it from your own memory file, "
+                f"{user_memory_dir() / MEMORY_NAMES[0]}, instead)"
+            )
+        if target.is_dir():
+            return f"{target} is a directory: not loaded"
+        guarded = scope != "user" or target.is_relative_to(self.cwd.resolve())
+        why = self.withheld(target) if self.withheld is not None and guarded else None
+        if why is not None:
+            return f"{target} is withheld from reads ({why}): not loaded"
+        return None
 
     @property
     def all_files(self) -> list[MemoryFile]:
@@ -273,7 +354,7 @@ class ProjectMemory:
             if key in self._checked:
                 continue
             self._checked.add(key)
-            self._keep(_first_in(key, self.cwd, "nested", self.root), new)
+            self._load_dir(key, "nested", self.root, new)
         self.nested.extend(new)
         return new
 
@@ -281,7 +362,10 @@ class ProjectMemory:
         """Nested files a resumed transcript already has (their ``shown`` names): not added
         again. Their directories count as looked at."""
         for name in shown:
-            self._checked.add((self.cwd / name).parent)
+            path = self.cwd / name
+            if path.name in PROJECT_NAMES:  # an imported file's folder is not looked at
+                self._checked.add(path.parent)
+            self._first_time(path)
 
     def folded_away(self, still_shown: Iterable[str]) -> None:
         """A compaction folded the reads that carried nested files: those not in
@@ -289,7 +373,12 @@ class ProjectMemory:
         below their directory adds them again."""
         keep = set(still_shown)
         self.nested = [f for f in self.nested if f.shown in keep]
-        self._checked = self._starts | {(self.cwd / name).parent for name in keep}
+        self._checked = self._starts | {
+            (self.cwd / name).parent for name in keep if Path(name).name in PROJECT_NAMES
+        }
+        self._loaded = set()
+        for file in self.all_files:
+            self._first_time(file.path)
 
     def system_text(self) -> str:
         """The memory section of the system prompt ("" when there is no memory file)."""
@@ -316,7 +405,8 @@ def _block(file: MemoryFile) -> str:
             f"[truncated: {file.shown} is {file.size:,} bytes; only the first "
             f"{MAX_MEMORY_BYTES // 1024} KiB are included — read_file shows the rest]\n"
         )
-    return f'<memory file="{file.shown}" scope="{file.scope}">\n{text}{note}</memory>'
+    via = f' imported-by="{file.imported_by}"' if file.imported_by else ""
+    return f'<memory file="{file.shown}" scope="{file.scope}"{via}>\n{text}{note}</memory>'
 
 
 def memory_section(files: Sequence[MemoryFile]) -> str:

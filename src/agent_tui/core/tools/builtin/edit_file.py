@@ -14,6 +14,7 @@ from pydantic import Field
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.text.summary import changed, diff_stats
 from agent_tui.core.text.utf8 import escape_bytes, escaped_bytes, undecodable
+from agent_tui.core.tools.aliases import renamed
 from agent_tui.core.tools.base import (
     FileChanges,
     Tool,
@@ -343,6 +344,7 @@ async def _call(inp: EditFileInput, ctx: ToolContext) -> ToolOutput:
 TOOL = Tool(
     name="edit_file",
     description=DESCRIPTION,
+    input_aliases=renamed(file_path="path"),  # Claude Code's Read/Write/Edit
     input_model=EditFileInput,
     call=_call,
     precheck=_precheck,

@@ -6,7 +6,7 @@ in one message run one after the other and the last one wins, as the model wrote
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -75,6 +75,26 @@ class UpdatePlanInput(ToolInput):
         return self
 
 
+TODO_EXTRAS = ("activeForm", "id", "priority")
+"""Fields of a Claude Code ``TodoWrite`` item with no place in a step: dropped."""
+
+
+def from_todos(arguments: dict[str, Any]) -> dict[str, Any]:
+    """Claude Code's ``TodoWrite`` shape, ``{"todos": [{content, status, activeForm}]}``, as a
+    plan (``{"plan": [{content, status}]}``); anything else as it is. Its statuses are ours.
+    With both ``plan`` and ``todos`` nothing is rewritten (validation names ``todos``)."""
+    todos = arguments.get("todos")
+    if "plan" in arguments or not isinstance(todos, list):
+        return arguments
+    steps = [
+        {k: v for k, v in item.items() if k not in TODO_EXTRAS} if isinstance(item, dict) else item
+        for item in todos
+    ]
+    out = {k: v for k, v in arguments.items() if k != "todos"}
+    out["plan"] = steps
+    return out
+
+
 def _lines(plan: Plan) -> list[str]:
     return [f"{_GLYPH[step.status]} {step.content}" for step in plan.steps]
 
@@ -106,6 +126,7 @@ TOOL = Tool(
     input_model=UpdatePlanInput,
     call=_call,
     aliases=(PLAN_ALIAS,),
+    input_aliases=from_todos,
     meta=ToolMeta(read_only=True, concurrency_safe=False),
     timeout=10.0,
 )
