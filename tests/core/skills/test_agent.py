@@ -91,6 +91,8 @@ async def test_claude_codes_skill_call_shape_is_understood(workspace: Path) -> N
     agent = make_agent(workspace, turns, ProjectTrust(workspace))
     events = await collect(agent, "go")
     assert "# PDF tools" in of_type(events, "tool_result")[0].content
+    card = ToolCall(id="s1", name="Skill", arguments=json.dumps({"skill": "pdf-tools"}))
+    assert call_summary(card) == "pdf-tools"
     error = of_type(events, "tool_error")[0]
     assert error.id == "s2"
     assert "pdf-tools" in error.next_step

@@ -49,6 +49,8 @@ def prompt_section(skills: Sequence[Skill], context_window: int) -> str:
 def _cost(text: str) -> int:
     """Characters as the budget counts them: one per ASCII character, ``CHARS_PER_TOKEN`` per
     other character (a token each in the estimate)."""
+    if text.isascii():
+        return len(text)
     return sum(1 if ch < "\x80" else CHARS_PER_TOKEN for ch in text)
 
 
@@ -70,13 +72,16 @@ def _shorten(text: str, cap: int) -> str:
         return text
     if cap < 8:  # too short to say anything: the name alone
         return ""
-    kept, used = [], CHARS_PER_TOKEN  # the ellipsis
-    for ch in text:
-        used += _cost(ch)
-        if used > cap:
-            break
-        kept.append(ch)
-    cut = "".join(kept)
+    if text.isascii():
+        cut = text[: cap - CHARS_PER_TOKEN]  # the ellipsis counts as a token
+    else:
+        kept, used = [], CHARS_PER_TOKEN
+        for ch in text:
+            used += _cost(ch)
+            if used > cap:
+                break
+            kept.append(ch)
+        cut = "".join(kept)
     space = cut.rfind(" ")
     if space > len(cut) * 2 // 3:  # end at a word when little is lost
         cut = cut[:space]
