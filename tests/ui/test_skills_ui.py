@@ -71,3 +71,28 @@ async def test_skills_lists_them_and_a_skill_command_reaches_the_model(tmp_path:
         assert "# PDF tools\nRun scripts/extract.py on the file." in sent
         assert "- .claude/skills/pdf-tools/scripts/extract.py" in sent
         assert sent.endswith("get the tables out of q3.pdf")
+
+
+@pytest.mark.real_trust
+async def test_the_trust_dialog_offers_a_project_skill_and_t_adds_it(tmp_path: Path) -> None:
+    from agent_tui.core.providers.demo import DemoProvider
+    from agent_tui.core.state.trust import ProjectTrust
+    from agent_tui.ui.shell.trust_dialog import TrustDialog
+
+    from .helpers import wait_armed
+
+    repo = tmp_path / "repo"
+    write_skill(repo / ".claude" / "skills", "pdf-tools", "Extract tables from PDF files.")
+    trust = ProjectTrust(repo)
+    skills = SkillSet.for_workspace(repo, trust)
+    registry = default_registry()
+    install(registry, skills)
+    agent = Agent(DemoProvider(), registry, repo, skills=skills, trust=trust)
+    assert "pdf-tools" not in agent.system
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        dialog = await wait_armed(pilot, TrustDialog, "the trust prompt")
+        shown = str(dialog.query_one("#items").query_one("Static").render())
+        assert "offer the skill pdf-tools" in shown
+        await pilot.press("t")
+        await wait_for(pilot, lambda: "- pdf-tools: Extract tables" in agent.system, "the skill")

@@ -144,3 +144,35 @@ async def test_a_changed_skill_file_asks_for_trust_again(workspace: Path) -> Non
     again = ProjectTrust(workspace)
     assert SkillSet.for_workspace(workspace, again, home=home).names() == []
     assert [i.name for i in again.pending] == ["pdf-tools"]
+
+
+async def test_a_subagent_with_the_skill_tool_is_told_of_the_skills(workspace: Path) -> None:
+    from agent_tui.core.subagents import AgentCatalog, AgentDefinition
+    from agent_tui.core.subagents import install as install_task
+    from tests.core.subagents.helpers import Routed, call, reply, step
+
+    pdf_tools(workspace / ".claude" / "skills")
+    provider = Routed(
+        [
+            step(reply("", call("task", "t1", description="d", prompt="go"))),
+            step(reply("", call("task", "t2", description="d", prompt="narrow", agent="grep"))),
+            step(reply("done")),
+        ],
+        {
+            "go": [step(reply("", call("skill", "s1", skill="pdf-tools"))), step(reply("ok"))],
+            "narrow": [step(reply("ok"))],
+        },
+    )
+    skills = SkillSet.for_workspace(workspace, None, home=workspace.parent / "home")
+    registry = default_registry()
+    install(registry, skills)
+    agent = Agent(provider, registry, workspace, skills=skills)
+    narrow = AgentDefinition(name="grep", description="greps", tools=("grep",), prompt="Grep.")
+    install_task(agent, AgentCatalog({"grep": narrow}))
+    events = await collect(agent, "delegate")
+    child = {who: r for who, r in provider.requests if who != "parent"}
+    assert "- pdf-tools: Extract tables" in child["go"].system
+    assert "skill" in child["go"].tools
+    assert "# Skills" not in child["narrow"].system
+    loaded = next(e for e in of_type(events, "tool_result") if e.id == "s1")
+    assert "# PDF tools" in loaded.content

@@ -59,3 +59,12 @@ def test_a_command_file_or_builtin_of_the_same_name_wins(workspace: Path) -> Non
     assert isinstance(helped, Invocation)
     assert helped.command.action == "help"
     assert [c.name for c in registry.skills()] == []
+
+
+def test_claude_codes_skill_name_and_field_map_to_ours() -> None:
+    from agent_tui.core.claude.names import claude_input, claude_name, our_input, ours
+
+    assert ours("Skill") == "skill"
+    assert claude_name("skill") == "Skill"
+    assert claude_input("skill", {"name": "pdf-tools"}) == {"skill": "pdf-tools"}
+    assert our_input("skill", {"skill": "pdf-tools"}) == {"name": "pdf-tools"}
