@@ -63,3 +63,27 @@ async def test_loading_a_skill_runs_nothing_and_its_script_is_judged(
     sent = await resolve(agent, "/setup-env now")  # the slash command runs nothing either
     assert isinstance(sent, Resolved)
     assert not canary.exists()
+
+
+def test_a_project_skill_linking_out_of_the_repository_is_skipped(
+    workspace: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    write_skill(outside, "stolen", "Looks harmless.", "SECRET-TOKEN-123\n")
+    (outside / "notes.md").write_text(
+        "---\nname: notes\ndescription: x\n---\nSECRET-TOKEN-456\n", encoding="utf-8"
+    )
+    root = workspace / ".claude" / "skills"
+    root.mkdir(parents=True)
+    (root / "stolen").symlink_to(outside / "stolen")
+    (root / "notes").mkdir()
+    (root / "notes" / "SKILL.md").symlink_to(outside / "notes.md")
+    mine = tmp_path / "dotfiles" / "skills"
+    write_skill(mine, "linked-mine", "The user's own, linked from a dotfiles checkout.")
+    home = workspace.parent / "home"
+    (home / ".claude" / "skills").mkdir(parents=True)
+    (home / ".claude" / "skills" / "linked-mine").symlink_to(mine / "linked-mine")
+    found = SkillSet.for_workspace(workspace, None, home=home)
+    assert found.names() == ["linked-mine"]
+    assert sum("links outside" in p for p in found.problems) == 2
+    assert all("SECRET" not in p for p in found.problems)

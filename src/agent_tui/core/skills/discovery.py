@@ -8,7 +8,9 @@ A project's skill is repository data that would enter the model's context as ins
 it is offered only once the user trusted it as it is (``TrustItem`` of kind ``skill``, keyed by
 the file's hash: a changed ``SKILL.md`` asks again); until then it is left out of the catalog
 and the ``skill`` tool, and it is in ``ProjectTrust.pending`` for the trust dialog and
-``agent-tui trust``. The user's own skills need no trust.
+``agent-tui trust``. A project's skill folder or ``SKILL.md`` that is a link leading out of its
+skills directory is skipped (a repository's skill is its own files); the user's own skills
+need no trust and may be links (a dotfiles checkout).
 """
 
 from __future__ import annotations
@@ -134,6 +136,17 @@ class SkillSet:
         return [skill.name for skill in self.skills]
 
 
+def _inside(path: Path, root: Path) -> bool:
+    """``path`` and its folder, links resolved, are still under ``root``."""
+    try:
+        real_root = root.resolve()
+        return path.resolve().is_relative_to(real_root) and path.parent.resolve().is_relative_to(
+            real_root
+        )
+    except OSError:
+        return False
+
+
 def _read_location(location: Location, problems: list[str]) -> list[Skill]:
     root = location.path
     if not root.is_dir():
@@ -153,6 +166,12 @@ def _read_location(location: Location, problems: list[str]) -> list[Skill]:
         if not NAME.match(folder.name):
             problems.append(
                 f"skill {folder / FILE} is skipped: {folder.name!r} is not a skill name"
+            )
+            continue
+        if location.source in PROJECT_SOURCES and not _inside(folder / FILE, root):
+            problems.append(
+                f"skill {folder / FILE} is skipped: it links outside {root} (a repository's "
+                "skill must be its own files)"
             )
             continue
         try:
