@@ -184,6 +184,11 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
     from agent_tui.core.hooks import load_hooks
 
     hooks = load_hooks(cwd, trust)  # a project file's hooks wait for the user's trust
+    from agent_tui.core.skills import SkillSet
+    from agent_tui.core.skills import install as install_skills
+
+    skills = SkillSet.for_workspace(cwd, trust)  # a project's skills wait for trust too
+    install_skills(registry, skills)
     disclosure = Disclosure(registry, loaded.settings.disclosure)
     mcp = _mcp_manager(
         cwd, registry, loaded.settings, tui=not headless, trust=trust, disclosure=disclosure
@@ -201,6 +206,7 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
         disclosure=disclosure,
         trust=trust,
         hooks=hooks,
+        skills=skills,
     )
     from agent_tui.core.subagents import install, load_agents
 
@@ -236,6 +242,7 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
             *(f"session: {p}" for p in session.problems()),
             *(str(p) for p in agent.memory.problems),
             *agents.problems,
+            *(f"skills: {p}" for p in skills.problems),
         ],
     )
     return Core(agent, start, mcp)

@@ -40,6 +40,7 @@ def main(argv: Sequence[str]) -> int:
     from agent_tui.core.claude.permissions import permission_config
     from agent_tui.core.hooks import load_hooks
     from agent_tui.core.mcp.config.load import load_config
+    from agent_tui.core.skills import SkillSet
     from agent_tui.core.state.trust import ProjectTrust
 
     cwd = (args.cwd or Path.cwd()).resolve()
@@ -51,6 +52,7 @@ def main(argv: Sequence[str]) -> int:
     permission_config(cwd, trust=trust)
     load_config(cwd, trust=trust)
     load_hooks(cwd, trust)
+    SkillSet.for_workspace(cwd, trust)
     if not trust.pending:
         print(f"nothing in {cwd} waits for trust")
         return 0

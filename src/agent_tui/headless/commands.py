@@ -1,22 +1,32 @@
 """Slash commands and piped input for headless runs (``agent-tui -p``).
 
 ``resolve`` turns the ``-p`` text into the prompt the model gets: a custom command or an MCP
-prompt is expanded (a missing required argument of an MCP prompt is an error naming it);
-``/help`` prints the command list; the other built-ins need the TUI and say so; ``//x``
-sends ``/x``. ``read_stdin`` reads piped input (``cat log | agent-tui -p "why?"``, or
-``-p -``) as bytes, decoded as UTF-8 with replacement, at most ``MAX_STDIN`` bytes.
+prompt is expanded (a missing required argument of an MCP prompt is an error naming it), a
+skill's ``/NAME request`` loads it into the prompt; ``/help`` and ``/skills`` print the lists;
+the other built-ins need the TUI and say so; ``//x`` sends ``/x``. ``read_stdin`` reads piped
+input (``cat log | agent-tui -p "why?"``, or ``-p -``) as bytes, decoded as UTF-8 with
+replacement, at most ``MAX_STDIN`` bytes.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import stat
 from dataclasses import dataclass
 from typing import BinaryIO
 
 from agent_tui.core.agent.agent import Agent
-from agent_tui.core.commands import CommandRegistry, Invocation, Unknown, help_text, split_command
+from agent_tui.core.commands import (
+    Command,
+    CommandRegistry,
+    Invocation,
+    Unknown,
+    help_text,
+    split_command,
+)
 from agent_tui.core.commands.expand import CommandError, expand
+from agent_tui.core.skills import LIST, LOAD, invocation_prompt, listing, skill_commands
 
 MAX_STDIN = 10 * 1024 * 1024
 """Piped input larger than this is refused (exit 2) rather than cut silently."""
@@ -78,7 +88,10 @@ async def resolve(agent: Agent, text: str) -> Resolved | Done:
     def prompts() -> list[object]:
         return [p for source in sources for p in source.prompts()]
 
-    registry = CommandRegistry.for_workspace(agent.cwd, prompts=prompts)  # type: ignore[arg-type]
+    def skills() -> list[Command]:
+        return skill_commands(agent.skills)
+
+    registry = CommandRegistry.for_workspace(agent.cwd, prompts=prompts, skills=skills)  # type: ignore[arg-type]
     notes = tuple(registry.problems)
     parsed = registry.parse(text)
     if isinstance(parsed, Unknown):
@@ -86,12 +99,18 @@ async def resolve(agent: Agent, text: str) -> Resolved | Done:
     if not isinstance(parsed, Invocation):
         return Resolved(parsed.text, notes)
     command = parsed.command
+    skill = agent.skills.find(command.name) if agent.skills and command.action == LOAD else None
+    if skill is not None:
+        prompt = await asyncio.to_thread(invocation_prompt, skill, parsed.args, agent.cwd)
+        return Resolved(prompt, notes)
     if command.kind == "builtin":
         if command.action == "help":
             return Done(help_text(registry.commands(), registry.problems), 0)
+        if command.action == LIST:
+            return Done(listing(agent.skills), 0)
         return Done(
             f"/{command.name} needs the TUI (run agent-tui without -p); headless runs take "
-            "custom commands, MCP prompts and /help",
+            "custom commands, skills, MCP prompts, /skills and /help",
             2,
         )
     try:

@@ -4,12 +4,13 @@ real tool here (a renamed tool fails this test, not a user's hook)."""
 from __future__ import annotations
 
 from agent_tui.core.claude import names
+from agent_tui.core.skills import NAME as SKILL
 from agent_tui.core.subagents.tool import NAME as TASK
 from agent_tui.core.tools.builtin import default_registry
 
 
 def test_every_mapped_tool_exists_here() -> None:
-    registered = {tool.name for tool in default_registry().tools()} | {TASK}
+    registered = {tool.name for tool in default_registry().tools()} | {TASK, SKILL}
     assert {entry.ours for entry in names.TOOLS} <= registered
 
 

@@ -12,13 +12,8 @@ the model's window is (``core.conversation.context``). With a session file each 
 checkpoint, and ``turns``, ``preview_rewind`` and ``rewind`` go back to before one; ``fork``
 goes on in a copy of the session.
 
-The ``Agent`` is the facade: it holds the public state and composes its collaborators, each
-handed what it shares and nothing more: the conversation (``conversation_state``: session,
-transcript, usage), the run control (``control``: the interrupt, the busy flags), the session
-file's changes (``session_switch``), the turn loop (``turn.TurnRunner``), compaction
-(``compacting.Compactor``), the checkpoints and rewind (``rewinding.Rewinder``). What each
-reads of the agent itself is a protocol of public members (``TurnHost``, ``CompactionHost``,
-``RewindHost``).
+The ``Agent`` is the facade composing its collaborators (``docs/architecture.md``), each
+handed what it shares and reading the agent through a protocol of public members.
 """
 
 from __future__ import annotations
@@ -59,6 +54,7 @@ from agent_tui.core.plan import Plan, latest_plan
 from agent_tui.core.providers.base import Provider
 from agent_tui.core.sandbox import SessionSandbox
 from agent_tui.core.settings import Settings
+from agent_tui.core.skills import SkillSet, prompt_section
 from agent_tui.core.state.trust import ProjectTrust, TrustItem
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.registry import ToolRegistry
@@ -92,6 +88,7 @@ class Agent:
         spills: SpillStore | None = None,
         sandbox: SessionSandbox | None = None,
         hooks: Hooks | None = None,
+        skills: SkillSet | None = None,
     ) -> None:
         self.provider = provider
         self.hooks = hooks
@@ -108,13 +105,14 @@ class Agent:
         self.memory = memory or ProjectMemory.load(cwd, withheld=self.policy.reads.withheld)
         """The memory files (``core.workspace.memory``); a given ``system`` prompt leaves them
         out."""
+        self.settings = settings or Settings()
+        self.limits: ModelLimits = model_limits(provider.name, self.settings.model)
+        """The model's context window and output limit (table, or the settings' override)."""
+        self.skills = skills  # core.skills: their catalog is in the system prompt
         self._own_system = system is None
         self.system = system if system is not None else self._system_prompt()
         self.memory.seen(nested_memory(self.messages))
         self.file_state = FileStateCache()
-        self.settings = settings or Settings()
-        self.limits: ModelLimits = model_limits(provider.name, self.settings.model)
-        """The model's context window and output limit (table, or the settings' override)."""
         self.sessions = sessions or SessionStore()
         self.spills = spills or SpillStore(Path(self.settings.budget.spill_dir), cwd)
         """Where spilled outputs go (a subagent shares its parent's)."""
@@ -236,7 +234,9 @@ class Agent:
     # -- memory and context -----------------------------------------------------------------
 
     def _system_prompt(self) -> str:
-        return system_prompt(self.cwd, self.memory.system_text())
+        found = self.skills.skills if self.skills is not None else []
+        skills = prompt_section(found, self.limits.context_window)
+        return system_prompt(self.cwd, self.memory.system_text(), skills)
 
     def memory_info(self) -> list[MemoryInfo]:
         """The memory files loaded (start ones in prompt order, then nested), for events."""
@@ -300,6 +300,8 @@ class Agent:
         except OSError as exc:
             said += f" for this session only (the trust store cannot be written: {exc})"
         self.policy.trusted(items)
+        if self.skills is not None and await asyncio.to_thread(self.skills.trusted, items):
+            self.system = self._system_prompt() if self._own_system else self.system
         if self.hooks is not None:
             self.hooks.trusted(items)
         for source in self.tool_sources:
@@ -440,10 +442,8 @@ class Agent:
         """Delete spill files that no live message, no saved session and no live session of
         another data dir refers to (blocking; ``core.budget.cleanup``).
 
-        Saved sessions are the files of ``sessions`` (by default the user's session store);
-        the other data dirs' are known by their reference records. ``grace``: the settings'
-        ``budget.spill_grace_seconds`` unless given.
-        """
+        Saved sessions are the files of ``sessions``; the other data dirs' are known by their
+        reference records. ``grace``: ``budget.spill_grace_seconds`` unless given."""
         budget = self.settings.budget
         return collect_spills(
             self.spills,

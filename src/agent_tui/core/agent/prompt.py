@@ -1,6 +1,7 @@
 """The system prompt sent with every model request: the fixed instructions, then the project
-memory (``core.workspace.memory``) in its stable order. Nothing in it changes between turns (no
-clock, no counters), so the prompt prefix stays cache-stable for the whole session."""
+memory (``core.workspace.memory``) in its stable order, then the skills' catalog
+(``core.skills``). Nothing in it changes between turns (no clock, no counters), so the prompt
+prefix stays cache-stable for the whole session."""
 
 from __future__ import annotations
 
@@ -22,11 +23,14 @@ Platform: {platform}
 """
 
 
-def system_prompt(cwd: Path, memory: str = "") -> str:
+def system_prompt(cwd: Path, memory: str = "", skills: str = "") -> str:
     """The prompt for a session in ``cwd`` (a directory name that is not valid UTF-8 shows
     its bytes as ``\\xNN``: the prompt is sent as UTF-8). ``memory``: the memory section
-    (``ProjectMemory.system_text()``), appended after the fixed part."""
+    (``ProjectMemory.system_text()``), appended after the fixed part; ``skills``: the skills'
+    catalog (``core.skills.prompt_section``), last."""
     text = _TEMPLATE.format(cwd=cwd, platform=f"{platform.system()} {platform.machine()}")
     if memory:
         text += "\n" + memory
+    if skills:
+        text += "\n" + skills
     return clean_text(text)

@@ -44,6 +44,7 @@ TOOLS: tuple[ToolName, ...] = (
     _tool("TodoWrite", "update_plan"),
     _tool("Task", "task"),
     _tool("Agent", "task"),
+    _tool("Skill", "skill", skill="name"),
 )
 """Every Claude Code tool that has a counterpart here. ``MultiEdit`` maps to ``edit_file``
 (several edits of one file are several ``edit_file`` calls here); ``Agent`` is the newer name
@@ -59,7 +60,6 @@ UNMAPPED: frozenset[str] = frozenset(
         "KillBash",
         "ExitPlanMode",
         "SlashCommand",
-        "Skill",
     }
 )
 """Claude Code tools with no counterpart here (yet): a rule or matcher naming one is said

@@ -89,16 +89,19 @@ def prompt_command(prompt: McpPrompt) -> Command:
 
 class CommandRegistry:
     """Every command the prompt knows, strongest first: built-ins, custom files (project over
-    user), MCP prompts. ``problems`` says which files were skipped and what was shadowed."""
+    user), skills (``core.skills.skill_commands``, given by the front end), MCP prompts.
+    ``problems`` says which files were skipped and what was shadowed."""
 
     def __init__(
         self,
         builtins: Sequence[Command] = BUILTINS,
         *,
         prompts: Callable[[], Iterable[McpPrompt]] = tuple,
+        skills: Callable[[], Iterable[Command]] = tuple,
     ) -> None:
         self.builtins = tuple(builtins)
         self._prompts = prompts
+        self._skills = skills
         self.custom: tuple[Command, ...] = ()
         self.problems: list[str] = []
         self._names = {n for c in self.builtins for n in (c.name, *c.aliases)}
@@ -111,11 +114,12 @@ class CommandRegistry:
         config: Path | None = None,
         home: Path | None = None,
         prompts: Callable[[], Iterable[McpPrompt]] = tuple,
+        skills: Callable[[], Iterable[Command]] = tuple,
     ) -> CommandRegistry:
         """The built-ins, the command files of ``cwd``, the user's config dir and home."""
         from agent_tui.core.state.paths import config_dir
 
-        registry = cls(prompts=prompts)
+        registry = cls(prompts=prompts, skills=skills)
         if home is None:
             try:
                 home = Path.home()
@@ -141,6 +145,11 @@ class CommandRegistry:
         self.problems = problems
         return problems
 
+    def skills(self) -> list[Command]:
+        """The skills' commands a built-in or a command file does not shadow."""
+        taken = self._names | {c.name for c in self.custom}
+        return [c for c in self._skills() if c.name not in taken]
+
     def prompts(self) -> list[Command]:
         taken = self._names | {c.name for c in self.custom}
         found: dict[str, Command] = {}
@@ -151,7 +160,7 @@ class CommandRegistry:
         return [found[name] for name in sorted(found)]
 
     def commands(self) -> list[Command]:
-        return [*self.builtins, *self.custom, *self.prompts()]
+        return [*self.builtins, *self.custom, *self.skills(), *self.prompts()]
 
     def palette_commands(self) -> list[Command]:
         return [c for c in self.builtins if c.palette]
@@ -160,7 +169,7 @@ class CommandRegistry:
         for command in self.builtins:
             if name == command.name or name in command.aliases:
                 return command
-        for command in self.custom:
+        for command in (*self.custom, *self.skills()):
             if command.name == name:
                 return command
         if name.startswith("mcp__"):

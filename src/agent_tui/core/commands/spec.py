@@ -129,6 +129,13 @@ BUILTINS: tuple[Command, ...] = (
         palette="Context window: what fills it",
     ),
     Command(
+        "skills",
+        "List the skills (name, where from, description); /NAME request invokes one",
+        headless=True,
+        while_busy=True,
+        action="skills",
+    ),
+    Command(
         "memory",
         "The memory files (AGENTS.md) loaded; /memory N opens one in $EDITOR",
         hint="[N]",

@@ -55,7 +55,7 @@ from agent_tui.core.state.seals import (
 
 FILE = "trust.json"
 log = logging.getLogger(__name__)
-ItemKind = Literal["mcp_server", "allow_rule", "mode", "hook_file"]
+ItemKind = Literal["mcp_server", "allow_rule", "mode", "hook_file", "skill"]
 _lock = threading.Lock()
 
 
@@ -87,6 +87,8 @@ class TrustItem:
             return f"allow {self.name} without asking"
         if self.kind == "hook_file":
             return f"run the hooks of {self.source.name}: {self.detail}"
+        if self.kind == "skill":
+            return f"offer the model the skill {self.name} ({self.source})"
         return f"start in {self.name} mode"
 
 

@@ -52,6 +52,9 @@ from agent_tui.core.events import (
 )
 from agent_tui.core.permissions import Approval, ApprovalRequest
 from agent_tui.core.providers.base import Provider, ProviderError
+from agent_tui.core.skills import prompt_section
+from agent_tui.core.skills.tool import ALIASES
+from agent_tui.core.skills.tool import NAME as SKILL
 from agent_tui.core.subagents.definitions import AgentCatalog, AgentDefinition
 from agent_tui.core.tools import errors as codes
 from agent_tui.core.tools.base import (
@@ -194,7 +197,11 @@ class Subagents:
 
     def _system(self, definition: AgentDefinition) -> str:
         parent = self.parent
-        text = system_prompt(parent.cwd, parent.memory.system_text())
+        skills = parent.skills.skills if parent.skills is not None else []
+        if definition.tools is not None and not {SKILL, *ALIASES} & set(definition.tools):
+            skills = []  # a child without the skill tool is not told of skills
+        catalog = prompt_section(skills, parent.limits.context_window)
+        text = system_prompt(parent.cwd, parent.memory.system_text(), catalog)
         text += "\n" + SUBAGENT_PROMPT.format(name=definition.name)
         if definition.prompt:
             text += "\n# Your instructions\n\n" + definition.prompt + "\n"

@@ -15,7 +15,7 @@ from typing import Any
 from agent_tui.core.text.summary import one_line, plural
 
 # The input keys that best describe a call, most telling first.
-_SUMMARY_KEYS = ("path", "file_path", "command", "query", "url", "glob", "name")
+_SUMMARY_KEYS = ("path", "file_path", "command", "query", "url", "glob", "name", "skill")
 
 
 def summarize_input(input: dict[str, Any] | None, raw_arguments: str = "") -> str:

@@ -5,7 +5,8 @@ it is to be sent, ``//x`` as ``/x``); a custom command comes back expanded into 
 built-in runs the app's own action with its arguments (``/model openai:gpt-4o`` switches at
 once, ``/model`` opens the picker) and answers whether it was accepted (the prompt is then
 cleared); an unknown command is a notice and never reaches the model. An MCP prompt asks for
-its missing required arguments (``ArgumentDialog``), is fetched in a worker, then sent.
+its missing required arguments (``ArgumentDialog``), is fetched in a worker, then sent; a
+skill's ``/NAME request`` is loaded in a worker (``core.skills.invocation_prompt``), then sent.
 
 Built-ins that change the session (``/clear``, ``/model``, ``/resume``…) refuse while a turn
 runs; ``/help``, ``/copy``, ``/spills``, ``/mcp`` and the like work any time.
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from agent_tui.core.commands import CommandRegistry, Invocation, Plain, Unknown, help_text
 from agent_tui.core.commands.expand import CommandError, expand, missing_arguments
 from agent_tui.core.permissions import Mode
+from agent_tui.core.skills import LOAD, invocation_prompt, listing, skill_commands
 from agent_tui.ui.common.format import shorten_home
 
 if TYPE_CHECKING:
@@ -75,7 +77,11 @@ class SlashActions:
         def prompts() -> list[Any]:
             return [p for source in prompt_sources(agent) for p in source.prompts()]
 
-        return cls(app, host, CommandRegistry.for_workspace(agent.cwd, prompts=prompts))
+        def skills() -> list[Any]:
+            return skill_commands(agent.skills)
+
+        registry = CommandRegistry.for_workspace(agent.cwd, prompts=prompts, skills=skills)
+        return cls(app, host, registry)
 
     @property
     def busy(self) -> bool:
@@ -117,6 +123,8 @@ class SlashActions:
         if command.mcp is not None:
             self.app.run_worker(self._mcp_prompt(invocation), group="slash", exit_on_error=False)
             return True
+        if command.action == LOAD:
+            return self._later(self._skill(invocation))
         if self.busy and not command.while_busy:
             self.app.notify(
                 f"/{command.name} cannot run while a turn runs: after it ends (Esc interrupts it).",
@@ -152,6 +160,15 @@ class SlashActions:
             self.app.notify(str(exc), title="MCP prompt", severity="error")
             return
         self.host.send(escape(expanded.prompt))
+
+    async def _skill(self, invocation: Invocation) -> None:
+        agent = self.host.agent
+        skill = agent.skills.find(invocation.command.name) if agent.skills else None
+        if skill is None:
+            self.app.notify(f"No skill {invocation.command.name} any more", severity="warning")
+            return
+        prompt = await asyncio.to_thread(invocation_prompt, skill, invocation.args, agent.cwd)
+        self.host.send(escape(prompt))
 
     # -- the built-ins ---------------------------------------------------------------------
 
@@ -238,6 +255,10 @@ class SlashActions:
         from agent_tui.ui.shell.context_text import context_text
 
         text = context_text(self.host.agent.context_breakdown())
+        return self._later(self.host.main.chat.add_notice(text, "info"))
+
+    def skills(self, args: str) -> bool:
+        text = listing(self.host.agent.skills)
         return self._later(self.host.main.chat.add_notice(text, "info"))
 
     def memory(self, args: str) -> bool:
@@ -335,6 +356,7 @@ ACTIONS: dict[str, Callable[[SlashActions, str], bool]] = {
     "context": SlashActions.context,
     "init": SlashActions.init,
     "memory": SlashActions.memory,
+    "skills": SlashActions.skills,
     **{
         name: _app_action(name)
         for name in ("clear_screen", "rewind", "fork", "open_spill", "mcp_panel", "toggle_lane")

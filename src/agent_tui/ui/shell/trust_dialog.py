@@ -102,6 +102,10 @@ class TrustDialog(KeyQuestion):
                     parts.append(
                         Content.assemble("  ▸ run its hooks: ", (item.detail, "bold $text-warning"))
                     )
+                elif item.kind == "skill":
+                    parts.append(
+                        Content.assemble("  ▸ offer the skill ", (item.name, "bold $warning"))
+                    )
                 else:
                     parts.append(
                         Content.assemble("  ▸ default mode ", (item.name, "bold $warning"))
