@@ -85,7 +85,9 @@ def test_broken_files_are_reported_and_the_others_still_load(tmp_path: Path) -> 
     problems = "\n".join(registry.problems)
     assert f"{root / 'latin1.md'} is skipped: it is not UTF-8 text" in problems
     assert "unclosed.md is skipped: bad front matter: the front matter opened" in problems
-    assert "nested.md is skipped: bad front matter: line 3: indented text" in problems
+    assert (
+        "nested.md is skipped: bad front matter: description (line 2) is a nested map" in problems
+    )
     assert "huge.md is skipped: it is 262,145 bytes" in problems
     assert "empty.md is skipped: its body is empty" in problems
     assert "'bad name' is not a command name" in problems

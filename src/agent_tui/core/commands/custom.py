@@ -2,30 +2,34 @@
 
 Where they come from, strongest first: the project's ``.agent-tui/commands/``, the project's
 ``.claude/commands/`` (Claude Code's), the user's ``<config dir>/commands/`` and
-``~/.claude/commands/``. ``review.md`` is ``/review``; ``git/commit.md`` is ``/git:commit``.
-Front matter (``frontmatter``) may give ``description``, ``argument-hint``, ``allowed-tools``
-and ``model``. ``$ARGUMENTS`` in the body is replaced by everything after the command,
-``$1`` … ``$9`` by its words (shell-like quoting); a body with neither gets the arguments
-appended.
+``~/.claude/commands/``. ``review.md`` is ``/review``; ``git/commit.md`` is ``/git:commit`` and
+also ``/commit`` (its ``short`` name) unless that name is taken: by a built-in, by a file
+named ``commit.md`` at the top of any location, or by an earlier subfolder file (strongest
+location first, then path order); the loser keeps its full name and the choice is reported.
+Front matter (``frontmatter``) may give ``description``, ``argument-hint`` (text or a list),
+``allowed-tools`` and ``model``; other keys (``hooks:``, ``disable-model-invocation``…) are
+named once in the problems and the file still loads. The arguments go into the body as
+``arguments`` says (Claude Code's dialect for Claude Code's files, ours for ours).
 
-A file that cannot be used (not UTF-8, over ``MAX_BYTES``, bad front matter, a name that is
-not a command name, a link leading out of its directory) is reported and skipped; the others
-load. A project's files are repository data: they only ever become a prompt the user chose to
-send. ``allowed-tools`` and ``model`` are read and shown, but grant nothing (see
-``CustomCommand.notes``): permissions stay with the rules and the mode. A project's file that
-names a ``script:PATH`` model (a local file that would script the model) is skipped.
+A file that cannot be used (not UTF-8, over ``MAX_BYTES``, bad front matter, a key it uses
+given as a nested map, a name that is not a command name, a link leading out of its
+directory) is reported and skipped; the others load. A project's files are repository data:
+they only ever become a prompt the user chose to send. ``allowed-tools`` and ``model`` are
+read and shown, but grant nothing (see ``CustomCommand.notes``): permissions stay with the
+rules and the mode. A project's file that names a ``script:PATH`` model (a local file that
+would script the model) is skipped.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_tui.core.commands.frontmatter import FrontMatterError, split, split_top
+from agent_tui.core.commands.arguments import CLAUDE_SOURCES, substitute
+from agent_tui.core.commands.frontmatter import FrontMatterError, Nested, split, split_top
 from agent_tui.core.state.model_spec import names_script
 
 MAX_BYTES = 256 * 1024
@@ -35,7 +39,6 @@ MAX_FILES = 500
 MAX_DEPTH = 4
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 FIELDS = ("description", "argument-hint", "allowed-tools", "model")
-POSITIONAL = re.compile(r"\$([1-9])")
 PROJECT_SOURCES = frozenset({"project", "claude"})
 """Locations a repository ships (``locations``): their files may not name a script model."""
 
@@ -57,22 +60,18 @@ class CustomCommand:
     argument_hint: str = ""
     allowed_tools: tuple[str, ...] = ()
     model: str = ""
+    short: str = ""
+    """The name without its folders (``commit`` of ``git:commit``), when it is this
+    command's: ``/commit`` runs it too. Empty for a file at the top of its location."""
+
+    @property
+    def claude(self) -> bool:
+        """A Claude Code file (``.claude/commands/``, ``~/.claude/commands/``)."""
+        return self.source in CLAUDE_SOURCES
 
     def render(self, arguments: str) -> str:
         """The prompt for ``/name arguments``."""
-        arguments = arguments.strip()
-        body = self.body.strip("\n")
-        has_all = "$ARGUMENTS" in body
-        has_positional = POSITIONAL.search(body) is not None
-        if not has_all and not has_positional:
-            return f"{body}\n\nARGUMENTS: {arguments}" if arguments else body
-        words = _words(arguments)
-        if has_positional:
-            body = POSITIONAL.sub(
-                lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "",
-                body,
-            )
-        return body.replace("$ARGUMENTS", arguments)
+        return substitute(self.body.strip("\n"), arguments, claude=self.claude)
 
     @property
     def notes(self) -> list[str]:
@@ -89,13 +88,6 @@ class CustomCommand:
                 "permission rules and the mode decide, as for any prompt"
             )
         return notes
-
-
-def _words(arguments: str) -> list[str]:
-    try:
-        return shlex.split(arguments)
-    except ValueError:  # an unclosed quote: plain words
-        return arguments.split()
 
 
 def locations(cwd: Path, config: Path, home: Path | None) -> list[Location]:
@@ -116,9 +108,11 @@ class Loaded:
     problems: list[str] = field(default_factory=list)
 
 
-def load(dirs: Iterable[Location]) -> Loaded:
+def load(dirs: Iterable[Location], reserved: Iterable[str] = ()) -> Loaded:
     """Every usable command file of ``dirs``; the first directory naming a command wins (a
-    shadowed one is reported). Broken files are reported and skipped."""
+    shadowed one is reported). Broken files are reported and skipped. A command in a
+    subfolder also gets its short name unless ``reserved`` (the built-ins) or another
+    command has it (see the module docstring)."""
     loaded = Loaded()
     by_name: dict[str, CustomCommand] = {}
     for location in dirs:
@@ -137,8 +131,39 @@ def load(dirs: Iterable[Location]) -> Loaded:
                 continue
             by_name[name] = command
             loaded.commands.append(command)
+    loaded.commands = _with_short_names(loaded.commands, set(reserved), loaded.problems)
     loaded.commands.sort(key=lambda c: c.name)
     return loaded
+
+
+def _with_short_names(
+    commands: list[CustomCommand], reserved: set[str], problems: list[str]
+) -> list[CustomCommand]:
+    """``commands`` (in load order: strongest location first, then path order) with the
+    short names they win."""
+    taken = reserved | {c.name for c in commands}
+    owner: dict[str, CustomCommand] = {}
+    out: list[CustomCommand] = []
+    for command in commands:
+        short = command.name.rsplit(":", 1)[-1]
+        if short == command.name:
+            out.append(command)
+            continue
+        if short in owner:
+            problems.append(
+                f"/{short} runs /{owner[short].name} ({owner[short].path}); /{command.name} "
+                f"({command.path}) keeps only its full name"
+            )
+        elif short in taken:
+            holder = "a built-in" if short in reserved else "a command file of that name"
+            problems.append(
+                f"/{short} is {holder}; /{command.name} ({command.path}) keeps only its full name"
+            )
+        else:
+            owner[short] = command
+            command = CustomCommand(**{**command.__dict__, "short": short})
+        out.append(command)
+    return out
 
 
 def _files(root: Path) -> list[tuple[str, Path, str | None]]:
@@ -222,18 +247,31 @@ def _read(name: str, path: Path, source: str, problems: list[str]) -> CustomComm
         return None
     values: dict[str, str] = {}
     tools: tuple[str, ...] = ()
+    ignored: list[str] = []
     for key, value in fields.items():
-        if key == "allowed-tools":
+        if key not in FIELDS:
+            ignored.append(key)
+        elif isinstance(value, Nested):
+            skip(f"bad front matter: {key} (line {value.line}) is a nested map, not text")
+            return None
+        elif key == "allowed-tools":
             items = value if isinstance(value, list) else split_top(value)
             tools = tuple(items)
-        elif key in FIELDS:
-            if isinstance(value, list):
-                skip(f"bad front matter: {key} is a list, not text")
-                return None
+        elif key == "argument-hint" and isinstance(value, list):
+            values[key] = " ".join(f"[{' '.join(item.split())}]" for item in value)
+        elif isinstance(value, list):
+            skip(f"bad front matter: {key} is a list, not text")
+            return None
+        else:
             values[key] = " ".join(value.split())
     if not body.strip():
         skip("its body is empty (the body is the prompt)")
         return None
+    if ignored:
+        problems.append(
+            f"command file {path}: front matter not applied here: {', '.join(ignored)} "
+            "(the command loads without it)"
+        )
     model = values.get("model", "")
     if model and source in PROJECT_SOURCES and names_script(model):
         skip(

@@ -2,18 +2,33 @@
 
 Between a first line ``---`` and the next ``---`` line, one ``key: value`` per line. A value
 is plain text, a quoted string (``"…"`` with ``\\"`` / ``\\\\`` escapes, or ``'…'`` with
-``''``), a flow list ``[a, b]``, or empty followed by a block list of ``- item`` lines.
-Comments (``# …`` on their own line) and blank lines are skipped. Anything else (nested maps,
-anchors, multi-line scalars) is an error naming the line: a command file is data, and a
-parser that guesses would run a prompt the author did not write.
+``''``), a flow list ``[a, b]``, a block scalar (``|`` keeps the lines, ``>`` folds them), or
+empty followed by a block list of ``- item`` lines. A key whose value is an indented block
+(a nested map such as Claude Code's ``hooks:``) is read as ``Nested``: its lines are kept
+unread, and the caller decides (a key it uses must not be nested; a key it ignores is named
+to the user). Comments (``# …`` on their own line) and blank lines are skipped. Anything
+else (anchors, tags, text that is not ``key: value``) is an error naming the line: a command
+file is data, and a parser that guesses would run a prompt the author did not write.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 KEY = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*)\s*:(.*)$")
-Value = str | list[str]
+BLOCK_SCALAR = re.compile(r"^([|>])[+-]?$")
+
+
+@dataclass(frozen=True)
+class Nested:
+    """A value that is an indented block (a map, or a list of maps): not read here."""
+
+    line: int
+    """Where the key is (1-based, in the file)."""
+
+
+Value = str | list[str] | Nested
 
 
 class FrontMatterError(ValueError):
@@ -35,18 +50,34 @@ def split(text: str) -> tuple[dict[str, Value], str]:
 def parse(lines: list[str], *, first_line: int = 1) -> dict[str, Value]:
     fields: dict[str, Value] = {}
     current: str | None = None
+    """The key whose block (list, nested map) the next indented lines belong to."""
+    current_line = 0
+    scalar: tuple[str, str, list[str]] | None = None
+    """A block scalar being read: its key, ``|`` or ``>``, its lines."""
     for number, line in enumerate(lines, start=first_line):
         stripped = line.strip()
+        if scalar is not None:
+            if not stripped or line[:1].isspace():
+                scalar[2].append(stripped)
+                continue
+            fields[scalar[0]] = _block_scalar(scalar[1], scalar[2])
+            scalar = None
         if not stripped or stripped.startswith("#"):
             continue
-        if stripped.startswith("- ") or stripped == "-":
-            items = fields.get(current) if current is not None else None
-            if not isinstance(items, list):
+        value = fields.get(current) if current is not None else None
+        if isinstance(value, Nested):
+            if line[:1].isspace() or stripped.startswith("- ") or stripped == "-":
+                continue  # inside the nested block
+        elif stripped.startswith("- ") or stripped == "-":
+            if not isinstance(value, list):
                 raise FrontMatterError(f"line {number}: a list item outside a list")
-            items.append(_scalar(stripped[1:].strip(), number))
+            value.append(_scalar(stripped[1:].strip(), number))
             continue
-        if line[:1].isspace():
-            raise FrontMatterError(f"line {number}: indented text (nested values are not read)")
+        elif line[:1].isspace():
+            if current is None:
+                raise FrontMatterError(f"line {number}: indented text outside a block")
+            fields[current] = Nested(current_line)  # a map below the key (or in its items)
+            continue
         match = KEY.match(line)
         if match is None:
             raise FrontMatterError(f"line {number}: not `key: value`: {_show(line)}")
@@ -54,15 +85,29 @@ def parse(lines: list[str], *, first_line: int = 1) -> dict[str, Value]:
         if key in fields:
             raise FrontMatterError(f"line {number}: {key} is given twice")
         if not raw:
-            fields[key] = []  # a block list may follow; else an empty value
-            current = key
+            fields[key] = []  # a block list or a nested map may follow; else an empty value
+            current, current_line = key, number
             continue
         current = None
-        if raw.startswith("["):
+        block = BLOCK_SCALAR.match(raw)
+        if block is not None:
+            scalar = (key, block.group(1), [])
+            fields[key] = ""
+        elif raw.startswith("[") and raw.endswith("]"):
             fields[key] = _flow_list(raw, number)
         else:
             fields[key] = _scalar(raw, number)
+    if scalar is not None:
+        fields[scalar[0]] = _block_scalar(scalar[1], scalar[2])
     return {key: ("" if value == [] else value) for key, value in fields.items()}
+
+
+def _block_scalar(style: str, lines: list[str]) -> str:
+    while lines and not lines[-1]:
+        lines.pop()
+    if style == "|":
+        return "\n".join(lines)
+    return " ".join(part for part in lines if part)
 
 
 def _show(line: str) -> str:
@@ -104,8 +149,6 @@ def _quoted(raw: str, number: int) -> str:
 
 
 def _flow_list(raw: str, number: int) -> list[str]:
-    if not raw.endswith("]"):
-        raise FrontMatterError(f"line {number}: the list [ is never closed on its line")
     inner = raw[1:-1].strip()
     if not inner:
         return []

@@ -71,6 +71,7 @@ def custom_command(custom: CustomCommand) -> Command:
         custom.description,
         hint=custom.argument_hint,
         headless=True,
+        aliases=(custom.short,) if custom.short else (),
         source=custom.source,
         custom=custom,
     )
@@ -130,7 +131,7 @@ class CommandRegistry:
 
     def load_custom(self, dirs: Iterable[Location]) -> list[str]:
         """(Re)load the custom commands of ``dirs``; returns the problems."""
-        loaded = load(dirs)
+        loaded = load(dirs, reserved=self._names)
         problems = list(loaded.problems)
         kept = []
         for custom in loaded.commands:
@@ -151,7 +152,7 @@ class CommandRegistry:
         return [c for c in self._skills() if c.name not in taken]
 
     def prompts(self) -> list[Command]:
-        taken = self._names | {c.name for c in self.custom}
+        taken = self._names | {n for c in self.custom for n in (c.name, *c.aliases)}
         found: dict[str, Command] = {}
         for prompt in self._prompts():
             command = prompt_command(prompt)
@@ -171,6 +172,9 @@ class CommandRegistry:
                 return command
         for command in (*self.custom, *self.skills()):
             if command.name == name:
+                return command
+        for command in self.custom:
+            if name in command.aliases:
                 return command
         if name.startswith("mcp__"):
             for command in self.prompts():
