@@ -1,7 +1,9 @@
 """Slash commands and piped input for headless runs (``agent-tui -p``).
 
 ``resolve`` turns the ``-p`` text into the prompt the model gets: a custom command or an MCP
-prompt is expanded (a missing required argument of an MCP prompt is an error naming it);
+prompt is expanded (a missing required argument of an MCP prompt is an error naming it; a
+custom command's shell lines run under the session's rules, where an ask is refused as any
+headless ask is, and a refused line is a note in the prompt and on stderr);
 ``/help`` prints the command list; the other built-ins need the TUI and say so; ``//x``
 sends ``/x``. ``read_stdin`` reads piped input (``cat log | agent-tui -p "why?"``, or
 ``-p -``) as bytes, decoded as UTF-8 with replacement, at most ``MAX_STDIN`` bytes.
@@ -16,6 +18,7 @@ from typing import BinaryIO
 
 from agent_tui.core.agent.agent import Agent
 from agent_tui.core.commands import CommandRegistry, Invocation, Unknown, help_text, split_command
+from agent_tui.core.commands.command_shell import CommandShell
 from agent_tui.core.commands.expand import CommandError, expand
 
 MAX_STDIN = 10 * 1024 * 1024
@@ -95,7 +98,11 @@ async def resolve(agent: Agent, text: str) -> Resolved | Done:
             2,
         )
     try:
-        expanded = await expand(parsed, prompts=sources[0] if sources else None)  # type: ignore[arg-type]
+        expanded = await expand(
+            parsed,
+            prompts=sources[0] if sources else None,  # type: ignore[arg-type]
+            shell=CommandShell(agent.executor, None),
+        )
     except CommandError as exc:
         return Done(str(exc), 2)
     return Resolved(expanded.prompt, (*notes, *expanded.notes))
