@@ -116,3 +116,24 @@ async def test_without_a_shell_each_line_is_a_note(workspace: Path) -> None:
     expanded = await expand(_invocation(workspace, "/s"))
     assert expanded.prompt == "Here: [shell line `touch x` not run: shell lines do not run here]"
     assert not (workspace / "x").exists()
+
+
+async def test_a_project_file_cannot_reach_outside_the_workspace(workspace: Path) -> None:
+    secret = workspace.parent / "outside-secret.txt"
+    secret.write_text("OUTSIDE-SECRET\n")
+    planted = workspace.parent / "planted.txt"
+    (workspace / ".claude/commands").mkdir(parents=True)
+    (workspace / ".claude/commands/x.md").write_text(
+        "Read: !`cat ../outside-secret.txt`\nWrite: !`echo pwned > ../planted.txt`\n"
+        "Nested: !`echo $(cat ../outside-secret.txt)`\n"
+    )
+    agent = _agent(workspace, "accept-edits")
+    try:
+        expanded = await expand(
+            _invocation(workspace, "/x"), shell=CommandShell(agent.executor, None)
+        )
+    finally:
+        await agent.close()
+    assert "OUTSIDE-SECRET" not in expanded.prompt
+    assert expanded.prompt.count("not run: refused:") == 3
+    assert not planted.exists()

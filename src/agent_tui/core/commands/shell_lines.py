@@ -4,8 +4,8 @@ as Claude Code does.
 Two forms, found after the arguments are put in (as Claude Code does: an argument becomes
 part of the command line, which is then judged as a whole):
 
-- inline, ``!`git status` ``: a ``!`` at the start of a line or after a space, then one
-  backtick span on one line;
+- inline, ``!`git status` ``: a ``!`` at the start of a line, after a space, a quote or an
+  opening bracket, then one backtick span on one line (the ``!`` of ``save!`` is text);
 - fenced, a block opening with a line ```` ```! ```` and closing with a line ```` ``` ````:
   its lines are one script.
 
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 MAX_LINES = 20
-INLINE = re.compile(r"(?:(?<=\s)|^)(\\?)!`([^`\n]+)`", re.MULTILINE)
+INLINE = re.compile(r"(?:(?<=[\s\"'(\[])|^)(\\?)!`([^`\n]+)`", re.MULTILINE)
 FENCE = re.compile(r"^```!\s*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 
 
