@@ -242,3 +242,40 @@ async def test_an_mcp_prompt_asks_for_its_missing_argument_and_reaches_the_model
         await wait_idle(pilot)
         assert app.agent.messages[0].content == "Please review main.py."
         await manager.aclose()
+
+
+async def test_a_command_files_shell_line_asks_then_its_output_reaches_the_model(
+    tmp_path: Path,
+) -> None:
+    from agent_tui.core.permissions.setup import build_pipeline
+
+    from .helpers import wait_approval
+
+    commands = tmp_path / ".claude" / "commands" / "ops"
+    commands.mkdir(parents=True)
+    (commands / "mk.md").write_text(
+        "---\nargument-hint: [name]\nmodel: haiku\n---\nMade: !`touch $0 && echo made-$0`\n",
+        encoding="utf-8",
+    )
+    agent = make_agent(tmp_path, [{"text": "one"}, {"text": "two"}])
+    agent.policy = agent.executor.policy = build_pipeline(agent.cwd).pipeline
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "/mk yes.txt")
+        await wait_approval(pilot)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: _played(app) == 1, "the first turn")
+        await wait_idle(pilot)
+        assert app.agent.messages[0].content == "Made: made-yes.txt"
+        assert (tmp_path / "yes.txt").exists()
+        await submit(pilot, "/ops:mk no.txt")
+        await wait_approval(pilot)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: _played(app) == 2, "the second turn")
+        await wait_idle(pilot)
+        sent = app.agent.messages[-2].content
+        assert sent.startswith("Made: [shell line `touch no.txt && echo made-no.txt` not run:")
+        assert not (tmp_path / "no.txt").exists()
+        toasts = "\n".join(_toasts(app))
+        assert "!`touch no.txt && echo made-no.txt`: refused:" in toasts
+        assert toasts.count("model: haiku is not applied") == 1  # said once

@@ -1,9 +1,11 @@
 """Slash commands and piped input for headless runs (``agent-tui -p``).
 
 ``resolve`` turns the ``-p`` text into the prompt the model gets: a custom command or an MCP
-prompt is expanded (a missing required argument of an MCP prompt is an error naming it), a
-skill's ``/NAME request`` loads it into the prompt; ``/help`` and ``/skills`` print the lists;
-the other built-ins need the TUI and say so; ``//x`` sends ``/x``. ``read_stdin`` reads piped
+prompt is expanded (a missing required argument of an MCP prompt is an error naming it; a
+custom command's shell lines run under the session's rules, where an ask is refused as any
+headless ask is, and a refused line is a note in the prompt and on stderr), a skill's
+``/NAME request`` loads it into the prompt; ``/help`` and ``/skills`` print the lists; the
+other built-ins need the TUI and say so; ``//x`` sends ``/x``. ``read_stdin`` reads piped
 input (``cat log | agent-tui -p "why?"``, or ``-p -``) as bytes, decoded as UTF-8 with
 replacement, at most ``MAX_STDIN`` bytes.
 """
@@ -25,6 +27,7 @@ from agent_tui.core.commands import (
     help_text,
     split_command,
 )
+from agent_tui.core.commands.command_shell import CommandShell
 from agent_tui.core.commands.expand import CommandError, expand
 from agent_tui.core.skills import LIST, LOAD, invocation_prompt, listing, skill_commands
 
@@ -114,7 +117,11 @@ async def resolve(agent: Agent, text: str) -> Resolved | Done:
             2,
         )
     try:
-        expanded = await expand(parsed, prompts=sources[0] if sources else None)  # type: ignore[arg-type]
+        expanded = await expand(
+            parsed,
+            prompts=sources[0] if sources else None,  # type: ignore[arg-type]
+            shell=CommandShell(agent.executor, None),
+        )
     except CommandError as exc:
         return Done(str(exc), 2)
     return Resolved(expanded.prompt, (*notes, *expanded.notes))

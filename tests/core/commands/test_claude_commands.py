@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from agent_tui.core.commands import CommandRegistry
 from agent_tui.core.commands.frontmatter import Nested, split
+from agent_tui.core.commands.shell_lines import Ran, has_shell_lines, run_shell_lines
 
 
 def _write(path: Path, text: str) -> Path:
@@ -169,3 +172,29 @@ def test_subfolder_commands_answer_to_their_short_name_too(tmp_path: Path) -> No
     assert f"/build runs /frontend:build ({build}); /ops:build ({user}) keeps" in problems
     assert "/commit is a command file of that name; /git:commit" in problems
     assert "/help is a built-in; /tools:help" in problems
+
+
+@pytest.mark.parametrize(
+    ("body", "runs"),
+    [
+        ("Status: !`git status`", ["git status"]),
+        ('Say "!`echo hi`" twice', ["echo hi"]),
+        ("Use `save!` then `x`", []),  # the ! of save! is text
+        ("a \\!`touch x` b", []),  # escaped
+        ("```!\necho one\necho two\n```\nthen !`pwd`", ["echo one\necho two", "pwd"]),
+        ("```bash\n!`not in a fence`\n```", ["not in a fence"]),  # as Claude Code: fences too
+    ],
+)
+async def test_which_shell_lines_run(body: str, runs: list[str]) -> None:
+    ran: list[str] = []
+
+    async def run(command: str) -> Ran:
+        ran.append(command)
+        return Ran(f"<{len(ran)}>")
+
+    text, notes = await run_shell_lines(body, run)
+    assert ran == runs
+    assert notes == []
+    assert has_shell_lines(body) == bool(runs)
+    if not runs:
+        assert text == body.replace("\\!", "!")

@@ -14,10 +14,11 @@ named once in the problems and the file still loads. The arguments go into the b
 A file that cannot be used (not UTF-8, over ``MAX_BYTES``, bad front matter, a key it uses
 given as a nested map, a name that is not a command name, a link leading out of its
 directory) is reported and skipped; the others load. A project's files are repository data:
-they only ever become a prompt the user chose to send. ``allowed-tools`` and ``model`` are
-read and shown, but grant nothing (see ``CustomCommand.notes``): permissions stay with the
-rules and the mode. A project's file that names a ``script:PATH`` model (a local file that
-would script the model) is skipped.
+they only ever become a prompt the user chose to send, and their shell lines
+(``shell_lines``) only run as calls the permission rules judge. ``allowed-tools`` and
+``model`` are read and shown, but grant nothing (see ``CustomCommand.notes``): permissions
+stay with the rules and the mode. A project's file that names a ``script:PATH`` model (a
+local file that would script the model) is skipped.
 """
 
 from __future__ import annotations
@@ -84,8 +85,9 @@ class CustomCommand:
             )
         if self.allowed_tools:
             notes.append(
-                "allowed-tools is not applied: a command file grants no permission; the "
-                "permission rules and the mode decide, as for any prompt"
+                f"allowed-tools ({', '.join(self.allowed_tools)}) is not applied: a command "
+                "file grants no permission; the permission rules and the mode decide, for "
+                "its shell lines and for the model's calls, as for any prompt"
             )
         return notes
 

@@ -1,4 +1,9 @@
-"""An invocation of a custom command or an MCP prompt, expanded into the model's prompt."""
+"""An invocation of a custom command or an MCP prompt, expanded into the model's prompt.
+
+A custom command: its arguments put in (``arguments``), then its shell lines run and their
+output inlined (``shell_lines``, through ``shell``: ``command_shell.CommandShell``). Its
+``@path`` references stay in the prompt, where the turn attaches them as any typed
+``@`` mention (``core.mentions``: the same read rules, the same limits)."""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from typing import Any, Protocol
 
 from agent_tui.core.commands.mcp_prompts import PromptArgument, missing_message, render_messages
 from agent_tui.core.commands.registry import Invocation
+from agent_tui.core.commands.shell_lines import ShellRun, run_shell_lines
 
 MAX_PROMPT_CHARS = 1_000_000
 """An MCP prompt answering more text than this is refused (it would fill any context)."""
@@ -48,12 +54,15 @@ async def expand(
     *,
     prompts: PromptSource | None = None,
     answers: Mapping[str, str] | None = None,
+    shell: ShellRun | None = None,
 ) -> Expanded:
     """The prompt of a custom command or an MCP prompt. ``answers`` fill the arguments the
-    words left missing (the TUI asks for them); still missing ones raise ``CommandError``."""
+    words left missing (the TUI asks for them); still missing ones raise ``CommandError``.
+    ``shell`` runs a custom command's shell lines (None: each becomes a note)."""
     command = invocation.command
     if command.custom is not None:
-        return Expanded(command.custom.render(invocation.args), command.custom.notes)
+        text, ran = await run_shell_lines(command.custom.render(invocation.args), shell)
+        return Expanded(text, [*command.custom.notes, *ran])
     prompt = command.mcp
     if prompt is None:
         raise CommandError(f"/{command.name} is not a prompt command")

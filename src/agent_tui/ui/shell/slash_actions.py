@@ -7,6 +7,10 @@ once, ``/model`` opens the picker) and answers whether it was accepted (the prom
 cleared); an unknown command is a notice and never reaches the model. An MCP prompt asks for
 its missing required arguments (``ArgumentDialog``), is fetched in a worker, then sent; a
 skill's ``/NAME request`` is loaded in a worker (``core.skills.invocation_prompt``), then sent.
+A custom command with shell lines (``!`git status` ``) runs them in a worker under the
+session's rules (an ask is the usual permission prompt), then sends the prompt with their
+output; it waits for a running turn to end. What its front matter asks that is not applied is
+said once per command per session.
 
 Built-ins that change the session (``/clear``, ``/model``, ``/resume``…) refuse while a turn
 runs; ``/help``, ``/copy``, ``/spills``, ``/mcp`` and the like work any time.
@@ -20,7 +24,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.core.commands import CommandRegistry, Invocation, Plain, Unknown, help_text
+from agent_tui.core.commands.command_shell import CommandShell
 from agent_tui.core.commands.expand import CommandError, expand, missing_arguments
+from agent_tui.core.commands.shell_lines import has_shell_lines
 from agent_tui.core.permissions import Mode
 from agent_tui.core.skills import LOAD, invocation_prompt, listing, skill_commands
 from agent_tui.ui.common.format import shorten_home
@@ -29,6 +35,7 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from agent_tui.core.agent.agent import Agent
+    from agent_tui.ui.approval.desk import ApprovalDesk
     from agent_tui.ui.shell.main_screen import MainScreen
 
 
@@ -36,6 +43,7 @@ class SlashHost(Protocol):
     """What of the app the commands use (``AgentApp``)."""
 
     agent: Agent
+    desk: ApprovalDesk
 
     @property
     def main(self) -> MainScreen: ...
@@ -69,6 +77,8 @@ class SlashActions:
         self.app = app
         self.host = host
         self.registry = registry
+        self.noted: set[str] = set()
+        """The custom commands whose front-matter notes were said this session."""
 
     @classmethod
     def for_app(cls, app: App[Any], host: SlashHost) -> SlashActions:
@@ -117,9 +127,20 @@ class SlashActions:
     def run(self, invocation: Invocation) -> str | bool:
         command = invocation.command
         if command.custom is not None:
-            for note in command.custom.notes:
-                self.app.notify(note, title=f"/{command.name}", severity="warning")
-            return escape(command.custom.render(invocation.args))
+            if command.name not in self.noted:
+                self.noted.add(command.name)
+                for note in command.custom.notes:
+                    self.app.notify(note, title=f"/{command.name}", severity="warning")
+            rendered = command.custom.render(invocation.args)
+            if not has_shell_lines(rendered):
+                return escape(rendered)
+            if self.busy:
+                self.app.notify(
+                    f"/{command.name} runs shell lines: send it after the turn ends.",
+                    severity="warning",
+                )
+                return False
+            return self._later(self._custom(invocation))
         if command.mcp is not None:
             self.app.run_worker(self._mcp_prompt(invocation), group="slash", exit_on_error=False)
             return True
@@ -136,6 +157,22 @@ class SlashActions:
             self.app.notify(f"/{command.name} is not available here", severity="warning")
             return False
         return action(self, invocation.args)
+
+    async def _custom(self, invocation: Invocation) -> None:
+        """A custom command with shell lines: run them (asks go to the permission prompt),
+        then send the prompt with their output; each line that did not run is said."""
+        shell = CommandShell(self.host.agent.executor, self.host.desk.ask)
+        try:
+            expanded = await expand(invocation, shell=shell)
+        except asyncio.CancelledError:
+            shell.interrupted.set()
+            raise
+        name = invocation.command.name
+        custom = invocation.command.custom
+        skip = len(custom.notes) if custom is not None else 0
+        for note in expanded.notes[skip:]:
+            self.app.notify(note, title=f"/{name}: shell line", severity="warning")
+        self.host.send(escape(expanded.prompt))
 
     async def _mcp_prompt(self, invocation: Invocation) -> None:
         prompt = invocation.command.mcp
