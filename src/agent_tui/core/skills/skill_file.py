@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.core.commands.frontmatter import FrontMatterError, parse, split_top
+from agent_tui.core.commands.frontmatter import FrontMatterError, Nested, parse, split_top
 
 FILE = "SKILL.md"
 MAX_BYTES = 256 * 1024
@@ -177,4 +177,5 @@ def _value(number: int, key: str, value: str, more: list[str]) -> str | list[str
         parsed = parse([f"{key}: {value}", *(line.strip() for line in kept if line.strip())])
     except FrontMatterError as exc:
         raise SkillError(f"front matter line {number}: {key}: {exc}") from None
-    return parsed.get(key, "")
+    found = parsed.get(key, "")
+    return "" if isinstance(found, Nested) else found  # a nested map: not a skill's field
