@@ -52,7 +52,7 @@ from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.disclosure.marks import request_filters
 from agent_tui.core.events import CompactionEvent, Event, MemoryInfo, SessionStart
 from agent_tui.core.executor import ToolExecutor
-from agent_tui.core.hooks import Hooks
+from agent_tui.core.hooks import Hooks, SessionFacts
 from agent_tui.core.mentions import MentionResources
 from agent_tui.core.permissions import Asker, PermissionPolicy, SimplePolicy
 from agent_tui.core.plan import Plan, latest_plan
@@ -139,7 +139,7 @@ class Agent:
             hooks.sandbox = self.executor.sandbox
             hooks.env_names = tuple(self.settings.shell.env)
             hooks.reads = self.policy.reads
-            hooks.session_id = session.id if session is not None else ""
+            hooks.facts = lambda: SessionFacts.of(self._conversation.session, self.policy.mode)
         self.trust = trust
         """What of the project's files the user trusts (None: not gated here, e.g. tests)."""
         self.disclosure = disclosure

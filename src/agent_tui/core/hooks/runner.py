@@ -59,7 +59,7 @@ async def run_command(
     confined = await asyncio.to_thread(confined_because, spec, cwd)  # it looks at files
     if confined is None:  # the user's own program: as the user, outside any sandbox
         env = {**os.environ, **dict.fromkeys(PROJECT_VARS, str(cwd))}
-        return await _run(["/bin/sh", "-c", spec.command], spec, payload, cwd, env, None)
+        return await _run(spec.argv, spec, payload, cwd, env, None)
     # confined: it runs like a command, so what it plants in git's config is undone after it
     # as after a command (``command_guard``): a project hook is the project's code
     guard = await asyncio.to_thread(command_guard.before, sandbox)
@@ -86,7 +86,7 @@ async def _confined(
     reads: ReadGuard,
     guard: command_guard.Guard,
 ) -> HookProcess:
-    argv = ["/bin/sh", "-c", spec.command]
+    argv = spec.argv
     state = await asyncio.to_thread(lambda: sandbox.state)
     if state.refuses:
         return HookProcess(

@@ -6,12 +6,20 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.hooks.config import HookEventName, HookSpec, Scope, parse_hooks, trust_item
+from agent_tui.core.hooks.config import (
+    TOOL_EVENTS,
+    HookEventName,
+    HookSpec,
+    Scope,
+    parse_hooks,
+    trust_item,
+)
+from agent_tui.core.hooks.payload import SessionFacts, our_fields, tool_fields
 from agent_tui.core.hooks.runner import run_command
 from agent_tui.core.hooks.verdict import HookVerdict, judge
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
@@ -36,17 +44,15 @@ class Hooks:
     """The ``shell.env`` names sandboxed hooks get, as commands do."""
     reads: ReadGuard = NO_GUARD
     """The files sandboxed hooks must not see (the read rules), as commands do."""
-    session_id: str = ""
-    transcript_path: str = ""
+    facts: Callable[[], SessionFacts] = SessionFacts
+    """The session's id, its file and the permission mode, as they are when a hook runs (the
+    agent sets it: a session can be switched, a mode changed)."""
     waiting: dict[Path, tuple[TrustItem, list[HookSpec]]] = field(default_factory=dict)
     """Project files whose hooks wait for the user's trust."""
     problems: list[str] = field(default_factory=list)
 
     def __bool__(self) -> bool:
         return bool(self.specs)
-
-    def has(self, event: HookEventName) -> bool:
-        return any(spec.event == event for spec in self.specs)
 
     def trusted(self, items: Sequence[TrustItem]) -> None:
         """The user trusted ``items``: the hooks of those files run from now on."""
@@ -63,13 +69,29 @@ class Hooks:
             for source in self.waiting
         ]
 
+    def has(self, event: HookEventName, target: str | None = None) -> bool:
+        """Whether a hook of ``event`` runs for ``target`` (``HookSpec.matches``)."""
+        return any(spec.event == event and spec.matches(target) for spec in self.specs)
+
     def base(self, event: HookEventName) -> dict[str, Any]:
+        """What every event tells its hooks (Claude Code's common fields)."""
+        facts = self.facts()
         return {
-            "session_id": self.session_id,
-            "transcript_path": self.transcript_path,
+            "session_id": facts.session_id,
+            "transcript_path": facts.transcript_path,
             "cwd": str(self.cwd),
+            "permission_mode": facts.permission_mode,
             "hook_event_name": event,
         }
+
+    def tool_fields(self, tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:
+        """``tool_name`` and ``tool_input`` of our call as a Claude Code hook reads them."""
+        return tool_fields(tool, tool_input, self.cwd)
+
+    @staticmethod
+    def our_input(tool: str, updated: dict[str, Any]) -> dict[str, Any]:
+        """A hook's ``updatedInput`` in our field names (then validated by the tool)."""
+        return our_fields(tool, updated)
 
     async def run(
         self,
@@ -78,10 +100,14 @@ class Hooks:
         *,
         tool: str | None = None,
         call_id: str | None = None,
+        match: str | None = None,
     ) -> HookVerdict:
-        """Run every hook of ``event`` that matches ``tool`` (in parallel) and combine them."""
+        """Run every hook of ``event`` that matches (in parallel) and combine them: on a tool
+        event its matcher is matched against ``tool`` (our name), on the others against
+        ``match`` (``SessionStart``'s source, ``PreCompact``'s trigger…)."""
         verdict = HookVerdict()
-        specs = [s for s in self.specs if s.event == event and s.matches(tool)]
+        target = tool if event in TOOL_EVENTS else match
+        specs = [s for s in self.specs if s.event == event and s.matches(target)]
         if not specs:
             return verdict
         data = {**self.base(event), **payload}
