@@ -33,11 +33,13 @@ nothing (a ``PostToolUse`` hook comes after its call: nothing to undo).
 
 ``config`` parses the settings' ``"hooks"`` sections; ``session`` holds a session's hooks and
 runs an event's (``Hooks``, ``load_hooks``); ``verdict`` folds their answers together;
-``payload`` writes what a hook reads; ``runner`` runs one hook's command (``placement`` decides whether it is confined);
-``failures`` says why a hook could not answer. This module only re-exports.
+``payload`` writes what a hook reads; ``runner`` runs one hook's command (``placement``
+decides whether it is confined); ``failures`` says why a hook could not answer. This module
+only re-exports.
 
-It may import ``core.claude`` (the names table), ``core.events``, ``core.sandbox``, ``core.settings``, ``core.state.trust`` and
-``core.tools.reads``; the agent, the executor and ``cli.assemble`` use it.
+It may import ``core.claude`` (the names table), ``core.events``, ``core.sandbox``,
+``core.settings``, ``core.state.trust`` and ``core.tools.reads``; the agent, the executor and
+``cli.assemble`` use it.
 """
 
 from agent_tui.core.hooks.config import CLAUDE_ALIASES, EVENTS, HookSpec
