@@ -463,7 +463,7 @@ class Agent:
             return None
         self.closed = True
         await self.settle()
-        self.unsaved = await self._switch.finish()
+        self.unsaved = await self._switch.finish(self.hooks)
         for source in self.tool_sources:
             try:
                 await source.aclose()

@@ -32,8 +32,11 @@ HookEventName = Literal[
     "PostToolUseFailure",
     "UserPromptSubmit",
     "Stop",
+    "SubagentStop",
     "SessionStart",
+    "SessionEnd",
     "PreCompact",
+    "Notification",
 ]
 EVENTS: tuple[HookEventName, ...] = (
     "PreToolUse",
@@ -41,8 +44,11 @@ EVENTS: tuple[HookEventName, ...] = (
     "PostToolUseFailure",
     "UserPromptSubmit",
     "Stop",
+    "SubagentStop",
     "SessionStart",
+    "SessionEnd",
     "PreCompact",
+    "Notification",
 )
 TOOL_EVENTS: frozenset[str] = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
 """Events whose matcher is matched against the tool's name (ours and Claude Code's); the

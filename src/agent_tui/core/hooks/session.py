@@ -5,12 +5,14 @@ files (the user's run as the user's programs; a project file's wait until truste
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_tui.core.events import HookEvent
 from agent_tui.core.hooks.config import (
     TOOL_EVENTS,
     HookEventName,
@@ -31,6 +33,8 @@ from agent_tui.core.settings import (
 )
 from agent_tui.core.state.trust import ProjectTrust, TrustItem
 from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -128,6 +132,23 @@ class Hooks:
                 shown = shown.model_copy(update={"message": message})
             verdict.events.append(shown)
         return verdict
+
+
+async def session_end(hooks: Hooks | None, reason: str) -> list[HookEvent]:
+    """Run the ``SessionEnd`` hooks (matched against ``reason``: Claude Code's ``clear``,
+    ``logout``, ``prompt_input_exit``, ``other``): they cannot block the end; what they said
+    is returned (and a failure logged), never raised."""
+    if hooks is None or not hooks.has("SessionEnd", reason):
+        return []
+    try:
+        verdict = await hooks.run("SessionEnd", {"reason": reason}, match=reason)
+    except Exception:
+        log.exception("the SessionEnd hooks failed")
+        return []
+    for event in verdict.events:
+        if event.outcome != "ok":
+            log.warning("SessionEnd hook %s: %s %s", event.command, event.outcome, event.message)
+    return verdict.events
 
 
 def load_hooks(
