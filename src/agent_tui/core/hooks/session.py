@@ -21,10 +21,12 @@ from agent_tui.core.hooks.config import (
     parse_hooks,
     trust_item,
 )
+from agent_tui.core.hooks.envfile import ENV_FILE, make_env_file, take_env_file
 from agent_tui.core.hooks.payload import SessionFacts, our_fields, tool_fields
 from agent_tui.core.hooks.runner import run_command
 from agent_tui.core.hooks.verdict import HookVerdict, judge
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
+from agent_tui.core.sandbox.environment import passes
 from agent_tui.core.settings import (
     local_settings_path,
     project_settings_path,
@@ -116,22 +118,87 @@ class Hooks:
             return verdict
         data = {**self.base(event), **payload}
         started = time.monotonic()
-        done = await asyncio.gather(
-            *(
-                run_command(
-                    spec, data, self.cwd, self.sandbox, env_names=self.env_names, reads=self.reads
+        files = await asyncio.to_thread(self._env_files, event, len(specs))
+        try:
+            done = await asyncio.gather(
+                *(
+                    run_command(
+                        spec,
+                        data,
+                        self.cwd,
+                        self.sandbox,
+                        env_names=self.env_names,
+                        reads=self.reads,
+                        extra={ENV_FILE: str(path)} if path is not None else None,
+                    )
+                    for spec, path in zip(specs, files, strict=True)
                 )
-                for spec in specs
             )
-        )
+        finally:
+            taken = await asyncio.shield(asyncio.to_thread(self._take_env, files))
         elapsed = round(time.monotonic() - started, 3)
-        for spec, proc in zip(specs, done, strict=True):
+        for spec, proc, env in zip(specs, done, taken, strict=True):
             shown = judge(spec, proc, event, verdict, call_id, tool, elapsed)
-            if proc.undone:  # what the git check undid after a confined hook
-                message = "; ".join(m for m in (shown.message, proc.undone) if m)
-                shown = shown.model_copy(update={"message": message})
+            notes = (shown.message, proc.undone, self._apply_env(spec, *env) if env else None)
+            if any(notes[1:]):  # what the git check undid, what CLAUDE_ENV_FILE set
+                shown = shown.model_copy(update={"message": "; ".join(m for m in notes if m)})
             verdict.events.append(shown)
         return verdict
+
+    def _env_files(self, event: HookEventName, count: int) -> list[Path | None]:
+        """An empty ``CLAUDE_ENV_FILE`` for each SessionStart hook (blocking)."""
+        if event != "SessionStart":
+            return [None] * count
+        where = self.sandbox.temp_dir if self.sandbox is not UNCONFINED else None
+        files: list[Path | None] = []
+        for _ in range(count):
+            try:
+                files.append(make_env_file(where))
+            except OSError:
+                files.append(None)  # the hook runs without one, as it would elsewhere
+        return files
+
+    def _take_env(
+        self, files: list[Path | None]
+    ) -> list[tuple[dict[str, str], list[str], bool] | None]:
+        """What each hook wrote to its ``CLAUDE_ENV_FILE`` (the files removed), and whether
+        commands run in the sandbox (blocking: it may probe the sandbox)."""
+        taken: list[tuple[dict[str, str], list[str], bool] | None] = []
+        for path in files:
+            found, problems = take_env_file(path) if path is not None else ({}, [])
+            if not found and not problems:
+                taken.append(None)
+                continue
+            sandboxed = self.sandbox is not UNCONFINED and self.sandbox.state.shell is not None
+            taken.append((found, problems, sandboxed))
+        return taken
+
+    def _apply_env(
+        self, spec: HookSpec, found: dict[str, str], problems: list[str], sandboxed: bool
+    ) -> str:
+        """Apply what a user hook set for the session's commands; say what it set, what the
+        allow-list keeps out, and that a project hook sets nothing (fail closed)."""
+        names = ", ".join(sorted(found))
+        notes = list(problems)
+        if not found:
+            pass
+        elif spec.scope != "user":
+            notes.append(
+                f"the variables it wrote to CLAUDE_ENV_FILE ({names}) are not applied: a "
+                "project's hook does not set the environment of the agent's commands"
+            )
+        elif self.sandbox is UNCONFINED:
+            notes.append(f"CLAUDE_ENV_FILE ({names}) not applied: no session sandbox here")
+        else:
+            self.sandbox.hook_env.update(found)
+            out = [n for n in sorted(found) if sandboxed and not passes(n, self.env_names)]
+            notes.append(f"set for the session's commands: {names}")
+            if out:
+                notes.append(
+                    f"kept out of sandboxed commands by the environment allow-list: "
+                    f"{', '.join(out)} (list them in shell.env of your user settings)"
+                )
+        return "; ".join(notes)
 
 
 async def session_end(hooks: Hooks | None, reason: str) -> list[HookEvent]:
