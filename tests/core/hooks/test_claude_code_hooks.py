@@ -336,3 +336,13 @@ def test_claude_code_hook_config_shapes_are_read_or_named(tmp_path: Path) -> Non
     assert "\"type\": 'prompt' hook" in text
     assert '"if" condition is not read' in text
     assert "Claude Code's PermissionRequest hooks are not run here" in text
+
+
+async def test_post_tool_use_response_has_claude_code_fields(lab: Lab) -> None:
+    """A formatter hook reads ``tool_response.filePath`` (or ``tool_input.file_path``)."""
+    seen = lab.root / "seen.txt"
+    body = f"jq -r '.tool_response.filePath + \"|\" + (.tool_response.success|tostring)' > {seen}\n"
+    hook = script(lab.root / "fmt.sh", body)
+    hooks = _hooks(lab, {"PostToolUse": _one("Edit|Write", str(hook))})
+    await collect(_agent(lab, _call("write_file", path="a.py", content="x=1\n"), hooks), "go")
+    assert seen.read_text(encoding="utf-8") == f"{lab.work / 'a.py'}|true\n"

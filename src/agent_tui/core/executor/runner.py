@@ -307,7 +307,7 @@ class ToolExecutor:
         else:
             event = "PostToolUse"
             content = output.content if output is not None else ""
-            fields["tool_response"] = {"content": content, "is_error": False}
+            fields["tool_response"] = self.hooks.tool_response(fields, content)
         try:
             verdict = await self.hooks.run(event, fields, tool=tool, call_id=plan.call.id)
         except Exception:  # a hook must never cost the result

@@ -72,9 +72,29 @@ def tool_fields(tool: str, tool_input: dict[str, Any], cwd: Path) -> dict[str, A
     return {"tool_name": names.claude_name(tool), "tool_input": shown}
 
 
+def tool_response(fields: dict[str, Any], content: str) -> dict[str, Any]:
+    """``tool_response`` of a call that succeeded: ours (``content``) with the fields Claude
+    Code's hooks read of the same tools (``stdout`` of ``Bash``; ``filePath`` and ``success``
+    of the file tools). ``fields``: what ``tool_fields`` gave for the call."""
+    response: dict[str, Any] = {"content": content, "is_error": False}
+    if fields.get("tool_name") == "Bash":
+        response |= {"stdout": content, "stderr": "", "interrupted": False}
+    path = fields.get("tool_input", {}).get(FILE_FIELD)
+    if isinstance(path, str):
+        response |= {"filePath": path, "success": True}
+    return response
+
+
 def our_fields(tool: str, updated: dict[str, Any]) -> dict[str, Any]:
     """A hook's ``updatedInput`` (Claude Code's field names, or ours) in our field names."""
     return names.our_input(tool, updated)
 
 
-__all__ = ["CLAUDE_MODES", "NO_TRANSCRIPT", "SessionFacts", "our_fields", "tool_fields"]
+__all__ = [
+    "CLAUDE_MODES",
+    "NO_TRANSCRIPT",
+    "SessionFacts",
+    "our_fields",
+    "tool_fields",
+    "tool_response",
+]

@@ -22,7 +22,7 @@ from agent_tui.core.hooks.config import (
     trust_item,
 )
 from agent_tui.core.hooks.envfile import ENV_FILE, make_env_file, take_env_file
-from agent_tui.core.hooks.payload import SessionFacts, our_fields, tool_fields
+from agent_tui.core.hooks.payload import SessionFacts, our_fields, tool_fields, tool_response
 from agent_tui.core.hooks.runner import run_command
 from agent_tui.core.hooks.verdict import HookVerdict, judge
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
@@ -93,6 +93,11 @@ class Hooks:
     def tool_fields(self, tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:
         """``tool_name`` and ``tool_input`` of our call as a Claude Code hook reads them."""
         return tool_fields(tool, tool_input, self.cwd)
+
+    @staticmethod
+    def tool_response(fields: dict[str, Any], content: str) -> dict[str, Any]:
+        """``tool_response`` of a call that succeeded, with Claude Code's fields too."""
+        return tool_response(fields, content)
 
     @staticmethod
     def our_input(tool: str, updated: dict[str, Any]) -> dict[str, Any]:
