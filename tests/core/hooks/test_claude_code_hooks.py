@@ -321,6 +321,7 @@ def test_claude_code_hook_config_shapes_are_read_or_named(tmp_path: Path) -> Non
                 "hooks": [
                     {"type": "command", "command": "/usr/bin/python3", "args": ["g.py", "-v"]},
                     {"type": "prompt", "prompt": "Is this safe? $ARGUMENTS"},
+                    {"type": "agent", "prompt": "Check the tests pass"},
                     {"type": "command", "command": "guard.sh", "if": "Bash(git *)"},
                 ],
             }
@@ -328,12 +329,13 @@ def test_claude_code_hook_config_shapes_are_read_or_named(tmp_path: Path) -> Non
         "PermissionRequest": [{"hooks": [{"type": "command", "command": "x"}]}],
     }
     specs, problems = parse_hooks(raw, tmp_path / "settings.json", "user")
-    assert [s.argv for s in specs] == [
+    assert [s.argv for s in specs if s.prompt is None] == [
         ["/usr/bin/python3", "g.py", "-v"],
         ["/bin/sh", "-c", "guard.sh"],  # its "if" is not read: it runs more often, never less
     ]
+    assert [s.prompt for s in specs if s.prompt is not None] == ["Is this safe? $ARGUMENTS"]
     text = "\n".join(problems)
-    assert "\"type\": 'prompt' hook" in text
+    assert "\"type\": 'agent' hook" in text
     assert '"if" condition is not read' in text
     assert "Claude Code's PermissionRequest hooks are not run here" in text
 

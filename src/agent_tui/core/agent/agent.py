@@ -31,6 +31,7 @@ from pathlib import Path
 from agent_tui.core.agent.compacting import Compactor, nested_memory
 from agent_tui.core.agent.control import AgentBusy, Interrupted, RunControl
 from agent_tui.core.agent.conversation_state import ConversationState, StartSource
+from agent_tui.core.agent.hook_binding import bind_hooks
 from agent_tui.core.agent.inbox import Inbox
 from agent_tui.core.agent.prompt import system_prompt
 from agent_tui.core.agent.rewinding import Rewinder
@@ -52,7 +53,7 @@ from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.disclosure.marks import request_filters
 from agent_tui.core.events import CompactionEvent, Event, MemoryInfo, SessionStart
 from agent_tui.core.executor import ToolExecutor
-from agent_tui.core.hooks import Hooks, SessionFacts
+from agent_tui.core.hooks import Hooks
 from agent_tui.core.mentions import MentionResources
 from agent_tui.core.permissions import Asker, PermissionPolicy, SimplePolicy
 from agent_tui.core.plan import Plan, latest_plan
@@ -135,11 +136,8 @@ class Agent:
         )
         if own_sandbox:  # a shared one (a subagent's) is the policy's already
             self.policy.use_sandbox(self.executor.sandbox)
-        if hooks is not None:
-            hooks.sandbox = self.executor.sandbox
-            hooks.env_names = tuple(self.settings.shell.env)
-            hooks.reads = self.policy.reads
-            hooks.facts = lambda: SessionFacts.of(self._conversation.session, self.policy.mode)
+        if hooks is not None:  # its sandbox, the session, the model of prompt hooks
+            bind_hooks(hooks, self)
         self.trust = trust
         """What of the project's files the user trusts (None: not gated here, e.g. tests)."""
         self.disclosure = disclosure

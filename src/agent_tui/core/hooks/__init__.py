@@ -33,9 +33,10 @@ nothing (a ``PostToolUse`` hook comes after its call: nothing to undo).
 
 ``config`` parses the settings' ``"hooks"`` sections; ``session`` holds a session's hooks and
 runs an event's (``Hooks``, ``load_hooks``); ``verdict`` folds their answers together;
-``payload`` writes what a hook reads; ``runner`` runs one hook's command (``placement``
-decides whether it is confined); ``failures`` says why a hook could not answer. This module
-only re-exports.
+``payload`` writes what a hook reads; ``prompts`` has the session's model judge a ``"type":
+"prompt"`` hook; ``envfile`` reads ``CLAUDE_ENV_FILE``; ``runner`` runs one hook's command
+(``placement`` decides whether it is confined); ``failures`` says why a hook could not answer.
+This module only re-exports.
 
 It may import ``core.claude`` (the names table), ``core.events``, ``core.sandbox``,
 ``core.settings``, ``core.state.trust`` and ``core.tools.reads``; the agent, the executor and

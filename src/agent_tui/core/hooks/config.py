@@ -105,6 +105,10 @@ class HookSpec:
     args: tuple[str, ...] | None = None
     """Exec form (``"args": [...]``): ``command`` is the program, run with these arguments
     and no shell; None: ``command`` is a shell command line."""
+    prompt: str | None = None
+    """A ``"type": "prompt"`` hook: this text (``$ARGUMENTS``: the event's JSON) is judged by
+    the session's model, which answers ``{"ok": …, "reason": …}`` (``core.hooks.prompts``);
+    ``command`` is empty."""
 
     @property
     def argv(self) -> list[str]:
@@ -116,6 +120,8 @@ class HookSpec:
     @property
     def shown(self) -> str:
         """The command as one line (exec form: quoted as a shell would read it)."""
+        if self.prompt is not None:
+            return "prompt: " + " ".join(self.prompt.split())
         return self.command if self.args is None else shlex.join(self.argv)
 
     @property
@@ -197,13 +203,19 @@ def _one(
         return None
     kind = hook.get("type", "command")
     command = hook.get("command")
-    if kind != "command":
+    prompt = hook.get("prompt")
+    if kind == "prompt":
+        if not isinstance(prompt, str) or not prompt.strip():
+            problems.append(f'{where} needs "prompt" (the text the model judges); ignored')
+            return None
+        command = ""
+    elif kind != "command":
         problems.append(
-            f'{where} is a "type": {kind!r} hook: only "command" hooks run here (a prompt or '
-            "agent hook is not judged by a model here); ignored"
+            f'{where} is a "type": {kind!r} hook: only "command" and "prompt" hooks run here; '
+            "ignored"
         )
         return None
-    if not isinstance(command, str) or not command.strip():
+    elif not isinstance(command, str) or not command.strip():
         problems.append(f'{where} needs "command" (a shell command line); ignored')
         return None
     args = hook.get("args")
@@ -240,6 +252,7 @@ def _one(
         scope,
         on_failure,
         tuple(args) if args is not None else None,
+        prompt if kind == "prompt" else None,
     )
 
 

@@ -23,6 +23,7 @@ from agent_tui.core.hooks.config import (
 )
 from agent_tui.core.hooks.envfile import ENV_FILE, make_env_file, take_env_file
 from agent_tui.core.hooks.payload import SessionFacts, our_fields, tool_fields, tool_response
+from agent_tui.core.hooks.prompts import Judge, run_prompt
 from agent_tui.core.hooks.runner import run_command
 from agent_tui.core.hooks.verdict import HookVerdict, judge
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
@@ -53,6 +54,9 @@ class Hooks:
     facts: Callable[[], SessionFacts] = SessionFacts
     """The session's id, its file and the permission mode, as they are when a hook runs (the
     agent sets it: a session can be switched, a mode changed)."""
+    judge: Judge | None = None
+    """Asks the session's model, for ``"type": "prompt"`` hooks (the agent sets it; None: a
+    prompt hook cannot run, and fails as a hook that cannot run does)."""
     waiting: dict[Path, tuple[TrustItem, list[HookSpec]]] = field(default_factory=dict)
     """Project files whose hooks wait for the user's trust."""
     problems: list[str] = field(default_factory=list)
@@ -127,7 +131,9 @@ class Hooks:
         try:
             done = await asyncio.gather(
                 *(
-                    run_command(
+                    run_prompt(spec, data, self.judge)
+                    if spec.prompt is not None
+                    else run_command(
                         spec,
                         data,
                         self.cwd,
