@@ -64,9 +64,11 @@ async def test_exit_2_blocks_with_stderr_as_reason(tmp_path: Path) -> None:
     assert not (tmp_path / "out.txt").exists()
     sent = _read_json(hook + ".in")
     assert sent["hook_event_name"] == "PreToolUse"
-    assert sent["tool_name"] == "write_file"
-    assert sent["tool_input"]["path"] == "out.txt"
+    assert sent["tool_name"] == "Write"  # as Claude Code names it, with its field names
+    assert sent["tool_input"]["file_path"] == str(tmp_path / "out.txt")
+    assert sent["tool_use_id"] == "w"
     assert sent["cwd"] == str(tmp_path)
+    assert sent["permission_mode"] == "bypassPermissions"
     assert of_type(events, "hook")[0].outcome == "blocked"
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from agent_tui.core.agent.compacting import Compactor, nested_memory
 from agent_tui.core.agent.control import AgentBusy, Interrupted, RunControl
 from agent_tui.core.agent.conversation_state import ConversationState, StartSource
+from agent_tui.core.agent.hook_binding import bind_hooks
 from agent_tui.core.agent.inbox import Inbox
 from agent_tui.core.agent.prompt import system_prompt
 from agent_tui.core.agent.rewinding import Rewinder
@@ -133,11 +134,8 @@ class Agent:
         )
         if own_sandbox:  # a shared one (a subagent's) is the policy's already
             self.policy.use_sandbox(self.executor.sandbox)
-        if hooks is not None:
-            hooks.sandbox = self.executor.sandbox
-            hooks.env_names = tuple(self.settings.shell.env)
-            hooks.reads = self.policy.reads
-            hooks.session_id = session.id if session is not None else ""
+        if hooks is not None:  # its sandbox, the session, the model of prompt hooks
+            bind_hooks(hooks, self)
         self.trust = trust
         """What of the project's files the user trusts (None: not gated here, e.g. tests)."""
         self.disclosure = disclosure
@@ -463,7 +461,7 @@ class Agent:
             return None
         self.closed = True
         await self.settle()
-        self.unsaved = await self._switch.finish()
+        self.unsaved = await self._switch.finish(self.hooks)
         for source in self.tool_sources:
             try:
                 await source.aclose()

@@ -96,10 +96,10 @@ class Compactor:
         host, state = self.host, self.conversation
         end = fold_point(state.messages, host.settings.compaction.keep_turns)
         before = host.context().tokens
-        if end and host.hooks is not None and host.hooks.has("PreCompact"):
-            trigger = "manual" if reason == "manual" else "auto"
+        trigger = "manual" if reason == "manual" else "auto"
+        if end and host.hooks is not None and host.hooks.has("PreCompact", trigger):
             verdict = await host.hooks.run(
-                "PreCompact", {"trigger": trigger, "custom_instructions": focus}
+                "PreCompact", {"trigger": trigger, "custom_instructions": focus}, match=trigger
             )
             if verdict.blocked or verdict.stop:
                 yield CompactionEvent(
@@ -176,6 +176,8 @@ class Compactor:
         # at the next read below its directory
         host.memory.folded_away(nested_memory(state.messages))
         host.file_state.clear()  # the model keeps a summary of what it read, not the text
+        if state.start_source is None:  # SessionStart hooks matching "compact" run next
+            state.start_source = "compact"
         yield CompactionEvent(
             phase="end",
             reason=reason,

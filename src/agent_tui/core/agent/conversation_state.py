@@ -14,7 +14,7 @@ from typing import Literal
 from agent_tui.core.conversation.session import SessionLog, session_usage
 from agent_tui.core.transcript import Message, Usage
 
-StartSource = Literal["startup", "resume", "clear"]
+StartSource = Literal["startup", "resume", "clear", "compact"]
 
 
 class ConversationState:
@@ -30,7 +30,8 @@ class ConversationState:
             "resume" if session and session.messages else "startup"
         )
         """The SessionStart hooks still to run, before the session's first turn (their
-        context goes with its prompt): startup, resume, clear; None once they ran."""
+        context goes with its prompt): startup, resume, clear, compact (after a compaction);
+        None once they ran."""
 
     def append(self, message: Message) -> None:
         """Add ``message`` to the transcript, and to the session file when there is one."""

@@ -22,6 +22,7 @@ from agent_tui.core.budget import SpillStore
 from agent_tui.core.conversation.rewind import RewindError
 from agent_tui.core.conversation.session import SessionLog, session_usage
 from agent_tui.core.conversation.session_store import SessionStore, in_use_note
+from agent_tui.core.hooks import Hooks, session_end
 from agent_tui.core.transcript import Usage
 
 log = logging.getLogger(__name__)
@@ -99,10 +100,11 @@ class SessionSwitch:
         state.session, state.messages, state.folded = fork, list(fork.messages), list(fork.folded)
         return fork
 
-    async def finish(self) -> str | None:
-        """The agent closes: the session file finished and released, the reference record
-        detached. Returns what of the session could not be saved, and where it went (None
-        when everything was saved)."""
+    async def finish(self, hooks: Hooks | None = None) -> str | None:
+        """The agent closes: its ``SessionEnd`` hooks run (reason ``other``), the session
+        file finished and released, the reference record detached. Returns what of the
+        session could not be saved, and where it went (None when everything was saved)."""
+        await session_end(hooks, "other")  # before the file is finished: they may read it
         unsaved = None
         if self.conversation.session is not None:
             unsaved = await asyncio.to_thread(self.conversation.session.finish)

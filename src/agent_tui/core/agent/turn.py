@@ -146,8 +146,8 @@ class TurnRunner:
         sent = expansion.text
         if hooks is not None and state.start_source is not None:
             source, state.start_source = state.start_source, None
-            if hooks.has("SessionStart"):
-                started = await hooks.run("SessionStart", {"source": source})
+            if hooks.has("SessionStart", source):  # its matcher: startup, resume, clear, compact
+                started = await hooks.run("SessionStart", {"source": source}, match=source)
                 for hook_event in started.events:
                     yield hook_event
                 if started.additional_context:

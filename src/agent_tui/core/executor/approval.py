@@ -47,6 +47,9 @@ log = logging.getLogger(__name__)
 PreHook = Callable[[CallPlan], AsyncIterator[Event]]
 """Runs the PreToolUse hooks of a call (``ToolExecutor._pre_hooks``): yields their events and
 leaves their verdict in ``plan.hook`` (with a rewritten input already in ``plan.prepared``)."""
+Notify = Callable[[CallPlan], Awaitable[list[Event]]]
+"""Runs the Notification hooks of a permission prompt (``ToolExecutor._notify``), while the
+prompt is open; their events follow its answer."""
 Precheck = Callable[[CallPlan], Awaitable[ToolErrorInfo | None]]
 """Runs a call's ``Tool.precheck`` (in the context the call would run in)."""
 
@@ -140,6 +143,7 @@ async def authorize(
     interrupted: asyncio.Event,
     precheck: Precheck | None = None,
     pre_hook: PreHook | None = None,
+    notify: Notify | None = None,
 ) -> AsyncIterator[Event]:
     """Decide allow/ask/deny for ``plan``; yield the prompt event and any final event.
 
@@ -186,6 +190,7 @@ async def authorize(
             asking = ApprovalRequest(
                 plan.call, prepared.tool, prepared.input, decision, caveats=caveats, pending=pending
             )
+            noticed = asyncio.ensure_future(notify(plan)) if notify is not None else None
             try:
                 approval = await ask_unless_interrupted(asker, asking, interrupted)
             except Exception as exc:  # a broken prompt denies; it must not end the session
@@ -196,6 +201,9 @@ async def authorize(
             else:
                 reason = "The user denied this call."
                 by = "user"
+            if noticed is not None:  # the Notification hooks ran while the prompt was open
+                for event in await noticed:
+                    yield event
             if approval is None:
                 await results.interrupted(plan)
                 for event in results.drain():

@@ -28,6 +28,8 @@ class PlanHook:
     permission: str | None = None
     """``allow`` or ``ask`` (a deny is ``refused``)."""
     reason: str = ""
+    context: str = ""
+    """The hooks' ``additionalContext``: added to what the model reads of the result."""
 
 
 @dataclass

@@ -30,7 +30,7 @@ import json
 import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from agent_tui.core.budget import BudgetSettings, SpillStore, TurnBudget
 from agent_tui.core.budget.ordered import OrderedResults
@@ -178,6 +178,7 @@ class ToolExecutor:
                             interrupted,
                             self._precheck,
                             self._pre_hooks if self._hooked("PreToolUse") else None,
+                            self._notify if self._hooked("Notification") else None,
                         ):
                             yield event
                         if self.lifecycle.state(plan.index) is CallPhase.QUEUED:
@@ -224,7 +225,10 @@ class ToolExecutor:
         tool = prepared.tool.name
         verdict = await self.hooks.run(
             "PreToolUse",
-            {"tool_name": tool, "tool_input": prepared.input.model_dump(mode="json")},
+            {
+                **self.hooks.tool_fields(tool, prepared.input.model_dump(mode="json")),
+                "tool_use_id": plan.call.id,
+            },
             tool=tool,
             call_id=plan.call.id,
         )
@@ -237,9 +241,14 @@ class ToolExecutor:
         if verdict.blocked:
             plan.hook = PlanHook(refused=f"Rejected by hook: {verdict.reason}")
             return
-        plan.hook = PlanHook(permission=verdict.permission, reason=verdict.permission_reason)
-        if verdict.updated_input is not None:
-            again = self.registry.prepare(tool, json.dumps(verdict.updated_input))
+        plan.hook = PlanHook(
+            permission=verdict.permission,
+            reason=verdict.permission_reason,
+            context=verdict.additional_context,
+        )
+        if verdict.updated_input is not None:  # Claude Code's field names, or ours
+            updated = self.hooks.our_input(tool, verdict.updated_input)
+            again = self.registry.prepare(tool, json.dumps(updated))
             if isinstance(again, ToolErrorInfo):
                 plan.hook = PlanHook(
                     refused="Rejected by hook: its rewritten input is not valid for "
@@ -248,44 +257,69 @@ class ToolExecutor:
                 return
             plan.prepared = again
 
+    async def _notify(self, plan: CallPlan) -> list[Event]:
+        """The Notification hooks of a permission prompt for ``plan`` (Claude Code's
+        ``permission_prompt``); never raises: a notification is not worth a call."""
+        if self.hooks is None or plan.prepared is None:
+            return []
+        name = self.hooks.tool_fields(plan.prepared.tool.name, {})["tool_name"]
+        payload = {
+            "message": f"agent-tui needs your permission to use {name}",
+            "title": "agent-tui",
+            "notification_type": "permission_prompt",
+        }
+        try:
+            verdict = await self.hooks.run("Notification", payload, match="permission_prompt")
+        except Exception:
+            log.exception("the Notification hooks failed")
+            return []
+        return list(verdict.events)
+
     async def _run_call(self, plan: CallPlan, ctx: ToolContext) -> DispatchOutcome:
         """One call through the registry, then the nested memory its read found (if any),
         then its PostToolUse hooks."""
         outcome = await self._dispatch(plan, ctx)
         if self.memory is not None and outcome.output is not None:
             self._add_nested_memory(plan, ctx, outcome)
-        if self._hooked("PostToolUse") and outcome.output is not None:
-            await self._post_hooks(plan, outcome)
+        if plan.hook is not None and plan.hook.context:
+            _add(outcome, f"[PreToolUse hook context: {plan.hook.context}]")
+        failed = outcome.error is not None or (
+            outcome.output is not None and outcome.output.is_error
+        )
+        if self._hooked("PostToolUseFailure" if failed else "PostToolUse"):
+            await self._post_hooks(plan, outcome, failed)
         return outcome
 
-    async def _post_hooks(self, plan: CallPlan, outcome: DispatchOutcome) -> None:
-        """PostToolUse: a block's reason and any additional context are added to what the
-        model reads of the result (the call has run; nothing is undone)."""
-        prepared, output = plan.prepared, outcome.output
-        if self.hooks is None or prepared is None or output is None:
+    async def _post_hooks(self, plan: CallPlan, outcome: DispatchOutcome, failed: bool) -> None:
+        """PostToolUse (the call succeeded) or PostToolUseFailure (it failed), as in Claude
+        Code: a block's reason and any additional context are added to what the model reads
+        of the result (the call has run; nothing is undone)."""
+        prepared, output, error = plan.prepared, outcome.output, outcome.error
+        if self.hooks is None or prepared is None or (output is None and error is None):
             return
         tool = prepared.tool.name
+        fields = self.hooks.tool_fields(tool, prepared.input.model_dump(mode="json"))
+        fields["tool_use_id"] = plan.call.id
+        if failed:
+            event: Literal["PostToolUse", "PostToolUseFailure"] = "PostToolUseFailure"
+            text = error.message if error is not None else output.content if output else ""
+            fields |= {"error": text, "is_interrupt": False}
+        else:
+            event = "PostToolUse"
+            content = output.content if output is not None else ""
+            fields["tool_response"] = self.hooks.tool_response(fields, content)
         try:
-            verdict = await self.hooks.run(
-                "PostToolUse",
-                {
-                    "tool_name": tool,
-                    "tool_input": prepared.input.model_dump(mode="json"),
-                    "tool_response": {"content": output.content, "is_error": output.is_error},
-                },
-                tool=tool,
-                call_id=plan.call.id,
-            )
+            verdict = await self.hooks.run(event, fields, tool=tool, call_id=plan.call.id)
         except Exception:  # a hook must never cost the result
-            log.exception("the PostToolUse hooks of %s failed", tool)
+            log.exception("the %s hooks of %s failed", event, tool)
             return
         self.hook_events += verdict.events
         if verdict.stop:  # the result stands; the turn ends after this request's calls
             self.stopped_by_hook = verdict.stop_reason
         if verdict.blocked:
-            output.content += f"\n\n[PostToolUse hook: {verdict.reason}]"
+            _add(outcome, f"[{event} hook: {verdict.reason}]")
         if verdict.additional_context:
-            output.content += f"\n\n[PostToolUse hook context: {verdict.additional_context}]"
+            _add(outcome, f"[{event} hook context: {verdict.additional_context}]")
 
     def _add_nested_memory(
         self, plan: CallPlan, ctx: ToolContext, outcome: DispatchOutcome
@@ -354,3 +388,11 @@ def _watched(plan: CallPlan) -> bool:
         return False
     meta = prepared.tool.meta
     return not meta.read_only and not meta.reports_changes
+
+
+def _add(outcome: DispatchOutcome, note: str) -> None:
+    """Add a hook's ``note`` to what the model reads of the call: its output, or its error."""
+    if outcome.output is not None:
+        outcome.output.content += f"\n\n{note}"
+    elif outcome.error is not None:
+        outcome.error.details.append(note)

@@ -1,14 +1,18 @@
 """Hooks: the user's own commands around the agent's lifecycle, Claude Code compatible.
 
 Events: ``PreToolUse`` (before a call is judged: block it, ask, allow, or rewrite its input),
-``PostToolUse`` (after it ran: add to what the model sees), ``UserPromptSubmit`` (block a
-prompt or add context to it), ``Stop`` (the model ended its turn: block = go on, with the reason
-as the next instruction, once), ``SessionStart`` (context for the first prompt), ``PreCompact``
-(block a compaction). A hook gets the event as JSON on stdin and answers by exit code (0 ok —
-stdout is context on UserPromptSubmit/SessionStart —, 2 block with stderr as the reason, other
-codes: the hook failed, see below) or by JSON on stdout (``decision``, ``reason``,
-``continue``/``stopReason``, ``hookSpecificOutput`` with ``permissionDecision``,
-``permissionDecisionReason``, ``updatedInput``, ``additionalContext``).
+``PostToolUse`` (after it succeeded: add to what the model sees), ``PostToolUseFailure``
+(after it failed), ``UserPromptSubmit`` (block a prompt or add context to it), ``Stop`` (the
+model ended its turn: block = go on, with the reason as the next instruction, once),
+``SessionStart`` (context for the first prompt; matcher ``startup``/``resume``/``clear``/
+``compact``), ``PreCompact`` (block a compaction; matcher ``manual``/``auto``). A hook reads
+the event as JSON on stdin in Claude Code's shape (``payload``: ``tool_name`` ``Bash``,
+``tool_input.file_path``, ``permission_mode``, ``transcript_path``…) and answers by exit code
+(0 ok — stdout is context on UserPromptSubmit/SessionStart —, 2 block with stderr as the
+reason, other codes: the hook failed, see below) or by JSON on stdout (``decision``,
+``reason``, ``continue``/``stopReason``, ``systemMessage``, ``suppressOutput``,
+``hookSpecificOutput`` with ``permissionDecision``, ``permissionDecisionReason``,
+``updatedInput`` in Claude Code's field names or ours, ``additionalContext``).
 
 Security (fail closed): hooks of the user's settings file run as the user's own programs,
 outside the sandbox (``placement``: unless they run a file of the workspace); those of a
@@ -29,15 +33,19 @@ nothing (a ``PostToolUse`` hook comes after its call: nothing to undo).
 
 ``config`` parses the settings' ``"hooks"`` sections; ``session`` holds a session's hooks and
 runs an event's (``Hooks``, ``load_hooks``); ``verdict`` folds their answers together;
-``runner`` runs one hook's command (``placement`` decides whether it is confined);
-``failures`` says why a hook could not answer. This module only re-exports.
+``payload`` writes what a hook reads; ``prompts`` has the session's model judge a ``"type":
+"prompt"`` hook; ``envfile`` reads ``CLAUDE_ENV_FILE``; ``runner`` runs one hook's command
+(``placement`` decides whether it is confined); ``failures`` says why a hook could not answer.
+This module only re-exports.
 
-It may import ``core.events``, ``core.sandbox``, ``core.settings``, ``core.state.trust`` and
-``core.tools.reads``; the agent, the executor and ``cli.assemble`` use it.
+It may import ``core.claude`` (the names table), ``core.events``, ``core.sandbox``,
+``core.settings``, ``core.state.trust`` and ``core.tools.reads``; the agent, the executor and
+``cli.assemble`` use it.
 """
 
 from agent_tui.core.hooks.config import CLAUDE_ALIASES, EVENTS, HookSpec
-from agent_tui.core.hooks.session import Hooks, load_hooks
+from agent_tui.core.hooks.payload import SessionFacts
+from agent_tui.core.hooks.session import Hooks, load_hooks, session_end
 from agent_tui.core.hooks.verdict import HookVerdict
 
 __all__ = [
@@ -46,5 +54,7 @@ __all__ = [
     "HookSpec",
     "HookVerdict",
     "Hooks",
+    "SessionFacts",
     "load_hooks",
+    "session_end",
 ]

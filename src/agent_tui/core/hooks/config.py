@@ -18,23 +18,64 @@ after its call), so they report it and go on.
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from agent_tui.core.claude import names
 from agent_tui.core.state.trust import TrustItem, canonical
 
 HookEventName = Literal[
-    "PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "PreCompact"
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStop",
+    "SessionStart",
+    "SessionEnd",
+    "PreCompact",
+    "Notification",
 ]
 EVENTS: tuple[HookEventName, ...] = (
     "PreToolUse",
     "PostToolUse",
+    "PostToolUseFailure",
     "UserPromptSubmit",
     "Stop",
+    "SubagentStop",
     "SessionStart",
+    "SessionEnd",
     "PreCompact",
+    "Notification",
 )
+TOOL_EVENTS: frozenset[str] = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
+"""Events whose matcher is matched against the tool's name (ours and Claude Code's); the
+matcher of the others is matched against what the event says: ``SessionStart`` its source
+(``startup``, ``resume``, ``clear``, ``compact``), ``SessionEnd`` its reason, ``PreCompact``
+its trigger (``manual``, ``auto``), ``Notification`` its type, ``SubagentStop`` the agent's
+type. ``UserPromptSubmit`` and ``Stop`` have none (a matcher there is ignored, as in Claude
+Code)."""
+NOT_HERE: dict[str, str] = {
+    "PermissionRequest": "our permission prompt is not a hook point yet",
+    "PermissionDenied": "our permission prompt is not a hook point yet",
+    "SubagentStart": "not a hook point yet",
+    "ConfigChange": "settings are read once at start",
+    "CwdChanged": "a session's directory does not change",
+    "Setup": "there is no setup phase here",
+    "StopFailure": "not a hook point yet",
+    "TaskCompleted": "there are no background tasks here",
+    "TeammateIdle": "there are no agent teams here",
+    "InstructionsLoaded": "not a hook point yet",
+    "WorktreeCreate": "there are no managed worktrees here",
+    "WorktreeRemove": "there are no managed worktrees here",
+    "PostCompact": "not a hook point yet",
+    "Elicitation": "not a hook point yet",
+    "ElicitationResult": "not a hook point yet",
+}
+"""Claude Code events that have no counterpart here (yet), and why: their hooks are named
+once as not run, never dropped silently."""
 Scope = Literal["user", "project", "local"]
 OnFailure = Literal["block", "ignore"]
 CAN_BLOCK_ON_FAILURE: frozenset[str] = frozenset({"PreToolUse", "UserPromptSubmit", "PreCompact"})
@@ -42,19 +83,9 @@ CAN_BLOCK_ON_FAILURE: frozenset[str] = frozenset({"PreToolUse", "UserPromptSubmi
 DEFAULT_TIMEOUT = 60.0
 MAX_TIMEOUT = 600.0
 
-CLAUDE_ALIASES: dict[str, str] = {
-    "Bash": "run_shell",
-    "Edit": "edit_file",
-    "MultiEdit": "edit_file",
-    "Write": "write_file",
-    "Read": "read_file",
-    "Glob": "glob",
-    "Grep": "grep",
-    "LS": "list_dir",
-    "WebFetch": "web_fetch",
-    "TodoWrite": "update_plan",
-}
-"""Claude Code's tool names and ours: a matcher written for Claude Code matches our tool."""
+CLAUDE_ALIASES: dict[str, str] = {tool.claude: tool.ours for tool in names.TOOLS}
+"""Claude Code's tool names and ours (``core.claude.names``): a matcher written for Claude
+Code matches our tool."""
 
 
 @dataclass(frozen=True)
@@ -64,13 +95,34 @@ class HookSpec:
     event: HookEventName
     command: str
     matcher: str = ""
-    """A regular expression matched against the whole tool name (or its Claude Code name);
-    empty or ``*``: every tool. Only tool events (Pre/PostToolUse) have one."""
+    """A regular expression matched against the whole tool name (ours or Claude Code's), or
+    for the other events what ``TOOL_EVENTS`` says; empty or ``*``: everything."""
     timeout: float = DEFAULT_TIMEOUT
     source: Path = Path()
     scope: Scope = "user"
     on_failure: OnFailure | None = None
     """What a failure to run does (None: the event's default, ``failure_policy``)."""
+    args: tuple[str, ...] | None = None
+    """Exec form (``"args": [...]``): ``command`` is the program, run with these arguments
+    and no shell; None: ``command`` is a shell command line."""
+    prompt: str | None = None
+    """A ``"type": "prompt"`` hook: this text (``$ARGUMENTS``: the event's JSON) is judged by
+    the session's model, which answers ``{"ok": …, "reason": …}`` (``core.hooks.prompts``);
+    ``command`` is empty."""
+
+    @property
+    def argv(self) -> list[str]:
+        """What runs: the program and its arguments, or ``/bin/sh -c`` the command line."""
+        if self.args is not None:
+            return [self.command, *self.args]
+        return ["/bin/sh", "-c", self.command]
+
+    @property
+    def shown(self) -> str:
+        """The command as one line (exec form: quoted as a shell would read it)."""
+        if self.prompt is not None:
+            return "prompt: " + " ".join(self.prompt.split())
+        return self.command if self.args is None else shlex.join(self.argv)
 
     @property
     def failure_policy(self) -> OnFailure:
@@ -79,10 +131,16 @@ class HookSpec:
             return self.on_failure
         return "block" if self.event == "PreToolUse" else "ignore"
 
-    def matches(self, tool: str | None) -> bool:
-        if tool is None or self.matcher in ("", "*"):
+    def matches(self, target: str | None) -> bool:
+        """Whether the hook runs for ``target``: the tool's name (ours) on a tool event, what
+        the event says on the others (``TOOL_EVENTS``); None: every hook of the event."""
+        if target is None or self.matcher in ("", "*"):
             return True
-        names = {tool, *(alias for alias, ours in CLAUDE_ALIASES.items() if ours == tool)}
+        if self.event in ("UserPromptSubmit", "Stop"):
+            return True  # no matcher there, as in Claude Code
+        names = {target}
+        if self.event in TOOL_EVENTS:
+            names |= {alias for alias, ours in CLAUDE_ALIASES.items() if ours == target}
         try:
             pattern = re.compile(self.matcher)
         except re.error:
@@ -100,6 +158,12 @@ def parse_hooks(raw: Any, source: Path, scope: Scope) -> tuple[list[HookSpec], l
     if not isinstance(raw, dict):
         return specs, [f'"hooks" must be an object of events ({", ".join(EVENTS)})']
     for event, entries in raw.items():
+        if event in NOT_HERE:
+            problems.append(
+                f"Claude Code's {event} hooks are not run here: {NOT_HERE[event]} "
+                f"(events run here: {', '.join(EVENTS)})"
+            )
+            continue
         if event not in EVENTS:
             problems.append(f"unknown hook event {event!r} ignored (known: {', '.join(EVENTS)})")
             continue
@@ -139,9 +203,32 @@ def _one(
         return None
     kind = hook.get("type", "command")
     command = hook.get("command")
-    if kind != "command" or not isinstance(command, str) or not command.strip():
+    prompt = hook.get("prompt")
+    if kind == "prompt":
+        if not isinstance(prompt, str) or not prompt.strip():
+            problems.append(f'{where} needs "prompt" (the text the model judges); ignored')
+            return None
+        command = ""
+    elif kind != "command":
+        problems.append(
+            f'{where} is a "type": {kind!r} hook: only "command" and "prompt" hooks run here; '
+            "ignored"
+        )
+        return None
+    elif not isinstance(command, str) or not command.strip():
         problems.append(f'{where} needs "command" (a shell command line); ignored')
         return None
+    args = hook.get("args")
+    if args is not None and (
+        not isinstance(args, list) or not all(isinstance(a, str) for a in args)
+    ):
+        problems.append(f"{where}.args must be a list of strings (the arguments); ignored")
+        return None
+    if "if" in hook:  # running it more often is safe for a guard; not running it is not
+        problems.append(
+            f'{where}: its "if" condition is not read here, so the hook runs on every call '
+            "its matcher matches"
+        )
     timeout = hook.get("timeout", DEFAULT_TIMEOUT)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
         problems.append(f"{where}.timeout must be a positive number of seconds; ignored")
@@ -157,13 +244,21 @@ def _one(
         )
         on_failure = None
     return HookSpec(
-        event, command, matcher, min(float(timeout), MAX_TIMEOUT), source, scope, on_failure
+        event,
+        command,
+        matcher,
+        min(float(timeout), MAX_TIMEOUT),
+        source,
+        scope,
+        on_failure,
+        tuple(args) if args is not None else None,
+        prompt if kind == "prompt" else None,
     )
 
 
 def trust_item(source: Path, raw: Any) -> TrustItem:
     """What the user trusts for a project file's hooks: its whole ``"hooks"`` section."""
-    commands = sorted({spec.command for spec in parse_hooks(raw, source, "project")[0]})
+    commands = sorted({spec.shown for spec in parse_hooks(raw, source, "project")[0]})
     return TrustItem(
         "hook_file",
         source,

@@ -102,7 +102,7 @@ def failure_message(spec: HookSpec, why: str, *, blocks: bool) -> str:
     fix = f"fix the hook or remove it from {shorten(str(spec.source))}"
     if not blocks and spec.on_failure == "ignore" and spec.event == "PreToolUse":
         done += ' ("onFailure": "ignore")'
-    return f"the {spec.event} hook `{shown_command(spec.command)}` {why}: {done}; {fix}"
+    return f"the {spec.event} hook `{shown_command(spec.shown)}` {why}: {done}; {fix}"
 
 
 def shown_command(command: str) -> str:

@@ -71,7 +71,7 @@ def confined_because(spec: HookSpec, workspace: Path) -> str | None:
     """Why the hook ``spec`` runs confined, or None: it runs as the user's own program."""
     if spec.scope != "user":
         return f"a hook of the project's {spec.source.name}"
-    found = workspace_program(spec.command, workspace)
+    found = workspace_program(spec.shown, workspace)
     if found is not None:
         return f"it runs {found}, which is inside the workspace (the agent can change it)"
     return None

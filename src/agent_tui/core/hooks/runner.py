@@ -10,7 +10,7 @@ import functools
 import json
 import os
 import signal
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -50,21 +50,24 @@ async def run_command(
     *,
     env_names: Sequence[str] = (),
     reads: ReadGuard = NO_GUARD,
+    extra: Mapping[str, str] | None = None,
 ) -> HookProcess:
     """Run one hook. The user's own hooks run as the user's programs (``placement``); a
     confined one in the sandbox sees what a command sees: the allow-listed environment
     (``sandbox.environment``, plus the ``shell.env`` names ``env_names``) and not the files
     the read rules protect (``reads``); confined without a sandbox, ``placement``'s
-    allow-listed environment."""
+    allow-listed environment. ``extra``: variables of ours it gets (``CLAUDE_ENV_FILE``)."""
     confined = await asyncio.to_thread(confined_because, spec, cwd)  # it looks at files
     if confined is None:  # the user's own program: as the user, outside any sandbox
-        env = {**os.environ, **dict.fromkeys(PROJECT_VARS, str(cwd))}
-        return await _run(["/bin/sh", "-c", spec.command], spec, payload, cwd, env, None)
+        env = {**os.environ, **dict.fromkeys(PROJECT_VARS, str(cwd)), **(extra or {})}
+        return await _run(spec.argv, spec, payload, cwd, env, None)
     # confined: it runs like a command, so what it plants in git's config is undone after it
     # as after a command (``command_guard``): a project hook is the project's code
     guard = await asyncio.to_thread(command_guard.before, sandbox)
     try:
-        done = await _confined(spec, payload, cwd, sandbox, confined, env_names, reads, guard)
+        done = await _confined(
+            spec, payload, cwd, sandbox, confined, env_names, reads, guard, extra or {}
+        )
     finally:
         moved, problem = await asyncio.shield(asyncio.to_thread(guard.after))
     shown = functools.partial(_shown, cwd)
@@ -85,8 +88,9 @@ async def _confined(
     env_names: Sequence[str],
     reads: ReadGuard,
     guard: command_guard.Guard,
+    extra: Mapping[str, str],
 ) -> HookProcess:
-    argv = ["/bin/sh", "-c", spec.command]
+    argv = spec.argv
     state = await asyncio.to_thread(lambda: sandbox.state)
     if state.refuses:
         return HookProcess(
@@ -108,7 +112,7 @@ async def _confined(
         }
     else:  # confined without a sandbox: at least no key or secret of the user's
         env = confined_env(cwd)
-    return await _run(argv, spec, payload, cwd, env, confined)
+    return await _run(argv, spec, payload, cwd, {**env, **extra}, confined)
 
 
 async def _run(

@@ -5,16 +5,29 @@ files (the user's run as the user's programs; a project file's wait until truste
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_tui.core.hooks.config import HookEventName, HookSpec, Scope, parse_hooks, trust_item
+from agent_tui.core.events import HookEvent
+from agent_tui.core.hooks.config import (
+    TOOL_EVENTS,
+    HookEventName,
+    HookSpec,
+    Scope,
+    parse_hooks,
+    trust_item,
+)
+from agent_tui.core.hooks.envfile import ENV_FILE, make_env_file, take_env_file
+from agent_tui.core.hooks.payload import SessionFacts, our_fields, tool_fields, tool_response
+from agent_tui.core.hooks.prompts import Judge, run_prompt
 from agent_tui.core.hooks.runner import run_command
 from agent_tui.core.hooks.verdict import HookVerdict, judge
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
+from agent_tui.core.sandbox.environment import passes
 from agent_tui.core.settings import (
     local_settings_path,
     project_settings_path,
@@ -23,6 +36,8 @@ from agent_tui.core.settings import (
 )
 from agent_tui.core.state.trust import ProjectTrust, TrustItem
 from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -36,17 +51,18 @@ class Hooks:
     """The ``shell.env`` names sandboxed hooks get, as commands do."""
     reads: ReadGuard = NO_GUARD
     """The files sandboxed hooks must not see (the read rules), as commands do."""
-    session_id: str = ""
-    transcript_path: str = ""
+    facts: Callable[[], SessionFacts] = SessionFacts
+    """The session's id, its file and the permission mode, as they are when a hook runs (the
+    agent sets it: a session can be switched, a mode changed)."""
+    judge: Judge | None = None
+    """Asks the session's model, for ``"type": "prompt"`` hooks (the agent sets it; None: a
+    prompt hook cannot run, and fails as a hook that cannot run does)."""
     waiting: dict[Path, tuple[TrustItem, list[HookSpec]]] = field(default_factory=dict)
     """Project files whose hooks wait for the user's trust."""
     problems: list[str] = field(default_factory=list)
 
     def __bool__(self) -> bool:
         return bool(self.specs)
-
-    def has(self, event: HookEventName) -> bool:
-        return any(spec.event == event for spec in self.specs)
 
     def trusted(self, items: Sequence[TrustItem]) -> None:
         """The user trusted ``items``: the hooks of those files run from now on."""
@@ -63,13 +79,34 @@ class Hooks:
             for source in self.waiting
         ]
 
+    def has(self, event: HookEventName, target: str | None = None) -> bool:
+        """Whether a hook of ``event`` runs for ``target`` (``HookSpec.matches``)."""
+        return any(spec.event == event and spec.matches(target) for spec in self.specs)
+
     def base(self, event: HookEventName) -> dict[str, Any]:
+        """What every event tells its hooks (Claude Code's common fields)."""
+        facts = self.facts()
         return {
-            "session_id": self.session_id,
-            "transcript_path": self.transcript_path,
+            "session_id": facts.session_id,
+            "transcript_path": facts.transcript_path,
             "cwd": str(self.cwd),
+            "permission_mode": facts.permission_mode,
             "hook_event_name": event,
         }
+
+    def tool_fields(self, tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:
+        """``tool_name`` and ``tool_input`` of our call as a Claude Code hook reads them."""
+        return tool_fields(tool, tool_input, self.cwd)
+
+    @staticmethod
+    def tool_response(fields: dict[str, Any], content: str) -> dict[str, Any]:
+        """``tool_response`` of a call that succeeded, with Claude Code's fields too."""
+        return tool_response(fields, content)
+
+    @staticmethod
+    def our_input(tool: str, updated: dict[str, Any]) -> dict[str, Any]:
+        """A hook's ``updatedInput`` in our field names (then validated by the tool)."""
+        return our_fields(tool, updated)
 
     async def run(
         self,
@@ -78,30 +115,118 @@ class Hooks:
         *,
         tool: str | None = None,
         call_id: str | None = None,
+        match: str | None = None,
     ) -> HookVerdict:
-        """Run every hook of ``event`` that matches ``tool`` (in parallel) and combine them."""
+        """Run every hook of ``event`` that matches (in parallel) and combine them: on a tool
+        event its matcher is matched against ``tool`` (our name), on the others against
+        ``match`` (``SessionStart``'s source, ``PreCompact``'s trigger…)."""
         verdict = HookVerdict()
-        specs = [s for s in self.specs if s.event == event and s.matches(tool)]
+        target = tool if event in TOOL_EVENTS else match
+        specs = [s for s in self.specs if s.event == event and s.matches(target)]
         if not specs:
             return verdict
         data = {**self.base(event), **payload}
         started = time.monotonic()
-        done = await asyncio.gather(
-            *(
-                run_command(
-                    spec, data, self.cwd, self.sandbox, env_names=self.env_names, reads=self.reads
+        files = await asyncio.to_thread(self._env_files, event, len(specs))
+        try:
+            done = await asyncio.gather(
+                *(
+                    run_prompt(spec, data, self.judge)
+                    if spec.prompt is not None
+                    else run_command(
+                        spec,
+                        data,
+                        self.cwd,
+                        self.sandbox,
+                        env_names=self.env_names,
+                        reads=self.reads,
+                        extra={ENV_FILE: str(path)} if path is not None else None,
+                    )
+                    for spec, path in zip(specs, files, strict=True)
                 )
-                for spec in specs
             )
-        )
+        finally:
+            taken = await asyncio.shield(asyncio.to_thread(self._take_env, files))
         elapsed = round(time.monotonic() - started, 3)
-        for spec, proc in zip(specs, done, strict=True):
+        for spec, proc, env in zip(specs, done, taken, strict=True):
             shown = judge(spec, proc, event, verdict, call_id, tool, elapsed)
-            if proc.undone:  # what the git check undid after a confined hook
-                message = "; ".join(m for m in (shown.message, proc.undone) if m)
-                shown = shown.model_copy(update={"message": message})
+            notes = (shown.message, proc.undone, self._apply_env(spec, *env) if env else None)
+            if any(notes[1:]):  # what the git check undid, what CLAUDE_ENV_FILE set
+                shown = shown.model_copy(update={"message": "; ".join(m for m in notes if m)})
             verdict.events.append(shown)
         return verdict
+
+    def _env_files(self, event: HookEventName, count: int) -> list[Path | None]:
+        """An empty ``CLAUDE_ENV_FILE`` for each SessionStart hook (blocking)."""
+        if event != "SessionStart":
+            return [None] * count
+        where = self.sandbox.temp_dir if self.sandbox is not UNCONFINED else None
+        files: list[Path | None] = []
+        for _ in range(count):
+            try:
+                files.append(make_env_file(where))
+            except OSError:
+                files.append(None)  # the hook runs without one, as it would elsewhere
+        return files
+
+    def _take_env(
+        self, files: list[Path | None]
+    ) -> list[tuple[dict[str, str], list[str], bool] | None]:
+        """What each hook wrote to its ``CLAUDE_ENV_FILE`` (the files removed), and whether
+        commands run in the sandbox (blocking: it may probe the sandbox)."""
+        taken: list[tuple[dict[str, str], list[str], bool] | None] = []
+        for path in files:
+            found, problems = take_env_file(path) if path is not None else ({}, [])
+            if not found and not problems:
+                taken.append(None)
+                continue
+            sandboxed = self.sandbox is not UNCONFINED and self.sandbox.state.shell is not None
+            taken.append((found, problems, sandboxed))
+        return taken
+
+    def _apply_env(
+        self, spec: HookSpec, found: dict[str, str], problems: list[str], sandboxed: bool
+    ) -> str:
+        """Apply what a user hook set for the session's commands; say what it set, what the
+        allow-list keeps out, and that a project hook sets nothing (fail closed)."""
+        names = ", ".join(sorted(found))
+        notes = list(problems)
+        if not found:
+            pass
+        elif spec.scope != "user":
+            notes.append(
+                f"the variables it wrote to CLAUDE_ENV_FILE ({names}) are not applied: a "
+                "project's hook does not set the environment of the agent's commands"
+            )
+        elif self.sandbox is UNCONFINED:
+            notes.append(f"CLAUDE_ENV_FILE ({names}) not applied: no session sandbox here")
+        else:
+            self.sandbox.hook_env.update(found)
+            out = [n for n in sorted(found) if sandboxed and not passes(n, self.env_names)]
+            notes.append(f"set for the session's commands: {names}")
+            if out:
+                notes.append(
+                    f"kept out of sandboxed commands by the environment allow-list: "
+                    f"{', '.join(out)} (list them in shell.env of your user settings)"
+                )
+        return "; ".join(notes)
+
+
+async def session_end(hooks: Hooks | None, reason: str) -> list[HookEvent]:
+    """Run the ``SessionEnd`` hooks (matched against ``reason``: Claude Code's ``clear``,
+    ``logout``, ``prompt_input_exit``, ``other``): they cannot block the end; what they said
+    is returned (and a failure logged), never raised."""
+    if hooks is None or not hooks.has("SessionEnd", reason):
+        return []
+    try:
+        verdict = await hooks.run("SessionEnd", {"reason": reason}, match=reason)
+    except Exception:
+        log.exception("the SessionEnd hooks failed")
+        return []
+    for event in verdict.events:
+        if event.outcome != "ok":
+            log.warning("SessionEnd hook %s: %s %s", event.command, event.outcome, event.message)
+    return verdict.events
 
 
 def load_hooks(

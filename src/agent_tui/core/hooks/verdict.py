@@ -55,7 +55,7 @@ def judge(
     def shown(outcome: Any, message: str = "", output: str = "") -> HookEvent:
         return HookEvent(
             event=event,
-            command=spec.command,
+            command=spec.shown,
             outcome=outcome,
             source=str(spec.source),
             id=call_id,
@@ -134,6 +134,11 @@ def _answer(
         stop = answer.get("stopReason")
         verdict.stop_reason = stop if isinstance(stop, str) and stop else "stopped by a hook"
         outcome, message = "blocked", verdict.stop_reason
+    system = answer.get("systemMessage")  # for the user, not the model
+    if isinstance(system, str) and system:
+        message = "; ".join(m for m in (message, system) if m)
+    if answer.get("suppressOutput") is True:  # its stdout is not shown
+        stdout = ""
     return shown(outcome, message, stdout)
 
 

@@ -248,10 +248,24 @@ def _provider_values(environ: Mapping[str, str]) -> list[str]:
 
 
 def for_command(
-    shell: ShellSandbox | None, *, passed: Iterable[str] = (), color: bool = False
+    shell: ShellSandbox | None,
+    *,
+    passed: Iterable[str] = (),
+    color: bool = False,
+    extra: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """The environment of one command: ``sandboxed_env`` when it runs in ``shell`` (the
-    session's sandbox), else ``unsandboxed_env``."""
+    session's sandbox), else ``unsandboxed_env``. ``extra``: variables set for the session's
+    commands (a user's SessionStart hook), over ours and filtered alike."""
+    environ = {**os.environ, **extra} if extra else None
     if shell is None:
-        return unsandboxed_env()
-    return sandboxed_env(passed=passed, color=color, writable=shell.writable_roots())
+        return unsandboxed_env(environ)
+    return sandboxed_env(environ, passed=passed, color=color, writable=shell.writable_roots())
+
+
+def passes(name: str, passed: Iterable[str]) -> bool:
+    """Whether a variable ``name`` enters a sandboxed command (``sandboxed_env``'s rule, colour
+    and ``TMPDIR``'s check aside)."""
+    if name in PROVIDER_KEYS:
+        return False
+    return name in ALLOWED or name.startswith(ALLOWED_PREFIXES) or _listed(name, passed)

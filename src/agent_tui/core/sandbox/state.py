@@ -78,6 +78,9 @@ class SessionSandbox:
         self.nested_git: Watch | None = None
         """The watch of git's config in the workspace (``git_watch``), made by the first
         command."""
+        self.hook_env: dict[str, str] = {}
+        """What the user's SessionStart hooks set for the session's commands
+        (``CLAUDE_ENV_FILE``: ``core.hooks.envfile``), allow-listed like the rest."""
 
     @property
     def state(self) -> SandboxState:

@@ -50,7 +50,8 @@ from agent_tui.core.events import (
     TurnEnd,
     UsageEvent,
 )
-from agent_tui.core.permissions import Approval, ApprovalRequest
+from agent_tui.core.hooks.payload import NO_TRANSCRIPT
+from agent_tui.core.permissions import Approval, ApprovalRequest, Asker
 from agent_tui.core.providers.base import Provider, ProviderError
 from agent_tui.core.skills import prompt_section
 from agent_tui.core.skills.tool import ALIASES
@@ -150,6 +151,41 @@ class Subagents:
         denied = set(request_filters(self.parent.policy, ToolRegistry(picked))["denied"])
         notes += [f"{name} (denied by a permission rule)" for name in sorted(denied)]
         return ToolRegistry(t for t in picked if t.name not in denied), notes
+
+    async def _drive(
+        self, child: Agent, prompt: str, asker: Asker | None, watch: _Watch, ctx: ToolContext
+    ) -> None:
+        """One turn of the child: its events forwarded to the parent's card, watched."""
+        turn = child.run(prompt, asker=asker)
+        try:
+            async for event in turn:
+                watch.see(event)
+                if isinstance(event, FORWARDED):
+                    update = {"parent_call_id": ctx.call_id, "agent": watch.name}
+                    ctx.emit(event.model_copy(update=update))
+                if isinstance(event, (ToolResult, ToolErrorEvent, ToolRejected, UsageEvent)):
+                    ctx.progress(ProgressUpdate(message=watch.summary()))
+        finally:
+            await _close(turn)
+
+    async def _stop_hooks(self, name: str, ctx: ToolContext) -> str | None:
+        """The ``SubagentStop`` hooks (matched against the agent's name, Claude Code's
+        ``agent_type``): the reason to go on when one blocks, else None."""
+        hooks = self.parent.executor.hooks
+        if hooks is None or not hooks.has("SubagentStop", name):
+            return None
+        payload = {
+            "stop_hook_active": False,
+            "agent_id": ctx.call_id,
+            "agent_type": name,
+            "agent_transcript_path": NO_TRANSCRIPT,
+        }
+        verdict = await hooks.run("SubagentStop", payload, match=name)
+        for event in verdict.events:
+            ctx.emit(event)
+        if verdict.blocked and not verdict.stop and verdict.reason:
+            return verdict.reason
+        return None
 
     def read_only(self, definition: AgentDefinition) -> bool:
         tools, _ = self.tools_for(definition)
@@ -260,18 +296,12 @@ class Subagents:
         name = definition.name
         asker = _marked(ctx.asker, name) if ctx.asker is not None else None
         watch = _Watch(name)
-        turn = child.run(args.prompt, asker=asker)
         try:
-            async for event in turn:
-                watch.see(event)
-                if isinstance(event, FORWARDED):
-                    ctx.emit(
-                        event.model_copy(update={"parent_call_id": ctx.call_id, "agent": name})
-                    )
-                if isinstance(event, (ToolResult, ToolErrorEvent, ToolRejected, UsageEvent)):
-                    ctx.progress(ProgressUpdate(message=watch.summary()))
+            await self._drive(child, args.prompt, asker, watch, ctx)
+            again = await self._stop_hooks(name, ctx)  # SubagentStop: a block goes on, once
+            if again is not None:
+                await self._drive(child, again, asker, watch, ctx)
         finally:
-            await _close(turn)
             if own:
                 try:
                     await provider.aclose()

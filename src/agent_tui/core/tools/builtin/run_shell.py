@@ -17,7 +17,7 @@ import shutil
 import signal
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pydantic import Field
@@ -64,13 +64,18 @@ FORCE_COLOR_ENV = ("CLICOLOR_FORCE",)
 
 
 def child_env(
-    color: bool = False, shell: ShellSandbox | None = None, passed: Sequence[str] = ()
+    color: bool = False,
+    shell: ShellSandbox | None = None,
+    passed: Sequence[str] = (),
+    extra: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """The environment of a command (``sandbox.environment``: allow-listed in the sandbox
     ``shell``, ours without the provider keys outside it), with the non-interactive defaults
     of ``CHILD_ENV`` and, unless ``color`` (the ``shell.color`` setting), the colour-off
-    hints. ``passed``: the ``shell.env`` names."""
-    env = {**environment.for_command(shell, passed=passed, color=color), **CHILD_ENV}
+    hints. ``passed``: the ``shell.env`` names; ``extra``: what the user's SessionStart hooks
+    set (``CLAUDE_ENV_FILE``), filtered alike."""
+    found = environment.for_command(shell, passed=passed, color=color, extra=extra)
+    env = {**found, **CHILD_ENV}
     if not color:
         env.update(NO_COLOR_ENV)
         for name in FORCE_COLOR_ENV:
@@ -247,7 +252,7 @@ async def _spawn(
             raise ToolFailure("sandbox_refused", exc.reason, exc.hint) from None
     else:
         argv = lifeline_argv(argv)
-    env = child_env(ctx.shell.color, state.shell, ctx.shell.env)
+    env = child_env(ctx.shell.color, state.shell, ctx.shell.env, ctx.sandbox.hook_env)
     temp = ctx.sandbox.temp_dir  # the session's own (``sandbox.scratch``): free to write
     if temp is not None:
         env["TMPDIR"] = str(temp)

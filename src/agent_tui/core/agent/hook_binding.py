@@ -1,0 +1,64 @@
+"""The session's hooks bound to the agent that runs them (``bind_hooks``): the sandbox and
+environment its commands get, the session and permission mode every event tells, and the
+model that judges ``"type": "prompt"`` hooks (``judge``: one request, no tools, its text).
+A prompt hook's request is the session's model's; its tokens are not counted in the
+session's usage."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from agent_tui.core.conversation.session import SessionLog
+from agent_tui.core.executor import ToolExecutor
+from agent_tui.core.hooks import Hooks, SessionFacts
+from agent_tui.core.permissions import PermissionPolicy
+from agent_tui.core.providers.base import Completion, ModelRequest, Provider, TextDelta
+from agent_tui.core.settings import Settings
+from agent_tui.core.tools.registry import ToolRegistry
+from agent_tui.core.transcript import Message
+
+JUDGE_MAX_TOKENS = 1024
+
+
+class HookHost(Protocol):
+    """What binding reads of the agent (public members of ``Agent``)."""
+
+    executor: ToolExecutor
+    settings: Settings
+    policy: PermissionPolicy
+    provider: Provider
+
+    @property
+    def session(self) -> SessionLog | None: ...
+
+
+def bind_hooks(hooks: Hooks, host: HookHost) -> None:
+    """Give ``hooks`` what they need of ``host``, read when a hook runs (the session can be
+    switched, the mode and the model changed)."""
+    hooks.sandbox = host.executor.sandbox
+    hooks.env_names = tuple(host.settings.shell.env)
+    hooks.reads = host.policy.reads
+    hooks.facts = lambda: SessionFacts.of(host.session, host.policy.mode)
+
+    async def judge(system: str, text: str) -> str:
+        return await ask_text(host.provider, system, text)
+
+    hooks.judge = judge
+
+
+async def ask_text(provider: Provider, system: str, text: str) -> str:
+    """One request to ``provider`` with no tools: the text of its answer."""
+    request = ModelRequest(
+        system=system,
+        messages=[Message.user(text)],
+        tools=ToolRegistry(),
+        max_tokens=JUDGE_MAX_TOKENS,
+    )
+    parts: list[str] = []
+    async for item in provider.stream(request):
+        if isinstance(item, TextDelta) or (isinstance(item, Completion) and not parts):
+            parts.append(item.text)
+    return "".join(parts)
+
+
+__all__ = ["HookHost", "ask_text", "bind_hooks"]

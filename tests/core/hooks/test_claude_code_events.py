@@ -1,0 +1,79 @@
+"""Claude Code's other events, with real hook scripts: ``Notification`` when a permission
+prompt opens, ``SessionEnd`` when the agent closes, ``SubagentStop`` when a subagent is done
+(a block sends it on, once)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agent_tui.core.permissions import Approval, ApprovalRequest
+from agent_tui.core.permissions.setup import build_pipeline
+from tests.core.helpers import collect, of_type
+from tests.core.hooks.lab import Lab, script, shell_call
+from tests.core.hooks.test_claude_code_hooks import _agent, _one
+from tests.core.subagents.helpers import Routed, call, make_agent, reply, step
+
+
+def _read(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+async def test_notification_hook_runs_when_a_permission_prompt_opens(lab: Lab) -> None:
+    seen = lab.root / "notified.json"
+    hook = script(lab.root / "notify.sh", f"cat > '{seen}'\n")
+    hooks = lab.hooks({"Notification": _one("permission_prompt", str(hook))})
+    asked: list[str] = []
+
+    async def deny(request: ApprovalRequest) -> Approval:
+        asked.append(request.call.name)
+        return Approval(allowed=False, feedback=None)
+
+    agent = _agent(lab, shell_call(f"rm {lab.canary}"), hooks)
+    agent.policy = build_pipeline(lab.work).pipeline  # default mode: a command asks
+    agent.executor.policy = agent.policy
+    events = [e async for e in agent.run("go", asker=deny)]
+    assert asked == ["run_shell"]
+    sent = _read(seen)
+    assert sent["hook_event_name"] == "Notification"
+    assert sent["notification_type"] == "permission_prompt"
+    assert "permission to use Bash" in sent["message"]
+    assert [e.event for e in of_type(events, "hook")] == ["Notification"]
+    assert lab.canary.read_text() == "alive\n"  # denied: the prompt still decided
+
+
+async def test_session_end_hook_runs_when_the_agent_closes(lab: Lab) -> None:
+    seen = lab.root / "ended.json"
+    hook = script(lab.root / "end.sh", f"cat > '{seen}'\n")
+    other = script(lab.root / "clear.sh", f"touch '{lab.root / 'cleared'}'\n")
+    section = {"SessionEnd": [*_one("", str(hook)), *_one("clear", str(other))]}
+    agent = _agent(lab, [{"text": "hi"}], lab.hooks(section))
+    await collect(agent, "go")
+    assert not seen.exists()
+    await agent.close()
+    sent = _read(seen)
+    assert (sent["hook_event_name"], sent["reason"]) == ("SessionEnd", "other")
+    assert not (lab.root / "cleared").exists()  # its matcher is the reason
+
+
+async def test_subagent_stop_hook_block_sends_the_subagent_on_once(lab: Lab) -> None:
+    seen = lab.root / "subagent.jsonl"
+    body = f"cat >> '{seen}'; echo >> '{seen}'; echo 'run the tests too' >&2; exit 2\n"
+    hook = script(lab.root / "stop.sh", body)
+    provider = Routed(
+        [step(reply("", call("task", "t1", description="d", prompt="look"))), step(reply("ok"))],
+        {
+            # routed by the child's first prompt: its second turn (the hook's reason) too
+            "look": [step(reply("first report")), step(reply("tests ran: all green"))],
+        },
+    )
+    agent = make_agent(provider, lab.work)
+    agent.executor.hooks = lab.hooks({"SubagentStop": _one("general", str(hook))})
+    events = [e async for e in agent.run("go")]
+    lines = [json.loads(line) for line in seen.read_text(encoding="utf-8").splitlines() if line]
+    assert len(lines) == 1  # once: the subagent is sent on once, as Stop is
+    assert lines[0]["agent_type"] == "general"
+    assert lines[0]["agent_id"] == "t1"
+    (result,) = [e for e in of_type(events, "tool_result") if e.id == "t1"]
+    assert "all green" in result.content
