@@ -24,6 +24,19 @@ if TYPE_CHECKING:
     from agent_tui.ui.shell.main_screen import MainScreen
 
 
+class UntilAppEnds(threading.Event):
+    """Set by ``set``, or as soon as ``app`` no longer runs: an app torn down without its
+    unmount (a test failing inside ``run_test``) must not leave a watcher thread behind, which
+    the event loop's close would then wait for forever."""
+
+    def __init__(self, app: App[Any]) -> None:
+        super().__init__()
+        self.app = app
+
+    def is_set(self) -> bool:
+        return super().is_set() or not self.app.is_running
+
+
 class BackgroundHost(Protocol):
     """What of the app (``AgentApp``) the background work uses and sets: the agent, the
     ``@`` index, the elicitation desk, and the status bar's MCP and sandbox figures."""
@@ -49,7 +62,7 @@ class Background:
     def __init__(self, app: App[Any], host: BackgroundHost) -> None:
         self.app = app
         self.host = host
-        self.mentions_stop = threading.Event()
+        self.mentions_stop = UntilAppEnds(app)
         """Set as the app ends: the ``@`` index stops walking and watching."""
         self.unwatch: list[Callable[[], object]] = []
 
