@@ -21,7 +21,7 @@ import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from agent_tui.core.claude import names
 from agent_tui.core.state.trust import TrustItem, canonical
@@ -38,18 +38,7 @@ HookEventName = Literal[
     "PreCompact",
     "Notification",
 ]
-EVENTS: tuple[HookEventName, ...] = (
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "UserPromptSubmit",
-    "Stop",
-    "SubagentStop",
-    "SessionStart",
-    "SessionEnd",
-    "PreCompact",
-    "Notification",
-)
+EVENTS: tuple[HookEventName, ...] = get_args(HookEventName)
 TOOL_EVENTS: frozenset[str] = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
 """Events whose matcher is matched against the tool's name (ours and Claude Code's); the
 matcher of the others is matched against what the event says: ``SessionStart`` its source
