@@ -331,12 +331,13 @@ def test_claude_code_hook_config_shapes_are_read_or_named(tmp_path: Path) -> Non
     specs, problems = parse_hooks(raw, tmp_path / "settings.json", "user")
     assert [s.argv for s in specs if s.prompt is None] == [
         ["/usr/bin/python3", "g.py", "-v"],
-        ["/bin/sh", "-c", "guard.sh"],  # its "if" is not read: it runs more often, never less
+        ["/bin/sh", "-c", "guard.sh"],
     ]
+    assert [s.condition for s in specs if s.prompt is None] == [None, "Bash(git *)"]
     assert [s.prompt for s in specs if s.prompt is not None] == ["Is this safe? $ARGUMENTS"]
     text = "\n".join(problems)
     assert "\"type\": 'agent' hook" in text
-    assert '"if" condition is not read' in text
+    assert '"if"' not in text  # read: core.hooks.conditions
     assert "Claude Code's PermissionRequest hooks are not run here" in text
 
 

@@ -231,6 +231,7 @@ class ToolExecutor:
             },
             tool=tool,
             call_id=plan.call.id,
+            call=(prepared.tool, prepared.input.model_dump(mode="python")),
         )
         for event in verdict.events:
             yield event
@@ -309,7 +310,13 @@ class ToolExecutor:
             content = output.content if output is not None else ""
             fields["tool_response"] = self.hooks.tool_response(fields, content)
         try:
-            verdict = await self.hooks.run(event, fields, tool=tool, call_id=plan.call.id)
+            verdict = await self.hooks.run(
+                event,
+                fields,
+                tool=tool,
+                call_id=plan.call.id,
+                call=(prepared.tool, prepared.input.model_dump(mode="python")),
+            )
         except Exception:  # a hook must never cost the result
             log.exception("the %s hooks of %s failed", event, tool)
             return

@@ -98,6 +98,9 @@ class HookSpec:
     """A ``"type": "prompt"`` hook: this text (``$ARGUMENTS``: the event's JSON) is judged by
     the session's model, which answers ``{"ok": …, "reason": …}`` (``core.hooks.prompts``);
     ``command`` is empty."""
+    condition: str | None = None
+    """``"if"``: a permission rule the call must match for the hook to run (tool events
+    only; ``core.hooks.conditions``)."""
 
     @property
     def argv(self) -> list[str]:
@@ -213,11 +216,19 @@ def _one(
     ):
         problems.append(f"{where}.args must be a list of strings (the arguments); ignored")
         return None
-    if "if" in hook:  # running it more often is safe for a guard; not running it is not
+    condition = hook.get("if")
+    if condition is not None and (not isinstance(condition, str) or not condition.strip()):
         problems.append(
-            f'{where}: its "if" condition is not read here, so the hook runs on every call '
-            "its matcher matches"
+            f'{where}.if must be a permission rule such as "Bash(git *)"; the hook runs on '
+            "every call its matcher matches"
         )
+        condition = None
+    elif condition is not None and event not in TOOL_EVENTS:
+        problems.append(
+            f"{where}.if has no meaning on {event} (it filters tool calls), as in Claude Code: "
+            "ignored"
+        )
+        condition = None
     timeout = hook.get("timeout", DEFAULT_TIMEOUT)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
         problems.append(f"{where}.timeout must be a positive number of seconds; ignored")
@@ -242,6 +253,7 @@ def _one(
         on_failure,
         tuple(args) if args is not None else None,
         prompt if kind == "prompt" else None,
+        condition.strip() if condition is not None else None,
     )
 
 

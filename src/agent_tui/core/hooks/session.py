@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.events import HookEvent
+from agent_tui.core.hooks.conditions import Condition, holds, read_condition
 from agent_tui.core.hooks.config import (
     TOOL_EVENTS,
     HookEventName,
@@ -35,9 +36,13 @@ from agent_tui.core.settings import (
     user_settings_path,
 )
 from agent_tui.core.state.trust import ProjectTrust, TrustItem
+from agent_tui.core.tools.base import Tool
 from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
 
 log = logging.getLogger(__name__)
+
+Call = tuple[Tool[Any], dict[str, Any]]
+"""A tool call as the permission engine judges it: the tool and its input (our fields)."""
 
 
 @dataclass
@@ -57,6 +62,8 @@ class Hooks:
     judge: Judge | None = None
     """Asks the session's model, for ``"type": "prompt"`` hooks (the agent sets it; None: a
     prompt hook cannot run, and fails as a hook that cannot run does)."""
+    conditions: dict[str, Condition] = field(default_factory=dict)
+    """The ``"if"`` conditions of the hooks, read once (``condition``)."""
     waiting: dict[Path, tuple[TrustItem, list[HookSpec]]] = field(default_factory=dict)
     """Project files whose hooks wait for the user's trust."""
     problems: list[str] = field(default_factory=list)
@@ -82,6 +89,20 @@ class Hooks:
     def has(self, event: HookEventName, target: str | None = None) -> bool:
         """Whether a hook of ``event`` runs for ``target`` (``HookSpec.matches``)."""
         return any(spec.event == event and spec.matches(target) for spec in self.specs)
+
+    def condition(self, text: str) -> Condition:
+        """The ``"if"`` condition ``text``, read for this workspace (once)."""
+        found = self.conditions.get(text)
+        if found is None:
+            found = self.conditions[text] = read_condition(text, self.cwd)
+        return found
+
+    def runs(self, spec: HookSpec, call: Call | None) -> bool:
+        """Whether ``spec``'s ``"if"`` lets it run for ``call`` (no condition, or no call to
+        judge: it runs)."""
+        if spec.condition is None or call is None:
+            return True
+        return holds(self.condition(spec.condition), call[0], call[1], self.cwd)
 
     def base(self, event: HookEventName) -> dict[str, Any]:
         """What every event tells its hooks (Claude Code's common fields)."""
@@ -116,13 +137,17 @@ class Hooks:
         tool: str | None = None,
         call_id: str | None = None,
         match: str | None = None,
+        call: Call | None = None,
     ) -> HookVerdict:
         """Run every hook of ``event`` that matches (in parallel) and combine them: on a tool
-        event its matcher is matched against ``tool`` (our name), on the others against
-        ``match`` (``SessionStart``'s source, ``PreCompact``'s trigger…)."""
+        event its matcher is matched against ``tool`` (our name) and its ``"if"`` against
+        ``call`` (the tool and its input), on the others against ``match``
+        (``SessionStart``'s source, ``PreCompact``'s trigger…)."""
         verdict = HookVerdict()
         target = tool if event in TOOL_EVENTS else match
-        specs = [s for s in self.specs if s.event == event and s.matches(target)]
+        specs = [
+            s for s in self.specs if s.event == event and s.matches(target) and self.runs(s, call)
+        ]
         if not specs:
             return verdict
         data = {**self.base(event), **payload}
@@ -229,6 +254,24 @@ async def session_end(hooks: Hooks | None, reason: str) -> list[HookEvent]:
     return verdict.events
 
 
+def hook_files(cwd: Path) -> list[tuple[Path, Scope]]:
+    """The settings files whose ``hooks`` run, each with its scope: the user's (ours, then
+    Claude Code's ``~/.claude/settings.json``), then the project's (``.agent-tui/`` and
+    ``.claude/`` ``settings.json``), then the project's local ones. Hooks of every file add
+    up: one file's hooks never hide another's."""
+    from agent_tui.core.claude.settings import claude_settings_paths
+
+    user, shared, local = (path for path, _ in claude_settings_paths(cwd))
+    return [
+        (user_settings_path(), "user"),
+        (user, "user"),
+        (project_settings_path(cwd), "project"),
+        (shared, "project"),
+        (local_settings_path(cwd), "local"),
+        (local, "local"),
+    ]
+
+
 def load_hooks(
     cwd: Path,
     trust: ProjectTrust | None,
@@ -236,15 +279,12 @@ def load_hooks(
     sandbox: SessionSandbox = UNCONFINED,
     paths: Sequence[tuple[Path, Scope]] | None = None,
 ) -> Hooks:
-    """The hooks of the settings files of ``cwd``. A project file's hooks wait in
-    ``waiting`` (and their trust item in ``trust.pending``) until trusted; with no ``trust``
-    at all they are left out (fail closed)."""
+    """The hooks of the settings files of ``cwd``: ours and Claude Code's
+    (``hook_files``). A project file's hooks wait in ``waiting`` (and their trust item in
+    ``trust.pending``) until trusted; with no ``trust`` at all they are left out (fail
+    closed)."""
     hooks = Hooks(cwd, sandbox=sandbox)
-    files: Sequence[tuple[Path, Scope]] = paths or (
-        (user_settings_path(), "user"),
-        (project_settings_path(cwd), "project"),
-        (local_settings_path(cwd), "local"),
-    )
+    files = paths or hook_files(cwd)
     for path, scope in files:
         raw, _, problem = read_json_object(path)
         if raw is None or "hooks" not in raw:
@@ -252,6 +292,14 @@ def load_hooks(
         if problem is not None:
             continue  # the settings loader reports it
         specs, problems = parse_hooks(raw["hooks"], path, scope)
+        for spec in specs:
+            if spec.condition is not None:
+                unread = hooks.condition(spec.condition).problem
+                if unread is not None:
+                    problems.append(
+                        f'the "if" of {spec.shown!r} cannot be used ({unread}): the hook runs '
+                        "on every call its matcher matches"
+                    )
         hooks.problems += [f"{path}: {p}" for p in problems]
         if not specs:
             continue
