@@ -326,7 +326,7 @@ def test_claude_code_hook_config_shapes_are_read_or_named(tmp_path: Path) -> Non
                 ],
             }
         ],
-        "PermissionRequest": [{"hooks": [{"type": "command", "command": "x"}]}],
+        "WorktreeCreate": [{"hooks": [{"type": "command", "command": "x"}]}],
     }
     specs, problems = parse_hooks(raw, tmp_path / "settings.json", "user")
     assert [s.argv for s in specs if s.prompt is None] == [
@@ -338,7 +338,7 @@ def test_claude_code_hook_config_shapes_are_read_or_named(tmp_path: Path) -> Non
     text = "\n".join(problems)
     assert "\"type\": 'agent' hook" in text
     assert '"if"' not in text  # read: core.hooks.conditions
-    assert "Claude Code's PermissionRequest hooks are not run here" in text
+    assert "Claude Code's WorktreeCreate hooks are not run here" in text
 
 
 async def test_post_tool_use_response_has_claude_code_fields(lab: Lab) -> None:

@@ -27,7 +27,7 @@ from functools import partial
 from typing import Any
 
 from agent_tui.core.events import Event, PermissionRequest, RejectedBy
-from agent_tui.core.executor.partition import CallPlan
+from agent_tui.core.executor.partition import CallPlan, PromptAnswer
 from agent_tui.core.executor.results import CallResults
 from agent_tui.core.permissions import (
     Approval,
@@ -50,6 +50,9 @@ leaves their verdict in ``plan.hook`` (with a rewritten input already in ``plan.
 Notify = Callable[[CallPlan], Awaitable[list[Event]]]
 """Runs the Notification hooks of a permission prompt (``ToolExecutor._notify``), while the
 prompt is open; their events follow its answer."""
+AnswerPrompt = Callable[[CallPlan, Decision], Awaitable[tuple[list[Event], PromptAnswer | None]]]
+"""Runs the PermissionRequest hooks of a call that would ask (``ToolExecutor._answer_prompt``):
+their events and their answer in the user's place (None: the user is asked)."""
 Precheck = Callable[[CallPlan], Awaitable[ToolErrorInfo | None]]
 """Runs a call's ``Tool.precheck`` (in the context the call would run in)."""
 
@@ -144,6 +147,7 @@ async def authorize(
     precheck: Precheck | None = None,
     pre_hook: PreHook | None = None,
     notify: Notify | None = None,
+    answer_prompt: AnswerPrompt | None = None,
 ) -> AsyncIterator[Event]:
     """Decide allow/ask/deny for ``plan``; yield the prompt event and any final event.
 
@@ -166,7 +170,7 @@ async def authorize(
     # In a worker thread: a 1 MB command or a bounded walk of a tree (recursive reads and
     # deletes) takes up to ~100 ms, which the event loop should not wait out.
     decision = _hooked(await asyncio.to_thread(_decide, policy, request), plan)
-    prechecked = redecided = False
+    prechecked = redecided = hooks_answered = False
     while True:  # once, or again when the mode changed while the prompt was open
         plan.judged_path = decision.path
         if decision.kind == "allow":
@@ -180,6 +184,28 @@ async def authorize(
                 await results.error(plan, error)
                 for event in results.drain():
                     yield event
+                return
+        if decision.kind == "ask" and answer_prompt is not None and not hooks_answered:
+            hooks_answered = True
+            events, answer = await answer_prompt(plan, decision)
+            for event in events:
+                yield event
+            if answer is not None and not answer.allow:
+                why = f"Rejected by a PermissionRequest hook: {answer.message}"
+                await results.rejected(plan, why, None, by="hook", step=Step.HOOK.value)
+                for event in results.drain():
+                    yield event
+                return
+            if answer is not None and answer.rewritten:  # judge what will run now
+                prepared = plan.prepared
+                assert prepared is not None
+                request = ApprovalRequest(plan.call, prepared.tool, prepared.input)
+                again = await asyncio.to_thread(_decide, policy, request)
+                if again.kind == "deny" or (again.kind == "ask" and again.every_mode):
+                    decision = again  # the deny is the policy's; the ask, the user's
+                    continue
+            if answer is not None:
+                plan.allowed_by = Step.HOOK.value
                 return
         feedback: str | None = None
         by: RejectedBy = "policy"

@@ -32,6 +32,18 @@ class PlanHook:
     """The hooks' ``additionalContext``: added to what the model reads of the result."""
 
 
+@dataclass(frozen=True)
+class PromptAnswer:
+    """What the ``PermissionRequest`` hooks answered in the user's place (``core.hooks``):
+    allow (the call runs; its input may have been rewritten, ``rewritten``) or deny (with
+    ``message``)."""
+
+    allow: bool
+    message: str = ""
+    rewritten: bool = False
+    """A hook's ``updatedInput`` replaced ``plan.prepared``: what will run is judged again."""
+
+
 @dataclass
 class CallPlan:
     """One call of the request: ready to run (``prepared``) or already failed (``error``)."""

@@ -43,11 +43,13 @@ from agent_tui.core.executor.partition import (
     MAX_PARALLEL,
     CallPlan,
     PlanHook,
+    PromptAnswer,
     partition,
     plan_calls,
 )
+from agent_tui.core.executor.permission_hooks import ask_the_hooks
 from agent_tui.core.executor.results import CallResults
-from agent_tui.core.permissions import Asker, PermissionPolicy
+from agent_tui.core.permissions import Asker, Decision, PermissionPolicy
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
 from agent_tui.core.tools.base import NO_CHANGES, ProgressCallback, ProgressUpdate, ToolContext
 from agent_tui.core.tools.config import ShellSettings
@@ -179,6 +181,7 @@ class ToolExecutor:
                             self._precheck,
                             self._pre_hooks if self._hooked("PreToolUse") else None,
                             self._notify if self._hooked("Notification") else None,
+                            self._answer_prompt if self._hooked("PermissionRequest") else None,
                         ):
                             yield event
                         if self.lifecycle.state(plan.index) is CallPhase.QUEUED:
@@ -257,6 +260,17 @@ class ToolExecutor:
                 )
                 return
             plan.prepared = again
+
+    async def _answer_prompt(
+        self, plan: CallPlan, decision: Decision
+    ) -> tuple[list[Event], PromptAnswer | None]:
+        """The PermissionRequest hooks of a call that would ask (``permission_hooks``); a
+        hook's ``interrupt`` ends the turn after this request, as ``"continue": false`` does."""
+        assert self.hooks is not None
+        events, answer, stop = await ask_the_hooks(self.hooks, self.registry, plan, decision)
+        if stop is not None:
+            self.stopped_by_hook = stop
+        return events, answer
 
     async def _notify(self, plan: CallPlan) -> list[Event]:
         """The Notification hooks of a permission prompt for ``plan`` (Claude Code's

@@ -30,6 +30,7 @@ HookEventName = Literal[
     "PreToolUse",
     "PostToolUse",
     "PostToolUseFailure",
+    "PermissionRequest",
     "UserPromptSubmit",
     "Stop",
     "SubagentStop",
@@ -39,7 +40,9 @@ HookEventName = Literal[
     "Notification",
 ]
 EVENTS: tuple[HookEventName, ...] = get_args(HookEventName)
-TOOL_EVENTS: frozenset[str] = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
+TOOL_EVENTS: frozenset[str] = frozenset(
+    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"}
+)
 """Events whose matcher is matched against the tool's name (ours and Claude Code's); the
 matcher of the others is matched against what the event says: ``SessionStart`` its source
 (``startup``, ``resume``, ``clear``, ``compact``), ``SessionEnd`` its reason, ``PreCompact``
@@ -47,8 +50,7 @@ its trigger (``manual``, ``auto``), ``Notification`` its type, ``SubagentStop`` 
 type. ``UserPromptSubmit`` and ``Stop`` have none (a matcher there is ignored, as in Claude
 Code)."""
 NOT_HERE: dict[str, str] = {
-    "PermissionRequest": "our permission prompt is not a hook point yet",
-    "PermissionDenied": "our permission prompt is not a hook point yet",
+    "PermissionDenied": "there is no auto-mode classifier here to deny calls",
     "SubagentStart": "not a hook point yet",
     "ConfigChange": "settings are read once at start",
     "CwdChanged": "a session's directory does not change",

@@ -85,6 +85,28 @@ def tool_response(fields: dict[str, Any], content: str) -> dict[str, Any]:
     return response
 
 
+def permission_suggestions(rules: list[str]) -> list[dict[str, Any]]:
+    """Our suggested allow rules (``run_shell(git log:*)``) as Claude Code's
+    ``permission_suggestions`` of a ``PermissionRequest``: rules to add to the local
+    settings, tool names as Claude Code names them."""
+    out: list[dict[str, Any]] = []
+    for rule in rules:
+        tool, _, rest = rule.partition("(")
+        content = rest[:-1] if rest.endswith(")") else None
+        entry: dict[str, Any] = {"toolName": names.claude_name(tool)}
+        if content is not None:
+            entry["ruleContent"] = content
+        out.append(
+            {
+                "type": "addRules",
+                "rules": [entry],
+                "behavior": "allow",
+                "destination": "localSettings",
+            }
+        )
+    return out
+
+
 def our_fields(tool: str, updated: dict[str, Any]) -> dict[str, Any]:
     """A hook's ``updatedInput`` (Claude Code's field names, or ours) in our field names."""
     return names.our_input(tool, updated)
@@ -95,6 +117,7 @@ __all__ = [
     "NO_TRANSCRIPT",
     "SessionFacts",
     "our_fields",
+    "permission_suggestions",
     "tool_fields",
     "tool_response",
 ]

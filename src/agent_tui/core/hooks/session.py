@@ -23,7 +23,13 @@ from agent_tui.core.hooks.config import (
     trust_item,
 )
 from agent_tui.core.hooks.envfile import ENV_FILE, make_env_file, take_env_file
-from agent_tui.core.hooks.payload import SessionFacts, our_fields, tool_fields, tool_response
+from agent_tui.core.hooks.payload import (
+    SessionFacts,
+    our_fields,
+    permission_suggestions,
+    tool_fields,
+    tool_response,
+)
 from agent_tui.core.hooks.prompts import Judge, run_prompt
 from agent_tui.core.hooks.runner import run_command
 from agent_tui.core.hooks.verdict import HookVerdict, judge
@@ -123,6 +129,11 @@ class Hooks:
     def tool_response(fields: dict[str, Any], content: str) -> dict[str, Any]:
         """``tool_response`` of a call that succeeded, with Claude Code's fields too."""
         return tool_response(fields, content)
+
+    @staticmethod
+    def suggestions(rules: list[str]) -> list[dict[str, Any]]:
+        """Our suggested rules as a ``PermissionRequest``'s ``permission_suggestions``."""
+        return permission_suggestions(rules)
 
     @staticmethod
     def our_input(tool: str, updated: dict[str, Any]) -> dict[str, Any]:

@@ -109,7 +109,9 @@ def _answer(
         permission = legacy[decision]
     given = specific.get("permissionDecisionReason")
     why: str = given if isinstance(given, str) and given else reason
-    if event == "PreToolUse" and permission in ("allow", "deny", "ask"):
+    if event == "PermissionRequest":
+        outcome, message = _prompt_answer(spec, specific.get("decision"), verdict)
+    elif event == "PreToolUse" and permission in ("allow", "deny", "ask"):
         if permission == "deny":
             _block(verdict, event, why or "denied by a hook")
             outcome, message = "blocked", why or "denied by a hook"
@@ -142,11 +144,39 @@ def _answer(
     return shown(outcome, message, stdout)
 
 
+def _prompt_answer(spec: HookSpec, chosen: Any, verdict: HookVerdict) -> tuple[str, str]:
+    """A ``PermissionRequest`` hook's ``decision`` (``behavior`` allow or deny, ``message``,
+    ``updatedInput``, ``interrupt``) folded into ``verdict``: a deny beats an allow; only a
+    hook of the user's own settings may allow. Its outcome and message."""
+    if not isinstance(chosen, dict):
+        return "ok", ""  # no answer: the user is asked
+    behavior = chosen.get("behavior")
+    given = chosen.get("message")
+    message: str = given if isinstance(given, str) else ""
+    if behavior == "deny":
+        why = message or "denied by a PermissionRequest hook"
+        _block(verdict, "PermissionRequest", why)
+        if chosen.get("interrupt") is True:  # stop the turn, as Esc would
+            verdict.stop, verdict.stop_reason = True, why
+        return "blocked", why
+    if behavior != "allow" or verdict.permission is not None:
+        return "ok", ""
+    if spec.scope != "user":
+        return "ok", "its allow is ignored: only hooks of your user settings may allow"
+    verdict.permission, verdict.permission_reason = "allow", message
+    updated = chosen.get("updatedInput")
+    if isinstance(updated, dict):
+        verdict.updated_input = updated
+        return "ok", "allows the call with a rewritten input"
+    return "ok", "allows the call" + (f": {message}" if message else "")
+
+
 def _block(verdict: HookVerdict, event: HookEventName, reason: str) -> None:
     verdict.blocked = True
     verdict.reason = "\n".join(r for r in (verdict.reason, reason) if r)
-    if event == "PreToolUse":
+    if event in ("PreToolUse", "PermissionRequest"):
         verdict.permission = "deny"
+        verdict.updated_input = None
 
 
 def _json(stdout: str) -> dict[str, Any] | None:
