@@ -77,3 +77,79 @@ async def test_subagent_stop_hook_block_sends_the_subagent_on_once(lab: Lab) -> 
     assert lines[0]["agent_id"] == "t1"
     (result,) = [e for e in of_type(events, "tool_result") if e.id == "t1"]
     assert "all green" in result.content
+
+
+async def test_subagent_start_hook_adds_context_to_the_child(lab: Lab) -> None:
+    """``SubagentStart`` (matched against the agent's type) sees the agent's id and type; its
+    ``additionalContext`` reaches the child's first message; a matcher for another agent does
+    not run."""
+    seen = lab.root / "started.json"
+    body = (
+        f"cat > '{seen}'\n"
+        'echo \'{"hookSpecificOutput": {"hookEventName": "SubagentStart", '
+        '"additionalContext": "Use the staging database only."}}\'\n'
+    )
+    hook = script(lab.root / "start.sh", body)
+    other = script(lab.root / "other.sh", f"touch '{lab.root / 'other-ran'}'\n")
+    prompt = "look\n\n<hook-context>\nUse the staging database only.\n</hook-context>"
+    provider = Routed(
+        [step(reply("", call("task", "t1", description="d", prompt="look"))), step(reply("ok"))],
+        {prompt: [step(reply("report"))]},
+    )
+    agent = make_agent(provider, lab.work)
+    section = {"SubagentStart": [*_one("general", str(hook)), *_one("reviewer", str(other))]}
+    agent.executor.hooks = lab.hooks(section)
+    events = [e async for e in agent.run("go")]
+    sent = _read(seen)
+    assert sent["hook_event_name"] == "SubagentStart"
+    assert (sent["agent_id"], sent["agent_type"]) == ("t1", "general")
+    assert [who for who, _ in provider.requests].count(prompt) == 1
+    assert not (lab.root / "other-ran").exists()
+    assert "SubagentStart" in [e.event for e in of_type(events, "hook")]
+
+
+async def test_post_compact_hook_sees_the_summary(lab: Lab) -> None:
+    seen = lab.root / "compacted.json"
+    hook = script(lab.root / "post.sh", f"cat > '{seen}'\n")
+    other = script(lab.root / "auto.sh", f"touch '{lab.root / 'auto-ran'}'\n")
+    section = {"PostCompact": [*_one("manual", str(hook)), *_one("auto", str(other))]}
+    turns = [{"text": t} for t in ("a", "b", "c", "d")] + [{"text": "SUMMARY-4711"}]
+    agent = _agent(lab, turns, lab.hooks(section))
+    for prompt in ("one", "two", "three", "four"):
+        await collect(agent, prompt)
+    events = [event async for event in agent.compact()]
+    assert events[-1].phase == "end", events[-1]
+    sent = _read(seen)
+    assert (sent["hook_event_name"], sent["trigger"]) == ("PostCompact", "manual")
+    assert "SUMMARY-4711" in sent["compact_summary"]
+    assert not (lab.root / "auto-ran").exists()
+
+
+async def test_stop_failure_hook_runs_when_the_request_fails(lab: Lab) -> None:
+    """A turn that ends on a failed model request (Claude Code's ``StopFailure``, matched
+    against the kind of error); its answer changes nothing: the turn has failed."""
+    seen = lab.root / "failed.json"
+    hook = script(lab.root / "failed.sh", f"cat > '{seen}'; exit 2\n")
+    other = script(lab.root / "limit.sh", f"touch '{lab.root / 'limit-ran'}'\n")
+    section = {"StopFailure": [*_one("unknown", str(hook)), *_one("rate_limit", str(other))]}
+    agent = _agent(lab, [{"error": "the upstream broke"}], lab.hooks(section))
+    events = await collect(agent, "go")
+    (end,) = of_type(events, "turn_end")
+    assert end.reason == "error"
+    sent = _read(seen)
+    assert (sent["hook_event_name"], sent["error"]) == ("StopFailure", "unknown")
+    assert "the upstream broke" in sent["error_details"]
+    assert not (lab.root / "limit-ran").exists()
+    assert [e.event for e in of_type(events, "hook")] == ["StopFailure"]
+
+
+def test_stop_failure_kinds_are_claude_codes() -> None:
+    from agent_tui.core.agent.turn import failure_kind
+
+    assert failure_kind(429, False) == "rate_limit"
+    assert failure_kind(401, False) == "authentication_failed"
+    assert failure_kind(402, False) == "billing_error"
+    assert failure_kind(400, False) == "invalid_request"
+    assert failure_kind(400, True) == "invalid_request"
+    assert failure_kind(529, False) == "server_error"
+    assert failure_kind(None, False) == "unknown"

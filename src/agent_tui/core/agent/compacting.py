@@ -14,6 +14,7 @@ out of the context).
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from datetime import UTC, datetime
 from typing import Literal, Protocol
@@ -47,6 +48,8 @@ SUMMARY_MAX_TOKENS = 4096
 """The most a compaction's summary may take (the summarizer asks for under 600 words)."""
 
 CompactionReason = Literal["manual", "threshold", "overflow"]
+
+log = logging.getLogger(__name__)
 
 
 class CompactionHost(Protocol):
@@ -178,6 +181,7 @@ class Compactor:
         host.file_state.clear()  # the model keeps a summary of what it read, not the text
         if state.start_source is None:  # SessionStart hooks matching "compact" run next
             state.start_source = "compact"
+        await self._post_compact(trigger, record.summary)
         yield CompactionEvent(
             phase="end",
             reason=reason,
@@ -188,6 +192,26 @@ class Compactor:
             requests=summary.requests,
             summary=message.content,
         )
+
+    async def _post_compact(self, trigger: str, summary: str) -> None:
+        """The ``PostCompact`` hooks (matched against the trigger, ``manual`` or ``auto``):
+        they see the summary; the compaction is done, so they cannot undo it (a failure is
+        logged, never raised)."""
+        hooks = self.host.hooks
+        if hooks is None or not hooks.has("PostCompact", trigger):
+            return
+        try:
+            verdict = await hooks.run(
+                "PostCompact", {"trigger": trigger, "compact_summary": summary}, match=trigger
+            )
+        except Exception:
+            log.exception("the PostCompact hooks failed")
+            return
+        for event in verdict.events:
+            if event.outcome != "ok":
+                log.warning(
+                    "PostCompact hook %s: %s %s", event.command, event.outcome, event.message
+                )
 
     async def summary_answer(self, system: str, text: str) -> AsyncIterator[str]:
         """One summarizer request to the session's model, its text streamed."""

@@ -63,6 +63,23 @@ Phase = AsyncGenerator[Event | NextStep, None]
 """A phase of the turn: its events, then its next step (its last item)."""
 
 
+def failure_kind(status: int | None, overflow: bool) -> str:
+    """Claude Code's ``StopFailure`` matcher value for a failed request."""
+    if overflow:
+        return "invalid_request"
+    if status == 429:
+        return "rate_limit"
+    if status in (401, 403):
+        return "authentication_failed"
+    if status == 402:
+        return "billing_error"
+    if status is not None and 400 <= status < 500:
+        return "invalid_request"
+    if status is not None and status >= 500:
+        return "server_error"
+    return "unknown"
+
+
 class TurnRunner:
     """Runs the turns of one agent."""
 
@@ -267,6 +284,17 @@ class TurnRunner:
                 "before a turn that read large files."
             )
         error = ErrorEvent(message=said, where="provider", retryable=exc.retryable)
+        hooks = self.host.hooks
+        kind = failure_kind(exc.status, overflow)
+        if hooks is not None and hooks.has("StopFailure", kind):
+            payload = {"error": kind, "error_details": said, "last_assistant_message": reply.text}
+            try:  # what they answer is not read: the turn has failed (as in Claude Code)
+                verdict = await hooks.run("StopFailure", payload, match=kind)
+            except Exception:
+                log.exception("the StopFailure hooks failed")
+            else:
+                for hook_event in verdict.events:
+                    yield hook_event
         yield EndTurn("error", turn.requests, reply.text, error=error)
 
     async def _stop(self, turn: Turn) -> Phase:

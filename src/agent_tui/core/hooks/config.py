@@ -33,10 +33,13 @@ HookEventName = Literal[
     "PermissionRequest",
     "UserPromptSubmit",
     "Stop",
+    "StopFailure",
+    "SubagentStart",
     "SubagentStop",
     "SessionStart",
     "SessionEnd",
     "PreCompact",
+    "PostCompact",
     "Notification",
 ]
 EVENTS: tuple[HookEventName, ...] = get_args(HookEventName)
@@ -46,22 +49,21 @@ TOOL_EVENTS: frozenset[str] = frozenset(
 """Events whose matcher is matched against the tool's name (ours and Claude Code's); the
 matcher of the others is matched against what the event says: ``SessionStart`` its source
 (``startup``, ``resume``, ``clear``, ``compact``), ``SessionEnd`` its reason, ``PreCompact``
-its trigger (``manual``, ``auto``), ``Notification`` its type, ``SubagentStop`` the agent's
-type. ``UserPromptSubmit`` and ``Stop`` have none (a matcher there is ignored, as in Claude
-Code)."""
+and ``PostCompact`` their trigger (``manual``, ``auto``), ``Notification`` its type,
+``SubagentStart`` and ``SubagentStop`` the agent's type, ``StopFailure`` the error
+(``rate_limit``, ``authentication_failed``, ``billing_error``, ``invalid_request``,
+``server_error``, ``unknown``). ``UserPromptSubmit`` and ``Stop``
+have none (a matcher there is ignored, as in Claude Code)."""
 NOT_HERE: dict[str, str] = {
     "PermissionDenied": "there is no auto-mode classifier here to deny calls",
-    "SubagentStart": "not a hook point yet",
     "ConfigChange": "settings are read once at start",
     "CwdChanged": "a session's directory does not change",
     "Setup": "there is no setup phase here",
-    "StopFailure": "not a hook point yet",
     "TaskCompleted": "there are no background tasks here",
     "TeammateIdle": "there are no agent teams here",
     "InstructionsLoaded": "not a hook point yet",
     "WorktreeCreate": "there are no managed worktrees here",
     "WorktreeRemove": "there are no managed worktrees here",
-    "PostCompact": "not a hook point yet",
     "Elicitation": "not a hook point yet",
     "ElicitationResult": "not a hook point yet",
 }

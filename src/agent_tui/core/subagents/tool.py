@@ -168,6 +168,24 @@ class Subagents:
         finally:
             await _close(turn)
 
+    async def _start_hooks(self, name: str, prompt: str, ctx: ToolContext) -> str:
+        """The ``SubagentStart`` hooks (matched against the agent's name): the child's prompt
+        with what they add (``additionalContext``); they cannot stop it, as in Claude Code."""
+        hooks = self.parent.executor.hooks
+        if hooks is None or not hooks.has("SubagentStart", name):
+            return prompt
+        payload = {"agent_id": ctx.call_id, "agent_type": name}
+        try:
+            verdict = await hooks.run("SubagentStart", payload, match=name)
+        except Exception:  # a hook must never cost the task
+            log.exception("the SubagentStart hooks of %s failed", name)
+            return prompt
+        for event in verdict.events:
+            ctx.emit(event)
+        if verdict.additional_context:
+            prompt += f"\n\n<hook-context>\n{verdict.additional_context}\n</hook-context>"
+        return prompt
+
     async def _stop_hooks(self, name: str, ctx: ToolContext) -> str | None:
         """The ``SubagentStop`` hooks (matched against the agent's name, Claude Code's
         ``agent_type``): the reason to go on when one blocks, else None."""
@@ -297,7 +315,8 @@ class Subagents:
         asker = _marked(ctx.asker, name) if ctx.asker is not None else None
         watch = _Watch(name)
         try:
-            await self._drive(child, args.prompt, asker, watch, ctx)
+            prompt = await self._start_hooks(name, args.prompt, ctx)
+            await self._drive(child, prompt, asker, watch, ctx)
             again = await self._stop_hooks(name, ctx)  # SubagentStop: a block goes on, once
             if again is not None:
                 await self._drive(child, again, asker, watch, ctx)
