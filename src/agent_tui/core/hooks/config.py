@@ -56,9 +56,10 @@ and ``PostCompact`` their trigger (``manual``, ``auto``), ``Notification`` its t
 have none (a matcher there is ignored, as in Claude Code)."""
 NOT_HERE: dict[str, str] = {
     "PermissionDenied": "there is no auto-mode classifier here to deny calls",
-    "ConfigChange": "settings are read once at start",
-    "CwdChanged": "a session's directory does not change",
-    "Setup": "there is no setup phase here",
+    "ConfigChange": "settings are read once at start: a change mid-session is never applied, "
+    "so there is nothing to report or block",
+    "CwdChanged": "the working directory never changes (a command's cd does not carry over)",
+    "Setup": "there is no --init / --maintenance run here",
     "TaskCompleted": "there are no background tasks here",
     "TeammateIdle": "there are no agent teams here",
     "InstructionsLoaded": "not a hook point yet",
