@@ -12,6 +12,12 @@ from agent_tui.core.commands.frontmatter import Nested, split
 from agent_tui.core.commands.shell_lines import Ran, has_shell_lines, run_shell_lines
 
 
+@pytest.fixture(autouse=True)
+def _home_claude_dir(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests give a home of their own: its ``.claude`` is Claude Code's user dir."""
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR")
+
+
 def _write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")

@@ -93,7 +93,10 @@ def test_broken_files_are_reported_and_the_others_still_load(tmp_path: Path) -> 
     assert "'bad name' is not a command name" in problems
 
 
-def test_precedence_builtins_then_project_then_user(tmp_path: Path) -> None:
+def test_precedence_builtins_then_project_then_user(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR")  # ~/.claude of the home given
     _write(tmp_path / "project/.agent-tui/commands/help.md", "not the help")
     _write(tmp_path / "project/.agent-tui/commands/deploy.md", "project deploy")
     _write(tmp_path / "config/commands/deploy.md", "user deploy")

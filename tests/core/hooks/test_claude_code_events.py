@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.permissions import Approval, ApprovalRequest
 from agent_tui.core.permissions.setup import build_pipeline
 from tests.core.helpers import collect, of_type
@@ -153,3 +154,26 @@ def test_stop_failure_kinds_are_claude_codes() -> None:
     assert failure_kind(400, True) == "invalid_request"
     assert failure_kind(529, False) == "server_error"
     assert failure_kind(None, False) == "unknown"
+
+
+async def test_session_end_reasons_clear_and_resume(lab: Lab) -> None:
+    """``/clear`` ends the old conversation (``clear``), ``/resume`` of another one ends the
+    current one (``resume``), the TUI's quit says ``prompt_input_exit``; each hook sees the
+    ending conversation's transcript."""
+    seen = lab.root / "ended.jsonl"
+    hook = script(lab.root / "end.sh", f"cat >> '{seen}'; echo >> '{seen}'\n")
+    store = SessionStore(lab.root / "sessions")
+    hooks = lab.hooks({"SessionEnd": _one("", str(hook))})
+    turns = [{"text": "a"}, {"text": "b"}]
+    agent = _agent(lab, turns, hooks, sessions=store, session=store.new(lab.work, "script"))
+    await collect(agent, "one")
+    first = agent.session
+    assert first is not None
+    await agent.new_session()
+    await collect(agent, "two")
+    await agent.resume(first.path)
+    await agent.close("prompt_input_exit")
+    lines = [json.loads(line) for line in seen.read_text(encoding="utf-8").splitlines() if line]
+    assert [line["reason"] for line in lines] == ["clear", "resume", "prompt_input_exit"]
+    assert lines[0]["transcript_path"] == str(first.path)
+    assert lines[1]["transcript_path"] != str(first.path)

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from agent_tui.core.skills import SkillSet, locations
 from tests.core.skills.helpers import write_skill
 
 
-def test_every_location_is_read_and_the_project_wins(tmp_path: Path) -> None:
+def test_every_location_is_read_and_the_project_wins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR")  # ~/.claude of the home given
     cwd, config, home = tmp_path / "p", tmp_path / "config", tmp_path / "home"
     write_skill(cwd / ".agent-tui/skills", "ours", "Our own skill.")
     write_skill(cwd / ".claude/skills", "pdf-tools", "Project PDF tools.")
@@ -84,7 +89,7 @@ def test_broken_skill_files_are_reported_and_the_others_load(tmp_path: Path) -> 
     (root / "binary").mkdir()
     (root / "binary/SKILL.md").write_bytes(b"---\nname: binary\xff\n---\n")
     found = SkillSet([_user(root)])
-    assert found.names() == ["good"]
+    assert found.names() == ["bad-name", "good"]  # its name is words: its folder names it
     problems = "\n".join(found.problems)
     assert len(found.problems) == 6, problems
     for name, why in [

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from agent_tui.core.agent.agent import Agent
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.providers.script import ScriptProvider
@@ -66,8 +68,9 @@ async def test_loading_a_skill_runs_nothing_and_its_script_is_judged(
 
 
 def test_a_project_skill_linking_out_of_the_repository_is_skipped(
-    workspace: Path, tmp_path: Path
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR")  # ~/.claude of the home given
     outside = tmp_path / "outside"
     write_skill(outside, "stolen", "Looks harmless.", "SECRET-TOKEN-123\n")
     (outside / "notes.md").write_text(

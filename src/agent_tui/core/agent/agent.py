@@ -311,7 +311,7 @@ class Agent:
         new session file; the old session stays on disk and can be resumed."""
         self._control.idle("start a new conversation")
         await self.settle()
-        await self._switch.new(self.sessions, self.cwd, self.provider.name)
+        await self._switch.new(self.sessions, self.cwd, self.provider.name, self.hooks)
         self._fresh_context("clear")
         return self.describe()
 
@@ -320,7 +320,7 @@ class Agent:
         ``SessionDoubted`` when it is not as agent-tui last wrote it)."""
         self._control.idle("resume a session")
         await self.settle()
-        session = await self._switch.resume(self.sessions, path)
+        session = await self._switch.resume(self.sessions, path, self.hooks)
         self._fresh_context("resume")
         return self.describe(session.problems())
 
@@ -455,13 +455,14 @@ class Agent:
         """``collect_spills_now`` in a thread: call it after the transcript shrinks."""
         return await asyncio.to_thread(self.collect_spills_now, grace)
 
-    async def close(self) -> CleanupReport | None:
-        """End the session: clean up unreferenced spills, close the provider. Idempotent."""
+    async def close(self, reason: str = "other") -> CleanupReport | None:
+        """End the session (its SessionEnd hooks see ``reason``, Claude Code's ``other`` or
+        ``prompt_input_exit``): clean up unreferenced spills, close the provider. Idempotent."""
         if self.closed:
             return None
         self.closed = True
         await self.settle()
-        self.unsaved = await self._switch.finish(self.hooks)
+        self.unsaved = await self._switch.finish(self.hooks, reason)
         for source in self.tool_sources:
             try:
                 await source.aclose()

@@ -58,8 +58,12 @@ class SessionSwitch:
             session.on_write = None
         session.release()
 
-    async def new(self, store: SessionStore, cwd: Path, model: str) -> SessionLog:
-        """An empty conversation, saved to a new session file of ``store``."""
+    async def new(
+        self, store: SessionStore, cwd: Path, model: str, hooks: Hooks | None = None
+    ) -> SessionLog:
+        """An empty conversation, saved to a new session file of ``store``; the old one's
+        SessionEnd hooks run first (reason ``clear``, as after Claude Code's ``/clear``)."""
+        await session_end(hooks, "clear")
         session = await asyncio.to_thread(store.new, cwd, model)
         self._let_go()
         await asyncio.to_thread(self.refer, session)
@@ -68,12 +72,17 @@ class SessionSwitch:
         state.folded = []
         return session
 
-    async def resume(self, store: SessionStore, path: Path) -> SessionLog:
+    async def resume(
+        self, store: SessionStore, path: Path, hooks: Hooks | None = None
+    ) -> SessionLog:
         """The conversation saved in ``path`` (``OSError`` when it cannot be read;
         ``SessionDoubted`` when it is not as agent-tui last wrote it); in a fork of it when
-        another process writes it."""
+        another process writes it. Once it is read, the old conversation's SessionEnd hooks
+        run (reason ``resume``)."""
         state = self.conversation
         session = await asyncio.to_thread(store.load, path)
+        if state.session is not None and session.path != state.session.path:
+            await session_end(hooks, "resume")
         if state.session is None or session.path != state.session.path:
             holder = session.claim()
             if holder is not None:  # written by another process: go on in a fork of it
@@ -100,11 +109,11 @@ class SessionSwitch:
         state.session, state.messages, state.folded = fork, list(fork.messages), list(fork.folded)
         return fork
 
-    async def finish(self, hooks: Hooks | None = None) -> str | None:
-        """The agent closes: its ``SessionEnd`` hooks run (reason ``other``), the session
+    async def finish(self, hooks: Hooks | None = None, reason: str = "other") -> str | None:
+        """The agent closes: its ``SessionEnd`` hooks run (``reason``), the session
         file finished and released, the reference record detached. Returns what of the
         session could not be saved, and where it went (None when everything was saved)."""
-        await session_end(hooks, "other")  # before the file is finished: they may read it
+        await session_end(hooks, reason)  # before the file is finished: they may read it
         unsaved = None
         if self.conversation.session is not None:
             unsaved = await asyncio.to_thread(self.conversation.session.finish)

@@ -55,6 +55,15 @@ def user_claude_dir() -> Path:
     return Path(os.path.expanduser(configured)) if configured else Path.home() / CLAUDE_DIR
 
 
+def claude_home(home: Path | None) -> Path | None:
+    """Claude Code's user directory for a caller that was given ``home`` (None: no home):
+    ``$CLAUDE_CONFIG_DIR`` when set, as Claude Code reads its commands, agents and skills
+    there too; else ``home/.claude``."""
+    if os.environ.get("CLAUDE_CONFIG_DIR", "").strip():
+        return user_claude_dir()
+    return home / CLAUDE_DIR if home is not None else None
+
+
 def claude_settings_paths(cwd: Path) -> list[tuple[Path, str]]:
     """Claude Code's settings files of ``cwd`` and their scope, least specific first."""
     project = cwd / CLAUDE_DIR

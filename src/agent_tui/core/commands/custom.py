@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_tui.core.claude.settings import claude_home
 from agent_tui.core.commands.arguments import CLAUDE_SOURCES, substitute
 from agent_tui.core.commands.frontmatter import FrontMatterError, Nested, split, split_top
 from agent_tui.core.state.model_spec import names_script
@@ -39,6 +40,9 @@ MAX_FILES = 500
 """Files read per directory at most (the rest are reported)."""
 MAX_DEPTH = 4
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+COLON_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*(?::[A-Za-z0-9][A-Za-z0-9_.-]*)+$")
+"""A file named with Claude Code's old folder form (``svelte:a11y.md``, as command suites
+ship them): it answers to that name as written, wherever it lies."""
 FIELDS = ("description", "argument-hint", "allowed-tools", "model")
 PROJECT_SOURCES = frozenset({"project", "claude"})
 """Locations a repository ships (``locations``): their files may not name a script model."""
@@ -99,8 +103,9 @@ def locations(cwd: Path, config: Path, home: Path | None) -> list[Location]:
         Location(cwd / ".claude" / "commands", "claude"),
         Location(config / "commands", "user"),
     ]
-    if home is not None:
-        found.append(Location(home / ".claude" / "commands", "~/.claude"))
+    claude = claude_home(home)
+    if claude is not None:
+        found.append(Location(claude / "commands", "~/.claude"))
     return found
 
 
@@ -195,7 +200,11 @@ def _files(root: Path) -> list[tuple[str, Path, str | None]]:
                 )
                 return found
             parts = [*path.relative_to(root).parent.parts, filename[: -len(".md")]]
-            bad = next((p for p in parts if not NAME.match(p)), None)
+            if COLON_NAME.match(parts[-1]) and all(NAME.match(p) for p in parts[:-1]):
+                parts = [parts[-1]]  # svelte/svelte:a11y.md is /svelte:a11y
+                bad = None
+            else:
+                bad = next((p for p in parts if not NAME.match(p)), None)
             if bad is not None:
                 found.append(
                     (

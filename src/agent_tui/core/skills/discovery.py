@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_tui.core.claude.settings import claude_home
 from agent_tui.core.skills.skill_file import FILE, NAME, Skill, SkillError, read_skill
 from agent_tui.core.state.trust import ProjectTrust, TrustItem
 
@@ -47,8 +48,9 @@ def locations(cwd: Path, config: Path, home: Path | None) -> list[Location]:
         Location(cwd / ".claude" / "skills", "claude"),
         Location(config / "skills", "user"),
     ]
-    if home is not None:
-        found.append(Location(home / ".claude" / "skills", "~/.claude"))
+    claude = claude_home(home)
+    if claude is not None:
+        found.append(Location(claude / "skills", "~/.claude"))
     return found
 
 
@@ -175,7 +177,14 @@ def _read_location(location: Location, problems: list[str]) -> list[Skill]:
             )
             continue
         try:
-            found.append(read_skill(folder, location.source))
+            skill = read_skill(folder, location.source)
         except SkillError as exc:
             problems.append(f"skill {folder / FILE} is skipped: {exc}")
+            continue
+        if skill.given_name:
+            problems.append(
+                f"skill {folder / FILE}: its name {skill.given_name!r} is not a skill name "
+                f"(letters, digits, . _ -); it goes by its folder's name, {skill.name!r}"
+            )
+        found.append(skill)
     return found

@@ -47,6 +47,9 @@ class Skill:
     allowed_tools: tuple[str, ...] = ()
     digest: str = ""
     """SHA-256 of the file's bytes: a project skill's trust key (a changed file asks again)."""
+    given_name: str = ""
+    """The front matter's ``name`` when it is not a usable name (``Cloudflare Manager``): the
+    skill goes by its folder's name instead, and the start says so."""
 
     @property
     def folder(self) -> Path:
@@ -101,10 +104,13 @@ def read_skill(folder: Path, source: str) -> Skill:
         raise SkillError("it holds NUL bytes (not a text file)")
     fields, body = front_matter(text)
     name = fields.get("name") or folder.name
+    given = ""
     if not isinstance(name, str) or not NAME.match(name):
-        raise SkillError(
-            f"name {name!r} is not a skill name (letters, digits, . _ -; at most 64 characters)"
-        )
+        if not NAME.match(folder.name):
+            raise SkillError(
+                f"name {name!r} is not a skill name (letters, digits, . _ -; at most 64 characters)"
+            )
+        given, name = str(name), folder.name  # a display name: the folder names the skill
     description = fields.get("description", "")
     if not isinstance(description, str) or not description.strip():
         raise SkillError(
@@ -122,6 +128,7 @@ def read_skill(folder: Path, source: str) -> Skill:
         body=body.strip("\n"),
         allowed_tools=tuple(tools),
         digest=hashlib.sha256(raw).hexdigest(),
+        given_name=given,
     )
 
 

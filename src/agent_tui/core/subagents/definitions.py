@@ -1,7 +1,8 @@
 """Named subagents: Markdown files with a front matter, read from the project and the user.
 
-Where (a later one replaces an earlier one of the same name): the user's config dir
-``agents/**/*.md``, then the project's ``.claude/agents/**/*.md``, then
+Where (a later one replaces an earlier one of the same name): Claude Code's user agents
+(``~/.claude/agents/**/*.md``), the user's config dir ``agents/**/*.md``, then the project's
+``.claude/agents/**/*.md``, then
 ``.agent-tui/agents/**/*.md`` — subfolders too (``.claude/agents/team/builder.md``, as Claude
 Code reads them; the agent's name is its ``name`` field, else the file's stem). A file::
 
@@ -36,6 +37,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+from agent_tui.core.claude.settings import claude_home
+from agent_tui.core.commands.frontmatter import FrontMatterError, Nested, split
 from agent_tui.core.state.model_spec import names_script
 from agent_tui.core.state.paths import config_dir
 
@@ -97,9 +100,22 @@ class AgentCatalog:
         return sorted({GENERAL.name, *self.agents})
 
 
+READ_KEYS = frozenset({"name", "description", "tools", "model"})
+"""The front matter keys an agent file is read by."""
+
+
 def agent_dirs(cwd: Path, user_dir: Path | None = None) -> list[tuple[Path, Scope]]:
-    """The directories read, lowest precedence first."""
+    """The directories read, lowest precedence first: Claude Code's user agents
+    (``~/.claude/agents``, or ``$CLAUDE_CONFIG_DIR/agents``), the user's own, then the
+    project's."""
+    try:
+        home: Path | None = Path.home()
+    except RuntimeError:
+        home = None
+    claude = claude_home(home)
+    theirs: list[tuple[Path, Scope]] = [(claude / "agents", "user")] if claude else []
     return [
+        *theirs,
         (folder_of_user(user_dir), "user"),
         (cwd / ".claude" / "agents", "project"),
         (cwd / ".agent-tui" / "agents", "project"),
@@ -248,47 +264,31 @@ def parse_agent_file(path: Path, scope: Scope) -> AgentDefinition | str:
 
 
 def parse_front_matter(text: str) -> tuple[dict[str, str | list[str]], str] | str:
-    """The fields and the body of a Markdown file with a ``---`` front matter: ``key: value``
-    lines, ``[a, b]`` or ``- item`` lists. A problem is returned as a sentence."""
-    lines = text.lstrip("\ufeff").splitlines()
-    if not lines or lines[0].strip() != "---":
+    """The fields and the body of a Markdown file with a ``---`` front matter, read as
+    command files are (``core.commands.frontmatter``: ``key: value``, ``[a, b]`` and
+    ``- item`` lists, block scalars). A nested block under a key this file does not read (a
+    Claude Code agent's ``hooks:`` map) is left out; under one it reads, it is a problem.
+    A problem is returned as a sentence."""
+    text = text.lstrip("\ufeff")
+    if text.split("\n", 1)[0].strip() != "---":
         return "no front matter (the file must start with a line '---')"
     try:
-        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
-    except StopIteration:
-        return "the front matter is not closed (no second '---' line)"
+        raw, body = split(text)
+    except FrontMatterError as exc:
+        return (
+            "the front matter is not closed (no second '---' line)"
+            if "never closed" in str(exc)
+            else f"front matter {exc}"
+        )
     fields: dict[str, str | list[str]] = {}
-    key: str | None = None
-    for number, raw in enumerate(lines[1:end], start=2):
-        line = raw.split(" #", 1)[0].rstrip() if not raw.lstrip().startswith("#") else ""
-        if not line.strip():
-            continue
-        item = line.strip()
-        if item.startswith("- ") and key is not None:
-            value = fields.get(key)
-            listed = value if isinstance(value, list) else []
-            listed.append(_unquote(item[2:].strip()))
-            fields[key] = listed
-            continue
-        if ":" not in line or line[0].isspace():
-            return f"line {number} of the front matter is not 'key: value'"
-        key, _, value_text = line.partition(":")
-        key = key.strip().lower()
-        value_text = value_text.strip()
-        if value_text.startswith("[") and value_text.endswith("]"):
-            inner = value_text[1:-1]
-            fields[key] = [_unquote(v.strip()) for v in inner.split(",") if v.strip()]
-        elif value_text:
-            fields[key] = _unquote(value_text)
-        else:
-            fields[key] = []
+    for key, value in raw.items():
+        key = key.lower()
+        if isinstance(value, Nested):
+            if key in READ_KEYS:
+                return f"line {value.line} of the front matter: {key} must be text or a list"
+            continue  # hooks:, permissions… of Claude Code: not read here
+        fields[key] = value
     for name in ("name", "description", "model"):
-        if fields.get(name) == []:
+        if fields.get(name) in ([], ""):
             del fields[name]
-    return fields, "\n".join(lines[end + 1 :])
-
-
-def _unquote(value: str) -> str:
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        return value[1:-1]
-    return value
+    return fields, body

@@ -55,7 +55,7 @@ class Quitting:
         if host.busy:
             host.agent.interrupt()
         try:
-            await asyncio.wait_for(host.agent.close(), CLOSE_TIMEOUT)
+            await asyncio.wait_for(host.agent.close("prompt_input_exit"), CLOSE_TIMEOUT)
         except TimeoutError:
             pass
         self.app.exit()
