@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -258,7 +259,46 @@ def _foreign(path: Path) -> list[str]:
     return [line for line in lines if "uuid" not in json.loads(line)]
 
 
+def _exists(path: str) -> bool:
+    return os.path.exists(path)
+
+
 def _first_hook_marks(lab: Lab) -> dict[str, Any]:
     """A UserPromptSubmit hook: the export exists before the attack runs."""
     mark = script(lab.root / "mark.sh", "cat > /dev/null\n")
     return {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": str(mark)}]}]}
+
+
+@pytest.mark.parametrize("mode", [ON])
+async def test_a_project_hook_in_the_sandbox_reads_a_copy(lab: Lab, mode: str) -> None:
+    """A project's Stop hook runs in the sandbox, which hides agent-tui's state: it gets a
+    copy in the session's temp directory, removed after it; what it writes there does not
+    reach the real file."""
+    (lab.work / "a.txt").write_text("a\n", encoding="utf-8")
+    out = lab.work / "stop.json"  # the sandboxed hook writes in the workspace
+    hooks_dir = lab.work / ".claude" / "hooks"  # where a project keeps its hooks
+    hook = script(hooks_dir / "stop.py", LAST_TEXT_PY, shebang="#!/usr/bin/env python3")
+    scribble = script(
+        hooks_dir / "scribble.sh", "T=$(jq -r .transcript_path); echo '{}' >> \"$T\"\n"
+    )
+    section = {
+        "Stop": [
+            {
+                "hooks": [
+                    {"type": "command", "command": f"{hook} {out}"},
+                    {"type": "command", "command": str(scribble)},
+                ]
+            }
+        ]
+    }
+    agent = _agent(lab, TURNS, lab.hooks(section, "project"), mode)
+    events = await _run(agent)
+    hooks = of_type(events, "hook")
+    assert [e.outcome for e in hooks] == ["ok", "ok"], hooks
+    seen = json.loads(out.read_text(encoding="utf-8"))
+    assert seen["last"] == "All done: the answer is 42."
+    assert seen["tools"] == 2
+    session = _session(agent)
+    assert Path(seen["path"]) != session.files_dir / f"{session.id}.jsonl"
+    assert not _exists(seen["path"])  # removed after the hook
+    assert not _foreign(session.files_dir / f"{session.id}.jsonl")
