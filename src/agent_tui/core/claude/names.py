@@ -12,6 +12,7 @@ callers say so instead of guessing. MCP tools are named alike in both (``mcp__se
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -50,6 +51,7 @@ TOOLS: tuple[ToolName, ...] = (
 (several edits of one file are several ``edit_file`` calls here); ``Agent`` is the newer name
 of ``Task``."""
 
+FILE_FIELD = "file_path"
 UNMAPPED: frozenset[str] = frozenset(
     {
         "NotebookEdit",
@@ -100,6 +102,17 @@ def claude_input(ours_name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
         return dict(tool_input)
     back = {ours_field: claude_field for claude_field, ours_field in entry.fields.items()}
     return {back.get(key, key): value for key, value in tool_input.items()}
+
+
+def claude_call(ours_name: str, tool_input: dict[str, Any], cwd: str) -> tuple[str, dict[str, Any]]:
+    """Claude Code's tool name and input for our call, as its hooks and transcript show them:
+    a ``file_path`` of a mapped tool absolute (``cwd``: what a relative one is relative to)."""
+    name = claude_name(ours_name)
+    shown = claude_input(ours_name, tool_input)
+    path = shown.get(FILE_FIELD)
+    if isinstance(path, str) and path and name != ours_name:
+        shown[FILE_FIELD] = path if os.path.isabs(path) else os.path.join(cwd, path)
+    return name, shown
 
 
 def our_input(ours_name: str, tool_input: dict[str, Any]) -> dict[str, Any]:

@@ -4,17 +4,18 @@
 ``.claude/settings.json`` (the project's, shared) and ``.claude/settings.local.json`` (the
 project's, personal), least specific first. ``claude_settings`` reads each as it is — the
 ``hooks`` section untouched, for the hook loader — and ``unmapped`` names the keys nothing
-here reads, so each is said once (which file, which key).
+here reads, so each is said once (which file, which key). ``user_claude_dir`` (defined in
+``core.state.paths``, where the memory loader finds it too) is re-exported here.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agent_tui.core.settings import read_json_object
+from agent_tui.core.state.paths import user_claude_dir
 
 CLAUDE_DIR = ".claude"
 SETTINGS_FILE = "settings.json"
@@ -47,21 +48,6 @@ class ClaudeSettingsFile:
     def hooks(self) -> Any:
         """The file's ``hooks`` section exactly as written (None when it has none)."""
         return (self.data or {}).get("hooks")
-
-
-def user_claude_dir() -> Path:
-    """``$CLAUDE_CONFIG_DIR`` when set (Claude Code's own override), else ``~/.claude``."""
-    configured = os.environ.get("CLAUDE_CONFIG_DIR", "").strip()
-    return Path(os.path.expanduser(configured)) if configured else Path.home() / CLAUDE_DIR
-
-
-def claude_home(home: Path | None) -> Path | None:
-    """Claude Code's user directory for a caller that was given ``home`` (None: no home):
-    ``$CLAUDE_CONFIG_DIR`` when set, as Claude Code reads its commands, agents and skills
-    there too; else ``home/.claude``."""
-    if os.environ.get("CLAUDE_CONFIG_DIR", "").strip():
-        return user_claude_dir()
-    return home / CLAUDE_DIR if home is not None else None
 
 
 def claude_settings_paths(cwd: Path) -> list[tuple[Path, str]]:

@@ -29,10 +29,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_tui.core.claude.settings import claude_home
 from agent_tui.core.commands.arguments import CLAUDE_SOURCES, substitute
 from agent_tui.core.commands.frontmatter import FrontMatterError, Nested, split, split_top
 from agent_tui.core.state.model_spec import names_script
+from agent_tui.core.state.paths import claude_home
 
 MAX_BYTES = 256 * 1024
 """A command file larger than this is refused (a prompt, not a data dump)."""

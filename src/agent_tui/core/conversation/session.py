@@ -11,7 +11,8 @@ history: a rewind of the conversation is a record that cuts the transcript when 
 read, not a deletion, and a compaction (``compaction`` line, ``core.conversation.compaction``) is a
 record that folds its first messages into a summary when the file is read; the folded messages stay
 (``folded``). Beside the file, the directory of the same name holds the session's
-other files: ``blobs/``, the contents its checkpoints kept.
+other files: ``blobs/``, the contents its checkpoints kept, and ``<id>.jsonl``, the session as
+Claude Code's transcript for hooks (``claude_export``, made from this file).
 
 An append is whole lines in one ``write``. If the write fails midway (disk full, a file size
 limit) the partial line is cut back off and the message lines are kept to be written with the
@@ -43,6 +44,7 @@ from pathlib import Path
 
 from agent_tui.core.checkpoints.blobs import BlobStore
 from agent_tui.core.checkpoints.records import CheckpointEntry, Rewound
+from agent_tui.core.conversation.claude_export import ClaudeExport
 from agent_tui.core.conversation.compaction import Compacted, summary_message
 from agent_tui.core.conversation.repair import repair
 from agent_tui.core.conversation.session_lock import SessionLock
@@ -112,6 +114,8 @@ class SessionLog:
     unwritable: OSError | None = field(default=None, repr=False, compare=False)
     """Why the file could not even be made (``unsaved_session``): the reason every failed
     write of it gives, rather than that the file is missing."""
+    claude: ClaudeExport | None = field(default=None, repr=False, compare=False)
+    """Its Claude Code transcript, for hooks (``claude_transcript``)."""
 
     @classmethod
     def unsaved_session(cls, root: Path, cwd: Path, model: str, why: OSError) -> SessionLog:
@@ -144,6 +148,15 @@ class SessionLog:
     def files_dir(self) -> Path:
         """The session's own directory, beside its file (same name, no ``.jsonl``)."""
         return self.path.with_suffix("")
+
+    def claude_transcript(self) -> ClaudeExport:
+        """The session as Claude Code's transcript, for hooks (``claude_export``):
+        ``<files_dir>/<id>.jsonl``, made once."""
+        with self._lock:
+            if self.claude is None:
+                target = self.files_dir / f"{self.id}.jsonl"
+                self.claude = ClaudeExport(self.path, target, self.id, self.cwd)
+            return self.claude
 
     @property
     def blobs(self) -> BlobStore:

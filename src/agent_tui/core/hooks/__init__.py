@@ -33,7 +33,8 @@ nothing (a ``PostToolUse`` hook comes after its call: nothing to undo).
 
 ``config`` parses the settings' ``"hooks"`` sections; ``session`` holds a session's hooks and
 runs an event's (``Hooks``, ``load_hooks``); ``verdict`` folds their answers together;
-``payload`` writes what a hook reads; ``prompts`` has the session's model judge a ``"type":
+``payload`` writes what a hook reads (``transcript_view``: the copy of the transcript a
+hook in the sandbox opens); ``prompts`` has the session's model judge a ``"type":
 "prompt"`` hook; ``envfile`` reads ``CLAUDE_ENV_FILE``; ``runner`` runs one hook's command
 (``placement`` decides whether it is confined); ``failures`` says why a hook could not answer.
 This module only re-exports.

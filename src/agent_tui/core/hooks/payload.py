@@ -8,9 +8,12 @@ counterpart of keeps our name) with its input in Claude Code's field names (``fi
 absolute as there), through the one table ``core.claude.names``; a hook's ``updatedInput``
 comes back through the same table to our field names.
 
-``transcript_path`` is the session's JSONL file (our format, one message a line, not Claude
-Code's). With no session file (a run that saves nothing, a file that could not be made) it is
-``/dev/null``: a real file that reads empty, so a hook that opens it still runs.
+``transcript_path`` is the session as Claude Code's transcript (``type``/``message``/
+``content`` blocks: ``core.conversation.claude_export``), brought up to date before each
+event's hooks by the agent (``Hooks.transcript``); ``SessionFacts`` alone gives the session's
+own JSONL file (our format). With no session file (a run that saves nothing, a file that could
+not be made) or no export it is ``/dev/null``: a real file that reads empty, so a hook that
+opens it still runs.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ CLAUDE_MODES: dict[str, str] = {
 }
 """Our permission modes and Claude Code's names for them."""
 NO_TRANSCRIPT = os.devnull
-FILE_FIELD = "file_path"
+FILE_FIELD = names.FILE_FIELD
 
 
 class SessionFile(Protocol):
@@ -65,11 +68,8 @@ class SessionFacts:
 
 def tool_fields(tool: str, tool_input: dict[str, Any], cwd: Path) -> dict[str, Any]:
     """``tool_name`` and ``tool_input`` of our call, as a Claude Code hook reads them."""
-    shown = names.claude_input(tool, tool_input)
-    path = shown.get(FILE_FIELD)
-    if isinstance(path, str) and path and names.claude_name(tool) != tool:
-        shown[FILE_FIELD] = path if os.path.isabs(path) else os.path.join(cwd, path)
-    return {"tool_name": names.claude_name(tool), "tool_input": shown}
+    name, shown = names.claude_call(tool, tool_input, str(cwd))
+    return {"tool_name": name, "tool_input": shown}
 
 
 def tool_response(fields: dict[str, Any], content: str) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """Running one hook command: off the event loop, in its own process group, with the event as
 JSON on stdin and a deadline that kills the group. Where it runs is ``placement``'s call: the
 user's own hooks as the user's programs, the project's (and user hooks that run a workspace
-file) confined — in the session's sandbox when there is one, with an allow-listed environment."""
+file) confined — in the session's sandbox when there is one, with an allow-listed environment
+and a copy of the transcript it can open (``transcript_view``)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from typing import Any
 
 from agent_tui.core.hooks.config import HookSpec
 from agent_tui.core.hooks.placement import PROJECT_VARS, confined_because, confined_env
+from agent_tui.core.hooks.transcript_view import confined_copy, drop_copy
 from agent_tui.core.sandbox import SessionSandbox, command_guard, environment
 from agent_tui.core.sandbox.refusal import SandboxRefused
 from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
@@ -112,7 +114,15 @@ async def _confined(
         }
     else:  # confined without a sandbox: at least no key or secret of the user's
         env = confined_env(cwd)
-    return await _run(argv, spec, payload, cwd, {**env, **extra}, confined)
+    copy = None
+    where = await asyncio.to_thread(lambda: sandbox.temp_dir) if shell is not None else None
+    if where is not None:  # the sandbox hides agent-tui's state: the transcript is copied
+        payload, copy = await asyncio.to_thread(confined_copy, payload, where)
+    try:
+        return await _run(argv, spec, payload, cwd, {**env, **extra}, confined)
+    finally:
+        if copy is not None:
+            await asyncio.shield(asyncio.to_thread(drop_copy, copy))
 
 
 async def _run(

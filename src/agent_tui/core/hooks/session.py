@@ -65,6 +65,10 @@ class Hooks:
     facts: Callable[[], SessionFacts] = SessionFacts
     """The session's id, its file and the permission mode, as they are when a hook runs (the
     agent sets it: a session can be switched, a mode changed)."""
+    transcript: Callable[[], str] | None = None
+    """Brings the session's Claude Code transcript up to date and gives its path, the hooks'
+    ``transcript_path`` (blocking: called in a thread before an event's hooks run; it never
+    raises). The agent sets it; None: the path ``facts`` gives."""
     judge: Judge | None = None
     """Asks the session's model, for ``"type": "prompt"`` hooks (the agent sets it; None: a
     prompt hook cannot run, and fails as a hook that cannot run does)."""
@@ -110,12 +114,13 @@ class Hooks:
             return True
         return holds(self.condition(spec.condition), call[0], call[1], self.cwd)
 
-    def base(self, event: HookEventName) -> dict[str, Any]:
-        """What every event tells its hooks (Claude Code's common fields)."""
+    def base(self, event: HookEventName, transcript: str | None = None) -> dict[str, Any]:
+        """What every event tells its hooks (Claude Code's common fields); ``transcript``:
+        the ``transcript_path`` (None: the session file ``facts`` gives)."""
         facts = self.facts()
         return {
             "session_id": facts.session_id,
-            "transcript_path": facts.transcript_path,
+            "transcript_path": transcript or facts.transcript_path,
             "cwd": str(self.cwd),
             "permission_mode": facts.permission_mode,
             "hook_event_name": event,
@@ -161,8 +166,9 @@ class Hooks:
         ]
         if not specs:
             return verdict
-        data = {**self.base(event), **payload}
         started = time.monotonic()
+        transcript = await asyncio.to_thread(self.transcript) if self.transcript else None
+        data = {**self.base(event, transcript), **payload}
         files = await asyncio.to_thread(self._env_files, event, len(specs))
         try:
             done = await asyncio.gather(

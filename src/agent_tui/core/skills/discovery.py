@@ -19,8 +19,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.core.claude.settings import claude_home
 from agent_tui.core.skills.skill_file import FILE, NAME, Skill, SkillError, read_skill
+from agent_tui.core.state.paths import claude_home
 from agent_tui.core.state.trust import ProjectTrust, TrustItem
 
 MAX_SKILLS = 1000

@@ -88,6 +88,22 @@ def config_dir() -> Path:
     return Path(override) if override else Path(platformdirs.user_config_dir(APP))
 
 
+def user_claude_dir() -> Path:
+    """Claude Code's user directory (its ``settings.json``, ``CLAUDE.md``, commands, skills):
+    ``$CLAUDE_CONFIG_DIR`` when set (Claude Code's own override), else ``~/.claude``."""
+    configured = os.environ.get("CLAUDE_CONFIG_DIR", "").strip()
+    return Path(os.path.expanduser(configured)) if configured else Path.home() / ".claude"
+
+
+def claude_home(home: Path | None) -> Path | None:
+    """Claude Code's user directory for a caller that was given ``home`` (None: no home):
+    ``$CLAUDE_CONFIG_DIR`` when set, as Claude Code reads its commands, agents and skills
+    there too; else ``home/.claude``."""
+    if os.environ.get("CLAUDE_CONFIG_DIR", "").strip():
+        return user_claude_dir()
+    return home / ".claude" if home is not None else None
+
+
 def cache_dir() -> Path:
     """Things kept to go faster, rebuilt when lost (the MCP tool caches). ``AGENT_TUI_CACHE_DIR``
     overrides; else ``<data dir>/cache`` when ``AGENT_TUI_DATA_DIR`` is set (one override moves

@@ -37,10 +37,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from agent_tui.core.claude.settings import claude_home
 from agent_tui.core.commands.frontmatter import FrontMatterError, Nested, split
 from agent_tui.core.state.model_spec import names_script
-from agent_tui.core.state.paths import config_dir
+from agent_tui.core.state.paths import claude_home, config_dir
 
 Scope = Literal["builtin", "user", "project"]
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")

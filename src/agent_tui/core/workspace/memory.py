@@ -4,7 +4,12 @@ goes into the system prompt, with the files they import.
 Which files, in this order (the order is the prompt's, so the prompt prefix stays
 byte-identical while the files do not change — the providers' prompt caches keep hitting):
 
-1. the user's own files, ``<config dir>/AGENTS.md`` then ``<config dir>/CLAUDE.md``;
+1. the user's own files, ``<config dir>/AGENTS.md`` then ``<config dir>/CLAUDE.md``, then
+   Claude Code's user memory ``~/.claude/CLAUDE.md`` (``$CLAUDE_CONFIG_DIR/CLAUDE.md``), which
+   Claude Code reads for every project: a Claude Code user's personal instructions. Its
+   imports are judged as the user's own file's are — unless it lies inside the repository
+   (agent-tui started in the home directory, a dotfiles repository): then the project's
+   commands could have written it, and it is read as a project file;
 2. for each directory from the repository root (the nearest ancestor of the workspace holding
    ``.git``; with none, only the workspace itself) down to the workspace: its ``AGENTS.md``,
    then its ``CLAUDE.md``, then its ``CLAUDE.local.md`` — every one that exists (a project may
@@ -50,7 +55,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from agent_tui.core.state.paths import cache_dir, config_dir, data_dir, log_dir
+from agent_tui.core.state.paths import (
+    cache_dir,
+    config_dir,
+    data_dir,
+    log_dir,
+    user_claude_dir,
+)
 from agent_tui.core.text.utf8 import clean_text
 from agent_tui.core.workspace import imports
 
@@ -59,6 +70,9 @@ MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md")
 LOCAL_NAME = "CLAUDE.local.md"
 """The personal project file (Claude Code's), loaded after them in each project directory."""
 PROJECT_NAMES = (*MEMORY_NAMES, LOCAL_NAME)
+CLAUDE_USER_NAME = "CLAUDE.md"
+"""Claude Code's user memory, in its user directory (no ``CLAUDE.local.md`` there: Claude
+Code's documentation names that file only in a project)."""
 MAX_MEMORY_BYTES = 64 * 1024
 """Bytes of one memory file that reach the prompt; the rest is cut with a note."""
 MemoryScope = Literal["user", "project", "nested"]
@@ -203,6 +217,8 @@ class ProjectMemory:
     cwd: Path
     user_dir: Path | None = None
     """Where the user's file is (default: the config dir); ``enabled=False`` loads nothing."""
+    claude_dir: Path | None = None
+    """Where Claude Code's user memory is (default: ``user_claude_dir()``)."""
     enabled: bool = True
     withheld: Callable[[Path], str | None] | None = None
     """The session's read guard (``ReadGuard.withheld``: the ``read_file`` deny rules, what lies
@@ -244,6 +260,12 @@ class ProjectMemory:
             return
         user_dir = self.user_dir if self.user_dir is not None else user_memory_dir()
         self._load_dir(user_dir, "user", None, self.files)
+        claude_dir = self.claude_dir if self.claude_dir is not None else user_claude_dir()
+        claude_file = claude_dir / CLAUDE_USER_NAME
+        if self._in_project(claude_file):  # the project's commands could write it
+            self._load_file(claude_file, "project", self.root, self.files)
+        else:
+            self._load_file(claude_file, "user", None, self.files)
         for directory in project_dirs(self.cwd):
             self._checked.add(directory)
             self._starts.add(directory)
@@ -255,12 +277,26 @@ class ProjectMemory:
         """Every memory file of ``directory`` (``MEMORY_NAMES``, then ``CLAUDE.local.md`` in a
         project's), each followed by its imports."""
         for name in MEMORY_NAMES if scope == "user" else PROJECT_NAMES:
-            loaded = read_memory_file(directory / name, self.cwd, scope, within=within)
-            if isinstance(loaded, MemoryProblem):
-                self.problems.append(loaded)
-            elif loaded is not None and self._first_time(loaded.path):
-                into.append(loaded)
-                self._imports(loaded, into, 1)
+            self._load_file(directory / name, scope, within, into)
+
+    def _load_file(
+        self, path: Path, scope: MemoryScope, within: Path | None, into: list[MemoryFile]
+    ) -> None:
+        """``path``, when it exists and was not loaded yet, followed by its imports."""
+        loaded = read_memory_file(path, self.cwd, scope, within=within)
+        if isinstance(loaded, MemoryProblem):
+            self.problems.append(loaded)
+        elif loaded is not None and self._first_time(loaded.path):
+            into.append(loaded)
+            self._imports(loaded, into, 1)
+
+    def _in_project(self, path: Path) -> bool:
+        """Whether ``path`` (or where its link points) lies inside the repository."""
+        try:
+            root = self.root.resolve()
+            return path.absolute().is_relative_to(root) or path.resolve().is_relative_to(root)
+        except (OSError, RuntimeError):
+            return True  # not understood: judged as the project's (fail closed)
 
     def _first_time(self, path: Path) -> bool:
         try:
