@@ -55,7 +55,7 @@ from agent_tui.core.state.seals import (
 
 FILE = "trust.json"
 log = logging.getLogger(__name__)
-ItemKind = Literal["mcp_server", "allow_rule", "mode", "hook_file", "skill"]
+ItemKind = Literal["mcp_server", "allow_rule", "mode", "hook_file", "skill", "command_grant"]
 _lock = threading.Lock()
 
 
@@ -89,6 +89,8 @@ class TrustItem:
             return f"run the hooks of {self.source.name}: {self.detail}"
         if self.kind == "skill":
             return f"offer the model the skill {self.name} ({self.source})"
+        if self.kind == "command_grant":
+            return f"let {self.name} allow {self.detail} without asking, during its turn"
         return f"start in {self.name} mode"
 
 
