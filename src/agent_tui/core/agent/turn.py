@@ -9,7 +9,8 @@ the executor, add what the user typed meanwhile (the inbox). A round runs again 
 stops, a hook stops it, the max-turns guard, an error, or an interrupt (``Interrupted``: every
 call the model made still gets a result message, ``close_dangling``). A context overflow
 compacts and sends again, once. The ``turn_end`` event is yielded in one place, from the
-``EndTurn`` step.
+``EndTurn`` step. A turn a custom command started carries its grant to every executor call
+and may run on the command's model (``command_turn``), for that turn only.
 
 What the loop reads of the agent is ``TurnHost`` (``turn_state``: public members, read as they
 are at the time); the transcript it appends to, the interrupt it watches, compaction and the

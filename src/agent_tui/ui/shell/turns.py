@@ -3,7 +3,8 @@
 ``Turns.send`` routes a message (a slash command runs instead, ``SlashActions.route``),
 queues it while a turn runs (``TypeAhead``), holds it before the core is ready
 (``Opening.hold``), or starts a turn on the ``agent`` worker, whose events the app renders as
-they come (``EventView``). ``worker_ended`` closes a turn whose worker ended (in an error,
+they come (``EventView``); ``send_command`` starts a custom command's turn with its grant and
+model (never queued). ``worker_ended`` closes a turn whose worker ended (in an error,
 cancelled, or done) and sends the next queued message. What it uses of the app is
 ``TurnsHost``.
 """
