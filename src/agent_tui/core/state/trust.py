@@ -8,11 +8,12 @@ every command (``"allow": ["run_shell"]``) or switch prompts off (``"defaultMode
 
 So those parts — each project MCP server, each project allow rule, a project default mode that
 asks less (``accept-edits``, ``bypass``), a project settings file's hooks, each project skill,
-each project command file's ``allowed-tools`` (``core.commands.grants``) — are *trust items*. An item is used only when the
-user trusted it, in this workspace, exactly as it is now: a server's key covers its whole
-definition, so a changed command asks again. What tightens (deny and ask rules, ``plan``) never
-needs trust. The TUI asks at start-up (``ui/shell/trust_dialog.py``), ``agent-tui trust``
-reviews them, and headless runs use only what is already trusted (the rest is reported).
+each project command file's ``allowed-tools`` (``core.commands.grants``) — are *trust
+items*. An item is used only when the user trusted it, in this workspace, exactly as it is
+now: a server's key covers its whole definition, so a changed command asks again. What
+tightens (deny and ask rules, ``plan``) never needs trust. The TUI asks at start-up
+(``ui/shell/trust_dialog.py``), ``agent-tui trust`` reviews them, and headless runs use only
+what is already trusted (the rest is reported).
 
 Trusted keys are kept per workspace in ``<data dir>/trust.json`` — outside every repository,
 but not out of reach of one: with the workspace as the home directory the data directory is
