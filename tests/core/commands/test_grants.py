@@ -140,6 +140,26 @@ async def test_the_grant_ends_with_a_failed_turn(workspace: Path) -> None:
     assert not (workspace / "after.txt").exists()
 
 
+async def test_the_grant_ends_with_an_interrupted_turn(workspace: Path) -> None:
+    slow = {"text": "one two three four five six", "delay": 0.2}
+    agent = _agent(workspace, [slow, _shell("touch after.txt", "asks"), {"text": "k"}])
+    invocation = _command(workspace, "user", "make", COMMIT.replace("Made: !`", "Made: \\!`"))
+    assert invocation.command.custom is not None
+    run = command_run(invocation.command.custom, root=workspace, trust=None)
+    events: list[Event] = []
+    try:
+        async for event in agent.run("make it", command=run):
+            events.append(event)
+            if event.type == "assistant_delta":
+                agent.interrupt()  # Esc
+        after = await _turn(agent, None, "again")
+    finally:
+        await agent.close()
+    assert [e.reason for e in events if e.type == "turn_end"] == ["interrupted"]  # type: ignore[union-attr]
+    assert _refused(after) == ["asks"]
+    assert not (workspace / "after.txt").exists()
+
+
 WIDE = """---
 allowed-tools: Bash(*), Write(.git/config), Write(//{outside})
 ---
