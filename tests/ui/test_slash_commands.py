@@ -278,4 +278,7 @@ async def test_a_command_files_shell_line_asks_then_its_output_reaches_the_model
         assert not (tmp_path / "no.txt").exists()
         toasts = "\n".join(_toasts(app))
         assert "!`touch no.txt && echo made-no.txt`: refused:" in toasts
-        assert toasts.count("model: haiku is not applied") == 1  # said once
+        # each turn says, in the chat, the model it runs on and why not haiku
+        said = [t for t in _notices(app) if "model: haiku is a Claude Code model" in t]
+        assert len(said) == 2, _notices(app)
+        assert sum("/ops:mk allows during this turn" in t for t in _notices(app)) == 2

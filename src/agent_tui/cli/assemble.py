@@ -188,6 +188,9 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
     from agent_tui.core.skills import install as install_skills
 
     skills = SkillSet.for_workspace(cwd, trust)  # a project's skills wait for trust too
+    from agent_tui.core.commands.grants import gate_commands
+
+    gate_commands(cwd, trust)  # a project command's allowed-tools waits for trust too
     install_skills(registry, skills)
     disclosure = Disclosure(registry, loaded.settings.disclosure)
     mcp = _mcp_manager(

@@ -38,6 +38,7 @@ def main(argv: Sequence[str]) -> int:
     if args.session is not None:
         return _accept_session(args.session, yes=args.yes)
     from agent_tui.core.claude.permissions import permission_config
+    from agent_tui.core.commands.grants import gate_commands
     from agent_tui.core.hooks import load_hooks
     from agent_tui.core.mcp.config.load import load_config
     from agent_tui.core.skills import SkillSet
@@ -53,6 +54,7 @@ def main(argv: Sequence[str]) -> int:
     load_config(cwd, trust=trust)
     load_hooks(cwd, trust)
     SkillSet.for_workspace(cwd, trust)
+    gate_commands(cwd, trust)
     if not trust.pending:
         print(f"nothing in {cwd} waits for trust")
         return 0

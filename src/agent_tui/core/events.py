@@ -85,11 +85,30 @@ class Mention(BaseModel):
     was attached of it when not all (the first lines of a big file)."""
 
 
+class CommandGrant(BaseModel):
+    """What a custom command's front matter gives the turn it starts (``core.commands.grants``):
+    the allow rules of its ``allowed-tools`` (ours, as judged), the model the turn runs on
+    (the provider's name; empty: the session's), and what of the front matter is not applied,
+    and why (one line each)."""
+
+    name: str
+    granted: list[str] = Field(default_factory=list)
+    model: str = ""
+    notes: list[str] = Field(default_factory=list)
+
+    def summary(self) -> str:
+        """One line for the user: what the command allows in this turn, and its model."""
+        allows = ", ".join(self.granted) if self.granted else "nothing more than the rules"
+        return f"/{self.name} allows during this turn: {allows} · runs on {self.model}"
+
+
 class UserMessage(_Event):
     type: Literal["user_message"] = "user_message"
     text: str
     """The prompt as typed (the model also gets what its mentions attach)."""
     mentions: list[Mention] = Field(default_factory=list)
+    command: CommandGrant | None = None
+    """Set when a custom command started the turn with ``allowed-tools`` or ``model``."""
 
 
 class UserInjected(_Event):

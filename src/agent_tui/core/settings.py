@@ -124,9 +124,9 @@ class ModelSettings(BaseModel):
     """The longest ``Retry-After`` a request waits for before its retry (a countdown shows it;
     Esc stops it); a server asking for more ends the request with an error that says so."""
     aliases: dict[str, str] = Field(default_factory=dict)
-    """Model names a subagent file may give, and the provider spec each runs on: Claude Code's
-    ``sonnet``, ``opus``, ``haiku`` (``{"haiku": "anthropic:claude-haiku-4-5"}``). Unmapped,
-    such an agent runs on the session's model and the start says so."""
+    """Model names a subagent or command file may give, and the provider spec each runs on:
+    Claude Code's ``sonnet``, ``opus``, ``haiku`` (``{"haiku": "anthropic:claude-haiku-4-5"}``).
+    Unmapped, such an agent (or a command's turn) runs on the session's model, said."""
 
     @field_validator("aliases")
     @classmethod

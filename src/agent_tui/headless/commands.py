@@ -2,8 +2,10 @@
 
 ``resolve`` turns the ``-p`` text into the prompt the model gets: a custom command or an MCP
 prompt is expanded (a missing required argument of an MCP prompt is an error naming it; a
-custom command's shell lines run under the session's rules, where an ask is refused as any
-headless ask is, and a refused line is a note in the prompt and on stderr), a skill's
+custom command's shell lines run under the session's rules and its ``allowed-tools``
+(``core.commands.grants``: a project's only once trusted), where an ask is refused as any
+headless ask is, and a refused line is a note in the prompt and on stderr; its grant and
+``model`` go with the turn, ``Resolved.run``), a skill's
 ``/NAME request`` loads it into the prompt; ``/help`` and ``/skills`` print the lists; the
 other built-ins need the TUI and say so; ``//x`` sends ``/x``. ``read_stdin`` reads piped
 input (``cat log | agent-tui -p "why?"``, or ``-p -``) as bytes, decoded as UTF-8 with
@@ -29,6 +31,7 @@ from agent_tui.core.commands import (
 )
 from agent_tui.core.commands.command_shell import CommandShell
 from agent_tui.core.commands.expand import CommandError, expand
+from agent_tui.core.commands.grants import CommandRun, command_run
 from agent_tui.core.skills import LIST, LOAD, invocation_prompt, listing, skill_commands
 
 MAX_STDIN = 10 * 1024 * 1024
@@ -47,6 +50,8 @@ class Done:
 class Resolved:
     prompt: str
     notes: tuple[str, ...] = ()
+    run: CommandRun | None = None
+    """A custom command's grant and model, for the turn it starts (``agent.run(command=)``)."""
 
 
 class StdinTooLarge(ValueError):
@@ -116,12 +121,17 @@ async def resolve(agent: Agent, text: str) -> Resolved | Done:
             "custom commands, skills, MCP prompts, /skills and /help",
             2,
         )
+    run = None
+    if command.custom is not None:
+        aliases = agent.settings.model.aliases
+        run = command_run(command.custom, root=agent.cwd, trust=agent.trust, aliases=aliases)
     try:
         expanded = await expand(
             parsed,
             prompts=sources[0] if sources else None,  # type: ignore[arg-type]
-            shell=CommandShell(agent.executor, None),
+            shell=CommandShell(agent.executor, None, run.rules if run is not None else ()),
         )
     except CommandError as exc:
         return Done(str(exc), 2)
-    return Resolved(expanded.prompt, (*notes, *expanded.notes))
+    said = run.notes if run is not None else ()
+    return Resolved(expanded.prompt, (*notes, *said, *expanded.notes), run)

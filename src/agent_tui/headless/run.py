@@ -87,7 +87,7 @@ async def run_headless(
     loop = asyncio.get_running_loop()
     installed = _install_sigint(loop, agent)
     try:
-        async for event in agent.run(prompt):
+        async for event in agent.run(prompt, command=resolved.run):
             emit(event)
             if isinstance(event, TurnEnd):
                 end = event

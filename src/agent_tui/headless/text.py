@@ -1,5 +1,6 @@
 """The ``text`` output of a headless run: the answer streamed to stdout, one compact line per
-tool event (a call, its result, a spill, a rejection, a plan step, a hook, a retry) to stderr."""
+tool event (a call, its result, a spill, a rejection, a plan step, a hook, a retry) and what a
+custom command grants its turn to stderr."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from agent_tui.core.events import (
     ToolResult,
     ToolUse,
     TurnEnd,
+    UserMessage,
 )
 from agent_tui.core.text.summary import plural
 
@@ -50,6 +52,8 @@ class TextRenderer:
     def __call__(self, event: Event) -> None:
         if isinstance(event, AssistantDelta):
             self._text(event.text)
+        elif isinstance(event, UserMessage) and event.command is not None:
+            self._note(f"⚑ {event.command.summary()}")
         elif isinstance(event, ToolUse):
             shown = event.input if event.input is not None else event.raw_arguments
             self._note(f"→ {event.name} {_short(shown)}")

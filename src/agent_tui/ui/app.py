@@ -6,12 +6,11 @@ again as events (``core.conversation.replay``). The session's state (model, mode
 tokens, MCP counts) lives in reactives here, bound by the status bar and the prompt (``data_bind``).
 Session changes are the core agent's (``new_session``, ``resume``, ``switch_model``), each
 answering a ``SessionStart`` the app renders. Asks queue at the ``ApprovalDesk``; a crash of
-the worker is shown in the chat and the app keeps running.
-
-The app holds the state, the screens and the keys; each concept it wires is a collaborator
-under ``ui/shell`` that names what it uses of the app in a protocol: ``Opening``,
-``Background``, ``Turns``, ``SessionViews``, ``SessionChanges``, ``Quitting``, ``EventView``,
-``PermissionModes``, ``SlashActions``.
+the worker is shown in the chat and the app keeps running. The app holds the state, the
+screens and the keys; each concept it wires is a collaborator under ``ui/shell`` that names
+what it uses of the app in a protocol: ``Opening``, ``Background``, ``Turns``,
+``SessionViews``, ``SessionChanges``, ``Quitting``, ``EventView``, ``PermissionModes``,
+``SlashActions``.
 """
 
 from __future__ import annotations
@@ -45,6 +44,7 @@ if TYPE_CHECKING:
     # frame (``ShellScreen``) needs none of them, and ``AgentApp(boot=…)`` paints it before
     # they are imported (``tests/ui/test_controls.py`` checks that this module leaves them out).
     from agent_tui.core.agent.agent import Agent
+    from agent_tui.core.commands.grants import CommandRun
     from agent_tui.core.events import SessionStart
     from agent_tui.core.permissions import Mode
     from agent_tui.core.text.completion import Completer
@@ -102,8 +102,7 @@ class AgentApp(App[None]):
     mcp_connecting: reactive[int] = reactive(0)
     sandbox: reactive[str] = reactive("")
     """Where shell commands run, in a few words (empty until the sandbox was probed)."""
-    sandbox_warn: reactive[bool] = reactive(False)
-    """They run unconfined although the settings ask for a sandbox."""
+    sandbox_warn: reactive[bool] = reactive(False)  # unconfined though a sandbox is asked for
 
     agent: Agent
     """The core agent (with ``boot``: there once the core is built, see ``ready``)."""
@@ -372,11 +371,12 @@ class AgentApp(App[None]):
         """Use the model ``spec`` from the next turn on (``SessionChanges.switch_model``)."""
         return await self.changes.switch_model(spec)
 
-    # -- sending ---------------------------------------------------------------------------
-
     def send(self, text: str) -> bool:
         """Start a turn with ``text``, or queue it, or run the slash command (``Turns.send``)."""
         return self.turns.send(text)
+
+    def send_command(self, prompt: str, run: CommandRun) -> bool:  # Turns.send_command
+        return self.turns.send_command(prompt, run)
 
     def compact(self, focus: str = "") -> bool:
         """Fold the conversation into a summary (``Turns.compact``)."""

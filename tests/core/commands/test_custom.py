@@ -49,7 +49,7 @@ def test_a_project_command_with_front_matter_and_arguments(tmp_path: Path) -> No
     assert custom.render(parsed.args) == (
         'Review src/app.py with care (src/app.py "error paths"). Focus: error paths.'
     )
-    assert any("not applied" in note for note in custom.notes)
+    assert custom.model == "openai:gpt-4o"  # both apply to its turn: core.commands.grants
 
 
 def test_a_body_without_placeholders_gets_the_arguments_appended(tmp_path: Path) -> None:

@@ -34,6 +34,7 @@ from agent_tui.core.agent.session_switch import SessionSwitch
 from agent_tui.core.agent.tool_source import ToolSource
 from agent_tui.core.agent.turn import TurnRunner
 from agent_tui.core.budget import CleanupReport, SpillStore, collect_spills
+from agent_tui.core.commands.grants import CommandRun
 from agent_tui.core.conversation.context import (
     ContextBreakdown,
     ContextUsage,
@@ -95,8 +96,7 @@ class Agent:
         self.hooks = hooks
         """The session's hooks (``core.hooks``; None: none)."""
         self._conversation = ConversationState(session)
-        """The session, the transcript, what was folded, the usage (shared with the
-        collaborators below)."""
+        """The session, the transcript, what was folded, the usage (the collaborators')."""
         self._control = RunControl()
         self.tool_sources = list(tool_sources)
         self.registry = registry
@@ -104,8 +104,7 @@ class Agent:
         self.policy = policy or SimplePolicy()
         self.max_turns = max_turns
         self.memory = memory or ProjectMemory.load(cwd, withheld=self.policy.reads.withheld)
-        """The memory files (``core.workspace.memory``); a given ``system`` prompt leaves them
-        out."""
+        """The memory files (``core.workspace.memory``; not in a given ``system`` prompt)."""
         self.settings = settings or Settings()
         self.limits: ModelLimits = model_limits(provider.name, self.settings.model)
         """The model's context window and output limit (table, or the settings' override)."""
@@ -438,10 +437,9 @@ class Agent:
 
     def collect_spills_now(self, grace: float | None = None) -> CleanupReport:
         """Delete spill files that no live message, no saved session and no live session of
-        another data dir refers to (blocking; ``core.budget.cleanup``).
-
-        Saved sessions are the files of ``sessions``; the other data dirs' are known by their
-        reference records. ``grace``: ``budget.spill_grace_seconds`` unless given."""
+        another data dir refers to (blocking; ``core.budget.cleanup``). Saved sessions are the
+        files of ``sessions``; the other data dirs' are known by their reference records.
+        ``grace``: ``budget.spill_grace_seconds`` unless given."""
         budget = self.settings.budget
         return collect_spills(
             self.spills,
@@ -478,17 +476,20 @@ class Agent:
 
     # -- the loop ---------------------------------------------------------------------------
 
-    async def run(self, prompt: str, *, asker: Asker | None = None) -> AsyncIterator[Event]:
+    async def run(
+        self, prompt: str, *, asker: Asker | None = None, command: CommandRun | None = None
+    ) -> AsyncIterator[Event]:
         """Run one user turn to completion, yielding every event. ``asker`` answers the asks
         of this turn (the front end's prompt); without it, the one given at construction.
-
-        The session file is ``fsync``-ed before ``turn_end``; a failure to save it (disk
-        full) is an ``error`` event (``where="session"``), once, and the turn goes on. A spill
-        directory refused for a link on its way is an ``error`` event (``where="spill"``),
-        once, saying where the outputs go instead."""
+        ``command``: the custom command starting it (``core.commands.grants``): its
+        ``allowed-tools`` and ``model`` hold for this turn only. The session file is
+        ``fsync``-ed before ``turn_end``; a failure to save it (disk full) is an ``error``
+        event (``where="session"``), once, and the turn goes on. A spill directory refused for
+        a link on its way is an ``error`` event (``where="spill"``), once, saying where the
+        outputs go instead."""
         if self.rewinding:
             raise AgentBusy("A rewind is in progress: send the message after it ends.")
-        turn = self._turns.run(prompt, asker)
+        turn = self._turns.run(prompt, asker, command)
         try:
             async for event in turn:
                 yield event

@@ -9,7 +9,8 @@ the executor, add what the user typed meanwhile (the inbox). A round runs again 
 stops, a hook stops it, the max-turns guard, an error, or an interrupt (``Interrupted``: every
 call the model made still gets a result message, ``close_dangling``). A context overflow
 compacts and sends again, once. The ``turn_end`` event is yielded in one place, from the
-``EndTurn`` step.
+``EndTurn`` step. A turn a custom command started carries its grant to every executor call
+and may run on the command's model (``command_turn``), for that turn only.
 
 What the loop reads of the agent is ``TurnHost`` (``turn_state``: public members, read as they
 are at the time); the transcript it appends to, the interrupt it watches, compaction and the
@@ -25,7 +26,9 @@ import secrets
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
+from agent_tui.core.agent.command_turn import close_model, grant_event, open_model, provider_of
 from agent_tui.core.agent.compacting import Compactor
 from agent_tui.core.agent.control import Interrupted, RunControl
 from agent_tui.core.agent.conversation_state import ConversationState
@@ -51,9 +54,12 @@ from agent_tui.core.events import (
 from agent_tui.core.mentions import Expansion, MentionExpander
 from agent_tui.core.permissions import Asker
 from agent_tui.core.plan import plan_event
-from agent_tui.core.providers.base import Completion, ModelRequest, ProviderError
+from agent_tui.core.providers.base import Completion, ModelRequest, Provider, ProviderError
 from agent_tui.core.tools.registry import ToolRegistry
 from agent_tui.core.transcript import INTERRUPTED_NOTE, Message, Usage, cut_off_note
+
+if TYPE_CHECKING:
+    from agent_tui.core.commands.grants import CommandRun
 
 log = logging.getLogger(__name__)
 REPLY_MAX_TOKENS = 8192
@@ -98,12 +104,16 @@ class TurnRunner:
         self.rewinder = rewinder
         self._tools_cost: ToolsCost | None = None
 
-    async def run(self, prompt: str, asker: Asker | None) -> AsyncGenerator[Event, None]:
+    async def run(
+        self, prompt: str, asker: Asker | None, command: CommandRun | None = None
+    ) -> AsyncGenerator[Event, None]:
         """Run one user turn to completion, yielding every event; ``turn_end`` last. The
         session file is ``fsync``-ed before ``turn_end``; a failure to save it is an ``error``
         event (``where="session"``), once, before ``turn_end`` or after the event it came
-        with; a spill directory refused for a link on its way, one (``where="spill"``)."""
-        async with aclosing(self._phases(prompt, asker)) as events:
+        with; a spill directory refused for a link on its way, one (``where="spill"``).
+        ``command``: the custom command that starts the turn (its grant and model, for this
+        turn only: ``command_turn``)."""
+        async with aclosing(self._phases(prompt, asker, command)) as events:
             async for event in events:
                 session = self.conversation.session
                 if isinstance(event, TurnEnd) and session is not None:
@@ -124,14 +134,16 @@ class TurnRunner:
         problem = session.take_problem() if session is not None else None
         return ErrorEvent(message=problem, where="session") if problem else None
 
-    async def _phases(self, prompt: str, asker: Asker | None) -> AsyncGenerator[Event, None]:
+    async def _phases(
+        self, prompt: str, asker: Asker | None, command: CommandRun | None
+    ) -> AsyncGenerator[Event, None]:
         """The turn's phases, each ending with its next step; ``turn_end`` from the last."""
         await self.rewinder.settle()  # the previous turn's last scan, before this turn's records
         self.control.start()
-        turn = Turn(secrets.token_hex(4), prompt, asker)
+        turn = Turn(secrets.token_hex(4), prompt, asker, command=command)
         turn.checkpoint = self.rewinder.checkpoint(turn.id, prompt)
         try:
-            phase = self._open(turn)
+            phase = self._open(turn, open_model(turn, self.host))
             while True:
                 step: NextStep | None = None
                 async with aclosing(phase) as items:
@@ -153,11 +165,13 @@ class TurnRunner:
             if turn.checkpoint is not None:  # its last scan ends in the background (``settle``)
                 self.rewinder.close_later(turn.checkpoint)
             self.control.running = False
+            await close_model(turn)  # the next turn is the session's model
 
     # -- the phases ---------------------------------------------------------------------------
 
-    async def _open(self, turn: Turn) -> Phase:
-        """The prompt, with its mentions and the hooks' context, in the transcript."""
+    async def _open(self, turn: Turn, said: str | None) -> Phase:
+        """The prompt, with its mentions and the hooks' context, in the transcript; ``said``:
+        why the command's model is not used (``command_turn.open_model``)."""
         prompt, hooks, state = turn.prompt, self.host.hooks, self.conversation
         expansion = await self._expand(prompt)
         sent = expansion.text
@@ -183,7 +197,8 @@ class TurnRunner:
                 sent += f"\n\n<hook-context>\n{verdict.additional_context}\n</hook-context>"
         typed = prompt if sent != prompt else None
         state.append(Message.user(sent, turn=turn.id, typed=typed, mentions=expansion.mentions))
-        yield UserMessage(text=prompt, mentions=expansion.mentions)
+        command = grant_event(turn, self.host, said)
+        yield UserMessage(text=prompt, mentions=expansion.mentions, command=command)
         if self.host.tool_sources:  # e.g. MCP servers still connecting (each has a deadline)
             try:
                 await self.control.guard(self._sources_ready())
@@ -212,18 +227,20 @@ class TurnRunner:
             except Interrupted:
                 yield EndTurn("interrupted", turn.requests - 1, turn.text)
                 return
-        tools, cost = self._request_tools()
+        provider = provider_of(turn, host)
+        tools, cost = self._request_tools(provider)
         if cost is not None:
             yield cost
+        limits = turn.limits or host.limits
         request = ModelRequest(
             system=host.system,
             messages=list(self.conversation.messages),
             tools=tools,
-            max_tokens=min(REPLY_MAX_TOKENS, host.limits.max_output_tokens),
+            max_tokens=min(REPLY_MAX_TOKENS, limits.max_output_tokens),
         )
         reply = Reply()
         try:
-            stream = stream_reply(host.provider, host.settings.model, request, self.control, reply)
+            stream = stream_reply(provider, host.settings.model, request, self.control, reply)
             async with aclosing(stream) as deltas:
                 async for delta in deltas:
                     yield delta
@@ -247,7 +264,7 @@ class TurnRunner:
         completion = reply.completion
         state = self.conversation
         state.usage = state.usage + completion.usage
-        yield self._context_after(completion.usage).event(completion.usage, state.usage)
+        yield self._context_after(completion.usage, provider).event(completion.usage, state.usage)
         text = completion.text or reply.text
         turn.text = text
         state.append(Message.assistant(text, completion.tool_calls, usage=completion.usage))
@@ -333,6 +350,7 @@ class TurnRunner:
                 self.control.interrupt,
                 asker=turn.asker,
                 checkpoint=turn.checkpoint,
+                grant=turn.grant,
             ):
                 if isinstance(event, ToolResult) and event.subagent is not None:
                     state.usage = state.usage + event.subagent.usage  # a task's tokens
@@ -362,26 +380,27 @@ class TurnRunner:
 
     # -- what the phases use --------------------------------------------------------------------
 
-    def _request_tools(self) -> tuple[ToolRegistry, ToolsCost | None]:
-        """The tools of the next request: through progressive disclosure when it is on (with
-        a ``tools_cost`` event when the cost changed), else the whole registry."""
+    def _request_tools(self, provider: Provider) -> tuple[ToolRegistry, ToolsCost | None]:
+        """The tools of the next request (to ``provider``): through progressive disclosure
+        when it is on (with a ``tools_cost`` event when the cost changed), else the whole
+        registry."""
         host = self.host
         if host.disclosure is None:
             return host.registry, None
-        host.disclosure.protocol = "strict" if host.provider.kind == "anthropic" else "free-text"
+        host.disclosure.protocol = "strict" if provider.kind == "anthropic" else "free-text"
         filters = request_filters(host.policy, host.registry)
         cost = ToolsCost.model_validate(host.disclosure.estimate(**filters))
         changed = cost != self._tools_cost
         self._tools_cost = cost
         return host.disclosure.view(**filters), (cost if changed else None)
 
-    def _context_after(self, usage: Usage) -> ContextUsage:
+    def _context_after(self, usage: Usage, provider: Provider) -> ContextUsage:
         """The context right after a response: the provider's count, or (a server that
         reports no usage) the estimate; the demo's count is an estimate."""
         reported = reported_usage(usage, self.host.limits)
         if reported.tokens == 0:
             return self.host.context()
-        if self.host.provider.kind == "demo":  # the offline demo counts nothing: it estimates
+        if provider.kind == "demo":  # the offline demo counts nothing: it estimates
             return replace(reported, estimated=True)
         return reported
 

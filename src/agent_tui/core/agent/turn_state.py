@@ -2,8 +2,9 @@
 
 ``TurnHost`` is the agent as the turn loop (``turn``) sees it: public members, read as they
 are at the time (the model may switch, a front end may set another policy or settings between
-turns). ``Turn`` is one user turn as it runs: its id, prompt and asker, its checkpoint, and the
-counts and once-only flags its rounds keep.
+turns). ``Turn`` is one user turn as it runs: its id, prompt and asker, its checkpoint, the
+custom command that started it (its grant and model: ``command_turn``), and the counts and
+once-only flags its rounds keep.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from agent_tui.core.agent.inbox import Inbox
 from agent_tui.core.agent.tool_source import ToolSource
@@ -23,11 +24,14 @@ from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.executor import ToolExecutor
 from agent_tui.core.hooks import Hooks
 from agent_tui.core.mentions import MentionResources
-from agent_tui.core.permissions import Asker, PermissionPolicy
+from agent_tui.core.permissions import Asker, PermissionPolicy, Rule
 from agent_tui.core.providers.base import Provider
 from agent_tui.core.settings import Settings
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from agent_tui.core.commands.grants import CommandRun
 
 
 class TurnHost(Protocol):
@@ -92,6 +96,12 @@ class Turn:
     prompt: str
     asker: Asker | None
     checkpoint: TurnCheckpoint | None = None
+    command: CommandRun | None = None
+    """The custom command that started the turn with ``allowed-tools`` or ``model``."""
+    provider: Provider | None = None
+    """The turn's own model (a command's ``model``; None: the session's), closed at its end."""
+    limits: ModelLimits | None = None
+    """The limits of ``provider``."""
     requests: int = 0
     """Model requests sent so far (``turn_end.turns``; what ``max_turns`` counts)."""
     text: str = ""
@@ -102,6 +112,11 @@ class Turn:
     """May still compact at the threshold (once a turn)."""
     stop_hook_active: bool = False
     """A Stop hook sent the model on once already (it cannot loop forever)."""
+
+    @property
+    def grant(self) -> tuple[Rule, ...]:
+        """The allow rules of this turn only (its command's ``allowed-tools``)."""
+        return self.command.rules if self.command is not None else ()
 
 
 __all__ = ["Turn", "TurnHost"]

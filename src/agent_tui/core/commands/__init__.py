@@ -1,12 +1,14 @@
 """Slash commands, UI-free: the registry (built-ins, custom Markdown commands, MCP prompts),
 parsing a prompt into an invocation, expanding one into the model's prompt (arguments, then a
 command file's shell lines run as ``run_shell`` calls under the session's rules:
-``shell_lines``, ``command_shell``), completion and ``/help``. The TUI
+``shell_lines``, ``command_shell``), what a command's ``allowed-tools`` and ``model`` give
+the turn it starts (``grants``), completion and ``/help``. The TUI
 (``ui/shell/slash_actions.py``), the palette and headless mode all use it.
 
 It may import the core's shared vocabulary (``events``, ``transcript``), ``state``,
-``permissions`` and ``executor`` (to run shell lines as the session runs calls); it never
-imports ``agent`` (``command_shell`` is handed the session's ``ToolExecutor``).
+``permissions``, ``claude`` (the rule translation) and ``executor`` (to run shell lines as the
+session runs calls); it never imports ``agent`` (``command_shell`` is handed the session's
+``ToolExecutor``; the agent imports ``grants.CommandRun``).
 """
 
 from agent_tui.core.commands.completer import SlashCompleter

@@ -5,8 +5,10 @@ from the session's (the same tool registry, permission policy, hooks, sandbox, s
 and spill store): the permission pipeline judges it exactly as it would judge the model's
 call, ``PreToolUse``/``PostToolUse`` hooks run, and the command runs in the sandbox. An ask
 goes to ``asker`` (the TUI's prompt); with none (headless) it is refused with the reason, as
-a model's call would be. A deny, a refusal, an error or an interrupt puts a note in the
-prompt instead of output, and says it to the user: never a silent skip.
+a model's call would be. ``grant`` (the command's ``allowed-tools``: ``grants.CommandRun``)
+is allowed for these calls only, as for the model's calls of the turn the command starts. A
+deny, a refusal, an error or an interrupt puts a note in the prompt instead of output, and
+says it to the user: never a silent skip.
 
 What a shell line changes is not kept for ``/rewind`` (it runs before the turn, outside its
 checkpoint); the call is not in the transcript, only its output, inside the prompt.
@@ -22,7 +24,7 @@ from itertools import count
 from agent_tui.core.commands.shell_lines import Ran, not_run
 from agent_tui.core.events import ToolErrorEvent, ToolRejected, ToolResult
 from agent_tui.core.executor import ToolExecutor
-from agent_tui.core.permissions import Asker
+from agent_tui.core.permissions import Asker, Rule
 from agent_tui.core.transcript import Message, ToolCall
 
 log = logging.getLogger(__name__)
@@ -34,9 +36,12 @@ _ids = count(1)
 class CommandShell:
     """A ``ShellRun`` for ``shell_lines.run_shell_lines``, under the session's rules."""
 
-    def __init__(self, session: ToolExecutor, asker: Asker | None) -> None:
+    def __init__(
+        self, session: ToolExecutor, asker: Asker | None, grant: tuple[Rule, ...] = ()
+    ) -> None:
         self.session = session
         self.asker = asker
+        self.grant = grant
         self.interrupted = asyncio.Event()
         """Set to stop: the running command and any ask end as interrupted."""
 
@@ -66,7 +71,8 @@ class CommandShell:
         error: ToolErrorEvent | None = None
         result: ToolResult | None = None
         try:
-            async for event in self._executor().execute([call], out, self.interrupted):
+            calls = self._executor().execute([call], out, self.interrupted, grant=self.grant)
+            async for event in calls:
                 if isinstance(event, ToolRejected):
                     rejected = event
                 elif isinstance(event, ToolErrorEvent):

@@ -16,9 +16,9 @@ given as a nested map, a name that is not a command name, a link leading out of 
 directory) is reported and skipped; the others load. A project's files are repository data:
 they only ever become a prompt the user chose to send, and their shell lines
 (``shell_lines``) only run as calls the permission rules judge. ``allowed-tools`` and
-``model`` are read and shown, but grant nothing (see ``CustomCommand.notes``): permissions
-stay with the rules and the mode. A project's file that names a ``script:PATH`` model (a
-local file that would script the model) is skipped.
+``model`` apply to the turn the command starts (``grants``: a project's ``allowed-tools``
+only once trusted). A project's file that names a ``script:PATH`` model (a local file that
+would script the model) is skipped.
 """
 
 from __future__ import annotations
@@ -77,23 +77,6 @@ class CustomCommand:
     def render(self, arguments: str) -> str:
         """The prompt for ``/name arguments``."""
         return substitute(self.body.strip("\n"), arguments, claude=self.claude)
-
-    @property
-    def notes(self) -> list[str]:
-        """What of the front matter is not applied, for the user."""
-        notes = []
-        if self.model:
-            notes.append(
-                f"model: {self.model} is not applied (a per-turn model is not supported yet): "
-                "the turn uses the session's model; /model switches it"
-            )
-        if self.allowed_tools:
-            notes.append(
-                f"allowed-tools ({', '.join(self.allowed_tools)}) is not applied: a command "
-                "file grants no permission; the permission rules and the mode decide, for "
-                "its shell lines and for the model's calls, as for any prompt"
-            )
-        return notes
 
 
 def locations(cwd: Path, config: Path, home: Path | None) -> list[Location]:

@@ -38,7 +38,7 @@ class Expanded:
     prompt: str
     """What is sent to the model as the user's message."""
     notes: list[str] = field(default_factory=list)
-    """What the user should know (front matter that is not applied)."""
+    """What the user should know (the shell lines that did not run, and why)."""
 
 
 def missing_arguments(invocation: Invocation) -> list[PromptArgument]:
@@ -58,11 +58,13 @@ async def expand(
 ) -> Expanded:
     """The prompt of a custom command or an MCP prompt. ``answers`` fill the arguments the
     words left missing (the TUI asks for them); still missing ones raise ``CommandError``.
-    ``shell`` runs a custom command's shell lines (None: each becomes a note)."""
+    ``shell`` runs a custom command's shell lines (None: each becomes a note; a
+    ``CommandShell`` made with the command's ``grants.CommandRun`` judges them with its
+    ``allowed-tools``, as Claude Code does)."""
     command = invocation.command
     if command.custom is not None:
         text, ran = await run_shell_lines(command.custom.render(invocation.args), shell)
-        return Expanded(text, [*command.custom.notes, *ran])
+        return Expanded(text, ran)
     prompt = command.mcp
     if prompt is None:
         raise CommandError(f"/{command.name} is not a prompt command")

@@ -36,6 +36,7 @@ from agent_tui.core.permissions import (
     Decision,
     PendingApproval,
     PermissionPolicy,
+    Rule,
     Scope,
     Step,
 )
@@ -148,8 +149,10 @@ async def authorize(
     pre_hook: PreHook | None = None,
     notify: Notify | None = None,
     answer_prompt: AnswerPrompt | None = None,
+    grant: tuple[Rule, ...] = (),
 ) -> AsyncIterator[Event]:
     """Decide allow/ask/deny for ``plan``; yield the prompt event and any final event.
+    ``grant``: allow rules of this call's turn (``ApprovalRequest.grant``).
 
     A call that may run stays ``queued`` (with the path the decision judged in
     ``plan.judged_path``); any other already has its outcome (a rejection, a pre-check's
@@ -166,7 +169,7 @@ async def authorize(
                 yield event
             return
     prepared = plan.prepared
-    request = ApprovalRequest(plan.call, prepared.tool, prepared.input)
+    request = ApprovalRequest(plan.call, prepared.tool, prepared.input, grant=grant)
     # In a worker thread: a 1 MB command or a bounded walk of a tree (recursive reads and
     # deletes) takes up to ~100 ms, which the event loop should not wait out.
     decision = _hooked(await asyncio.to_thread(_decide, policy, request), plan)
@@ -199,7 +202,7 @@ async def authorize(
             if answer is not None and answer.rewritten:  # judge what will run now
                 prepared = plan.prepared
                 assert prepared is not None
-                request = ApprovalRequest(plan.call, prepared.tool, prepared.input)
+                request = ApprovalRequest(plan.call, prepared.tool, prepared.input, grant=grant)
                 again = await asyncio.to_thread(_decide, policy, request)
                 if again.kind == "deny" or (again.kind == "ask" and again.every_mode):
                     decision = again  # the deny is the policy's; the ask, the user's
@@ -214,7 +217,13 @@ async def authorize(
             yield permission_request(plan, decision, caveats)
             pending = PendingApproval(partial(_judged_again, policy, request, plan))
             asking = ApprovalRequest(
-                plan.call, prepared.tool, prepared.input, decision, caveats=caveats, pending=pending
+                plan.call,
+                prepared.tool,
+                prepared.input,
+                decision,
+                caveats=caveats,
+                pending=pending,
+                grant=grant,
             )
             noticed = asyncio.ensure_future(notify(plan)) if notify is not None else None
             try:

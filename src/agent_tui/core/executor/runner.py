@@ -49,7 +49,7 @@ from agent_tui.core.executor.partition import (
 )
 from agent_tui.core.executor.permission_hooks import ask_the_hooks
 from agent_tui.core.executor.results import CallResults
-from agent_tui.core.permissions import Asker, Decision, PermissionPolicy
+from agent_tui.core.permissions import Asker, Decision, PermissionPolicy, Rule
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
 from agent_tui.core.tools.base import NO_CHANGES, ProgressCallback, ProgressUpdate, ToolContext
 from agent_tui.core.tools.config import ShellSettings
@@ -139,10 +139,12 @@ class ToolExecutor:
         *,
         asker: Asker | None = None,
         checkpoint: TurnCheckpoint | None = None,
+        grant: tuple[Rule, ...] = (),
     ) -> AsyncIterator[Event]:
         """Run ``calls``; append one tool message per call to ``out``; yield events. ``asker``
         answers this request's asks (default: the executor's own); ``checkpoint`` is told what
-        the calls change (default: nothing is kept)."""
+        the calls change (default: nothing is kept); ``grant``: allow rules for these calls
+        only (a custom command's ``allowed-tools``, ``ApprovalRequest.grant``)."""
         asker = asker if asker is not None else self.asker
         checkpoint = checkpoint if checkpoint is not None else self.inherited
         self.checkpoint = checkpoint
@@ -182,6 +184,7 @@ class ToolExecutor:
                             self._pre_hooks if self._hooked("PreToolUse") else None,
                             self._notify if self._hooked("Notification") else None,
                             self._answer_prompt if self._hooked("PermissionRequest") else None,
+                            grant,
                         ):
                             yield event
                         if self.lifecycle.state(plan.index) is CallPhase.QUEUED:

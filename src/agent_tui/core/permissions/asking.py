@@ -36,6 +36,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from agent_tui.core.permissions.decision import Decision
+from agent_tui.core.permissions.rules import Rule
 from agent_tui.core.tools.base import Tool
 from agent_tui.core.transcript import ToolCall
 
@@ -175,6 +176,11 @@ class ApprovalRequest:
     write that cannot be rewound…"""
     pending: PendingApproval | None = field(default=None, compare=False, repr=False)
     """The ask's own future, when the executor asks (None for a request only judged)."""
+    grant: tuple[Rule, ...] = ()
+    """Allow rules for this call only: those a custom command's ``allowed-tools`` grants the
+    turn it starts (``core.commands.grants``). The policy judges them after every deny rule
+    and every-mode check, as any allow rule; they never name a protected path or a place
+    outside the workspace for it (``PermissionPipeline.standing_allow_rules``)."""
 
     @property
     def reason(self) -> str:

@@ -51,7 +51,13 @@ class Judging(Protocol):
 
     @property
     def allow_rules(self) -> list[Rule]:
-        """The allow rules: saved, remembered, and allowed for this session."""
+        """The allow rules: saved, remembered, allowed for this session, and the request's
+        grant (a custom command's ``allowed-tools``)."""
+
+    @property
+    def standing_allow_rules(self) -> list[Rule]:
+        """The allow rules without the request's grant: what may name a protected path or a
+        place outside the workspace."""
 
     def rules_for(self, kind: str, tool: Tool[Any]) -> list[Rule]:
         """The ``kind`` rules that name ``tool`` (or an alias)."""

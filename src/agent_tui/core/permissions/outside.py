@@ -124,11 +124,12 @@ def naming_rule(p: Judging, tools: Iterable[str], path: Path) -> Rule | None:
     """An allow rule of one of ``tools`` whose pattern matches ``path`` (a rule without a
     pattern names no path). ``DIR/**`` names the directory ``DIR`` too: it covers all that a
     walk of it (``grep``, ``list_dir``) can reach. A path in the home's key stores is named
-    only by a rule that spells the store out (``read_file(~/.ssh/config)``, not ``**``)."""
+    only by a rule that spells the store out (``read_file(~/.ssh/config)``, not ``**``). A
+    command's grant names no place outside (``Judging.standing_allow_rules``)."""
     wanted = tuple(tools)
     secret = home_secret(path)  # ~/.ssh… : only a rule that spells it out (not ``**``)
     key = secret.removeprefix("~/") if secret is not None else None
-    for rule in p.allow_rules:
+    for rule in p.standing_allow_rules:
         if rule.pattern is None or not any(rule.names_tool(name) for name in wanted):
             continue
         if key is not None and not names_explicitly(rule.pattern, key):

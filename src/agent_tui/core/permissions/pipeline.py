@@ -13,6 +13,7 @@ panel shows it per tool).
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -77,6 +78,11 @@ class PermissionPipeline:
         self.sandbox: SessionSandbox | None = None
         """Where the session's commands run (``use_sandbox``): decisions say so, and
         ``sandbox.auto_allow`` relies on it."""
+        self.granted: tuple[Rule, ...] = ()
+        """The allow rules of the request being judged (``ApprovalRequest.grant``: a custom
+        command's ``allowed-tools``, for its turn). Only set on the copy ``decide`` judges
+        such a request with (``decide`` runs in worker threads): the session's pipeline never
+        holds them, so they cannot outlive the call."""
 
     # -- the policy protocol ------------------------------------------------------------------
 
@@ -116,7 +122,15 @@ class PermissionPipeline:
 
     def decide(self, request: ApprovalRequest) -> Decision:
         arguments = request.input.model_dump(mode="python")
-        return self.judge(request.tool, arguments)
+        judge = self.granting(request.grant) if request.grant else self
+        return judge.judge(request.tool, arguments)
+
+    def granting(self, rules: Sequence[Rule]) -> PermissionPipeline:
+        """This pipeline with ``rules`` allowed too: a copy sharing its rules, mode and
+        sandbox, for judging one request (the session's pipeline is left as it is)."""
+        view = copy.copy(self)
+        view.granted = tuple(rules)
+        return view
 
     def judge(self, tool: Tool[Any], arguments: dict[str, Any]) -> Decision:
         """``decide`` for a tool and its arguments."""
@@ -174,6 +188,13 @@ class PermissionPipeline:
 
     @property
     def allow_rules(self) -> list[Rule]:
+        return [*self.standing_allow_rules, *self.granted]
+
+    @property
+    def standing_allow_rules(self) -> list[Rule]:
+        """The allow rules beyond one request (saved, remembered, for this session): only
+        these name a protected path or a place outside the workspace (a command's grant,
+        ``granted``, never does)."""
         return [*self.rules.allow, *self.remembered, *self.session_allow]
 
     def rules_for(self, kind: str, tool: Tool[Any]) -> list[Rule]:
@@ -211,8 +232,9 @@ class PermissionPipeline:
         return path is not None and (path == self.workspace or self.workspace in path.parents)
 
     def explicit_allow(self, tool_name: str, path: Path, key: str) -> Rule | None:
-        """An allow rule of ``tool_name`` that matches ``path`` and names it literally."""
-        for rule in self.allow_rules:
+        """An allow rule of ``tool_name`` that matches ``path`` and names it literally (a
+        standing one: a command's grant never lifts a protection)."""
+        for rule in self.standing_allow_rules:
             if (
                 rule.names_tool(tool_name)
                 and rule.pattern is not None

@@ -77,7 +77,9 @@ class PermissionPolicy(Protocol):
 
 
 class SimplePolicy:
-    """Read-only tools run; other tools run when allowed by name (``*`` allows all)."""
+    """Read-only tools run; other tools run when allowed by name (``*`` allows all). It has no
+    rule matching, so a request's ``grant`` (a custom command's ``allowed-tools``) is not read:
+    front ends run with a ``PermissionPipeline``, which judges it."""
 
     mode: Mode | None = None
 

@@ -193,6 +193,10 @@ class EventView:
         match event:
             case UserMessage():
                 await chat.add_user(event.text, event.mentions)
+                if event.command is not None:  # what a custom command grants this turn
+                    await chat.add_notice(event.command.summary(), "info")
+                    for note in event.command.notes:
+                        await chat.add_notice(f"/{event.command.name}: {note}", "warning")
             case UserInjected():
                 await chat.add_user(event.text)
             case AssistantMessage():

@@ -7,10 +7,11 @@ once, ``/model`` opens the picker) and answers whether it was accepted (the prom
 cleared); an unknown command is a notice and never reaches the model. An MCP prompt asks for
 its missing required arguments (``ArgumentDialog``), is fetched in a worker, then sent; a
 skill's ``/NAME request`` is loaded in a worker (``core.skills.invocation_prompt``), then sent.
-A custom command with shell lines (``!`git status` ``) runs them in a worker under the
-session's rules (an ask is the usual permission prompt), then sends the prompt with their
-output; it waits for a running turn to end. What its front matter asks that is not applied is
-said once per command per session.
+A custom command with shell lines (``!`git status` ``), ``allowed-tools`` or ``model`` runs
+its lines in a worker under the session's rules and its grant (``core.commands.grants``; an
+ask is the usual permission prompt), then starts its turn with their output, the grant and
+the model (``send_command``); it waits for a running turn to end. The turn's ``user_message``
+says what it grants and what is not applied.
 
 Built-ins that change the session (``/clear``, ``/model``, ``/resume``…) refuse while a turn
 runs; ``/help``, ``/copy``, ``/spills``, ``/mcp`` and the like work any time.
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from agent_tui.core.commands import CommandRegistry, Invocation, Plain, Unknown, help_text
 from agent_tui.core.commands.command_shell import CommandShell
 from agent_tui.core.commands.expand import CommandError, expand, missing_arguments
+from agent_tui.core.commands.grants import CommandRun, command_run
 from agent_tui.core.commands.shell_lines import has_shell_lines
 from agent_tui.core.permissions import Mode
 from agent_tui.core.skills import LOAD, invocation_prompt, listing, skill_commands
@@ -49,6 +51,8 @@ class SlashHost(Protocol):
     def main(self) -> MainScreen: ...
 
     def send(self, text: str) -> bool: ...
+
+    def send_command(self, prompt: str, run: CommandRun) -> bool: ...
 
     async def new_session(self) -> bool: ...
 
@@ -77,8 +81,6 @@ class SlashActions:
         self.app = app
         self.host = host
         self.registry = registry
-        self.noted: set[str] = set()
-        """The custom commands whose front-matter notes were said this session."""
 
     @classmethod
     def for_app(cls, app: App[Any], host: SlashHost) -> SlashActions:
@@ -127,20 +129,24 @@ class SlashActions:
     def run(self, invocation: Invocation) -> str | bool:
         command = invocation.command
         if command.custom is not None:
-            if command.name not in self.noted:
-                self.noted.add(command.name)
-                for note in command.custom.notes:
-                    self.app.notify(note, title=f"/{command.name}", severity="warning")
             rendered = command.custom.render(invocation.args)
-            if not has_shell_lines(rendered):
+            agent = self.host.agent
+            run = command_run(
+                command.custom,
+                root=agent.cwd,
+                trust=agent.trust,
+                aliases=agent.settings.model.aliases,
+            )
+            if run is None and not has_shell_lines(rendered):
                 return escape(rendered)
             if self.busy:
                 self.app.notify(
-                    f"/{command.name} runs shell lines: send it after the turn ends.",
+                    f"/{command.name} runs shell lines or sets its turn's permissions or "
+                    "model: send it after the turn ends.",
                     severity="warning",
                 )
                 return False
-            return self._later(self._custom(invocation))
+            return self._later(self._custom(invocation, run))
         if command.mcp is not None:
             self.app.run_worker(self._mcp_prompt(invocation), group="slash", exit_on_error=False)
             return True
@@ -158,21 +164,24 @@ class SlashActions:
             return False
         return action(self, invocation.args)
 
-    async def _custom(self, invocation: Invocation) -> None:
-        """A custom command with shell lines: run them (asks go to the permission prompt),
-        then send the prompt with their output; each line that did not run is said."""
-        shell = CommandShell(self.host.agent.executor, self.host.desk.ask)
+    async def _custom(self, invocation: Invocation, run: CommandRun | None) -> None:
+        """A custom command with shell lines or a grant or model (``run``): run the lines
+        under the session's rules and the grant (asks go to the permission prompt), then
+        start its turn with their output and ``run``; each line that did not run is said."""
+        grant = run.rules if run is not None else ()
+        shell = CommandShell(self.host.agent.executor, self.host.desk.ask, grant)
         try:
             expanded = await expand(invocation, shell=shell)
         except asyncio.CancelledError:
             shell.interrupted.set()
             raise
         name = invocation.command.name
-        custom = invocation.command.custom
-        skip = len(custom.notes) if custom is not None else 0
-        for note in expanded.notes[skip:]:
+        for note in expanded.notes:
             self.app.notify(note, title=f"/{name}: shell line", severity="warning")
-        self.host.send(escape(expanded.prompt))
+        if run is None:
+            self.host.send(escape(expanded.prompt))
+        else:
+            self.host.send_command(expanded.prompt, run)
 
     async def _mcp_prompt(self, invocation: Invocation) -> None:
         prompt = invocation.command.mcp

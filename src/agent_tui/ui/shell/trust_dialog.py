@@ -106,6 +106,15 @@ class TrustDialog(KeyQuestion):
                     parts.append(
                         Content.assemble("  ▸ offer the skill ", (item.name, "bold $warning"))
                     )
+                elif item.kind == "command_grant":
+                    parts.append(
+                        Content.assemble(
+                            "  ▸ let ",
+                            (item.name, "bold $warning"),
+                            " allow during its turn: ",
+                            (item.detail, "$text-warning"),
+                        )
+                    )
                 else:
                     parts.append(
                         Content.assemble("  ▸ default mode ", (item.name, "bold $warning"))

@@ -3,7 +3,8 @@
 ``Turns.send`` routes a message (a slash command runs instead, ``SlashActions.route``),
 queues it while a turn runs (``TypeAhead``), holds it before the core is ready
 (``Opening.hold``), or starts a turn on the ``agent`` worker, whose events the app renders as
-they come (``EventView``). ``worker_ended`` closes a turn whose worker ended (in an error,
+they come (``EventView``); ``send_command`` starts a custom command's turn with its grant and
+model (never queued). ``worker_ended`` closes a turn whose worker ended (in an error,
 cancelled, or done) and sends the next queued message. What it uses of the app is
 ``TurnsHost``.
 """
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Coroutine
 
     from agent_tui.core.agent.agent import Agent
+    from agent_tui.core.commands.grants import CommandRun
     from agent_tui.ui.approval.desk import ApprovalDesk
     from agent_tui.ui.shell.event_view import EventView
     from agent_tui.ui.shell.main_screen import MainScreen
@@ -81,6 +83,21 @@ class Turns:
         self._start(self._run_turn(text), "agent-turn")
         return True
 
+    def send_command(self, prompt: str, run: CommandRun) -> bool:
+        """Start the turn of a custom command, with its grant and model (``run``: for that
+        turn only). Never queued: a grant belongs to the turn it was made for, so while
+        another turn runs (one started while its shell lines ran) it is refused, said."""
+        host = self.host
+        if host.busy or host.agent.rewinding:
+            self.app.notify(
+                f"/{run.name} was not sent: another turn started meanwhile. Run it again "
+                "once that one ends.",
+                severity="warning",
+            )
+            return False
+        self._start(self._run_turn(prompt, run), "agent-turn")
+        return True
+
     def compact(self, focus: str = "") -> bool:
         """Fold the conversation into a summary (``/compact [focus]``): like a turn, it runs
         on the agent worker, shows in the chat, and Esc stops it (nothing changes then)."""
@@ -102,10 +119,11 @@ class Turns:
 
         await forward(self.host.agent.compact(focus), self.app)
 
-    async def _run_turn(self, prompt: str) -> None:
+    async def _run_turn(self, prompt: str, run: CommandRun | None = None) -> None:
         from agent_tui.ui.shell.events_bridge import forward
 
-        await forward(self.host.agent.run(prompt, asker=self.host.desk.ask), self.app)
+        turn = self.host.agent.run(prompt, asker=self.host.desk.ask, command=run)
+        await forward(turn, self.app)
 
     def interrupt(self) -> None:
         """Esc: stop the running turn (its worker ends once the agent has stopped)."""
