@@ -175,5 +175,6 @@ async def test_session_end_reasons_clear_and_resume(lab: Lab) -> None:
     await agent.close("prompt_input_exit")
     lines = [json.loads(line) for line in seen.read_text(encoding="utf-8").splitlines() if line]
     assert [line["reason"] for line in lines] == ["clear", "resume", "prompt_input_exit"]
-    assert lines[0]["transcript_path"] == str(first.path)
-    assert lines[1]["transcript_path"] != str(first.path)
+    assert lines[0]["session_id"] == first.id  # the conversation that ended
+    assert lines[1]["session_id"] not in ("", first.id)
+    assert lines[0]["transcript_path"] != lines[1]["transcript_path"]
