@@ -236,3 +236,26 @@ def test_a_monorepo_root_import_outside_the_workspace(repo: Path) -> None:
     script = write_script(repo / "script.json", [])
     agent = Agent(ScriptProvider(script), default_registry(), workspace, policy=policy)
     assert "house style" in agent.system
+
+
+def test_dot_claude_claude_md_is_project_memory(repo: Path, tmp_path: Path) -> None:
+    """Claude Code reads a project's ``CLAUDE.md`` at ``./CLAUDE.md`` or
+    ``./.claude/CLAUDE.md``: both load, in that order, its imports relative to itself; a
+    ``.claude`` that links out of the repository is not followed."""
+    _write(repo / "CLAUDE.md", "Top.\n")
+    _write(repo / ".claude" / "CLAUDE.md", "Tucked away. @rules.md\n")
+    _write(repo / ".claude" / "rules.md", "The rules.\n")
+    _write(repo / "CLAUDE.local.md", "Mine.\n")
+    memory = ProjectMemory.load(repo, user_dir=repo.parent / "user")
+    assert loaded(memory) == [
+        ("CLAUDE.md", ""),
+        (".claude/CLAUDE.md", ""),
+        (".claude/rules.md", ".claude/CLAUDE.md"),
+        ("CLAUDE.local.md", ""),
+    ]
+    outside = _write(tmp_path / "elsewhere" / "CLAUDE.md", CANARY)
+    other = tmp_path / "repo2"
+    (other / ".git").mkdir(parents=True)
+    os.symlink(outside.parent, other / ".claude")
+    memory = ProjectMemory.load(other, user_dir=repo.parent / "user")
+    assert CANARY not in memory.system_text()

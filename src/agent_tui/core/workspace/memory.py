@@ -12,7 +12,8 @@ byte-identical while the files do not change — the providers' prompt caches ke
    commands could have written it, and it is read as a project file;
 2. for each directory from the repository root (the nearest ancestor of the workspace holding
    ``.git``; with none, only the workspace itself) down to the workspace: its ``AGENTS.md``,
-   then its ``CLAUDE.md``, then its ``CLAUDE.local.md`` — every one that exists (a project may
+   then its ``CLAUDE.md``, then ``.claude/CLAUDE.md`` (Claude Code reads either place), then
+   its ``CLAUDE.local.md`` — every one that exists (a project may
    ship both ``AGENTS.md`` and ``CLAUDE.md`` with different content; a ``CLAUDE.md`` that is a
    link to ``AGENTS.md``, or imports it, does not load it twice);
 3. later, *nested* files: when the agent first reads a file in a subdirectory below the
@@ -69,7 +70,10 @@ MEMORY_NAMES = ("AGENTS.md", "CLAUDE.md")
 """The file names looked for in each directory (the user's too), each loaded, in this order."""
 LOCAL_NAME = "CLAUDE.local.md"
 """The personal project file (Claude Code's), loaded after them in each project directory."""
-PROJECT_NAMES = (*MEMORY_NAMES, LOCAL_NAME)
+CLAUDE_PROJECT_NAME = ".claude/CLAUDE.md"
+"""Claude Code's other place for a project's ``CLAUDE.md`` (read in each project directory,
+after ``CLAUDE.md``)."""
+PROJECT_NAMES = (*MEMORY_NAMES, CLAUDE_PROJECT_NAME, LOCAL_NAME)
 CLAUDE_USER_NAME = "CLAUDE.md"
 """Claude Code's user memory, in its user directory (no ``CLAUDE.local.md`` there: Claude
 Code's documentation names that file only in a project)."""
@@ -173,21 +177,21 @@ def _decode(data: bytes, cut: bool) -> str:
 def read_memory_file(
     path: Path, cwd: Path, scope: MemoryScope, *, within: Path | None
 ) -> MemoryFile | MemoryProblem | None:
-    """``path`` loaded (None when there is no such file). ``within``: a symlink must resolve
-    inside it (None: anywhere)."""
+    """``path`` loaded (None when there is no such file). ``within``: the file must resolve
+    inside it — through a link of its own or of a folder on its way (None: anywhere)."""
     try:
         if not path.is_file() and not path.is_symlink():
             return None
-        if path.is_symlink():
-            target = path.resolve()
-            if within is not None and not target.is_relative_to(within.resolve()):
-                return MemoryProblem(
-                    path,
-                    f"is a symlink to {target}, outside the repository: not loaded (a "
-                    "repository's memory may only name its own files)",
-                )
-            if not target.exists():
-                return MemoryProblem(path, "is a broken symlink: not loaded")
+        target = path.resolve()  # a link of the file, or of a folder on its way
+        if within is not None and not target.is_relative_to(within.resolve()):
+            what = "a symlink" if path.is_symlink() else "reached through a linked folder"
+            return MemoryProblem(
+                path,
+                f"is {what} to {target}, outside the repository: not loaded (a "
+                "repository's memory may only name its own files)",
+            )
+        if path.is_symlink() and not target.exists():
+            return MemoryProblem(path, "is a broken symlink: not loaded")
         data, size = _read_bounded(path)
     except ValueError as exc:
         return MemoryProblem(path, f"{exc}: not loaded")
