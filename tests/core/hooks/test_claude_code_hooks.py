@@ -349,3 +349,42 @@ async def test_post_tool_use_response_has_claude_code_fields(lab: Lab) -> None:
     hooks = _hooks(lab, {"PostToolUse": _one("Edit|Write", str(hook))})
     await collect(_agent(lab, _call("write_file", path="a.py", content="x=1\n"), hooks), "go")
     assert seen.read_text(encoding="utf-8") == f"{lab.work / 'a.py'}|true\n"
+
+
+async def test_tool_input_is_what_claude_code_would_send(lab: Lab) -> None:
+    """``TodoWrite`` hooks read ``todos`` (with ``activeForm``), a ``Bash`` hook reads the
+    timeout in milliseconds and only when the model gave one, as Claude Code sends them."""
+    seen = lab.root / "inputs.jsonl"
+    hook = script(lab.root / "log.sh", f"jq -c '[.tool_name, .tool_input]' >> {seen}\n")
+    hooks = _hooks(lab, {"PreToolUse": _one("TodoWrite|Bash", str(hook))})
+    plan = [{"content": "Read the code", "status": "in_progress"}]
+    turns = [
+        {
+            "tool_calls": [
+                {"id": "p", "name": "update_plan", "arguments": {"plan": plan}},
+                {"id": "a", "name": "run_shell", "arguments": {"command": "true"}},
+                {"id": "b", "name": "run_shell", "arguments": {"command": "true", "timeout": 5}},
+            ]
+        },
+        {"text": "ok"},
+    ]
+    await collect(_agent(lab, turns, hooks), "go")
+    got = sorted(
+        (json.loads(line) for line in seen.read_text(encoding="utf-8").splitlines()), key=json.dumps
+    )
+    assert got == [
+        ["Bash", {"command": "true", "timeout": 5000}],
+        ["Bash", {"command": "true"}],
+        [
+            "TodoWrite",
+            {
+                "todos": [
+                    {
+                        "content": "Read the code",
+                        "status": "in_progress",
+                        "activeForm": "Read the code",
+                    }
+                ]
+            },
+        ],
+    ]

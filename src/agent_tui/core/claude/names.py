@@ -112,7 +112,19 @@ def claude_call(ours_name: str, tool_input: dict[str, Any], cwd: str) -> tuple[s
     path = shown.get(FILE_FIELD)
     if isinstance(path, str) and path and name != ours_name:
         shown[FILE_FIELD] = path if os.path.isabs(path) else os.path.join(cwd, path)
+    if name == "Bash" and isinstance(shown.get("timeout"), int | float):
+        shown["timeout"] = round(shown["timeout"] * 1000)  # Claude Code's are milliseconds
+    if name == "TodoWrite" and isinstance(shown.get("plan"), list):
+        shown = {"todos": [_todo(item) for item in shown["plan"]]}
     return name, shown
+
+
+def _todo(item: Any) -> Any:
+    """One step of our plan as a ``TodoWrite`` todo (``activeForm``: its text)."""
+    if not isinstance(item, dict):
+        return item
+    content = item.get("content", item.get("step", ""))
+    return {"content": content, "status": item.get("status", "pending"), "activeForm": content}
 
 
 def our_input(ours_name: str, tool_input: dict[str, Any]) -> dict[str, Any]:

@@ -43,7 +43,7 @@ async def ask_the_hooks(
     if prepared is None:
         return [], None, None
     tool = prepared.tool.name
-    fields = hooks.tool_fields(tool, prepared.input.model_dump(mode="json"))
+    fields = hooks.tool_fields(tool, prepared.input.model_dump(mode="json", exclude_unset=True))
     fields["permission_suggestions"] = hooks.suggestions([str(r) for r in decision.suggestions])
     try:
         verdict = await hooks.run(

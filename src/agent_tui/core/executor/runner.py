@@ -232,7 +232,9 @@ class ToolExecutor:
         verdict = await self.hooks.run(
             "PreToolUse",
             {
-                **self.hooks.tool_fields(tool, prepared.input.model_dump(mode="json")),
+                **self.hooks.tool_fields(
+                    tool, prepared.input.model_dump(mode="json", exclude_unset=True)
+                ),
                 "tool_use_id": plan.call.id,
             },
             tool=tool,
@@ -316,7 +318,9 @@ class ToolExecutor:
         if self.hooks is None or prepared is None or (output is None and error is None):
             return
         tool = prepared.tool.name
-        fields = self.hooks.tool_fields(tool, prepared.input.model_dump(mode="json"))
+        fields = self.hooks.tool_fields(
+            tool, prepared.input.model_dump(mode="json", exclude_unset=True)
+        )
         fields["tool_use_id"] = plan.call.id
         if failed:
             event: Literal["PostToolUse", "PostToolUseFailure"] = "PostToolUseFailure"
