@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_tui.core.claude.env import load_env
 from agent_tui.core.claude.permissions import permission_config
 from agent_tui.core.mcp.config.load import load_config
 from agent_tui.core.state.trust import ProjectTrust
@@ -16,4 +17,5 @@ def trust_everything(workspace: Path) -> None:
     trust.real_gate = True  # type: ignore[attr-defined]  # conftest: the real gate, to collect
     permission_config(workspace, trust=trust)  # ours and Claude Code's
     load_config(workspace, trust=trust)
+    load_env(workspace, trust)  # .claude/settings*.json "env"
     trust.trust(list(trust.pending))

@@ -298,6 +298,7 @@ class Agent:
         except OSError as exc:
             said += f" for this session only (the trust store cannot be written: {exc})"
         self.policy.trusted(items)
+        self.executor.sandbox.env.trusted(item.key for item in items)  # .claude/ "env"
         if self.skills is not None and await asyncio.to_thread(self.skills.trusted, items):
             self.system = self._system_prompt() if self._own_system else self.system
         if self.hooks is not None:

@@ -7,11 +7,13 @@ server URL of its choosing (``"headers": {"Authorization": "Bearer ${GITHUB_TOKE
 every command (``"allow": ["run_shell"]``) or switch prompts off (``"defaultMode": "bypass"``).
 
 So those parts — each project MCP server, each project allow rule, a project default mode that
-asks less (``accept-edits``, ``bypass``) — are *trust items*. An item is used only when the
-user trusted it, in this workspace, exactly as it is now: a server's key covers its whole
-definition, so a changed command asks again. What tightens (deny and ask rules, ``plan``) never
-needs trust. The TUI asks at start-up (``ui/shell/trust_dialog.py``), ``agent-tui trust``
-reviews them, and headless runs use only what is already trusted (the rest is reported).
+asks less (``accept-edits``, ``bypass``), a file's hooks, a skill, the variables a
+``.claude/settings*.json`` ``env`` sets for commands — are *trust items*. An item is used
+only when the user trusted it, in this workspace, exactly as it is now: a server's key covers
+its whole definition, so a changed command asks again. What tightens (deny and ask rules,
+``plan``) never needs trust. The TUI asks at start-up (``ui/shell/trust_dialog.py``),
+``agent-tui trust`` reviews them, and headless runs use only what is already trusted (the rest
+is reported).
 
 Trusted keys are kept per workspace in ``<data dir>/trust.json`` — outside every repository,
 but not out of reach of one: with the workspace as the home directory the data directory is
@@ -55,7 +57,7 @@ from agent_tui.core.state.seals import (
 
 FILE = "trust.json"
 log = logging.getLogger(__name__)
-ItemKind = Literal["mcp_server", "allow_rule", "mode", "hook_file", "skill"]
+ItemKind = Literal["mcp_server", "allow_rule", "mode", "hook_file", "skill", "env"]
 _lock = threading.Lock()
 
 
@@ -89,6 +91,9 @@ class TrustItem:
             return f"run the hooks of {self.source.name}: {self.detail}"
         if self.kind == "skill":
             return f"offer the model the skill {self.name} ({self.source})"
+        if self.kind == "env":
+            where = f"{self.source.parent.name}/{self.source.name}"
+            return f"set for the agent's commands the env of {where}: {self.detail}"
         return f"start in {self.name} mode"
 
 
