@@ -46,7 +46,7 @@ def test_permissions_check_takes_claude_code_rules(
 def test_permissions_check_reads_the_claude_settings_and_shows_json(workspace: Path) -> None:
     (workspace / ".claude").mkdir()
     (workspace / ".claude" / "settings.json").write_text(
-        json.dumps({"permissions": {"deny": ["Read(./.env)"]}, "env": {"A": "1"}})
+        json.dumps({"permissions": {"deny": ["Read(./.env)"]}, "model": "opus"})
     )
     done = run_cli(
         "permissions", "check", "--tool", "read_file", "--json", "--", ".env", cwd=workspace
@@ -55,7 +55,7 @@ def test_permissions_check_reads_the_claude_settings_and_shows_json(workspace: P
     out = json.loads(done.stdout)
     assert out["decision"] == "deny"
     assert out["rule"] == "read_file(.env)"
-    assert sum("'env'" in p for p in out["problems"]) == 1
+    assert sum("'model'" in p for p in out["problems"]) == 1
 
 
 def test_an_untranslatable_allow_is_a_usage_error(workspace: Path) -> None:
@@ -124,13 +124,19 @@ def test_a_default_mode_session_runs_mkdir_under_a_claude_allow(workspace: Path)
 def test_a_session_says_each_unmapped_key_once(workspace: Path) -> None:
     (workspace / ".claude").mkdir()
     (workspace / ".claude" / "settings.json").write_text(
-        json.dumps({"env": {"A": "1"}, "model": "opus", "permissions": {"deny": ["WebSearch"]}})
+        json.dumps(
+            {
+                "env": {"ANTHROPIC_MODEL": "opus", "MAX_THINKING_TOKENS": "8000"},
+                "model": "opus",
+                "permissions": {"deny": ["WebSearch"]},
+            }
+        )
     )
     script = workspace / "s.json"
     script.write_text(json.dumps({"turns": [{"text": "done"}]}))
     done = run_cli("-p", "go", "--model", f"script:{script}", cwd=workspace)
     assert done.returncode == 0, done.stderr
-    for needle in ("'env'", "'model'", "WebSearch"):
+    for needle in ("MAX_THINKING_TOKENS", "'model'", "WebSearch"):
         said = [line for line in done.stderr.splitlines() if needle in line]
         assert len(said) == 1, (needle, done.stderr)
         assert ".claude/settings.json" in said[0]

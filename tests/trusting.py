@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_tui.core.claude.env import load_env
 from agent_tui.core.claude.permissions import permission_config
 from agent_tui.core.hooks import load_hooks
 from agent_tui.core.mcp.config.load import load_config
@@ -18,4 +19,5 @@ def trust_everything(workspace: Path) -> None:
     permission_config(workspace, trust=trust)  # ours and Claude Code's
     load_config(workspace, trust=trust)
     load_hooks(workspace, trust)  # ours and Claude Code's
+    load_env(workspace, trust)  # .claude/settings*.json "env"
     trust.trust(list(trust.pending))

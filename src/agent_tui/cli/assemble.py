@@ -184,6 +184,9 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
     from agent_tui.core.hooks import load_hooks
 
     hooks = load_hooks(cwd, trust)  # a project file's hooks wait for the user's trust
+    from agent_tui.core.claude.env import load_env
+
+    env, env_notes = load_env(cwd, trust, passed=loaded.settings.shell.env)  # .claude/ "env"
     from agent_tui.core.skills import SkillSet
     from agent_tui.core.skills import install as install_skills
 
@@ -211,6 +214,7 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
         hooks=hooks,
         skills=skills,
     )
+    agent.executor.sandbox.env = env  # the commands' and hooks' (subagents share it)
     from agent_tui.core.subagents import install, load_agents
 
     # named subagents (``task``): the project's and the user's
@@ -242,6 +246,7 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
             *([untrusted_warning(trust.pending)] if trust.pending and headless else []),
             *(f"hooks: {p}" for p in hooks.problems),
             *(hooks.skipped_warnings() if headless else []),
+            *(f"env: {n}" for n in env_notes),
             *(f"session: {p}" for p in session.problems()),
             *(str(p) for p in agent.memory.problems),
             *agents.problems,

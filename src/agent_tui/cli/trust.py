@@ -37,6 +37,7 @@ def main(argv: Sequence[str]) -> int:
     args = parser.parse_args(list(argv))
     if args.session is not None:
         return _accept_session(args.session, yes=args.yes)
+    from agent_tui.core.claude.env import load_env
     from agent_tui.core.claude.permissions import permission_config
     from agent_tui.core.commands.grants import gate_commands
     from agent_tui.core.hooks import load_hooks
@@ -53,6 +54,7 @@ def main(argv: Sequence[str]) -> int:
     permission_config(cwd, trust=trust)
     load_config(cwd, trust=trust)
     load_hooks(cwd, trust)
+    load_env(cwd, trust)
     SkillSet.for_workspace(cwd, trust)
     gate_commands(cwd, trust)
     if not trust.pending:

@@ -119,14 +119,14 @@ def test_each_key_with_no_equivalent_is_said_once(workspace: Path) -> None:
     )
     config = permission_config(workspace)
     problems = config.problems
-    for key in ("'env'", "'model'", "'permissions.disableBypassPermissionsMode'"):
+    for key in ("'model'", "'permissions.disableBypassPermissionsMode'"):
         said = [p for p in problems if key in p]
         assert len(said) == 1, (key, problems)
         assert said[0].startswith(str(path))
         assert "no equivalent" in said[0]
     assert sum("dontAsk" in p for p in problems) == 1
     assert sum("WebSearch" in p for p in problems) == 1
-    assert not any("'hooks'" in p or "$schema" in p for p in problems)
+    assert not any("'hooks'" in p or "$schema" in p or "'env'" in p for p in problems)
     shared = workspace.parent / "shared"
     assert f"read_file(/{shared}/**)" in [str(r) for r in config.rules.allow]
 

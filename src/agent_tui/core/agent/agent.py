@@ -297,6 +297,7 @@ class Agent:
         except OSError as exc:
             said += f" for this session only (the trust store cannot be written: {exc})"
         self.policy.trusted(items)
+        self.executor.sandbox.env.trusted(item.key for item in items)  # .claude/ "env"
         if self.skills is not None and await asyncio.to_thread(self.skills.trusted, items):
             self.system = self._system_prompt() if self._own_system else self.system
         if self.hooks is not None:
@@ -454,8 +455,7 @@ class Agent:
         return await asyncio.to_thread(self.collect_spills_now, grace)
 
     async def close(self, reason: str = "other") -> CleanupReport | None:
-        """End the session (its SessionEnd hooks see ``reason``, Claude Code's ``other`` or
-        ``prompt_input_exit``): clean up unreferenced spills, close the provider. Idempotent."""
+        """End the session (SessionEnd hooks see ``reason``), clean up spills. Idempotent."""
         if self.closed:
             return None
         self.closed = True

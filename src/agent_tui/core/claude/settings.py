@@ -21,9 +21,9 @@ CLAUDE_DIR = ".claude"
 SETTINGS_FILE = "settings.json"
 LOCAL_SETTINGS_FILE = "settings.local.json"
 
-READ_HERE = frozenset({"permissions", "hooks", "$schema"})
+READ_HERE = frozenset({"permissions", "hooks", "env", "$schema"})
 """Top-level keys agent-tui reads from a Claude Code settings file (``hooks`` by
-``core.hooks``)."""
+``core.hooks``, ``env`` by ``core.claude.env``)."""
 PERMISSION_KEYS = frozenset({"allow", "ask", "deny", "defaultMode", "additionalDirectories"})
 """Keys of ``permissions`` that mean something here (``core.claude.permissions``)."""
 
@@ -73,7 +73,7 @@ def claude_settings(cwd: Path) -> list[ClaudeSettingsFile]:
 
 
 def unmapped(file: ClaudeSettingsFile) -> list[str]:
-    """One line per key of ``file`` that nothing here reads (``env``, ``model``,
+    """One line per key of ``file`` that nothing here reads (``model``,
     ``permissions.disableBypassPermissionsMode``…)."""
     data = file.data or {}
     lines = [

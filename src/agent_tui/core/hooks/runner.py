@@ -58,10 +58,14 @@ async def run_command(
     confined one in the sandbox sees what a command sees: the allow-listed environment
     (``sandbox.environment``, plus the ``shell.env`` names ``env_names``) and not the files
     the read rules protect (``reads``); confined without a sandbox, ``placement``'s
-    allow-listed environment. ``extra``: variables of ours it gets (``CLAUDE_ENV_FILE``)."""
+    allow-listed environment. The settings files' ``env`` (``sandbox.env``) as commands get it;
+    a user's own hook gets the user's, never a project's. ``extra``: variables of ours it gets
+    (``CLAUDE_ENV_FILE``)."""
     confined = await asyncio.to_thread(confined_because, spec, cwd)  # it looks at files
     if confined is None:  # the user's own program: as the user, outside any sandbox
-        env = {**os.environ, **dict.fromkeys(PROJECT_VARS, str(cwd)), **(extra or {})}
+        # with the user's settings ``env`` (never a project's: it would reach past the sandbox)
+        own = {**os.environ, **sandbox.env.user}
+        env = {**own, **dict.fromkeys(PROJECT_VARS, str(cwd)), **(extra or {})}
         return await _run(spec.argv, spec, payload, cwd, env, None)
     # confined: it runs like a command, so what it plants in git's config is undone after it
     # as after a command (``command_guard``): a project hook is the project's code
@@ -109,11 +113,11 @@ async def _confined(
         except SandboxRefused as exc:
             return HookProcess(None, error=f"{exc.reason} {exc.hint}", confined=confined)
         env = {
-            **environment.for_command(shell, passed=env_names),
+            **environment.for_command(shell, passed=env_names, chosen=sandbox.env),
             **dict.fromkeys(PROJECT_VARS, str(cwd)),
         }
     else:  # confined without a sandbox: at least no key or secret of the user's
-        env = confined_env(cwd)
+        env = environment.confined_with(confined_env(cwd), sandbox.env)
     copy = None
     where = await asyncio.to_thread(lambda: sandbox.temp_dir) if shell is not None else None
     if where is not None:  # the sandbox hides agent-tui's state: the transcript is copied

@@ -13,6 +13,11 @@ shows exactly the same.
 Unsandboxed (``sandbox.mode`` off, or no working bubblewrap) a command runs as the user and
 can read the user's files anyway; it gets the agent's environment minus the provider keys (and
 any variable whose value holds one of them).
+
+The settings files' ``env`` (Claude Code's key: ``sandbox.session_env``) is layered in by
+``for_command``: the user's variables over the agent's, passing the allow-list by name unless
+a name looks secret (then ``shell.env`` must list it, as for any secret); a trusted project's
+only where no variable of that name is set otherwise.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from agent_tui.core.sandbox.session_env import SessionEnv
     from agent_tui.core.sandbox.shell_sandbox import ShellSandbox
 
 ALLOWED = frozenset(
@@ -253,14 +259,53 @@ def for_command(
     passed: Iterable[str] = (),
     color: bool = False,
     extra: Mapping[str, str] | None = None,
+    chosen: SessionEnv | None = None,
 ) -> dict[str, str]:
     """The environment of one command: ``sandboxed_env`` when it runs in ``shell`` (the
-    session's sandbox), else ``unsandboxed_env``. ``extra``: variables set for the session's
-    commands (a user's SessionStart hook), over ours and filtered alike."""
-    environ = {**os.environ, **extra} if extra else None
+    session's sandbox), else ``unsandboxed_env``. ``chosen``: the settings files' variables
+    (``SessionEnv``): the user's over ours, their names passing the allow-list unless they
+    look secret; a trusted project's only where nothing else sets that name. ``extra``:
+    variables set for the session's commands (a user's SessionStart hook), over those and
+    filtered alike."""
+    user = chosen.user if chosen is not None else {}
+    environ = {**os.environ, **user, **(extra or {})}
     if shell is None:
-        return unsandboxed_env(environ)
-    return sandboxed_env(environ, passed=passed, color=color, writable=shell.writable_roots())
+        out = unsandboxed_env(environ)
+    else:
+        names = (*passed, *(name for name in user if not secret_looking(name)))
+        out = sandboxed_env(environ, passed=names, color=color, writable=shell.writable_roots())
+    return under(out, chosen, environ)
+
+
+def under(
+    env: dict[str, str], chosen: SessionEnv | None, environ: Mapping[str, str]
+) -> dict[str, str]:
+    """``env`` with a trusted project's variables (``chosen.project``) added where no variable
+    of that name is set in ``environ`` (what the command's environment was made from): a
+    project adds variables, it never replaces one, nor lets one of the user's through under
+    its name. A provider key, or a value holding one, never enters."""
+    if chosen is None or not chosen.project:
+        return env
+    keys = _provider_values(environ)
+    for name, value in chosen.project.items():
+        if name in environ or name in PROVIDER_KEYS or _holds_provider_key(value, keys):
+            continue
+        env[name] = value
+    return env
+
+
+def confined_with(env: dict[str, str], chosen: SessionEnv | None) -> dict[str, str]:
+    """A confined hook's minimal environment (no sandbox at hand) with the settings files'
+    variables: the user's that look like no secret, then a trusted project's (``under``)."""
+    if chosen is None:
+        return env
+    environ = {**os.environ, **chosen.user}
+    keys = _provider_values(environ)
+    for name, value in chosen.user.items():
+        secret = secret_looking(name) or name in PROVIDER_KEYS
+        if not secret and not _holds_provider_key(value, keys):
+            env[name] = value
+    return under(env, chosen, environ)
 
 
 def passes(name: str, passed: Iterable[str]) -> bool:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from agent_tui.core.sandbox.confinement import Shelter
 from agent_tui.core.sandbox.scratch import Scratch
+from agent_tui.core.sandbox.session_env import SessionEnv
 from agent_tui.core.sandbox.settings import SandboxMode, SandboxSettings
 from agent_tui.core.sandbox.shell_sandbox import ShellSandbox
 
@@ -81,6 +82,9 @@ class SessionSandbox:
         self.hook_env: dict[str, str] = {}
         """What the user's SessionStart hooks set for the session's commands
         (``CLAUDE_ENV_FILE``: ``core.hooks.envfile``), allow-listed like the rest."""
+        self.env = SessionEnv()
+        """What the settings files' ``env`` sets for the session's commands and hooks (the
+        user's, a trusted project's: ``session_env``), filled by ``core.claude.env``."""
 
     @property
     def state(self) -> SandboxState:

@@ -8,12 +8,13 @@ every command (``"allow": ["run_shell"]``) or switch prompts off (``"defaultMode
 
 So those parts — each project MCP server, each project allow rule, a project default mode that
 asks less (``accept-edits``, ``bypass``), a project settings file's hooks, each project skill,
-each project command file's ``allowed-tools`` (``core.commands.grants``) — are *trust
-items*. An item is used only when the user trusted it, in this workspace, exactly as it is
-now: a server's key covers its whole definition, so a changed command asks again. What
-tightens (deny and ask rules, ``plan``) never needs trust. The TUI asks at start-up
-(``ui/shell/trust_dialog.py``), ``agent-tui trust`` reviews them, and headless runs use only
-what is already trusted (the rest is reported).
+each project command file's ``allowed-tools`` (``core.commands.grants``), the variables a
+``.claude/settings*.json`` ``env`` sets for commands — are *trust items*. An item is used
+only when the user trusted it, in this workspace, exactly as it is now: a server's key covers
+its whole definition, so a changed command asks again. What tightens (deny and ask rules,
+``plan``) never needs trust. The TUI asks at start-up (``ui/shell/trust_dialog.py``),
+``agent-tui trust`` reviews them, and headless runs use only what is already trusted (the rest
+is reported).
 
 Trusted keys are kept per workspace in ``<data dir>/trust.json`` — outside every repository,
 but not out of reach of one: with the workspace as the home directory the data directory is
@@ -57,7 +58,7 @@ from agent_tui.core.state.seals import (
 
 FILE = "trust.json"
 log = logging.getLogger(__name__)
-ItemKind = Literal["mcp_server", "allow_rule", "mode", "hook_file", "skill", "command_grant"]
+ItemKind = Literal["mcp_server", "allow_rule", "mode", "hook_file", "skill", "command_grant", "env"]
 _lock = threading.Lock()
 
 
@@ -93,6 +94,9 @@ class TrustItem:
             return f"offer the model the skill {self.name} ({self.source})"
         if self.kind == "command_grant":
             return f"let {self.name} allow {self.detail} without asking, during its turn"
+        if self.kind == "env":
+            where = f"{self.source.parent.name}/{self.source.name}"
+            return f"set for the agent's commands the env of {where}: {self.detail}"
         return f"start in {self.name} mode"
 
 

@@ -102,6 +102,12 @@ class TrustDialog(KeyQuestion):
                     parts.append(
                         Content.assemble("  ▸ run its hooks: ", (item.detail, "bold $text-warning"))
                     )
+                elif item.kind == "env":
+                    parts.append(
+                        Content.assemble(
+                            "  ▸ set for the agent's commands: ", (item.detail, "bold $warning")
+                        )
+                    )
                 elif item.kind == "skill":
                     parts.append(
                         Content.assemble("  ▸ offer the skill ", (item.name, "bold $warning"))

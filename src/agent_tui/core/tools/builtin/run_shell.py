@@ -27,6 +27,7 @@ from agent_tui.core.calls import ResultFacts
 from agent_tui.core.sandbox import ShellSandbox, command_guard, environment
 from agent_tui.core.sandbox.lifeline import lifeline_argv
 from agent_tui.core.sandbox.refusal import SandboxRefused, incomplete
+from agent_tui.core.sandbox.session_env import SessionEnv
 from agent_tui.core.text.ansi import strip_escapes
 from agent_tui.core.text.summary import first_line
 from agent_tui.core.tools.base import (
@@ -68,13 +69,15 @@ def child_env(
     shell: ShellSandbox | None = None,
     passed: Sequence[str] = (),
     extra: Mapping[str, str] | None = None,
+    chosen: SessionEnv | None = None,
 ) -> dict[str, str]:
     """The environment of a command (``sandbox.environment``: allow-listed in the sandbox
     ``shell``, ours without the provider keys outside it), with the non-interactive defaults
     of ``CHILD_ENV`` and, unless ``color`` (the ``shell.color`` setting), the colour-off
     hints. ``passed``: the ``shell.env`` names; ``extra``: what the user's SessionStart hooks
-    set (``CLAUDE_ENV_FILE``), filtered alike."""
-    found = environment.for_command(shell, passed=passed, color=color, extra=extra)
+    set (``CLAUDE_ENV_FILE``), filtered alike; ``chosen``: the settings files' ``env``
+    (``sandbox.session_env``). Ours win over all of them (``CHILD_ENV``, colour, ``TMPDIR``)."""
+    found = environment.for_command(shell, passed=passed, color=color, extra=extra, chosen=chosen)
     env = {**found, **CHILD_ENV}
     if not color:
         env.update(NO_COLOR_ENV)
@@ -252,7 +255,8 @@ async def _spawn(
             raise ToolFailure("sandbox_refused", exc.reason, exc.hint) from None
     else:
         argv = lifeline_argv(argv)
-    env = child_env(ctx.shell.color, state.shell, ctx.shell.env, ctx.sandbox.hook_env)
+    sandbox = ctx.sandbox
+    env = child_env(ctx.shell.color, state.shell, ctx.shell.env, sandbox.hook_env, sandbox.env)
     temp = ctx.sandbox.temp_dir  # the session's own (``sandbox.scratch``): free to write
     if temp is not None:
         env["TMPDIR"] = str(temp)
