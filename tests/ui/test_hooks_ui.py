@@ -4,6 +4,7 @@ until ``t``), and a PreToolUse block shows on the call's card as rejected by a h
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import stat
 from pathlib import Path
@@ -105,3 +106,35 @@ def test_trust_prompt_with_hooks_snapshot(snap_compare: SnapCompare, tmp_path: P
         await wait_armed(pilot, TrustDialog, "the trust prompt")
 
     assert snap_compare(make_app(_agent(repo)), terminal_size=(80, 24), run_before=armed)
+
+
+async def test_idle_prompt_notification_runs_after_the_wait(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code's ``idle_prompt`` Notification: when a turn ends and nothing is sent for a
+    while (60 s; shortened here), the user's hook runs — once, and not while a turn runs."""
+    from agent_tui.ui.shell import turns
+
+    monkeypatch.setattr(turns, "IDLE_NOTICE_SECONDS", 0.2)
+    seen = tmp_path / "idle.jsonl"
+    hook = tmp_path / "idle.sh"
+    hook.write_text(f"#!/bin/sh\ncat >> '{seen}'; echo >> '{seen}'\n", encoding="utf-8")
+    hook.chmod(hook.stat().st_mode | stat.S_IEXEC)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    user = Path(os.environ["AGENT_TUI_CONFIG_DIR"]) / "settings.json"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    section = {"Notification": [{"matcher": "idle_prompt", "hooks": [{"command": str(hook)}]}]}
+    user.write_text(json.dumps({"hooks": section}), encoding="utf-8")
+    agent = _agent(repo)
+    assert agent.hooks is not None
+    assert agent.hooks.has("Notification", "idle_prompt")
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "go")
+        await wait_idle(pilot)
+        await wait_for(pilot, seen.exists, "the idle_prompt hook")
+        sent = json.loads(seen.read_text(encoding="utf-8").splitlines()[0])
+        assert sent["notification_type"] == "idle_prompt"
+        assert sent["message"] == "agent-tui is waiting for your input"
+        assert app.turns.idle is None  # spent: it is armed again only by the next turn's end

@@ -280,20 +280,13 @@ class ToolExecutor:
     async def _notify(self, plan: CallPlan) -> list[Event]:
         """The Notification hooks of a permission prompt for ``plan`` (Claude Code's
         ``permission_prompt``); never raises: a notification is not worth a call."""
+        from agent_tui.core.hooks import notify
+
         if self.hooks is None or plan.prepared is None:
             return []
         name = self.hooks.tool_fields(plan.prepared.tool.name, {})["tool_name"]
-        payload = {
-            "message": f"agent-tui needs your permission to use {name}",
-            "title": "agent-tui",
-            "notification_type": "permission_prompt",
-        }
-        try:
-            verdict = await self.hooks.run("Notification", payload, match="permission_prompt")
-        except Exception:
-            log.exception("the Notification hooks failed")
-            return []
-        return list(verdict.events)
+        message = f"agent-tui needs your permission to use {name}"
+        return list(await notify(self.hooks, "permission_prompt", message))
 
     async def _run_call(self, plan: CallPlan, ctx: ToolContext) -> DispatchOutcome:
         """One call through the registry, then the nested memory its read found (if any),

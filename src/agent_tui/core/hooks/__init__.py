@@ -46,7 +46,7 @@ It may import ``core.claude`` (the names table), ``core.events``, ``core.sandbox
 
 from agent_tui.core.hooks.config import CLAUDE_ALIASES, EVENTS, HookSpec
 from agent_tui.core.hooks.payload import SessionFacts
-from agent_tui.core.hooks.session import Hooks, load_hooks, session_end
+from agent_tui.core.hooks.session import Hooks, load_hooks, notify, session_end
 from agent_tui.core.hooks.verdict import HookVerdict
 
 __all__ = [
@@ -57,5 +57,6 @@ __all__ = [
     "Hooks",
     "SessionFacts",
     "load_hooks",
+    "notify",
     "session_end",
 ]

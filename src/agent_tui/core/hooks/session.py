@@ -271,6 +271,21 @@ async def session_end(hooks: Hooks | None, reason: str) -> list[HookEvent]:
     return verdict.events
 
 
+async def notify(hooks: Hooks | None, kind: str, message: str) -> list[HookEvent]:
+    """Run the ``Notification`` hooks of ``kind`` (Claude Code's ``permission_prompt``,
+    ``idle_prompt``…, their matcher) with ``message``: they cannot block anything; what they
+    said is returned, never raised (a notification is not worth a session)."""
+    if hooks is None or not hooks.has("Notification", kind):
+        return []
+    payload = {"message": message, "title": "agent-tui", "notification_type": kind}
+    try:
+        verdict = await hooks.run("Notification", payload, match=kind)
+    except Exception:
+        log.exception("the Notification hooks failed")
+        return []
+    return verdict.events
+
+
 def hook_files(cwd: Path) -> list[tuple[Path, Scope]]:
     """The settings files whose ``hooks`` run, each with its scope: the user's (ours, then
     Claude Code's ``~/.claude/settings.json``), then the project's (``.agent-tui/`` and

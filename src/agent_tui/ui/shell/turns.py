@@ -5,7 +5,9 @@ queues it while a turn runs (``TypeAhead``), holds it before the core is ready
 (``Opening.hold``), or starts a turn on the ``agent`` worker, whose events the app renders as
 they come (``EventView``); ``send_command`` starts a custom command's turn with its grant and
 model (never queued). ``worker_ended`` closes a turn whose worker ended (in an error,
-cancelled, or done) and sends the next queued message. What it uses of the app is
+cancelled, or done) and sends the next queued message; when none follows, the agent waits for
+you, and after ``IDLE_NOTICE_SECONDS`` of that the ``Notification`` hooks of Claude Code's
+``idle_prompt`` run (a hook that speaks or pings you). What it uses of the app is
 ``TurnsHost``.
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.app import App
+from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from agent_tui.ui.shell.status_bar import Activity
@@ -29,6 +32,11 @@ if TYPE_CHECKING:
     from agent_tui.ui.shell.opening import Opening
     from agent_tui.ui.shell.slash_actions import SlashActions
     from agent_tui.ui.shell.type_ahead import TypeAhead
+
+IDLE_NOTICE_SECONDS = 60.0
+"""How long the agent waits for you after a turn before the ``idle_prompt`` notification
+(Claude Code's default)."""
+IDLE_MESSAGE = "agent-tui is waiting for your input"
 
 
 class TurnsHost(Protocol):
@@ -60,6 +68,8 @@ class Turns:
     def __init__(self, app: App[Any], host: TurnsHost) -> None:
         self.app = app
         self.host = host
+        self.idle: Timer | None = None
+        """Armed when a turn ends and nothing follows: the ``idle_prompt`` notification."""
 
     def send(self, text: str) -> bool:
         """Start a turn with ``text``; while a turn runs it is queued (``type_ahead``). A
@@ -110,6 +120,9 @@ class Turns:
 
     def _start(self, work: Coroutine[Any, Any, None], name: str) -> None:
         """Run ``work`` on the agent worker (one at a time), the app busy and thinking."""
+        if self.idle is not None:
+            self.idle.stop()
+            self.idle = None
         self.host.busy = True
         self.host.event_view.set_activity(Activity.THINKING)
         self.app.run_worker(work, exclusive=True, group="agent", exit_on_error=False, name=name)
@@ -147,3 +160,17 @@ class Turns:
             await host.main.chat.add_notice("Cancelled", "warning")
         await host.event_view.end_turn()
         await host.type_ahead.turn_over(host.busy)  # the next queued message, or why not
+        if not host.busy and host.agent.hooks is not None:
+            if self.idle is not None:
+                self.idle.stop()
+            self.idle = self.app.set_timer(IDLE_NOTICE_SECONDS, self._idle_notice)
+
+    def _idle_notice(self) -> None:
+        """Nothing was sent since the turn ended: the ``idle_prompt`` Notification hooks run
+        (off the agent worker: a turn sent meanwhile is not held up)."""
+        from agent_tui.core.hooks import notify
+
+        self.idle = None
+        if not self.host.busy:
+            work = notify(self.host.agent.hooks, "idle_prompt", IDLE_MESSAGE)
+            self.app.run_worker(work, group="notify", exit_on_error=False, name="idle-notice")
