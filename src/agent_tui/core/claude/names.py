@@ -36,7 +36,7 @@ TOOLS: tuple[ToolName, ...] = (
     _tool("Read", "read_file", file_path="path"),
     _tool("Write", "write_file", file_path="path"),
     _tool("Edit", "edit_file", file_path="path"),
-    _tool("MultiEdit", "edit_file", file_path="path"),
+    _tool("MultiEdit", "edit_file", file_path="path"),  # its edits: more_edits
     _tool("Glob", "glob"),
     _tool("Grep", "grep"),
     _tool("LS", "list_dir"),
@@ -47,8 +47,9 @@ TOOLS: tuple[ToolName, ...] = (
     _tool("Skill", "skill", skill="name"),
 )
 """Every Claude Code tool that has a counterpart here. ``MultiEdit`` maps to ``edit_file``
-(several edits of one file are several ``edit_file`` calls here); ``Agent`` is the newer name
-of ``Task``."""
+(its first edit in ``edit_file``'s fields, the others in ``more_edits``, which the model is not
+shown); ``Agent`` is the newer name of ``Task``. Each of our tools answers to these names as
+calls too, with their input shapes (``core.tools.claude_calls``)."""
 
 UNMAPPED: frozenset[str] = frozenset(
     {
@@ -100,6 +101,24 @@ def claude_input(ours_name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
         return dict(tool_input)
     back = {ours_field: claude_field for claude_field, ours_field in entry.fields.items()}
     return {back.get(key, key): value for key, value in tool_input.items()}
+
+
+MORE_EDITS = "more_edits"
+"""``edit_file``'s further edits (``core.tools.builtin.edit_file``): a call that has them is
+Claude Code's ``MultiEdit``."""
+_EDIT_FIELDS = ("old_string", "new_string", "replace_all")
+
+
+def claude_call(ours_name: str, tool_input: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Claude Code's tool name and input for our call (for hooks): an ``edit_file`` call with
+    further edits is ``MultiEdit`` ``{file_path, edits: [...]}``, every other call is
+    ``claude_name`` with ``claude_input``."""
+    more = tool_input.get(MORE_EDITS)
+    if ours_name == "edit_file" and isinstance(more, list) and more:
+        first = {key: tool_input[key] for key in _EDIT_FIELDS if key in tool_input}
+        rest = {k: v for k, v in tool_input.items() if k not in _EDIT_FIELDS and k != MORE_EDITS}
+        return "MultiEdit", {**claude_input(ours_name, rest), "edits": [first, *more]}
+    return claude_name(ours_name), claude_input(ours_name, tool_input)
 
 
 def our_input(ours_name: str, tool_input: dict[str, Any]) -> dict[str, Any]:

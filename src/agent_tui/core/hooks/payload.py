@@ -65,11 +65,11 @@ class SessionFacts:
 
 def tool_fields(tool: str, tool_input: dict[str, Any], cwd: Path) -> dict[str, Any]:
     """``tool_name`` and ``tool_input`` of our call, as a Claude Code hook reads them."""
-    shown = names.claude_input(tool, tool_input)
+    name, shown = names.claude_call(tool, tool_input)
     path = shown.get(FILE_FIELD)
-    if isinstance(path, str) and path and names.claude_name(tool) != tool:
+    if isinstance(path, str) and path and name != tool:
         shown[FILE_FIELD] = path if os.path.isabs(path) else os.path.join(cwd, path)
-    return {"tool_name": names.claude_name(tool), "tool_input": shown}
+    return {"tool_name": name, "tool_input": shown}
 
 
 def tool_response(fields: dict[str, Any], content: str) -> dict[str, Any]:
