@@ -234,4 +234,4 @@ def _ran(plan: CallPlan) -> str | None:
     prepared = plan.prepared
     if prepared is None or prepared.tool.name == plan.call.name:
         return None
-    return None if plan.call.name in prepared.tool.aliases else prepared.tool.name
+    return None if prepared.tool.answers_to(plan.call.name) else prepared.tool.name
