@@ -125,12 +125,22 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
     ("Read", {"file_path": "a.pdf", "pages": "1-3"}, "pages"),
     ("MultiEdit", {"file_path": "a.txt", "edits": []}, "edits"),
     ("MultiEdit", {"file_path": "a.txt", "edits": [{"old_string": "a", "new": "b"}]}, "new"),
+    (
+        "MultiEdit",
+        {"file_path": "a.txt", "edits": [{"old_string": "a", "new_string": "b"}, {"with": "c"}]},
+        "with",
+    ),
+    (
+        "MultiEdit",
+        {"file_path": "a.txt", "edits": [{"old_string": "a", "new_string": "b"}, "c"]},
+        "edits[1]",
+    ),
     ("Task", {"description": "d", "prompt": "p", "run_in_background": True}, "run_in_background"),
 ]
 
 
 @pytest.mark.parametrize(
-    ("claude", "arguments", "field"), REFUSED, ids=[f"{r[0]}-{r[2]}" for r in REFUSED]
+    ("claude", "arguments", "field"), REFUSED, ids=[f"{r[0]}-{i}" for i, r in enumerate(REFUSED)]
 )
 def test_a_field_with_no_equivalent_is_refused_by_name(
     claude: str, arguments: dict[str, Any], field: str

@@ -25,7 +25,7 @@ from typing import Any
 from agent_tui.core.tools.aliases import AliasRefused, InputAliases
 
 FILE_PATH = "file_path"
-FLAG_ON = (True, "true")
+EDIT_FIELDS = ("old_string", "new_string", "replace_all")
 
 
 def _rename(out: dict[str, Any], other: str, ours: str) -> None:
@@ -131,14 +131,17 @@ def from_multi_edit(arguments: dict[str, Any]) -> dict[str, Any]:
         return out
     if any(key in out for key in ("old_string", "new_string", "replace_all")):
         return out  # both shapes at once: validation names ``edits``
+    for index, edit in enumerate(edits):  # named as the model sent them, not as ours
+        if not isinstance(edit, dict):
+            raise AliasRefused(f"edits[{index}]", "an edit is an object {old_string, new_string}")
+        unknown = [key for key in edit if key not in EDIT_FIELDS]
+        if unknown:
+            raise AliasRefused(
+                f"edits[{index}].{unknown[0]}",
+                "not a field of an edit (old_string, new_string, replace_all)",
+            )
     del out["edits"]
-    first = edits[0]
-    out.update({k: v for k, v in first.items() if k in ("old_string", "new_string")})
-    if "replace_all" in first:
-        out["replace_all"] = first["replace_all"]
-    unknown = [k for k in first if k not in ("old_string", "new_string", "replace_all")]
-    if unknown:
-        raise AliasRefused(f"edits[0].{unknown[0]}", "not a field of an edit")
+    out.update({key: value for key, value in edits[0].items() if key in EDIT_FIELDS})
     if len(edits) > 1:
         out["more_edits"] = edits[1:]
     return out
