@@ -247,3 +247,23 @@ def test_unfinished_looks_only_at_the_calls_in_flight() -> None:
     book.apply(ToolResult(id="live", name="run_shell", content="ok"))
     assert book.unfinished() == []
     assert [c.id for c in book.abandon("stopped")] == []
+
+
+def test_the_prompt_of_a_multi_edit_previews_all_its_edits(tmp_path: Path) -> None:
+    """Claude Code's ``MultiEdit`` runs as one ``edit_file`` with ``more_edits``: the prompt
+    shows the diff of every edit together, and not the further edits again as a field."""
+    (tmp_path / "m.py").write_text("a = 1\nb = 2\n", encoding="utf-8")
+    edit = {
+        "path": "m.py",
+        "old_string": "a = 1",
+        "new_string": "a = 10",
+        "more_edits": [{"old_string": "b = 2", "new_string": "b = 20", "replace_all": False}],
+    }
+    shown = describe_call("edit_file", edit, cwd=tmp_path).plain
+    assert "+a = 10" in shown
+    assert "+b = 20" in shown
+    assert "more_edits" not in shown
+    broken = {**edit, "more_edits": [{"old_string": "zz", "new_string": "y"}]}
+    unknown = describe_call("edit_file", broken, cwd=tmp_path).plain
+    assert "no preview" in unknown
+    assert "more_edits" in unknown  # not previewed: the further edits are listed as given

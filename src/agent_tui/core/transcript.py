@@ -38,17 +38,26 @@ class CallRecord(BaseModel):
     end: ToolEnd
     group: list[str] = Field(default_factory=list)
     read_only: bool = False
+    call: ToolCall | None = None
+    """The call as it ran, when the model named our tool by another tool's name (Claude
+    Code's ``Bash``): our name and fields, as its card showed them. The assistant message
+    keeps the model's own call, which is what the model is sent again."""
 
     @classmethod
     def of(
-        cls, end: ToolEnd, *, group: list[str] | None = None, read_only: bool = False
+        cls,
+        end: ToolEnd,
+        *,
+        group: list[str] | None = None,
+        read_only: bool = False,
+        call: ToolCall | None = None,
     ) -> CallRecord:
         if isinstance(end, ToolResult):
             data = end.data
             if data and len(json.dumps(data, default=str)) > MAX_KEPT_DATA:
                 data = {}
             end = end.model_copy(update={"content": "", "data": data})
-        return cls(end=end, group=list(group or []), read_only=read_only)
+        return cls(end=end, group=list(group or []), read_only=read_only, call=call)
 
     def event(self, content: str) -> ToolEnd:
         """The final event as it was emitted (``content``: the message's text)."""

@@ -33,3 +33,25 @@ def test_fields_both_ways() -> None:
     assert names.our_input("edit_file", theirs) == ours
     assert names.our_input("read_file", {"file_path": "b", "path": "a"}) == {"path": "a"}
     assert names.claude_input("run_shell", {"command": "ls"}) == {"command": "ls"}
+
+
+def test_claude_call_converts_our_calls_only() -> None:
+    """Our ``run_shell`` timeout is seconds (shown as Claude Code's milliseconds); a call the
+    model made as ``Bash`` is already in milliseconds and is kept as it is, as is a
+    ``TodoWrite`` call's ``todos``."""
+    from agent_tui.core.claude.names import claude_call
+
+    assert claude_call("run_shell", {"command": "x", "timeout": 5}, "/w") == (
+        "Bash",
+        {"command": "x", "timeout": 5000},
+    )
+    assert claude_call("Bash", {"command": "x", "timeout": 5000}, "/w") == (
+        "Bash",
+        {"command": "x", "timeout": 5000},
+    )
+    todos = {"todos": [{"content": "a", "status": "pending", "activeForm": "a"}]}
+    assert claude_call("TodoWrite", todos, "/w") == ("TodoWrite", todos)
+    assert claude_call("update_plan", {"plan": [{"content": "a", "status": "pending"}]}, "/w") == (
+        "TodoWrite",
+        todos,
+    )

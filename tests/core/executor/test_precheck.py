@@ -184,7 +184,7 @@ async def test_write_file_onto_a_directory_is_an_error_without_asking(tmp_path: 
 
 
 def _with_precheck(check: Any) -> Tool[Any]:
-    return replace(write_file.TOOL, name="guarded_write", precheck=check)
+    return replace(write_file.TOOL, name="guarded_write", precheck=check, call_aliases=())
 
 
 async def test_passing_the_precheck_never_allows(tmp_path: Path) -> None:

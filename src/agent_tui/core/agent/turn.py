@@ -333,8 +333,9 @@ class TurnRunner:
         """Run the calls of ``completion``; then what the user typed meanwhile."""
         host, state = self.host, self.conversation
         executor = host.executor
-        for call in completion.tool_calls:
-            tool = host.registry.get(call.name)
+        for sent in completion.tool_calls:
+            tool = host.registry.get(sent.name)
+            call = host.registry.as_ours(sent)  # Claude Code's ``Bash`` is shown as run_shell
             yield ToolUse(
                 id=call.id,
                 name=call.name,

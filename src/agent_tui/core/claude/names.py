@@ -37,7 +37,7 @@ TOOLS: tuple[ToolName, ...] = (
     _tool("Read", "read_file", file_path="path"),
     _tool("Write", "write_file", file_path="path"),
     _tool("Edit", "edit_file", file_path="path"),
-    _tool("MultiEdit", "edit_file", file_path="path"),
+    _tool("MultiEdit", "edit_file", file_path="path"),  # its edits: more_edits
     _tool("Glob", "glob"),
     _tool("Grep", "grep"),
     _tool("LS", "list_dir"),
@@ -48,8 +48,9 @@ TOOLS: tuple[ToolName, ...] = (
     _tool("Skill", "skill", skill="name"),
 )
 """Every Claude Code tool that has a counterpart here. ``MultiEdit`` maps to ``edit_file``
-(several edits of one file are several ``edit_file`` calls here); ``Agent`` is the newer name
-of ``Task``."""
+(its first edit in ``edit_file``'s fields, the others in ``more_edits``, which the model is not
+shown); ``Agent`` is the newer name of ``Task``. Each of our tools answers to these names as
+calls too, with their input shapes (``core.tools.claude_calls``)."""
 
 FILE_FIELD = "file_path"
 UNMAPPED: frozenset[str] = frozenset(
@@ -104,17 +105,31 @@ def claude_input(ours_name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
     return {back.get(key, key): value for key, value in tool_input.items()}
 
 
+MORE_EDITS = "more_edits"
+"""``edit_file``'s further edits (``core.tools.builtin.edit_file``): a call that has them is
+Claude Code's ``MultiEdit``."""
+_EDIT_FIELDS = ("old_string", "new_string", "replace_all")
+
+
 def claude_call(ours_name: str, tool_input: dict[str, Any], cwd: str) -> tuple[str, dict[str, Any]]:
     """Claude Code's tool name and input for our call, as its hooks and transcript show them:
-    a ``file_path`` of a mapped tool absolute (``cwd``: what a relative one is relative to)."""
-    name = claude_name(ours_name)
-    shown = claude_input(ours_name, tool_input)
+    an ``edit_file`` call with further edits is ``MultiEdit`` ``{file_path, edits: [...]}``; a
+    ``file_path`` of a mapped tool absolute (``cwd``: what a relative one is relative to); a
+    ``run_shell`` timeout in milliseconds; our plan as ``TodoWrite``'s ``todos``. A call the
+    model made in Claude Code's own name (``Bash``) is already in its shape: kept as it is."""
+    more = tool_input.get(MORE_EDITS)
+    if ours_name == "edit_file" and isinstance(more, list) and more:
+        first = {key: tool_input[key] for key in _EDIT_FIELDS if key in tool_input}
+        rest = {k: v for k, v in tool_input.items() if k not in _EDIT_FIELDS and k != MORE_EDITS}
+        name, shown = "MultiEdit", {**claude_input(ours_name, rest), "edits": [first, *more]}
+    else:
+        name, shown = claude_name(ours_name), claude_input(ours_name, tool_input)
     path = shown.get(FILE_FIELD)
     if isinstance(path, str) and path and name != ours_name:
         shown[FILE_FIELD] = path if os.path.isabs(path) else os.path.join(cwd, path)
-    if name == "Bash" and isinstance(shown.get("timeout"), int | float):
+    if ours_name == "run_shell" and isinstance(shown.get("timeout"), int | float):
         shown["timeout"] = round(shown["timeout"] * 1000)  # Claude Code's are milliseconds
-    if name == "TodoWrite" and isinstance(shown.get("plan"), list):
+    if ours_name == "update_plan" and isinstance(shown.get("plan"), list):
         shown = {"todos": [_todo(item) for item in shown["plan"]]}
     return name, shown
 

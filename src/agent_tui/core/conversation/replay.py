@@ -33,7 +33,7 @@ from agent_tui.core.events import (
 )
 from agent_tui.core.plan import plan_event
 from agent_tui.core.text.summary import default_summary
-from agent_tui.core.transcript import INTERRUPTED_NOTE, Message, ToolEnd, cut_off_note
+from agent_tui.core.transcript import INTERRUPTED_NOTE, Message, ToolCall, ToolEnd, cut_off_note
 
 
 def turn_start(messages: list[Message], keep: int) -> int:
@@ -123,8 +123,9 @@ def transcript_events(
             yield AssistantMessage(text=text, tool_calls=message.tool_calls)
             if message.cut_off is not None:  # live, the error followed what had arrived
                 yield ErrorEvent(message=message.cut_off, where="provider")
-            read_only = _read_only(messages, index)
-            for call in message.tool_calls:
+            read_only, ran = _records(messages, index)
+            for sent in message.tool_calls:
+                call = ran.get(sent.id, sent)  # as it ran: our tool for Claude Code's name
                 yield ToolUse(
                     id=call.id,
                     name=call.name,
@@ -213,15 +214,19 @@ def _turn_end(turns: int, interrupted: bool) -> TurnEnd:
     return TurnEnd(reason="interrupted" if interrupted else "completed", turns=turns)
 
 
-def _read_only(messages: list[Message], index: int) -> dict[str, bool]:
-    """Which calls of the assistant message at ``index`` were read-only (their records)."""
-    found: dict[str, bool] = {}
+def _records(messages: list[Message], index: int) -> tuple[dict[str, bool], dict[str, ToolCall]]:
+    """From the records of the calls of the assistant message at ``index``: which were
+    read-only, and the calls that ran as another than the model sent (``CallRecord.call``)."""
+    read_only: dict[str, bool] = {}
+    ran: dict[str, ToolCall] = {}
     for message in messages[index + 1 :]:
         if message.role != "tool":
             break
         if message.tool_call_id is not None and message.record is not None:
-            found[message.tool_call_id] = message.record.read_only
-    return found
+            read_only[message.tool_call_id] = message.record.read_only
+            if message.record.call is not None:
+                ran[message.tool_call_id] = message.record.call
+    return read_only, ran
 
 
 def _end(message: Message) -> ToolEnd:

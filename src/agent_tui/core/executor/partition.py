@@ -63,6 +63,10 @@ class CallPlan:
     """What allowed the call when the mode changed while it asked (``accept-edits mode``)."""
     hook: PlanHook | None = None
     """The verdict of its PreToolUse hooks (None: no hook ran)."""
+    sent: ToolCall | None = None
+    """The call as the model sent it, when it named our tool by another tool's name (Claude
+    Code's ``Bash``): ``call`` is then the call as ours (``ToolRegistry.as_ours``), which the
+    events and the record show; the tool message answers ``sent``."""
 
 
 def plan_calls(registry: ToolRegistry, calls: list[ToolCall]) -> list[CallPlan]:
@@ -70,12 +74,14 @@ def plan_calls(registry: ToolRegistry, calls: list[ToolCall]) -> list[CallPlan]:
     plans = []
     for index, call in enumerate(calls):
         prepared = resolve_proxy(registry, registry.prepare(call.name, call.arguments))
+        ours = registry.as_ours(call)
+        sent = call if ours is not call else None
         if isinstance(prepared, ToolErrorInfo):
-            plans.append(CallPlan(call, index, error=prepared))
+            plans.append(CallPlan(ours, index, error=prepared, sent=sent))
         else:
             judge = prepared.tool.concurrent
             safe = prepared.tool.meta.concurrency_safe and (judge is None or judge(prepared.input))
-            plans.append(CallPlan(call, index, prepared=prepared, concurrency_safe=safe))
+            plans.append(CallPlan(ours, index, prepared=prepared, concurrency_safe=safe, sent=sent))
     return plans
 
 

@@ -48,8 +48,13 @@ def cancelled_info(because: str) -> ToolErrorInfo:
 def _message(plan: CallPlan, event: ToolEnd, content: str, is_error: bool) -> Message:
     """The transcript message of a call's outcome: what the model reads, plus the typed record
     a resumed session renders from."""
-    record = CallRecord.of(event, group=plan.group, read_only=plan.read_only)
-    return Message.tool(plan.call, content, is_error=is_error, record=record)
+    record = CallRecord.of(
+        event,
+        group=plan.group,
+        read_only=plan.read_only,
+        call=plan.call if plan.sent is not None else None,
+    )
+    return Message.tool(plan.sent or plan.call, content, is_error=is_error, record=record)
 
 
 class CallResults:
@@ -229,4 +234,4 @@ def _ran(plan: CallPlan) -> str | None:
     prepared = plan.prepared
     if prepared is None or prepared.tool.name == plan.call.name:
         return None
-    return None if plan.call.name in prepared.tool.aliases else prepared.tool.name
+    return None if prepared.tool.answers_to(plan.call.name) else prepared.tool.name

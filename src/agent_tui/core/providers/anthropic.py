@@ -49,7 +49,9 @@ HINTS = EnvHints(
 _RETRYABLE_ERRORS = frozenset({"overloaded_error", "api_error", "rate_limit_error"})
 
 
-def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
+def _blocks(
+    message: Message, ran: dict[str, ToolCall] | None = None
+) -> tuple[str, list[dict[str, Any]]]:
     if message.role == "tool":
         result = {
             "type": "tool_result",
@@ -63,7 +65,8 @@ def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
         [{"type": "text", "text": message.content}] if message.content.strip() else []
     )
     if message.role == "assistant":
-        for call in message.tool_calls:
+        for sent in message.tool_calls:
+            call = (ran or {}).get(sent.id, sent)
             arguments = call.parsed_arguments()
             blocks.append(
                 {"type": "tool_use", "id": call.id, "name": call.name, "input": arguments or {}}
@@ -78,8 +81,16 @@ def to_anthropic_messages(messages: list[Message]) -> list[dict[str, Any]]:
     user's next prompt) are merged into one message; messages with no content are dropped.
     """
     out: list[dict[str, Any]] = []
+    # A call the model made by another tool's name (Claude Code's ``Bash``) is sent as the
+    # call of ours it ran as (its record): this API checks each ``tool_use`` name against the
+    # request's tools, which name ours only.
+    ran = {
+        m.tool_call_id: m.record.call
+        for m in messages
+        if m.tool_call_id is not None and m.record is not None and m.record.call is not None
+    }
     for message in messages:
-        role, blocks = _blocks(message)
+        role, blocks = _blocks(message, ran)
         if not blocks:
             continue
         if out and out[-1]["role"] == role:

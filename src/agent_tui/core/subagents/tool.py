@@ -58,6 +58,7 @@ from agent_tui.core.skills.tool import ALIASES
 from agent_tui.core.skills.tool import NAME as SKILL
 from agent_tui.core.subagents.definitions import AgentCatalog, AgentDefinition
 from agent_tui.core.tools import errors as codes
+from agent_tui.core.tools.aliases import CallAlias
 from agent_tui.core.tools.base import (
     ProgressUpdate,
     Tool,
@@ -66,6 +67,7 @@ from agent_tui.core.tools.base import (
     ToolMeta,
     ToolOutput,
 )
+from agent_tui.core.tools.claude_calls import from_task
 from agent_tui.core.tools.errors import ToolFailure
 from agent_tui.core.tools.registry import ToolRegistry
 
@@ -99,6 +101,10 @@ are done, answer with a final report: your last message is all the parent sees â
 calls or their output â€” so put in it everything it needs (findings, file paths with line
 numbers, what you changed, what you could not do). Be concise.
 """
+
+
+CLAUDE_CALLS = (CallAlias("Task", from_task), CallAlias("Agent", from_task))
+"""Claude Code's names of this tool (``Agent`` is the newer one of ``Task``)."""
 
 
 class TaskInput(ToolInput):
@@ -245,6 +251,7 @@ class Subagents:
             # write, asked about) by the same permission pipeline as the parent's own.
             meta=ToolMeta(read_only=True, concurrency_safe=True),
             concurrent=self.concurrent,
+            call_aliases=tuple(CLAUDE_CALLS),
         )
 
     # -- running one ------------------------------------------------------------------------

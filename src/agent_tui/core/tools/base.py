@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from agent_tui.core.budget.raw import RawOutput
 from agent_tui.core.calls import ResultFacts, SubagentReport
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
-from agent_tui.core.tools.aliases import InputAliases
+from agent_tui.core.tools.aliases import CallAlias, InputAliases
 from agent_tui.core.tools.config import ShellSettings
 from agent_tui.core.tools.errors import ToolErrorInfo
 from agent_tui.core.tools.file_state import FileStateCache
@@ -257,3 +257,16 @@ class Tool(Generic[InputT]):
     arguments into the tool's own shape before validation (``core.tools.aliases``), so
     permissions, hooks and the call see only its own fields. The schema the model sees does
     not change."""
+    call_aliases: tuple[CallAlias, ...] = field(default=(), compare=False)
+    """Other tools' call names this tool answers to, each with the rewrite of that tool's
+    input into ours (Claude Code's ``Bash`` for ``run_shell``): applied before
+    ``input_aliases``. Never shown to the model; the call is shown, judged and run as this
+    tool (``ToolRegistry.as_ours``)."""
+
+    def answers_to(self, name: str) -> bool:
+        """Whether a call named ``name`` is a call of this tool (its name or an alias)."""
+        return name == self.name or name in self.aliases or self.call_alias(name) is not None
+
+    def call_alias(self, name: str) -> CallAlias | None:
+        """The call alias ``name`` of this tool, or None."""
+        return next((alias for alias in self.call_aliases if alias.name == name), None)

@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
+from agent_tui.core.calls import ToolCall
 from agent_tui.core.text.utf8 import clean, clean_text, encodable, first_surrogate
 from agent_tui.core.tools import errors as codes
+from agent_tui.core.tools.aliases import AliasRefused
 from agent_tui.core.tools.base import Tool, ToolContext, ToolOutput
 from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
 from agent_tui.core.tools.json_schema import Checker, argument_checker
@@ -77,19 +79,19 @@ class ToolRegistry:
     # -- membership -------------------------------------------------------------------------
 
     def register(self, tool: Tool[Any]) -> None:
-        names = [tool.name, *tool.aliases]
-        for name in names:
+        others = [*tool.aliases, *(alias.name for alias in tool.call_aliases)]
+        for name in [tool.name, *others]:
             if name in self._tools or name in self._aliases:
                 raise ValueError(f"tool name {name!r} is already registered")
         self._tools[tool.name] = tool
-        for alias in tool.aliases:
+        for alias in others:
             self._aliases[alias] = tool.name
         self._cache.clear()
         self._checkers.pop(tool.name, None)
 
     def unregister(self, name: str) -> None:
         tool = self._tools.pop(name)
-        for alias in tool.aliases:
+        for alias in [*tool.aliases, *(alias.name for alias in tool.call_aliases)]:
             self._aliases.pop(alias, None)
         self._cache.clear()
         self._checkers.pop(name, None)
@@ -237,8 +239,18 @@ class ToolRegistry:
                 "run_shell, e.g. printf).",
                 retryable=True,
             )
-        if tool.input_aliases is not None:  # Claude Code's shapes: before anything judges them
-            arguments = tool.input_aliases(arguments)
+        try:  # Claude Code's names and shapes: before anything judges them
+            arguments = _as_ours(tool, name, arguments)
+        except AliasRefused as refused:
+            return ToolErrorInfo(
+                code=codes.INVALID_ARGUMENTS,
+                message=f"The arguments for {tool.name} (called as {name}) cannot be run "
+                f"here: {refused.field} has no equivalent.",
+                next_step=f"Call {tool.name} again without {refused.field} "
+                "(see details for why and what to do instead).",
+                retryable=True,
+                details=[f"$.{refused.field}: {refused.reason}"],
+            )
         parsed: BaseModel | None = None
         problems = []
         if tool.input_schema is not None:  # a raw JSON Schema (MCP tools) is checked first
@@ -262,6 +274,25 @@ class ToolRegistry:
                 details=problems,
             )
         return PreparedCall(tool=tool, input=parsed)
+
+    def as_ours(self, call: ToolCall) -> ToolCall:
+        """``call`` as a call of our tool when the model named it by another tool's name
+        (Claude Code's ``Bash``): our name, and its arguments in our shape when they can be
+        read (else as sent: ``prepare`` says what is wrong). Any other call as it is. What the
+        card, the results and the transcript's records show; the conversation keeps the
+        model's own call, which is what it is sent again."""
+        tool = self.get(call.name)
+        if tool is None or tool.call_alias(call.name) is None:
+            return call
+        arguments = call.parsed_arguments()
+        if arguments is None:
+            return ToolCall(id=call.id, name=tool.name, arguments=call.arguments)
+        try:
+            arguments = _as_ours(tool, call.name, arguments)
+        except AliasRefused:
+            return ToolCall(id=call.id, name=tool.name, arguments=call.arguments)
+        text = json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
+        return ToolCall(id=call.id, name=tool.name, arguments=text)
 
     def _checker(self, tool: Tool[Any]) -> tuple[Checker, frozenset[str]]:
         """The compiled checker of ``tool``'s raw schema and the optional properties whose
@@ -314,6 +345,17 @@ class ToolRegistry:
         if isinstance(prepared, ToolErrorInfo):
             return DispatchOutcome(tool=self.get(name), error=prepared)
         return await self.run(prepared, ctx)
+
+
+def _as_ours(tool: Tool[Any], name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """``arguments`` of a call of ``tool`` named ``name`` in the tool's own shape: the call
+    alias's rewrite, then the tool's input aliases. ``AliasRefused``: a field it cannot honour."""
+    alias = tool.call_alias(name)
+    if alias is not None:
+        arguments = alias.rewrite(arguments)
+    if tool.input_aliases is not None:
+        arguments = tool.input_aliases(arguments)
+    return arguments
 
 
 def null_free_optionals(schema: Any) -> frozenset[str]:

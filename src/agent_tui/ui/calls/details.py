@@ -110,6 +110,7 @@ def describe_call(name: str, input: dict[str, Any], *, cwd: Path | None = None) 
         diff = proposed_edit(cwd, input) if cwd is not None else None
         if diff:
             rows.append(diff_content(diff))
+            used.add("more_edits")  # a MultiEdit's further edits: in the diff
         else:
             if cwd is not None:
                 rows.append(Content.styled("(no preview: the text is not found as given)", "dim"))

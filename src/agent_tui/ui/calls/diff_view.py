@@ -73,8 +73,9 @@ def _target(cwd: Path, input: dict[str, Any]) -> tuple[Path, str] | None:
 
 def proposed_edit(cwd: Path, input: dict[str, Any]) -> str | None:
     """The diff ``edit_file`` would make with ``input`` (matched as the tool matches, CRLF
-    files included), or None when it cannot be previewed (the file is missing or large, or
-    ``old_string`` does not match as the tool requires)."""
+    files included; with ``more_edits``, all its edits together), or None when it cannot be
+    previewed (the file is missing or large, or an ``old_string`` does not match as the tool
+    requires)."""
     target = _target(cwd, input)
     old, new = input.get("old_string"), input.get("new_string")
     if target is None or not isinstance(old, str) or not isinstance(new, str) or not old:
@@ -84,7 +85,13 @@ def proposed_edit(cwd: Path, input: dict[str, Any]) -> str | None:
         return None
     from agent_tui.core.tools.builtin.edit_file import preview_diff
 
-    return preview_diff(text, old, new, bool(input.get("replace_all")), target[1])
+    more: list[tuple[str, str, bool]] = []
+    for step in input.get("more_edits") or []:
+        edit = (step.get("old_string"), step.get("new_string")) if isinstance(step, dict) else ()
+        if len(edit) != 2 or not isinstance(edit[0], str) or not isinstance(edit[1], str):
+            return None
+        more.append((edit[0], edit[1], bool(step.get("replace_all"))))
+    return preview_diff(text, old, new, bool(input.get("replace_all")), target[1], more)
 
 
 def proposed_write(cwd: Path, input: dict[str, Any]) -> tuple[int | None, str | None]:

@@ -62,7 +62,7 @@ def _input(call: CallState, *, with_changes: bool) -> Content:
         return Content(call.raw_arguments or "(no arguments)")
     shown = call.input
     if not with_changes:  # the diff below shows the change: keep the path and the flags
-        drop = {"old_string", "new_string", "content"}
+        drop = {"old_string", "new_string", "content", "more_edits"}
         shown = {k: v for k, v in call.input.items() if k not in drop}
     return describe_call(call.name, shown)
 

@@ -1,4 +1,11 @@
-"""edit_file: replace one exact, unique piece of text in a file (or every copy, on request)."""
+"""edit_file: replace one exact, unique piece of text in a file (or every copy, on request).
+
+A call may carry further edits of the same file (``more_edits``: Claude Code's ``MultiEdit``,
+``core.tools.claude_calls``), which the model is not shown: all are applied in order to the
+file's content — each edit's ``old_string`` is matched in the text the edits before it made —
+and written at once, or none is (an edit that does not match leaves the file as it was, and
+the error says which edit and why). One permission decision, one checkpoint entry and one
+diff for the whole call."""
 
 from __future__ import annotations
 
@@ -6,15 +13,18 @@ import asyncio
 import contextlib
 import re
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
 
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.text.summary import changed, diff_stats
 from agent_tui.core.text.utf8 import escape_bytes, escaped_bytes, undecodable
-from agent_tui.core.tools.aliases import renamed
+from agent_tui.core.tools import claude_calls
+from agent_tui.core.tools.aliases import CallAlias
 from agent_tui.core.tools.base import (
     FileChanges,
     Tool,
@@ -26,7 +36,7 @@ from agent_tui.core.tools.base import (
 from agent_tui.core.tools.builtin.atomic import recorded_write
 from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
 from agent_tui.core.tools.file_state import FileStateCache, content_digest
-from agent_tui.core.tools.files.diff import edit_diff
+from agent_tui.core.tools.files.diff import edit_diff, unified_diff
 from agent_tui.core.tools.files.paths import (
     SAMPLE_BYTES,
     is_directory,
@@ -56,6 +66,14 @@ lines to make it unique). Read or write the file in this session first; re-read 
 changed. CRLF files take plain newlines."""
 
 
+class EditStep(ToolInput):
+    """One further edit of ``more_edits`` (a ``MultiEdit`` edit)."""
+
+    old_string: str
+    new_string: str
+    replace_all: bool = False
+
+
 class EditFileInput(ToolInput):
     path: str = Field(description="File to edit.")
     old_string: str = Field(description="Exact text to replace.")
@@ -63,27 +81,42 @@ class EditFileInput(ToolInput):
     replace_all: bool = Field(
         default=False, description="Replace every occurrence (e.g. a rename)."
     )
+    more_edits: SkipJsonSchema[list[EditStep] | None] = Field(
+        default=None, exclude_if=lambda edits: edits is None
+    )
+    """Edits applied after this one, in order, all or none (Claude Code's ``MultiEdit``);
+    not in the schema the model sees."""
+
+    def steps(self) -> list[EditStep]:
+        """Every edit of the call, in order."""
+        first = EditStep(
+            old_string=self.old_string, new_string=self.new_string, replace_all=self.replace_all
+        )
+        return [first, *(self.more_edits or [])]
 
 
 @dataclass
 class _Planned:
     text: str
-    matches: list[re.Match[str]]
+    """The file's content."""
+    new_text: str
+    """Its content after every edit of the call."""
+    count: int
+    """Replacements made, all edits together."""
+    spans: list[tuple[int, int]] | None = None
+    """One edit: the spans of ``text`` it replaces (the diff is built from them); several
+    edits: None (the diff compares the two texts)."""
+    replacement: str = ""
+    """One edit: its ``new_string`` as written into the file."""
 
 
 @dataclass
 class _Edited:
-    old_text: str
-    spans: list[tuple[int, int]]
-    replacement: str
+    planned: _Planned
     undecodable: int
     """Bytes of the file that are not valid UTF-8 (kept exactly as they were)."""
     unkept: str | None = None
     """Why the change cannot be rewound (the old content was too big to keep), or None."""
-
-    @property
-    def count(self) -> int:
-        return len(self.spans)
 
 
 def _uses_crlf(text: str) -> bool:
@@ -146,10 +179,9 @@ def _changed(state: FileStateCache, path: Path, raw: bytes | None = None) -> boo
         raise swapped(path, "a symlink on it was swapped while it was checked") from exc
 
 
-def _planned(path: Path, where: str, inp: EditFileInput, state: FileStateCache) -> _Planned:
-    """Read ``path`` and find where the edit goes; refuse (``ToolFailure``) an edit that
-    cannot be made: not read in this session, changed since, not a text file, ``old_string``
-    not found or not unique. Changes nothing."""
+def _content(path: Path, where: str, state: FileStateCache) -> str:
+    """The text of ``path`` to edit; refuses (``ToolFailure``) a file that cannot be edited:
+    not read in this session, changed since, not a text file."""
     changed = _changed(state, path)
     if changed is None:
         raise ToolFailure(
@@ -190,29 +222,74 @@ def _planned(path: Path, where: str, inp: EditFileInput, state: FileStateCache) 
             f"{where} is not valid UTF-8 and its bytes cannot be kept exactly by an edit.",
             "Use run_shell with a suitable tool (e.g. iconv to convert it to UTF-8 first).",
         )
-    matches = _find(text, inp.old_string)
+    return text
+
+
+UNCHANGED = " No edit was made: the file is unchanged."
+
+
+def _label(index: int, total: int) -> tuple[str, str, str]:
+    """How an error names edit ``index`` of ``total``: (its name, where it was matched, what
+    happened to the file); empty for a call of one edit."""
+    if total == 1:
+        return "", "", ""
+    before = "" if index == 0 else f" after edits 1–{index}" if index > 1 else " after edit 1"
+    return f"Edit {index + 1} of {total}: ", f" (its text as it is{before})", UNCHANGED
+
+
+def _matches(text: str, where: str, step: EditStep, index: int, total: int) -> list[re.Match[str]]:
+    """Where edit ``index`` of ``total`` goes in ``text``; refuses an ``old_string`` not found
+    or not unique."""
+    label, state, unchanged = _label(index, total)
+    matches = _find(text, step.old_string)
     if not matches:
         raise ToolFailure(
             "not_found",
-            f"old_string was not found in {where}.{_not_found_hint(text, inp.old_string)}"
-            f"{_undecodable_hint(text)}",
+            f"{label}old_string was not found in {where}{state}.{unchanged}"
+            f"{_not_found_hint(text, step.old_string)}{_undecodable_hint(text)}",
             f"Call read_file on {where} again and copy the exact text into old_string "
             "(same whitespace and indentation, without the line-number prefixes).",
             retryable=True,
         )
-    if len(matches) > 1 and not inp.replace_all:
+    if len(matches) > 1 and not step.replace_all:
         lines = _line_numbers(text, matches)
         shown_lines = ", ".join(map(str, lines[:MAX_LINES_LISTED]))
         more = f" and {len(lines) - MAX_LINES_LISTED} more" if len(lines) > MAX_LINES_LISTED else ""
         raise ToolFailure(
             "multiple_matches",
-            f"old_string occurs {len(matches)} times in {where} "
-            f"(at lines {shown_lines}{more}); it must be unique.",
+            f"{label}old_string occurs {len(matches)} times in {where} "
+            f"(at lines {shown_lines}{more}){state}; it must be unique.{unchanged}",
             "Add surrounding lines to old_string so that it matches exactly one place, or set "
             "replace_all=true to replace every occurrence.",
             retryable=True,
         )
-    return _Planned(text, matches)
+    return matches
+
+
+def _planned(path: Path, where: str, inp: EditFileInput, state: FileStateCache) -> _Planned:
+    """Read ``path`` and make every edit of the call on its text, in order; refuse
+    (``ToolFailure``) a call that cannot be made whole. Changes nothing."""
+    text = _content(path, where, state)
+    steps = inp.steps()
+    current, count = text, 0
+    for index, step in enumerate(steps):
+        matches = _matches(current, where, step, index, len(steps))
+        new = _replacement(current, step.new_string)
+        if len(steps) == 1:
+            spans = [(m.start(), m.end()) for m in matches]
+            return _Planned(text, _replaced(text, matches, new), len(matches), spans, new)
+        current = _replaced(current, matches, new)
+        count += len(matches)
+    return _Planned(text, current, count)
+
+
+def _replaced(text: str, matches: list[re.Match[str]], new: str) -> str:
+    parts, pos = [], 0
+    for match in matches:
+        parts += [text[pos : match.start()], new]
+        pos = match.end()
+    parts.append(text[pos:])
+    return "".join(parts)
 
 
 def _replacement(text: str, new: str) -> str:
@@ -222,37 +299,42 @@ def _replacement(text: str, new: str) -> str:
     return new
 
 
-def preview_diff(text: str, old: str, new: str, replace_all: bool, name: str) -> str | None:
+def preview_diff(
+    text: str,
+    old: str,
+    new: str,
+    replace_all: bool,
+    name: str,
+    more: Sequence[tuple[str, str, bool]] = (),
+) -> str | None:
     """The diff an edit of ``text`` (decoded as the tool decodes it) would make, matched as
-    the tool matches; None when the tool would refuse it (not found, not unique). For the
-    permission prompt, before anything is written."""
-    if not old or old == new:
-        return None
-    matches = _find(text, old)
-    if not matches or (len(matches) > 1 and not replace_all):
-        return None
-    spans = [(m.start(), m.end()) for m in matches]
-    return escape_bytes(edit_diff(text, spans, _replacement(text, new), name))[0] or None
+    the tool matches — with ``more`` (``(old, new, replace_all)``), the diff of all the edits
+    together; None when the tool would refuse it (not found, not unique). For the permission
+    prompt, before anything is written."""
+    current = text
+    for old_string, new_string, every in [(old, new, replace_all), *more]:
+        if not old_string or old_string == new_string:
+            return None
+        matches = _find(current, old_string)
+        if not matches or (len(matches) > 1 and not every):
+            return None
+        replacement = _replacement(current, new_string)
+        if not more:
+            spans = [(m.start(), m.end()) for m in matches]
+            return escape_bytes(edit_diff(text, spans, replacement, name))[0] or None
+        current = _replaced(current, matches, replacement)
+    return escape_bytes(unified_diff(text, current, name))[0] or None
 
 
 def _edit(
     path: Path, where: str, inp: EditFileInput, state: FileStateCache, changes: FileChanges
 ) -> _Edited:
     planned = _planned(path, where, inp, state)
-    text, matches = planned.text, planned.matches
-    new = _replacement(text, inp.new_string)
-    parts, pos = [], 0
-    for match in matches:
-        parts += [text[pos : match.start()], new]
-        pos = match.end()
-    parts.append(text[pos:])
-    new_text = "".join(parts)
-    data = new_text.encode("utf-8", errors="surrogateescape")
+    data = planned.new_text.encode("utf-8", errors="surrogateescape")
     _, unkept = recorded_write(path, data, changes, where)
     with contextlib.suppress(OSError):  # as in _changed; unrecorded only means "read it again"
         state.record(path, digest=content_digest(data))
-    spans = [(m.start(), m.end()) for m in matches]
-    return _Edited(text, spans, new, undecodable(text), unkept)
+    return _Edited(planned, undecodable(planned.text), unkept)
 
 
 def _target(inp: EditFileInput, ctx: ToolContext) -> tuple[Path, str]:
@@ -270,19 +352,23 @@ def _target(inp: EditFileInput, ctx: ToolContext) -> tuple[Path, str]:
     st = real.stat()
     if read_only(st):
         raise read_only_failure(where, stat.S_IMODE(st.st_mode), "edit")
-    if inp.old_string == "":
-        raise ToolFailure(
-            "empty_old_string",
-            "old_string is empty; edit_file replaces existing text.",
-            "Put the exact text to replace in old_string, or use write_file to rewrite the "
-            "whole file.",
-        )
-    if inp.old_string == inp.new_string:
-        raise ToolFailure(
-            "no_change",
-            "old_string and new_string are identical, so the edit would change nothing.",
-            "Put the new text in new_string; if the file is already as wanted, move on.",
-        )
+    steps = inp.steps()
+    for index, step in enumerate(steps):
+        label, _, unchanged = _label(index, len(steps))
+        if step.old_string == "":
+            raise ToolFailure(
+                "empty_old_string",
+                f"{label}old_string is empty; edit_file replaces existing text.{unchanged}",
+                "Put the exact text to replace in old_string, or use write_file to rewrite the "
+                "whole file.",
+            )
+        if step.old_string == step.new_string:
+            raise ToolFailure(
+                "no_change",
+                f"{label}old_string and new_string are identical, so the edit would change "
+                f"nothing.{unchanged}",
+                "Put the new text in new_string; if the file is already as wanted, move on.",
+            )
     return real, where
 
 
@@ -322,9 +408,14 @@ async def _call(inp: EditFileInput, ctx: ToolContext) -> ToolOutput:
         raise _permission_denied(where) from exc
     except OSError as exc:  # the write failed before its rename: nothing changed
         raise write_failure(exc, where, "edit") from exc
-    diff, _ = escape_bytes(edit_diff(edited.old_text, edited.spans, edited.replacement, where))
-    count = edited.count
-    said = f"Edited {where}: {count} replacement{'s' if count != 1 else ''}."
+    planned = edited.planned
+    if planned.spans is not None:
+        diff = escape_bytes(edit_diff(planned.text, planned.spans, planned.replacement, where))[0]
+    else:
+        diff = escape_bytes(unified_diff(planned.text, planned.new_text, where))[0]
+    count, steps = planned.count, len(inp.steps())
+    said = f"Edited {where}: {count} replacement{'s' if count != 1 else ''}"
+    said += f" ({steps} edits)." if steps > 1 else "."
     if edited.undecodable:
         said += (
             f" The file is not valid UTF-8 ({escaped_bytes(edited.undecodable)}); the edit "
@@ -335,7 +426,8 @@ async def _call(inp: EditFileInput, ctx: ToolContext) -> ToolOutput:
     added, removed = diff_stats(diff)
     return ToolOutput(
         f"{said}\n{diff}" if diff else said,
-        data={"path": str(path), "diff": diff, "replacements": count},
+        data={"path": str(path), "diff": diff, "replacements": count}
+        | ({"edits": steps} if steps > 1 else {}),
         summary=changed(added, removed),
         facts=ResultFacts(added=added, removed=removed, created=False),
     )
@@ -344,7 +436,11 @@ async def _call(inp: EditFileInput, ctx: ToolContext) -> ToolOutput:
 TOOL = Tool(
     name="edit_file",
     description=DESCRIPTION,
-    input_aliases=renamed(file_path="path"),  # Claude Code's Read/Write/Edit
+    input_aliases=claude_calls.from_multi_edit,  # file_path, and MultiEdit's edits
+    call_aliases=(
+        CallAlias("Edit", claude_calls.from_edit),
+        CallAlias("MultiEdit", claude_calls.from_multi_edit),
+    ),
     input_model=EditFileInput,
     call=_call,
     precheck=_precheck,

@@ -11,6 +11,8 @@ from pydantic import Field
 
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.text.summary import plural, withheld_note
+from agent_tui.core.tools import claude_calls
+from agent_tui.core.tools.aliases import CallAlias
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
 from agent_tui.core.tools.errors import ToolFailure
 from agent_tui.core.tools.files.paths import READ_ONLY_PATH_META, in_thread, not_found, shown
@@ -147,6 +149,7 @@ def searched(arguments: dict[str, Any]) -> str | None:
 
 TOOL = Tool(
     name="glob",
+    call_aliases=(CallAlias("Glob", claude_calls.from_glob),),
     description=DESCRIPTION,
     input_model=GlobInput,
     call=_call,

@@ -24,6 +24,8 @@ from pydantic import Field
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.text.summary import plural, withheld_note
 from agent_tui.core.text.utf8 import escape_bytes, escaped_bytes
+from agent_tui.core.tools import claude_calls
+from agent_tui.core.tools.aliases import CallAlias
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
 from agent_tui.core.tools.errors import ToolFailure
 from agent_tui.core.tools.files.paths import (
@@ -427,6 +429,7 @@ async def _call(inp: GrepInput, ctx: ToolContext) -> ToolOutput:
 
 TOOL = Tool(
     name="grep",
+    call_aliases=(CallAlias("Grep", claude_calls.from_grep),),
     description=DESCRIPTION,
     input_model=GrepInput,
     call=_call,

@@ -12,6 +12,8 @@ from pydantic import Field
 
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.text.summary import plural, withheld_note
+from agent_tui.core.tools import claude_calls
+from agent_tui.core.tools.aliases import CallAlias
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
 from agent_tui.core.tools.errors import ToolFailure
 from agent_tui.core.tools.files.paths import READ_ONLY_PATH_META, in_thread, not_found, shown
@@ -125,6 +127,7 @@ async def _call(inp: ListDirInput, ctx: ToolContext) -> ToolOutput:
 
 TOOL = Tool(
     name="list_dir",
+    call_aliases=(CallAlias("LS", claude_calls.from_ls),),
     description=DESCRIPTION,
     input_model=ListDirInput,
     call=_call,

@@ -16,7 +16,8 @@ from pydantic import Field
 from agent_tui.core.budget.reader import SpillReader
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.text.utf8 import escape_bytes, escaped_bytes
-from agent_tui.core.tools.aliases import renamed
+from agent_tui.core.tools import claude_calls
+from agent_tui.core.tools.aliases import CallAlias, renamed
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
 from agent_tui.core.tools.errors import CANCELLED, ToolFailure
 from agent_tui.core.tools.file_state import FileStamp
@@ -362,7 +363,8 @@ async def _call(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
 TOOL = Tool(
     name="read_file",
     description=DESCRIPTION,
-    input_aliases=renamed(file_path="path"),  # Claude Code's Read/Write/Edit
+    input_aliases=renamed(file_path="path"),  # Claude Code's field name
+    call_aliases=(CallAlias("Read", claude_calls.from_read),),
     input_model=ReadFileInput,
     call=_call,
     meta=READ_ONLY_PATH_META,

@@ -30,6 +30,8 @@ from agent_tui.core.sandbox.refusal import SandboxRefused, incomplete
 from agent_tui.core.sandbox.session_env import SessionEnv
 from agent_tui.core.text.ansi import strip_escapes
 from agent_tui.core.text.summary import first_line
+from agent_tui.core.tools import claude_calls
+from agent_tui.core.tools.aliases import CallAlias
 from agent_tui.core.tools.base import (
     KeptOutput,
     ProgressCallback,
@@ -417,6 +419,7 @@ def _precheck(inp: RunShellInput, ctx: ToolContext) -> ToolErrorInfo | None:
 
 TOOL = Tool(
     name="run_shell",
+    call_aliases=(CallAlias("Bash", claude_calls.from_bash(MAX_TIMEOUT)),),
     description=DESCRIPTION,
     input_model=RunShellInput,
     call=_call,

@@ -21,6 +21,7 @@ from agent_tui.core.plan import (
     Plan,
 )
 from agent_tui.core.text.summary import one_line
+from agent_tui.core.tools.aliases import CallAlias
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
 
 DESCRIPTION = """\
@@ -127,6 +128,7 @@ TOOL = Tool(
     call=_call,
     aliases=(PLAN_ALIAS,),
     input_aliases=from_todos,
+    call_aliases=(CallAlias("TodoWrite", from_todos),),
     meta=ToolMeta(read_only=True, concurrency_safe=False),
     timeout=10.0,
 )

@@ -22,6 +22,8 @@ from pydantic import Field, field_validator
 
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.text.summary import one_line
+from agent_tui.core.tools import claude_calls
+from agent_tui.core.tools.aliases import CallAlias
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
 from agent_tui.core.tools.builtin import addresses as address_rules
 from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
@@ -395,6 +397,7 @@ def _precheck(inp: WebFetchInput, ctx: ToolContext) -> ToolErrorInfo | None:
 
 TOOL = Tool(
     name="web_fetch",
+    call_aliases=(CallAlias("WebFetch", claude_calls.from_web_fetch),),
     description=DESCRIPTION,
     input_model=WebFetchInput,
     call=_call,

@@ -14,7 +14,8 @@ from pydantic import Field
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.text.summary import changed, diff_stats
 from agent_tui.core.text.utf8 import escape_bytes
-from agent_tui.core.tools.aliases import renamed
+from agent_tui.core.tools import claude_calls
+from agent_tui.core.tools.aliases import CallAlias, renamed
 from agent_tui.core.tools.base import (
     FileChanges,
     Tool,
@@ -170,7 +171,8 @@ async def _call(inp: WriteFileInput, ctx: ToolContext) -> ToolOutput:
 TOOL = Tool(
     name="write_file",
     description=DESCRIPTION,
-    input_aliases=renamed(file_path="path"),  # Claude Code's Read/Write/Edit
+    input_aliases=renamed(file_path="path"),  # Claude Code's field name
+    call_aliases=(CallAlias("Write", claude_calls.from_write),),
     input_model=WriteFileInput,
     call=_call,
     precheck=_precheck,
