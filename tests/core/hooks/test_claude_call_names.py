@@ -90,7 +90,7 @@ async def test_a_multi_edit_hook_reads_claude_codes_shape_and_blocks(lab: Lab) -
     assert payload["tool_name"] == "MultiEdit"
     assert payload["tool_input"] == {
         "file_path": str(env),
-        "edits": [{**edit, "replace_all": False} for edit in edits],
+        "edits": edits,  # as the model sent them: no defaults filled in
     }
 
 
