@@ -15,15 +15,7 @@ from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.tools.builtin import default_registry
 from tests.core.helpers import collect, write_script
 from tests.core.hooks.lab import Lab, of_type, script
-
-RM_RF_GUARD = """\
-command=$(jq -r '.tool_input.command // empty')
-if echo "$command" | grep -qE 'rm[[:space:]]+-[a-zA-Z]*r[a-zA-Z]*f'; then
-  echo "Blocked: rm -rf is not allowed here" >&2
-  exit 2
-fi
-exit 0
-"""
+from tests.core.hooks.test_claude_code_hooks import RM_RF_GUARD
 
 RECORD_AND_GUARD = """\
 import json
