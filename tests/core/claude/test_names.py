@@ -55,3 +55,22 @@ def test_claude_call_converts_our_calls_only() -> None:
         "TodoWrite",
         todos,
     )
+
+
+def test_a_multi_edit_of_one_edit_is_still_a_multi_edit() -> None:
+    from agent_tui.core.claude.names import claude_call
+    from agent_tui.core.tools.claude_calls import from_multi_edit
+
+    ours = from_multi_edit({"file_path": "a.py", "edits": [{"old_string": "a", "new_string": "b"}]})
+    name, shown = claude_call("edit_file", ours, "/w")
+    assert name == "MultiEdit"
+    assert shown == {"file_path": "/w/a.py", "edits": [{"old_string": "a", "new_string": "b"}]}
+
+
+def test_claude_codes_own_variables_are_its_not_a_projects() -> None:
+    from agent_tui.core.claude.env import claude_own
+
+    assert claude_own("CLAUDE_CODE_USE_BEDROCK")
+    assert claude_own("CLAUDE_CONFIG_DIR")
+    assert claude_own("ANTHROPIC_MODEL")
+    assert not claude_own("CLAUDE_FLOW_MODE")  # claude-flow's: the project's own variable

@@ -32,10 +32,15 @@ from agent_tui.core.state.trust import ProjectTrust, TrustItem, canonical
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 """A variable's name (anything else cannot be set)."""
-CLAUDE_OWN_PREFIXES = ("ANTHROPIC_", "CLAUDE_", "VERTEX_REGION_", "DISABLE_PROMPT_CACHING")
+CLAUDE_OWN_PREFIXES = ("ANTHROPIC_", "CLAUDE_CODE_", "VERTEX_REGION_", "DISABLE_PROMPT_CACHING")
 CLAUDE_OWN = frozenset(
     {
         "AWS_BEARER_TOKEN_BEDROCK",
+        "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
+        "CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR",
+        "CLAUDE_CONFIG_DIR",
+        "CLAUDE_ENV_FILE",
+        "CLAUDE_PROJECT_DIR",
         "BASH_DEFAULT_TIMEOUT_MS",
         "BASH_MAX_OUTPUT_LENGTH",
         "BASH_MAX_TIMEOUT_MS",

@@ -113,12 +113,13 @@ _EDIT_FIELDS = ("old_string", "new_string", "replace_all")
 
 def claude_call(ours_name: str, tool_input: dict[str, Any], cwd: str) -> tuple[str, dict[str, Any]]:
     """Claude Code's tool name and input for our call, as its hooks and transcript show them:
-    an ``edit_file`` call with further edits is ``MultiEdit`` ``{file_path, edits: [...]}``; a
-    ``file_path`` of a mapped tool absolute (``cwd``: what a relative one is relative to); a
-    ``run_shell`` timeout in milliseconds; our plan as ``TodoWrite``'s ``todos``. A call the
-    model made in Claude Code's own name (``Bash``) is already in its shape: kept as it is."""
+    an ``edit_file`` call given ``more_edits`` (a ``MultiEdit``, even of one edit) is
+    ``MultiEdit`` ``{file_path, edits: [...]}``; a ``file_path`` of a mapped tool absolute
+    (``cwd``: what a relative one is relative to); a ``run_shell`` timeout in milliseconds; our
+    plan as ``TodoWrite``'s ``todos``. A call the model made in Claude Code's own name
+    (``Bash``) is already in its shape: kept as it is."""
     more = tool_input.get(MORE_EDITS)
-    if ours_name == "edit_file" and isinstance(more, list) and more:
+    if ours_name == "edit_file" and isinstance(more, list):
         first = {key: tool_input[key] for key in _EDIT_FIELDS if key in tool_input}
         rest = {k: v for k, v in tool_input.items() if k not in _EDIT_FIELDS and k != MORE_EDITS}
         name, shown = "MultiEdit", {**claude_input(ours_name, rest), "edits": [first, *more]}

@@ -142,8 +142,7 @@ def from_multi_edit(arguments: dict[str, Any]) -> dict[str, Any]:
             )
     del out["edits"]
     out.update({key: value for key, value in edits[0].items() if key in EDIT_FIELDS})
-    if len(edits) > 1:
-        out["more_edits"] = edits[1:]
+    out["more_edits"] = edits[1:]  # even none: the call stays a MultiEdit (for hooks)
     return out
 
 
