@@ -63,7 +63,7 @@ if TYPE_CHECKING:
 class AgentApp(App[None]):
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "agent-tui"
-    COMMANDS = App.COMMANDS | {palette.AgentCommands}
+    COMMANDS = {palette.AgentCommands}  # ours, then Textual's (one provider: ours first)
     CURSOR_BLINK: ClassVar[bool] = True
     """Blinking cursors in the prompt and dialogs (tests and snapshots turn it off)."""
     SHOW_SANDBOX: ClassVar[bool] = True

@@ -26,10 +26,10 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from agent_tui.core.settings import Notify
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the first frame imports this module: the core is imported later
     from textual.app import App
+
+    from agent_tui.core.settings import Notify
 
 Signal = Literal["osc9", "osc777", "bell", "off"]
 
