@@ -3,6 +3,7 @@ the status bar keeps the MCP count and the cwd in view (it says less of the rest
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -78,3 +79,26 @@ def test_snapshot_80x24_empty_lane_and_status(snap_compare: SnapCompare, tmp_pat
         await pilot.pause()
 
     assert snap_compare(demo_app(tmp_path), terminal_size=SMALL, run_before=run_before)
+
+
+async def test_the_first_frame_has_no_empty_lane_at_80_columns_either() -> None:
+    from agent_tui.ui.shell.boot import Booted, BootFailed
+    from agent_tui.ui.shell.shell_screen import ShellScreen
+
+    from .helpers import QuietApp
+
+    release = threading.Event()
+
+    def boot() -> Booted:  # holds the shell up until the test has looked
+        release.wait(60)
+        raise BootFailed("done looking", 1)
+
+    app = QuietApp(boot=boot)
+    async with app.run_test(size=SMALL) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ShellScreen), "the shell")
+        chat = app.screen.query_one("#chat")
+        await wait_for(pilot, lambda: chat.region.height > 0, "the shell's chat")
+        assert not app.screen.query_one("#side").display
+        assert chat.region.height >= 14  # as the main screen's, which replaces it
+        release.set()
+        await wait_for(pilot, lambda: app.boot_failure is not None, "the boot to end")
