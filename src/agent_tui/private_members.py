@@ -42,6 +42,15 @@ class Private:
 PRIVATE: tuple[Private, ...] = (
     # ---- Textual -----------------------------------------------------------------------
     Private(
+        "textual.app",
+        "App._driver",
+        "instance attribute",
+        ("ui/shell/attention.py",),
+        "the terminal's writer: notifications (OSC 9/777, the bell) and the title go out in "
+        "order with the frames (Textual's own copy_to_clipboard writes OSC 52 the same way)",
+        owner="App",
+    ),
+    Private(
         "textual.css.stylesheet",
         "Stylesheet._variables",
         "instance attribute",

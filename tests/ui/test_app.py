@@ -13,9 +13,10 @@ from agent_tui.core.transcript import Message, ToolCall
 from agent_tui.ui.calls.book import CallStatus
 from agent_tui.ui.chat import AssistantReply, ErrorBlock, Notice, ToolLine, UserPrompt
 from agent_tui.ui.lane import GroupCard, ToolCard
+from agent_tui.ui.shell.events_bridge import AgentEvent
 from agent_tui.ui.shell.status_bar import Activity
 
-from .helpers import SIZE, make_agent, make_app, submit, wait_approval, wait_for, wait_idle
+from .helpers import SIZE, make_agent, make_app, submit, use, wait_approval, wait_for, wait_idle
 
 
 async def test_demo_badge_is_shown_for_the_demo_model(tmp_path: Path) -> None:
@@ -358,6 +359,10 @@ async def test_lane_toggles_and_moves_below_the_chat_when_narrow(tmp_path: Path)
         await pilot.pause()
         chat, lane = app.main.chat, app.main.lane
         assert app.main.has_class("-narrow")
+        assert lane.region.height == 0  # folded away while it has no call
+        await app.on_agent_event(AgentEvent(use("r", "read_file", path="a.txt")))
+        await lane.settle()
+        await wait_for(pilot, lambda: lane.region.height > 0, "the lane with a call")
         assert lane.region.y > chat.region.y
         assert lane.region.width == chat.region.width
         await pilot.press("ctrl+t")

@@ -132,6 +132,29 @@ async def test_the_palette_lists_our_commands_and_runs_them(tmp_path: Path) -> N
         assert [m.role for m in app.agent.messages] == ["user", "assistant"]  # context kept
 
 
+async def test_the_palette_opens_on_our_commands_then_textuals(tmp_path: Path) -> None:
+    app = make_app(make_agent(tmp_path, []))
+    # one provider: two (Textual's beside ours) list in the order their tasks answer, which
+    # put Keys, Maximize and Screenshot first on a loaded machine
+    assert list(app.COMMANDS) == [AgentCommands]
+    async with app.run_test(size=SIZE) as pilot:
+        ours = [title for title, _, _ in entries(app)]
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
+        options = app.screen.query_one(CommandList)
+
+        def shown() -> list[str]:
+            prompts = (options.get_option_at_index(i).prompt for i in range(options.option_count))
+            return [str(p).split("\n")[0] for p in prompts]
+
+        await wait_for(pilot, lambda: "Screenshot" in shown(), "Textual's entries")
+        listed = shown()
+        assert listed[: len(ours)] == ours
+        assert set(listed[len(ours) :]) >= {"Keys", "Quit", "Screenshot", "Theme"}
+        await pilot.press(*"screensh")  # a search finds Textual's too
+        await wait_for(pilot, lambda: shown()[:1] == ["Screenshot"], "the search")
+
+
 async def test_switch_model_and_mode_between_turns(tmp_path: Path) -> None:
     agent = make_agent(tmp_path, [{"text": "from the script"}])
     agent.policy = agent.executor.policy = build_pipeline(tmp_path).pipeline

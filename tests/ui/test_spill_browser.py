@@ -544,3 +544,22 @@ async def test_keys_pasted_after_esc_act_on_the_browser(tmp_path: Path) -> None:
         assert not browser.prompt.is_open
         assert browser.view.search_text is None  # dismissed: nothing searched
         assert errors(app) == []
+
+
+async def test_a_question_in_words_stands_apart_from_its_answer(tmp_path: Path) -> None:
+    agent = make_agent(tmp_path, [])
+    record = store_of(agent).write(log_lines(4000), "run_shell", "p", WHEN)
+    app = make_app(agent)
+    async with app.run_test(size=SIZE) as pilot:
+        browser = await open_browser(pilot, record.shown)
+        label = browser.query_one("#prompt-label")
+        field = browser.query_one("#prompt-input")
+        await pilot.press("g")
+        await wait_for(pilot, lambda: field.region.width > 0, "the goto prompt")
+        assert str(label.render()) == "Go to line (1–4,000):"
+        assert field.region.x == label.content_region.right + 1  # one blank column between
+        await pilot.press("escape", "/")
+        await wait_for(pilot, lambda: str(label.render()) == "/", "the search prompt")
+        await pilot.pause()
+        assert field.region.x == label.content_region.right  # "/" runs into the text
+    await agent.close()

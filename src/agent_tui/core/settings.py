@@ -90,9 +90,12 @@ class ExecutorSettings(BaseModel):
     """Largest parallel batch of consecutive concurrency-safe calls (read-only tools)."""
 
 
+Notify = Literal["auto", "osc9", "osc777", "bell", "off"]
+
+
 class UISettings(BaseModel):
-    """The TUI: its theme, which tool cards open by themselves when their call finishes, and
-    when a message typed during a turn is sent."""
+    """The TUI: its theme, which tool cards open by themselves when their call finishes,
+    when a message typed during a turn is sent, and how it calls you back to the terminal."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -105,6 +108,12 @@ class UISettings(BaseModel):
     """A message sent while a turn runs is queued; ``after_turn`` sends it as the next turn
     when this one ends, ``next_tool_boundary`` adds it to this turn after the results of the
     calls in flight, before the next model request (``core.agent.inbox``)."""
+    notify: Notify = "auto"
+    """When a turn ends or a call waits for approval while the terminal is not focused: a
+    desktop notification by OSC 9 or OSC 777, the bell, or nothing; ``auto`` picks by the
+    terminal (the bell inside tmux, and where none is known). Needs focus reporting."""
+    title: bool = True
+    """Set the terminal's title (``agent-tui · project``), marked ``●`` while it waits."""
 
 
 class ModelSettings(BaseModel):

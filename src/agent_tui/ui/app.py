@@ -63,7 +63,7 @@ if TYPE_CHECKING:
 class AgentApp(App[None]):
     CSS_PATH = Path(__file__).with_name("app.tcss")
     TITLE = "agent-tui"
-    COMMANDS = App.COMMANDS | {palette.AgentCommands}
+    COMMANDS = {palette.AgentCommands}  # ours, then Textual's (one provider: ours first)
     CURSOR_BLINK: ClassVar[bool] = True
     """Blinking cursors in the prompt and dialogs (tests and snapshots turn it off)."""
     SHOW_SANDBOX: ClassVar[bool] = True
@@ -327,8 +327,9 @@ class AgentApp(App[None]):
         )
 
     def on_unmount(self) -> None:
-        """Stop following the tool sources (the MCP manager may outlive the app); give what
-        the app froze back to the collector (a process may go on: tests, benchmarks)."""
+        """Stop following the tool sources (the MCP manager may outlive the app), give the
+        terminal its title back, and what the app froze to the collector (tests go on)."""
+        self.turns.attention.stop()
         if self.tunes_gc:
             from agent_tui.ui.shell import heap
 

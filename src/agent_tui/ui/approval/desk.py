@@ -78,6 +78,10 @@ class ApprovalDesk:
         self.queue: deque[_Waiting] = deque()
         self.current: _Waiting | None = None
         self.screen: ApprovalScreen | None = None
+        self.on_pending: Callable[[int], None] | None = None
+        """Told the number of asks waiting whenever it changes (the terminal's title and
+        notifications: ``ui.shell.attention``)."""
+        self._told = 0
 
     @property
     def pending(self) -> int:
@@ -127,7 +131,13 @@ class ApprovalDesk:
             self.on_answer(waiting.request, approval)
         self._show_next()
 
+    def _tell(self) -> None:
+        if self.on_pending is not None and self.pending != self._told:
+            self._told = self.pending
+            self.on_pending(self.pending)
+
     def _show_next(self) -> None:
+        self._tell()
         if self.current is not None:
             if self.screen is not None:
                 self.screen.set_waiting(len(self.queue))

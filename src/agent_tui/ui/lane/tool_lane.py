@@ -21,6 +21,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.reactive import var
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
@@ -64,6 +65,9 @@ class ToolLane(VerticalScroll, can_focus=False):
         Binding("home", "edge(0)", "First", show=False, id="lane.first"),
         Binding("end", "edge(-1)", "Last", show=False, id="lane.last"),
     ]
+
+    empty: var[bool] = var(True)
+    """No call shown yet (the main screen collapses the lane below a narrow chat then)."""
 
     def __init__(self, clock: Clock = time.monotonic, *, id: str | None = None) -> None:
         super().__init__(id=id, classes="-empty")
@@ -120,6 +124,7 @@ class ToolLane(VerticalScroll, can_focus=False):
     def _update_counts(self) -> None:
         n = len(self.entries.calls) + len(self.hidden)
         self.set_class(not n, "-empty")
+        self.empty = not n
         self.border_subtitle = f"{n:,} call{'s' if n != 1 else ''}" if n else ""
 
     # -- attributes down -------------------------------------------------------------------

@@ -75,6 +75,11 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.prompt.focus()
+        self.watch(self.lane, "empty", self._lane_empty)
+
+    def _lane_empty(self, empty: bool) -> None:
+        """Narrow, the side folds away while its lane has no call (``app.tcss``)."""
+        self.query_one("#side").set_class(empty, "-lane-empty")
 
     def on_key(self, event: events.Key) -> None:
         """A printable key nothing focused uses goes to the prompt (focus on the chat, on no

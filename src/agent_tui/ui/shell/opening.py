@@ -31,6 +31,12 @@ if TYPE_CHECKING:
     from agent_tui.ui.shell.themes import ThemeKeeper
 
 
+class Starts(Protocol):
+    """What starts with the session (``Turns``: the terminal's title and notifications)."""
+
+    def started(self) -> None: ...
+
+
 class OpeningHost(Protocol):
     """What of the app (``AgentApp``) the opening uses: the agent and the session it
     starts with, the views and the background work to start, the mode shown, and ``send``."""
@@ -44,6 +50,7 @@ class OpeningHost(Protocol):
     slash: SlashActions
     views: SessionViews
     background: Background
+    turns: Starts
 
     @property
     def session(self) -> SessionStart: ...
@@ -139,6 +146,7 @@ class Opening:
             app.call_after_refresh(heap.quiet)
         if not app.is_headless:  # a process of its own (tests share theirs)
             app.call_after_refresh(screen_actions.preload, app)  # the screens opened later
+        host.turns.started()  # the terminal's title and notifications
         host.background.start(sandbox=sandbox)
         trust = host.agent.trust
         if trust is not None and trust.pending:  # the project's files ask to turn things on

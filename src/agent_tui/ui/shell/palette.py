@@ -38,21 +38,36 @@ def entries(app: App[Any]) -> list[tuple[str, str, str]]:
 
 
 class AgentCommands(Provider):
-    """The app's own palette entries (next to Textual's: theme, keys, quit…): the command
-    registry's (``core.commands``), each running its slash command with no arguments."""
+    """The app's palette entries: the command registry's (``core.commands``), each running
+    its slash command with no arguments, then Textual's own (theme, quit, keys, maximize,
+    screenshot: ``App.get_system_commands``). One provider, so ours always come first: with
+    Textual's provider beside it, the order was whichever answered first."""
 
     def _run(self, name: str) -> Callable[[], Any]:
         return partial(self.app.run_action, f"command({name!r})")
 
+    def _textuals(self) -> list[tuple[str, str, Callable[[], Any], bool]]:
+        found = self.app.get_system_commands(self.screen)
+        return sorted(((c.title, c.help, c.callback, c.discover) for c in found), key=_first)
+
     async def discover(self) -> Hits:
         for title, help, name in entries(self.app):
             yield DiscoveryHit(title, self._run(name), help=help)
+        for title, help, callback, shown in self._textuals():
+            if shown:
+                yield DiscoveryHit(title, callback, help=help)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for title, help, name in entries(self.app):
+        found = [(title, help, self._run(name)) for title, help, name in entries(self.app)]
+        found += [(title, help, callback) for title, help, callback, _ in self._textuals()]
+        for title, help, run in found:
             if (score := matcher.match(title)) > 0:
-                yield Hit(score, matcher.highlight(title), self._run(name), help=help)
+                yield Hit(score, matcher.highlight(title), run, help=help)
+
+
+def _first(item: tuple[str, str, Callable[[], Any], bool]) -> str:
+    return item[0]
 
 
 def pick_model(app: App[Any], current: str, switch: Callable[[str], Any]) -> None:

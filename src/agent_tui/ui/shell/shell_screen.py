@@ -43,7 +43,8 @@ class ShellScreen(Screen[None]):
             color: $text-muted;
         }
         &.-narrow #body { layout: vertical; }
-        &.-narrow #side { width: 1fr; max-width: 100%; height: 40%; min-height: 8; }
+        /* narrow, the main screen folds its empty lane away: so does its first frame */
+        &.-narrow #side { display: none; }
     }
     """
 

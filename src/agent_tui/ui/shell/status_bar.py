@@ -21,6 +21,8 @@ from agent_tui.ui.common.format import format_tokens, format_window, one_line_pa
 if TYPE_CHECKING:
     from textual.timer import Timer
 
+NARROW_BELOW = 100
+"""Columns below which the bar is shortened (the main screen stacks its lane there too)."""
 METER_WARN = 60
 """Percent of the window from which the meter takes the warning colour."""
 METER_FULL = 80
@@ -94,6 +96,9 @@ class StatusBar(Horizontal):
         & > #mcp.-shown { display: block; }
         & > #mcp.-failed { color: $error; }
         & > #cwd { width: 1fr; margin-right: 0; text-align: right; text-overflow: ellipsis; }
+        &.-narrow > Static { margin-right: 1; }
+        &.-narrow > #tokens { display: none; }
+        &.-narrow > #cwd { margin-right: 0; }
     }
     """
 
@@ -140,6 +145,14 @@ class StatusBar(Horizontal):
         ).tooltip = "The offline demo model: canned answers, no API key, no network."
         self._sync()
 
+    def on_resize(self) -> None:
+        """Below ``NARROW_BELOW`` columns the bar says less (the mode without ``mode:``, the
+        sandbox's mark, no token counts, MCP as counts) so the MCP servers and cwd still fit."""
+        narrow = self.size.width < NARROW_BELOW
+        if narrow != self.has_class("-narrow"):
+            self.set_class(narrow, "-narrow")
+            self._sync()
+
     def _put(self, label_id: str, content: str | Content) -> Static:
         """Show ``content`` in the label ``label_id`` unless it shows it already: every
         update asks for a layout of the screen, and ``_sync`` runs on every change of any
@@ -166,12 +179,13 @@ class StatusBar(Horizontal):
         label = self._put("activity", shown)
         label.set_class(activity_busy(activity), "-busy")
         label.set_class(activity is Activity.APPROVAL, "-approval")
-        mode = self._put("mode", f"mode: {self.mode}" if self.mode else "")
+        narrow = self.has_class("-narrow")
+        mode = self._put("mode", f"{'' if narrow else 'mode: '}{self.mode}" if self.mode else "")
         mode.display = bool(self.mode)
         tone = mode_tone(self.mode)
         mode.set_class(tone == "relaxed", "-relaxed")
         mode.set_class(tone == "plan", "-plan")
-        sandbox = self._put("sandbox", self.sandbox)
+        sandbox = self._put("sandbox", self.sandbox.split(" ")[0] if narrow else self.sandbox)
         sandbox.set_class(bool(self.sandbox), "-shown")
         sandbox.set_class(self.sandbox_warn, "-warn")
         sandbox.tooltip = self.sandbox_tooltip or None
@@ -183,11 +197,11 @@ class StatusBar(Horizontal):
         servers = self.mcp_connected + self.mcp_failed + self.mcp_connecting
         mcp.set_class(servers > 0, "-shown")
         mcp.set_class(self.mcp_failed > 0, "-failed")
-        parts = [f"MCP {self.mcp_connected} connected"]
+        parts = [f"MCP {self.mcp_connected}{'' if narrow else ' connected'}"]
         if self.mcp_failed:
-            parts.append(f"{self.mcp_failed} failed")
+            parts.append(f"{self.mcp_failed}{'✗' if narrow else ' failed'}")
         if self.mcp_connecting:
-            parts.append(f"{self.mcp_connecting} connecting")
+            parts.append(f"{self.mcp_connecting}{'…' if narrow else ' connecting'}")
         self._put("mcp", " · ".join(parts) if servers else "")
 
     def _tick(self, on: bool) -> None:

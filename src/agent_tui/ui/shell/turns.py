@@ -7,8 +7,9 @@ they come (``EventView``); ``send_command`` starts a custom command's turn with 
 model (never queued). ``worker_ended`` closes a turn whose worker ended (in an error,
 cancelled, or done) and sends the next queued message; when none follows, the agent waits for
 you, and after ``IDLE_NOTICE_SECONDS`` of that the ``Notification`` hooks of Claude Code's
-``idle_prompt`` run (a hook that speaks or pings you). What it uses of the app is
-``TurnsHost``.
+``idle_prompt`` run (a hook that speaks or pings you). ``attention`` calls you back to the
+terminal when a turn ends or a call waits for approval unseen (``Attention``, started with
+the session: ``started``). What it uses of the app is ``TurnsHost``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from textual.app import App
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
+from agent_tui.ui.shell.attention import Attention
 from agent_tui.ui.shell.status_bar import Activity
 
 if TYPE_CHECKING:
@@ -70,6 +72,18 @@ class Turns:
         self.host = host
         self.idle: Timer | None = None
         """Armed when a turn ends and nothing follows: the ``idle_prompt`` notification."""
+        self.attention = Attention(app)
+        """The terminal's notifications and title (``ui.notify``, ``ui.title``)."""
+
+    def started(self) -> None:
+        """A session is shown: the notifications and the title as its settings say, and the
+        approval desk's count of asks followed."""
+        from pathlib import Path
+
+        agent, attention = self.host.agent, self.attention
+        ui = agent.settings.ui
+        attention.start(ui.notify, title=ui.title, project=Path(agent.cwd).name)
+        self.host.desk.on_pending = attention.asks_changed
 
     def send(self, text: str) -> bool:
         """Start a turn with ``text``; while a turn runs it is queued (``type_ahead``). A
@@ -160,6 +174,8 @@ class Turns:
             await host.main.chat.add_notice("Cancelled", "warning")
         await host.event_view.end_turn()
         await host.type_ahead.turn_over(host.busy)  # the next queued message, or why not
+        if not host.busy:
+            self.attention.turn_ended()
         if not host.busy and host.agent.hooks is not None:
             if self.idle is not None:
                 self.idle.stop()

@@ -62,6 +62,7 @@ class LinePrompt(Horizontal):
         background: $surface;
         &.-open { display: block; }
         & > #prompt-label { width: auto; height: 1; padding: 0 0 0 1; color: $text-accent; }
+        & > #prompt-label.-worded { padding: 0 1; }
         & > Input {
             width: 1fr; height: 1; border: none; padding: 0 1; background: $surface;
         }
@@ -100,7 +101,11 @@ class LinePrompt(Horizontal):
         once (not on the next loop turn), so keys typed right after ``/`` land here."""
         self.kind = kind
         self._back_to = back_to
-        self.query_one("#prompt-label", Static).update(label)
+        # a question in words ("Go to line (1–4,000):") stands apart from the answer; the
+        # vim-style "/" and "?" run into it
+        shown = self.query_one("#prompt-label", Static)
+        shown.update(label)
+        shown.set_class(label.endswith(":"), "-worded")
         field = self.query_one(PromptField)
         field.open()
         field.value = value
