@@ -243,7 +243,7 @@ def _longest_words(headings: list[Text], rows: list[list[Text]]) -> list[int]:
 
 
 def _records(headings: list[Text], rows: list[list[Text]]) -> RenderResult:
-    """Each row as a record: its column names (muted) beside its values, records apart by a
+    """Each row as a record: its column names (bold) beside its values, records apart by a
     rule; every value wraps (a long word folds), nothing is cut."""
     for number, row in enumerate(rows):
         if number:
