@@ -35,6 +35,7 @@ SUBCOMMANDS = (
     ("trust", "review what this project's files ask to turn on; accept a doubted session"),
     ("init", "write a starter AGENTS.md for this project"),
     ("sandbox", "status: whether shell commands run sandboxed here, and why not"),
+    ("export", "write a saved session as Markdown or JSON, for people (bug reports, sharing)"),
 )
 """The subcommands ``main`` dispatches before parsing, as ``--help`` lists them."""
 
@@ -170,8 +171,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _subcommand(name: str, argv: list[str]) -> int:
-    """``agent-tui mcp|permissions|trust|init|sandbox ...``, its warnings (a server that failed
-    to list its tools, a settings file that could not be read) in the log file, not on stderr."""
+    """``agent-tui mcp|permissions|trust|init|sandbox|export ...``, its warnings (a server that
+    failed to list its tools, a settings file that could not be read) in the log file, not on
+    stderr."""
     from agent_tui.core.state import logfile
 
     logfile.start()
@@ -184,6 +186,8 @@ def _subcommand(name: str, argv: list[str]) -> int:
             from agent_tui.cli.trust import main as run
         elif name == "init":  # agent-tui init [--force] [--model SPEC]
             from agent_tui.cli.init import main as run
+        elif name == "export":  # agent-tui export [SESSION] [-o FILE] [--format F]
+            from agent_tui.cli.export import main as run
         else:  # agent-tui sandbox status
             from agent_tui.cli.sandbox import main as run
         return run(argv)

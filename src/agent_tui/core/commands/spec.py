@@ -185,6 +185,14 @@ BUILTINS: tuple[Command, ...] = (
         palette="Copy the last answer",
     ),
     Command(
+        "export",
+        "Write the conversation to a file: Markdown, or JSON when the file ends in .json",
+        hint="[file] [--json]",
+        while_busy=True,
+        action="export",
+        palette="Export the conversation",
+    ),
+    Command(
         "quit",
         "Quit agent-tui (ctrl+q)",
         aliases=("exit",),

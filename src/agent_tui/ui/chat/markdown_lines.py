@@ -23,8 +23,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from rich import box
-from rich.console import Console, ConsoleOptions, RenderResult
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
 from rich.markdown import CodeBlock, Heading, ListItem, Markdown, TableElement
+from rich.rule import Rule
 from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax
@@ -145,9 +147,30 @@ class _CodeBlock(CodeBlock):
 
 
 class _Table(TableElement):
-    """A table without Rich's blank top and bottom edge rows."""
+    """A table without Rich's blank top and bottom edge rows, whose every cell is shown whole.
+
+    A cell wider than its column wraps at spaces and a word longer than the column is folded
+    onto the next line (Rich's default cuts it to ``col…``). A table with too many columns
+    for the width to give each a readable share (``MIN_SHARE`` cells, or its longest word when
+    shorter) is laid out as records instead: each row as its column names beside its values."""
+
+    MIN_SHARE = 6
+    WHOLE_WORD = 12
+    """A column is kept as wide as its longest word up to this many cells, when the width
+    allows it for every column (else as many as it does, down to ``MIN_SHARE``)."""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        headings: list[Text] = []
+        justify: list[JustifyMethod] = []
+        if self.header is not None and self.header.row is not None:
+            headings = [column.content.copy() for column in self.header.row.cells]
+            justify = [column.justify for column in self.header.row.cells]
+        rows: list[list[Text]] = []
+        if self.body is not None:
+            rows = [[cell.content for cell in row.cells] for row in self.body.rows]
+        if headings and self._too_wide(headings, rows, options.max_width):
+            yield from _records(headings, rows)
+            return
         table = Table(
             box=box.SIMPLE_HEAD,
             pad_edge=False,
@@ -155,15 +178,83 @@ class _Table(TableElement):
             show_edge=False,
             collapse_padding=True,
         )
-        if self.header is not None and self.header.row is not None:
-            for column in self.header.row.cells:
-                heading = column.content.copy()
-                heading.stylize("markdown.table.header")
-                table.add_column(heading, justify=column.justify)
-        if self.body is not None:
-            for row in self.body.rows:
-                table.add_row(*[cell.content for cell in row.cells])
+        widths = _widths(headings, rows, options.max_width - 2 * (len(headings) - 1))
+        # a row that wraps onto more lines stands apart from the next (a blank line between)
+        table.show_lines = any(
+            cell_len(cell.plain) > width
+            for row in rows
+            for cell, width in zip(row, widths, strict=False)
+        )
+        for heading, how, width in zip(headings, justify, widths, strict=True):
+            heading.stylize("markdown.table.header")
+            table.add_column(heading, justify=how, overflow="fold", width=width)
+        for row in rows:
+            table.add_row(*row)
         yield table
+
+    @classmethod
+    def _too_wide(cls, headings: list[Text], rows: list[list[Text]], width: int) -> bool:
+        """Whether the columns, each given ``MIN_SHARE`` cells (or its longest word), and the
+        two-cell gaps between them, do not fit in ``width``."""
+        shares = [min(w, cls.MIN_SHARE) for w in _longest_words(headings, rows)]
+        return sum(shares) + 2 * (len(shares) - 1) > width
+
+
+def _widths(headings: list[Text], rows: list[list[Text]], room: int) -> list[int]:
+    """The columns' widths in ``room`` cells: as wide as their widest line when all fit; else
+    each ``MIN_SHARE`` (or less when all it holds is narrower), then as wide as its longest
+    word (up to ``WHOLE_WORD``) for as many columns as the room allows, then the rest one
+    cell at a time to the column that most lacks its widest line."""
+    natural = [
+        max((cell_len(line) for c in _column(headings, rows, i) for line in c.plain.splitlines()),
+            default=1)
+        for i in range(len(headings))
+    ]  # fmt: skip
+    if sum(natural) <= room:
+        return natural
+    longest = _longest_words(headings, rows)
+    widths = [min(w, n, _Table.MIN_SHARE) for w, n in zip(longest, natural, strict=True)]
+    # first whole words (up to WHOLE_WORD), the shortest lack first: most columns unbroken
+    wanted = [min(w, n, _Table.WHOLE_WORD) for w, n in zip(longest, natural, strict=True)]
+    for index in sorted(range(len(widths)), key=lambda i: wanted[i] - widths[i]):
+        give = min(wanted[index] - widths[index], room - sum(widths))
+        if give > 0:
+            widths[index] += give
+    # then the rest, one cell at a time to the column that most lacks its widest line
+    for _ in range(max(0, room - sum(widths))):
+        lack = [n - w for w, n in zip(widths, natural, strict=True)]
+        most = max(range(len(lack)), key=lack.__getitem__)
+        if lack[most] <= 0:
+            break
+        widths[most] += 1
+    return widths
+
+
+def _column(headings: list[Text], rows: list[list[Text]], index: int) -> list[Text]:
+    return [headings[index], *(row[index] for row in rows if index < len(row))]
+
+
+def _longest_words(headings: list[Text], rows: list[list[Text]]) -> list[int]:
+    """The cells of each column's longest word (its heading's among them)."""
+    return [
+        max((cell_len(w) for c in _column(headings, rows, i) for w in c.plain.split()), default=1)
+        for i in range(len(headings))
+    ]
+
+
+def _records(headings: list[Text], rows: list[list[Text]]) -> RenderResult:
+    """Each row as a record: its column names (bold) beside its values, records apart by a
+    rule; every value wraps (a long word folds), nothing is cut."""
+    for number, row in enumerate(rows):
+        if number:
+            yield Rule(style="markdown.table.border")
+        record = Table.grid(padding=(0, 2, 0, 0))
+        record.add_column(style="markdown.table.header", overflow="fold", max_width=24)
+        record.add_column(overflow="fold", ratio=1)
+        for index, heading in enumerate(headings):
+            value = row[index] if index < len(row) else Text("")
+            record.add_row(heading.copy(), value)
+        yield record
 
 
 class _ListItem(ListItem):

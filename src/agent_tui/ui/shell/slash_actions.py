@@ -381,6 +381,11 @@ class SlashActions:
         copy(self.app, answer, f"Copied the last answer ({lines} line{'s' * (lines != 1)})")
         return True
 
+    def export(self, args: str) -> bool:
+        from agent_tui.ui.shell.exporting import export_now
+
+        return self._later(export_now(self.app, self.host.agent, self.host.main.chat, args))
+
 
 def _app_action(name: str) -> Callable[[SlashActions, str], bool]:
     def run(actions: SlashActions, args: str) -> bool:
@@ -398,6 +403,7 @@ ACTIONS: dict[str, Callable[[SlashActions, str], bool]] = {
     "sessions": SlashActions.sessions,
     "theme": SlashActions.theme,
     "copy": SlashActions.copy,
+    "export": SlashActions.export,
     "compact": SlashActions.compact,
     "context": SlashActions.context,
     "init": SlashActions.init,
