@@ -32,7 +32,8 @@ from pathlib import Path
 from agent_tui.core.commands.arguments import CLAUDE_SOURCES, substitute
 from agent_tui.core.commands.frontmatter import FrontMatterError, Nested, split, split_top
 from agent_tui.core.state.model_spec import names_script
-from agent_tui.core.state.paths import claude_home
+from agent_tui.core.state.paths import Location as Location
+from agent_tui.core.state.paths import extension_dirs
 
 MAX_BYTES = 256 * 1024
 """A command file larger than this is refused (a prompt, not a data dump)."""
@@ -46,13 +47,6 @@ ship them): it answers to that name as written, wherever it lies."""
 FIELDS = ("description", "argument-hint", "allowed-tools", "model")
 PROJECT_SOURCES = frozenset({"project", "claude"})
 """Locations a repository ships (``locations``): their files may not name a script model."""
-
-
-@dataclass(frozen=True)
-class Location:
-    path: Path
-    source: str
-    """``project``, ``claude``, ``user`` or ``~/.claude``."""
 
 
 @dataclass(frozen=True)
@@ -80,16 +74,8 @@ class CustomCommand:
 
 
 def locations(cwd: Path, config: Path, home: Path | None) -> list[Location]:
-    """The command directories, strongest first."""
-    found = [
-        Location(cwd / ".agent-tui" / "commands", "project"),
-        Location(cwd / ".claude" / "commands", "claude"),
-        Location(config / "commands", "user"),
-    ]
-    claude = claude_home(home)
-    if claude is not None:
-        found.append(Location(claude / "commands", "~/.claude"))
-    return found
+    """The command directories, strongest first (``extension_dirs``)."""
+    return extension_dirs("commands", cwd, config, home)
 
 
 @dataclass

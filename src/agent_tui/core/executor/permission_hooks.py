@@ -19,18 +19,29 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.events import Event, HookEvent
 from agent_tui.core.executor.partition import CallPlan, PromptAnswer
 from agent_tui.core.permissions import Decision
 from agent_tui.core.tools.errors import ToolErrorInfo
-from agent_tui.core.tools.registry import ToolRegistry
+from agent_tui.core.tools.registry import PreparedCall, ToolRegistry
 
 if TYPE_CHECKING:
     from agent_tui.core.hooks import Hooks
 
 log = logging.getLogger(__name__)
+
+
+def rewritten(
+    hooks: Hooks, registry: ToolRegistry, tool: str, updated: dict[str, Any]
+) -> PreparedCall | str:
+    """A hook's ``updatedInput`` (Claude Code's field names, or ours) validated again by
+    ``tool``'s schema: the call to run, or what is wrong with it (``not valid for TOOL (…)``)."""
+    again = registry.prepare(tool, json.dumps(hooks.our_input(tool, updated)))
+    if isinstance(again, ToolErrorInfo):
+        return f"not valid for {tool} ({again.message} {' '.join(again.details)})"
+    return again
 
 
 async def ask_the_hooks(
@@ -69,18 +80,17 @@ async def ask_the_hooks(
             f"mode ({decision.reason}): only you can allow it"
         )
         events = [
-            e.model_copy(update={"message": note}) if (e.message or "").startswith("allows") else e
-            for e in said
+            e.model_copy(update={"message": note}) if n == verdict.allowed_by else e
+            for n, e in enumerate(said)
         ]
         return events, None, stop
     if verdict.updated_input is None:
         return events, PromptAnswer(True, verdict.permission_reason), stop
-    updated = hooks.our_input(tool, verdict.updated_input)
-    again = registry.prepare(tool, json.dumps(updated))
-    if isinstance(again, ToolErrorInfo):
+    again = rewritten(hooks, registry, tool, verdict.updated_input)
+    if isinstance(again, str):
         why = (
-            "a PermissionRequest hook rewrote its input into one that is not valid for "
-            f"{tool} ({again.message} {' '.join(again.details)}); the call was not run"
+            f"a PermissionRequest hook rewrote its input into one that is {again}; the call "
+            "was not run"
         )
         return events, PromptAnswer(False, why), stop
     plan.prepared = again

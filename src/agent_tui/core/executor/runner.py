@@ -26,7 +26,6 @@ with it the cached prefix, never changes.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -47,7 +46,7 @@ from agent_tui.core.executor.partition import (
     partition,
     plan_calls,
 )
-from agent_tui.core.executor.permission_hooks import ask_the_hooks
+from agent_tui.core.executor.permission_hooks import ask_the_hooks, rewritten
 from agent_tui.core.executor.results import CallResults
 from agent_tui.core.permissions import Asker, Decision, PermissionPolicy, Rule
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
@@ -256,12 +255,11 @@ class ToolExecutor:
             context=verdict.additional_context,
         )
         if verdict.updated_input is not None:  # Claude Code's field names, or ours
-            updated = self.hooks.our_input(tool, verdict.updated_input)
-            again = self.registry.prepare(tool, json.dumps(updated))
-            if isinstance(again, ToolErrorInfo):
+            again = rewritten(self.hooks, self.registry, tool, verdict.updated_input)
+            if isinstance(again, str):
                 plan.hook = PlanHook(
-                    refused="Rejected by hook: its rewritten input is not valid for "
-                    f"{tool} ({again.message} {' '.join(again.details)}); the call was not run"
+                    refused=f"Rejected by hook: its rewritten input is {again}; the call was "
+                    "not run"
                 )
                 return
             plan.prepared = again

@@ -30,6 +30,8 @@ class HookVerdict:
     permission: Permission | None = None
     """PreToolUse: deny beats ask beats allow; an ``allow`` only from a user-scope hook."""
     permission_reason: str = ""
+    allowed_by: int | None = None
+    """``PermissionRequest``: the index in ``events`` of the hook whose allow counts."""
     updated_input: dict[str, Any] | None = None
     context: list[str] = field(default_factory=list)
     stop: bool = False
@@ -164,6 +166,7 @@ def _prompt_answer(spec: HookSpec, chosen: Any, verdict: HookVerdict) -> tuple[s
     if spec.scope != "user":
         return "ok", "its allow is ignored: only hooks of your user settings may allow"
     verdict.permission, verdict.permission_reason = "allow", message
+    verdict.allowed_by = len(verdict.events)  # its event is the next one added
     updated = chosen.get("updatedInput")
     if isinstance(updated, dict):
         verdict.updated_input = updated

@@ -16,11 +16,11 @@ need no trust and may be links (a dotfiles checkout).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.core.skills.skill_file import FILE, NAME, Skill, SkillError, read_skill
-from agent_tui.core.state.paths import claude_home
+from agent_tui.core.state.paths import Location as Location
+from agent_tui.core.state.paths import extension_dirs
 from agent_tui.core.state.trust import ProjectTrust, TrustItem
 
 MAX_SKILLS = 1000
@@ -34,24 +34,9 @@ SHOWN = {
 }
 
 
-@dataclass(frozen=True)
-class Location:
-    path: Path
-    source: str
-    """``project``, ``claude``, ``user`` or ``~/.claude``."""
-
-
 def locations(cwd: Path, config: Path, home: Path | None) -> list[Location]:
-    """The skill directories, strongest first."""
-    found = [
-        Location(cwd / ".agent-tui" / "skills", "project"),
-        Location(cwd / ".claude" / "skills", "claude"),
-        Location(config / "skills", "user"),
-    ]
-    claude = claude_home(home)
-    if claude is not None:
-        found.append(Location(claude / "skills", "~/.claude"))
-    return found
+    """The skill directories, strongest first (``extension_dirs``)."""
+    return extension_dirs("skills", cwd, config, home)
 
 
 def trust_item(skill: Skill) -> TrustItem:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import platformdirs
@@ -102,6 +103,29 @@ def claude_home(home: Path | None) -> Path | None:
     if os.environ.get("CLAUDE_CONFIG_DIR", "").strip():
         return user_claude_dir()
     return home / ".claude" if home is not None else None
+
+
+@dataclass(frozen=True)
+class Location:
+    """A folder of extension files (commands, skills) and where it comes from: ``project``
+    (``.agent-tui/``), ``claude`` (``.claude/``), ``user`` (the config dir) or ``~/.claude``."""
+
+    path: Path
+    source: str
+
+
+def extension_dirs(kind: str, cwd: Path, config: Path, home: Path | None) -> list[Location]:
+    """The folders named ``kind`` (``commands``, ``skills``) of the project, the user and
+    Claude Code's user directory (``claude_home``), strongest first."""
+    found = [
+        Location(cwd / ".agent-tui" / kind, "project"),
+        Location(cwd / ".claude" / kind, "claude"),
+        Location(config / kind, "user"),
+    ]
+    claude = claude_home(home)
+    if claude is not None:
+        found.append(Location(claude / kind, "~/.claude"))
+    return found
 
 
 def cache_dir() -> Path:
