@@ -149,15 +149,12 @@ class _CodeBlock(CodeBlock):
 class _Table(TableElement):
     """A table without Rich's blank top and bottom edge rows, whose every cell is shown whole.
 
-    A cell wider than its column wraps at spaces and a word longer than the column is folded
-    onto the next line (Rich's default cuts it to ``col…``). A table with too many columns
-    for the width to give each a readable share (``MIN_SHARE`` cells, or its longest word when
-    shorter) is laid out as records instead: each row as its column names beside its values."""
+    A cell wider than its column wraps at spaces; no word up to ``WHOLE_WORD`` cells is ever
+    broken (a longer one folds onto the next line; Rich's default cuts cells to ``col…``). A
+    table whose columns cannot all keep such words whole at the width is laid out as records
+    instead: each row as its column names beside its values."""
 
-    MIN_SHARE = 6
     WHOLE_WORD = 12
-    """A column is kept as wide as its longest word up to this many cells, when the width
-    allows it for every column (else as many as it does, down to ``MIN_SHARE``)."""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         headings: list[Text] = []
@@ -171,14 +168,21 @@ class _Table(TableElement):
         if headings and self._too_wide(headings, rows, options.max_width):
             yield from _records(headings, rows)
             return
+        # two cells between columns, one when that is what keeps every line, or every word,
+        # whole
+        gaps, room = len(headings) - 1, options.max_width
+        natural = sum(_naturals(headings, rows))
+        words = sum(min(w, self.WHOLE_WORD) for w in _longest_words(headings, rows))
+        gap = 1 if natural + gaps <= room < natural + 2 * gaps or words + 2 * gaps > room else 2
         table = Table(
             box=box.SIMPLE_HEAD,
             pad_edge=False,
             style="markdown.table.border",
             show_edge=False,
             collapse_padding=True,
+            padding=(0, gap - 1),
         )
-        widths = _widths(headings, rows, options.max_width - 2 * (len(headings) - 1))
+        widths = _widths(headings, rows, options.max_width - gap * gaps)
         # a row that wraps onto more lines stands apart from the next (a blank line between)
         table.show_lines = any(
             cell_len(cell.plain) > width
@@ -194,33 +198,27 @@ class _Table(TableElement):
 
     @classmethod
     def _too_wide(cls, headings: list[Text], rows: list[list[Text]], width: int) -> bool:
-        """Whether the columns, each given ``MIN_SHARE`` cells (or its longest word), and the
-        two-cell gaps between them, do not fit in ``width``."""
-        shares = [min(w, cls.MIN_SHARE) for w in _longest_words(headings, rows)]
-        return sum(shares) + 2 * (len(shares) - 1) > width
+        """Whether the columns, each as wide as its longest word (up to ``WHOLE_WORD``), and
+        one-cell gaps between them, do not fit in ``width``."""
+        shares = [min(w, cls.WHOLE_WORD) for w in _longest_words(headings, rows)]
+        return sum(shares) + len(shares) - 1 > width
 
 
 def _widths(headings: list[Text], rows: list[list[Text]], room: int) -> list[int]:
     """The columns' widths in ``room`` cells: as wide as their widest line when all fit; else
-    each ``MIN_SHARE`` (or less when all it holds is narrower), then as wide as its longest
-    word (up to ``WHOLE_WORD``) for as many columns as the room allows, then the rest one
-    cell at a time to the column that most lacks its widest line."""
-    natural = [
-        max((cell_len(line) for c in _column(headings, rows, i) for line in c.plain.splitlines()),
-            default=1)
-        for i in range(len(headings))
-    ]  # fmt: skip
+    as wide as its longest word (up to ``WHOLE_WORD``; the table fits that), then longer words
+    whole as far as the room goes, then the rest one cell at a time to the column that most
+    lacks its widest line."""
+    natural = _naturals(headings, rows)
     if sum(natural) <= room:
         return natural
     longest = _longest_words(headings, rows)
-    widths = [min(w, n, _Table.MIN_SHARE) for w, n in zip(longest, natural, strict=True)]
-    # first whole words (up to WHOLE_WORD), the shortest lack first: most columns unbroken
-    wanted = [min(w, n, _Table.WHOLE_WORD) for w, n in zip(longest, natural, strict=True)]
-    for index in sorted(range(len(widths)), key=lambda i: wanted[i] - widths[i]):
-        give = min(wanted[index] - widths[index], room - sum(widths))
-        if give > 0:
-            widths[index] += give
-    # then the rest, one cell at a time to the column that most lacks its widest line
+    widths = [min(w, n, _Table.WHOLE_WORD) for w, n in zip(longest, natural, strict=True)]
+    # then longer words whole (a wrap at a space reads better than a word cut), the shortest
+    # lack first
+    whole = [min(w, n) for w, n in zip(longest, natural, strict=True)]
+    for index in sorted(range(len(widths)), key=lambda i: whole[i] - widths[i]):
+        widths[index] += max(0, min(whole[index] - widths[index], room - sum(widths)))
     for _ in range(max(0, room - sum(widths))):
         lack = [n - w for w, n in zip(widths, natural, strict=True)]
         most = max(range(len(lack)), key=lack.__getitem__)
@@ -228,6 +226,15 @@ def _widths(headings: list[Text], rows: list[list[Text]], room: int) -> list[int
             break
         widths[most] += 1
     return widths
+
+
+def _naturals(headings: list[Text], rows: list[list[Text]]) -> list[int]:
+    """The cells of each column's widest line (its heading's among them)."""
+    return [
+        max((cell_len(line) for c in _column(headings, rows, i) for line in c.plain.splitlines()),
+            default=1)
+        for i in range(len(headings))
+    ]  # fmt: skip
 
 
 def _column(headings: list[Text], rows: list[list[Text]], index: int) -> list[Text]:
