@@ -1,4 +1,5 @@
-"""At 80×24: an empty lane gives its rows to the chat (it comes back with the first call), and
+"""At 80×24: an empty lane gives its rows to the chat (it comes back with the first call, as
+tall as its cards up to 40% of the screen), and
 the status bar keeps the MCP count and the cwd in view (it says less of the rest)."""
 
 from __future__ import annotations
@@ -29,8 +30,19 @@ async def test_an_empty_lane_collapses_below_a_narrow_chat(tmp_path: Path) -> No
         assert main.chat.region.height >= 14  # 9-10 rows when the empty lane took 8
         await app.on_agent_event(AgentEvent(use("r", "read_file", path="a.txt")))
         await main.lane.settle()
-        await wait_for(pilot, lambda: side.region.height >= 8, "the lane with its first call")
-        assert main.lane.region.height >= 8
+        await wait_for(pilot, lambda: side.region.height > 0, "the lane with its first call")
+        lane = main.lane
+        # as tall as its one card (and its border), not the 8 rows it took before
+        await wait_for(pilot, lambda: 3 <= lane.region.height < 8, "the lane fitting its card")
+        assert main.chat.region.height >= 10
+        for n in range(12):
+            await app.on_agent_event(AgentEvent(use(f"r{n}", "grep", pattern=f"p{n}")))
+        await lane.settle()
+        await wait_for(pilot, lambda: lane.max_scroll_y > 0, "a lane longer than it may grow")
+        # at most 40% of the rows below the header; its bottom border stays in view
+        assert lane.region.height <= 0.4 * app.size.height
+        assert lane.region.bottom <= side.region.bottom
+        assert main.chat.region.height >= 9
     await app.agent.close()
 
 
