@@ -107,7 +107,7 @@ async def test_a_pasted_path_attaches_waits_in_the_tray_and_goes_with_enter(
         await wait_for(pilot, lambda: prompt.text == "plain words", "the pasted text")
         await pilot.press("enter")
         await wait_idle(pilot)
-        assert _sent(agent) == [[str(shot)]]
+        assert _sent(agent) == [[str(shot)]]  # outside the cwd: named by its whole path
         assert not prompt.tray.images
         assert not prompt.tray.display
         assert len(_chips(app)[0]) == 1
@@ -216,3 +216,16 @@ def test_images_waiting_in_the_prompt(snap_compare: SnapCompare, tmp_path: Path)
 
     app = demo_app(tmp_path)
     assert snap_compare(app, terminal_size=WIDE, run_before=attach)
+
+
+async def test_a_pasted_image_inside_the_workspace_is_named_relative_to_it(
+    tmp_path: Path,
+) -> None:
+    from agent_tui.ui.shell.image_tray import images_in_paste
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.png").write_bytes(picture(4, 4))
+    images = await images_in_paste(f"file://{tmp_path}/docs/a.png", tmp_path)
+    assert images is not None
+    assert [image.ref.name for image in images] == ["docs/a.png"]
+    assert await images_in_paste("docs/a.png is nice", tmp_path) is None

@@ -233,3 +233,24 @@ async def test_a_model_that_refuses_images_is_explained_and_nothing_is_lost(
     assert _image_urls(body) == []
     notes = [p["text"] for p in body["messages"][1]["content"] if p["type"] == "text"]
     assert "[image shot.png (PNG, 16×16) not shown: this model does not accept images]" in notes
+
+
+async def test_an_image_for_a_text_only_model_is_said_and_sent_as_a_note(
+    server, tmp_path: Path
+) -> None:
+    image = prepare_image(picture(16, 16), "shot.png")
+    _answer(server, "ok")
+    provider = _openai(server, "deepseek-chat")
+    agent = Agent(provider, default_registry(), tmp_path)
+    events = [e async for e in agent.run(Prompt("see this", (image,)))]
+    await provider.aclose()
+    (warning,) = [e for e in events if e.type == "error"]
+    assert warning.where == "images"
+    assert "openai:deepseek-chat does not take images" in warning.message
+    assert "/model" in warning.message
+    assert events[-1].type == "turn_end"
+    assert events[-1].reason == "completed"
+    body = server.requests[0].json
+    assert _image_urls(body) == []
+    note = body["messages"][-1]["content"][1]["text"]
+    assert note == "[image shot.png (PNG, 16×16) not shown: this model does not accept images]"

@@ -51,7 +51,12 @@ from agent_tui.core.events import (
     UserInjected,
     UserMessage,
 )
-from agent_tui.core.images.vision import accepts_images, is_image_refusal, refusal_note
+from agent_tui.core.images.vision import (
+    accepts_images,
+    is_image_refusal,
+    refusal_note,
+    text_only_note,
+)
 from agent_tui.core.mentions import Expansion, MentionExpander
 from agent_tui.core.permissions import Asker
 from agent_tui.core.plan import plan_event
@@ -207,6 +212,9 @@ class TurnRunner:
         )
         command = grant_event(turn, self.host, said)
         yield UserMessage(text=prompt, mentions=mentions, images=images, command=command)
+        provider = provider_of(turn, self.host)
+        if images and not self._vision(provider):
+            yield ErrorEvent(message=text_only_note(provider.name, images), where="images")
         if self.host.tool_sources:  # e.g. MCP servers still connecting (each has a deadline)
             try:
                 await self.control.guard(self._sources_ready())
@@ -241,11 +249,7 @@ class TurnRunner:
             yield cost
         limits = turn.limits or host.limits
         messages = list(self.conversation.messages)
-        vision = accepts_images(
-            provider.name,
-            setting=host.settings.model.vision,
-            refused=self.conversation.images.refused,
-        )
+        vision = self._vision(provider)
         host.executor.images = self.conversation.images.sink(vision)  # read_file of an image
         request = ModelRequest(
             system=host.system,
@@ -291,6 +295,11 @@ class TurnRunner:
         async with aclosing(phase) as items:
             async for item in items:
                 yield item
+
+    def _vision(self, provider: Provider) -> bool:
+        """Whether ``provider``'s model is sent images (``core.images.vision``)."""
+        setting, refused = self.host.settings.model.vision, self.conversation.images.refused
+        return accepts_images(provider.name, setting=setting, refused=refused)
 
     def _image_refusal(self, provider: Provider, request: ModelRequest, exc: ProviderError) -> str:
         """What to add to the error when the model refused the request's images (and remember

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from agent_tui.core.attachments import ImageRef
+
 _TEXT_ONLY = re.compile(
     r"(^|[/:])("
     r"deepseek-(chat|reasoner|coder|r1|v[23])|gpt-3\.5|o1-mini|o3-mini|"
@@ -52,4 +54,17 @@ def refusal_note(model: str) -> str:
     )
 
 
-__all__ = ["accepts_images", "is_image_refusal", "refusal_note"]
+def text_only_note(model: str, images: list[ImageRef]) -> str:
+    """What the user is told when they attach images for a model not sent images."""
+    names = ", ".join(ref.name for ref in images)
+    one = len(images) == 1
+    return (
+        f"{model} does not take images (known as text-only, set so, or it refused one "
+        f"earlier): {names} {'stays' if one else 'stay'} in the conversation, and this model "
+        f"gets a text note in {'its' if one else 'their'} place. Switch to a model that reads "
+        f"images (/model) and {'it is' if one else 'they are'} sent with your next message; "
+        'if this model does read images, set "model": {"vision": true}.'
+    )
+
+
+__all__ = ["accepts_images", "is_image_refusal", "refusal_note", "text_only_note"]

@@ -38,13 +38,15 @@ def chip_tooltip(ref: ImageRef) -> str:
     return said + (f" (resized from {ref.original})" if ref.original else "")
 
 
-def _read(path: Path) -> PreparedImage:
+def _read(path: Path, cwd: Path) -> PreparedImage:
+    """The image at ``path``, named relative to ``cwd`` when it is inside it (blocking)."""
     try:
         with path.open("rb") as f:
             data = f.read(MAX_INPUT_BYTES + 1)
     except OSError as exc:
         raise ImageError(f"{path.name} cannot be read: {exc.strerror or exc}.") from None
-    return prepare_image(data, str(path))
+    name = path.relative_to(cwd).as_posix() if path.is_relative_to(cwd) else str(path)
+    return prepare_image(data, name)
 
 
 async def images_in_paste(text: str, cwd: Path) -> list[PreparedImage] | None:
@@ -53,7 +55,7 @@ async def images_in_paste(text: str, cwd: Path) -> list[PreparedImage] | None:
     paths = await asyncio.to_thread(pasted_image_paths, text, cwd)
     if not paths:
         return None
-    return [await asyncio.to_thread(_read, path) for path in paths]
+    return [await asyncio.to_thread(_read, path, cwd) for path in paths]
 
 
 async def clipboard_image(count: int) -> PreparedImage:
