@@ -229,3 +229,35 @@ async def test_a_pasted_image_inside_the_workspace_is_named_relative_to_it(
     assert images is not None
     assert [image.ref.name for image in images] == ["docs/a.png"]
     assert await images_in_paste("docs/a.png is nice", tmp_path) is None
+
+
+async def test_a_fork_keeps_the_chip_and_sends_the_image_from_its_own_copy(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "shot.png").write_bytes(picture(90, 60))
+    store = SessionStore(tmp_path / "sessions")
+    agent = _agent(tmp_path, store, store.new(tmp_path, "script"))
+    app = make_app(agent)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await submit(pilot, "look at @shot.png")
+        await wait_idle(pilot)
+        original = agent.session
+        assert original is not None
+        await app.run_action("fork")
+        await wait_for(pilot, lambda: agent.session is not original, "the fork")
+        fork = agent.session
+        assert fork is not None
+        (ref,) = agent.messages[0].images
+        assert fork.images.get(ref.digest) == original.images.get(ref.digest)
+        assert len(_chips(app)) == 1
+        await submit(pilot, "and in the fork?")
+        await wait_idle(pilot)
+        assert _sent(agent)[-1] == ["shot.png"]
+    await agent.close()
+
+    resumed = _agent(tmp_path, store, SessionLog.load(fork.path))
+    app = make_app(resumed, session=resumed.describe())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_for(pilot, lambda: len(_chips(app)) == 2, "the fork's prompts")
+        assert _chips(app)[0] == [ref.label]
+    await resumed.close()

@@ -25,7 +25,7 @@ from agent_tui.core.images.paths import pasted_image_paths
 from agent_tui.core.images.prepare import MAX_INPUT_BYTES, ImageError, prepare_image
 
 ICON = "▣"
-HINT = "click or ⌫ at the start to remove"
+HINT = "⌫ at the start or a click removes"
 
 
 def chip_text(ref: ImageRef) -> str:
