@@ -100,16 +100,16 @@ async def test_a_pasted_path_attaches_waits_in_the_tray_and_goes_with_enter(
         prompt = app.main.prompt
         prompt.focus()
         app.post_message(events.Paste(f"'{shot}'"))
-        await wait_for(pilot, lambda: prompt.tray.images, "the pasted image")
+        await wait_for(pilot, lambda: prompt.tray.display, "the tray with the pasted image")
+        assert len(prompt.tray.images) == 1
         assert prompt.text == ""  # attached, not pasted as text
-        assert prompt.tray.display
         app.post_message(events.Paste("plain words"))
         await wait_for(pilot, lambda: prompt.text == "plain words", "the pasted text")
         await pilot.press("enter")
         await wait_idle(pilot)
         assert _sent(agent) == [[str(shot)]]  # outside the cwd: named by its whole path
         assert not prompt.tray.images
-        assert not prompt.tray.display
+        await wait_for(pilot, lambda: not prompt.tray.display, "the tray emptied")
         assert len(_chips(app)[0]) == 1
     await agent.close()
 

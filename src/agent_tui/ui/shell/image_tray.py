@@ -14,15 +14,14 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Static
 
-from agent_tui.core.attachments import ImageRef, PreparedImage
-from agent_tui.core.images.clipboard import paste_image
-from agent_tui.core.images.paths import pasted_image_paths
-from agent_tui.core.images.prepare import MAX_INPUT_BYTES, ImageError, prepare_image
+if TYPE_CHECKING:  # the core's images load with the first image (the shell paints without them)
+    from agent_tui.core.attachments import ImageRef, PreparedImage
 
 ICON = "▣"
 HINT = "⌫ at the start or a click removes"
@@ -40,6 +39,8 @@ def chip_tooltip(ref: ImageRef) -> str:
 
 def _read(path: Path, cwd: Path) -> PreparedImage:
     """The image at ``path``, named relative to ``cwd`` when it is inside it (blocking)."""
+    from agent_tui.core.images.prepare import MAX_INPUT_BYTES, ImageError, prepare_image
+
     try:
         with path.open("rb") as f:
             data = f.read(MAX_INPUT_BYTES + 1)
@@ -52,6 +53,8 @@ def _read(path: Path, cwd: Path) -> PreparedImage:
 async def images_in_paste(text: str, cwd: Path) -> list[PreparedImage] | None:
     """The images a pasted ``text`` names (None: it is text to insert); ``ImageError`` when
     it names an image file that cannot be attached."""
+    from agent_tui.core.images.paths import pasted_image_paths
+
     paths = await asyncio.to_thread(pasted_image_paths, text, cwd)
     if not paths:
         return None
@@ -60,6 +63,9 @@ async def images_in_paste(text: str, cwd: Path) -> list[PreparedImage] | None:
 
 async def clipboard_image(count: int) -> PreparedImage:
     """The clipboard's image, named ``clipboard-N.png``; ``ClipboardError``, ``ImageError``."""
+    from agent_tui.core.images.clipboard import paste_image
+    from agent_tui.core.images.prepare import prepare_image
+
     data = await paste_image()
     return await asyncio.to_thread(prepare_image, data, f"clipboard-{count}.png")
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import events, work
 from textual.binding import Binding
@@ -24,13 +25,13 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import TextArea
 
-from agent_tui.core.attachments import PreparedImage
-from agent_tui.core.images.clipboard import ClipboardError
-from agent_tui.core.images.prepare import ImageError
 from agent_tui.core.text.completion import Completer, Completions
 from agent_tui.ui.shell.completion_menu import CompletionMenu
 from agent_tui.ui.shell.external_editor import CHORD_HINT, EditorChord, edit_externally
 from agent_tui.ui.shell.image_tray import ImageTray, clipboard_image, images_in_paste
+
+if TYPE_CHECKING:  # the core's images load with the first image (the shell paints without them)
+    from agent_tui.core.attachments import PreparedImage
 
 PLACEHOLDER = "Ask the agent…  (Enter send · ctrl+j newline · ↑ history · ^x ^e editor)"
 NEWLINE_KEYS = frozenset({"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"})
@@ -266,6 +267,8 @@ class PromptInput(TextArea):
     async def _on_paste(self, event: events.Paste) -> None:
         """A paste that is only paths to image files attaches the images (TextArea inserts
         any other text); an image file that cannot be attached is said, and pasted as text."""
+        from agent_tui.core.images.prepare import ImageError
+
         try:
             images = await images_in_paste(event.text, Path.cwd())
         except ImageError as error:
@@ -283,6 +286,9 @@ class PromptInput(TextArea):
 
     @work(exclusive=True, group="clipboard", exit_on_error=False, name="clipboard-image")
     async def _paste_clipboard(self) -> None:
+        from agent_tui.core.images.clipboard import ClipboardError
+        from agent_tui.core.images.prepare import ImageError
+
         try:
             image = await clipboard_image(self.tray.added + 1)
         except (ClipboardError, ImageError) as error:
