@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter, model_validator
 
+from agent_tui.core.attachments import ImageRef
 from agent_tui.core.calls import ResultFacts, SubagentReport, ToolCall, Usage
 from agent_tui.core.text.utf8 import clean
 
@@ -107,6 +108,8 @@ class UserMessage(_Event):
     text: str
     """The prompt as typed (the model also gets what its mentions attach)."""
     mentions: list[Mention] = Field(default_factory=list)
+    images: list[ImageRef] = Field(default_factory=list)
+    """The images attached to it (pasted, dropped, ``@``-mentioned): the chat's chips."""
     command: CommandGrant | None = None
     """Set when a custom command started the turn with ``allowed-tools`` or ``model``."""
 
@@ -220,6 +223,8 @@ class ToolResult(_ChildEvent):
     ran: str | None = None
     """The tool that ran when ``name`` is a proxy (``run_tool`` of a deferred ``update_plan``);
     None when ``name`` itself ran."""
+    images: list[ImageRef] = Field(default_factory=list)
+    """The images the model got with the result (``read_file`` of an image)."""
 
 
 RejectedBy = Literal["user", "rule", "plan", "policy", "hook", "headless", "prompt"]

@@ -126,6 +126,8 @@ class ModelSettings(BaseModel):
     """Tokens of context the model has (input and output)."""
     max_output_tokens: int | None = Field(default=None, ge=1, le=10_000_000)
     """The most tokens one response may produce."""
+    vision: bool | None = None
+    """The model takes images (None: as its family is known, ``core.images.vision``)."""
     idle_timeout: float = Field(default=300.0, gt=0, le=86_400)
     """Seconds a response may go without content (text or a tool call) before it is given up:
     a server that sends only keep-alives cannot hold a turn forever."""

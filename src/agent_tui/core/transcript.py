@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from agent_tui.core.attachments import ImageRef, PreparedImage
 from agent_tui.core.calls import ToolCall, Usage
 from agent_tui.core.events import Mention, ToolErrorEvent, ToolRejected, ToolResult
 from agent_tui.core.text.utf8 import clean_text
 
-__all__ = ["CallRecord", "Folding", "Message", "ToolCall", "ToolEnd", "Usage"]
+__all__ = ["CallRecord", "Folding", "Message", "Prompt", "ToolCall", "ToolEnd", "Usage"]
 
 ToolEnd = Annotated[ToolResult | ToolRejected | ToolErrorEvent, Field(discriminator="type")]
 """The event a call ends with."""
@@ -79,6 +81,15 @@ class Folding(BaseModel):
     tokens_after: int = 0
 
 
+@dataclass(frozen=True)
+class Prompt:
+    """A prompt with images attached to it (pasted, dropped, from the clipboard): what a front
+    end hands ``Agent.run`` when there is more than text."""
+
+    text: str
+    images: tuple[PreparedImage, ...] = ()
+
+
 class Message(BaseModel):
     """One entry of the transcript.
 
@@ -122,6 +133,9 @@ class Message(BaseModel):
     gets: it with the mentioned files attached); None when the two are the same."""
     mentions: list[Mention] = Field(default_factory=list)
     """User messages: the mentions of ``typed``, for the chat's chips."""
+    images: list[ImageRef] = Field(default_factory=list)
+    """User and tool messages: the images sent with the text (``core.attachments``): their
+    references only; the bytes are in the session's image store."""
 
     @property
     def prompt(self) -> str:
@@ -145,6 +159,7 @@ class Message(BaseModel):
         injected: bool = False,
         typed: str | None = None,
         mentions: list[Mention] | None = None,
+        images: list[ImageRef] | None = None,
     ) -> Message:
         """``text``: what the model gets; ``typed``: the prompt, when it differs."""
         return cls(
@@ -154,6 +169,7 @@ class Message(BaseModel):
             injected=injected,
             typed=typed,
             mentions=mentions or [],
+            images=images or [],
         )
 
     @classmethod
@@ -183,6 +199,7 @@ class Message(BaseModel):
         *,
         is_error: bool = False,
         record: CallRecord | None = None,
+        images: list[ImageRef] | None = None,
     ) -> Message:
         return cls(
             role="tool",
@@ -191,4 +208,5 @@ class Message(BaseModel):
             name=call.name,
             is_error=is_error,
             record=record,
+            images=images or [],
         )

@@ -385,7 +385,7 @@ class AgentApp(App[None]):
 
     @on(PromptInput.Submitted)
     def _submitted(self, event: PromptInput.Submitted) -> None:
-        if self.send(event.text):
+        if self.turns.send(event.text, event.images):
             event.input.commit()
 
     # -- events ----------------------------------------------------------------------------

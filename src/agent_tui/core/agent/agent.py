@@ -60,7 +60,7 @@ from agent_tui.core.skills import SkillSet, prompt_section
 from agent_tui.core.state.trust import ProjectTrust, TrustItem
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.registry import ToolRegistry
-from agent_tui.core.transcript import Message, Usage
+from agent_tui.core.transcript import Message, Prompt, Usage
 from agent_tui.core.workspace.memory import ProjectMemory
 
 log = logging.getLogger(__name__)
@@ -477,10 +477,10 @@ class Agent:
     # -- the loop ---------------------------------------------------------------------------
 
     async def run(
-        self, prompt: str, *, asker: Asker | None = None, command: CommandRun | None = None
+        self, prompt: str | Prompt, *, asker: Asker | None = None, command: CommandRun | None = None
     ) -> AsyncIterator[Event]:
-        """Run one user turn to completion, yielding every event. ``asker`` answers the asks
-        of this turn (the front end's prompt); without it, the one given at construction.
+        """Run one user turn (text, or a ``Prompt`` with images) to completion, yielding every
+        event. ``asker`` answers the asks of this turn (the front end's); else the agent's.
         ``command``: the custom command starting it (``core.commands.grants``): its
         ``allowed-tools`` and ``model`` hold for this turn only. The session file is
         ``fsync``-ed before ``turn_end``; a failure to save it (disk full) is an ``error``

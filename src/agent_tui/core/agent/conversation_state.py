@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Literal
 
 from agent_tui.core.conversation.session import SessionLog, session_usage
+from agent_tui.core.images.store import ImageStore
 from agent_tui.core.transcript import Message, Usage
 
 StartSource = Literal["startup", "resume", "clear", "compact"]
@@ -32,6 +33,8 @@ class ConversationState:
         """The SessionStart hooks still to run, before the session's first turn (their
         context goes with its prompt): startup, resume, clear, compact (after a compaction);
         None once they ran."""
+        self.images = ImageStore(lambda: self.session.images if self.session else None)
+        """The images of the conversation, kept in the session in use (``core.images``)."""
 
     def append(self, message: Message) -> None:
         """Add ``message`` to the transcript, and to the session file when there is one."""

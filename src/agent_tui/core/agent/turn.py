@@ -51,12 +51,18 @@ from agent_tui.core.events import (
     UserInjected,
     UserMessage,
 )
+from agent_tui.core.images.vision import (
+    accepts_images,
+    is_image_refusal,
+    refusal_note,
+    text_only_note,
+)
 from agent_tui.core.mentions import Expansion, MentionExpander
 from agent_tui.core.permissions import Asker
 from agent_tui.core.plan import plan_event
 from agent_tui.core.providers.base import Completion, ModelRequest, Provider, ProviderError
 from agent_tui.core.tools.registry import ToolRegistry
-from agent_tui.core.transcript import INTERRUPTED_NOTE, Message, Usage, cut_off_note
+from agent_tui.core.transcript import INTERRUPTED_NOTE, Message, Prompt, Usage, cut_off_note
 
 if TYPE_CHECKING:
     from agent_tui.core.commands.grants import CommandRun
@@ -105,7 +111,7 @@ class TurnRunner:
         self._tools_cost: ToolsCost | None = None
 
     async def run(
-        self, prompt: str, asker: Asker | None, command: CommandRun | None = None
+        self, prompt: str | Prompt, asker: Asker | None, command: CommandRun | None = None
     ) -> AsyncGenerator[Event, None]:
         """Run one user turn to completion, yielding every event; ``turn_end`` last. The
         session file is ``fsync``-ed before ``turn_end``; a failure to save it is an ``error``
@@ -135,13 +141,16 @@ class TurnRunner:
         return ErrorEvent(message=problem, where="session") if problem else None
 
     async def _phases(
-        self, prompt: str, asker: Asker | None, command: CommandRun | None
+        self, prompt: str | Prompt, asker: Asker | None, command: CommandRun | None
     ) -> AsyncGenerator[Event, None]:
         """The turn's phases, each ending with its next step; ``turn_end`` from the last."""
         await self.rewinder.settle()  # the previous turn's last scan, before this turn's records
         self.control.start()
-        turn = Turn(secrets.token_hex(4), prompt, asker, command=command)
-        turn.checkpoint = self.rewinder.checkpoint(turn.id, prompt)
+        text, attached = (
+            (prompt.text, prompt.images) if isinstance(prompt, Prompt) else (prompt, ())
+        )
+        turn = Turn(secrets.token_hex(4), text, asker, attached, command=command)
+        turn.checkpoint = self.rewinder.checkpoint(turn.id, text)
         try:
             phase = self._open(turn, open_model(turn, self.host))
             while True:
@@ -196,9 +205,16 @@ class TurnRunner:
             if verdict.additional_context:
                 sent += f"\n\n<hook-context>\n{verdict.additional_context}\n</hook-context>"
         typed = prompt if sent != prompt else None
-        state.append(Message.user(sent, turn=turn.id, typed=typed, mentions=expansion.mentions))
+        images = [await state.images.keep(image) for image in (*turn.attached, *expansion.images)]
+        mentions = expansion.mentions
+        state.append(
+            Message.user(sent, turn=turn.id, typed=typed, mentions=mentions, images=images)
+        )
         command = grant_event(turn, self.host, said)
-        yield UserMessage(text=prompt, mentions=expansion.mentions, command=command)
+        yield UserMessage(text=prompt, mentions=mentions, images=images, command=command)
+        provider = provider_of(turn, self.host)
+        if images and not self._vision(provider):
+            yield ErrorEvent(message=text_only_note(provider.name, images), where="images")
         if self.host.tool_sources:  # e.g. MCP servers still connecting (each has a deadline)
             try:
                 await self.control.guard(self._sources_ready())
@@ -232,11 +248,16 @@ class TurnRunner:
         if cost is not None:
             yield cost
         limits = turn.limits or host.limits
+        messages = list(self.conversation.messages)
+        vision = self._vision(provider)
+        host.executor.images = self.conversation.images.sink(vision)  # read_file of an image
         request = ModelRequest(
             system=host.system,
-            messages=list(self.conversation.messages),
+            messages=messages,
             tools=tools,
             max_tokens=min(REPLY_MAX_TOKENS, limits.max_output_tokens),
+            images=await self.conversation.images.encoded(messages) if vision else {},
+            vision=vision,
         )
         reply = Reply()
         try:
@@ -251,7 +272,8 @@ class TurnRunner:
             yield EndTurn("interrupted", turn.requests, reply.text)
             return
         except ProviderError as exc:
-            async with aclosing(self._failed(turn, reply, exc)) as items:
+            note = self._image_refusal(provider, request, exc)
+            async with aclosing(self._failed(turn, reply, exc, note)) as items:
                 async for item in items:
                     yield item
             return
@@ -274,8 +296,24 @@ class TurnRunner:
             async for item in items:
                 yield item
 
-    async def _failed(self, turn: Turn, reply: Reply, exc: ProviderError) -> Phase:
-        """The request failed: compact and send again after an overflow (once), else end."""
+    def _vision(self, provider: Provider) -> bool:
+        """Whether ``provider``'s model is sent images (``core.images.vision``)."""
+        setting, refused = self.host.settings.model.vision, self.conversation.images.refused
+        return accepts_images(provider.name, setting=setting, refused=refused)
+
+    def _image_refusal(self, provider: Provider, request: ModelRequest, exc: ProviderError) -> str:
+        """What to add to the error when the model refused the request's images (and remember
+        it: the session sends a note in their place to that model from now on)."""
+        if not request.vision or not any(m.images for m in request.messages):
+            return ""
+        if not is_image_refusal(str(exc), exc.status):
+            return ""
+        self.conversation.images.refused.add(provider.name)
+        return refusal_note(provider.name)
+
+    async def _failed(self, turn: Turn, reply: Reply, exc: ProviderError, note: str = "") -> Phase:
+        """The request failed: compact and send again after an overflow (once), else end;
+        ``note``: what to add to the error (a model that refused images)."""
         overflow = is_context_overflow(str(exc), exc.status)
         if overflow and not turn.overflowed and not reply.parts:
             turn.overflowed = True
@@ -291,7 +329,7 @@ class TurnRunner:
                 turn.requests -= 1
                 yield RunAgain()
                 return
-        said = str(exc)
+        said = str(exc) + note
         self._keep_cut_off(reply, said)
         if overflow:
             said += (

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from agent_tui.core.agent.inbox import Inbox
 from agent_tui.core.agent.tool_source import ToolSource
+from agent_tui.core.attachments import PreparedImage
 from agent_tui.core.budget import SpillStore
 from agent_tui.core.checkpoints.turn import TurnCheckpoint
 from agent_tui.core.conversation.context import ContextUsage
@@ -95,6 +96,8 @@ class Turn:
     id: str
     prompt: str
     asker: Asker | None
+    attached: tuple[PreparedImage, ...] = ()
+    """The images the prompt came with (pasted, dropped); its mentions may add more."""
     checkpoint: TurnCheckpoint | None = None
     command: CommandRun | None = None
     """The custom command that started the turn with ``allowed-tools`` or ``model``."""

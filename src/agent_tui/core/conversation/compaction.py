@@ -207,6 +207,13 @@ def _path_argument(arguments: str) -> str | None:
     return None
 
 
+def _images(message: Message) -> str:
+    """The images of ``message`` as the summarizer reads them: named (it is sent no image)."""
+    return "".join(
+        f"\n[image {ref.name}: {ref.kind}, {ref.width}×{ref.height}]" for ref in message.images
+    )
+
+
 def render(message: Message) -> str:
     """One message as the summarizer reads it."""
     if message.role == "tool":
@@ -215,14 +222,14 @@ def render(message: Message) -> str:
         if cut > 0:
             text = f"{text[:TOOL_RESULT_CHARS]}\n[… {cut:,} more characters not shown]"
         flag = " (error)" if message.is_error else ""
-        return f"[tool result of {message.name or 'a tool'}{flag}]\n{text}"
+        return f"[tool result of {message.name or 'a tool'}{flag}]\n{text}{_images(message)}"
     text = message.content
     cut = len(text) - MESSAGE_CHARS
     if cut > 0:
         text = f"{text[:MESSAGE_CHARS]}\n[… {cut:,} more characters not shown]"
     if message.role == "user":
         head = "[earlier summary]" if message.folded else "[user]"
-        return f"{head}\n{text}"
+        return f"{head}\n{text}{_images(message)}"
     calls = "".join(
         f"\n[tool call {call.name} {call.arguments[:500]}]" for call in message.tool_calls
     )

@@ -36,9 +36,10 @@ def estimate_tokens(text: str) -> int:
 
 
 def message_tokens(message: Message) -> int:
-    """A message's estimate: its text, its calls' names and arguments, a few tokens of
-    framing."""
+    """A message's estimate: its text, its images (``ImageRef.tokens``), its calls' names and
+    arguments, a few tokens of framing."""
     tokens = 4 + estimate_tokens(message.content)
+    tokens += sum(image.tokens for image in message.images)  # by pixels, not base64
     for call in message.tool_calls:
         tokens += 4 + estimate_tokens(call.name) + estimate_tokens(call.arguments)
     return tokens

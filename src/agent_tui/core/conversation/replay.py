@@ -105,7 +105,9 @@ def transcript_events(
                 yield _turn_end(turns, interrupted)
             open_turn, turns, interrupted = True, 0, False
             if told:
-                yield UserMessage(text=message.prompt, mentions=message.mentions)
+                yield UserMessage(
+                    text=message.prompt, mentions=message.mentions, images=message.images
+                )
         elif message.role == "assistant":
             turns += 1
             interrupted = interrupted or message.interrupted

@@ -163,6 +163,11 @@ class SessionLog:
         """Where its checkpoints keep file contents."""
         return BlobStore(self.files_dir / "blobs")
 
+    @property
+    def images(self) -> BlobStore:
+        """Where its images are kept (``core.images.store``), by content as the blobs are."""
+        return BlobStore(self.files_dir / "images")
+
     def sealed_bytes(self) -> bytes:
         """The file's content, checked as a load checks it (``SessionDoubted`` when something
         else wrote it), read under the lock so no append of this process is half in it."""

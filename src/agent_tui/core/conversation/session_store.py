@@ -69,6 +69,7 @@ class SessionStore:
             if failure is not None:
                 raise failure
         session.blobs.copy_to(fork.blobs)
+        session.images.copy_to(fork.images)  # its chips show and its images are sent again
         loaded = SessionLog.load(fork.path)
         loaded.writer = fork.writer  # the lock new() took goes with it
         loaded.keeper = fork.keeper  # and what its writer sealed

@@ -54,7 +54,9 @@ def _message(plan: CallPlan, event: ToolEnd, content: str, is_error: bool) -> Me
         read_only=plan.read_only,
         call=plan.call if plan.sent is not None else None,
     )
-    return Message.tool(plan.sent or plan.call, content, is_error=is_error, record=record)
+    images = event.images if isinstance(event, ToolResult) else []
+    call = plan.sent or plan.call
+    return Message.tool(call, content, is_error=is_error, record=record, images=images)
 
 
 class CallResults:
@@ -83,6 +85,7 @@ class CallResults:
                 allowed_by=plan.allowed_by,
                 subagent=output.subagent,
                 ran=_ran(plan),
+                images=output.images,
             )
             return event, _message(plan, event, result.content, output.is_error)
 

@@ -31,6 +31,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from agent_tui.core.attachments import NO_IMAGES, ImageSink
 from agent_tui.core.budget import BudgetSettings, SpillStore, TurnBudget
 from agent_tui.core.budget.ordered import OrderedResults
 from agent_tui.core.checkpoints.turn import TurnCheckpoint
@@ -121,6 +122,9 @@ class ToolExecutor:
         gets its parent turn's, so what the child changes is kept (and scanned) there."""
         self._asker: Asker | None = asker
         """The asker of the request running (a subagent's asks go to it)."""
+        self.images: ImageSink = NO_IMAGES
+        """Where the calls keep the images they return, and whether the model takes them: set
+        by the turn before each request (``ToolContext.images``)."""
 
     @property
     def states(self) -> dict[str, CallPhase]:
@@ -397,6 +401,7 @@ class ToolExecutor:
             shell=self.shell,
             asker=self._asker,
             hosts=self.policy.hosts,
+            images=self.images,
         )
 
 

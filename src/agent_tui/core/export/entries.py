@@ -4,7 +4,9 @@
 the transcript: ``Agent.history``) and gives, in order: each prompt the user typed, each
 answer, each tool call of an answer with its input and the output the model saw (bounded as
 the model saw it; a spilled output's file named, so nothing is lost), and each compaction
-summary, marked as one. The shape is versioned (``VERSION``); fields are only ever added.
+summary, marked as one. An image is named, never inlined: its name, type, dimensions, size and
+the file the session keeps it in (``ImageEntry``). The shape is versioned (``VERSION``);
+fields are only ever added.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from agent_tui.core.attachments import ImageRef, human_size
 from agent_tui.core.budget.excerpt import pointer_in
 from agent_tui.core.events import SpillPointer, ToolErrorEvent, ToolRejected, ToolResult
 from agent_tui.core.transcript import Message, ToolCall
@@ -35,11 +38,26 @@ class SpillRef(BaseModel):
     reason: str
 
 
+class ImageEntry(BaseModel):
+    """An image sent with a prompt or a tool result (the bytes are not exported: ``path``)."""
+
+    name: str
+    media_type: str
+    width: int
+    height: int
+    size: int
+    digest: str
+    path: str
+    """Where the session keeps it (``<session>/images/<2 hex>/<62 hex>``); empty without a
+    session file."""
+
+
 class PromptEntry(BaseModel):
     kind: Literal["prompt"] = "prompt"
     text: str
     """What the user typed (files named with ``@`` are listed in ``mentions``, not pasted)."""
     mentions: list[str] = Field(default_factory=list)
+    images: list[ImageEntry] = Field(default_factory=list)
     injected: bool = False
     """Typed while the turn ran, and sent into it."""
 
@@ -64,6 +82,7 @@ class ToolCallEntry(BaseModel):
     output: str = ""
     """What the model was sent back, exactly (an excerpt when the output was spilled)."""
     spill: SpillRef | None = None
+    images: list[ImageEntry] = Field(default_factory=list)
 
 
 class CompactionEntry(BaseModel):
@@ -116,6 +135,7 @@ def export_doc(history: list[Message], session: SessionInfo, exported_at: str) -
                 PromptEntry(
                     text=message.prompt,
                     mentions=[m.path for m in message.mentions],
+                    images=_images(message.images, session.file),
                     injected=message.injected,
                 )
             )
@@ -130,7 +150,7 @@ def export_doc(history: list[Message], session: SessionInfo, exported_at: str) -
                 )
             results = _results(history, index)
             for call in message.tool_calls:
-                entries.append(_call(call, results.get(call.id), session.cwd))
+                entries.append(_call(call, results.get(call.id), session))
     return ExportDoc(exported_at=exported_at, session=session, entries=entries)
 
 
@@ -145,7 +165,31 @@ def _results(history: list[Message], index: int) -> dict[str, Message]:
     return found
 
 
-def _call(call: ToolCall, result: Message | None, cwd: str) -> ToolCallEntry:
+def image_line(image: ImageEntry) -> str:
+    """One image in Markdown: its name, what it is, and where the session keeps it."""
+    kind = image.media_type.removeprefix("image/").upper()
+    what = f"`{image.name}` ({kind}, {image.width}×{image.height}, {human_size(image.size)})"
+    return what + (f", kept at `{image.path}`" if image.path else "")
+
+
+def _images(refs: list[ImageRef], session_file: str) -> list[ImageEntry]:
+    where = session_file.removesuffix(".jsonl")
+    return [
+        ImageEntry(
+            name=ref.name,
+            media_type=ref.media_type,
+            width=ref.width,
+            height=ref.height,
+            size=ref.size,
+            digest=ref.digest,
+            path=os.path.join(where, "images", ref.digest[:2], ref.digest[2:]) if where else "",
+        )
+        for ref in refs
+    ]
+
+
+def _call(call: ToolCall, result: Message | None, session: SessionInfo) -> ToolCallEntry:
+    cwd = session.cwd
     entry = ToolCallEntry(
         id=call.id,
         name=call.name,
@@ -170,6 +214,7 @@ def _call(call: ToolCall, result: Message | None, cwd: str) -> ToolCallEntry:
     entry.outcome = outcome
     entry.summary = summary
     entry.output = result.content
+    entry.images = _images(result.images, session.file)
     if spill is not None:
         where = os.path.join(cwd, spill.path) if cwd else spill.path
         entry.spill = SpillRef(

@@ -12,8 +12,10 @@ from agent_tui.core.export.entries import (
     AnswerEntry,
     CompactionEntry,
     ExportDoc,
+    ImageEntry,
     PromptEntry,
     ToolCallEntry,
+    image_line,
 )
 
 Format = Literal["markdown", "json"]
@@ -65,6 +67,7 @@ def markdown(doc: ExportDoc) -> str:
             out += [f"## Prompt {prompts}{injected}", "", fence(entry.text)]
             if entry.mentions:
                 out += ["", "Attached: " + ", ".join(f"`{m}`" for m in entry.mentions)]
+            out += _image_lines(entry.images)
         elif isinstance(entry, AnswerEntry):
             out += ["### Answer", "", entry.text.rstrip() or "*(empty)*"]
             if entry.interrupted:
@@ -84,6 +87,12 @@ def markdown(doc: ExportDoc) -> str:
                 fence(entry.summary),
             ]
     return "\n".join(out) + "\n"
+
+
+def _image_lines(images: list[ImageEntry]) -> list[str]:
+    if not images:
+        return []
+    return ["", "Images:", "", *(f"- {image_line(image)}" for image in images)]
 
 
 def _call(entry: ToolCallEntry) -> list[str]:
@@ -106,6 +115,7 @@ def _call(entry: ToolCallEntry) -> list[str]:
     ]
     if entry.outcome != "no_result":
         lines += ["", "Output the model saw:", "", fence(entry.output, "text")]
+    lines += _image_lines(entry.images)
     if entry.spill is not None:
         spill = entry.spill
         lines += [

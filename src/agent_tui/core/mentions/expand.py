@@ -6,6 +6,9 @@ path and gives the model the prompt followed by one ``<attachment>`` block per m
 - a file: what ``read_file`` returns for it (the real tool: numbered lines, its limits, its
   footer — a big file is its first window and the footer's ``next: read_file(…offset=…)``
   says how to page on); it also counts as read for ``edit_file``;
+- an image (by its suffix: ``core.images.prepare``): the image itself, sent with the
+  message (``Expansion.images``; resized when too large), and a line in the text naming it;
+  a damaged image or not an image is refused with the reason;
 - a directory: its entries two levels deep, breadth first, ignored files left out (the
   index's walk), at most ``MAX_LISTING``;
 - refused, with a note saying why and nothing of the content: a path outside the workspace
@@ -26,7 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from agent_tui.core.attachments import PreparedImage
 from agent_tui.core.events import Mention
+from agent_tui.core.images.prepare import (
+    MAX_INPUT_BYTES,
+    ImageError,
+    looks_like_image,
+    prepare_image,
+)
 from agent_tui.core.mentions.resources import MentionResources
 from agent_tui.core.mentions.syntax import RESOURCE, tokens
 from agent_tui.core.mentions.walk import Walker
@@ -50,6 +60,8 @@ class Expansion:
     text: str
     """What the model gets: the prompt, then the attachments."""
     mentions: list[Mention] = field(default_factory=list)
+    images: list[PreparedImage] = field(default_factory=list)
+    """The images the mentions attach (sent with the message, kept in the session)."""
 
 
 @dataclass(frozen=True)
@@ -84,9 +96,11 @@ class MentionExpander:
         self.reads = reads
         self.file_state = file_state if file_state is not None else FileStateCache()
         self.resources = resources
+        self._images: list[PreparedImage] = []
 
     async def expand(self, prompt: str) -> Expansion:
         mentions: list[Mention] = []
+        self._images = []
         blocks: list[str] = []
         seen: set[str] = set()
         room = MAX_ATTACHED
@@ -103,8 +117,8 @@ class MentionExpander:
             if mention.attached:
                 room -= len(block)
         if not blocks:
-            return Expansion(prompt, mentions)
-        return Expansion("\n\n".join([prompt, LEAD, *blocks]), mentions)
+            return Expansion(prompt, mentions, self._images)
+        return Expansion("\n\n".join([prompt, LEAD, *blocks]), mentions, self._images)
 
     async def _one(
         self, start: int, candidates: list[tuple[str, int]], room: int
@@ -165,6 +179,17 @@ class MentionExpander:
         if is_dir:
             body = await asyncio.to_thread(self._listing, "" if rel == "." else rel, shown)
             return Mention(kind=kind, path=shown, start=start, end=end), _block(kind, shown, body)
+        if looks_like_image(real.name):
+            try:
+                image = await asyncio.to_thread(_image, real, raw)
+            except ImageError as error:
+                return refused(str(error).rstrip("."))
+            self._images.append(image)
+            ref = image.ref
+            note = f"attached as an image, {ref.width}×{ref.height}"
+            mention = Mention(kind=kind, path=shown, start=start, end=end, note=note)
+            body = f"[image: {ref.kind}, {ref.width}×{ref.height}, sent with this message]"
+            return mention, _block("image", shown, body)
         ctx = ToolContext(
             cwd=self.cwd, file_state=self.file_state, judged_path=real, reads=self.reads
         )
@@ -201,3 +226,13 @@ class MentionExpander:
             else f"[{len(lines)} entries, {LISTING_DEPTH} levels deep, ignored files left out]"
         )
         return "\n".join([*lines, tail])
+
+
+def _image(path: Path, name: str) -> PreparedImage:
+    """The image at ``path`` ready to send (blocking); ``ImageError`` when it is not one."""
+    try:
+        with path.open("rb") as f:
+            data = f.read(MAX_INPUT_BYTES + 1)
+    except OSError as exc:
+        raise ImageError(f"{name} cannot be read: {exc.strerror or exc}") from None
+    return prepare_image(data, name)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -33,6 +33,7 @@ from agent_tui.core.providers.http import (
     RetryPolicy,
     display_url,
 )
+from agent_tui.core.providers.image_parts import anthropic_blocks
 from agent_tui.core.providers.sse import iter_sse
 from agent_tui.core.transcript import Message, ToolCall, Usage
 
@@ -50,20 +51,29 @@ _RETRYABLE_ERRORS = frozenset({"overloaded_error", "api_error", "rate_limit_erro
 
 
 def _blocks(
-    message: Message, ran: dict[str, ToolCall] | None = None
+    message: Message,
+    ran: dict[str, ToolCall] | None = None,
+    images: Mapping[str, str] | None = None,
+    vision: bool = True,
 ) -> tuple[str, list[dict[str, Any]]]:
+    pictures = anthropic_blocks(message.images, images or {}, vision) if message.images else []
     if message.role == "tool":
+        content: str | list[dict[str, Any]] = message.content
+        if pictures:
+            text = [{"type": "text", "text": message.content}] if message.content.strip() else []
+            content = [*text, *pictures]
         result = {
             "type": "tool_result",
             "tool_use_id": message.tool_call_id or "",
-            "content": message.content,
+            "content": content,
             "is_error": message.is_error,
         }
         return "user", [result]
-    # The API rejects empty or whitespace-only text blocks.
-    blocks: list[dict[str, Any]] = (
-        [{"type": "text", "text": message.content}] if message.content.strip() else []
-    )
+    # The API rejects empty or whitespace-only text blocks; images go first (its advice).
+    blocks: list[dict[str, Any]] = [
+        *pictures,
+        *([{"type": "text", "text": message.content}] if message.content.strip() else []),
+    ]
     if message.role == "assistant":
         for sent in message.tool_calls:
             call = (ran or {}).get(sent.id, sent)
@@ -74,8 +84,11 @@ def _blocks(
     return message.role, blocks
 
 
-def to_anthropic_messages(messages: list[Message]) -> list[dict[str, Any]]:
-    """The ``messages`` array: content blocks, tool results as user turns, roles alternating.
+def to_anthropic_messages(
+    messages: list[Message], images: Mapping[str, str] | None = None, vision: bool = True
+) -> list[dict[str, Any]]:
+    """The ``messages`` array: content blocks, tool results as user turns, roles alternating;
+    images as ``image`` blocks (``images``: base64 by digest).
 
     Consecutive messages of the same wire role (several tool results, or tool results then the
     user's next prompt) are merged into one message; messages with no content are dropped.
@@ -90,7 +103,7 @@ def to_anthropic_messages(messages: list[Message]) -> list[dict[str, Any]]:
         if m.tool_call_id is not None and m.record is not None and m.record.call is not None
     }
     for message in messages:
-        role, blocks = _blocks(message, ran)
+        role, blocks = _blocks(message, ran, images, vision)
         if not blocks:
             continue
         if out and out[-1]["role"] == role:
@@ -292,7 +305,7 @@ class AnthropicProvider:
         body: dict[str, Any] = {"model": self.model, "max_tokens": request.max_tokens}
         if request.system:
             body["system"] = request.system
-        body["messages"] = to_anthropic_messages(request.messages)
+        body["messages"] = to_anthropic_messages(request.messages, request.images, request.vision)
         tools = request.tools.anthropic_tools()
         if tools:
             body["tools"] = tools

@@ -7,7 +7,7 @@ tool-call arguments, usage chunks) stay inside each provider.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -68,6 +68,11 @@ class ModelRequest:
     max_retry_wait: float | None = None
     """The longest ``Retry-After`` the request honours (None: the transport's default);
     a server asking for more ends the request with an error that says so."""
+    images: Mapping[str, str] = field(default_factory=dict)
+    """The base64 of the images the messages name, by digest (``core.images.store``); an
+    image missing here is sent as a text note (``ImageRef.note``)."""
+    vision: bool = True
+    """The model takes images (``core.images.vision``): when False each is a text note."""
 
 
 Frontend = Literal["tui", "headless"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -31,6 +31,7 @@ from agent_tui.core.providers.http import (
     RetryPolicy,
     display_url,
 )
+from agent_tui.core.providers.image_parts import openai_parts, tool_images_lead
 from agent_tui.core.providers.sse import iter_sse
 from agent_tui.core.transcript import Message, ToolCall, Usage
 
@@ -45,10 +46,22 @@ HINTS = EnvHints(
 )
 
 
-def to_openai_messages(system: str, messages: list[Message]) -> list[dict[str, Any]]:
-    """The ``messages`` array: the system prompt, then the transcript in wire format."""
+def to_openai_messages(
+    system: str,
+    messages: list[Message],
+    images: Mapping[str, str] | None = None,
+    vision: bool = True,
+) -> list[dict[str, Any]]:
+    """The ``messages`` array: the system prompt, then the transcript in wire format. Images
+    (``images``: base64 by digest) are ``image_url`` parts; a tool result's follow the run of
+    tool messages in a user message (``image_parts``)."""
+    found = images or {}
     out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
+    pending: list[dict[str, Any]] = []  # the images of the tool results just sent
     for message in messages:
+        if message.role != "tool" and pending:
+            out.append({"role": "user", "content": pending})
+            pending = []
         if message.role == "tool":
             out.append(
                 {
@@ -57,6 +70,10 @@ def to_openai_messages(system: str, messages: list[Message]) -> list[dict[str, A
                     "content": message.content,
                 }
             )
+            if message.images:
+                lead = tool_images_lead(message.name, message.tool_call_id, message.images)
+                pending.append({"type": "text", "text": lead})
+                pending.extend(openai_parts(message.images, found, vision))
         elif message.role == "assistant" and message.tool_calls:
             out.append(
                 {
@@ -72,8 +89,14 @@ def to_openai_messages(system: str, messages: list[Message]) -> list[dict[str, A
                     ],
                 }
             )
+        elif message.images:
+            text = [{"type": "text", "text": message.content}] if message.content else []
+            parts = [*text, *openai_parts(message.images, found, vision)]
+            out.append({"role": message.role, "content": parts})
         else:
             out.append({"role": message.role, "content": message.content})
+    if pending:
+        out.append({"role": "user", "content": pending})
     return out
 
 
@@ -262,7 +285,9 @@ class OpenAIProvider:
     def build_body(self, request: ModelRequest) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": to_openai_messages(request.system, request.messages),
+            "messages": to_openai_messages(
+                request.system, request.messages, request.images, request.vision
+            ),
         }
         tools = request.tools.openai_tools()
         if tools:

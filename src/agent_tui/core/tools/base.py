@@ -16,6 +16,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from agent_tui.core.attachments import NO_IMAGES, ImageRef, ImageSink
 from agent_tui.core.budget.raw import RawOutput
 from agent_tui.core.calls import ResultFacts, SubagentReport
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
@@ -125,6 +126,8 @@ class ToolOutput:
     spill saves these instead of ``content``, byte for byte; None: it saves ``content``."""
     subagent: SubagentReport | None = None
     """``task``: what the child agent did (carried by the ``tool_result`` and the transcript)."""
+    images: list[ImageRef] = field(default_factory=list)
+    """Images the model gets with ``content`` (kept already, ``ToolContext.images``)."""
     footer: str = ""
     """The end of ``content`` (after a ``\n``) that says how the call ended — run_shell's
     ``[exit code 1]`` and sandbox lines — and is not in ``raw``: an excerpt of a spilled or
@@ -212,6 +215,9 @@ class ToolContext:
     hosts: HostRules = NO_HOSTS
     """The hosts the allow rules name literally: the only private addresses ``web_fetch``
     may reach (``core.tools.hosts``)."""
+    images: ImageSink = NO_IMAGES
+    """Where a tool keeps an image it returns (``read_file``), and whether the model takes
+    images at all (``core.attachments``)."""
     kept: KeptOutput | None = None
     """Set by a tool that is stopped midway (cancelled) with output worth keeping
     (``run_shell``): the executor budgets it with the call's interrupted or cancelled end."""

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from textual.timer import Timer
 
+    from agent_tui.core.attachments import ImageRef
     from agent_tui.core.events import Mention
 if TYPE_CHECKING:  # imported with the first reply (the Markdown parser is not small)
     from agent_tui.core.events import CompactionEvent
@@ -166,12 +167,14 @@ class ChatView(VerticalScroll):
 
     # -- messages --------------------------------------------------------------------------
 
-    async def add_user(self, text: str, mentions: Sequence[Mention] = ()) -> None:
+    async def add_user(
+        self, text: str, mentions: Sequence[Mention] = (), images: Sequence[ImageRef] = ()
+    ) -> None:
         """A prompt the user sent: appended at the end, and the chat brought back to it and
         anchored again, however far up it was scrolled (by the user, or by lane navigation
         showing an earlier turn): the reply to it must be seen as it streams."""
         await self.end_reply()
-        await self._append(UserPrompt(text, mentions))
+        await self._append(UserPrompt(text, mentions, images))
         if self.insert_before is None:
             self.scroll_end(animate=False)
 

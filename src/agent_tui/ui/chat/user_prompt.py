@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from textual.content import Content
 from textual.widgets import Static
 
+from agent_tui.core.attachments import ImageRef
 from agent_tui.core.events import Mention
 
 ICONS = {"file": "📄", "directory": "📁", "resource": "🔗"}
@@ -18,6 +19,17 @@ REFUSED = "strike $text-error on $error 15%"
 def chip(mention: Mention) -> str:
     """What a mention shows as: ``📄 src/app.py``."""
     return f"{ICONS.get(mention.kind, '@')} {mention.path}"
+
+
+IMAGE = "▣"
+
+
+def image_chips(images: Sequence[ImageRef]) -> Content:
+    """The images sent with a message, one chip each: ``▣ shot.png · 800×600 · 120 KB``."""
+    parts: list[str | tuple[str, str]] = []
+    for ref in images:
+        parts += [(f" {IMAGE} {ref.label} ", CHIP), " "]
+    return Content.assemble(*parts[:-1])
 
 
 def with_chips(text: str, mentions: Sequence[Mention]) -> Content:
@@ -49,10 +61,18 @@ class UserPrompt(Static):
     }
     """
 
-    def __init__(self, text: str, mentions: Sequence[Mention] = ()) -> None:
-        super().__init__(with_chips(text, mentions) if mentions else Content(text))
+    def __init__(
+        self, text: str, mentions: Sequence[Mention] = (), images: Sequence[ImageRef] = ()
+    ) -> None:
+        content = with_chips(text, mentions) if mentions else Content(text)
+        if images:
+            lines = [content, image_chips(images)] if text else [image_chips(images)]
+            content = Content("\n").join(lines)
+        super().__init__(content)
         self.text = text
         self.mentions = tuple(mentions)
+        self.images = tuple(images)
         notes = [f"{chip(m)}: {m.note}" for m in self.mentions if m.note]
+        notes += [f"{IMAGE} {r.name}: resized from {r.original}" for r in images if r.original]
         if notes:
             self.tooltip = "\n".join(notes)

@@ -192,7 +192,7 @@ class EventView:
         chat = self.app.main.chat
         match event:
             case UserMessage():
-                await chat.add_user(event.text, event.mentions)
+                await chat.add_user(event.text, event.mentions, event.images)
                 if event.command is not None:  # what a custom command grants this turn
                     await chat.add_notice(event.command.summary(), "info")
                     for note in event.command.notes:

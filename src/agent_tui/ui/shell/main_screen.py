@@ -67,6 +67,7 @@ class MainScreen(Screen[None]):
                 yield PlanPanel(id="plan")
                 yield ToolLane(self.clock, id="lane")
         yield self._prompt.menu  # the prompt's completion menu, just above it
+        yield self._prompt.tray  # the images waiting to go with the message
         yield self._prompt
         if self._queued is not None:
             yield self._queued

@@ -5,12 +5,19 @@ edit or cursor move it asks its completers (``core.text.completion``) in turn, a
 answers fills the menu. While the menu is open, Up/Down move in it, Tab inserts the
 highlighted completion, Enter inserts it too, or sends when the command is already complete,
 and Esc closes it (without interrupting the turn) until the text changes.
+
+It owns the tray of images waiting to go with the message (``tray``, ``image_tray``): a paste
+that is only paths to image files attaches them, Ctrl+V attaches the clipboard's image (or,
+without one, pastes what was copied in the app), Backspace at the very start takes the last
+one off. ``Submitted`` carries them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import events, work
 from textual.binding import Binding
@@ -21,6 +28,10 @@ from textual.widgets import TextArea
 from agent_tui.core.text.completion import Completer, Completions
 from agent_tui.ui.shell.completion_menu import CompletionMenu
 from agent_tui.ui.shell.external_editor import CHORD_HINT, EditorChord, edit_externally
+from agent_tui.ui.shell.image_tray import ImageTray, clipboard_image, images_in_paste
+
+if TYPE_CHECKING:  # the core's images load with the first image (the shell paints without them)
+    from agent_tui.core.attachments import PreparedImage
 
 PLACEHOLDER = "Ask the agent…  (Enter send · ctrl+j newline · ↑ history · ^x ^e editor)"
 NEWLINE_KEYS = frozenset({"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"})
@@ -72,6 +83,8 @@ class PromptInput(TextArea):
 
         input: PromptInput
         text: str
+        images: tuple[PreparedImage, ...] = ()
+        """The images attached to it (the tray's)."""
 
         @property
         def control(self) -> PromptInput:
@@ -102,6 +115,8 @@ class PromptInput(TextArea):
         self.completers = list(completers)
         """Asked in turn on every edit; the first answer fills the menu."""
         self.menu = CompletionMenu(id=f"{id}-menu" if id else None)
+        self.tray = ImageTray(id=f"{id}-images" if id else None)
+        """The images waiting to go with the message (composed by the screen above it)."""
         self._dismissed: str | None = None
         """The text the menu was closed on with Esc (it stays closed until the text changes)."""
         self._span: Completions | None = None
@@ -141,6 +156,12 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             self.action_submit()
+            return
+        at_start = self.cursor_location == (0, 0) and self.selection.is_empty
+        if event.key == "backspace" and at_start and self.tray.images:
+            event.stop()
+            event.prevent_default()
+            await self.tray.drop()
             return
         if event.key in NEWLINE_KEYS:
             event.stop()
@@ -243,10 +264,45 @@ class PromptInput(TextArea):
         self.move_cursor(self.document.end)
         self.focus()
 
+    async def _on_paste(self, event: events.Paste) -> None:
+        """A paste that is only paths to image files attaches the images (TextArea inserts
+        any other text); an image file that cannot be attached is said, and pasted as text."""
+        from agent_tui.core.images.prepare import ImageError
+
+        try:
+            images = await images_in_paste(event.text, Path.cwd())
+        except ImageError as error:
+            self.app.notify(f"{error} Pasted as text.", title="Not attached", severity="warning")
+            return
+        if images is None:
+            return
+        event.prevent_default()  # not inserted as text
+        for image in images:
+            await self.tray.add(image)
+
+    def action_paste(self) -> None:
+        """Ctrl+V: the clipboard's image (``image_tray``), read off the event loop."""
+        self._paste_clipboard()
+
+    @work(exclusive=True, group="clipboard", exit_on_error=False, name="clipboard-image")
+    async def _paste_clipboard(self) -> None:
+        from agent_tui.core.images.clipboard import ClipboardError
+        from agent_tui.core.images.prepare import ImageError
+
+        try:
+            image = await clipboard_image(self.tray.added + 1)
+        except (ClipboardError, ImageError) as error:
+            if self.app.clipboard:  # text copied in the app: pasted as Ctrl+V always did
+                super().action_paste()
+            else:
+                self.app.notify(str(error), title="No image pasted", severity="warning")
+            return
+        await self.tray.add(image)
+
     def action_submit(self) -> None:
         text = self.text.strip()
-        if text:
-            self.post_message(self.Submitted(self, text))
+        if text or self.tray.images:
+            self.post_message(self.Submitted(self, text, tuple(self.tray.images)))
         elif self.empty_submit is not None:
             self.empty_submit()
 
@@ -303,3 +359,4 @@ class PromptInput(TextArea):
         self._history_index = None
         self._draft = ""
         self.load_text("")
+        self.tray.clear()

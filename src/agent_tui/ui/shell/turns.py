@@ -27,7 +27,9 @@ if TYPE_CHECKING:
     from collections.abc import Coroutine
 
     from agent_tui.core.agent.agent import Agent
+    from agent_tui.core.attachments import PreparedImage
     from agent_tui.core.commands.grants import CommandRun
+    from agent_tui.core.transcript import Prompt
     from agent_tui.ui.approval.desk import ApprovalDesk
     from agent_tui.ui.shell.event_view import EventView
     from agent_tui.ui.shell.main_screen import MainScreen
@@ -85,11 +87,15 @@ class Turns:
         attention.start(ui.notify, title=ui.title, project=Path(agent.cwd).name)
         self.host.desk.on_pending = attention.asks_changed
 
-    def send(self, text: str) -> bool:
+    def send(self, text: str, images: tuple[PreparedImage, ...] = ()) -> bool:
         """Start a turn with ``text``; while a turn runs it is queued (``type_ahead``). A
         slash command runs instead (``SlashActions.route``; ``//x`` sends ``/x``). Before the
-        core is ready it is listed on the shell and sent once the core is there."""
+        core is ready it is listed on the shell and sent once the core is there. ``images``
+        (the prompt's tray) go only with a message that starts a turn now: otherwise it is
+        refused, said, and nothing is cleared."""
         host = self.host
+        if images:
+            return self._send_images(text, images)
         if not host.ready or host.opening.asking_trust:
             return host.opening.hold(text)
         from agent_tui.ui.shell.slash_actions import escape
@@ -105,6 +111,24 @@ class Turns:
             self.app.notify("A rewind is in progress: send it when it is done.", severity="warning")
             return False
         self._start(self._run_turn(text), "agent-turn")
+        return True
+
+    def _send_images(self, text: str, images: tuple[PreparedImage, ...]) -> bool:
+        host = self.host
+        why = None
+        if not host.ready or host.opening.asking_trust or host.agent.rewinding:
+            why = "the agent is not ready for a message yet: send again in a moment"
+        elif text.startswith("/") and not text.startswith("//"):
+            why = "images go with a message, not a slash command (send // to start with /)"
+        elif host.busy:
+            why = "a turn is running: send them when it ends (Esc interrupts it)"
+        if why is not None:
+            self.app.notify(f"Not sent — {why}. The images stay attached.", severity="warning")
+            return False
+        from agent_tui.core.transcript import Prompt
+
+        prompt = Prompt(text[1:] if text.startswith("//") else text, images)
+        self._start(self._run_turn(prompt), "agent-turn")
         return True
 
     def send_command(self, prompt: str, run: CommandRun) -> bool:
@@ -146,7 +170,7 @@ class Turns:
 
         await forward(self.host.agent.compact(focus), self.app)
 
-    async def _run_turn(self, prompt: str, run: CommandRun | None = None) -> None:
+    async def _run_turn(self, prompt: str | Prompt, run: CommandRun | None = None) -> None:
         from agent_tui.ui.shell.events_bridge import forward
 
         turn = self.host.agent.run(prompt, asker=self.host.desk.ask, command=run)

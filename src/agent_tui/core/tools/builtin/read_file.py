@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import json
@@ -13,8 +14,16 @@ from typing import BinaryIO
 
 from pydantic import Field
 
+from agent_tui.core.attachments import human_size
 from agent_tui.core.budget.reader import SpillReader
 from agent_tui.core.calls import ResultFacts
+from agent_tui.core.images.prepare import (
+    MAX_INPUT_BYTES,
+    ImageError,
+    NotAnImage,
+    looks_like_image,
+    prepare_image,
+)
 from agent_tui.core.text.utf8 import escape_bytes, escaped_bytes
 from agent_tui.core.tools import claude_calls
 from agent_tui.core.tools.aliases import CallAlias, renamed
@@ -50,8 +59,8 @@ DESCRIPTION = f"""\
 Read a text file as numbered lines (`N<tab>text`; never copy the prefix into edit_file). At \
 most {MAX_LINES:,} lines (~{MAX_WINDOW_CHARS // 1000} KB) a call; the footer gives the total, \
 the next offset and, for a line cut at {MAX_LINE_CHARS:,} chars, the char_offset to read on \
-({SEGMENT_CHARS:,} chars a call). Pages `.agent-spill/…` output too. Refuses binaries and \
-directories."""
+({SEGMENT_CHARS:,} chars a call). Pages `.agent-spill/…` output too. Returns images as images; \
+refuses other binaries and directories."""
 
 
 class ReadFileInput(ToolInput):
@@ -160,6 +169,43 @@ def _open(path: Path, where: str) -> BinaryIO:
             "Only regular files can be read. Use run_shell if you must inspect it.",
         ) from None
     return os.fdopen(fd, "rb")
+
+
+def _image_bytes(path: Path, where: str) -> bytes:
+    with _open(path, where) as f:
+        return f.read(MAX_INPUT_BYTES + 1)
+
+
+async def _read_image(real: Path, where: str, ctx: ToolContext) -> ToolOutput | None:
+    """An image file as an image for a model that takes them (kept in the session's image
+    store), else described; None when it is not an image after all (read as text)."""
+    try:
+        image = await asyncio.to_thread(lambda: prepare_image(_image_bytes(real, where), where))
+    except NotAnImage:
+        return None
+    except ImageError as error:
+        raise ToolFailure("bad_image", str(error), "Ask the user for a readable copy.") from None
+    except OSError as exc:
+        raise ToolFailure(
+            "io_error", f"Cannot read {where}: {exc.strerror or exc}.", "Check the path."
+        ) from exc
+    ref = image.ref
+    about = f"{ref.kind}, {ref.width}×{ref.height}, {human_size(ref.size)}"
+    if ref.original:
+        about += f"; resized from {ref.original}"
+    data: dict[str, object] = {"path": str(real), "image": about}
+    if not ctx.images.accepts:
+        content = (
+            f"[{where} is an image ({about}). This model does not accept images, so it cannot "
+            "be shown to you: ask the user what it shows, or to switch to a model that reads "
+            "images.]"
+        )
+        summary = f"image {ref.width}×{ref.height}, not shown (the model takes no images)"
+        return ToolOutput(content, data=data, never_spill=True, summary=summary)
+    kept = await ctx.images.keep(image)
+    content = f"[image {where}: {about} — the image itself follows]"
+    summary = f"image {ref.kind} {ref.width}×{ref.height}"
+    return ToolOutput(content, data=data, never_spill=True, summary=summary, images=[kept])
 
 
 def _read(path: Path, where: str, inp: ReadFileInput, limit: int, stop: threading.Event) -> _View:
@@ -287,6 +333,10 @@ async def _call(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
         raise is_directory(path, ctx, "read_file")
     if not real.exists():
         raise not_found(path, ctx)
+    if looks_like_image(real.name):
+        image = await _read_image(real, where, ctx)
+        if image is not None:
+            return image
     limit = min(inp.limit, MAX_LINES)
     try:
         view = await in_thread(lambda stop: _read(real, where, inp, limit, stop))
