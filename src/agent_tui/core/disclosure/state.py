@@ -181,13 +181,16 @@ class Disclosure:
         self, *, read_only_only: bool = False, denied: Iterable[str] = ()
     ) -> list[Tool[Any]]:
         """The tools of the next request, after the filter pipeline: mode (plan mode offers only
-        read-only tools), tools denied outright, then direct + proxies (+ unmasked on strict)."""
+        read-only tools, and only it offers the plan-mode tools), tools denied outright, then
+        direct + proxies (+ unmasked on strict)."""
         denied = set(denied)
         deferred = self.deferred()
 
         def keep(tool: Tool[Any]) -> bool:
             if tool.name in denied:
                 return False
+            if tool.meta.plan_mode_only and not read_only_only:
+                return False  # exit_plan_mode: offered in plan mode only
             return not read_only_only or tool.meta.read_only or tool.name == RUN_TOOL
 
         tools = [t for t in self.direct() if keep(t)]

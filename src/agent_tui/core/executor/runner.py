@@ -49,6 +49,7 @@ from agent_tui.core.executor.partition import (
 from agent_tui.core.executor.permission_hooks import ask_the_hooks, rewritten
 from agent_tui.core.executor.results import CallResults
 from agent_tui.core.permissions import Asker, Decision, PermissionPolicy, Rule
+from agent_tui.core.plan_review import PlanReview
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
 from agent_tui.core.tools.base import NO_CHANGES, ProgressCallback, ProgressUpdate, ToolContext
 from agent_tui.core.tools.config import ShellSettings
@@ -121,6 +122,8 @@ class ToolExecutor:
         gets its parent turn's, so what the child changes is kept (and scanned) there."""
         self._asker: Asker | None = asker
         """The asker of the request running (a subagent's asks go to it)."""
+        self.plan_review = PlanReview(policy)
+        """Plan mode's hand-off (``exit_plan_mode``): the front end attaches its reviewer."""
 
     @property
     def states(self) -> dict[str, CallPhase]:
@@ -397,6 +400,7 @@ class ToolExecutor:
             shell=self.shell,
             asker=self._asker,
             hosts=self.policy.hosts,
+            plan_gate=self.plan_review,
         )
 
 
