@@ -40,17 +40,18 @@ APPROVED_MODES = (Mode.DEFAULT, Mode.ACCEPT_EDITS)
 
 
 class PlanReview(PlanGate):
-    """One session's plan hand-off: its policy (the mode), the front end's reviewer and
-    mode switch (``attach``; none: nobody to ask)."""
+    """One session's plan hand-off: its policy (the mode; ``policy_of`` gives the one in force,
+    which a session may replace), the front end's reviewer and mode switch (``attach``; none:
+    nobody to ask)."""
 
-    def __init__(self, policy: PermissionPolicy) -> None:
-        self.policy = policy
+    def __init__(self, policy_of: Callable[[], PermissionPolicy]) -> None:
+        self.policy_of = policy_of
         self.reviewer: PlanReviewer | None = None
         self.switch: ModeSwitch | None = None
 
     @property
     def mode(self) -> str | None:
-        mode = self.policy.mode
+        mode = self.policy_of().mode
         return None if mode is None else mode.value
 
     def attach(self, reviewer: PlanReviewer, switch: ModeSwitch | None = None) -> None:
@@ -73,7 +74,7 @@ class PlanReview(PlanGate):
         if target is None:
             log.warning("a plan approval named the mode %r: not approved", answer.mode)
             return PlanVerdict(approved=False)
-        (self.switch or self.policy.set_mode)(target)
+        (self.switch or self.policy_of().set_mode)(target)
         return PlanVerdict(approved=True, mode=target.value)
 
 

@@ -208,3 +208,20 @@ def test_headless_prints_the_plan_and_stays_in_plan_mode(tmp_path: Path) -> None
     assert "nobody can approve" in done.stderr
     assert "write_file rejected" in done.stderr
     assert not (tmp_path / "made.txt").exists()
+
+
+def test_the_card_names_the_plan_by_its_first_line() -> None:
+    from agent_tui.core.text.call_summary import summarize_input
+
+    assert summarize_input({"plan": PLAN}) == "Split the parser"
+    assert summarize_input({"plan": "\n  Do it: step one\n1. a"}) == "Do it: step one"
+
+
+async def test_without_disclosure_it_is_in_the_request_in_plan_mode_only(tmp_path: Path) -> None:
+    from agent_tui.core.disclosure.marks import plain_tools
+
+    agent = _agent(tmp_path, [{"text": "hi"}])
+    assert "exit_plan_mode" in plain_tools(agent.registry, agent.policy)
+    agent.policy.set_mode(Mode.DEFAULT)
+    assert "exit_plan_mode" not in plain_tools(agent.registry, agent.policy)
+    assert "exit_plan_mode" not in plain_tools(agent.registry, None)

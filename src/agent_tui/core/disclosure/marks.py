@@ -105,6 +105,15 @@ def request_filters(policy: PermissionPolicy | None, registry: ToolRegistry) -> 
     return {"read_only_only": policy.mode is Mode.PLAN, "denied": denied}
 
 
+def plain_tools(registry: ToolRegistry, policy: PermissionPolicy | None) -> ToolRegistry:
+    """The tools of a request without progressive disclosure: the whole registry, less the
+    plan-mode tools (``exit_plan_mode``) outside plan mode."""
+    in_plan = policy is not None and policy.mode is Mode.PLAN
+    if in_plan or not any(t.meta.plan_mode_only for t in registry.tools()):
+        return registry
+    return ToolRegistry([t for t in registry.tools() if not t.meta.plan_mode_only])
+
+
 def tools_cost(
     disclosure: Disclosure | None, registry: ToolRegistry, policy: PermissionPolicy | None = None
 ) -> dict[str, int]:

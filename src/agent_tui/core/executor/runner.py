@@ -122,7 +122,7 @@ class ToolExecutor:
         gets its parent turn's, so what the child changes is kept (and scanned) there."""
         self._asker: Asker | None = asker
         """The asker of the request running (a subagent's asks go to it)."""
-        self.plan_review = PlanReview(policy)
+        self.plan_review = PlanReview(lambda: self.policy)
         """Plan mode's hand-off (``exit_plan_mode``): the front end attaches its reviewer."""
 
     @property
