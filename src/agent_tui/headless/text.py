@@ -64,7 +64,7 @@ class TextRenderer:
             self._note(f"→ {event.name} {_short(shown)}")
             plan = (event.input or {}).get("plan")
             if event.name in PLAN_HANDOFF and isinstance(plan, str):
-                self._text(plan.strip() + "\n\n")  # the run's result: nobody here approves it
+                self._text("\n" + plan.strip() + "\n\n")  # what the run hands over
         elif isinstance(event, ToolResult):
             mark = "✗" if event.is_error else "✓"
             first = next((ln for ln in event.content.splitlines() if ln.strip()), "")
