@@ -225,3 +225,12 @@ async def test_without_disclosure_it_is_in_the_request_in_plan_mode_only(tmp_pat
     agent.policy.set_mode(Mode.DEFAULT)
     assert "exit_plan_mode" not in plain_tools(agent.registry, agent.policy)
     assert "exit_plan_mode" not in plain_tools(agent.registry, None)
+
+
+def test_it_does_not_count_toward_the_deferral_threshold(tmp_path: Path) -> None:
+    """Ten tools in all with it, nine without: an MCP tool beside the built-ins stays direct
+    (the threshold is 10), as before the tool existed."""
+    from agent_tui.core.disclosure.state import counted
+
+    registry = default_registry()
+    assert counted(registry.tools()) == len(registry) - 1
