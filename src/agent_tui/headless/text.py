@@ -1,6 +1,7 @@
-"""The ``text`` output of a headless run: the answer streamed to stdout, one compact line per
-tool event (a call, its result, a spill, a rejection, a plan step, a hook, a retry) and what a
-custom command grants its turn to stderr."""
+"""The ``text`` output of a headless run: the answer streamed to stdout (and a plan proposed
+with ``exit_plan_mode``, whole), one compact line per tool event (a call, its result, a spill,
+a rejection, a plan step, a hook, a retry) and what a custom command grants its turn to
+stderr."""
 
 from __future__ import annotations
 
@@ -23,6 +24,10 @@ from agent_tui.core.events import (
     UserMessage,
 )
 from agent_tui.core.text.summary import plural
+
+PLAN_HANDOFF = ("exit_plan_mode", "ExitPlanMode")
+"""A plan proposed in plan mode goes to stdout whole: a headless run never approves it
+(``core.plan_review``), so the plan is what the run hands over."""
 
 
 def _short(value: object, limit: int = 100) -> str:
@@ -57,6 +62,9 @@ class TextRenderer:
         elif isinstance(event, ToolUse):
             shown = event.input if event.input is not None else event.raw_arguments
             self._note(f"→ {event.name} {_short(shown)}")
+            plan = (event.input or {}).get("plan")
+            if event.name in PLAN_HANDOFF and isinstance(plan, str):
+                self._text("\n" + plan.strip() + "\n\n")  # what the run hands over
         elif isinstance(event, ToolResult):
             mark = "✗" if event.is_error else "✓"
             first = next((ln for ln in event.content.splitlines() if ln.strip()), "")

@@ -190,7 +190,7 @@ class AgentApp(App[None]):
         self.agent = agent
         self.session = session if session is not None else agent.describe()
         self.calls = CallBook(self.clock, agent.settings.ui.auto_expand)
-        self.modes = PermissionModes(self)
+        self.modes = PermissionModes(self, cursor_blink=self.CURSOR_BLINK)
         """The permission mode's switches, and the approval desk's callbacks."""
         self.desk = ApprovalDesk(
             self, self.modes.describe_ask, self.modes.answered, cursor_blink=self.CURSOR_BLINK

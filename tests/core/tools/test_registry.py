@@ -19,6 +19,7 @@ from agent_tui.core.tools.schema import input_schema
 
 BUILTINS = [
     "edit_file",
+    "exit_plan_mode",
     "glob",
     "grep",
     "list_dir",
@@ -28,9 +29,18 @@ BUILTINS = [
     "web_fetch",
     "write_file",
 ]
-READ_ONLY = {"glob", "grep", "list_dir", "read_file", "update_plan", "web_fetch"}
-SERIALISED = {"update_plan"}
-"""Read-only, but its calls run one after the other (the last plan wins)."""
+READ_ONLY = {
+    "exit_plan_mode",
+    "glob",
+    "grep",
+    "list_dir",
+    "read_file",
+    "update_plan",
+    "web_fetch",
+}
+SERIALISED = {"update_plan", "exit_plan_mode"}
+"""Read-only, but its calls run one after the other (the last plan wins; one review at a
+time)."""
 
 
 class _Empty(ToolInput):
@@ -63,6 +73,7 @@ def test_metadata_of_the_builtins() -> None:
     assert by_name["write_file"].timeout is None
     assert by_name["edit_file"].timeout is None
     assert by_name["run_shell"].timeout is None
+    assert by_name["exit_plan_mode"].timeout is None  # it waits for a person
 
 
 def test_fail_closed_meta_defaults() -> None:

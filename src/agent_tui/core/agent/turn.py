@@ -39,7 +39,7 @@ from agent_tui.core.agent.turn_state import Turn, TurnHost
 from agent_tui.core.conversation.compaction import is_context_overflow
 from agent_tui.core.conversation.context import ContextUsage, reported_usage
 from agent_tui.core.conversation.repair import interrupted_result
-from agent_tui.core.disclosure.marks import request_filters
+from agent_tui.core.disclosure.marks import plain_tools, request_filters
 from agent_tui.core.events import (
     AssistantMessage,
     ErrorEvent,
@@ -422,10 +422,10 @@ class TurnRunner:
     def _request_tools(self, provider: Provider) -> tuple[ToolRegistry, ToolsCost | None]:
         """The tools of the next request (to ``provider``): through progressive disclosure
         when it is on (with a ``tools_cost`` event when the cost changed), else the whole
-        registry."""
+        registry (less ``exit_plan_mode`` outside plan mode: ``plain_tools``)."""
         host = self.host
         if host.disclosure is None:
-            return host.registry, None
+            return plain_tools(host.registry, host.policy), None
         host.disclosure.protocol = "strict" if provider.kind == "anthropic" else "free-text"
         filters = request_filters(host.policy, host.registry)
         cost = ToolsCost.model_validate(host.disclosure.estimate(**filters))

@@ -43,6 +43,7 @@ TOOLS: tuple[ToolName, ...] = (
     _tool("LS", "list_dir"),
     _tool("WebFetch", "web_fetch"),
     _tool("TodoWrite", "update_plan"),
+    _tool("ExitPlanMode", "exit_plan_mode"),
     _tool("Task", "task"),
     _tool("Agent", "task"),
     _tool("Skill", "skill", skill="name"),
@@ -61,7 +62,6 @@ UNMAPPED: frozenset[str] = frozenset(
         "BashOutput",
         "KillShell",
         "KillBash",
-        "ExitPlanMode",
         "SlashCommand",
     }
 )

@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from agent_tui.core.disclosure.proxies import RUN_TOOL
-from agent_tui.core.disclosure.state import DEFERRABLE_BUILTINS, PROXIES, Disclosure, server_of
+from agent_tui.core.disclosure.state import (
+    DEFERRABLE_BUILTINS,
+    PROXIES,
+    Disclosure,
+    counted,
+    server_of,
+)
 from agent_tui.core.permissions.decision import Step
 from agent_tui.core.permissions.modes import Mode
 from agent_tui.core.tools.registry import ToolRegistry
@@ -44,7 +50,7 @@ def exposure(disclosure: Disclosure | None, names: Iterable[str]) -> dict[str, M
     threshold = settings.threshold
     deferred = {t.name for t in disclosure.deferred()}
     strict = disclosure.protocol == "strict"
-    count = sum(1 for t in disclosure.registry.tools() if t.name not in PROXIES)
+    count = counted(t for t in disclosure.registry.tools() if t.name not in PROXIES)
     marks: dict[str, Mark] = {}
     for name in names:
         if name in deferred and name in disclosure.unmasked:
@@ -103,6 +109,15 @@ def request_filters(policy: PermissionPolicy | None, registry: ToolRegistry) -> 
         ):
             denied.append(tool.name)
     return {"read_only_only": policy.mode is Mode.PLAN, "denied": denied}
+
+
+def plain_tools(registry: ToolRegistry, policy: PermissionPolicy | None) -> ToolRegistry:
+    """The tools of a request without progressive disclosure: the whole registry, less the
+    plan-mode tools (``exit_plan_mode``) outside plan mode."""
+    in_plan = policy is not None and policy.mode is Mode.PLAN
+    if in_plan or not any(t.meta.plan_mode_only for t in registry.tools()):
+        return registry
+    return ToolRegistry([t for t in registry.tools() if not t.meta.plan_mode_only])
 
 
 def tools_cost(

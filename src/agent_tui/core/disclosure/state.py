@@ -51,6 +51,12 @@ BUILTIN_GROUP = "built-in"
 """The catalog's line of the deferred built-ins (they have no server)."""
 
 
+def counted(tools: Iterable[Tool[Any]]) -> int:
+    """The tools the deferral threshold counts: not the plan-mode ones (``exit_plan_mode``),
+    which are in no request outside plan mode."""
+    return sum(1 for t in tools if not t.meta.plan_mode_only)
+
+
 def server_of(name: str) -> str:
     """``mcp__github__create_issue`` -> ``github``; built-ins have no server."""
     parts = name.split("__")
@@ -117,7 +123,7 @@ class Disclosure:
         """The deferred bucket, sorted by name."""
         threshold = self.settings.threshold
         tools = self._real_tools()
-        if threshold is None or len(tools) <= threshold:
+        if threshold is None or counted(tools) <= threshold:
             return []
         always = set(self.settings.always_load)
         builtins = MCP_BUILTINS | (DEFERRABLE_BUILTINS if self.settings.defer_builtins else set())
@@ -181,13 +187,16 @@ class Disclosure:
         self, *, read_only_only: bool = False, denied: Iterable[str] = ()
     ) -> list[Tool[Any]]:
         """The tools of the next request, after the filter pipeline: mode (plan mode offers only
-        read-only tools), tools denied outright, then direct + proxies (+ unmasked on strict)."""
+        read-only tools, and only it offers the plan-mode tools), tools denied outright, then
+        direct + proxies (+ unmasked on strict)."""
         denied = set(denied)
         deferred = self.deferred()
 
         def keep(tool: Tool[Any]) -> bool:
             if tool.name in denied:
                 return False
+            if tool.meta.plan_mode_only and not read_only_only:
+                return False  # exit_plan_mode: offered in plan mode only
             return not read_only_only or tool.meta.read_only or tool.name == RUN_TOOL
 
         tools = [t for t in self.direct() if keep(t)]
@@ -236,7 +245,13 @@ class Disclosure:
             "proxy_tokens": cost([t for t in exposed if t.name in PROXIES]),
             "unmasked_tokens": cost(unmasked),
             "total_tokens": cost(exposed),
-            "without_disclosure_tokens": cost(self._real_tools()),
+            "without_disclosure_tokens": cost(
+                [
+                    t
+                    for t in self._real_tools()
+                    if filters.get("read_only_only") or not t.meta.plan_mode_only
+                ]
+            ),
             "deferred_count": len(deferred),
         }
         self._estimate = (key, figures)

@@ -50,6 +50,7 @@ from agent_tui.core.executor.partition import (
 from agent_tui.core.executor.permission_hooks import ask_the_hooks, rewritten
 from agent_tui.core.executor.results import CallResults
 from agent_tui.core.permissions import Asker, Decision, PermissionPolicy, Rule
+from agent_tui.core.plan_review import PlanReview
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
 from agent_tui.core.tools.base import NO_CHANGES, ProgressCallback, ProgressUpdate, ToolContext
 from agent_tui.core.tools.config import ShellSettings
@@ -125,6 +126,8 @@ class ToolExecutor:
         self.images: ImageSink = NO_IMAGES
         """Where the calls keep the images they return, and whether the model takes them: set
         by the turn before each request (``ToolContext.images``)."""
+        self.plan_review = PlanReview(lambda: self.policy)
+        """Plan mode's hand-off (``exit_plan_mode``): the front end attaches its reviewer."""
 
     @property
     def states(self) -> dict[str, CallPhase]:
@@ -402,6 +405,7 @@ class ToolExecutor:
             asker=self._asker,
             hosts=self.policy.hosts,
             images=self.images,
+            plan_gate=self.plan_review,
         )
 
 

@@ -116,6 +116,7 @@ def plan_mode(tool: Tool[Any]) -> Decision:
     """The denial of a tool that may change things while plan mode is on."""
     why = (
         f"plan mode is on: only read-only tools run, so {tool.name} was not run. "
-        "Describe the change as a plan instead; the user can switch modes to apply it."
+        "Describe the change as a plan instead and propose it with exit_plan_mode: the user "
+        "approves it and switches modes to apply it."
     )
     return Decision("deny", why, Step.PLAN_MODE)

@@ -29,6 +29,9 @@ def summarize_input(input: dict[str, Any] | None, raw_arguments: str = "") -> st
     steps = input.get("plan", input.get("todos"))  # todos: Claude Code's TodoWrite shape
     if isinstance(steps, list):  # update_plan
         return plural(len(steps), "step")
+    if isinstance(steps, str) and steps.strip():  # exit_plan_mode: the plan's first line
+        first = next(line for line in steps.splitlines() if line.strip())
+        return one_line(first.strip().lstrip("#").strip() or first)
     described, prompt = input.get("description"), input.get("prompt")
     if isinstance(described, str) and described and isinstance(prompt, str):  # task
         agent = input.get("agent")

@@ -25,6 +25,7 @@ from agent_tui.core.tools.config import ShellSettings
 from agent_tui.core.tools.errors import ToolErrorInfo
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.hosts import NO_HOSTS, HostRules
+from agent_tui.core.tools.plan_gate import PlanGate
 from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
 
 InputT = TypeVar("InputT", bound=BaseModel)
@@ -86,6 +87,8 @@ class ToolMeta:
     (``write_file``, ``edit_file``), so the turn's checkpoint can restore them. A tool that is
     neither read-only nor reporting may change any file (``run_shell``, MCP tools): the
     workspace is scanned around its calls and what it changed is listed as not restorable."""
+    plan_mode_only: bool = False
+    """Offered to the model only while plan mode is on (``exit_plan_mode``)."""
 
 
 @dataclass(frozen=True)
@@ -218,6 +221,9 @@ class ToolContext:
     images: ImageSink = NO_IMAGES
     """Where a tool keeps an image it returns (``read_file``), and whether the model takes
     images at all (``core.attachments``)."""
+    plan_gate: PlanGate | None = None
+    """The permission mode and the user's review of a plan (``exit_plan_mode``); None: no
+    session behind the call (``mcp serve``, tests)."""
     kept: KeptOutput | None = None
     """Set by a tool that is stopped midway (cancelled) with output worth keeping
     (``run_shell``): the executor budgets it with the call's interrupted or cancelled end."""

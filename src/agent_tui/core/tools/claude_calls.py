@@ -244,3 +244,12 @@ def from_task(arguments: dict[str, Any]) -> dict[str, Any]:
     _rename(out, "subagent_type", "agent")
     _off(out, "run_in_background", "task waits for its subagent's report")
     return out
+
+
+def from_exit_plan_mode(arguments: dict[str, Any]) -> dict[str, Any]:
+    """``ExitPlanMode`` ``{plan, allowedPrompts}``: ``allowedPrompts`` asks for permissions
+    along with the plan; none are granted here (each call is judged and asked as usual), so
+    it is dropped — it could only loosen."""
+    out = dict(arguments)
+    _drop(out, "allowedPrompts")
+    return out

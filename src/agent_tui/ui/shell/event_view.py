@@ -69,6 +69,8 @@ class EventView:
 
     def __init__(self, app: EventHost) -> None:
         self.app = app
+        self.plan_waiting = False
+        """A plan proposed in plan mode waits for the user (``PlanDesk``): as an approval."""
         agent = app.agent
         self._transcript_seen = (id(agent.messages), len(agent.messages))
         """The transcript (which list, how long) the screen on top was last told of."""
@@ -261,7 +263,7 @@ class EventView:
         from agent_tui.ui.calls.book import CallStatus
 
         pending = self.app.calls.unfinished()
-        if any(c.status is CallStatus.APPROVAL for c in pending):
+        if self.plan_waiting or any(c.status is CallStatus.APPROVAL for c in pending):
             return Activity.APPROVAL
         return Activity.RUNNING if pending else Activity.THINKING
 

@@ -4,8 +4,10 @@
 ``/mode``'s choice; entering bypass asks for confirmation first (``BypassConfirm``). A switch
 tells the calls waiting for approval (``switch``): the executor judges them again under
 the new mode. ``describe_ask`` and ``answered`` are the ``ApprovalDesk``'s callbacks: an
-ask shown, an answer given (the user's, or the policy's after a switch). Built by the app once
-the core is there; what it uses of the app is ``ModesHost``.
+ask shown, an answer given (the user's, or the policy's after a switch). The plan desk
+(``PlanDesk``) shows a plan proposed in plan mode; an approval switches the mode through
+``switch``, as Shift+Tab does. Built by the app once the core is there; what it uses of the
+app is ``ModesHost``.
 """
 
 from __future__ import annotations
@@ -51,12 +53,34 @@ class ModesHost(Protocol):
         self, screen: Screen[Any], callback: Callable[[Any], None] | None = None
     ) -> object: ...
 
+    def pop_screen(self) -> object: ...
+
+    @property
+    def screen(self) -> Screen[object]: ...
+
 
 class PermissionModes:
     """The app's (``app``: the ``AgentApp``) permission mode and approval callbacks."""
 
-    def __init__(self, app: ModesHost) -> None:
+    def __init__(self, app: ModesHost, *, cursor_blink: bool = True) -> None:
+        from agent_tui.ui.approval.plan_desk import PlanDesk
+
         self.app = app
+        self.plan_desk = PlanDesk(
+            app, cursor_blink=cursor_blink, on_open=self._plan_shown, on_close=self._plan_closed
+        )
+        """Shows a plan proposed in plan mode (``exit_plan_mode``) and takes the answer."""
+        self.plan_desk.attach(app.agent.executor.plan_review, self.switch)
+
+    def _plan_shown(self) -> None:
+        view = self.app.event_view
+        view.plan_waiting = True
+        view.set_activity(Activity.APPROVAL)
+
+    def _plan_closed(self) -> None:
+        view = self.app.event_view
+        view.plan_waiting = False
+        view.set_activity(view.tool_activity())
 
     def cycle(self) -> None:
         """Next permission mode (default → accept-edits → plan → bypass); takes effect at

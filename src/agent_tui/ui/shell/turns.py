@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from agent_tui.ui.shell.event_view import EventView
     from agent_tui.ui.shell.main_screen import MainScreen
     from agent_tui.ui.shell.opening import Opening
+    from agent_tui.ui.shell.permission_modes import PermissionModes
     from agent_tui.ui.shell.slash_actions import SlashActions
     from agent_tui.ui.shell.type_ahead import TypeAhead
 
@@ -50,6 +51,7 @@ class TurnsHost(Protocol):
     agent: Agent
     busy: bool
     desk: ApprovalDesk
+    modes: PermissionModes
     slash: SlashActions
     type_ahead: TypeAhead
     event_view: EventView
@@ -86,6 +88,7 @@ class Turns:
         ui = agent.settings.ui
         attention.start(ui.notify, title=ui.title, project=Path(agent.cwd).name)
         self.host.desk.on_pending = attention.asks_changed
+        self.host.modes.plan_desk.on_pending = attention.asks_changed  # a plan waits, too
 
     def send(self, text: str, images: tuple[PreparedImage, ...] = ()) -> bool:
         """Start a turn with ``text``; while a turn runs it is queued (``type_ahead``). A

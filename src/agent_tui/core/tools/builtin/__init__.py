@@ -1,5 +1,5 @@
 """The built-in tools: files (read, write, edit), search (list_dir, glob, grep), the shell,
-the plan (update_plan) and the web (web_fetch).
+the plan (update_plan, and exit_plan_mode in plan mode) and the web (web_fetch).
 
 Each tool is one module defining ``TOOL``; adding a built-in means adding its module here.
 """
@@ -11,6 +11,7 @@ from typing import Any
 from agent_tui.core.tools.base import Tool
 from agent_tui.core.tools.builtin import (
     edit_file,
+    exit_plan_mode,
     glob_tool,
     grep_tool,
     list_dir,
@@ -31,6 +32,7 @@ _MODULES = (
     glob_tool,
     grep_tool,
     update_plan,
+    exit_plan_mode,
     web_fetch,
 )
 

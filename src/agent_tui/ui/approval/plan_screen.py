@@ -1,0 +1,242 @@
+"""Plan mode's hand-off: the plan the model proposed (``exit_plan_mode``), rendered, and the
+user's answer — approve and work in default mode (y), approve and accept edits (a), keep
+planning with feedback (f: type it, Enter sends it; Esc goes back to the choices), or keep
+planning without (n / Esc).
+
+A modal like the permission prompt, and as careful with keys: they are ignored for a moment
+after it opens (a keystroke meant for the prompt box cannot approve a plan), ``f`` is a
+priority binding so the keys typed right after it land in the field, and the first answer
+closes the dialog — a second key of the same burst answers nothing (``answer`` once), so it
+can never dismiss a screen that is no longer there. Shift+Tab does nothing here: the answer
+chooses the mode.
+"""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.css.scalar import Scalar
+from textual.screen import ModalScreen
+from textual.widgets import Input, Markdown, Static
+
+from agent_tui.core.tools.plan_gate import PlanVerdict
+from agent_tui.ui.approval.choices import Answer, ApprovalChoices, Row
+
+TITLE = "Plan ready: approve it?"
+FEEDBACK_HINT = "Enter sends it, the mode stays plan · esc back to the choices"
+HINT = "y or a approves · f feedback · n or esc keeps planning"
+
+
+def _label(key: str, style: str, text: str, detail: str = "") -> Content:
+    return Content.assemble(
+        (f" {key} ", f"bold {style} reverse"), "  ", text, (detail, "$foreground-muted")
+    )
+
+
+class PlanReviewScreen(ModalScreen[PlanVerdict]):
+    DEFAULT_CSS = """
+    PlanReviewScreen {
+        align: center middle;
+        background: $background 60%;
+    }
+    PlanReviewScreen > #dialog {
+        width: 100;
+        max-width: 96%;
+        height: auto;
+        max-height: 100%;
+        padding: 0 1;
+        background: $surface;
+        border: round $accent;
+        border-title-color: $accent;
+        border-title-style: bold;
+        border-subtitle-color: $text-muted;
+        & > #intro { color: $text-muted; margin-bottom: 1; }
+        & > #details {
+            height: auto; max-height: 100%; padding: 0 1;
+            background: $background; scrollbar-size-vertical: 1;
+        }
+        & #plan { margin: 0; padding: 0; background: $background; }
+        & #plan > *:first-child { margin-top: 0; }
+        & #plan > *:last-child { margin-bottom: 0; }
+        & > #bottom { dock: bottom; height: auto; }
+        & #choices { margin-top: 1; }
+        & #feedback { display: none; margin-top: 1; }
+        &.-feedback #feedback { display: block; }
+        & #hint { color: $text-muted; margin-top: 1; }
+    }
+    """
+
+    AUTO_FOCUS = ""
+    """Nothing has focus: the screen's keys answer (the feedback field takes it on f)."""
+    ARM_SECONDS = 0.25
+    """Keys pressed sooner than this after the dialog opens are ignored."""
+    MIN_DETAILS = 3
+    """The plan keeps at least this many rows on a tiny screen."""
+
+    BINDINGS = [
+        Binding("y", "answer('default')", "Approve", id="plan.approve"),
+        Binding("a", "answer('accept-edits')", "Approve, accept edits", id="plan.accept"),
+        Binding("n", "answer('keep')", "Keep planning", id="plan.keep"),
+        Binding(
+            "f",
+            "answer('feedback')",
+            "Keep planning, with feedback",
+            id="plan.feedback",
+            priority=True,
+        ),
+        Binding("escape", "escape", "Keep planning", show=False, id="plan.escape"),
+        Binding("shift+tab", "nothing", show=False, id="plan.mode"),
+        Binding("pageup", "scroll_details('page_up')", show=False, id="plan.page_up"),
+        Binding("pagedown", "scroll_details('page_down')", show=False, id="plan.page_down"),
+        Binding("up", "scroll_details('up')", show=False, id="plan.line_up"),
+        Binding("down", "scroll_details('down')", show=False, id="plan.line_down"),
+        Binding("home", "scroll_details('home')", show=False, id="plan.top"),
+        Binding("end", "scroll_details('end')", show=False, id="plan.bottom"),
+    ]
+
+    def __init__(self, plan: str, *, cursor_blink: bool = True) -> None:
+        super().__init__()
+        self.plan = plan
+        self.cursor_blink = cursor_blink
+        self.armed = False
+        self.answered = False
+        self.scrolls = False
+        """The plan is taller than the rows it has."""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog") as dialog:
+            dialog.border_title = TITLE
+            yield Static(
+                Content.assemble(
+                    ("The agent finished planning in ", "$foreground-muted"),
+                    ("plan mode", "bold"),
+                    (": nothing has changed yet. Approve to let it carry this out.", ""),
+                ),
+                id="intro",
+            )
+            with VerticalScroll(id="details", can_focus=False):
+                yield Markdown(self.plan, id="plan")
+            with Vertical(id="bottom"):
+                yield ApprovalChoices(self._choices(), id="choices")
+                yield Input(placeholder="What should change in the plan?  (Enter)", id="feedback")
+                yield Static(HINT, id="hint")
+
+    @staticmethod
+    def _choices() -> list[Row]:
+        return [
+            Answer(
+                "default",
+                _label("y", "$success", "Approve", "  default mode: edits and commands ask"),
+            ),
+            Answer(
+                "accept-edits",
+                _label(
+                    "a",
+                    "$primary",
+                    "Approve, accept edits",
+                    "  accept-edits mode: edits run, commands ask",
+                ),
+            ),
+            Answer("feedback", _label("f", "$warning", "Keep planning, with feedback…")),
+            Answer("keep", _label("n", "$error", "Keep planning", "  the mode stays plan")),
+        ]
+
+    def on_mount(self) -> None:
+        self.query_one("#feedback", Input).cursor_blink = self.cursor_blink
+        self.set_timer(self.ARM_SECONDS, self._arm)
+        self._refit()
+
+    def on_resize(self) -> None:
+        self._refit()
+
+    def _arm(self) -> None:
+        self.armed = True
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "answer" and parameters == ("feedback",):
+            return not self.query_one("#dialog").has_class("-feedback")  # f: a letter there
+        return True
+
+    def _refit(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """Give the plan the rows the rest of the dialog leaves: the choices and the hint
+        (docked at the bottom) always stay in view, and a long plan scrolls in its region."""
+        if not self.is_attached:
+            return
+        dialog = self.query_one("#dialog")
+        details = self.query_one("#details", VerticalScroll)
+        taken = dialog.styles.gutter.height + details.styles.margin.height
+        for part in (self.query_one("#intro"), self.query_one("#bottom")):
+            taken += part.outer_size.height + part.styles.margin.height
+        rows = max(self.MIN_DETAILS, self.size.height - taken)
+        if details.styles.max_height != Scalar.from_number(rows):
+            details.styles.max_height = rows
+        scrolls = details.virtual_size.height > rows
+        if scrolls != self.scrolls:
+            self.scrolls = scrolls
+            dialog.border_subtitle = "↑↓ pgup pgdn home end scroll" if scrolls else ""
+
+    # -- answers ---------------------------------------------------------------------------
+
+    def finish(self, verdict: PlanVerdict) -> None:
+        """Close with ``verdict``, once: later answers (a burst of keys) do nothing."""
+        if self.answered:
+            return
+        self.answered = True
+        self.dismiss(verdict)
+
+    def action_answer(self, choice: str) -> None:
+        if not self.armed or self.answered:
+            return
+        dialog = self.query_one("#dialog")
+        if choice in ("default", "accept-edits"):
+            self.finish(PlanVerdict(approved=True, mode=choice))
+        elif choice == "feedback" and not dialog.has_class("-feedback"):
+            dialog.add_class("-feedback")
+            self.query_one("#hint", Static).update(FEEDBACK_HINT)
+            self.set_focus(self.query_one("#feedback", Input))  # now: the next key goes there
+            self._refit()
+        else:
+            self.finish(PlanVerdict(approved=False))
+
+    def action_escape(self) -> None:
+        """Esc: out of the feedback field, back to the choices (what was typed is kept for
+        another f); on the choices, keep planning without feedback."""
+        dialog = self.query_one("#dialog")
+        if not dialog.has_class("-feedback"):
+            self.action_answer("keep")
+            return
+        dialog.remove_class("-feedback")
+        self.set_focus(None)
+        self.query_one("#hint", Static).update(HINT)
+        self._refit()
+
+    def action_nothing(self) -> None:
+        """Shift+Tab: the answer chooses the mode; the app's mode cycle stays out of it."""
+
+    def action_scroll_details(self, how: str) -> None:
+        details = self.query_one("#details", VerticalScroll)
+        moves = {
+            "up": details.scroll_up,
+            "down": details.scroll_down,
+            "page_up": details.scroll_page_up,
+            "page_down": details.scroll_page_down,
+            "home": details.scroll_home,
+            "end": details.scroll_end,
+        }
+        moves[how](animate=False)
+
+    @on(ApprovalChoices.Picked)
+    def _picked(self, event: ApprovalChoices.Picked) -> None:
+        self.action_answer(event.choice)
+
+    @on(Input.Submitted, "#feedback")
+    def _feedback(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self.armed:
+            self.finish(PlanVerdict(approved=False, feedback=event.value.strip()))
