@@ -38,8 +38,15 @@ class AssistantReply(Widget):
 
     ALLOW_SELECT = True
 
-    def __init__(self, markdown: str = "", *, continued: bool = False, last: bool = True) -> None:
-        super().__init__(classes="-continued" if continued else None)
+    def __init__(
+        self,
+        markdown: str = "",
+        *,
+        continued: bool = False,
+        last: bool = True,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(classes="-continued" if continued else None, id=id)
         self.text = markdown
         """Everything written so far."""
         self.last = last
