@@ -24,12 +24,15 @@ BUILTINS = [
     "list_dir",
     "read_file",
     "run_shell",
+    "shell_kill",
+    "shell_output",
     "update_plan",
     "web_fetch",
     "write_file",
 ]
 READ_ONLY = {"glob", "grep", "list_dir", "read_file", "update_plan", "web_fetch"}
-SERIALISED = {"update_plan"}
+READ_ONLY |= {"shell_output", "shell_kill"}  # only the session's own background jobs
+SERIALISED = {"update_plan", "shell_kill"}
 """Read-only, but its calls run one after the other (the last plan wins)."""
 
 

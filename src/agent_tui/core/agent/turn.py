@@ -32,6 +32,7 @@ from agent_tui.core.agent.command_turn import close_model, grant_event, open_mod
 from agent_tui.core.agent.compacting import Compactor
 from agent_tui.core.agent.control import Interrupted, RunControl
 from agent_tui.core.agent.conversation_state import ConversationState
+from agent_tui.core.agent.job_notes import take_ended
 from agent_tui.core.agent.model_stream import Reply, stream_reply
 from agent_tui.core.agent.rewinding import Rewinder
 from agent_tui.core.agent.steps import EndTurn, NextStep, RunAgain
@@ -40,6 +41,7 @@ from agent_tui.core.conversation.compaction import is_context_overflow
 from agent_tui.core.conversation.context import ContextUsage, reported_usage
 from agent_tui.core.conversation.repair import interrupted_result
 from agent_tui.core.disclosure.marks import request_filters
+from agent_tui.core.disclosure.state import JOB_TOOLS
 from agent_tui.core.events import (
     AssistantMessage,
     ErrorEvent,
@@ -195,10 +197,15 @@ class TurnRunner:
                 return
             if verdict.additional_context:
                 sent += f"\n\n<hook-context>\n{verdict.additional_context}\n</hook-context>"
+        ended = take_ended(self.host.executor.jobs)  # background jobs ended since
+        if ended is not None:
+            sent += f"\n\n{ended[0]}"
         typed = prompt if sent != prompt else None
         state.append(Message.user(sent, turn=turn.id, typed=typed, mentions=expansion.mentions))
         command = grant_event(turn, self.host, said)
         yield UserMessage(text=prompt, mentions=expansion.mentions, command=command)
+        if ended is not None:
+            yield ended[1]
         if self.host.tool_sources:  # e.g. MCP servers still connecting (each has a deadline)
             try:
                 await self.control.guard(self._sources_ready())
@@ -377,6 +384,10 @@ class TurnRunner:
             for pending in host.inbox.drain():
                 state.append(Message.user(pending.text, injected=True))
                 yield UserInjected(text=pending.text, id=pending.id)
+            ended = take_ended(executor.jobs)
+            if ended is not None:
+                state.append(Message.user(ended[0], injected=True))
+                yield ended[1]
         yield RunAgain()
 
     # -- what the phases use --------------------------------------------------------------------
@@ -389,6 +400,8 @@ class TurnRunner:
         if host.disclosure is None:
             return host.registry, None
         host.disclosure.protocol = "strict" if provider.kind == "anthropic" else "free-text"
+        if host.executor.jobs.infos():  # the job tools, once there is a job to use them on
+            host.disclosure.unmasked.update(JOB_TOOLS)
         filters = request_filters(host.policy, host.registry)
         cost = ToolsCost.model_validate(host.disclosure.estimate(**filters))
         changed = cost != self._tools_cost

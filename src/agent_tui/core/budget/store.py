@@ -315,6 +315,16 @@ class SpillWriter:
             builder.feed_raw(piece)
             pos += len(piece)
 
+    def flush(self) -> None:
+        """Push what was written to the file (a reader of ``open_reader`` then sees it)."""
+        self._data.flush()
+
+    def open_reader(self) -> int:
+        """A read-only descriptor of the data being written (the caller closes it): it stays
+        valid when ``commit`` renames the file into place, so a growing output (a background
+        job's) can be read while it is written and after."""
+        return os.open(self._data_tmp, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=self._fd)
+
     def commit(self) -> SpillRecord:
         self._data.flush()
         if self.store.durable:

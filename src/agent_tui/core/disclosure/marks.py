@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from agent_tui.core.disclosure.proxies import RUN_TOOL
-from agent_tui.core.disclosure.state import DEFERRABLE_BUILTINS, PROXIES, Disclosure, server_of
+from agent_tui.core.disclosure.state import (
+    DEFERRABLE_BUILTINS,
+    JOB_TOOLS,
+    PROXIES,
+    Disclosure,
+    server_of,
+)
 from agent_tui.core.permissions.decision import Step
 from agent_tui.core.permissions.modes import Mode
 from agent_tui.core.tools.registry import ToolRegistry
@@ -44,7 +50,7 @@ def exposure(disclosure: Disclosure | None, names: Iterable[str]) -> dict[str, M
     threshold = settings.threshold
     deferred = {t.name for t in disclosure.deferred()}
     strict = disclosure.protocol == "strict"
-    count = sum(1 for t in disclosure.registry.tools() if t.name not in PROXIES)
+    count = sum(1 for t in disclosure.registry.tools() if t.name not in PROXIES | JOB_TOOLS)
     marks: dict[str, Mark] = {}
     for name in names:
         if name in deferred and name in disclosure.unmasked:

@@ -42,6 +42,10 @@ tools are named with their tool count only, and the model browses them with sear
 MCP_BUILTINS = frozenset({"read_mcp_resource", "list_mcp_resources"})
 """Tools of the MCP client itself (``core.mcp.client.resource_hub``): deferred with the MCP
 tools."""
+JOB_TOOLS = frozenset({"shell_output", "shell_kill"})
+"""The background-job tools: out of the array (and of every count) while disclosure is on and
+the session has no job; direct once it has one (the turn unmasks them: ``run_shell``'s result
+names them)."""
 DEFERRABLE_BUILTINS = frozenset({"web_fetch", "task", "update_plan"})
 """Built-ins most turns never call, deferred with the MCP tools unless
 ``disclosure.defer_builtins`` is false (~500 tokens a request). Called through ``run_tool``,
@@ -108,7 +112,9 @@ class Disclosure:
     # -- buckets ----------------------------------------------------------------------------
 
     def _real_tools(self) -> list[Tool[Any]]:
-        return [t for t in self.registry.tools() if t.name not in PROXIES]
+        """The tools but the proxies, and the job tools until there is a job."""
+        idle = JOB_TOOLS - self.unmasked
+        return [t for t in self.registry.tools() if t.name not in PROXIES and t.name not in idle]
 
     def _promoted(self, name: str) -> bool:
         return any(fnmatch.fnmatchcase(name, pattern) for pattern in self.promoted)
@@ -117,13 +123,14 @@ class Disclosure:
         """The deferred bucket, sorted by name."""
         threshold = self.settings.threshold
         tools = self._real_tools()
-        if threshold is None or len(tools) <= threshold:
+        counted = [t for t in tools if t.name not in JOB_TOOLS]
+        if threshold is None or len(counted) <= threshold:
             return []
         always = set(self.settings.always_load)
         builtins = MCP_BUILTINS | (DEFERRABLE_BUILTINS if self.settings.defer_builtins else set())
         return [
             t
-            for t in tools
+            for t in counted
             if (server_of(t.name) or t.name in builtins)
             and server_of(t.name) not in always
             and not self._promoted(t.name)

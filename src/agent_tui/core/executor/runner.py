@@ -48,6 +48,7 @@ from agent_tui.core.executor.partition import (
 )
 from agent_tui.core.executor.permission_hooks import ask_the_hooks, rewritten
 from agent_tui.core.executor.results import CallResults
+from agent_tui.core.jobs import JobManager
 from agent_tui.core.permissions import Asker, Decision, PermissionPolicy, Rule
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
 from agent_tui.core.tools.base import NO_CHANGES, ProgressCallback, ProgressUpdate, ToolContext
@@ -101,6 +102,8 @@ class ToolExecutor:
         """Where run_shell's commands run."""
         self.shell = shell or ShellSettings()
         """How run_shell starts them."""
+        self.jobs = JobManager(self.store)
+        """The session's background jobs (``core.jobs``; the agent kills them on close)."""
         self.memory = memory
         """The session's project memory: nested memory files found by reads (None: none)."""
         self.hooks = hooks
@@ -397,6 +400,7 @@ class ToolExecutor:
             shell=self.shell,
             asker=self._asker,
             hosts=self.policy.hosts,
+            jobs=self.jobs,
         )
 
 

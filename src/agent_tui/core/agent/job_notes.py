@@ -1,0 +1,28 @@
+"""The background jobs that ended, told to the next model request: the note the model reads
+(``core.jobs.notes``) and the ``jobs_ended`` event the front ends show."""
+
+from __future__ import annotations
+
+from agent_tui.core.events import EndedJob, JobsEnded
+from agent_tui.core.jobs import JobInfo, JobManager, JobState
+from agent_tui.core.jobs.notes import note_text
+
+
+def take_ended(jobs: JobManager) -> tuple[str, JobsEnded] | None:
+    """What ended since the last call (each job once), as (note, event); None: nothing."""
+    infos = jobs.take_notes()
+    if not infos:
+        return None
+    return note_text(infos), JobsEnded(jobs=[_ended(info) for info in infos])
+
+
+def _ended(info: JobInfo) -> EndedJob:
+    return EndedJob(
+        id=info.id,
+        command=info.command,
+        state="killed" if info.state is JobState.KILLED else "exited",
+        exit_code=info.exit_code,
+        new_lines=info.unread_lines,
+        log=info.log,
+        killed_by=info.killed_by,
+    )
