@@ -59,7 +59,8 @@ DESCRIPTION = """\
 \
 Run `bash -c` in the working directory; returns stdout+stderr and the exit code. Use the file \
 tools for files. No stdin or terminal: non-interactive flags (`-y`, `git --no-pager`), no \
-editors or prompts. A timeout kills all it started. Each call is a fresh shell: chain `cd x && …`."""
+editors or prompts. A timeout kills all it started. Each call is a fresh shell: chain \
+`cd x && …`."""
 
 
 class RunShellInput(ToolInput):
