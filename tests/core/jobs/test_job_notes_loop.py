@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.core.agent.agent import Agent
+from agent_tui.core.agent.job_notes import offered
 from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.events import JobsEnded
-from agent_tui.core.jobs import JobState
+from agent_tui.core.jobs import JOB_TOOLS, JobState
 from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.tools.builtin import default_registry
@@ -83,3 +84,14 @@ async def test_closing_the_agent_kills_its_jobs(tmp_path: Path) -> None:
     await agent.close()
     assert not pids_with(marker)
     assert agent.executor.jobs.infos()[0].state is JobState.KILLED
+
+
+async def test_the_job_tools_are_offered_once_there_is_a_job(tmp_path: Path) -> None:
+    """They cost every request ~300 tokens: offered only once the session has a job."""
+    agent = _agent(tmp_path, [_bg("a", "exit 0"), {"text": "k"}])
+    names = set(offered(agent.registry, agent.executor.jobs).names())
+    assert "run_shell" in names
+    assert not names & JOB_TOOLS
+    await collect(agent, "go")
+    assert set(offered(agent.registry, agent.executor.jobs).names()) >= JOB_TOOLS
+    await agent.close()

@@ -32,7 +32,7 @@ from agent_tui.core.agent.command_turn import close_model, grant_event, open_mod
 from agent_tui.core.agent.compacting import Compactor
 from agent_tui.core.agent.control import Interrupted, RunControl
 from agent_tui.core.agent.conversation_state import ConversationState
-from agent_tui.core.agent.job_notes import take_ended
+from agent_tui.core.agent.job_notes import offered, take_ended
 from agent_tui.core.agent.model_stream import Reply, stream_reply
 from agent_tui.core.agent.rewinding import Rewinder
 from agent_tui.core.agent.steps import EndTurn, NextStep, RunAgain
@@ -41,7 +41,6 @@ from agent_tui.core.conversation.compaction import is_context_overflow
 from agent_tui.core.conversation.context import ContextUsage, reported_usage
 from agent_tui.core.conversation.repair import interrupted_result
 from agent_tui.core.disclosure.marks import request_filters
-from agent_tui.core.disclosure.state import JOB_TOOLS
 from agent_tui.core.events import (
     AssistantMessage,
     ErrorEvent,
@@ -53,6 +52,7 @@ from agent_tui.core.events import (
     UserInjected,
     UserMessage,
 )
+from agent_tui.core.jobs import JOB_TOOLS
 from agent_tui.core.mentions import Expansion, MentionExpander
 from agent_tui.core.permissions import Asker
 from agent_tui.core.plan import plan_event
@@ -398,7 +398,7 @@ class TurnRunner:
         registry."""
         host = self.host
         if host.disclosure is None:
-            return host.registry, None
+            return offered(host.registry, host.executor.jobs), None
         host.disclosure.protocol = "strict" if provider.kind == "anthropic" else "free-text"
         if host.executor.jobs.infos():  # the job tools, once there is a job to use them on
             host.disclosure.unmasked.update(JOB_TOOLS)

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any, Literal
 from agent_tui.core.disclosure.proxies import RUN_TOOL
 from agent_tui.core.disclosure.state import (
     DEFERRABLE_BUILTINS,
-    JOB_TOOLS,
     PROXIES,
     Disclosure,
     server_of,
 )
+from agent_tui.core.jobs import JOB_TOOLS
 from agent_tui.core.permissions.decision import Step
 from agent_tui.core.permissions.modes import Mode
 from agent_tui.core.tools.registry import ToolRegistry

@@ -24,6 +24,7 @@ from agent_tui.core.disclosure.proxies import (
     search_description,
 )
 from agent_tui.core.disclosure.search import SearchIndex, ToolDoc
+from agent_tui.core.jobs import JOB_TOOLS
 from agent_tui.core.settings import DisclosureSettings
 from agent_tui.core.tools.base import Tool
 from agent_tui.core.tools.registry import ToolRegistry, tool_schema
@@ -42,10 +43,6 @@ tools are named with their tool count only, and the model browses them with sear
 MCP_BUILTINS = frozenset({"read_mcp_resource", "list_mcp_resources"})
 """Tools of the MCP client itself (``core.mcp.client.resource_hub``): deferred with the MCP
 tools."""
-JOB_TOOLS = frozenset({"shell_output", "shell_kill"})
-"""The background-job tools: out of the array (and of every count) while disclosure is on and
-the session has no job; direct once it has one (the turn unmasks them: ``run_shell``'s result
-names them)."""
 DEFERRABLE_BUILTINS = frozenset({"web_fetch", "task", "update_plan"})
 """Built-ins most turns never call, deferred with the MCP tools unless
 ``disclosure.defer_builtins`` is false (~500 tokens a request). Called through ``run_tool``,
@@ -112,7 +109,8 @@ class Disclosure:
     # -- buckets ----------------------------------------------------------------------------
 
     def _real_tools(self) -> list[Tool[Any]]:
-        """The tools but the proxies, and the job tools until there is a job."""
+        """The tools but the proxies, and the job tools (``core.jobs.JOB_TOOLS``: out of the
+        array and of every count) until the turn unmasks them, once the session has a job."""
         idle = JOB_TOOLS - self.unmasked
         return [t for t in self.registry.tools() if t.name not in PROXIES and t.name not in idle]
 

@@ -9,7 +9,7 @@ May import the standard library, ``core.budget`` (the spill store) and ``core.te
 the tools, the executor or the agent: they import it.
 """
 
-from agent_tui.core.jobs.info import JobInfo, JobState, UnknownJob
+from agent_tui.core.jobs.info import JOB_TOOLS, JobInfo, JobState, UnknownJob
 from agent_tui.core.jobs.manager import JobManager
 
-__all__ = ["JobInfo", "JobManager", "JobState", "UnknownJob"]
+__all__ = ["JOB_TOOLS", "JobInfo", "JobManager", "JobState", "UnknownJob"]

@@ -8,6 +8,10 @@ import time
 from dataclasses import dataclass
 from enum import StrEnum
 
+JOB_TOOLS = frozenset({"shell_output", "shell_kill"})
+"""The tools that act on jobs: offered to the model only once the session has a job (they would
+cost every request ~300 tokens for nothing); ``run_shell``'s result names them."""
+
 
 class JobState(StrEnum):
     RUNNING = "running"

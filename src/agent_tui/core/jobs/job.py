@@ -17,9 +17,9 @@ import os
 import re
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 
-from agent_tui.core.budget.store import SpillWriter
+from agent_tui.core.budget.store import SpillRecord, SpillStore, SpillWriter
 from agent_tui.core.jobs.groups import terminate
 from agent_tui.core.jobs.info import JobInfo, JobState
 from agent_tui.core.text.ansi import strip_escapes
@@ -207,6 +207,23 @@ class Job:
                     line for line in text.splitlines(keepends=True) if pattern.search(line)
                 )
             return text, self._written - self._read_at
+
+    def copy_to(self, store: SpillStore, tool: str) -> SpillRecord:
+        """What it wrote so far, saved as a spill of its own (to browse while it runs).
+        Blocking: use a thread."""
+        end = self._written
+
+        def chunks() -> Iterator[bytes]:
+            at = 0
+            while at < end:
+                data = os.pread(self._reader, min(1 << 20, end - at), at)
+                if not data:
+                    return
+                at += len(data)
+                yield data
+
+        summary = f"{self.command} (output so far)"
+        return store.write_bytes(chunks(), tool, f"job{self.id}", summary=summary)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):

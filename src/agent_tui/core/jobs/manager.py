@@ -92,6 +92,15 @@ class JobManager:
         """Kill every job still running (the agent closes)."""
         await self.kill_all("exit")
 
+    async def output_file(self, job_id: str) -> str:
+        """The spill file holding the job's whole output (as the model sees paths); while it
+        runs, a copy of what it wrote so far (its own file is complete only at its end)."""
+        job = self.get(job_id)
+        if job.done.is_set():
+            return job.log_shown
+        record = await asyncio.to_thread(job.copy_to, self.store, JOB_TOOL)
+        return record.shown
+
     def take_notes(self) -> list[JobInfo]:
         """The jobs that ended since the last call and were not stopped by the model: what
         the next model request should be told (each once)."""
