@@ -14,6 +14,7 @@ from textual.widgets import OptionList
 
 from agent_tui.core.jobs import JobInfo, JobState
 from agent_tui.ui.app import AgentApp
+from agent_tui.ui.chat import Notice
 from agent_tui.ui.jobs import ShellsScreen
 from agent_tui.ui.jobs.jobs_panel import JobCard
 from agent_tui.ui.jobs.running_question import RunningJobsQuestion
@@ -39,7 +40,8 @@ def _card(app: AgentApp, job_id: str) -> str:
 async def test_a_job_has_a_live_card_that_outlives_the_turn(tmp_path: Path) -> None:
     gate = tmp_path / "go"
     command = f"echo serving on 8000; while [ ! -e {gate} ]; do sleep 0.05; done; echo bye; exit 3"
-    agent = make_agent(tmp_path, [_bg("b1", command), {"text": "Started."}], allow=("run_shell",))
+    turns = [_bg("b1", command), {"text": "Started."}, {"text": "Seen."}]
+    agent = make_agent(tmp_path, turns, allow=("run_shell",))
     app = make_app(agent)
     async with app.run_test(size=(140, 40)) as pilot:
         assert app.main.jobs.has_class("-empty")  # no job: no panel
@@ -54,6 +56,10 @@ async def test_a_job_has_a_live_card_that_outlives_the_turn(tmp_path: Path) -> N
         notes = [n for n in app._notifications if n.title == "Background job 1"]
         assert notes
         assert "exited 3" in notes[0].message
+        await submit(pilot, "and now")  # the next request is told; the chat shows it too
+        told = "⚙ background job 1 exited 3 · echo serving on 8000"
+        seen = lambda: any(n.text.startswith(told) for n in app.main.chat.query(Notice))  # noqa: E731
+        await wait_for(pilot, seen, "the note in the chat", WAIT)
     await agent.close()
 
 

@@ -153,3 +153,11 @@ async def test_closing_kills_every_job(tmp_path: Path) -> None:
 
 async def _async(value: bool) -> bool:
     return value
+
+
+def test_a_job_call_reads_as_its_job() -> None:
+    """The lane and the chat say ``shell_output job 1``, not a JSON object."""
+    from agent_tui.core.text.call_summary import summarize_input
+
+    assert summarize_input({"id": "1"}) == "job 1"
+    assert summarize_input({"id": 2, "filter": "GET /"}) == "job 2 · /GET //"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.content import Content
 
+from agent_tui.core.events import EndedJob
 from agent_tui.core.jobs import JobInfo
 from agent_tui.core.jobs.info import elapsed_text
 from agent_tui.core.text.summary import one_line
@@ -40,3 +41,14 @@ def card_content(info: JobInfo, now: float | None = None) -> Content:
     if not info.tail:
         rows.append(Content.styled("(no output yet)" if info.running else "(no output)", "dim"))
     return Content("\n").join(rows)
+
+
+def jobs_ended_line(job: EndedJob) -> str:
+    """``background job 2 exited 1 · npm run dev · 40 new lines (the model is told)``."""
+    if job.state == "killed":
+        said = "killed by you" if job.killed_by == "user" else "killed"
+    else:
+        said = f"exited {job.exit_code}"
+    new = f"{job.new_lines} new line{'s' if job.new_lines != 1 else ''}"
+    command = one_line(job.command, 60)
+    return f"⚙ background job {job.id} {said} · {command} · {new} (told to the model)"
