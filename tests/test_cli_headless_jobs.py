@@ -9,7 +9,10 @@ from pathlib import Path
 
 from agent_tui.core.events import JobsEnded, ToolResult, parse_event
 from tests.core.jobs.helpers import PORT, pids_with, port_open, server_command
+from tests.core.providers.conftest import FakeServer
 from tests.test_cli_headless import run_cli, write_script
+from tests.test_cli_text import reply_calls, reply_text
+from tests.test_cli_text import run_cli as run_openai
 
 
 def test_a_headless_run_kills_its_background_server(workspace: Path) -> None:
@@ -39,3 +42,30 @@ def test_a_headless_run_kills_its_background_server(workspace: Path) -> None:
     while pids_with(marker) or port_open(port):  # gone when the run ended
         assert time.monotonic() < deadline, "the server outlived the headless run"
         time.sleep(0.05)
+
+
+def test_the_next_request_to_an_openai_server_is_told(tmp_path: Path) -> None:
+    """Against a real 127.0.0.1 OpenAI-format server: the job tools join the tools array once
+    there is a job, and the request after the job ended carries the note."""
+    server = FakeServer()
+    server.start()
+    try:
+        job = {"command": "echo built; exit 1", "run_in_background": True}
+        reply_calls(server, ("s", "run_shell", job))
+        reply_calls(server, ("w", "run_shell", {"command": "sleep 1"}))  # it ends meanwhile
+        reply_text(server, "The build failed.")
+        done = run_openai(server, "-p", "build it", "--allow", "run_shell", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        bodies = [request.json for request in server.requests]
+    finally:
+        server.stop()
+    tools = [{t["function"]["name"] for t in body["tools"]} for body in bodies]
+    assert "run_shell" in tools[0]
+    assert not tools[0] & {"shell_output", "shell_kill"}
+    assert {"shell_output", "shell_kill"} <= tools[1]
+    told = [m for m in bodies[2]["messages"] if "<background-jobs>" in str(m.get("content"))]
+    assert len(told) == 1
+    assert told[0]["role"] == "user"
+    line = 'background job 1 `echo built; exit 1` exited 1; 1 new line: use shell_output(id="1")'
+    assert line in told[0]["content"]
+    assert "⚙ background job 1 exited 1: echo built; exit 1" in done.stderr

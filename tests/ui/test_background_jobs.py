@@ -250,3 +250,30 @@ def test_snapshot_of_the_quit_question(snap_compare: SnapCompare, tmp_path: Path
 
     app = make_app(make_agent(tmp_path, []))
     assert snap_compare(app, terminal_size=(100, 28), run_before=run_before)
+
+
+async def test_at_80x24_each_job_is_one_visible_line_also_after_new(tmp_path: Path) -> None:
+    turns = [_bg("b1", "echo one; sleep 300"), {"text": "1"}, _bg("b2", "exit 2"), {"text": "2"}]
+    agent = make_agent(tmp_path, turns, allow=("run_shell",))
+    app = make_app(agent)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _running_job(pilot, app)
+        await submit(pilot, "another")
+        await wait_for(pilot, lambda: "exited 2" in _card(app, "2"), "the second job", WAIT)
+
+        def visible() -> list[int]:
+            return [card.region.height for card in app.main.jobs.query(JobCard)]
+
+        await wait_for(pilot, lambda: visible() == [1, 1], "a line per job", WAIT)
+        await submit(pilot, "/new")
+        await wait_for(pilot, lambda: isinstance(app.screen, RunningJobsQuestion), "ask", WAIT)
+        await pilot.press("e")
+        await wait_for(pilot, lambda: not isinstance(app.screen, RunningJobsQuestion), "gone", WAIT)
+        await pilot.pause()
+        await wait_for(pilot, lambda: visible() == [1, 1], "still a line per job", WAIT)
+    await agent.close()
+
+
+def test_snapshot_of_the_job_cards_at_80x24(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    app = make_app(make_agent(tmp_path, []))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_before(False))

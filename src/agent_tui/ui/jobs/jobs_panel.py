@@ -1,7 +1,8 @@
 """The live cards of the session's background jobs, pinned above the tool lane: they stay
 across turns (a job is not a turn's), one card per job — its state, how long it ran, its last
 lines, its exit — refreshed as output comes and each second while one runs. Hidden while
-there is no job."""
+there is no job. A small terminal (the screen's ``-short``/``-narrow`` classes) shows one line a
+job."""
 
 from __future__ import annotations
 
@@ -45,6 +46,10 @@ class JobsPanel(Vertical):
         background: $background;
         overflow-y: auto;
         &.-empty { display: none; }
+    }
+    MainScreen.-narrow JobsPanel, MainScreen.-short JobsPanel {
+        max-height: 6;
+        & > JobCard { height: 1; }  /* small terminal: one line a job, /shells has the rest */
     }
     """
 
