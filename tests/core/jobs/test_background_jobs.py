@@ -161,3 +161,33 @@ def test_a_job_call_reads_as_its_job() -> None:
 
     assert summarize_input({"id": "1"}) == "job 1"
     assert summarize_input({"id": 2, "filter": "GET /"}) == "job 2 · /GET //"
+
+
+async def test_a_quiet_job_is_not_a_leftover_for_cleanup(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cleanup removes temporary spill files an hour old; a server quiet for longer keeps its
+    files fresh, and its whole output is still saved when it ends."""
+    import os
+    import time
+
+    from agent_tui.core.budget.cleanup import collect_spills
+    from agent_tui.core.jobs import job as job_module
+
+    monkeypatch.setattr(job_module, "FRESHEN_SECONDS", 0.1)
+    ctx = job_context(tmp_path)
+    gate = tmp_path / "go"
+    job_id = await start(ctx, f"echo early; while [ ! -e {gate} ]; do sleep 0.05; done; echo late")
+    job = jobs(ctx).get(job_id)
+    store = jobs(ctx).store
+    temps = [p for p in store.root.rglob(".tmp-*")]
+    assert len(temps) == 2  # the data and its index, being written
+    hours_ago = time.time() - 7200
+    for path in temps:
+        os.utime(path, (hours_ago, hours_ago))
+    await until(lambda: _async(all(p.stat().st_mtime > hours_ago + 3600 for p in temps)))
+    await asyncio.to_thread(collect_spills, store, [], [], grace=0.0)
+    assert all(p.exists() for p in temps)
+    gate.touch()
+    await asyncio.wait_for(job.done.wait(), 20)
+    assert (tmp_path / job.info().log).read_text() == "early\nlate\n"

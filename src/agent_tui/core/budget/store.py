@@ -319,6 +319,13 @@ class SpillWriter:
         """Push what was written to the file (a reader of ``open_reader`` then sees it)."""
         self._data.flush()
 
+    def touch(self) -> None:
+        """Mark the temporary files as fresh: a write that stays open for hours (a background
+        job's) is not a leftover for ``cleanup`` to remove."""
+        for fh in (self._data, self._index):
+            with contextlib.suppress(OSError, ValueError):
+                os.utime(fh.fileno())
+
     def open_reader(self) -> int:
         """A read-only descriptor of the data being written (the caller closes it): it stays
         valid when ``commit`` renames the file into place, so a growing output (a background

@@ -29,6 +29,9 @@ DRAIN_GRACE = 1.0
 """After the shell exits, how long what it left behind may still write to the pipe."""
 TAIL_LINES = 8
 TAIL_CHARS = 400
+FRESHEN_SECONDS = 600.0
+"""How often a running job's unfinished spill files are marked fresh (``SpillWriter.touch``):
+cleanup removes temporary files an hour old, and a quiet server may write nothing for longer."""
 MAX_READ_BYTES = 32 << 20
 """At most this much new output per ``read_new`` (the rest stays unread, for the next)."""
 log = logging.getLogger(__name__)
@@ -75,6 +78,7 @@ class Job:
         self._partial = ""
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._timer: asyncio.TimerHandle | None = None
+        self._fresh: asyncio.TimerHandle | None = None
         self._lock = asyncio.Lock()
         self.done = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -82,6 +86,13 @@ class Job:
     def start(self, pipe_fd: int) -> None:
         """Follow the command: its output from ``pipe_fd`` (owned from now), then its end."""
         self._task = asyncio.ensure_future(self._follow(pipe_fd))
+        self._freshen()
+
+    def _freshen(self) -> None:
+        if self.done.is_set():
+            return
+        self.writer.touch()
+        self._fresh = asyncio.get_running_loop().call_later(FRESHEN_SECONDS, self._freshen)
 
     async def _follow(self, pipe_fd: int) -> None:
         loop = asyncio.get_running_loop()
@@ -134,9 +145,10 @@ class Job:
         self._changed(self)
 
     async def _finish(self, code: int) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        for timer in (self._timer, self._fresh):
+            if timer is not None:
+                timer.cancel()
+        self._timer = self._fresh = None
         if self._partial.strip():
             self._tail.append(strip_escapes(self._partial)[:TAIL_CHARS])
             self._partial = ""
