@@ -72,8 +72,9 @@ class ShellsScreen(ModalScreen[None]):
             options.add_option(Option("No background jobs in this session.", disabled=True))
             self.query_one(".detail", Static).update("")
             return
+        width = max(20, min(90, self.app.size.width - 40))  # one row each, even at 80 columns
         options.add_options(
-            Option(head_line(info, self.now(), 90), id=info.id) for info in self.infos
+            Option(head_line(info, self.now(), width), id=info.id) for info in self.infos
         )
         options.highlighted = min(at or 0, len(self.infos) - 1)
         self._detail()
