@@ -233,7 +233,7 @@ async def test_todo_write_sets_the_plan_a_resume_keeps(tmp_path: Path) -> None:
 async def test_a_refused_field_ends_the_call_with_its_name_and_nothing_runs(tmp_path: Path) -> None:
     ws = _workspace(tmp_path)
     store = SessionStore(tmp_path / "sessions")
-    arguments = {"command": "touch started", "run_in_background": True}
+    arguments = {"command": "touch started", "dangerouslyDisableSandbox": True}
     turns = [{"tool_calls": [{"id": "bg", "name": "Bash", "arguments": arguments}]}, {"text": "k"}]
     agent = _agent(tmp_path, ws, turns, store)
     events = await collect(agent, "go")
@@ -241,8 +241,7 @@ async def test_a_refused_field_ends_the_call_with_its_name_and_nothing_runs(tmp_
     assert use.name == "run_shell"  # the card names our tool, with the call as sent
     end = _ends(events)["bg"]
     assert end.type == "tool_error"
-    assert "run_in_background" in end.message  # type: ignore[attr-defined]
-    assert any("cmd > log 2>&1 &" in d for d in end.details)  # type: ignore[attr-defined]
+    assert "dangerouslyDisableSandbox" in end.message  # type: ignore[attr-defined]
     assert not (ws / "started").exists()
     await agent.close()
 

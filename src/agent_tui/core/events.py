@@ -386,6 +386,27 @@ class TurnEnd(_Event):
     text: str = ""
 
 
+class EndedJob(BaseModel):
+    """A background job that ended (``core.jobs``): ``state`` exited or killed, ``exit_code``
+    (negative: the signal), ``new_lines`` not read by the model yet, ``log`` its whole
+    output."""
+
+    id: str
+    command: str
+    state: Literal["exited", "killed"]
+    exit_code: int | None = None
+    new_lines: int = 0
+    log: str = ""
+    killed_by: str | None = None
+
+
+class JobsEnded(_Event):
+    """Background jobs ended since the last model request; the next one is told of them."""
+
+    type: Literal["jobs_ended"] = "jobs_ended"
+    jobs: list[EndedJob]
+
+
 class ModelRetry(_Event):
     """The model request failed before its response began and is sent again after ``wait``
     seconds: retry ``attempt`` of ``retries``, because of ``reason``. ``retry_after``: the
@@ -426,6 +447,7 @@ Event = Annotated[
     | PlanEvent
     | HookEvent
     | TurnEnd
+    | JobsEnded
     | ModelRetry
     | ErrorEvent,
     Field(discriminator="type"),

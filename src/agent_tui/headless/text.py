@@ -13,6 +13,7 @@ from agent_tui.core.events import (
     ErrorEvent,
     Event,
     HookEvent,
+    JobsEnded,
     ModelRetry,
     PlanEvent,
     Spill,
@@ -90,6 +91,12 @@ class TextRenderer:
                 f"⚓ {event.event} hook {event.outcome}"
                 + (f": {_short(event.message, 100)}" if event.message else "")
             )
+        elif isinstance(event, JobsEnded):
+            for job in event.jobs:
+                code = "" if job.exit_code is None else f" {job.exit_code}"
+                self._note(
+                    f"⚙ background job {job.id} {job.state}{code}: {_short(job.command, 80)}"
+                )
         elif isinstance(event, ModelRetry):
             whose = "as the server asked" if event.retry_after else "backoff"
             self._note(

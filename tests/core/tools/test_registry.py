@@ -25,6 +25,8 @@ BUILTINS = [
     "list_dir",
     "read_file",
     "run_shell",
+    "shell_kill",
+    "shell_output",
     "update_plan",
     "web_fetch",
     "write_file",
@@ -38,9 +40,10 @@ READ_ONLY = {
     "update_plan",
     "web_fetch",
 }
-SERIALISED = {"update_plan", "exit_plan_mode"}
+READ_ONLY |= {"shell_output", "shell_kill"}  # only the session's own background jobs
+SERIALISED = {"update_plan", "exit_plan_mode", "shell_kill"}
 """Read-only, but its calls run one after the other (the last plan wins; one review at a
-time)."""
+time; one kill at a time)."""
 
 
 class _Empty(ToolInput):

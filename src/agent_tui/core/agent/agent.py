@@ -461,9 +461,9 @@ class Agent:
         self.closed = True
         await self.settle()
         self.unsaved = await self._switch.finish(self.hooks, reason)
-        for source in self.tool_sources:
-            try:
-                await source.aclose()
+        for close in [*(s.aclose for s in self.tool_sources), self.executor.jobs.aclose]:
+            try:  # the tool sources stopped, the background jobs killed
+                await close()
             except Exception:  # a source that fails to stop must not break the exit
                 log.exception("closing a tool source failed")
         try:

@@ -32,6 +32,7 @@ from agent_tui.core.agent.command_turn import close_model, grant_event, open_mod
 from agent_tui.core.agent.compacting import Compactor
 from agent_tui.core.agent.control import Interrupted, RunControl
 from agent_tui.core.agent.conversation_state import ConversationState
+from agent_tui.core.agent.job_notes import offered, take_ended
 from agent_tui.core.agent.model_stream import Reply, stream_reply
 from agent_tui.core.agent.rewinding import Rewinder
 from agent_tui.core.agent.steps import EndTurn, NextStep, RunAgain
@@ -57,6 +58,7 @@ from agent_tui.core.images.vision import (
     refusal_note,
     text_only_note,
 )
+from agent_tui.core.jobs import JOB_TOOLS
 from agent_tui.core.mentions import Expansion, MentionExpander
 from agent_tui.core.permissions import Asker
 from agent_tui.core.plan import plan_event
@@ -204,6 +206,9 @@ class TurnRunner:
                 return
             if verdict.additional_context:
                 sent += f"\n\n<hook-context>\n{verdict.additional_context}\n</hook-context>"
+        ended = take_ended(self.host.executor.jobs)  # background jobs ended since
+        if ended is not None:
+            sent += f"\n\n{ended[0]}"
         typed = prompt if sent != prompt else None
         images = [await state.images.keep(image) for image in (*turn.attached, *expansion.images)]
         mentions = expansion.mentions
@@ -212,6 +217,8 @@ class TurnRunner:
         )
         command = grant_event(turn, self.host, said)
         yield UserMessage(text=prompt, mentions=mentions, images=images, command=command)
+        if ended is not None:
+            yield ended[1]
         provider = provider_of(turn, self.host)
         if images and not self._vision(provider):
             yield ErrorEvent(message=text_only_note(provider.name, images), where="images")
@@ -415,6 +422,10 @@ class TurnRunner:
             for pending in host.inbox.drain():
                 state.append(Message.user(pending.text, injected=True))
                 yield UserInjected(text=pending.text, id=pending.id)
+            ended = take_ended(executor.jobs)
+            if ended is not None:
+                state.append(Message.user(ended[0], injected=True))
+                yield ended[1]
         yield RunAgain()
 
     # -- what the phases use --------------------------------------------------------------------
@@ -425,8 +436,10 @@ class TurnRunner:
         registry (less ``exit_plan_mode`` outside plan mode: ``plain_tools``)."""
         host = self.host
         if host.disclosure is None:
-            return plain_tools(host.registry, host.policy), None
+            return offered(plain_tools(host.registry, host.policy), host.executor.jobs), None
         host.disclosure.protocol = "strict" if provider.kind == "anthropic" else "free-text"
+        if host.executor.jobs.infos():  # the job tools, once there is a job to use them on
+            host.disclosure.unmasked.update(JOB_TOOLS)
         filters = request_filters(host.policy, host.registry)
         cost = ToolsCost.model_validate(host.disclosure.estimate(**filters))
         changed = cost != self._tools_cost

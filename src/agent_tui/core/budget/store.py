@@ -315,6 +315,23 @@ class SpillWriter:
             builder.feed_raw(piece)
             pos += len(piece)
 
+    def flush(self) -> None:
+        """Push what was written to the file (a reader of ``open_reader`` then sees it)."""
+        self._data.flush()
+
+    def touch(self) -> None:
+        """Mark the temporary files as fresh: a write that stays open for hours (a background
+        job's) is not a leftover for ``cleanup`` to remove."""
+        for fh in (self._data, self._index):
+            with contextlib.suppress(OSError, ValueError):
+                os.utime(fh.fileno())
+
+    def open_reader(self) -> int:
+        """A read-only descriptor of the data being written (the caller closes it): it stays
+        valid when ``commit`` renames the file into place, so a growing output (a background
+        job's) can be read while it is written and after."""
+        return os.open(self._data_tmp, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=self._fd)
+
     def commit(self) -> SpillRecord:
         self._data.flush()
         if self.store.durable:

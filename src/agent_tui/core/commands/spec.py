@@ -157,6 +157,13 @@ BUILTINS: tuple[Command, ...] = (
         palette="Open the spill browser",
     ),
     Command(
+        "shells",
+        "Background jobs: state, output, kill",
+        while_busy=True,
+        action="shells",
+        palette="Background jobs",
+    ),
+    Command(
         "mcp",
         "MCP servers: status, tools, resources, prompts, server logs (ctrl+g)",
         while_busy=True,

@@ -22,6 +22,7 @@ from agent_tui.core.disclosure.state import (
     counted,
     server_of,
 )
+from agent_tui.core.jobs import JOB_TOOLS
 from agent_tui.core.permissions.decision import Step
 from agent_tui.core.permissions.modes import Mode
 from agent_tui.core.tools.registry import ToolRegistry
@@ -50,7 +51,7 @@ def exposure(disclosure: Disclosure | None, names: Iterable[str]) -> dict[str, M
     threshold = settings.threshold
     deferred = {t.name for t in disclosure.deferred()}
     strict = disclosure.protocol == "strict"
-    count = counted(t for t in disclosure.registry.tools() if t.name not in PROXIES)
+    count = counted(t for t in disclosure.registry.tools() if t.name not in PROXIES | JOB_TOOLS)
     marks: dict[str, Mark] = {}
     for name in names:
         if name in deferred and name in disclosure.unmasked:

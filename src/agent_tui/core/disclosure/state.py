@@ -24,6 +24,7 @@ from agent_tui.core.disclosure.proxies import (
     search_description,
 )
 from agent_tui.core.disclosure.search import SearchIndex, ToolDoc
+from agent_tui.core.jobs import JOB_TOOLS
 from agent_tui.core.settings import DisclosureSettings
 from agent_tui.core.tools.base import Tool
 from agent_tui.core.tools.registry import ToolRegistry, tool_schema
@@ -114,7 +115,10 @@ class Disclosure:
     # -- buckets ----------------------------------------------------------------------------
 
     def _real_tools(self) -> list[Tool[Any]]:
-        return [t for t in self.registry.tools() if t.name not in PROXIES]
+        """The tools but the proxies, and the job tools (``core.jobs.JOB_TOOLS``: out of the
+        array and of every count) until the turn unmasks them, once the session has a job."""
+        idle = JOB_TOOLS - self.unmasked
+        return [t for t in self.registry.tools() if t.name not in PROXIES and t.name not in idle]
 
     def _promoted(self, name: str) -> bool:
         return any(fnmatch.fnmatchcase(name, pattern) for pattern in self.promoted)
@@ -123,13 +127,14 @@ class Disclosure:
         """The deferred bucket, sorted by name."""
         threshold = self.settings.threshold
         tools = self._real_tools()
-        if threshold is None or counted(tools) <= threshold:
+        kept = [t for t in tools if t.name not in JOB_TOOLS]
+        if threshold is None or counted(kept) <= threshold:
             return []
         always = set(self.settings.always_load)
         builtins = MCP_BUILTINS | (DEFERRABLE_BUILTINS if self.settings.defer_builtins else set())
         return [
             t
-            for t in tools
+            for t in kept
             if (server_of(t.name) or t.name in builtins)
             and server_of(t.name) not in always
             and not self._promoted(t.name)

@@ -49,6 +49,7 @@ from agent_tui.core.executor.partition import (
 )
 from agent_tui.core.executor.permission_hooks import ask_the_hooks, rewritten
 from agent_tui.core.executor.results import CallResults
+from agent_tui.core.jobs import JobManager
 from agent_tui.core.permissions import Asker, Decision, PermissionPolicy, Rule
 from agent_tui.core.plan_review import PlanReview
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
@@ -103,6 +104,8 @@ class ToolExecutor:
         """Where run_shell's commands run."""
         self.shell = shell or ShellSettings()
         """How run_shell starts them."""
+        self.jobs = JobManager(self.store)
+        """The session's background jobs (``core.jobs``; the agent kills them on close)."""
         self.memory = memory
         """The session's project memory: nested memory files found by reads (None: none)."""
         self.hooks = hooks
@@ -406,6 +409,7 @@ class ToolExecutor:
             hosts=self.policy.hosts,
             images=self.images,
             plan_gate=self.plan_review,
+            jobs=self.jobs,
         )
 
 

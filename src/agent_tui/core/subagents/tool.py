@@ -318,6 +318,7 @@ class Subagents:
         child.executor.hooks = parent.executor.hooks
         # what it changes is kept by the parent turn's checkpoint (rewind restores it)
         child.executor.inherited = parent.executor.checkpoint
+        child.executor.jobs = parent.executor.jobs  # background jobs are the session's
         name = definition.name
         asker = _marked(ctx.asker, name) if ctx.asker is not None else None
         watch = _Watch(name)

@@ -36,6 +36,10 @@ def summarize_input(input: dict[str, Any] | None, raw_arguments: str = "") -> st
     if isinstance(described, str) and described and isinstance(prompt, str):  # task
         agent = input.get("agent")
         return one_line(f"{agent}: {described}" if isinstance(agent, str) and agent else described)
+    job = input.get("id")
+    if set(input) <= {"id", "filter"} and isinstance(job, str | int) and job != "":
+        filtered = input.get("filter")  # shell_output, shell_kill: the background job
+        return f"job {job}" + (f" · /{one_line(filtered, 40)}/" if filtered else "")
     for key in _SUMMARY_KEYS:
         value = input.get(key)
         if isinstance(value, str) and value:

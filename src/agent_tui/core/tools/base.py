@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from agent_tui.core.attachments import NO_IMAGES, ImageRef, ImageSink
 from agent_tui.core.budget.raw import RawOutput
 from agent_tui.core.calls import ResultFacts, SubagentReport
+from agent_tui.core.jobs import JobManager
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
 from agent_tui.core.tools.aliases import CallAlias, InputAliases
 from agent_tui.core.tools.config import ShellSettings
@@ -224,6 +225,9 @@ class ToolContext:
     plan_gate: PlanGate | None = None
     """The permission mode and the user's review of a plan (``exit_plan_mode``); None: no
     session behind the call (``mcp serve``, tests)."""
+    jobs: JobManager | None = None
+    """The session's background jobs (``run_in_background``, ``shell_output``, ``shell_kill``);
+    None where there are none (``mcp serve``, a command file's shell lines)."""
     kept: KeptOutput | None = None
     """Set by a tool that is stopped midway (cancelled) with output worth keeping
     (``run_shell``): the executor budgets it with the call's interrupted or cancelled end."""

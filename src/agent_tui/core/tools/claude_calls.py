@@ -12,7 +12,7 @@ two together). What each field becomes:
   ``Grep``'s ``head_limit``, ``LS``'s ``ignore``, ``WebFetch``'s ``prompt``: the model gets the
   whole answer and reads what it asked for in it);
 - a field whose meaning we cannot give is refused by name (``AliasRefused``), never dropped:
-  ``Bash``'s ``run_in_background``, ``Grep``'s context lines, ``multiline`` and ``count``.
+  ``Bash``'s ``dangerouslyDisableSandbox``, ``Grep``'s context lines, ``multiline`` and ``count``.
 
 The edits of ``MultiEdit`` become one ``edit_file`` call: its first edit in ``old_string`` /
 ``new_string`` / ``replace_all``, the rest in ``more_edits``, which the model is not shown.
@@ -59,18 +59,13 @@ def _number(value: Any) -> bool:
 
 def from_bash(max_seconds: float) -> InputAliases:
     """``Bash`` ``{command, timeout (ms), description, run_in_background}`` as ``run_shell``
-    ``{command, timeout (s)}``."""
+    ``{command, timeout (s), run_in_background}``."""
 
     def rewrite(arguments: dict[str, Any]) -> dict[str, Any]:
         out = dict(arguments)
         _drop(out, "description")  # a label for people; the card shows the command
-        _off(
-            out,
-            "run_in_background",
-            "run_shell waits for its command and has no background shells to poll later; "
-            "start it in the background in the command itself (`cmd > log 2>&1 &`) and read "
-            "the log with read_file",
-        )
+        if out.get("run_in_background") in (None, False, 0, "", "false"):
+            out.pop("run_in_background", None)  # ours then, as a flag
         _off(
             out,
             "dangerouslyDisableSandbox",

@@ -1,6 +1,7 @@
 """What runs beside the conversation while the main screen is up: the MCP servers (started
 in the background, followed for the status bar's counts and their error logs, their requests
-for input shown), the ``@`` picker's index of the workspace, and the sandbox probe.
+for input shown), the background jobs' cards (``job_view``), the ``@`` picker's index of the
+workspace, and the sandbox probe.
 
 ``Background.start`` begins it all as the main screen opens; ``stop`` ends what would outlive
 the app (the index's watch, the listeners on the MCP manager). What it uses of the app is
@@ -71,10 +72,12 @@ class Background:
         and index the workspace after the first frame."""
         from agent_tui.ui.elicit.desk import attach as attach_elicitation
         from agent_tui.ui.shell.events_bridge import watch_sources
+        from agent_tui.ui.shell.job_view import watch_jobs
 
         app, host = self.app, self.host
         self.unwatch = watch_sources(host.agent.tool_sources, app)
         self.unwatch += attach_elicitation(host.elicit_desk, host.agent.tool_sources)
+        self.unwatch.append(watch_jobs(app, host.agent, lambda: host.main.jobs))
         self.count_sources()
         app.run_worker(
             self._start_tool_sources(),

@@ -184,12 +184,14 @@ class EventView:
             CompactionEvent,
             ErrorEvent,
             HookEvent,
+            JobsEnded,
             ToolGroup,
             ToolUse,
             TurnEnd,
             UserInjected,
             UserMessage,
         )
+        from agent_tui.ui.jobs.job_text import jobs_ended_line
 
         chat = self.app.main.chat
         match event:
@@ -201,6 +203,9 @@ class EventView:
                         await chat.add_notice(f"/{event.command.name}: {note}", "warning")
             case UserInjected():
                 await chat.add_user(event.text)
+            case JobsEnded():  # what the model was just told (typed: built here)
+                for job in event.jobs:
+                    await chat.add_notice(jobs_ended_line(job), "muted")
             case AssistantMessage():
                 await chat.end_reply(event.text)
             case ToolUse():

@@ -17,6 +17,7 @@ from textual.widgets import Header, Input, TextArea
 from agent_tui.ui.calls.state import Clock
 from agent_tui.ui.chat.chat_view import ChatView
 from agent_tui.ui.common.steady_footer import SteadyFooter
+from agent_tui.ui.jobs import JobsPanel
 from agent_tui.ui.lane.tool_lane import ToolLane
 from agent_tui.ui.plan import PlanPanel
 from agent_tui.ui.shell.prompt_input import PromptInput
@@ -65,6 +66,7 @@ class MainScreen(Screen[None]):
             yield ChatView(id="chat")
             with Vertical(id="side"):
                 yield PlanPanel(id="plan")
+                yield JobsPanel(id="jobs")
                 yield ToolLane(self.clock, id="lane")
         yield self._prompt.menu  # the prompt's completion menu, just above it
         yield self._prompt.tray  # the images waiting to go with the message
@@ -115,6 +117,10 @@ class MainScreen(Screen[None]):
     @property
     def lane(self) -> ToolLane:
         return self.query_one("#lane", ToolLane)
+
+    @property
+    def jobs(self) -> JobsPanel:
+        return self.query_one("#jobs", JobsPanel)
 
     @property
     def plan(self) -> PlanPanel:

@@ -44,13 +44,24 @@ class Quitting:
         self.armed_at: float | None = None
         """When Ctrl+C was last pressed."""
 
-    async def quit(self) -> None:
-        """Stop the turn, close the agent (spill cleanup, provider), then exit."""
+    async def quit(self, *, asked: bool = False) -> None:
+        """Stop the turn, close the agent (spill cleanup, provider, background jobs killed),
+        then exit; with background jobs running, asks first (kill them and quit, or cancel)."""
         host = self.host
         if host.theme_keeper is not None:  # a theme picked a moment ago is kept
             host.theme_keeper.save_now()
         if not host.ready:  # the core is still being built: nothing of it to close
             self.app.exit()
+            return
+        running = host.agent.executor.jobs.running()
+        if running and not asked:
+            from agent_tui.ui.jobs.running_question import Choice, RunningJobsQuestion
+
+            def answered(choice: Choice | None) -> None:
+                if choice == "kill":
+                    self.app.run_worker(self.quit(asked=True), group="quit")
+
+            self.app.push_screen(RunningJobsQuestion(running, "Quit", keep=False), answered)
             return
         if host.busy:
             host.agent.interrupt()

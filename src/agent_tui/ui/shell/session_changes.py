@@ -51,10 +51,27 @@ class SessionChanges:
         self.app = app
         self.host = host
 
-    async def new_session(self) -> bool:
+    async def new_session(self, *, asked: bool = False) -> bool:
         """A new conversation: the model starts with an empty context (a new session file;
-        the old one can be resumed)."""
+        the old one can be resumed). With background jobs running, asks first: kill them,
+        keep them (until agent-tui exits), or cancel (False: not now)."""
         host = self.host
+        running = host.agent.executor.jobs.running()
+        if running and not asked:
+            from agent_tui.ui.jobs.running_question import Choice, RunningJobsQuestion
+
+            async def go_on(kill: bool) -> None:
+                if kill:
+                    await host.agent.executor.jobs.kill_all("user")
+                await self.new_session(asked=True)
+
+            def answered(choice: Choice | None) -> None:
+                if choice in ("kill", "keep"):
+                    self.app.run_worker(go_on(choice == "kill"), group="new-session")
+
+            question = RunningJobsQuestion(running, "New conversation", keep=True)
+            self.app.push_screen(question, answered)
+            return False
         try:
             start = await host.agent.new_session()
         except _busy() as busy:

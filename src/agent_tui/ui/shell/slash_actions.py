@@ -386,6 +386,12 @@ class SlashActions:
 
         return self._later(export_now(self.app, self.host.agent, self.host.main.chat, args))
 
+    def shells(self, args: str) -> bool:
+        from agent_tui.ui.shell.job_view import open_shells
+
+        open_shells(self.app, self.host.agent)
+        return True
+
 
 def _app_action(name: str) -> Callable[[SlashActions, str], bool]:
     def run(actions: SlashActions, args: str) -> bool:
@@ -404,6 +410,7 @@ ACTIONS: dict[str, Callable[[SlashActions, str], bool]] = {
     "theme": SlashActions.theme,
     "copy": SlashActions.copy,
     "export": SlashActions.export,
+    "shells": SlashActions.shells,
     "compact": SlashActions.compact,
     "context": SlashActions.context,
     "init": SlashActions.init,

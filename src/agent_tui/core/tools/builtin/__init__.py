@@ -1,5 +1,6 @@
-"""The built-in tools: files (read, write, edit), search (list_dir, glob, grep), the shell,
-the plan (update_plan, and exit_plan_mode in plan mode) and the web (web_fetch).
+"""The built-in tools: files (read, write, edit), search (list_dir, glob, grep), the shell
+(``run_shell``, its background jobs: ``shell_output``, ``shell_kill``), the plan (update_plan,
+and exit_plan_mode in plan mode) and the web (web_fetch).
 
 Each tool is one module defining ``TOOL``; adding a built-in means adding its module here.
 """
@@ -17,6 +18,8 @@ from agent_tui.core.tools.builtin import (
     list_dir,
     read_file,
     run_shell,
+    shell_kill,
+    shell_output,
     update_plan,
     web_fetch,
     write_file,
@@ -28,6 +31,8 @@ _MODULES = (
     write_file,
     edit_file,
     run_shell,
+    shell_output,
+    shell_kill,
     list_dir,
     glob_tool,
     grep_tool,

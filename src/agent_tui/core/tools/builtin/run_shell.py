@@ -13,21 +13,17 @@ import codecs
 import contextlib
 import logging
 import os
-import shutil
 import signal
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from pydantic import Field
 
 from agent_tui.core.budget.raw import RawOutput
 from agent_tui.core.calls import ResultFacts
-from agent_tui.core.sandbox import ShellSandbox, command_guard, environment
-from agent_tui.core.sandbox.lifeline import lifeline_argv
-from agent_tui.core.sandbox.refusal import SandboxRefused, incomplete
-from agent_tui.core.sandbox.session_env import SessionEnv
+from agent_tui.core.jobs.groups import terminate
+from agent_tui.core.sandbox import command_guard
+from agent_tui.core.sandbox.refusal import incomplete
 from agent_tui.core.text.ansi import strip_escapes
 from agent_tui.core.text.summary import first_line
 from agent_tui.core.tools import claude_calls
@@ -42,6 +38,8 @@ from agent_tui.core.tools.base import (
     ToolMeta,
     ToolOutput,
 )
+from agent_tui.core.tools.builtin.shell_jobs import start_job
+from agent_tui.core.tools.builtin.shell_spawn import spawn
 from agent_tui.core.tools.errors import TIMEOUT, ToolErrorInfo, ToolFailure
 from agent_tui.core.tools.files.paths import shown
 
@@ -57,43 +55,12 @@ MAX_OUTPUT_BYTES = 1 << 30  # all output up to 1 GiB is kept byte for byte (then
 TAIL_BYTES = 8 << 20  # past the cap: the last 8 MiB (the failure summary) are still kept
 log = logging.getLogger(__name__)
 
-CHILD_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "GIT_TERMINAL_PROMPT": "0"}
-NO_COLOR_ENV = {"NO_COLOR": "1", "FORCE_COLOR": "0", "CLICOLOR": "0", "NODE_DISABLE_COLORS": "1"}
-"""Colour off, for the conventions programs follow: no-color.org (most), FORCE_COLOR=0 (Node's
-chalk and supports-color, which ignore NO_COLOR; jest, vitest), CLICOLOR (BSD tools, Rust's
-anstream), NODE_DISABLE_COLORS (node itself)."""
-FORCE_COLOR_ENV = ("CLICOLOR_FORCE",)
-"""Removed with colour off: some programs (BSD ls) force colour when it is set at all."""
-
-
-def child_env(
-    color: bool = False,
-    shell: ShellSandbox | None = None,
-    passed: Sequence[str] = (),
-    extra: Mapping[str, str] | None = None,
-    chosen: SessionEnv | None = None,
-) -> dict[str, str]:
-    """The environment of a command (``sandbox.environment``: allow-listed in the sandbox
-    ``shell``, ours without the provider keys outside it), with the non-interactive defaults
-    of ``CHILD_ENV`` and, unless ``color`` (the ``shell.color`` setting), the colour-off
-    hints. ``passed``: the ``shell.env`` names; ``extra``: what the user's SessionStart hooks
-    set (``CLAUDE_ENV_FILE``), filtered alike; ``chosen``: the settings files' ``env``
-    (``sandbox.session_env``). Ours win over all of them (``CHILD_ENV``, colour, ``TMPDIR``)."""
-    found = environment.for_command(shell, passed=passed, color=color, extra=extra, chosen=chosen)
-    env = {**found, **CHILD_ENV}
-    if not color:
-        env.update(NO_COLOR_ENV)
-        for name in FORCE_COLOR_ENV:
-            env.pop(name, None)
-    return env
-
-
 DESCRIPTION = """\
 \
 Run `bash -c` in the working directory; returns stdout+stderr and the exit code. Use the file \
 tools for files. No stdin or terminal: non-interactive flags (`-y`, `git --no-pager`), no \
-editors or prompts. A timeout kills all it started. Background jobs must redirect output \
-(`cmd > log 2>&1 &`). Each call is a fresh shell: chain `cd x && …`."""
+editors or prompts. A timeout kills all it started. Each call is a fresh shell: chain \
+`cd x && …`."""
 
 
 class RunShellInput(ToolInput):
@@ -107,6 +74,7 @@ class RunShellInput(ToolInput):
         le=MAX_TIMEOUT,
         description="Seconds; raise for long builds or test suites.",
     )
+    run_in_background: bool = Field(default=False, description="Start a job; no wait.")
 
 
 class _Output:
@@ -210,74 +178,11 @@ class _Output:
             self._kept.close()
 
 
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-async def _terminate(proc: asyncio.subprocess.Process) -> None:
-    """SIGTERM the command's process group, then SIGKILL whatever is left after a grace."""
-    _signal_group(proc.pid, signal.SIGTERM)
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(KILL_GRACE):
-            await proc.wait()
-    _signal_group(proc.pid, signal.SIGKILL)
-    await proc.wait()
-
-
 def _footer(code: int) -> str:
     if code < 0:
         with contextlib.suppress(ValueError):
             return f"[killed by signal {signal.Signals(-code).name} (exit code {code})]"
     return f"[exit code {code}]"
-
-
-async def _spawn(
-    command: str, ctx: ToolContext, stdout: int, masked: tuple[Path, ...] = ()
-) -> asyncio.subprocess.Process:
-    shell = shutil.which("bash") or "/bin/sh"
-    argv = [shell, "-c", command]
-    state = ctx.sandbox.state
-    if state.refuses:
-        raise ToolFailure(
-            "sandbox_unavailable",
-            f"The sandbox is required (sandbox.mode is required) but cannot run here: "
-            f"{state.problem}.",
-            "Ask the user to install bubblewrap or to set sandbox.mode to auto or off.",
-        )
-    # Either way the command dies with the agent: bwrap has --die-with-parent and its own PID
-    # namespace; unsandboxed, the lifeline (a watchdog parent) kills the process group.
-    if state.shell is not None:  # finding the files to hide walks the workspace: a thread
-        confined, plain = state.shell, argv
-        try:
-            argv = await asyncio.to_thread(
-                lambda: confined.wrap(plain, ctx.cwd, ctx.reads.hidden(), masked)
-            )
-        except SandboxRefused as exc:
-            raise ToolFailure("sandbox_refused", exc.reason, exc.hint) from None
-    else:
-        argv = lifeline_argv(argv)
-    sandbox = ctx.sandbox
-    env = child_env(ctx.shell.color, state.shell, ctx.shell.env, sandbox.hook_env, sandbox.env)
-    temp = ctx.sandbox.temp_dir  # the session's own (``sandbox.scratch``): free to write
-    if temp is not None:
-        env["TMPDIR"] = str(temp)
-    try:
-        return await asyncio.create_subprocess_exec(
-            *argv,
-            cwd=ctx.cwd,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=stdout,
-            stderr=stdout,  # the same pipe: stdout and stderr interleave in write order
-            env=env,
-            start_new_session=True,  # its own process group, killable as a whole
-        )
-    except OSError as exc:
-        raise ToolFailure(
-            "spawn_failed",
-            f"Could not start {shell}: {exc.strerror or exc}.",
-            "Check that the working directory exists and a shell is installed.",
-        ) from exc
 
 
 async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
@@ -287,13 +192,15 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
             f"The working directory {ctx.cwd} does not exist.",
             "Ask the user to restart in an existing directory.",
         )
+    if inp.run_in_background:
+        return await start_job(inp.command, ctx)
     loop = asyncio.get_running_loop()
     shell = ctx.sandbox.state.shell
     # what the command could plant, recorded before it runs (sandboxed or not)
     guard = await asyncio.to_thread(command_guard.before, ctx.sandbox)
     read_fd, write_fd = os.pipe()
     try:
-        proc = await _spawn(inp.command, ctx, write_fd, guard.masked)
+        proc = await spawn(inp.command, ctx, write_fd, guard.masked)
     except BaseException:
         os.close(read_fd)
         raise
@@ -315,7 +222,7 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
             code = await proc.wait()
             await asyncio.wait({pump}, timeout=DRAIN_GRACE)
     except TimeoutError:
-        await asyncio.shield(_terminate(proc))
+        await asyncio.shield(terminate(proc, KILL_GRACE))
         if pump is not None:
             await asyncio.wait({pump}, timeout=DRAIN_GRACE)
         output.flush(final=True)
@@ -342,7 +249,7 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
             footer=footer,
         ) from None
     except BaseException:  # cancelled (Esc, a failing sibling): nothing may outlive the call
-        await asyncio.shield(_terminate(proc))
+        await asyncio.shield(terminate(proc, KILL_GRACE))
         await asyncio.shield(_sweep(guard, ctx))
         output.flush(final=True)
         text = strip_escapes(output.text()).rstrip("\r\n")
