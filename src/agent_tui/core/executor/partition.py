@@ -5,6 +5,9 @@ Consecutive concurrency-safe calls share a batch that runs in parallel, at most
 failed before it could run — is a batch of its own. The partition is fail-closed: a call
 that is not declared safe cuts the run of safe calls, so ``[read, read, shell, read]`` is
 three batches, not two.
+
+What the user sees as one group is a whole run of safe calls (``runs``): sixty reads of one
+message run ten at a time, but they are one batch to read, not six.
 """
 
 from __future__ import annotations
@@ -56,7 +59,8 @@ class CallPlan:
     judged_path: Path | None = None
     """The resolved path the permission decision judged: the tool opens exactly this."""
     group: list[str] = field(default_factory=list)
-    """The ids of the parallel batch the call runs in (empty when it runs alone)."""
+    """The ids of the run of safe calls it belongs to (``runs``; empty when it runs alone):
+    shown as one group, though the run is cut into batches of ``max_parallel``."""
     read_only: bool = False
     """The named tool is read-only (as the ``tool_use`` event said)."""
     allowed_by: str | None = None
@@ -121,3 +125,10 @@ def partition(plans: list[CallPlan], max_parallel: int = MAX_PARALLEL) -> list[l
         else:
             batches.append([plan])
     return batches
+
+
+def runs(plans: list[CallPlan]) -> list[list[CallPlan]]:
+    """The runs of consecutive safe calls (and each other call alone): what ``partition``
+    makes with no cap. A run of two or more is shown as one group however many batches it
+    runs in."""
+    return partition(plans, max(1, len(plans)))
