@@ -219,7 +219,8 @@ class ToolResult(_ChildEvent):
     """A ``task`` call: what its child agent did (its calls, tokens, requests)."""
     ran: str | None = None
     """The tool that ran when ``name`` is a proxy (``run_tool`` of a deferred ``update_plan``);
-    None when ``name`` itself ran."""
+    None when ``name`` itself ran — as it does whenever the proxy's target is known: the call is
+    then named as its target (``ToolRegistry.as_ours``)."""
 
 
 RejectedBy = Literal["user", "rule", "plan", "policy", "hook", "headless", "prompt"]

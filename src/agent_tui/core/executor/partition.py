@@ -70,7 +70,10 @@ class CallPlan:
     sent: ToolCall | None = None
     """The call as the model sent it, when it named our tool by another tool's name (Claude
     Code's ``Bash``): ``call`` is then the call as ours (``ToolRegistry.as_ours``), which the
-    events and the record show; the tool message answers ``sent``."""
+    events and the record show; the tool message answers ``sent``. A ``run_tool`` call is
+    likewise the call of its target, ``sent`` the proxy call."""
+    via: str | None = None
+    """The proxy ``sent`` named (``run_tool``), when ``call`` is its target."""
 
 
 def plan_calls(registry: ToolRegistry, calls: list[ToolCall]) -> list[CallPlan]:
@@ -80,12 +83,16 @@ def plan_calls(registry: ToolRegistry, calls: list[ToolCall]) -> list[CallPlan]:
         prepared = resolve_proxy(registry, registry.prepare(call.name, call.arguments))
         ours = registry.as_ours(call)
         sent = call if ours is not call else None
+        proxy = registry.get(call.name)
+        via = call.name if sent is not None and proxy and proxy.proxy is not None else None
         if isinstance(prepared, ToolErrorInfo):
-            plans.append(CallPlan(ours, index, error=prepared, sent=sent))
+            plans.append(CallPlan(ours, index, error=prepared, sent=sent, via=via))
         else:
             judge = prepared.tool.concurrent
             safe = prepared.tool.meta.concurrency_safe and (judge is None or judge(prepared.input))
-            plans.append(CallPlan(ours, index, prepared=prepared, concurrency_safe=safe, sent=sent))
+            plans.append(
+                CallPlan(ours, index, prepared=prepared, concurrency_safe=safe, sent=sent, via=via)
+            )
     return plans
 
 
