@@ -81,6 +81,8 @@ class Folding(BaseModel):
     reason: Literal["manual", "threshold", "overflow"] = "manual"
     tokens_before: int = 0
     tokens_after: int = 0
+    usage: Usage | None = None
+    """What its summarizer requests cost (``Compacted.usage``)."""
 
 
 class Message(BaseModel):

@@ -41,7 +41,7 @@ from agent_tui.core.providers.base import (
 from agent_tui.core.settings import Settings
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.registry import ToolRegistry
-from agent_tui.core.transcript import Message
+from agent_tui.core.transcript import Message, Usage
 from agent_tui.core.workspace.memory import ProjectMemory
 
 SUMMARY_MAX_TOKENS = 4096
@@ -84,6 +84,8 @@ class Compactor:
         self.host = host
         self.conversation = conversation
         self.control = control
+        self.spent = Usage()
+        """The tokens of the compaction under way's summarizer requests."""
 
     def over_threshold(self) -> bool:
         """The context fills more of the window than the compaction threshold allows."""
@@ -128,6 +130,7 @@ class Compactor:
             kept=len(state.messages) - end,
             tokens_before=before,
         )
+        self.spent = Usage()
         try:
             summary = await self.control.guard(
                 summarize(
@@ -159,6 +162,7 @@ class Compactor:
             at=datetime.now(UTC).isoformat(timespec="seconds"),
             tokens_before=before,
             tokens_after=after,
+            usage=self.spent,
         )
         message = summary_message(record)
         if state.session is not None:
@@ -229,6 +233,7 @@ class Compactor:
                 yield item.text
             elif isinstance(item, Completion):
                 self.conversation.usage = self.conversation.usage + item.usage
+                self.spent = self.spent + item.usage  # kept with the record
                 if not streamed:
                     yield item.text
 
