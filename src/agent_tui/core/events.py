@@ -329,6 +329,9 @@ class CompactionEvent(_Event):
     """End: the summary message's text."""
     message: str = ""
     """Failed: what went wrong and that nothing changed."""
+    skipped: bool = False
+    """Failed because there was nothing to gain (nothing to fold, or a summary no shorter than
+    what it would replace): not an error; the conversation is unchanged and no mark is left."""
 
 
 class PlanStep(BaseModel):

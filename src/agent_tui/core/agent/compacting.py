@@ -121,6 +121,17 @@ class Compactor:
                 reason=reason,
                 tokens_before=before,
                 message="Nothing to compact yet: the conversation is one exchange long.",
+                skipped=True,
+            )
+            return
+        if all(m.compaction is not None for m in state.messages[:end]):
+            yield CompactionEvent(
+                phase="failed",
+                reason=reason,
+                tokens_before=before,
+                message="Nothing to compact: what could be folded is the summary of the last "
+                "compaction, and the turns after it are kept; the conversation is unchanged.",
+                skipped=True,
             )
             return
         yield CompactionEvent(
@@ -130,7 +141,7 @@ class Compactor:
             kept=len(state.messages) - end,
             tokens_before=before,
         )
-        self.spent = Usage()
+        self.spent, spent_before = Usage(), state.usage
         try:
             summary = await self.control.guard(
                 summarize(
@@ -150,9 +161,24 @@ class Compactor:
             )
             return
         kept = list(state.messages[end:])
-        after = max(0, before - estimate_tokens(state.messages[:end])) + estimate_tokens(
-            [summary.message]
+        replaced, shorter = (
+            estimate_tokens(state.messages[:end]),
+            estimate_tokens([summary.message]),
         )
+        if shorter >= replaced:  # it would save nothing: the transcript stays as it was
+            state.usage = spent_before  # nothing keeps the request: as a resume counts it
+            yield CompactionEvent(
+                phase="failed",
+                reason=reason,
+                tokens_before=before,
+                requests=summary.requests,
+                message=f"Nothing to compact: the summary (~{shorter:,} tokens) is no shorter "
+                f"than the {end} messages it would replace (~{replaced:,}); the conversation "
+                "is unchanged.",
+                skipped=True,
+            )
+            return
+        after = max(0, before - replaced) + shorter
         record = Compacted(
             folded=end,
             kept=len(kept),
