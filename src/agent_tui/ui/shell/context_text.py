@@ -40,5 +40,5 @@ def context_text(estimates: ContextBreakdown) -> str:
     ]
     if parts.spilled.count:
         lines.append(_part(parts.spilled, "result") + "  (in the tool results above)")
-    lines.append(_row("total", parts.total, "the figure above, split by estimate"))
+    lines.append(_row("total", parts.total, "the parts scaled to it"))
     return "\n".join(lines)
