@@ -78,3 +78,15 @@ def test_snapshot_of_a_compact_with_nothing_to_gain(
 ) -> None:
     app = make_app(_agent(tmp_path))
     assert snap_compare(app, terminal_size=(100, 30), run_before=_compact_twice)
+
+
+def test_a_compaction_that_saved_nothing_says_so_once() -> None:
+    from agent_tui.core.events import CompactionEvent
+    from agent_tui.ui.chat.compaction_block import headline
+    from agent_tui.ui.lane.compaction_mark import mark_text
+
+    same = CompactionEvent(phase="end", folded=2, tokens_before=5200, tokens_after=5300)
+    assert headline(same).endswith("~5.2k → ~5.3k tokens: it saved nothing (/compact)")
+    assert mark_text(same).endswith("· saved nothing")
+    less = CompactionEvent(phase="end", folded=2, tokens_before=5200, tokens_after=1300)
+    assert "saved nothing" not in headline(less) + mark_text(less)

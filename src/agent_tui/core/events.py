@@ -330,8 +330,13 @@ class CompactionEvent(_Event):
     message: str = ""
     """Failed: what went wrong and that nothing changed."""
     skipped: bool = False
-    """Failed because there was nothing to gain (nothing to fold, or a summary no shorter than
-    what it would replace): not an error; the conversation is unchanged and no mark is left."""
+    """Failed because there was nothing to fold (nothing yet, or only the last compaction's
+    summary): not an error; no request was made, the conversation is unchanged."""
+
+    @property
+    def saved_nothing(self) -> bool:
+        """An end whose summary is no shorter than what it replaced (estimated)."""
+        return self.phase == "end" and 0 < self.tokens_before <= self.tokens_after
 
 
 class PlanStep(BaseModel):

@@ -141,7 +141,7 @@ class Compactor:
             kept=len(state.messages) - end,
             tokens_before=before,
         )
-        self.spent, spent_before = Usage(), state.usage
+        self.spent = Usage()
         try:
             summary = await self.control.guard(
                 summarize(
@@ -161,24 +161,10 @@ class Compactor:
             )
             return
         kept = list(state.messages[end:])
-        replaced, shorter = (
-            estimate_tokens(state.messages[:end]),
-            estimate_tokens([summary.message]),
-        )
-        if shorter >= replaced:  # it would save nothing: the transcript stays as it was
-            state.usage = spent_before  # nothing keeps the request: as a resume counts it
-            yield CompactionEvent(
-                phase="failed",
-                reason=reason,
-                tokens_before=before,
-                requests=summary.requests,
-                message=f"Nothing to compact: the summary (~{shorter:,} tokens) is no shorter "
-                f"than the {end} messages it would replace (~{replaced:,}); the conversation "
-                "is unchanged.",
-                skipped=True,
-            )
-            return
-        after = max(0, before - replaced) + shorter
+        # a summary no shorter than what it replaces is kept all the same (its request was
+        # made and is counted); its event says so: tokens_after >= tokens_before
+        replaced = estimate_tokens(state.messages[:end])
+        after = max(0, before - replaced) + estimate_tokens([summary.message])
         record = Compacted(
             folded=end,
             kept=len(kept),

@@ -30,6 +30,8 @@ def headline(event: CompactionEvent) -> str:
     if event.tokens_before:
         before, after = format_tokens(event.tokens_before), format_tokens(event.tokens_after)
         size = f" · ~{before} → ~{after} tokens"
+    if event.saved_nothing:
+        size += ": it saved nothing"
     return f"Compacted: {event.folded} messages folded into a summary{size} ({why})"
 
 
