@@ -26,7 +26,11 @@ from .helpers import make_app, submit, wait_for, wait_idle
 SnapCompare = Callable[..., bool]
 
 TURNS: list[dict[str, Any]] = [
-    {"text": "The parser lives in src/parse.py."},
+    {
+        # long enough that its summary is shorter (a compaction that saves nothing is skipped)
+        "text": "The parser lives in src/parse.py. "
+        + "It reads the tokens, builds the tree and reports each error with its line. " * 12
+    },
     {"text": "I would split tokenize() out of parse()."},
     {"text": "Done: tokenize() is in src/lexer.py now."},
     {"text": "## Goal\nRefactor the parser.\n\n## Decisions and findings\n- tokenize() moves"},

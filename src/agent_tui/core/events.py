@@ -222,7 +222,8 @@ class ToolResult(_ChildEvent):
     """A ``task`` call: what its child agent did (its calls, tokens, requests)."""
     ran: str | None = None
     """The tool that ran when ``name`` is a proxy (``run_tool`` of a deferred ``update_plan``);
-    None when ``name`` itself ran."""
+    None when ``name`` itself ran — as it does whenever the proxy's target is known: the call is
+    then named as its target (``ToolRegistry.as_ours``)."""
     images: list[ImageRef] = Field(default_factory=list)
     """The images the model got with the result (``read_file`` of an image)."""
 
@@ -333,6 +334,14 @@ class CompactionEvent(_Event):
     """End: the summary message's text."""
     message: str = ""
     """Failed: what went wrong and that nothing changed."""
+    skipped: bool = False
+    """Failed because there was nothing to fold (nothing yet, or only the last compaction's
+    summary): not an error; no request was made, the conversation is unchanged."""
+
+    @property
+    def saved_nothing(self) -> bool:
+        """An end whose summary is no shorter than what it replaced (estimated)."""
+        return self.phase == "end" and 0 < self.tokens_before <= self.tokens_after
 
 
 class PlanStep(BaseModel):

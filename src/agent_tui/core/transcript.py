@@ -44,6 +44,9 @@ class CallRecord(BaseModel):
     """The call as it ran, when the model named our tool by another tool's name (Claude
     Code's ``Bash``): our name and fields, as its card showed them. The assistant message
     keeps the model's own call, which is what the model is sent again."""
+    via: str | None = None
+    """The proxy the model called it through (``run_tool``): ``call`` is its target, as the
+    card showed it; the wire keeps the proxy call, which names a tool the request has."""
 
     @classmethod
     def of(
@@ -53,13 +56,14 @@ class CallRecord(BaseModel):
         group: list[str] | None = None,
         read_only: bool = False,
         call: ToolCall | None = None,
+        via: str | None = None,
     ) -> CallRecord:
         if isinstance(end, ToolResult):
             data = end.data
             if data and len(json.dumps(data, default=str)) > MAX_KEPT_DATA:
                 data = {}
             end = end.model_copy(update={"content": "", "data": data})
-        return cls(end=end, group=list(group or []), read_only=read_only, call=call)
+        return cls(end=end, group=list(group or []), read_only=read_only, call=call, via=via)
 
     def event(self, content: str) -> ToolEnd:
         """The final event as it was emitted (``content``: the message's text)."""
@@ -79,6 +83,8 @@ class Folding(BaseModel):
     reason: Literal["manual", "threshold", "overflow"] = "manual"
     tokens_before: int = 0
     tokens_after: int = 0
+    usage: Usage | None = None
+    """What its summarizer requests cost (``Compacted.usage``)."""
 
 
 @dataclass(frozen=True)

@@ -107,7 +107,8 @@ async def test_update_plan_through_run_tool_updates_the_plan_and_survives_resume
     events = [event async for event in agent.run("plan it")]
     assert not [e for e in events if isinstance(e, PermissionRequest)]  # never asks
     result = next(e for e in events if isinstance(e, ToolResult))
-    assert (result.name, result.ran, result.is_error) == ("run_tool", "update_plan", False)
+    # named as the tool that ran, not the proxy (issue 41, item 7)
+    assert (result.name, result.ran, result.is_error) == ("update_plan", None, False)
     plans = [e for e in events if isinstance(e, PlanEvent)]
     assert [(s.content, s.status) for s in plans[0].steps] == [
         ("read the code", "completed"),
@@ -161,7 +162,7 @@ async def test_a_domain_rule_for_web_fetch_allows_it_through_run_tool(
     events = await _run(tmp_path, calls, PermissionPipeline(tmp_path, rules), asked=asked)
     assert asked == []
     result = next(e for e in events if isinstance(e, ToolResult))
-    assert (result.ran, result.is_error) == ("web_fetch", False)
+    assert (result.name, result.is_error) == ("web_fetch", False)
     assert "# Parser notes" in result.content
 
 
@@ -220,6 +221,6 @@ async def test_task_through_run_tool_runs_its_subagent(tmp_path: Path) -> None:
     events = [event async for event in agent.run("go")]
     await agent.close()
     result = next(e for e in events if isinstance(e, ToolResult) and e.id == "t1")
-    assert result.ran == "task"
+    assert result.name == "task"
     assert result.subagent is not None
     assert "X is in x.py" in result.content

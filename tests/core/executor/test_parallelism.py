@@ -31,8 +31,20 @@ async def test_max_parallel_caps_how_many_run_at_once(tmp_path: Path) -> None:
     calls = [call(f"c{n}", tag=f"c{n}", seconds=0.02) for n in range(10)]
     events, out = await run_calls(ex, calls)
     assert probe.peak == 3
+    # the run runs three at a time, and is still one group to the user (issue 41, item 7)
     groups = [g.ids for g in of_type(events, "tool_group")]
-    assert groups == [["c0", "c1", "c2"], ["c3", "c4", "c5"], ["c6", "c7", "c8"]]  # c9 alone
+    assert groups == [[c.id for c in calls]]
+    assert [m.tool_call_id for m in out] == [c.id for c in calls]
+    assert all(m.record is not None and m.record.group == groups[0] for m in out)
+
+
+async def test_sixty_reads_of_one_message_are_one_group(tmp_path: Path) -> None:
+    probe = Probe()
+    ex = executor(tmp_path, work_tools(probe))
+    calls = [call(f"c{n}", tag=f"c{n}") for n in range(60)]
+    events, out = await run_calls(ex, calls)
+    assert probe.peak <= 10  # max_parallel still caps what runs at once
+    assert [g.ids for g in of_type(events, "tool_group")] == [[c.id for c in calls]]
     assert [m.tool_call_id for m in out] == [c.id for c in calls]
 
 

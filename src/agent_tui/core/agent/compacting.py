@@ -41,7 +41,7 @@ from agent_tui.core.providers.base import (
 from agent_tui.core.settings import Settings
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.registry import ToolRegistry
-from agent_tui.core.transcript import Message
+from agent_tui.core.transcript import Message, Usage
 from agent_tui.core.workspace.memory import ProjectMemory
 
 SUMMARY_MAX_TOKENS = 4096
@@ -84,6 +84,8 @@ class Compactor:
         self.host = host
         self.conversation = conversation
         self.control = control
+        self.spent = Usage()
+        """The tokens of the compaction under way's summarizer requests."""
 
     def over_threshold(self) -> bool:
         """The context fills more of the window than the compaction threshold allows."""
@@ -119,6 +121,17 @@ class Compactor:
                 reason=reason,
                 tokens_before=before,
                 message="Nothing to compact yet: the conversation is one exchange long.",
+                skipped=True,
+            )
+            return
+        if all(m.compaction is not None for m in state.messages[:end]):
+            yield CompactionEvent(
+                phase="failed",
+                reason=reason,
+                tokens_before=before,
+                message="Nothing to compact: what could be folded is the summary of the last "
+                "compaction, and the turns after it are kept; the conversation is unchanged.",
+                skipped=True,
             )
             return
         yield CompactionEvent(
@@ -128,6 +141,7 @@ class Compactor:
             kept=len(state.messages) - end,
             tokens_before=before,
         )
+        self.spent = Usage()
         try:
             summary = await self.control.guard(
                 summarize(
@@ -147,9 +161,10 @@ class Compactor:
             )
             return
         kept = list(state.messages[end:])
-        after = max(0, before - estimate_tokens(state.messages[:end])) + estimate_tokens(
-            [summary.message]
-        )
+        # a summary no shorter than what it replaces is kept all the same (its request was
+        # made and is counted); its event says so: tokens_after >= tokens_before
+        replaced = estimate_tokens(state.messages[:end])
+        after = max(0, before - replaced) + estimate_tokens([summary.message])
         record = Compacted(
             folded=end,
             kept=len(kept),
@@ -159,6 +174,7 @@ class Compactor:
             at=datetime.now(UTC).isoformat(timespec="seconds"),
             tokens_before=before,
             tokens_after=after,
+            usage=self.spent,
         )
         message = summary_message(record)
         if state.session is not None:
@@ -229,6 +245,7 @@ class Compactor:
                 yield item.text
             elif isinstance(item, Completion):
                 self.conversation.usage = self.conversation.usage + item.usage
+                self.spent = self.spent + item.usage  # kept with the record
                 if not streamed:
                     yield item.text
 

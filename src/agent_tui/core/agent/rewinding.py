@@ -197,7 +197,9 @@ class Rewinder:
             if conversation:
                 dropped = len(state.messages) - summary.message_index
                 del state.messages[summary.message_index :]
-                state.usage = session_usage(state.messages)
+                # as a resume counts it: what the compactions folded too (not only the
+                # transcript, which after a compaction holds a fraction of the session)
+                state.usage = session_usage([*state.folded, *state.messages])
                 self.host.file_state.clear()  # the model no longer saw what it read after that
         finally:
             self.control.rewinding = False

@@ -379,8 +379,9 @@ class TurnRunner:
         host, state = self.host, self.conversation
         executor = host.executor
         for sent in completion.tool_calls:
-            tool = host.registry.get(sent.name)
-            call = host.registry.as_ours(sent)  # Claude Code's ``Bash`` is shown as run_shell
+            # Claude Code's ``Bash`` is shown as run_shell; run_tool(name, input) as its target
+            call = host.registry.as_ours(sent)
+            tool = host.registry.get(call.name)
             yield ToolUse(
                 id=call.id,
                 name=call.name,

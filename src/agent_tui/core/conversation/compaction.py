@@ -31,7 +31,7 @@ from pydantic import BaseModel
 
 from agent_tui.core.budget.store import SPILL_NAME
 from agent_tui.core.conversation.context import message_tokens
-from agent_tui.core.transcript import Folding, Message
+from agent_tui.core.transcript import Folding, Message, Usage
 
 KEEP_TURNS = 2
 """Turns kept whole after the summary: the model keeps the exact words of what it just did."""
@@ -104,6 +104,9 @@ class Compacted(BaseModel):
     """The context's size before, as the agent knew it (0: unknown)."""
     tokens_after: int = 0
     """Its estimated size after."""
+    usage: Usage | None = None
+    """The tokens of its summarizer requests: part of the session's totals, counted live
+    and when the file is read again (``session_usage``), so a resume or a fork agrees."""
 
 
 def summary_message(record: Compacted) -> Message:
@@ -114,6 +117,7 @@ def summary_message(record: Compacted) -> Message:
         reason=record.reason,
         tokens_before=record.tokens_before,
         tokens_after=record.tokens_after,
+        usage=record.usage,
     )
     return Message(role="user", content=record.summary, compaction=folding)
 

@@ -10,13 +10,14 @@ usage — everything is estimated: system prompt, tools array and messages.
 
 ``breakdown`` splits the next request into its parts (system prompt, each memory file, the
 tools array with and without progressive disclosure, messages by kind, spilled results), all
-estimated the same way, for a view that explains the figure.
+estimated the same way, for a view that explains the figure; ``ContextBreakdown.to_total``
+scales them to the figure itself, so the view's total is the meter's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agent_tui.core.calls import Usage
 from agent_tui.core.conversation.model_limits import ModelLimits
@@ -123,16 +124,53 @@ class ContextBreakdown:
     ``tool_results`` too): what stays out of the window thanks to the budget is not here."""
     usage: ContextUsage
 
+    def parts(self) -> list[ContextPart]:
+        """The parts that make up the request, in order (``spilled`` is inside
+        ``tool_results``)."""
+        return [
+            self.system,
+            *self.memory,
+            self.tools,
+            self.user,
+            self.assistant,
+            self.tool_results,
+        ]
+
+    @property
+    def estimated_total(self) -> int:
+        return sum(p.tokens for p in self.parts())
+
     @property
     def total(self) -> int:
-        memory = sum(p.tokens for p in self.memory)
-        return (
-            self.system.tokens
-            + memory
-            + self.tools.tokens
-            + self.user.tokens
-            + self.assistant.tokens
-            + self.tool_results.tokens
+        """The meter's figure (``usage``): what the provider counted plus estimates since."""
+        return self.usage.tokens
+
+    def to_total(self) -> ContextBreakdown:
+        """The parts scaled so that they add up to ``total`` exactly: the provider counts
+        with its own tokenizer, our estimates only say how that figure splits. One figure,
+        then, in the header and the total of a ``/context`` view, not two that disagree."""
+        parts = self.parts()
+        raw = sum(p.tokens for p in parts)
+        if raw <= 0:
+            return self
+        exact = [p.tokens * self.total / raw for p in parts]
+        shares = [int(x) for x in exact]
+        by_remainder = sorted(range(len(parts)), key=lambda i: exact[i] - shares[i], reverse=True)
+        for index in by_remainder[: self.total - sum(shares)]:
+            shares[index] += 1
+        scaled = [replace(p, tokens=n) for p, n in zip(parts, shares, strict=True)]
+        ratio = self.total / raw
+        memory = len(self.memory)
+        return replace(
+            self,
+            system=scaled[0],
+            memory=scaled[1 : 1 + memory],
+            tools=scaled[1 + memory],
+            user=scaled[2 + memory],
+            assistant=scaled[3 + memory],
+            tool_results=scaled[4 + memory],
+            spilled=replace(self.spilled, tokens=round(self.spilled.tokens * ratio)),
+            tools_without_disclosure=round(self.tools_without_disclosure * ratio),
         )
 
 

@@ -87,6 +87,8 @@ def transcript_events(
         if message.role == "user" and message.compaction is not None:
             # live, it was shown when it happened: after the messages it kept
             folding = message.compaction
+            if folding.usage is not None:  # the summarizer's requests, counted live
+                total = total + folding.usage
             event = CompactionEvent(
                 phase="end",
                 reason=folding.reason,

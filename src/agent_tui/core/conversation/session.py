@@ -435,6 +435,8 @@ def session_usage(messages: list[Message]) -> Usage:
     for message in messages:
         if message.usage is not None:
             total = total + message.usage
+        if message.compaction is not None and message.compaction.usage is not None:
+            total = total + message.compaction.usage  # the summarizer's requests
         end = message.record.end if message.record is not None else None
         if isinstance(end, ToolResult) and end.subagent is not None:
             total = total + end.subagent.usage

@@ -5,6 +5,9 @@ Consecutive concurrency-safe calls share a batch that runs in parallel, at most
 failed before it could run — is a batch of its own. The partition is fail-closed: a call
 that is not declared safe cuts the run of safe calls, so ``[read, read, shell, read]`` is
 three batches, not two.
+
+What the user sees as one group is a whole run of safe calls (``runs``): sixty reads of one
+message run ten at a time, but they are one batch to read, not six.
 """
 
 from __future__ import annotations
@@ -56,7 +59,8 @@ class CallPlan:
     judged_path: Path | None = None
     """The resolved path the permission decision judged: the tool opens exactly this."""
     group: list[str] = field(default_factory=list)
-    """The ids of the parallel batch the call runs in (empty when it runs alone)."""
+    """The ids of the run of safe calls it belongs to (``runs``; empty when it runs alone):
+    shown as one group, though the run is cut into batches of ``max_parallel``."""
     read_only: bool = False
     """The named tool is read-only (as the ``tool_use`` event said)."""
     allowed_by: str | None = None
@@ -66,7 +70,10 @@ class CallPlan:
     sent: ToolCall | None = None
     """The call as the model sent it, when it named our tool by another tool's name (Claude
     Code's ``Bash``): ``call`` is then the call as ours (``ToolRegistry.as_ours``), which the
-    events and the record show; the tool message answers ``sent``."""
+    events and the record show; the tool message answers ``sent``. A ``run_tool`` call is
+    likewise the call of its target, ``sent`` the proxy call."""
+    via: str | None = None
+    """The proxy ``sent`` named (``run_tool``), when ``call`` is its target."""
 
 
 def plan_calls(registry: ToolRegistry, calls: list[ToolCall]) -> list[CallPlan]:
@@ -76,12 +83,16 @@ def plan_calls(registry: ToolRegistry, calls: list[ToolCall]) -> list[CallPlan]:
         prepared = resolve_proxy(registry, registry.prepare(call.name, call.arguments))
         ours = registry.as_ours(call)
         sent = call if ours is not call else None
+        proxy = registry.get(call.name)
+        via = call.name if sent is not None and proxy and proxy.proxy is not None else None
         if isinstance(prepared, ToolErrorInfo):
-            plans.append(CallPlan(ours, index, error=prepared, sent=sent))
+            plans.append(CallPlan(ours, index, error=prepared, sent=sent, via=via))
         else:
             judge = prepared.tool.concurrent
             safe = prepared.tool.meta.concurrency_safe and (judge is None or judge(prepared.input))
-            plans.append(CallPlan(ours, index, prepared=prepared, concurrency_safe=safe, sent=sent))
+            plans.append(
+                CallPlan(ours, index, prepared=prepared, concurrency_safe=safe, sent=sent, via=via)
+            )
     return plans
 
 
@@ -121,3 +132,10 @@ def partition(plans: list[CallPlan], max_parallel: int = MAX_PARALLEL) -> list[l
         else:
             batches.append([plan])
     return batches
+
+
+def runs(plans: list[CallPlan]) -> list[list[CallPlan]]:
+    """The runs of consecutive safe calls (and each other call alone): what ``partition``
+    makes with no cap. A run of two or more is shown as one group however many batches it
+    runs in."""
+    return partition(plans, max(1, len(plans)))

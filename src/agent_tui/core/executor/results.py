@@ -53,6 +53,7 @@ def _message(plan: CallPlan, event: ToolEnd, content: str, is_error: bool) -> Me
         group=plan.group,
         read_only=plan.read_only,
         call=plan.call if plan.sent is not None else None,
+        via=plan.via,
     )
     images = event.images if isinstance(event, ToolResult) else []
     call = plan.sent or plan.call

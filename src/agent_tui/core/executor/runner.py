@@ -1,11 +1,12 @@
 """``ToolExecutor``: runs the tool calls of one assistant message and emits their events.
 
-The calls are partitioned (``partition``); each batch of two or more announces itself with
-``tool_group``, its calls are authorized one by one (``approval``), then run together
-(``batch.BatchRun``). Every call moves through ``queued → executing → completed → yielded``
-(``lifecycle``; the current request's states are ``executor.states``). Results are emitted in
-request order, progress as it happens. An interrupt stops everything in flight, and every call
-still ends with one event and one transcript message, so the next request is valid.
+The calls are partitioned (``partition``); each run of two or more safe calls announces itself
+with one ``tool_group`` (however many batches of ``max_parallel`` it runs in); a batch's calls
+are authorized one by one (``approval``), then run together (``batch.BatchRun``). Every call
+moves through ``queued → executing → completed → yielded`` (``lifecycle``; the current
+request's states are ``executor.states``). Results are emitted in request order, progress as it
+happens. An interrupt stops everything in flight, and every call still ends with one event and
+one transcript message, so the next request is valid.
 
 Every final outcome goes through the output budget of the request (``budget.TurnBudget``)
 before it is emitted: a spill is announced with a ``spill`` event and the ``tool_result``
@@ -46,6 +47,7 @@ from agent_tui.core.executor.partition import (
     PromptAnswer,
     partition,
     plan_calls,
+    runs,
 )
 from agent_tui.core.executor.permission_hooks import ask_the_hooks, rewritten
 from agent_tui.core.executor.results import CallResults
@@ -170,10 +172,12 @@ class ToolExecutor:
         results = CallResults(OrderedResults(turn, out), self.lifecycle)
         finished = False
         try:
+            run_of = {id(p): run for run in runs(plans) for p in run}
             for batch in partition(plans, self.max_parallel):
-                if len(batch) > 1 and not interrupted.is_set():
-                    ids = [p.call.id for p in batch]
-                    for plan in batch:
+                whole = run_of[id(batch[0])]
+                if len(whole) > 1 and whole[0] is batch[0] and not interrupted.is_set():
+                    ids = [p.call.id for p in whole]  # one group for the run, not one a batch
+                    for plan in whole:
                         plan.group = ids
                     yield ToolGroup(ids=ids)
                 runnable: list[CallPlan] = []

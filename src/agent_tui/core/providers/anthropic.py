@@ -96,11 +96,15 @@ def to_anthropic_messages(
     out: list[dict[str, Any]] = []
     # A call the model made by another tool's name (Claude Code's ``Bash``) is sent as the
     # call of ours it ran as (its record): this API checks each ``tool_use`` name against the
-    # request's tools, which name ours only.
+    # request's tools, which name ours only. A call through a proxy (``run_tool``) is sent as
+    # the model made it: the proxy is among the request's tools, its target may not be.
     ran = {
         m.tool_call_id: m.record.call
         for m in messages
-        if m.tool_call_id is not None and m.record is not None and m.record.call is not None
+        if m.tool_call_id is not None
+        and m.record is not None
+        and m.record.call is not None
+        and m.record.via is None
     }
     for message in messages:
         role, blocks = _blocks(message, ran, images, vision)

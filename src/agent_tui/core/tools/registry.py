@@ -280,8 +280,14 @@ class ToolRegistry:
         (Claude Code's ``Bash``): our name, and its arguments in our shape when they can be
         read (else as sent: ``prepare`` says what is wrong). Any other call as it is. What the
         card, the results and the transcript's records show; the conversation keeps the
-        model's own call, which is what it is sent again."""
+        model's own call, which is what it is sent again.
+
+        A proxy call (``run_tool(name, input)``) whose input is valid is the call of its
+        target (``mcp__github__create_issue`` with its own input): the proxy is a wrapper, and
+        what the user approves and sees is the tool it calls."""
         tool = self.get(call.name)
+        if tool is not None and tool.proxy is not None:
+            return self._proxied(call)
         if tool is None or tool.call_alias(call.name) is None:
             return call
         arguments = call.parsed_arguments()
@@ -293,6 +299,18 @@ class ToolRegistry:
             return ToolCall(id=call.id, name=tool.name, arguments=call.arguments)
         text = json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
         return ToolCall(id=call.id, name=tool.name, arguments=text)
+
+    def _proxied(self, call: ToolCall) -> ToolCall:
+        """The call a proxy call makes, when its input is valid and names a tool that is not
+        a proxy; else the call as it is (``partition.resolve_proxy`` says what is wrong)."""
+        prepared = self.prepare(call.name, call.arguments)
+        if isinstance(prepared, ToolErrorInfo) or prepared.tool.proxy is None:
+            return call
+        name, arguments = prepared.tool.proxy(prepared.input)
+        target = self.get(name)
+        if target is None or target.proxy is not None:
+            return call
+        return ToolCall(id=call.id, name=target.name, arguments=arguments)
 
     def _checker(self, tool: Tool[Any]) -> tuple[Checker, frozenset[str]]:
         """The compiled checker of ``tool``'s raw schema and the optional properties whose

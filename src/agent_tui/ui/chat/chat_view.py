@@ -305,11 +305,19 @@ class ChatView(VerticalScroll):
         await self._append(line)
 
     async def group_calls(self, calls: list[CallState]) -> None:
-        """Fold the rows of a parallel batch into one row for the batch."""
-        line = next((self._lines[c.id] for c in calls if c.id in self._lines), None)
-        if line is None:
+        """Fold the rows of a parallel batch into one row for the batch, in the line of its
+        first call: a batch of more than ``MAX_ROWS`` calls began lines of its own, which the
+        row leaves empty (removed)."""
+        lines = list(dict.fromkeys(self._lines[c.id] for c in calls if c.id in self._lines))
+        if not lines:
             return
+        line, *others = lines
         line.group(calls)
+        ids = {c.id for c in calls}
+        for other in others:
+            other.drop(ids)
+            if not other.rows:
+                await other.remove()
         for call in calls:
             self._lines[call.id] = line
 

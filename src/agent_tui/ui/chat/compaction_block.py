@@ -25,11 +25,13 @@ def headline(event: CompactionEvent) -> str:
     if event.phase == "start":
         return f"Compacting the conversation… {event.folded} messages into a summary ({why})"
     if event.phase == "failed":
-        return f"Compaction failed ({why})"
+        return f"Nothing to compact ({why})" if event.skipped else f"Compaction failed ({why})"
     size = ""
     if event.tokens_before:
         before, after = format_tokens(event.tokens_before), format_tokens(event.tokens_after)
         size = f" · ~{before} → ~{after} tokens"
+    if event.saved_nothing:
+        size += ": it saved nothing"
     return f"Compacted: {event.folded} messages folded into a summary{size} ({why})"
 
 
@@ -45,6 +47,8 @@ class CompactionBlock(Vertical):
         & > .message { color: $foreground; }
         &.-failed { border-left: outer $warning; background: $warning 10%; }
         &.-failed > .title { color: $warning; }
+        &.-skipped { border-left: outer $secondary; background: transparent; }
+        &.-skipped > .title { color: $text-muted; }
         & Collapsible { border: none; padding: 0; margin: 0; background: transparent; }
         & Collapsible > Contents { padding: 0 0 0 2; }
     }
@@ -58,7 +62,8 @@ class CompactionBlock(Vertical):
         yield from self._parts(self.event)
 
     def _parts(self, event: CompactionEvent) -> list[Widget]:
-        self.set_class(event.phase == "failed", "-failed")
+        self.set_class(event.phase == "failed" and not event.skipped, "-failed")
+        self.set_class(event.skipped, "-skipped")
         parts: list[Widget] = [Static(Content(headline(event)), classes="title")]
         if event.phase == "failed" and event.message:
             parts.append(Static(Content(event.message), classes="message"))

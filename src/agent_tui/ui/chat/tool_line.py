@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from agent_tui.ui.calls.state import STATUS_STYLE, CallState, batch_status
-from agent_tui.ui.common.format import group_title
+from agent_tui.ui.common.format import group_title, member_names
 
 MAX_ROWS = 50
 
@@ -36,9 +36,10 @@ def row_content(calls: list[CallState]) -> Content:
         status = batch_status(calls)
         counts = Counter(c.status.label for c in calls)
         outcome = ", ".join(f"{n} {label}" for label, n in counts.items())
-        names = ", ".join(c.summary or c.name for c in calls)
         title = group_title([c.name for c in calls])
-        head = Content.assemble((title, "bold $foreground"), " ", names)
+        head = Content.assemble(
+            (title, "bold $foreground"), " ", member_names(c.summary or c.name for c in calls)
+        )
     return Content.assemble(
         ("● ", STATUS_STYLE[status]), head, " — ", (outcome, STATUS_STYLE[status])
     )
@@ -72,8 +73,13 @@ class ToolLine(Static):
 
     def __init__(self, calls: list[CallState]) -> None:
         super().__init__()
-        self.rows: list[list[CallState]] = [calls]
-        self._shown: list[Content] = [row_content(calls)]
+        self.rows: list[list[CallState]] = []
+        self._shown: list[Content | None] = []
+        """Each row drawn, None until it is drawn again (at the next paint: the changes of
+        many calls between two frames cost one drawing of their rows)."""
+        self._row_of: dict[str, int] = {}
+        """The row of each call id."""
+        self.add_row(calls)
 
     @property
     def full(self) -> bool:
@@ -89,13 +95,11 @@ class ToolLine(Static):
         """A line of these rows (a frozen one mounted again, ``freezer``)."""
         line = cls(rows[0])
         for row in rows[1:]:
-            line.rows.append(row)
-            line._shown.append(row_content(row))
+            line.add_row(row)
         line.set_classes(classes)
         return line
 
     def on_mount(self) -> None:
-        self.update(self.build_content())
         self.tooltip = "click: show the card in the lane"
 
     def on_click(self, event: events.Click) -> None:
@@ -103,31 +107,49 @@ class ToolLine(Static):
         if 0 <= event.y < len(self.rows):
             self.post_message(self.Selected(self, self.rows[event.y][0].id))
 
+    def render(self) -> Content:
+        return self.build_content()
+
     def add_row(self, calls: list[CallState]) -> None:
+        for call in calls:
+            self._row_of[call.id] = len(self.rows)
         self.rows.append(calls)
-        self._shown.append(row_content(calls))
-        self.update(self.build_content())
+        self._shown.append(None)
+        self.refresh(layout=True)
+
+    def drop(self, ids: set[str]) -> None:
+        """Forget the rows holding any of ``ids`` (their batch is a row of another line)."""
+        self.rows = [row for row in self.rows if not any(c.id in ids for c in row)]
+        self._reindex()
 
     def group(self, calls: list[CallState]) -> None:
         """Fold the rows of ``calls`` into one row for their batch, where the first was."""
         ids = {c.id for c in calls}
-        positions = [i for i, row in enumerate(self.rows) if any(c.id in ids for c in row)]
+        positions = sorted({self._row_of[i] for i in ids if i in self._row_of})
         if not positions:
             return
         first = positions[0]
         for position in reversed(positions):
             del self.rows[position]
-            del self._shown[position]
         self.rows.insert(first, calls)
-        self._shown.insert(first, row_content(calls))
-        self.update(self.build_content())
+        self._reindex()
+
+    def _reindex(self) -> None:
+        self._shown = [None] * len(self.rows)
+        self._row_of = {call.id: index for index, row in enumerate(self.rows) for call in row}
+        self.refresh(layout=True)
 
     def update_view(self, call_id: str | None = None) -> None:
-        """Re-render the row of ``call_id`` (every row when None)."""
-        for index, row in enumerate(self.rows):
-            if call_id is None or any(c.id == call_id for c in row):
-                self._shown[index] = row_content(row)
-        self.update(self.build_content())
+        """Draw the row of ``call_id`` again (every row when None) at the next paint."""
+        if call_id is None:
+            self._shown = [None] * len(self.rows)
+        elif (index := self._row_of.get(call_id)) is not None:
+            self._shown[index] = None
+        self.refresh()
 
     def build_content(self) -> Content:
-        return Content("\n").join(self._shown)
+        shown = self._shown
+        for index, row in enumerate(self.rows):
+            if shown[index] is None:
+                shown[index] = row_content(row)
+        return Content("\n").join(c for c in shown if c is not None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from agent_tui.core.text.call_summary import summarize_input as summarize_input
@@ -93,6 +94,24 @@ _GROUP_KINDS: dict[str, tuple[str, str, str]] = {
     "search_tool": ("", "search", "searches"),
     "list_dir": ("", "listing", "listings"),
 }
+
+
+NAMES_SHOWN = 400
+"""Characters of a batch's member inputs drawn on one line: the line never wraps (it ends in
+an ellipsis), so a batch of a thousand calls costs what one of a screen's width does."""
+
+
+def member_names(names: Iterable[str]) -> str:
+    """``a.py, b.py, …``: the names (taken lazily) as far as one line can show them."""
+    shown: list[str] = []
+    length = 0
+    for name in names:
+        if length > NAMES_SHOWN:
+            shown.append("…")
+            break
+        shown.append(name)
+        length += len(name) + 2
+    return ", ".join(shown)
 
 
 def group_title(names: list[str]) -> str:

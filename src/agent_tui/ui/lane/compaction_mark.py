@@ -14,7 +14,8 @@ def mark_text(event: CompactionEvent) -> str:
     size = ""
     if event.tokens_before:
         size = f" · ~{format_tokens(event.tokens_before)} → ~{format_tokens(event.tokens_after)}"
-    return f"⇣ compacted: {event.folded} messages into a summary{size}"
+    gain = " · saved nothing" if event.saved_nothing else ""
+    return f"⇣ compacted: {event.folded} messages into a summary{size}{gain}"
 
 
 class CompactionMark(Static):

@@ -4,6 +4,10 @@ member listed by name and input with its own state (a member card, expandable by
 Enter folds the members into one wrapped line of their inputs under the title (a group never
 hides its file names); a member that waits for approval unfolds the group, so an ask is never
 hidden inside it.
+
+A group of more than ``MEMBER_CARDS`` calls (one message's sixty reads, a thousand) keeps the
+lane light: cards for its first ``MEMBER_CARDS`` members, a line counting and naming the others
+(a member of those that asks for approval gets its card then, ``show_member``).
 """
 
 from __future__ import annotations
@@ -18,8 +22,12 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from agent_tui.ui.calls.state import CallState, CallStatus, Clock
+from agent_tui.ui.common.format import member_names
 from agent_tui.ui.lane.group_head import GroupHead
 from agent_tui.ui.lane.tool_card import TICK_SECONDS, ToolCard
+
+MEMBER_CARDS = 30
+"""Most member cards a group card mounts at first."""
 
 
 class GroupCard(Vertical, can_focus=True):
@@ -35,6 +43,13 @@ class GroupCard(Vertical, can_focus=True):
         &.-folded > ToolCard { display: none; }
         & > .names { display: none; padding-left: 2; color: $text-muted; }
         &.-folded > .names { display: block; }
+        & > .more {
+            padding-left: 2;
+            color: $text-muted;
+            text-wrap: nowrap;
+            text-overflow: ellipsis;
+        }
+        &.-folded > .more { display: none; }
     }
     """
 
@@ -52,7 +67,9 @@ class GroupCard(Vertical, can_focus=True):
         self.clock = clock
         self.group_id = calls[0].id
         self.user_folded = folded
-        self.cards = [ToolCard(call, clock, member=True) for call in calls]
+        self.cards = [ToolCard(call, clock, member=True) for call in calls[:MEMBER_CARDS]]
+        self.more = Static(classes="more")
+        self.more.display = len(calls) > MEMBER_CARDS
         self.head = GroupHead(calls, clock)
         self._timer: Timer | None = None
 
@@ -65,6 +82,7 @@ class GroupCard(Vertical, can_focus=True):
         yield self.head
         yield Static(classes="names")
         yield from self.cards
+        yield self.more
 
     def on_mount(self) -> None:
         self.update_view()
@@ -76,14 +94,35 @@ class GroupCard(Vertical, can_focus=True):
         self.head.folded = folded
         self.head.refresh()
         if folded:
-            names = Content(", ".join(c.summary or c.name for c in self.calls))
-            self.query_one(".names", Static).update(names)
+            self.query_one(".names", Static).update(
+                Content(member_names(c.summary or c.name for c in self.calls))
+            )
+        if self.more.display:
+            carded = {card.call.id for card in self.cards}
+            rest = [c for c in self.calls if c.id not in carded]
+            self.more.update(
+                Content(f"+{len(rest)} more: {member_names(c.summary or c.name for c in rest)}")
+            )
         running = any(c.status is CallStatus.RUNNING for c in self.calls)
         if running and self._timer is None:
             self._timer = self.set_interval(TICK_SECONDS, self.head.refresh)
         elif not running and self._timer is not None:
             self._timer.stop()
             self._timer = None
+
+    async def show_member(self, call_id: str) -> ToolCard | None:
+        """The card of member ``call_id``, mounted now if it had none (it asks for approval)."""
+        for card in self.cards:
+            if card.call.id == call_id:
+                return card
+        call = next((c for c in self.calls if c.id == call_id), None)
+        if call is None:
+            return None
+        card = ToolCard(call, self.clock, member=True)
+        self.cards.append(card)
+        await self.mount(card, before=self.more)
+        self.update_view()
+        return card
 
     def action_fold(self) -> None:
         self.user_folded = not self.user_folded

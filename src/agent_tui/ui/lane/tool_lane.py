@@ -298,6 +298,10 @@ class ToolLane(VerticalScroll, can_focus=False):
         if group is not None and group.user_folded:
             group.action_fold()
         card = self.cards.get(call_id)
+        if card is None and group is not None:  # a member beyond the cards of a big group
+            card = await group.show_member(call_id)
+            if card is not None:
+                self.cards[call_id] = card
         if card is None:
             return False
         if focus:

@@ -14,7 +14,9 @@ def _part(part: ContextPart, unit: str) -> str:
     return _row(part.label, part.tokens, f"{part.count} {unit}{'s' * (part.count != 1)}")
 
 
-def context_text(parts: ContextBreakdown) -> str:
+def context_text(estimates: ContextBreakdown) -> str:
+    """The header's figure and the total are one (the parts are scaled to it)."""
+    parts = estimates.to_total()
     usage = parts.usage
     mark = "~" if usage.estimated else ""
     window = format_window(usage.window) + (
@@ -38,5 +40,5 @@ def context_text(parts: ContextBreakdown) -> str:
     ]
     if parts.spilled.count:
         lines.append(_part(parts.spilled, "result") + "  (in the tool results above)")
-    lines.append(_row("total (estimated)", parts.total))
+    lines.append(_row("total", parts.total, "the parts scaled to it"))
     return "\n".join(lines)
