@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.widgets import Markdown
 
 from agent_tui.core.events import ToolResult
 from agent_tui.core.permissions import Mode
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.approval.plan_screen import PlanReviewScreen
-from agent_tui.ui.chat.assistant_reply import AssistantReply
 
 from .helpers import make_agent, make_app, submit, wait_approval, wait_armed, wait_for, wait_idle
 
@@ -67,11 +67,8 @@ async def test_y_approves_into_default_mode_and_the_write_then_asks(tmp_path: Pa
     app = _app(tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
         dialog = await _dialog(pilot)
-        plan = dialog.query_one("#plan", AssistantReply)
-        assert "Move `tokenize()` to **lexer.py**" in plan.text
-        await wait_for(pilot, lambda: bool(plan.source), "the plan drawn")
-        # drawn as the chat draws answers: code spans keep the space after them
-        assert "Move tokenize() to lexer.py" in plan.lines(plan.size.width).plain
+        shown = dialog.query_one(Markdown).source
+        assert "Move `tokenize()` to **lexer.py**" in shown
         assert app.main.status.mode == "plan"
         await pilot.press("y")
         prompt = await wait_approval(pilot)  # default mode: the write asks

@@ -20,11 +20,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.css.scalar import Scalar
 from textual.screen import ModalScreen
-from textual.widgets import Input, Static
+from textual.widgets import Input, Markdown, Static
 
 from agent_tui.core.tools.plan_gate import PlanVerdict
 from agent_tui.ui.approval.choices import Answer, ApprovalChoices, Row
-from agent_tui.ui.chat.assistant_reply import AssistantReply
 
 TITLE = "Plan ready: approve it?"
 FEEDBACK_HINT = "Enter sends it, the mode stays plan · esc back to the choices"
@@ -60,6 +59,8 @@ class PlanReviewScreen(ModalScreen[PlanVerdict]):
             background: $background; scrollbar-size-vertical: 1;
         }
         & #plan { margin: 0; padding: 0; background: $background; }
+        & #plan > *:first-child { margin-top: 0; }
+        & #plan > *:last-child { margin-bottom: 0; }
         & > #bottom { dock: bottom; height: auto; }
         & #choices { margin-top: 1; }
         & #feedback { display: none; margin-top: 1; }
@@ -117,8 +118,7 @@ class PlanReviewScreen(ModalScreen[PlanVerdict]):
                 id="intro",
             )
             with VerticalScroll(id="details", can_focus=False):
-                # drawn as the chat draws answers (tables whole, code spans spaced)
-                yield AssistantReply(self.plan, id="plan")
+                yield Markdown(self.plan, id="plan")
             with Vertical(id="bottom"):
                 yield ApprovalChoices(self._choices(), id="choices")
                 yield Input(placeholder="What should change in the plan?  (Enter)", id="feedback")

@@ -38,15 +38,8 @@ class AssistantReply(Widget):
 
     ALLOW_SELECT = True
 
-    def __init__(
-        self,
-        markdown: str = "",
-        *,
-        continued: bool = False,
-        last: bool = True,
-        id: str | None = None,
-    ) -> None:
-        super().__init__(classes="-continued" if continued else None, id=id)
+    def __init__(self, markdown: str = "", *, continued: bool = False, last: bool = True) -> None:
+        super().__init__(classes="-continued" if continued else None)
         self.text = markdown
         """Everything written so far."""
         self.last = last
