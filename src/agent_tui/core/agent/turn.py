@@ -52,12 +52,7 @@ from agent_tui.core.events import (
     UserInjected,
     UserMessage,
 )
-from agent_tui.core.images.vision import (
-    accepts_images,
-    is_image_refusal,
-    refusal_note,
-    text_only_note,
-)
+from agent_tui.core.images import vision
 from agent_tui.core.jobs import JOB_TOOLS
 from agent_tui.core.mentions import Expansion, MentionExpander
 from agent_tui.core.permissions import Asker
@@ -221,7 +216,7 @@ class TurnRunner:
             yield ended[1]
         provider = provider_of(turn, self.host)
         if images and not self._vision(provider):
-            yield ErrorEvent(message=text_only_note(provider.name, images), where="images")
+            yield ErrorEvent(message=vision.text_only_note(provider.name, images), where="images")
         if self.host.tool_sources:  # e.g. MCP servers still connecting (each has a deadline)
             try:
                 await self.control.guard(self._sources_ready())
@@ -306,17 +301,17 @@ class TurnRunner:
     def _vision(self, provider: Provider) -> bool:
         """Whether ``provider``'s model is sent images (``core.images.vision``)."""
         setting, refused = self.host.settings.model.vision, self.conversation.images.refused
-        return accepts_images(provider.name, setting=setting, refused=refused)
+        return vision.accepts_images(provider.name, setting=setting, refused=refused)
 
     def _image_refusal(self, provider: Provider, request: ModelRequest, exc: ProviderError) -> str:
         """What to add to the error when the model refused the request's images (and remember
         it: the session sends a note in their place to that model from now on)."""
         if not request.vision or not any(m.images for m in request.messages):
             return ""
-        if not is_image_refusal(str(exc), exc.status):
+        if not vision.is_image_refusal(str(exc), exc.status):
             return ""
         self.conversation.images.refused.add(provider.name)
-        return refusal_note(provider.name)
+        return vision.refusal_note(provider.name)
 
     async def _failed(self, turn: Turn, reply: Reply, exc: ProviderError, note: str = "") -> Phase:
         """The request failed: compact and send again after an overflow (once), else end;
