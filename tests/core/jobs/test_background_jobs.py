@@ -97,6 +97,35 @@ async def test_a_sandboxed_server_too(tmp_path: Path) -> None:
     await serve_kill_and_gone(ctx, tmp_path)
 
 
+@pytest.mark.skipif(PROBLEM is not None, reason=f"no sandbox here: {PROBLEM}")
+async def test_a_server_in_a_sandbox_without_network_is_said_to_be_unreachable(
+    tmp_path: Path,
+) -> None:
+    """Without network the sandbox has a network of its own: the server listens there, out
+    of the user's reach and of every later command's. The model is told so at the start,
+    and it is true."""
+    box = SessionSandbox(SandboxSettings(mode="required", network="off"), tmp_path)  # type: ignore[call-arg]
+    ctx = job_context(tmp_path, box)
+    marker = f"srv-{secrets.token_hex(4)}"
+    started = await run_shell.TOOL.call(
+        run_shell.RunShellInput(command=server_command(marker), run_in_background=True), ctx
+    )
+    assert "listens inside that sandbox only" in started.content
+    assert '"sandbox": {"network": "on"}' in started.content
+    job_id = str(started.data["job_id"])
+    seen: list[str] = []
+
+    async def port_said() -> int | None:
+        seen.append(await output(ctx, job_id))
+        found = PORT.search("".join(seen))
+        return int(found.group(1)) if found else None
+
+    port = await until(port_said)
+    assert not port_open(port)  # listening, but not here
+    await shell_kill.TOOL.call(shell_kill.JobInput(id=job_id), ctx)
+    assert not pids_with(marker)
+
+
 async def test_output_is_read_once_and_the_end_noted(tmp_path: Path) -> None:
     ctx = job_context(tmp_path)
     job_id = await start(ctx, "for i in 1 2 3; do echo line$i; done; sleep 0.3; echo last; exit 3")

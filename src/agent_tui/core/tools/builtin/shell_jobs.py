@@ -53,6 +53,15 @@ def job_of(ctx: ToolContext, job_id: str) -> JobManager:
     return jobs
 
 
+ISOLATED_PORTS = (
+    "It runs in the sandbox without network: a server it starts listens inside that sandbox "
+    "only. No later command (each runs in a sandbox of its own) and not the user can reach its "
+    "ports. A server meant to be reached needs the sandbox's network on (the user's setting "
+    '"sandbox": {"network": "on"}).'
+)
+"""Told with a job started in a sandbox without network (its own network namespace)."""
+
+
 def state_line(info: JobInfo) -> str:
     """``[job 1: running for 12s, pid 4242]``, ``[job 1: exited 0 after 3s]``."""
     took = elapsed_text(info.elapsed())
@@ -86,6 +95,8 @@ async def start_job(command: str, ctx: ToolContext) -> ToolOutput:
         f'shell_kill(id="{info.id}"). You are told when it ends. Its whole output is saved '
         f"in {info.log}."
     )
+    if shell is not None and not shell.network:
+        text += f"\n{ISOLATED_PORTS}"
     return ToolOutput(
         text,
         data={"job_id": info.id, "command": command, "log": info.log, "pid": info.pid},
