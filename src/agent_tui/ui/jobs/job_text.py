@@ -21,10 +21,10 @@ def state_style(info: JobInfo) -> str:
 
 
 def head_line(info: JobInfo, now: float | None = None, width: int = 60) -> Content:
-    """``⚙ 1 running 12s  npm run dev``."""
+    """``⚙ job 1 running · 12s  npm run dev``."""
     mark = "⚙" if info.running else ("✓" if info.exit_code == 0 else "✗")
     return Content.assemble(
-        Content.styled(f"{mark} {info.id}", "bold"),
+        Content.styled(f"{mark} job {info.id}", "bold"),
         Content(" "),
         Content.styled(info.status, state_style(info)),
         Content(" · "),

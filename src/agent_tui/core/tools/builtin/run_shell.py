@@ -74,7 +74,7 @@ class RunShellInput(ToolInput):
         le=MAX_TIMEOUT,
         description="Seconds; raise for long builds or test suites.",
     )
-    run_in_background: bool = Field(default=False, description="Start a job; no wait.")
+    run_in_background: bool = False  # its name says it; the start result says the rest
 
 
 class _Output:
