@@ -102,7 +102,42 @@ async def test_the_redirect_listener_takes_only_its_state_and_times_out() -> Non
         page = await _get(f"{base}?code=c1&state=s1")
         assert page.status_code == 200
         assert "You can close this tab" in page.text
-        assert await listener.wait(5) == ("c1", "s1")
+        assert await listener.wait(5) == ("c1", "s1", None)
+    finally:
+        await listener.close()
+
+
+async def test_the_redirect_listener_keeps_the_issuer_of_the_response() -> None:
+    """RFC 9207: the authorization server names itself in ``iss``; the SDK compares it with
+    the issuer and refuses a response without it when the server said it sends one, so it
+    must reach the SDK (dropped, every such server refused the sign-in)."""
+    listener = await CallbackListener.start()
+    try:
+        listener.expect("http://127.0.0.1:1/authorize?state=s1")
+        issuer = "http://127.0.0.1:1/tenant"
+        page = await _get(f"{listener.redirect_uri}?code=c1&state=s1&iss={issuer}")
+        assert page.status_code == 200
+        assert await listener.wait(5) == ("c1", "s1", issuer)
+    finally:
+        await listener.close()
+
+
+async def test_a_second_authorization_waits_for_its_own_response() -> None:
+    """One sign-in may authorize twice (the server moved to another authorization server):
+    the second request gets its own code, not the first answer again (which the SDK refused
+    as a state mismatch)."""
+    listener = await CallbackListener.start()
+    try:
+        listener.expect("http://127.0.0.1:1/authorize?state=first")
+        assert (await _get(f"{listener.redirect_uri}?code=c1&state=first")).status_code == 200
+        assert (await listener.wait(5)).code == "c1"
+        listener.expect("http://127.0.0.1:2/authorize?state=second")
+        with pytest.raises(LoginError, match="no answer from the browser"):
+            await listener.wait(0.2)  # the first answer is not given again
+        late = await _get(f"{listener.redirect_uri}?code=c1&state=first")
+        assert late.status_code == 400  # a replay of the first response is refused
+        assert (await _get(f"{listener.redirect_uri}?code=c2&state=second")).status_code == 200
+        assert await listener.wait(5) == ("c2", "second", None)
     finally:
         await listener.close()
 

@@ -20,7 +20,7 @@ import time
 import webbrowser
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import parse_qs, urlsplit
 
 from agent_tui import __version__
@@ -41,13 +41,22 @@ class LoginError(Exception):
 # -- the redirect listener ----------------------------------------------------------------
 
 
+class Answer(NamedTuple):
+    """An authorization response: the code, its ``state``, and the issuer the authorization
+    server named (``iss``, RFC 9207), when it did."""
+
+    code: str
+    state: str | None
+    iss: str | None = None
+
+
 @dataclass
 class CallbackListener:
     """``await CallbackListener.start()``; ``redirect_uri``; ``await wait(state, timeout)``."""
 
     server: asyncio.Server
     port: int
-    _result: asyncio.Future[tuple[str | None, str | None]] = field(init=False)
+    _result: asyncio.Future[Answer] = field(init=False)
     _state: str | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
@@ -71,24 +80,27 @@ class CallbackListener:
         return f"http://{HOST}:{self.port}{CALLBACK_PATH}"
 
     def expect(self, authorization_url: str) -> None:
-        """Accept only the response to this authorization request (its ``state``)."""
+        """Accept only the response to this authorization request (its ``state``). A second
+        request in one sign-in (the server moved to another authorization server, or asked
+        again with more scopes) waits for its own response, never the first one's."""
         states = parse_qs(urlsplit(authorization_url).query).get("state")
         self._state = states[0] if states else None
+        if self._result.done():
+            self._result = asyncio.get_running_loop().create_future()
 
-    async def wait(self, timeout: float) -> tuple[str, str | None]:
-        """(code, state) of the authorization response; ``LoginError`` on a refusal or a
-        timeout."""
+    async def wait(self, timeout: float) -> Answer:
+        """The authorization response to the request last ``expect``ed; ``LoginError`` on a
+        refusal or a timeout."""
         try:
             async with asyncio.timeout(timeout):
-                code, state = await asyncio.shield(self._result)
+                answer = await asyncio.shield(self._result)
         except TimeoutError:
             raise LoginError(
                 f"no answer from the browser within {timeout:g} s (the sign-in page was not "
                 "completed, or it could not reach the redirect on "
                 f"{self.redirect_uri}); try again"
             ) from None
-        assert code is not None
-        return code, state
+        return answer
 
     async def close(self) -> None:
         self.server.close()
@@ -124,7 +136,7 @@ class CallbackListener:
             return
         await _answer(writer, 200, "Signed in", "You can close this tab and go back to agent-tui.")
         if not self._result.done():
-            self._result.set_result((query["code"], query.get("state")))
+            self._result.set_result(Answer(query["code"], query.get("state"), query.get("iss")))
 
 
 async def _answer(writer: asyncio.StreamWriter, status: int, title: str, text: str) -> None:
@@ -235,8 +247,10 @@ async def _login(
     async def callback() -> Any:
         from mcp.shared.auth import AuthorizationCodeResult
 
-        code, state = await listener.wait(timeout)
-        return AuthorizationCodeResult(code=code, state=state)
+        answer = await listener.wait(timeout)
+        # iss (RFC 9207) too: the SDK checks it against the issuer, and refuses a response
+        # without it from an authorization server that says it sends one
+        return AuthorizationCodeResult(code=answer.code, state=answer.state, iss=answer.iss)
 
     provider = make_provider(spec, storage, listener.redirect_uri, redirect, callback)
     try:
