@@ -18,12 +18,23 @@ STYLES = {
 }
 
 
+CODE_STYLE = "$text-warning"
+"""A `code span` of a step, as answers show inline code (its backticks dropped)."""
+
+
 def step_line(step: PlanStep) -> Content:
-    """``✓ read the parser``: the glyph in the state's colour, a finished step dimmed."""
+    """``✓ read the parser``: the glyph in the state's colour, a finished step dimmed, its
+    `code spans` as in answers."""
     text_style = {"completed": "dim", "in_progress": "bold", "pending": ""}[step.status]
+    parts = step.content.split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: the text as written
+        parts = [step.content]
+    text = Content.assemble(
+        *((part, CODE_STYLE) if index % 2 else part for index, part in enumerate(parts) if part)
+    )
     return Content.assemble(
         (GLYPHS[step.status] + " ", STYLES[step.status]),
-        Content.styled(step.content, text_style) if text_style else Content(step.content),
+        text.stylize(text_style) if text_style else text,
     )
 
 
