@@ -18,11 +18,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.css.scalar import Scalar
-from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Input, Markdown, Static
 
 from agent_tui.core.tools.plan_gate import PlanVerdict
+from agent_tui.ui.approval.answer_dialog import AnswerDialog, scroll_bindings
 from agent_tui.ui.approval.choices import Answer, ApprovalChoices, Row
 
 TITLE = "Plan ready: approve it?"
@@ -36,7 +36,7 @@ def _label(key: str, style: str, text: str, detail: str = "") -> Content:
     )
 
 
-class PlanReviewScreen(ModalScreen[PlanVerdict]):
+class PlanReviewScreen(AnswerDialog[PlanVerdict]):
     DEFAULT_CSS = """
     PlanReviewScreen {
         align: center middle;
@@ -69,13 +69,6 @@ class PlanReviewScreen(ModalScreen[PlanVerdict]):
     }
     """
 
-    AUTO_FOCUS = ""
-    """Nothing has focus: the screen's keys answer (the feedback field takes it on f)."""
-    ARM_SECONDS = 0.25
-    """Keys pressed sooner than this after the dialog opens are ignored."""
-    MIN_DETAILS = 3
-    """The plan keeps at least this many rows on a tiny screen."""
-
     BINDINGS = [
         Binding("y", "answer('default')", "Approve", id="plan.approve"),
         Binding("a", "answer('accept-edits')", "Approve, accept edits", id="plan.accept"),
@@ -89,22 +82,13 @@ class PlanReviewScreen(ModalScreen[PlanVerdict]):
         ),
         Binding("escape", "escape", "Keep planning", show=False, id="plan.escape"),
         Binding("shift+tab", "nothing", show=False, id="plan.mode"),
-        Binding("pageup", "scroll_details('page_up')", show=False, id="plan.page_up"),
-        Binding("pagedown", "scroll_details('page_down')", show=False, id="plan.page_down"),
-        Binding("up", "scroll_details('up')", show=False, id="plan.line_up"),
-        Binding("down", "scroll_details('down')", show=False, id="plan.line_down"),
-        Binding("home", "scroll_details('home')", show=False, id="plan.top"),
-        Binding("end", "scroll_details('end')", show=False, id="plan.bottom"),
+        *scroll_bindings("plan"),
     ]
 
     def __init__(self, plan: str, *, cursor_blink: bool = True) -> None:
-        super().__init__()
+        super().__init__(cursor_blink=cursor_blink)
         self.plan = plan
-        self.cursor_blink = cursor_blink
-        self.armed = False
         self.answered = False
-        self.scrolls = False
-        """The plan is taller than the rows it has."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as dialog:
@@ -144,42 +128,11 @@ class PlanReviewScreen(ModalScreen[PlanVerdict]):
             Answer("keep", _label("n", "$error", "Keep planning", "  the mode stays plan")),
         ]
 
-    def on_mount(self) -> None:
-        self.query_one("#feedback", Input).cursor_blink = self.cursor_blink
-        self.set_timer(self.ARM_SECONDS, self._arm)
-        self._refit()
+    def _above_details(self) -> list[Widget]:
+        return [self.query_one("#intro")]
 
-    def on_resize(self) -> None:
-        self._refit()
-
-    def _arm(self) -> None:
-        self.armed = True
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "answer" and parameters == ("feedback",):
-            return not self.query_one("#dialog").has_class("-feedback")  # f: a letter there
-        return True
-
-    def _refit(self) -> None:
-        self.call_after_refresh(self._fit)
-
-    def _fit(self) -> None:
-        """Give the plan the rows the rest of the dialog leaves: the choices and the hint
-        (docked at the bottom) always stay in view, and a long plan scrolls in its region."""
-        if not self.is_attached:
-            return
-        dialog = self.query_one("#dialog")
-        details = self.query_one("#details", VerticalScroll)
-        taken = dialog.styles.gutter.height + details.styles.margin.height
-        for part in (self.query_one("#intro"), self.query_one("#bottom")):
-            taken += part.outer_size.height + part.styles.margin.height
-        rows = max(self.MIN_DETAILS, self.size.height - taken)
-        if details.styles.max_height != Scalar.from_number(rows):
-            details.styles.max_height = rows
-        scrolls = details.virtual_size.height > rows
-        if scrolls != self.scrolls:
-            self.scrolls = scrolls
-            dialog.border_subtitle = "↑↓ pgup pgdn home end scroll" if scrolls else ""
+    def _hint(self) -> str:
+        return HINT
 
     # -- answers ---------------------------------------------------------------------------
 
@@ -193,47 +146,19 @@ class PlanReviewScreen(ModalScreen[PlanVerdict]):
     def action_answer(self, choice: str) -> None:
         if not self.armed or self.answered:
             return
-        dialog = self.query_one("#dialog")
         if choice in ("default", "accept-edits"):
             self.finish(PlanVerdict(approved=True, mode=choice))
-        elif choice == "feedback" and not dialog.has_class("-feedback"):
-            dialog.add_class("-feedback")
-            self.query_one("#hint", Static).update(FEEDBACK_HINT)
-            self.set_focus(self.query_one("#feedback", Input))  # now: the next key goes there
-            self._refit()
-        else:
+        elif choice != "feedback" or not self._open_feedback(FEEDBACK_HINT):
             self.finish(PlanVerdict(approved=False))
 
     def action_escape(self) -> None:
         """Esc: out of the feedback field, back to the choices (what was typed is kept for
         another f); on the choices, keep planning without feedback."""
-        dialog = self.query_one("#dialog")
-        if not dialog.has_class("-feedback"):
+        if not self._close_feedback():
             self.action_answer("keep")
-            return
-        dialog.remove_class("-feedback")
-        self.set_focus(None)
-        self.query_one("#hint", Static).update(HINT)
-        self._refit()
 
     def action_nothing(self) -> None:
         """Shift+Tab: the answer chooses the mode; the app's mode cycle stays out of it."""
-
-    def action_scroll_details(self, how: str) -> None:
-        details = self.query_one("#details", VerticalScroll)
-        moves = {
-            "up": details.scroll_up,
-            "down": details.scroll_down,
-            "page_up": details.scroll_page_up,
-            "page_down": details.scroll_page_down,
-            "home": details.scroll_home,
-            "end": details.scroll_end,
-        }
-        moves[how](animate=False)
-
-    @on(ApprovalChoices.Picked)
-    def _picked(self, event: ApprovalChoices.Picked) -> None:
-        self.action_answer(event.choice)
 
     @on(Input.Submitted, "#feedback")
     def _feedback(self, event: Input.Submitted) -> None:

@@ -20,12 +20,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.css.scalar import Scalar
-from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from agent_tui.core.permissions import Approval, Scope
 from agent_tui.core.sandbox import Shelter
+from agent_tui.ui.approval.answer_dialog import SCROLL_HINT, AnswerDialog, scroll_bindings
 from agent_tui.ui.approval.choices import Answer, ApprovalChoices, Note, Row
 from agent_tui.ui.calls.details import describe_call
 from agent_tui.ui.common.format import mcp_parts
@@ -69,7 +69,7 @@ def _label(
     )
 
 
-class ApprovalScreen(StyledOnce, ModalScreen[Approval]):
+class ApprovalScreen(StyledOnce, AnswerDialog[Approval]):
     DEFAULT_CSS = """
     ApprovalScreen {
         align: center middle;
@@ -104,11 +104,6 @@ class ApprovalScreen(StyledOnce, ModalScreen[Approval]):
     }
     """
 
-    AUTO_FOCUS = ""
-    """Nothing has focus: the screen's keys answer (the feedback field takes it on f)."""
-    ARM_SECONDS = 0.25
-    """Keys pressed sooner than this after the prompt opens are ignored."""
-
     BINDINGS = [
         Binding("y", "answer('allow')", "Allow once", id="approval.allow"),
         Binding("a", "answer('always')", "Always allow", id="approval.always"),
@@ -125,26 +120,15 @@ class ApprovalScreen(StyledOnce, ModalScreen[Approval]):
         ),
         Binding("shift+tab", "cycle_mode", "Mode", show=False, id="approval.mode"),
         Binding("escape", "escape", "Deny", show=False, id="approval.escape"),
-        Binding("pageup", "scroll_details('page_up')", show=False, id="approval.page_up"),
-        Binding("pagedown", "scroll_details('page_down')", show=False, id="approval.page_down"),
-        Binding("up", "scroll_details('up')", show=False, id="approval.line_up"),
-        Binding("down", "scroll_details('down')", show=False, id="approval.line_down"),
-        Binding("home", "scroll_details('home')", show=False, id="approval.top"),
-        Binding("end", "scroll_details('end')", show=False, id="approval.bottom"),
+        *scroll_bindings("approval"),
     ]
-    MIN_DETAILS = 3
-    """The details keep at least this many rows on a tiny screen."""
 
     def __init__(self, ask: Ask, *, waiting: int = 0, cursor_blink: bool = True) -> None:
-        super().__init__()
+        super().__init__(cursor_blink=cursor_blink)
         self.ask = ask
         self.always = ask.always or ask.tool
         """What "always allow" allows: the rule it will save."""
         self.waiting = waiting
-        self.cursor_blink = cursor_blink
-        self.armed = False
-        self.scrolls = False
-        """The details (a long diff or command) are taller than the rows they have."""
         self._withdrawn = False
 
     def _reason(self, why: str, mode: str | None = None) -> Content:
@@ -244,14 +228,8 @@ class ApprovalScreen(StyledOnce, ModalScreen[Approval]):
             " · s: this session only · n or esc denies",
         )
 
-    def on_mount(self) -> None:
-        self.query_one("#feedback", Input).cursor_blink = self.cursor_blink
+    def _mounted(self) -> None:
         self.set_waiting(self.waiting)
-        self.set_timer(self.ARM_SECONDS, self._arm)
-        self._refit()
-
-    def on_resize(self) -> None:
-        self._refit()
 
     def on_screen_resume(self) -> None:
         if self._withdrawn and self.app.screen is self:  # settled while a dialog covered it
@@ -272,43 +250,17 @@ class ApprovalScreen(StyledOnce, ModalScreen[Approval]):
         self.query_one("#reason", Static).update(self._reason(reason, mode))
         self._refit()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "answer" and parameters == ("feedback",):
-            # in the field, f is a letter of the feedback
-            return not self.query_one("#dialog").has_class("-feedback")
-        return True
+    def _above_details(self) -> list[Widget]:
+        return [self.query_one("#reason"), *self.query("#shelter"), *self.query(".caveat")]
 
-    def _arm(self) -> None:
-        self.armed = True
-
-    def _refit(self) -> None:
-        self.call_after_refresh(self._fit)
-
-    def _fit(self) -> None:
-        """Give the details the rows the rest of the dialog leaves on this screen: the choices
-        and the hint (docked at the bottom) always stay in view, and a long diff or command
-        scrolls in its own region instead of pushing them off the screen."""
-        if not self.is_attached:
-            return
-        dialog = self.query_one("#dialog")
-        details = self.query_one("#details", VerticalScroll)
-        taken = dialog.styles.gutter.height + details.styles.margin.height
-        parts = (self.query_one("#reason"), *self.query("#shelter"), *self.query(".caveat"))
-        for part in (*parts, self.query_one("#bottom")):
-            taken += part.outer_size.height + part.styles.margin.height
-        rows = max(self.MIN_DETAILS, self.size.height - taken)
-        if details.styles.max_height != Scalar.from_number(rows):
-            details.styles.max_height = rows
-        scrolls = details.virtual_size.height > rows
-        if scrolls != self.scrolls:
-            self.scrolls = scrolls
-            self.set_waiting(self.waiting)
+    def _scrolls_changed(self) -> None:
+        self.set_waiting(self.waiting)
 
     def set_waiting(self, count: int) -> None:
         """How many more asks wait behind this one (shown on the frame, with the scroll keys
         when the details scroll)."""
         self.waiting = count
-        parts = ["↑↓ pgup pgdn home end scroll"] if self.scrolls else []
+        parts = [SCROLL_HINT] if self.scrolls else []
         if count:
             parts.append(f"{count} more waiting")
         for dialog in self.query("#dialog"):  # none before the prompt is composed
@@ -319,8 +271,6 @@ class ApprovalScreen(StyledOnce, ModalScreen[Approval]):
     def action_answer(self, choice: str) -> None:
         if not self.armed:
             return
-        dialog = self.query_one("#dialog")
-        feedback = self.query_one("#feedback", Input)
         if choice == "allow":
             self.dismiss(Approval(allowed=True))
         elif choice in ("always", "session"):
@@ -336,12 +286,9 @@ class ApprovalScreen(StyledOnce, ModalScreen[Approval]):
                 return
             scope = Scope.ALWAYS if choice == "always" else Scope.SESSION
             self.dismiss(Approval(allowed=True, scope=scope))
-        elif choice == "feedback" and not dialog.has_class("-feedback"):
-            dialog.add_class("-feedback")
-            self.query_one("#hint", Static).update(FEEDBACK_HINT)
-            self.set_focus(feedback)  # now, not after a refresh: the next key is routed to it
-            self._refit()
-        else:
+        elif choice != "feedback" or not self._open_feedback(FEEDBACK_HINT):
+            dialog = self.query_one("#dialog")
+            feedback = self.query_one("#feedback", Input)
             text = feedback.value.strip() if dialog.has_class("-feedback") else ""
             self.dismiss(Approval(allowed=False, feedback=text or None))
 
@@ -354,32 +301,8 @@ class ApprovalScreen(StyledOnce, ModalScreen[Approval]):
     def action_escape(self) -> None:
         """Esc: out of the feedback field, back to the choices (what was typed is kept for
         another f); on the choices, deny."""
-        dialog = self.query_one("#dialog")
-        if not dialog.has_class("-feedback"):
+        if not self._close_feedback():
             self.action_answer("deny")
-            return
-        dialog.remove_class("-feedback")
-        self.set_focus(None)
-        self.query_one("#hint", Static).update(self._hint())
-        self._refit()
-
-    def action_scroll_details(self, how: str) -> None:
-        """Scroll the details (the choices stay where they are): ``up``, ``down``,
-        ``page_up``, ``page_down``, ``home`` or ``end``."""
-        details = self.query_one("#details", VerticalScroll)
-        moves = {
-            "up": details.scroll_up,
-            "down": details.scroll_down,
-            "page_up": details.scroll_page_up,
-            "page_down": details.scroll_page_down,
-            "home": details.scroll_home,
-            "end": details.scroll_end,
-        }
-        moves[how](animate=False)
-
-    @on(ApprovalChoices.Picked)
-    def _picked(self, event: ApprovalChoices.Picked) -> None:
-        self.action_answer(event.choice)
 
     @on(Input.Submitted, "#feedback")
     def _feedback(self, event: Input.Submitted) -> None:
