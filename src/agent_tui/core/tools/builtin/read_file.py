@@ -59,8 +59,8 @@ DESCRIPTION = f"""\
 Read a text file as numbered lines (`N<tab>text`; never copy the prefix into edit_file). At \
 most {MAX_LINES:,} lines (~{MAX_WINDOW_CHARS // 1000} KB) a call; the footer gives the total, \
 the next offset and, for a line cut at {MAX_LINE_CHARS:,} chars, the char_offset to read on \
-({SEGMENT_CHARS:,} chars a call). Pages `.agent-spill/…` output too. Shows images; refuses \
-other binaries and directories."""
+({SEGMENT_CHARS:,} chars a call). Pages `.agent-spill/…` too. Shows images; refuses other \
+binaries, directories."""
 
 
 class ReadFileInput(ToolInput):

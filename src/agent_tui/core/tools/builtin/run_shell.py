@@ -72,9 +72,9 @@ class RunShellInput(ToolInput):
         default=DEFAULT_TIMEOUT,
         gt=0,
         le=MAX_TIMEOUT,
-        description="Seconds; raise for long builds or test suites.",
+        description="Seconds; raise for long builds.",
     )
-    run_in_background: bool = False  # its name says it; the start result says the rest
+    run_in_background: bool = Field(default=False, description="Return at once (a job).")
 
 
 class _Output:
