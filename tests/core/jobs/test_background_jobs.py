@@ -220,3 +220,40 @@ async def test_a_quiet_job_is_not_a_leftover_for_cleanup(
     gate.touch()
     await asyncio.wait_for(job.done.wait(), 20)
     assert (tmp_path / job.info().log).read_text() == "early\nlate\n"
+
+
+async def test_a_filter_that_backtracks_ends_in_an_error_and_the_loop_runs_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model's filter runs off the event loop under grep's time limit: a catastrophic
+    pattern ends the call with regex_timeout, the loop kept ticking meanwhile, and the output
+    is still unread (the next plain read returns it)."""
+    monkeypatch.setattr(shell_output, "MATCH_SECONDS", 0.5)
+    ctx = job_context(tmp_path)
+    job_id = await start(ctx, "python3 -c \"print('a' * 40 + '!'); print('ok')\"")
+    job = jobs(ctx).get(job_id)
+    await until(lambda: _later_value(not job.info().running))
+    ticks = 0
+    done = False
+
+    async def tick() -> None:
+        nonlocal ticks
+        while not done:
+            ticks += 1
+            await asyncio.sleep(0.01)
+
+    ticker = asyncio.create_task(tick())
+    try:
+        inp = shell_output.ShellOutputInput(id=job_id, filter=r"(a|a)+$")
+        with pytest.raises(ToolFailure, match=r"took more than 0\.5 s to match") as failure:
+            await shell_output.TOOL.call(inp, ctx)
+    finally:
+        done = True
+        await ticker
+    assert failure.value.info.code == "regex_timeout"
+    assert ticks >= 5  # the loop ran while the pattern backtracked
+    assert "a!\nok" in await output(ctx, job_id)
+
+
+async def _later_value(value: bool) -> bool | None:
+    return value or None

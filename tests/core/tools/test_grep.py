@@ -132,11 +132,11 @@ async def test_no_match_and_missing_path(grep, tmp_path: Path) -> None:
     ],
 )
 def test_literal_needles_of_a_pattern(pattern: str, needles: tuple[str, ...]) -> None:
-    assert grep_tool._compile(pattern, ignore_case=False).needles == needles
+    assert grep_tool.compile_pattern(pattern, ignore_case=False).needles == needles
 
 
 def test_ignore_case_has_no_needles() -> None:
-    assert grep_tool._compile("todo", ignore_case=True).needles == ()
+    assert grep_tool.compile_pattern("todo", ignore_case=True).needles == ()
 
 
 def test_a_line_without_the_needles_never_matches() -> None:
@@ -146,7 +146,7 @@ def test_a_line_without_the_needles_never_matches() -> None:
     for _ in range(2000):
         pattern = "".join(rng.choice(atoms) for _ in range(rng.randint(1, 6)))
         try:
-            compiled = grep_tool._compile(pattern, ignore_case=False)
+            compiled = grep_tool.compile_pattern(pattern, ignore_case=False)
         except ToolFailure:
             continue
         for _ in range(10):

@@ -139,7 +139,7 @@ def test_the_stop_flag_is_checked_before_every_search(tmp_path: Path) -> None:
                 stop.set()  # what in_thread does when the awaiting task is cancelled
             return None
 
-    pattern = grep_tool._Pattern(Searcher())
+    pattern = grep_tool.Pattern(Searcher())
     grep_tool._scan(tmp_path / "long.txt", pattern, None, Withheld(NO_GUARD), stop)
     assert len(searched) == 3
 

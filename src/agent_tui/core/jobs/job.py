@@ -14,7 +14,6 @@ import codecs
 import contextlib
 import logging
 import os
-import re
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
@@ -196,10 +195,12 @@ class Job:
             killed_by=self.killed_by,
         )
 
-    async def read_new(self, pattern: re.Pattern[str] | None = None) -> tuple[str, int]:
-        """The output not read before (decoded, escape codes stripped; with ``pattern``, only
-        the lines it matches), and how many bytes are left unread after it (past
-        ``MAX_READ_BYTES``). Only complete lines are taken while the job runs."""
+    async def read_new(self, keep: Callable[[str], bool] | None = None) -> tuple[str, int]:
+        """The output not read before (decoded, escape codes stripped; with ``keep``, only
+        the lines it keeps), and how many bytes are left unread after it (past
+        ``MAX_READ_BYTES``). Only complete lines are taken while the job runs. Decoding and
+        filtering run in a thread (up to 32 MiB, a model's regex); when ``keep`` raises, the
+        output stays unread."""
         async with self._lock:
             start, end = self._read_at, self._written
             if end - start > MAX_READ_BYTES:
@@ -209,15 +210,11 @@ class Job:
                 cut = data.rfind(b"\n") + 1
                 if cut or end - start < MAX_READ_BYTES:
                     data = data[:cut]
+            text = await asyncio.to_thread(_readable, data, keep)
             self._read_at = start + len(data)
             self._read_lines += data.count(b"\n")
             if self.state is not JobState.RUNNING and self._read_at == self._written:
                 self._read_lines = self.info().lines
-            text = strip_escapes(data.decode("utf-8", errors="replace"))
-            if pattern is not None:
-                text = "".join(
-                    line for line in text.splitlines(keepends=True) if pattern.search(line)
-                )
             return text, self._written - self._read_at
 
     def copy_to(self, store: SpillStore, tool: str) -> SpillRecord:
@@ -240,3 +237,11 @@ class Job:
     def close(self) -> None:
         with contextlib.suppress(OSError):
             os.close(self._reader)
+
+
+def _readable(data: bytes, keep: Callable[[str], bool] | None) -> str:
+    """``data`` as text without escape codes, only the lines ``keep`` keeps (blocking)."""
+    text = strip_escapes(data.decode("utf-8", errors="replace"))
+    if keep is None:
+        return text
+    return "".join(line for line in text.splitlines(keepends=True) if keep(line))

@@ -97,7 +97,7 @@ MAX_NEEDLES = 8
 
 
 @dataclass(frozen=True)
-class _Pattern:
+class Pattern:
     """A compiled pattern and ``needles``: literal text every match contains (one piece per
     top-level alternative), or () when some alternative has none. A line holding none of them
     cannot match and is not searched: each search costs a system call (``regex`` reads the
@@ -122,7 +122,7 @@ class _Found:
 
 
 def _search_lines(
-    lines: BinaryIO, path: Path, pattern: _Pattern, found: _Found, stop: threading.Event
+    lines: BinaryIO, path: Path, pattern: Pattern, found: _Found, stop: threading.Event
 ) -> None:
     """Search each line with what is left of the budget; check ``stop`` between searches."""
     left = found.left
@@ -161,7 +161,7 @@ def _search_lines(
         found.left = left
 
 
-def _search_file(path: Path, pattern: _Pattern, found: _Found, stop: threading.Event) -> None:
+def _search_file(path: Path, pattern: Pattern, found: _Found, stop: threading.Event) -> None:
     real = found.withheld.open_path(path)
     if real is None:
         return
@@ -187,7 +187,7 @@ def _search_file(path: Path, pattern: _Pattern, found: _Found, stop: threading.E
 
 def _scan(
     root: Path,
-    pattern: _Pattern,
+    pattern: Pattern,
     keep: Callable[[str], bool] | None,
     withheld: Withheld,
     stop: threading.Event,
@@ -272,7 +272,7 @@ def _needles(parsed: Any) -> tuple[str, ...]:
     return tuple(needles)
 
 
-def _compile(pattern: str, ignore_case: bool) -> _Pattern:
+def compile_pattern(pattern: str, ignore_case: bool) -> Pattern:
     """The compiled pattern, or a structured ``invalid_pattern`` / ``pattern_too_large``."""
     import regex  # here, not at the top: the import costs ~20 ms of start-up
 
@@ -299,7 +299,7 @@ def _compile(pattern: str, ignore_case: bool) -> _Pattern:
         ) from exc
     except (ValueError, OverflowError) as exc:  # e.g. both VERSION0 and VERSION1 flags
         raise _invalid(pattern, str(exc), None, ask_re=False) from exc
-    return _Pattern(compiled, _needles(parsed))
+    return Pattern(compiled, _needles(parsed))
 
 
 def _invalid(pattern: str, msg: str, pos: int | None, *, ask_re: bool = True) -> ToolFailure:
@@ -356,7 +356,7 @@ def _cut(text: str) -> str:
 
 async def _call(inp: GrepInput, ctx: ToolContext) -> ToolOutput:
     # In a thread: parsing a long pattern is Python code, the loop keeps running meanwhile.
-    pattern = await in_thread(lambda stop: _compile(inp.pattern, inp.ignore_case))
+    pattern = await in_thread(lambda stop: compile_pattern(inp.pattern, inp.ignore_case))
     root = ctx.resolve(inp.path)
     if not root.exists():
         raise not_found(root, ctx, kind="file or directory")
