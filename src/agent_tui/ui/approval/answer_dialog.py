@@ -84,10 +84,10 @@ class AnswerDialog(ModalScreen[T], Generic[T]):
         self.query_one("#feedback", Input).cursor_blink = self.cursor_blink
         self._mounted()
         self.set_timer(self.ARM_SECONDS, self._arm)
-        self._refit()
+        self.refit()
 
     def on_resize(self) -> None:
-        self._refit()
+        self.refit()
 
     def _arm(self) -> None:
         self.armed = True
@@ -98,7 +98,7 @@ class AnswerDialog(ModalScreen[T], Generic[T]):
             return not self.query_one("#dialog").has_class("-feedback")
         return True
 
-    def _refit(self) -> None:
+    def refit(self) -> None:
         self.call_after_refresh(self._fit)
 
     def _fit(self) -> None:
@@ -120,7 +120,7 @@ class AnswerDialog(ModalScreen[T], Generic[T]):
             self.scrolls = scrolls
             self._scrolls_changed()
 
-    def _open_feedback(self, hint: str) -> bool:
+    def open_feedback(self, hint: str) -> bool:
         """Show the feedback field and give it the focus (now, not after a refresh: the next
         key is routed to it); False when it is open already."""
         dialog = self.query_one("#dialog")
@@ -129,10 +129,10 @@ class AnswerDialog(ModalScreen[T], Generic[T]):
         dialog.add_class("-feedback")
         self.query_one("#hint", Static).update(hint)
         self.set_focus(self.query_one("#feedback", Input))
-        self._refit()
+        self.refit()
         return True
 
-    def _close_feedback(self) -> bool:
+    def close_feedback(self) -> bool:
         """Esc in the feedback field: back to the choices (what was typed is kept for another
         f); False when the field was not open."""
         dialog = self.query_one("#dialog")
@@ -141,7 +141,7 @@ class AnswerDialog(ModalScreen[T], Generic[T]):
         dialog.remove_class("-feedback")
         self.set_focus(None)
         self.query_one("#hint", Static).update(self._hint())
-        self._refit()
+        self.refit()
         return True
 
     def action_answer(self, choice: str) -> None:

@@ -148,13 +148,13 @@ class PlanReviewScreen(AnswerDialog[PlanVerdict]):
             return
         if choice in ("default", "accept-edits"):
             self.finish(PlanVerdict(approved=True, mode=choice))
-        elif choice != "feedback" or not self._open_feedback(FEEDBACK_HINT):
+        elif choice != "feedback" or not self.open_feedback(FEEDBACK_HINT):
             self.finish(PlanVerdict(approved=False))
 
     def action_escape(self) -> None:
         """Esc: out of the feedback field, back to the choices (what was typed is kept for
         another f); on the choices, keep planning without feedback."""
-        if not self._close_feedback():
+        if not self.close_feedback():
             self.action_answer("keep")
 
     def action_nothing(self) -> None:

@@ -248,7 +248,7 @@ class ApprovalScreen(StyledOnce, AnswerDialog[Approval]):
     def still_asks(self, mode: str, reason: str) -> None:
         """The permission mode changed to ``mode`` and this call still asks, for ``reason``."""
         self.query_one("#reason", Static).update(self._reason(reason, mode))
-        self._refit()
+        self.refit()
 
     def _above_details(self) -> list[Widget]:
         return [self.query_one("#reason"), *self.query("#shelter"), *self.query(".caveat")]
@@ -282,11 +282,11 @@ class ApprovalScreen(StyledOnce, AnswerDialog[Approval]):
                         " · y allows it once · n or esc denies",
                     )
                 )
-                self._refit()
+                self.refit()
                 return
             scope = Scope.ALWAYS if choice == "always" else Scope.SESSION
             self.dismiss(Approval(allowed=True, scope=scope))
-        elif choice != "feedback" or not self._open_feedback(FEEDBACK_HINT):
+        elif choice != "feedback" or not self.open_feedback(FEEDBACK_HINT):
             dialog = self.query_one("#dialog")
             feedback = self.query_one("#feedback", Input)
             text = feedback.value.strip() if dialog.has_class("-feedback") else ""
@@ -301,7 +301,7 @@ class ApprovalScreen(StyledOnce, AnswerDialog[Approval]):
     def action_escape(self) -> None:
         """Esc: out of the feedback field, back to the choices (what was typed is kept for
         another f); on the choices, deny."""
-        if not self._close_feedback():
+        if not self.close_feedback():
             self.action_answer("deny")
 
     @on(Input.Submitted, "#feedback")
