@@ -131,6 +131,7 @@ def client_scenarios(suite: list[str]) -> list[str]:
     return names
 
 
+@pytest.mark.timeout(900)  # on a fresh clone it pays for installing the suite and Node (npm)
 def test_every_client_scenario_of_the_suite_is_run_here(suite: list[str]) -> None:
     listed = client_scenarios(suite)
     assert listed, "the suite listed no client scenarios"
