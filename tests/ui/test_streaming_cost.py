@@ -3,6 +3,7 @@ re-renders only the open segment of the part it lands in (``benchmarks/bench_ui.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from agent_tui.ui.chat import AssistantReply, assistant_reply
 from agent_tui.ui.chat.assistant_reply import SEGMENT_CHARS
 from agent_tui.ui.chat.chat_view import WRITE_CHARS
+from agent_tui.ui.chat.freezer import Freezer
 from agent_tui.ui.chat.markdown_lines import Palette
 
 from .helpers import SIZE, drawn, make_agent, make_app, wait_for
@@ -63,6 +65,9 @@ async def test_a_write_renders_only_the_open_segment(
 async def test_a_backlog_is_written_a_slice_at_a_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # far parts are frozen out of the DOM on a timer: a loaded machine reaches it before the
+    # end of this reply, and what is asserted here is every part's text
+    monkeypatch.setattr(Freezer, "run", lambda self: None)
     app = make_app(make_agent(tmp_path, []))
     async with app.run_test(size=SIZE) as pilot:
         chat = app.main.chat
@@ -75,9 +80,17 @@ async def test_a_backlog_is_written_a_slice_at_a_time(
 
         monkeypatch.setattr(chat, "stream", spy)
         text = "".join(paragraphs(80))  # ~25,000 characters arrived faster than they render
-        chat.gather(text)
-        await chat.end_reply(text)  # what any other event does first: all of it, in order
-        await pilot.pause()
+        ended = asyncio.Event()
+
+        async def reply() -> None:
+            # on the app's loop, as the agent's events are handled: the scheduled slice
+            # writes and the end of the reply take turns there, never at once
+            chat.gather(text)
+            await chat.end_reply(text)  # what any other event does first: all of it, in order
+            ended.set()
+
+        app.call_later(reply)
+        await wait_for(pilot, ended.is_set, "the reply ended")
         assert sum(sizes) == len(text)
         assert max(sizes) <= WRITE_CHARS
         assert len(sizes) >= len(text) // WRITE_CHARS
