@@ -17,10 +17,17 @@ the agent uses — then does what the scenario expects:
   the tools; a call refused for want of scope (a step-up) signs in once more and is retried.
   The tokens go to a temporary data directory (``AGENT_TUI_DATA_DIR``);
 - ``initialize``: connect (handshake and ``tools/list``), then close;
+- ``json-schema-ref-no-deref``: connect, then check sample arguments against each tool's
+  schema as a call would first (``ToolRegistry.prepare``: the schema's network ``$ref`` must not
+  be fetched) — the scenario's server answers nothing but ``tools/list``;
+- a scenario whose context lists ``toolCalls`` (``http-custom-headers``): those calls, with
+  those arguments;
 - any other scenario: connect, then call every tool the server lists through
   ``ToolRegistry.dispatch`` (JSON Schema validation, the manager, the conversion to what the
   model reads), with arguments made from each tool's input schema (``add_numbers`` of the
-  ``tools_call`` scenario gets ``{"a": 2, "b": 3}``).
+  ``tools_call`` scenario gets ``{"a": 2, "b": 3}``). A tool that asks for "the inputSchema the
+  client observed for" another tool (``json-schema-2020-12-preservation``) gets that tool's
+  schema exactly as the model is sent it.
 
 A server's ``elicitation/create`` goes through the manager's broker (schema parsing and
 validation) to a handler that accepts with the schema's defaults, as SEP-1034 wants of a
@@ -37,10 +44,12 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from agent_tui.core.mcp.auth.oauth import LoginError, login
+from agent_tui.core.mcp.client.adapter import ToolInfo
 from agent_tui.core.mcp.client.elicitation import (
     ElicitationAnswer,
     ElicitationRequest,
@@ -49,7 +58,8 @@ from agent_tui.core.mcp.client.elicitation import (
 from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.state.trust import ProjectTrust
 from agent_tui.core.tools.base import ToolContext
-from agent_tui.core.tools.registry import ToolRegistry
+from agent_tui.core.tools.errors import ToolErrorInfo
+from agent_tui.core.tools.registry import ToolRegistry, tool_schema
 
 SERVER = "conformance"
 SAMPLES: dict[str, Any] = {
@@ -62,16 +72,19 @@ SAMPLES: dict[str, Any] = {
 }
 
 
-def sample_arguments(schema: Any) -> dict[str, Any]:
-    """Arguments for an input schema: each required property gets its ``default``, its first
-    ``enum`` value, or a sample of its type (numbers 2, 3, 4, ...)."""
+def sample_arguments(schema: Any, *, every: bool = False) -> dict[str, Any]:
+    """Arguments for an input schema: each required property (each property, with ``every``)
+    gets its ``default``, its first ``enum`` value, or a sample of its type (numbers 2, 3,
+    4, ...)."""
     if not isinstance(schema, dict):
         return {}
     properties = schema.get("properties") or {}
+    if not isinstance(properties, dict):
+        properties = {}
     arguments: dict[str, Any] = {}
     counter = 2
-    for name in schema.get("required") or []:
-        prop = properties.get(name) if isinstance(properties, dict) else None
+    for name in list(properties) if every else schema.get("required") or []:
+        prop = properties.get(name)
         prop = prop if isinstance(prop, dict) else {}
         if "default" in prop:
             arguments[name] = prop["default"]
@@ -80,6 +93,8 @@ def sample_arguments(schema: Any) -> dict[str, Any]:
         else:
             kind = prop.get("type")
             kind = kind[0] if isinstance(kind, list) and kind else kind
+            if every and kind not in SAMPLES:
+                continue  # a $ref or a composition: left out rather than guessed
             if kind in ("number", "integer"):
                 arguments[name] = counter
                 counter += 1
@@ -172,32 +187,98 @@ async def run(url: str, scenario: str, work: Path, context: dict[str, Any]) -> i
         if scenario == "initialize":
             return 0
         ctx = ToolContext(cwd=work)
+        if scenario == LIST_ONLY:
+            return check_arguments(manager.registry, state.tools)
         failed = 0
-        for info in state.tools:
-            if info.unavailable is not None:
-                print(f"{info.name}: not offered ({info.unavailable})", flush=True)
-                continue
-            schema = manager.registry.get(info.name)
-            arguments = sample_arguments(schema.input_schema if schema else None)
-            outcome = await manager.registry.dispatch(info.name, json.dumps(arguments), ctx)
+        for name, arguments in planned_calls(manager.registry, state.tools, context):
+            outcome = await manager.registry.dispatch(name, json.dumps(arguments), ctx)
             if outcome.output is None and manager.state(SERVER).auth_required:
                 # more scopes wanted (a 403 insufficient_scope): sign in again, call again
                 if sign_ins >= MAX_SIGN_INS:
-                    print(f"{info.name}: still refused after {sign_ins} sign-ins", file=sys.stderr)
+                    print(f"{name}: still refused after {sign_ins} sign-ins", file=sys.stderr)
                     return 1
                 sign_ins += 1
                 if not await sign_in(manager):
                     return 1
-                outcome = await manager.registry.dispatch(info.name, json.dumps(arguments), ctx)
+                outcome = await manager.registry.dispatch(name, json.dumps(arguments), ctx)
             if outcome.output is not None:
-                print(f"{info.name}({json.dumps(arguments)}): {outcome.output.content}", flush=True)
+                print(f"{name}({json.dumps(arguments)}): {outcome.output.content}", flush=True)
             else:
                 failed += 1
                 error = outcome.error
-                print(f"{info.name}: {error.message if error else 'no result'}", file=sys.stderr)
+                why = f"{error.message} {error.details}" if error else "no result"
+                print(f"{name}: {why}", file=sys.stderr)
         return 1 if failed else 0
     finally:
         await manager.aclose()
+
+
+LIST_ONLY = "json-schema-ref-no-deref"
+"""The scenario whose server answers only ``tools/list`` (the check is that the client does
+not fetch a schema's network ``$ref``): its tools are prepared, not called."""
+OBSERVED_FOR = "The inputSchema the client observed for "
+"""How the echo tool of ``json-schema-2020-12-preservation`` describes its ``schema``
+argument, naming the tool whose schema it wants back."""
+
+
+def planned_calls(
+    registry: ToolRegistry, tools: Sequence[ToolInfo], context: dict[str, Any]
+) -> list[tuple[str, dict[str, Any]]]:
+    """The calls to make, by registered name: the context's ``toolCalls`` if it lists any,
+    else every tool offered, with arguments from its schema."""
+    offered = {info.remote_name: info for info in tools if info.unavailable is None}
+    for info in tools:
+        if info.unavailable is not None:
+            print(f"{info.name}: not offered ({info.unavailable})", flush=True)
+    listed = context.get("toolCalls")
+    if isinstance(listed, list) and listed:
+        calls = []
+        for call in listed:
+            if not isinstance(call, dict):
+                continue
+            found = offered.get(str(call.get("name")))
+            if found is not None and isinstance(call.get("arguments"), dict):
+                calls.append((found.name, call["arguments"]))
+        return calls
+    by_remote = {remote: info.name for remote, info in offered.items()}
+    return [(info.name, arguments_for(registry, info.name, by_remote)) for info in offered.values()]
+
+
+def arguments_for(registry: ToolRegistry, name: str, by_remote: dict[str, str]) -> dict[str, Any]:
+    """Sample arguments for ``name`` (``sample_arguments``); an object argument described as
+    "the inputSchema the client observed for X" is X's schema as the model is sent it."""
+    tool = registry.get(name)
+    schema = tool_schema(tool) if tool is not None else None
+    arguments = sample_arguments(schema)
+    if isinstance(registry.prepare(name, json.dumps(arguments)), ToolErrorInfo):
+        # the required ones do not satisfy it (an anyOf, an if/then): every property
+        arguments = sample_arguments(schema, every=True)
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    for key, prop in (properties or {}).items():
+        text = prop.get("description", "") if isinstance(prop, dict) else ""
+        if isinstance(text, str) and text.startswith(OBSERVED_FOR):
+            focal = by_remote.get(text[len(OBSERVED_FOR) :].split(",")[0].strip())
+            other = registry.get(focal) if focal is not None else None
+            if other is not None:
+                arguments[key] = tool_schema(other)
+    return arguments
+
+
+def check_arguments(registry: ToolRegistry, tools: Sequence[ToolInfo]) -> int:
+    """Each offered tool's sample arguments checked against its schema, as a call would
+    first: 0 when each check ran (its verdict printed), 1 when a tool is missing."""
+    for info in tools:
+        if info.unavailable is not None:
+            continue
+        tool = registry.get(info.name)
+        if tool is None:
+            print(f"{info.name}: not in the registry", file=sys.stderr)
+            return 1
+        arguments = sample_arguments(tool_schema(tool))
+        prepared = registry.prepare(info.name, json.dumps(arguments))
+        verdict = prepared.message if isinstance(prepared, ToolErrorInfo) else "valid"
+        print(f"{info.name}({json.dumps(arguments)}): {verdict}", flush=True)
+    return 0
 
 
 async def _accept_defaults(request: ElicitationRequest) -> ElicitationAnswer:

@@ -6,7 +6,8 @@ never to the terminal) or its streamable HTTP transport (with the configured hea
 The SDK's dispatcher ends quietly when the server's stream ends (the process exited, the
 HTTP stream closed): ``WatchedTransport`` sets an event at that moment so the connection can
 fail its calls and change its status at once. It also closes the HTTP client it was given,
-after the transport.
+after the transport, and stamps ``resultType: "complete"`` on a result that lacks one
+(``result_type``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from types import TracebackType
 from typing import Any
 
 from agent_tui.core.mcp.auth.connection_auth import AuthWatch, connection_auth
+from agent_tui.core.mcp.client.result_type import stamped
 from agent_tui.core.mcp.client.stderr import StderrLog
 from agent_tui.core.mcp.config.spec import ServerSpec
 
@@ -79,7 +81,7 @@ class _WatchedStream:
 
     async def receive(self) -> Any:
         try:
-            return await self._inner.receive()
+            return stamped(await self._inner.receive())
         except Exception:
             self._closed.set()
             raise
@@ -89,7 +91,7 @@ class _WatchedStream:
 
     async def __anext__(self) -> Any:
         try:
-            return await self._inner.__anext__()
+            return stamped(await self._inner.__anext__())
         except BaseException as exc:
             if not _is_cancel(exc):
                 self._closed.set()
