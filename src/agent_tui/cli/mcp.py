@@ -1,7 +1,7 @@
 """``agent-tui mcp …``: list, call, add and remove MCP servers; serve our own tools.
 
     agent-tui mcp list [--json] [--connect]         servers, status, errors, tool names
-    agent-tui mcp call SERVER TOOL [--args JSON]    one call, printing what the model sees
+    agent-tui mcp call SERVER TOOL [JSON]           one call, printing what the model sees
     agent-tui mcp add NAME COMMAND [ARGS...]        a stdio server in the project .mcp.json
     agent-tui mcp add --transport http NAME URL     a streamable HTTP server
     agent-tui mcp remove NAME
@@ -60,7 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
     call = sub.add_parser("call", help="call one tool and print what the model would see")
     call.add_argument("server")
     call.add_argument("tool", help="the tool's name on the server (or its mcp__… name)")
-    call.add_argument("--args", default="{}", metavar="JSON", help="the arguments object")
+    call.add_argument(
+        "arguments", nargs="?", metavar="JSON", help="the arguments object (or give --args)"
+    )
+    call.add_argument("--args", metavar="JSON", help="the arguments object")
 
     add = sub.add_parser("add", help="add a server to the project .mcp.json")
     add.add_argument("--transport", "-t", choices=["stdio", "http"], default="stdio")
@@ -119,7 +122,15 @@ def main(argv: Sequence[str]) -> int:
         return run_auth(args, cwd)
     if args.command == "list":
         return asyncio.run(_list(cwd, as_json=args.json, connect=args.connect))
-    return asyncio.run(_call(cwd, args.server, args.tool, args.args))
+    if args.arguments is not None and args.args is not None:
+        print(
+            "agent-tui mcp call: give the arguments once, as JSON after the tool's name or "
+            "with --args, not both",
+            file=sys.stderr,
+        )
+        return 2
+    raw = args.arguments if args.arguments is not None else args.args
+    return asyncio.run(_call(cwd, args.server, args.tool, raw if raw is not None else "{}"))
 
 
 def _fail(message: str, code: int = 2) -> int:
@@ -407,17 +418,18 @@ async def _call(cwd: Path, server: str, tool: str, raw_args: str) -> int:
 
 
 def _args_problem(raw_args: str) -> str | None:
-    """What is wrong with ``--args`` (None: it is a JSON object), said for a shell user."""
-    example = 'e.g. --args \'{"text": "hi"}\''
+    """What is wrong with the arguments (None: they are a JSON object), said for a shell
+    user."""
+    example = 'e.g. agent-tui mcp call SERVER TOOL \'{"text": "hi"}\''
     try:
         value = json.loads(raw_args)
     except json.JSONDecodeError as exc:
         return (
-            f"--args is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno} "
-            f"(pass one JSON object in single quotes, {example})"
+            f"the arguments are not valid JSON: {exc.msg} at line {exc.lineno} column "
+            f"{exc.colno} (pass one JSON object in single quotes, {example})"
         )
     if not isinstance(value, dict):
-        return f"--args must be a JSON object, not {type(value).__name__} ({example})"
+        return f"the arguments must be a JSON object, not {type(value).__name__} ({example})"
     return None
 
 

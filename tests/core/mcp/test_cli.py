@@ -156,6 +156,11 @@ def test_call(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cwd = str(workspace)
     code, out, _ = _run(capsys, "--cwd", cwd, "call", "fx", "echo", "--args", '{"text": "hi"}')
     assert (code, out) == (0, "hi\n")
+    code, out, _ = _run(capsys, "--cwd", cwd, "call", "fx", "echo", '{"text": "after"}')
+    assert (code, out) == (0, "after\n")  # the arguments may follow the tool's name
+    code, out, err = _run(capsys, "--cwd", cwd, "call", "fx", "echo", "{}", "--args", "{}")
+    assert (code, out) == (2, "")
+    assert "give the arguments once" in err
     code, out, err = _run(capsys, "--cwd", cwd, "call", "fx", "slow", "--args", '{"steps": 2}')
     assert code == 0
     assert out == "counted to 2\n"
@@ -176,11 +181,13 @@ def test_call(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     )
     code, out, err = _run(capsys, "--cwd", cwd, "call", "fx", "echo", "--args", "{text: 1}")
     assert (code, out) == (2, "")
-    assert err.startswith("agent-tui mcp: --args is not valid JSON: Expecting property name")
-    assert 'e.g. --args \'{"text": "hi"}\'' in err
+    assert err.startswith(
+        "agent-tui mcp: the arguments are not valid JSON: Expecting property name"
+    )
+    assert 'e.g. agent-tui mcp call SERVER TOOL \'{"text": "hi"}\'' in err
     code, out, err = _run(capsys, "--cwd", cwd, "call", "fx", "echo", "--args", "[1]")
     assert (code, out) == (2, "")
-    assert "--args must be a JSON object, not list" in err
+    assert "the arguments must be a JSON object, not list" in err
     code, out, err = _run(capsys, "--cwd", cwd, "call", "fx", "big", "--args", '{"chars": 120000}')
     assert code == 0
     assert "[full output saved to .agent-spill/" in err
