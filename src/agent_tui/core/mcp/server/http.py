@@ -197,6 +197,7 @@ async def serve(
         await server.serve(sockets=[sock])
     finally:
         await sessions.aclose()  # when uvicorn stopped without its shutdown
+        tools.spills.close()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
         sock.close()
