@@ -98,8 +98,10 @@ APPLICABLE: dict[str, Applies] = {
     "tools-list": Applies({}),
     "server-sse-polling": Applies(
         {},
-        "two warnings: no priming event and no retry field — serve keeps no event store, so "
-        "a broken response stream cannot be resumed (a client sends the call again)",
+        "two warnings: no priming event and no retry field — serve keeps no event store (the "
+        "SDK shares one among all sessions, keyed by stream ids that are request ids and "
+        "repeat across sessions, so a replay could hand one client's messages to another); a "
+        "client whose stream broke sends the call again",
     ),
     "server-sse-multiple-streams": Applies({}),
     "resources-list": Applies({}, "the spills"),
