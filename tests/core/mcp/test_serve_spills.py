@@ -10,6 +10,7 @@ itself replaced by a link — and try every way a URI could reach them; none may
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import secrets
@@ -272,12 +273,16 @@ async def test_no_uri_reaches_outside_this_servers_own_spills(tmp_path: Path) ->
 def test_the_spill_directory_is_private_and_deleted_when_the_server_stops(
     tmp_path: Path,
 ) -> None:
-    """Over HTTP: the spill is listed and read back, written outside the served tree (which
-    stays as it was), and gone once the server stops."""
+    """Over HTTP: the budget is the settings' (a project's here), the spill is listed and
+    read back, written outside the served tree (which stays as it was), and gone once the
+    server stops."""
     root = tmp_path / "served"
-    root.mkdir()
+    (root / ".agent-tui").mkdir(parents=True)
+    budget = {"per_result_chars": 2_000, "preview_chars": 500}
+    (root / ".agent-tui" / "settings.json").write_text(json.dumps({"budget": budget}))
+    # about 4,000 characters of matches: whole under the default budget, spilled under this
     (root / "many.txt").write_text(
-        "".join(f"{i} needle {'x' * 400}\n" for i in range(400)), encoding="utf-8"
+        "".join(f"{i} needle {'x' * 80}\n" for i in range(40)), encoding="utf-8"
     )
     before = sorted(p.name for p in root.rglob("*"))
     temp = tmp_path / "tmp"

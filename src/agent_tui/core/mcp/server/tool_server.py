@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 
 from agent_tui import __version__
+from agent_tui.core.budget.config import BudgetSettings
 from agent_tui.core.claude.permissions import permission_config
 from agent_tui.core.mcp.log_levels import LEVELS
 from agent_tui.core.mcp.server import search_files
@@ -161,7 +162,11 @@ class ToolServer:
     """
 
     def __init__(
-        self, root: Path, registry: ToolRegistry | None = None, rules: RuleSet | None = None
+        self,
+        root: Path,
+        registry: ToolRegistry | None = None,
+        rules: RuleSet | None = None,
+        budget: BudgetSettings | None = None,
     ) -> None:
         self.root = Path(os.path.realpath(root))
         self.registry = registry or serve_registry()
@@ -176,8 +181,9 @@ class ToolServer:
         )
         self.log_levels: dict[str | None, str] = {}
         """The ``logging/setLevel`` of each connection (``connection_key``)."""
-        self.spills = ServeSpills()
-        """The output budget: results too long to send, saved and served as resources."""
+        self.spills = ServeSpills(budget)
+        """The output budget (``budget``: the settings' ``budget`` section, else its
+        defaults): results too long to send, saved and served as resources."""
 
     def report_problems(self, stream: TextIO) -> None:
         """One line per settings problem, saying that the server keeps serving."""
@@ -404,10 +410,10 @@ def connection_key(ctx: Any) -> str | None:
     return str(value) if value else None
 
 
-async def serve_stdio(root: Path) -> None:
+async def serve_stdio(root: Path, budget: BudgetSettings | None = None) -> None:
     from mcp.server.stdio import stdio_server
 
-    tools = ToolServer(root)
+    tools = ToolServer(root, budget=budget)
     tools.report_problems(sys.stderr)
     server = tools.build()
     try:
@@ -417,10 +423,10 @@ async def serve_stdio(root: Path) -> None:
         tools.spills.close()
 
 
-def run(root: Path) -> int:
+def run(root: Path, budget: BudgetSettings | None = None) -> int:
     """Serve until the client closes stdin."""
     try:
-        asyncio.run(serve_stdio(root))
+        asyncio.run(serve_stdio(root, budget))
     except KeyboardInterrupt:
         return 130
     return 0
