@@ -139,19 +139,22 @@ def _fail(message: str, code: int = 2) -> int:
 
 
 def _serve(args: argparse.Namespace, cwd: Path) -> int:
+    from agent_tui.core.settings import load_settings
+
     if args.transport == "stdio":
         if args.port is not None or args.host != "127.0.0.1" or args.allow_remote:
             return _fail("--port, --host and --allow-remote are for --transport http")
         from agent_tui.core.mcp.server.tool_server import run
 
-        return run(cwd)
+        return run(cwd, load_settings(cwd).settings.budget)
     if args.port is None:
         return _fail("--transport http needs --port N (0 picks a free port)")
     if not 0 <= args.port <= 65535:
         return _fail(f"--port {args.port} is not a port number (0 to 65535)")
     from agent_tui.core.mcp.server.http import run as run_http
 
-    return run_http(cwd, args.host, args.port, allow_remote=args.allow_remote)
+    budget = load_settings(cwd).settings.budget
+    return run_http(cwd, args.host, args.port, allow_remote=args.allow_remote, budget=budget)
 
 
 # -- add / remove -------------------------------------------------------------------------

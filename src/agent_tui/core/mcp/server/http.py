@@ -30,6 +30,7 @@ from typing import Any, Final, TextIO
 
 import uvicorn
 
+from agent_tui.core.budget.config import BudgetSettings
 from agent_tui.core.mcp.server.tool_server import ToolServer
 
 MCP_PATH: Final = "/mcp"
@@ -157,12 +158,18 @@ class _Server(uvicorn.Server):
 
 
 async def serve(
-    root: Path, host: str, port: int, *, allow_remote: bool = False, stderr: TextIO | None = None
+    root: Path,
+    host: str,
+    port: int,
+    *,
+    allow_remote: bool = False,
+    stderr: TextIO | None = None,
+    budget: BudgetSettings | None = None,
 ) -> None:
     """Serve until SIGINT or SIGTERM (``ServeError`` if it cannot start)."""
     err = stderr or sys.stderr
     warning = check_host(host, allow_remote)
-    tools = ToolServer(root)
+    tools = ToolServer(root, budget=budget)
     tools.report_problems(err)
     sock = bind(host, port)
     url = url_of(host, int(sock.getsockname()[1]))
@@ -197,6 +204,7 @@ async def serve(
         await server.serve(sockets=[sock])
     finally:
         await sessions.aclose()  # when uvicorn stopped without its shutdown
+        tools.spills.close()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)
         sock.close()
@@ -205,10 +213,17 @@ async def serve(
     print(f"{PREFIX}: stopped", file=err, flush=True)
 
 
-def run(root: Path, host: str, port: int, *, allow_remote: bool = False) -> int:
+def run(
+    root: Path,
+    host: str,
+    port: int,
+    *,
+    allow_remote: bool = False,
+    budget: BudgetSettings | None = None,
+) -> int:
     """Serve over HTTP until stopped: 0 after SIGINT or SIGTERM, 2 if it cannot start."""
     try:
-        asyncio.run(serve(root, host, port, allow_remote=allow_remote))
+        asyncio.run(serve(root, host, port, allow_remote=allow_remote, budget=budget))
     except ServeError as exc:
         print(f"{PREFIX}: {exc}", file=sys.stderr, flush=True)
         return 2

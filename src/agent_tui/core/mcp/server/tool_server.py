@@ -9,6 +9,10 @@ JSON) are a tool result with ``isError`` whose text lists each problem with its 
 ``-32602`` error (as the spec says), its data listing the tools. Tools are listed sorted by
 name.
 
+A result longer than the output budget's per-result cap is spilled: the client gets an
+excerpt, a pointer and a ``resource_link``, and reads the whole as this server's resource
+``spill://<name>``, page by page (``spills``; read_file limits itself and is never spilled).
+
 Logging: the server declares the ``logging`` capability and answers ``logging/setLevel`` (per
 connection; ``info`` until the client sets one). Each call is logged as
 ``notifications/message`` from logger ``agent-tui.serve``: its arguments at ``debug``, its
@@ -45,9 +49,11 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 
 from agent_tui import __version__
+from agent_tui.core.budget.config import BudgetSettings
 from agent_tui.core.claude.permissions import permission_config
 from agent_tui.core.mcp.log_levels import LEVELS
 from agent_tui.core.mcp.server import search_files
+from agent_tui.core.mcp.server.spills import ServeSpills, call_summary
 from agent_tui.core.permissions.pipeline import PermissionPipeline, RuleSet
 from agent_tui.core.permissions.read_guard import RootGuard, RuleReadGuard, describe_rule
 from agent_tui.core.tools.base import Tool, ToolContext
@@ -156,7 +162,11 @@ class ToolServer:
     """
 
     def __init__(
-        self, root: Path, registry: ToolRegistry | None = None, rules: RuleSet | None = None
+        self,
+        root: Path,
+        registry: ToolRegistry | None = None,
+        rules: RuleSet | None = None,
+        budget: BudgetSettings | None = None,
     ) -> None:
         self.root = Path(os.path.realpath(root))
         self.registry = registry or serve_registry()
@@ -171,6 +181,9 @@ class ToolServer:
         )
         self.log_levels: dict[str | None, str] = {}
         """The ``logging/setLevel`` of each connection (``connection_key``)."""
+        self.spills = ServeSpills(budget)
+        """The output budget (``budget``: the settings' ``budget`` section, else its
+        defaults): results too long to send, saved and served as resources."""
 
     def report_problems(self, stream: TextIO) -> None:
         """One line per settings problem, saying that the server keeps serving."""
@@ -239,12 +252,25 @@ class ToolServer:
         if outcome.error is not None:
             await log("info", f"{name} failed: {outcome.error.code}: {outcome.error.message}")
             return result(outcome.error.to_model_text(), True)
-        assert outcome.output is not None
-        if outcome.output.raw is not None:  # nothing is spilled here: the client gets the text
-            outcome.output.raw.close()
-        size = len(outcome.output.content)
-        await log("info", f"{name} answered {size} characters")
-        return result(outcome.output.content, outcome.output.is_error)
+        output = outcome.output
+        assert output is not None
+        try:
+            size = len(output.content)
+            if output.never_spill or not self.spills.over_budget(output.content):
+                await log("info", f"{name} answered {size} characters")
+                return result(output.content, output.is_error)
+            blocks = await self.spills.spill(
+                name,
+                output.content,
+                is_error=output.is_error,
+                raw=output.raw,
+                summary=call_summary(arguments),
+            )
+        finally:
+            if output.raw is not None:
+                output.raw.close()
+        await log("info", f"{name} answered {size} characters: spilled, an excerpt sent")
+        return CallToolResult(content=blocks, is_error=output.is_error)
 
     def refusal(self, prepared: PreparedCall, subject: Path | None) -> str | None:
         """Why this server will not run ``prepared`` (``subject``: its resolved path), or None.
@@ -330,8 +356,11 @@ class ToolServer:
         from mcp.types import (
             CallToolRequestParams,
             EmptyResult,
+            ListResourcesResult,
+            ListResourceTemplatesResult,
             ListToolsResult,
             PaginatedRequestParams,
+            ReadResourceRequestParams,
             SetLevelRequestParams,
         )
 
@@ -345,6 +374,15 @@ class ToolServer:
             self.set_level(connection_key(ctx), params.level)
             return EmptyResult()
 
+        async def on_list_resources(_ctx: Any, _params: PaginatedRequestParams | None) -> Any:
+            return ListResourcesResult(resources=self.spills.resources())
+
+        async def on_list_templates(_ctx: Any, _params: PaginatedRequestParams | None) -> Any:
+            return ListResourceTemplatesResult(resource_templates=self.spills.templates())
+
+        async def on_read_resource(_ctx: Any, params: ReadResourceRequestParams) -> Any:
+            return await self.spills.read(params.uri)
+
         server = Server(
             SERVER_NAME,
             version=__version__,
@@ -352,6 +390,9 @@ class ToolServer:
             "directories, find files by name or glob, search contents with grep.",
             on_list_tools=on_list_tools,
             on_call_tool=on_call_tool,
+            on_list_resources=on_list_resources,
+            on_list_resource_templates=on_list_templates,
+            on_read_resource=on_read_resource,
         )
         # Registered like this, not as on_set_logging_level, which warns that logging is
         # deprecated from 2026-07-28 on; the capability is declared all the same.
@@ -369,20 +410,23 @@ def connection_key(ctx: Any) -> str | None:
     return str(value) if value else None
 
 
-async def serve_stdio(root: Path) -> None:
+async def serve_stdio(root: Path, budget: BudgetSettings | None = None) -> None:
     from mcp.server.stdio import stdio_server
 
-    tools = ToolServer(root)
+    tools = ToolServer(root, budget=budget)
     tools.report_problems(sys.stderr)
     server = tools.build()
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+    try:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+    finally:
+        tools.spills.close()
 
 
-def run(root: Path) -> int:
+def run(root: Path, budget: BudgetSettings | None = None) -> int:
     """Serve until the client closes stdin."""
     try:
-        asyncio.run(serve_stdio(root))
+        asyncio.run(serve_stdio(root, budget))
     except KeyboardInterrupt:
         return 130
     return 0
