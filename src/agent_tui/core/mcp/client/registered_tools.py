@@ -5,7 +5,10 @@ stand for which server: those of its connection, or its cached list). ``sync`` m
 registry hold exactly those, as ``mcp__<server>__<tool>`` (``naming.qualify``, never taking a
 name the registry already has for something else), re-registering one only when its
 definition or timeout changed, and keeps the ``ToolInfo`` of each server's tools (also of
-those that cannot be registered: ``ToolInfo.unavailable`` says why) for the UI.
+those that cannot be registered: ``ToolInfo.unavailable`` says why) for the UI. A call of
+such a tool by its name (the model's, ``run_tool``'s, ``mcp call``'s) is answered with that
+reason (``explain_unavailable``, the registry's hook for names it does not have) instead of
+"there is no tool named …".
 """
 
 from __future__ import annotations
@@ -18,7 +21,11 @@ from agent_tui.core.mcp.client.adapter import MediaStore, ToolInfo, build_tool
 from agent_tui.core.mcp.client.naming import qualify
 from agent_tui.core.mcp.config.spec import ServerSpec
 from agent_tui.core.tools.base import ToolContext
+from agent_tui.core.tools.errors import ToolErrorInfo
 from agent_tui.core.tools.registry import ToolRegistry
+
+TOOL_UNAVAILABLE = "mcp_tool_unavailable"
+"""The error code of a call of a tool its server lists but that cannot be offered."""
 
 Call = Callable[[str, dict[str, Any], ToolContext], Any]
 """``call(tool, arguments, ctx)`` on one server."""
@@ -32,6 +39,16 @@ class RegisteredTools:
         """Registered name -> (server, remote name, what it was built from)."""
         self.infos: dict[str, list[ToolInfo]] = {}
         """Each server's tools, by registered name."""
+        registry.add_unknown_explainer(self.explain_unavailable)
+
+    def explain_unavailable(self, name: str) -> ToolErrorInfo | None:
+        """Why the tool ``name`` (``mcp__<server>__<tool>``) cannot be called, when its
+        server lists it but it is not offered (``ToolInfo.unavailable``); else None."""
+        for infos in self.infos.values():
+            for info in infos:
+                if info.name == name and info.unavailable is not None:
+                    return unavailable_info(info)
+        return None
 
     def all_infos(self) -> list[ToolInfo]:
         return sorted((i for infos in self.infos.values() for i in infos), key=lambda i: i.name)
@@ -75,4 +92,17 @@ class RegisteredTools:
         self.infos = infos
 
 
-__all__ = ["Call", "RegisteredTools"]
+def unavailable_info(info: ToolInfo) -> ToolErrorInfo:
+    """What a call of ``info``'s tool, which is not offered, is answered with."""
+    assert info.unavailable is not None
+    return ToolErrorInfo(
+        code=TOOL_UNAVAILABLE,
+        message=f"The tool {info.remote_name!r} of the MCP server {info.server!r} is not "
+        f"available: {info.unavailable}.",
+        next_step="Do not call it again; reach the goal with the tools you have, or tell the "
+        "user that this tool cannot be used from this client.",
+        retryable=False,
+    )
+
+
+__all__ = ["TOOL_UNAVAILABLE", "Call", "RegisteredTools", "unavailable_info"]
