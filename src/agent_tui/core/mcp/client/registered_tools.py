@@ -24,6 +24,7 @@ from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.errors import ToolErrorInfo
 from agent_tui.core.tools.registry import ToolRegistry
 
+BACKSTOP_MARGIN = 10.0
 TOOL_UNAVAILABLE = "mcp_tool_unavailable"
 """The error code of a call of a tool its server lists but that cannot be offered."""
 
@@ -66,7 +67,7 @@ class RegisteredTools:
         wanted: dict[str, tuple[str, str, Any]] = {}
         for pair, name in names.items():
             tool = remote[pair]
-            timeout = servers[pair[0]].timeout
+            timeout = backstop(servers[pair[0]])
             wanted[name] = (pair[0], pair[1], (timeout, tool.model_dump_json()))
         for name, key in list(self._registered.items()):
             if wanted.get(name) != key:
@@ -82,7 +83,7 @@ class RegisteredTools:
                 server,
                 tool,
                 caller(server),
-                timeout=servers[server].timeout,
+                timeout=backstop(servers[server]),
                 media=self.media,
             )
             infos.setdefault(server, []).append(info)
@@ -90,6 +91,12 @@ class RegisteredTools:
                 self.registry.register(entry)
                 self._registered[name] = (server, remote_name, key)
         self.infos = infos
+
+
+def backstop(spec: ServerSpec) -> float:
+    """The registry's deadline of a call of ``spec``'s tools: past every limit of the call
+    (starting a lazy server for it, then its ``call_clock``), never the one that decides."""
+    return spec.startup_timeout + spec.max_total_timeout + BACKSTOP_MARGIN
 
 
 def unavailable_info(info: ToolInfo) -> ToolErrorInfo:
@@ -105,4 +112,4 @@ def unavailable_info(info: ToolInfo) -> ToolErrorInfo:
     )
 
 
-__all__ = ["TOOL_UNAVAILABLE", "Call", "RegisteredTools", "unavailable_info"]
+__all__ = ["TOOL_UNAVAILABLE", "Call", "RegisteredTools", "backstop", "unavailable_info"]
