@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
+from agent_tui.cli.main import main
 from agent_tui.core.mcp.client import call_clock
 from agent_tui.core.mcp.client.elicitation import ElicitationAnswer, ElicitationRequest
 from agent_tui.core.mcp.client.manager import McpManager
@@ -23,7 +24,7 @@ from agent_tui.core.tools.builtin import default_registry
 from tests.core.mcp.conftest import of_type, run_calls, write_config
 from tests.core.mcp.test_elicitation import elicit_entry
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+IN_MODULE_LOOP = pytest.mark.asyncio(loop_scope="module")
 
 SERVER = '''
 import asyncio, sys
@@ -124,6 +125,7 @@ async def _call(manager: McpManager, project: Path, tool: str, args: dict[str, o
     return events, time.monotonic() - started
 
 
+@IN_MODULE_LOOP
 async def test_progress_keeps_a_call_alive_past_the_idle_timeout(
     manager: McpManager, project: Path
 ) -> None:
@@ -146,6 +148,7 @@ async def test_progress_keeps_a_call_alive_past_the_idle_timeout(
     assert first.waiting is None
 
 
+@IN_MODULE_LOOP
 async def test_log_messages_keep_a_call_alive(manager: McpManager, project: Path) -> None:
     events, took = await _call(manager, project, "mcp__slow__logging", {"seconds": 2.2})
     [result] = of_type(events, "tool_result")
@@ -155,6 +158,7 @@ async def test_log_messages_keep_a_call_alive(manager: McpManager, project: Path
     assert any(w.sign == "log" and w.said and w.said.startswith("log ") for w in waits)
 
 
+@IN_MODULE_LOOP
 async def test_stderr_output_keeps_a_call_alive(manager: McpManager, project: Path) -> None:
     events, took = await _call(manager, project, "mcp__slow__printing", {"seconds": 2.2})
     [result] = of_type(events, "tool_result")
@@ -166,6 +170,7 @@ async def test_stderr_output_keeps_a_call_alive(manager: McpManager, project: Pa
     )
 
 
+@IN_MODULE_LOOP
 async def test_a_silent_server_fails_the_call_after_the_idle_timeout(
     manager: McpManager, project: Path
 ) -> None:
@@ -188,6 +193,7 @@ async def test_a_silent_server_fails_the_call_after_the_idle_timeout(
     assert of_type(events, "tool_result")[0].content.startswith("done after ")
 
 
+@IN_MODULE_LOOP
 async def test_a_call_that_keeps_working_stops_at_the_hard_limit(
     manager: McpManager, project: Path
 ) -> None:
@@ -205,6 +211,7 @@ async def test_a_call_that_keeps_working_stops_at_the_hard_limit(
     assert "max_total_timeout: 2.5 s" in error.details
 
 
+@IN_MODULE_LOOP
 async def test_the_clock_stops_while_a_person_answers_the_server(tmp_path: Path) -> None:
     config = write_config(tmp_path / "mcp.json", {"el": elicit_entry(timeout=IDLE)})
     manager = McpManager(tmp_path, default_registry(), paths=[config])
@@ -226,3 +233,17 @@ async def test_the_clock_stops_while_a_person_answers_the_server(tmp_path: Path)
         assert '"action": "accept"' in result.content
     finally:
         await manager.aclose()
+
+
+def test_mcp_call_prints_what_it_waits_for(
+    workspace: Path, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    entry = {"command": sys.executable, "args": [str(project / "slow_server.py")], "timeout": 1}
+    write_config(workspace / ".mcp.json", {"slow": entry})
+    args = ["call", "slow", "printing", "--args", '{"seconds": 2}']
+    code = main(["mcp", "--cwd", str(workspace), *args])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert out.startswith("printed ")
+    assert "[waiting for slow: " in err
+    assert "last output 0 s ago: npm http fetch GET 200 package-" in err
