@@ -37,6 +37,7 @@ from typing import Any
 from agent_tui.cli.mcp_auth import add_parsers as add_auth_parsers
 from agent_tui.cli.mcp_auth import run as run_auth
 from agent_tui.cli.parser import StrictParser
+from agent_tui.core.calls import ServerWait
 from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.mcp.client.state import ServerState, start_failure
 from agent_tui.core.mcp.config.edit import ConfigEditError, add_server, remove_server
@@ -69,7 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
     add.add_argument("--transport", "-t", choices=["stdio", "http"], default="stdio")
     add.add_argument("--env", "-e", action="append", default=[], metavar="KEY=VALUE")
     add.add_argument("--header", "-H", action="append", default=[], metavar="'Name: value'")
-    add.add_argument("--timeout", type=float, help="seconds per call (default 60)")
+    add.add_argument(
+        "--timeout", type=float, help="seconds a call may go without progress (default 60)"
+    )
+    add.add_argument(
+        "--max-total-timeout", type=float, help="seconds a call may take in all (default 600)"
+    )
     add.add_argument("--startup-timeout", type=float, help="seconds to connect (default 15)")
     add.add_argument("--scope", choices=["project", "user"], default="project")
     add.add_argument("--disabled", action="store_true", help="add it disabled")
@@ -208,6 +214,8 @@ def _entry(args: argparse.Namespace) -> dict[str, Any]:
             entry["env"] = env
     if args.timeout is not None:
         entry["timeout"] = args.timeout
+    if args.max_total_timeout is not None:
+        entry["max_total_timeout"] = args.max_total_timeout
     if args.startup_timeout is not None:
         entry["startup_timeout"] = args.startup_timeout
     if args.disabled:
@@ -402,7 +410,12 @@ async def _call(cwd: Path, server: str, tool: str, raw_args: str) -> int:
         call = ToolCall(id="cli-call", name=name, arguments=raw_args)
         async for event in executor.execute([call], out, asyncio.Event()):
             if isinstance(event, ToolProgress) and event.message != "started":
-                done = f" {event.progress:g}/{event.total:g}" if event.progress is not None else ""
+                if event.progress is None and event.message is None:
+                    if event.waiting is not None:  # a sign of life that is not progress
+                        print(_waiting_line(event.waiting), file=sys.stderr)
+                    continue
+                done = "" if event.progress is None else f" {event.progress:g}"
+                done += f"/{event.total:g}" if done and event.total is not None else ""
                 print(f"[progress{done}] {event.message or ''}".rstrip(), file=sys.stderr)
             elif isinstance(event, Spill):
                 print(f"[full output saved to {event.path}]", file=sys.stderr)
@@ -418,6 +431,13 @@ async def _call(cwd: Path, server: str, tool: str, raw_args: str) -> int:
         return code
     finally:
         await manager.aclose()
+
+
+def _waiting_line(wait: ServerWait) -> str:
+    """``[waiting for everything: 12 s, last output 0 s ago: npm http fetch …]``."""
+    last = f"last {wait.sign} {wait.quiet:.0f} s ago" if wait.sign else "no progress yet"
+    said = f": {wait.said}" if wait.said else ""
+    return f"[waiting for {wait.server}: {wait.waited:.0f} s, {last}{said}]"
 
 
 def _args_problem(raw_args: str) -> str | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent_tui.core.text.call_summary import summarize_input
 from agent_tui.core.text.utf8 import clean, clean_json_text, clean_text
@@ -124,3 +124,31 @@ class SubagentReport(BaseModel):
     requests: int = 0
     reason: str = "completed"
     """The child's ``turn_end`` reason (completed, max_turns, interrupted, error)."""
+
+
+WaitSign = Literal["progress", "log", "output"]
+"""A sign of life of an MCP server working on a call: a progress notification for the call,
+a log message, or output (stderr, or stdout lines that are not JSON-RPC)."""
+
+
+class ServerWait(BaseModel):
+    """A call waiting on an MCP server that is still working on it, in numbers: the front end
+    words it ("waiting for server fetch · 42 s · last progress 3 s ago: Installing…"), never
+    the core. Times are seconds at the report; a front end adds the time since."""
+
+    model_config = ConfigDict(frozen=True)
+
+    server: str
+    waited: float
+    """Seconds the server has had the call."""
+    quiet: float
+    """Seconds since its last sign of life (``waited`` when there was none yet)."""
+    sign: WaitSign | None = None
+    """What that last sign was; None: none yet."""
+    said: str | None = None
+    """Its text (the progress or log message, the output line), shortened; None: none."""
+    idle_timeout: float
+    """The call fails after this many quiet seconds (the entry's ``timeout``)."""
+    limit: float
+    """The call fails when ``waited`` reaches this, signs of life or not
+    (``max_total_timeout``)."""

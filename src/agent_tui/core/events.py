@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, TypeAdapter, model_validator
 
 from agent_tui.core.attachments import ImageRef
-from agent_tui.core.calls import ResultFacts, SubagentReport, ToolCall, Usage
+from agent_tui.core.calls import ResultFacts, ServerWait, SubagentReport, ToolCall, Usage
 from agent_tui.core.text.utf8 import clean
 
 
@@ -169,6 +169,9 @@ class ToolProgress(_ChildEvent):
     starting_server: str | None = None
     """The MCP server being started for this call (a lazy server, on the first call of one of
     its tools); None in the next progress event, once it started or failed."""
+    waiting: ServerWait | None = None
+    """The MCP server the call has waited on for a while (it is still working: its last sign
+    of life, the idle timeout and the hard limit, in numbers); None otherwise."""
 
 
 SpillReason = Literal["budget", "log_compression"]

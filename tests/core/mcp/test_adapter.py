@@ -15,8 +15,9 @@ from agent_tui.core.mcp.client.adapter import (
     annotations_of,
     build_tool,
     convert_result,
-    progress_reporter,
 )
+from agent_tui.core.mcp.client.call_clock import CallClock
+from agent_tui.core.mcp.config.spec import ServerSpec
 from agent_tui.core.tools.base import ProgressUpdate, ToolContext
 from agent_tui.core.tools.errors import ToolFailure
 
@@ -199,7 +200,7 @@ async def test_is_error_becomes_a_tool_failure(media: MediaStore, ctx: ToolConte
 async def test_progress_becomes_tool_progress(tmp_path: Path) -> None:
     seen: list[ProgressUpdate] = []
     ctx = ToolContext(cwd=tmp_path, progress=seen.append)
-    report = progress_reporter(ctx)
+    report = CallClock(ServerSpec("s"), "t", ctx).progress_callback()
     await report(2, 5, "two of five")
     await report(3, None, None)
     assert seen == [

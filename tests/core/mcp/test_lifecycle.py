@@ -45,7 +45,11 @@ async def test_configuration_changes_are_applied_live(tmp_path: Path) -> None:
 
         # Changed: restarted with the new settings.
         write_config(
-            config, {"a": fixture_entry(name=mark, timeout=7), "b": fixture_entry(name=mark)}
+            config,
+            {
+                "a": fixture_entry(name=mark, timeout=7, max_total_timeout=30),
+                "b": fixture_entry(name=mark),
+            },
         )
         assert await manager.wait_for(
             lambda: (
@@ -57,7 +61,8 @@ async def test_configuration_changes_are_applied_live(tmp_path: Path) -> None:
         assert await _pid(manager, "a", tmp_path) != first_a
         tool = manager.registry.get("mcp__a__echo")
         assert tool is not None
-        assert tool.timeout == 7
+        # The registry's deadline is a backstop past the start-up and the call's hard limit.
+        assert tool.timeout == 15 + 30 + 10
 
         # A typo mid-edit: reported, and the running servers keep running.
         config.write_text('{"mcpServers": {"a": ')

@@ -13,6 +13,7 @@ import pytest
 from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.mcp.client.overview import build_overview
+from agent_tui.core.mcp.client.registered_tools import TOOL_UNAVAILABLE
 from agent_tui.core.mcp.client.tasks import TASK_REQUIRED, task_support, unavailable_reason
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import default_registry
@@ -47,7 +48,7 @@ async def test_a_task_required_tool_is_listed_with_its_reason_but_not_offered(
 
         outcome = await registry.dispatch("mcp__jobs__long_job", "{}", ToolContext(cwd=tmp_path))
         assert outcome.error is not None
-        assert outcome.error.code == "unknown_tool"
+        assert outcome.error.code == TOOL_UNAVAILABLE  # said why, not "no tool named"
         outcome = await registry.dispatch(
             "mcp__jobs__echo", json.dumps({"text": "hi"}), ToolContext(cwd=tmp_path)
         )

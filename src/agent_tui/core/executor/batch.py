@@ -194,6 +194,7 @@ class BatchRun:
                     progress=update.progress,
                     total=update.total,
                     starting_server=update.starting_server,
+                    waiting=update.waiting,
                 )
             )
 

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from agent_tui.core.attachments import NO_IMAGES, ImageRef, ImageSink
 from agent_tui.core.budget.raw import RawOutput
-from agent_tui.core.calls import ResultFacts, SubagentReport
+from agent_tui.core.calls import ResultFacts, ServerWait, SubagentReport
 from agent_tui.core.jobs import JobManager
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
 from agent_tui.core.tools.aliases import CallAlias, InputAliases
@@ -104,6 +104,9 @@ class ProgressUpdate:
     starting_server: str | None = None
     """The MCP server being started for this call (a lazy server's first call); an update
     without it after one with it: the server is no longer starting."""
+    waiting: ServerWait | None = None
+    """The MCP server this call has been waiting on for a while, and its last sign of life
+    (``core.mcp.client.call_clock``); None: not waiting on a server (or not for long)."""
 
 
 @dataclass

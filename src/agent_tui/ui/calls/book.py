@@ -166,6 +166,7 @@ class CallBook:
             state.elapsed, state.reported_at = event.elapsed, now
             state.message = event.message or state.message
             state.starting_server = event.starting_server
+            state.waiting = event.waiting
             if event.tail is not None:
                 state.tail = list(event.tail)
                 state.content = "\n".join(event.tail)

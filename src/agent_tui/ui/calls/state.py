@@ -13,7 +13,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Any, Literal
 
-from agent_tui.core.calls import ResultFacts
+from agent_tui.core.calls import ResultFacts, ServerWait
 from agent_tui.core.events import SpillPointer
 from agent_tui.core.text.summary import plural
 from agent_tui.ui.common.format import summarize_input
@@ -108,6 +108,8 @@ class CallState:
     message: str | None = None
     starting_server: str | None = None
     """The MCP server being started for this call (a lazy server's first call)."""
+    waiting: ServerWait | None = None
+    """The MCP server the call has waited on for a while (``ToolProgress.waiting``)."""
     tail: list[str] = field(default_factory=list)
     progress: float | None = None
     total: float | None = None
@@ -171,6 +173,10 @@ class CallState:
             detail = "" if self.message == STARTED else (self.message or "")
             if self.starting_server:
                 detail = STARTING_SERVER
+            if self.waiting is not None:  # no clock here: the words without the times
+                wait = self.waiting
+                said = f" · {wait.said}" if wait.said else ""
+                return f"waiting for server {wait.server}{said}"
             if self.current:
                 detail = f"→ {self.current}" + (f" · {detail}" if detail else "")
             if self.progress is not None:
@@ -198,6 +204,29 @@ STARTED = "started"
 """The message of the progress event every call reports as it starts running."""
 STARTING_SERVER = "starting server…"
 """What a call shows while its MCP server is started for it (``ToolProgress.starting_server``)."""
+
+SIGN_WORDS = {"progress": "progress", "log": "log message", "output": "output"}
+"""How a card names a server's last sign of life (``ServerWait.sign``)."""
+
+
+def wait_parts(wait: ServerWait, since: float) -> tuple[str, str, str]:
+    """What a call waiting on its MCP server shows, ``since`` seconds after the report:
+    ``("waiting for server fetch", "42 s · gives up in 25 s if silent", "last progress 35 s
+    ago: Installing…")``: "gives up" once half the idle timeout has passed in silence, "limit
+    in N s" when the hard limit is nearer than the idle one."""
+    waited, quiet = wait.waited + since, wait.quiet + since
+    times = f"{waited:.0f} s"
+    idle_left, limit_left = wait.idle_timeout - quiet, wait.limit - waited
+    if limit_left < idle_left:
+        times += f" · limit in {max(0.0, limit_left):.0f} s"
+    elif quiet >= wait.idle_timeout / 2:
+        times += f" · gives up in {max(0.0, idle_left):.0f} s if silent"
+    if wait.sign is None:
+        said = "no progress yet"
+    else:
+        said = f"last {SIGN_WORDS[wait.sign]} {quiet:.0f} s ago"
+        said += f": {wait.said}" if wait.said else ""
+    return f"waiting for server {wait.server}", times, said
 
 
 # The status a batch shows: the most pressing one among its calls.

@@ -13,8 +13,8 @@ read_mcp_resource(server, uri)``, ``resource_hub``) and embedded resources descr
 result has no text, never with binary data in it: a base64 string that repeats an image, audio
 or blob of the content becomes a pointer to its saved file, another long base64 string is saved
 the same way, and a structured copy of content that holds nothing else is left out (the saved
-media's one-line notes say it all); ``isError`` becomes a ``tool_error``. Progress
-notifications become progress updates with n/total and the server's message. Results then
+media's one-line notes say it all); ``isError`` becomes a ``tool_error``. (Progress
+notifications become progress updates in ``call_clock``, which they keep alive.) Results then
 go through the output budget like any tool's. Nothing here imports the SDK: blocks are read
 by their ``type``.
 """
@@ -41,7 +41,6 @@ from agent_tui.core.mcp.client.tasks import unavailable_reason
 from agent_tui.core.state.nofollow import create_at
 from agent_tui.core.tools.base import (
     JsonInput,
-    ProgressUpdate,
     Tool,
     ToolContext,
     ToolMeta,
@@ -353,14 +352,3 @@ def _only_mirrors(value: Any, notes: set[str]) -> bool:
     if isinstance(value, dict):
         return all(k in _MIRROR_KEYS or _only_mirrors(v, notes) for k, v in value.items())
     return False
-
-
-def progress_reporter(
-    ctx: ToolContext,
-) -> Callable[[float, float | None, str | None], Awaitable[None]]:
-    """An SDK ``progress_callback`` that reports n/total and the message as tool progress."""
-
-    async def report(progress: float, total: float | None, message: str | None) -> None:
-        ctx.progress(ProgressUpdate(message=message, progress=progress, total=total))
-
-    return report

@@ -8,6 +8,10 @@ the path of every model call, and it costs no task and no hand-off); other reque
 made before it serves, are handed to child tasks of the connection's task group, at once when
 it serves (``_start``) or through a queue that the serving task (``serve``) drains.
 
+A tool call runs under its ``call_clock.CallClock``: the server's signs of life (progress for
+the call; log messages and output, told by the connection through ``activity``) keep it alive
+up to the entry's hard limit, and a call that waited too long fails with which limit ended it.
+
 It also owns the words of a failed call: a call to a server that is not running
 (``unavailable``), a call whose connection closed under it (``_broken_under`` waits, bounded,
 for the connection to say why), a call the server answered with an error
@@ -21,14 +25,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from agent_tui.core.calls import WaitSign
 from agent_tui.core.mcp.auth.connection_auth import AuthWatch
-from agent_tui.core.mcp.client.adapter import progress_reporter
+from agent_tui.core.mcp.client.call_clock import CallClock
 from agent_tui.core.mcp.client.failures import call_failure, connection_closed, unavailable
 from agent_tui.core.mcp.client.state import Status
+from agent_tui.core.mcp.client.stderr import StderrLog
 from agent_tui.core.mcp.config.spec import ServerSpec
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.errors import ToolFailure
@@ -48,6 +54,8 @@ class Session(Protocol):
     def reason(self) -> str | None: ...
     @property
     def auth_watch(self) -> AuthWatch: ...
+    @property
+    def stderr(self) -> StderrLog | None: ...
     def stderr_tail(self, lines: int = 20) -> list[str]: ...
     async def wait_settled(self) -> None: ...
 
@@ -100,6 +108,8 @@ class CallPaths:
         self._gone: str | None = None
         self._orphans: list[_Call] = []
         """Calls in flight when the connection broke: ``close`` answers them with why."""
+        self._clocks: set[CallClock] = set()
+        """The clocks of the tool calls in flight (``activity`` resets them)."""
 
     # -- told by the connection -------------------------------------------------------------
 
@@ -107,6 +117,24 @@ class CallPaths:
         """The connection is going away (stopped, cancelled, closed): what a call cut short
         by it says, unless an earlier reason was given."""
         self._gone = self._gone or why
+
+    def activity(self, sign: WaitSign, said: str | None) -> None:
+        """The server showed a sign of life (a log message, output): every call in flight
+        waits on."""
+        for clock in self._clocks:
+            clock.touch(sign, said)
+
+    @contextlib.contextmanager
+    def person_answers(self) -> Iterator[None]:
+        """While a person answers the server (an elicitation): the calls' clocks stop."""
+        clocks = list(self._clocks)
+        for clock in clocks:
+            clock.pause()
+        try:
+            yield
+        finally:
+            for clock in clocks:
+                clock.resume()
 
     def left_connected(self) -> None:
         """The status left ``connected`` (failed, stopped, ended)."""
@@ -214,16 +242,36 @@ class CallPaths:
     ) -> Any:
         """``tools/call`` in the caller's task (``call``); failures raise ``ToolFailure``."""
         try:
-            return await client.call_tool(
-                tool,
-                arguments,
-                read_timeout_seconds=self._conn.spec.timeout + 5,
-                progress_callback=progress_reporter(ctx),
-            )
+            return await self._timed(client, tool, arguments, ctx)
+        except ToolFailure:
+            raise
         except Exception as exc:
             if connection_closed(exc):
                 raise await self._broken_under(tool, exc) from None
             raise self._call_failure(tool, exc) from None
+
+    async def _timed(
+        self, client: Any, tool: str, arguments: dict[str, Any], ctx: ToolContext | None
+    ) -> Any:
+        """``tools/call`` under a ``CallClock``: ``ToolFailure`` when it waited too long."""
+        conn = self._conn
+        clock = CallClock(conn.spec, tool, ctx, conn.stderr)
+        self._clocks.add(clock)
+        try:
+            with clock.running():
+                return await client.call_tool(
+                    tool,
+                    arguments,
+                    read_timeout_seconds=clock.sdk_timeout,
+                    progress_callback=clock.progress_callback(),
+                )
+        except Exception:
+            if clock.expired is None:
+                raise
+        finally:
+            self._clocks.discard(clock)
+        # Only the clock's scope ends the block without an answer (it was cancelled).
+        raise clock.failure(self._tail())
 
     async def _broken_under(self, tool: str, exc: Exception) -> ToolFailure:
         """Why a call in flight lost its connection (``exc``: the SDK's "connection
@@ -273,12 +321,9 @@ class CallPaths:
                             result = await client.get_prompt(call.tool, call.arguments)
                         _settle(call.future, result=result)
                         return
-                    result = await client.call_tool(
-                        call.tool,
-                        call.arguments,
-                        read_timeout_seconds=call.timeout,
-                        progress_callback=progress_reporter(call.ctx) if call.ctx else None,
-                    )
+                    result = await self._timed(client, call.tool, call.arguments, call.ctx)
+                except ToolFailure as failure:
+                    _settle(call.future, error=failure)
                 except Exception as exc:
                     _settle(call.future, error=self._call_failure(call.tool, exc))
                 else:

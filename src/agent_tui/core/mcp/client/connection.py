@@ -228,7 +228,7 @@ class Connection:
                 read_timeout_seconds=min(self.spec.startup_timeout, 30.0),
                 message_handler=self._on_message,
                 **self.side.client_options(),
-                elicitation_callback=self.elicitation,
+                elicitation_callback=self._elicitation(),
                 client_info=Implementation(name=CLIENT_NAME, version=__version__),
                 cache=None,
             )
@@ -258,6 +258,18 @@ class Connection:
                     self._fail("the server exited (its connection closed)", "exited")
                     inner.cancel_scope.cancel()
 
+    def _elicitation(self) -> Any:
+        """The elicitation callback, the calls' clocks stopped while a person answers."""
+        ask = self.elicitation
+        if ask is None:
+            return None
+
+        async def elicit(context: Any, params: Any) -> Any:
+            with self.call_paths.person_answers():
+                return await ask(context, params)
+
+        return elicit
+
     async def _watchdog(self, connected: Any, scope: Any) -> None:
         import anyio
 
@@ -281,6 +293,7 @@ class Connection:
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, Exception):  # a stdout line that is not JSON-RPC
             self.garbage += 1
+            self.call_paths.activity("output", _offending_line(message))
             self.note(
                 "garbage",
                 f"ignored {self.garbage} line(s) on stdout that are not JSON-RPC "
@@ -288,7 +301,9 @@ class Connection:
             )
             return
         method = getattr(message, "method", None)
-        if method == "notifications/tools/list_changed":
+        if method == "notifications/message":  # a log message: the server is working
+            self.call_paths.activity("log", str(getattr(message.params, "data", "")))
+        elif method == "notifications/tools/list_changed":
             self._request_refresh()
         elif method == "notifications/prompts/list_changed":
             self._refresh_prompts.set()

@@ -5,7 +5,10 @@ stand for which server: those of its connection, or its cached list). ``sync`` m
 registry hold exactly those, as ``mcp__<server>__<tool>`` (``naming.qualify``, never taking a
 name the registry already has for something else), re-registering one only when its
 definition or timeout changed, and keeps the ``ToolInfo`` of each server's tools (also of
-those that cannot be registered: ``ToolInfo.unavailable`` says why) for the UI.
+those that cannot be registered: ``ToolInfo.unavailable`` says why) for the UI. A call of
+such a tool by its name (the model's, ``run_tool``'s, ``mcp call``'s) is answered with that
+reason (``explain_unavailable``, the registry's hook for names it does not have) instead of
+"there is no tool named …".
 """
 
 from __future__ import annotations
@@ -18,7 +21,12 @@ from agent_tui.core.mcp.client.adapter import MediaStore, ToolInfo, build_tool
 from agent_tui.core.mcp.client.naming import qualify
 from agent_tui.core.mcp.config.spec import ServerSpec
 from agent_tui.core.tools.base import ToolContext
+from agent_tui.core.tools.errors import ToolErrorInfo
 from agent_tui.core.tools.registry import ToolRegistry
+
+BACKSTOP_MARGIN = 10.0
+TOOL_UNAVAILABLE = "mcp_tool_unavailable"
+"""The error code of a call of a tool its server lists but that cannot be offered."""
 
 Call = Callable[[str, dict[str, Any], ToolContext], Any]
 """``call(tool, arguments, ctx)`` on one server."""
@@ -32,6 +40,16 @@ class RegisteredTools:
         """Registered name -> (server, remote name, what it was built from)."""
         self.infos: dict[str, list[ToolInfo]] = {}
         """Each server's tools, by registered name."""
+        registry.add_unknown_explainer(self.explain_unavailable)
+
+    def explain_unavailable(self, name: str) -> ToolErrorInfo | None:
+        """Why the tool ``name`` (``mcp__<server>__<tool>``) cannot be called, when its
+        server lists it but it is not offered (``ToolInfo.unavailable``); else None."""
+        for infos in self.infos.values():
+            for info in infos:
+                if info.name == name and info.unavailable is not None:
+                    return unavailable_info(info)
+        return None
 
     def all_infos(self) -> list[ToolInfo]:
         return sorted((i for infos in self.infos.values() for i in infos), key=lambda i: i.name)
@@ -49,7 +67,7 @@ class RegisteredTools:
         wanted: dict[str, tuple[str, str, Any]] = {}
         for pair, name in names.items():
             tool = remote[pair]
-            timeout = servers[pair[0]].timeout
+            timeout = backstop(servers[pair[0]])
             wanted[name] = (pair[0], pair[1], (timeout, tool.model_dump_json()))
         for name, key in list(self._registered.items()):
             if wanted.get(name) != key:
@@ -65,7 +83,7 @@ class RegisteredTools:
                 server,
                 tool,
                 caller(server),
-                timeout=servers[server].timeout,
+                timeout=backstop(servers[server]),
                 media=self.media,
             )
             infos.setdefault(server, []).append(info)
@@ -75,4 +93,23 @@ class RegisteredTools:
         self.infos = infos
 
 
-__all__ = ["Call", "RegisteredTools"]
+def backstop(spec: ServerSpec) -> float:
+    """The registry's deadline of a call of ``spec``'s tools: past every limit of the call
+    (starting a lazy server for it, then its ``call_clock``), never the one that decides."""
+    return spec.startup_timeout + spec.max_total_timeout + BACKSTOP_MARGIN
+
+
+def unavailable_info(info: ToolInfo) -> ToolErrorInfo:
+    """What a call of ``info``'s tool, which is not offered, is answered with."""
+    assert info.unavailable is not None
+    return ToolErrorInfo(
+        code=TOOL_UNAVAILABLE,
+        message=f"The tool {info.remote_name!r} of the MCP server {info.server!r} is not "
+        f"available: {info.unavailable}.",
+        next_step="Do not call it again; reach the goal with the tools you have, or tell the "
+        "user that this tool cannot be used from this client.",
+        retryable=False,
+    )
+
+
+__all__ = ["TOOL_UNAVAILABLE", "Call", "RegisteredTools", "backstop", "unavailable_info"]

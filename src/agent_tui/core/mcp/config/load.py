@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from agent_tui.core.mcp.config.oauth_entry import OAuthEntry, secret_warning
 from agent_tui.core.mcp.config.server_names import Entry, refuse, settle
 from agent_tui.core.mcp.config.spec import (
+    DEFAULT_MAX_TOTAL_TIMEOUT,
     DEFAULT_STARTUP_TIMEOUT,
     DEFAULT_TIMEOUT,
     PROJECT_FILE,
@@ -56,6 +57,7 @@ class _Common(BaseModel):
 
     disabled: bool = False
     timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0, le=86_400)
+    max_total_timeout: float = Field(default=DEFAULT_MAX_TOTAL_TIMEOUT, gt=0, le=86_400)
     startup_timeout: float = Field(default=DEFAULT_STARTUP_TIMEOUT, gt=0, le=3_600)
     roots: bool | None = None
     start: Literal["eager", "lazy"] | None = None
@@ -241,6 +243,7 @@ def parse_entry(
     known = set(model.model_fields)
     spec.warnings = [f"unknown key {k!r} ignored" for k in sorted(expanded) if k not in known]
     spec.disabled, spec.timeout = entry.disabled, entry.timeout
+    spec.max_total_timeout = entry.max_total_timeout
     spec.startup_timeout, spec.roots = entry.startup_timeout, entry.roots
     spec.start = entry.start
     if isinstance(entry, _HttpEntry):

@@ -17,6 +17,9 @@ from agent_tui.core.mcp.config.oauth_entry import OAuthEntry
 PROJECT_FILE = ".mcp.json"
 USER_FILE = "mcp.json"
 DEFAULT_TIMEOUT = 60.0
+"""Seconds a call may go without a sign of life from its server (progress, log, output)."""
+DEFAULT_MAX_TOTAL_TIMEOUT = 600.0
+"""Seconds a call may take in all, however much the server says it is still working."""
 DEFAULT_STARTUP_TIMEOUT = 15.0
 SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -39,6 +42,10 @@ class ServerSpec:
     for HTTP servers with ``"oauth": false`` or their own ``Authorization`` header."""
     disabled: bool = False
     timeout: float = DEFAULT_TIMEOUT
+    """The idle timeout of a call: it fails after this many seconds without progress, a log
+    message or output from the server (``client.call_clock``)."""
+    max_total_timeout: float = DEFAULT_MAX_TOTAL_TIMEOUT
+    """The hard limit of a call: it fails after this many seconds, signs of life or not."""
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
     start: Literal["eager", "lazy"] | None = None
     """When to start it (``client.start_mode``): its entry's ``"start"``; None: the settings'
@@ -114,6 +121,7 @@ def offers_roots(spec: ServerSpec, cwd: Path) -> bool:
 
 
 __all__ = [
+    "DEFAULT_MAX_TOTAL_TIMEOUT",
     "DEFAULT_STARTUP_TIMEOUT",
     "DEFAULT_TIMEOUT",
     "PROJECT_FILE",
