@@ -49,6 +49,11 @@ class SetupFailed(Exception):
         self.code = code
 
 
+class ModelUnusable(SetupFailed):
+    """The model asked for cannot be used (a bad spec, a key missing): ``acp`` answers it as
+    ``auth_required``."""
+
+
 @dataclass
 class Core:
     """What a run works with: the agent, the session it starts (for the UI or the stream),
@@ -154,7 +159,7 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
         frontend: Frontend = "headless" if headless else "tui"
         provider: Provider = make_provider(args.model, cwd=cwd, frontend=frontend)
     except ProviderError as exc:
-        raise SetupFailed(str(exc)) from None
+        raise ModelUnusable(str(exc)) from None
     data_warning = ensure_data_dir()
     sessions = SessionStore()
     try:
