@@ -37,6 +37,7 @@ from acp.schema import (
 )
 
 from agent_tui import __version__
+from agent_tui.acp.mcp_servers import entries
 from agent_tui.acp.permission import ClientAsker
 from agent_tui.acp.prompt import PromptProblem, to_prompt
 from agent_tui.acp.updates import FileEdit, TurnUpdates, edit_path, read_text, title_of
@@ -77,11 +78,13 @@ class Opened:
 
     agent: Agent
     start: SessionStart
+    files: list[Path] = field(default_factory=list)
+    """Files of the session's own, removed once it is closed (the client's MCP servers)."""
 
 
-OpenSession = Callable[[Path, str | None], Awaitable[Opened]]
-"""Builds the core for a cwd, for a new session (None) or the saved session of that id;
-raises ``StartFailed``."""
+OpenSession = Callable[[Path, str | None, dict[str, Any]], Awaitable[Opened]]
+"""Builds the core for a cwd, for a new session (None) or the saved session of that id, with
+the client's MCP servers (``.mcp.json`` entries); raises ``StartFailed``."""
 
 
 @dataclass(eq=False)
@@ -92,6 +95,7 @@ class Live:
     agent: Agent
     start: SessionStart
     asker: ClientAsker
+    files: list[Path] = field(default_factory=list)
     turn: asyncio.Task[Any] | None = field(default=None, repr=False)
 
 
@@ -169,17 +173,18 @@ class AcpServer:
         mcp_servers: list[Any] | None = None,
         **kwargs: Any,
     ) -> NewSessionResponse:
-        live = await self._open(cwd, None)
+        live = await self._open(cwd, None, mcp_servers or [])
         return NewSessionResponse(session_id=live.id)
 
-    async def _open(self, cwd: str, session_id: str | None) -> Live:
+    async def _open(self, cwd: str, session_id: str | None, servers: list[Any]) -> Live:
         where = await asyncio.to_thread(_directory, cwd)
         if where is None:
             raise RequestError.invalid_params(
                 {"message": f"cwd must be an absolute path to a directory: {cwd!r}"}
             )
+        passed, notes = entries(servers)
         try:
-            opened = await self.open_session(where, session_id)
+            opened = await self.open_session(where, session_id, passed)
         except StartFailed as failed:
             raise _error(failed) from None
         sid = opened.start.session_id
@@ -189,12 +194,13 @@ class AcpServer:
             opened.agent,
             opened.start,
             ClientAsker(conn.request_permission, sid, lambda r: _title(r)),
+            opened.files,
         )
         old = self.sessions.pop(sid, None)
         if old is not None:  # loaded again: the new core replaces the old one
             await self._close(old)
         self.sessions[sid] = live
-        for warning in opened.start.warnings:
+        for warning in [*opened.start.warnings, *notes]:
             log.warning("session %s: %s", sid, warning)
         return live
 
@@ -271,6 +277,8 @@ class AcpServer:
             await live.agent.close()
         except Exception:
             log.exception("closing session %s failed", live.id)
+        for path in live.files:
+            await asyncio.to_thread(path.unlink, missing_ok=True)
 
     async def aclose(self) -> None:
         """Close every session (the client went away): turns stopped, sessions saved."""

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from agent_tui.cli.parser import StrictParser
 
@@ -63,9 +65,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _namespace(args: argparse.Namespace, cwd: Path, resume: str | None) -> argparse.Namespace:
+def _namespace(
+    args: argparse.Namespace, cwd: Path, resume: str | None, mcp_config: Path | None
+) -> argparse.Namespace:
     """The options ``assemble`` reads, as an interactive run's (asks are answered: by the
-    client), resuming ``resume`` when given."""
+    client), resuming ``resume`` when given; ``mcp_config``: the client's MCP servers."""
     return argparse.Namespace(
         headless=None,
         model=args.model,
@@ -78,23 +82,45 @@ def _namespace(args: argparse.Namespace, cwd: Path, resume: str | None) -> argpa
         fork_session=False,
         cwd=cwd,
         debug=args.debug,
+        mcp_config=mcp_config,
     )
 
 
-async def _open(args: argparse.Namespace, cwd: Path, resume: str | None) -> Opened:
+def _servers_file(servers: dict[str, Any]) -> Path | None:
+    """The client's MCP servers in a file of their own (private: headers may hold tokens),
+    None when there are none (blocking)."""
+    if not servers:
+        return None
+    from agent_tui.core.state.paths import data_dir
+
+    where = data_dir() / "acp"
+    where.mkdir(parents=True, exist_ok=True, mode=0o700)
+    handle, name = tempfile.mkstemp(prefix="client-", suffix=".mcp.json", dir=where)
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        json.dump({"mcpServers": servers}, out)
+    return Path(name)
+
+
+async def _open(
+    args: argparse.Namespace, cwd: Path, resume: str | None, servers: dict[str, Any]
+) -> Opened:
     from agent_tui.acp.server import Opened, StartFailed
     from agent_tui.cli.assemble import ModelUnusable, SetupFailed, assemble
     from agent_tui.core.conversation.session_store import SessionStore
 
     if resume is not None and await asyncio.to_thread(SessionStore().find, resume) is None:
         raise StartFailed(f"no saved session {resume!r}", "not_found")
+    passed = await asyncio.to_thread(_servers_file, servers)
+    files = [passed] if passed is not None else []
     try:
-        core = await asyncio.to_thread(assemble, _namespace(args, cwd, resume), cwd)
-    except ModelUnusable as exc:
-        raise StartFailed(exc.message, "auth") from None
+        core = await asyncio.to_thread(assemble, _namespace(args, cwd, resume, passed), cwd)
     except SetupFailed as exc:
+        for path in files:
+            path.unlink(missing_ok=True)
+        if isinstance(exc, ModelUnusable):
+            raise StartFailed(exc.message, "auth") from None
         raise StartFailed(exc.message, "invalid") from None
-    return Opened(core.agent, core.start)
+    return Opened(core.agent, core.start, files)
 
 
 def _model_problem(args: argparse.Namespace) -> str | None:
@@ -111,6 +137,7 @@ def _model_problem(args: argparse.Namespace) -> str | None:
 
 async def _serve(args: argparse.Namespace, protocol_out: int) -> int:
     from acp import run_agent
+
     from agent_tui.acp.server import AcpServer
 
     loop = asyncio.get_running_loop()
@@ -121,8 +148,8 @@ async def _serve(args: argparse.Namespace, protocol_out: int) -> int:
     )
     writer = asyncio.StreamWriter(transport, protocol, None, loop)
 
-    async def open_session(cwd: Path, resume: str | None) -> Opened:
-        return await _open(args, cwd, resume)
+    async def open_session(cwd: Path, resume: str | None, servers: dict[str, Any]) -> Opened:
+        return await _open(args, cwd, resume, servers)
 
     server = AcpServer(open_session, lambda: _model_problem(args))
     try:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.acp.helpers import DEADLINE, Editor, running_agent
-from tests.acp.test_acp_session import say, text
+from tests.acp_agent.helpers import DEADLINE, Editor, running_agent
+from tests.acp_agent.test_acp_session import say, text
 from tests.core.providers.conftest import FakeServer
 from tests.test_cli_text import reply_calls
 

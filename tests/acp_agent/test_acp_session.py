@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from acp.schema import FileEditToolCallContent, TextContentBlock
-
 from acp import RequestError
+from acp.schema import FileEditToolCallContent, McpServerStdio, TextContentBlock
+
 from agent_tui.core.conversation.session_store import SessionStore
-from tests.acp.helpers import DEADLINE, Editor, running_agent
+from tests.acp_agent.helpers import DEADLINE, Editor, running_agent
+from tests.core.mcp.conftest import fixture_entry
 from tests.core.providers.conftest import FakeServer
 from tests.test_cli_text import _chunk, reply_calls
 
@@ -195,3 +197,32 @@ async def test_a_relative_cwd_is_refused(tmp_path: Path) -> None:
         with pytest.raises(RequestError) as raised:
             await conn.new_session(cwd="relative/dir")
     assert raised.value.code == -32602
+
+
+async def test_the_clients_mcp_servers_are_started_and_their_tools_called(
+    server: FakeServer, tmp_path: Path
+) -> None:
+    """A stdio server passed with session/new runs beside the configured ones: a call of its
+    tool goes through (the tool is deferred, as an MCP tool is: run_tool finds it)."""
+    entry = fixture_entry(name="editor")
+    reply_calls(server, ("call_m", "mcp__editor__echo", {"text": "through the editor"}))
+    say(server, "Echoed.")
+    editor = Editor()
+    async with running_agent(
+        editor, tmp_path, "--allow", "mcp__editor__echo", server=server
+    ) as conn:
+        session = await conn.new_session(
+            cwd=str(tmp_path),
+            mcp_servers=[
+                McpServerStdio(name="editor", command=entry["command"], args=entry["args"], env=[])
+            ],
+        )
+        reply = await asyncio.wait_for(
+            conn.prompt(session_id=session.session_id, prompt=text("echo")), DEADLINE
+        )
+    assert reply.stop_reason == "end_turn"
+    assert editor.statuses("call_m")[-1] == "completed"
+    assert "through the editor" in editor.call_updates("call_m")[-1].content[0].content.text
+    passed = Path(os.environ["AGENT_TUI_DATA_DIR"]) / "acp"
+    assert passed.is_dir()
+    assert not list(passed.glob("client-*.mcp.json"))  # the session's file, removed at its end

@@ -17,6 +17,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from acp import PROTOCOL_VERSION, spawn_agent_process
 from acp.client.connection import ClientSideConnection
 from acp.schema import (
     AllowedOutcome,
@@ -28,7 +29,6 @@ from acp.schema import (
     ToolCallStart,
 )
 
-from acp import PROTOCOL_VERSION, spawn_agent_process
 from tests.core.providers.conftest import FakeServer
 
 DEADLINE = 60.0
