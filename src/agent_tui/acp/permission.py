@@ -24,7 +24,7 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from agent_tui.core.permissions import Approval, ApprovalRequest, Scope
+from agent_tui.core.permissions import Approval, ApprovalRequest, PendingApproval, Scope
 from agent_tui.core.permissions.policy import describe_input
 
 log = logging.getLogger(__name__)
@@ -108,12 +108,21 @@ class ClientAsker:
         self.request = request
         self.session_id = session_id
         self.title = title
+        self.waiting: set[PendingApproval] = set()
+        """The asks waiting for the client's answer (a mode change judges them again)."""
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
         options = options_for(request)
-        response = await self.request(
-            session_id=self.session_id,
-            tool_call=tool_call_of(request, self.title(request)),
-            options=options,
-        )
+        pending = request.pending
+        if pending is not None:
+            self.waiting.add(pending)
+        try:
+            response = await self.request(
+                session_id=self.session_id,
+                tool_call=tool_call_of(request, self.title(request)),
+                options=options,
+            )
+        finally:
+            if pending is not None:
+                self.waiting.discard(pending)
         return approval_of(response, options)

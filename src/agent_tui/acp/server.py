@@ -32,12 +32,14 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SetSessionModeResponse,
     StopReason,
     TextContentBlock,
 )
 
 from agent_tui import __version__
 from agent_tui.acp.mcp_servers import entries
+from agent_tui.acp.modes import SessionModes
 from agent_tui.acp.permission import ClientAsker
 from agent_tui.acp.prompt import PromptProblem, to_prompt
 from agent_tui.acp.updates import FileEdit, TurnUpdates, edit_path, read_text, title_of
@@ -95,6 +97,7 @@ class Live:
     agent: Agent
     start: SessionStart
     asker: ClientAsker
+    modes: SessionModes
     files: list[Path] = field(default_factory=list)
     turn: asyncio.Task[Any] | None = field(default=None, repr=False)
 
@@ -174,7 +177,18 @@ class AcpServer:
         **kwargs: Any,
     ) -> NewSessionResponse:
         live = await self._open(cwd, None, mcp_servers or [])
-        return NewSessionResponse(session_id=live.id)
+        return NewSessionResponse(session_id=live.id, modes=live.modes.state())
+
+    async def set_session_mode(
+        self, mode_id: str, session_id: str, **kwargs: Any
+    ) -> SetSessionModeResponse | None:
+        """The client's mode menu: as Shift+Tab, the calls waiting are judged again."""
+        live = self._live(session_id)
+        try:
+            live.modes.set(mode_id)
+        except ValueError as exc:
+            raise RequestError.invalid_params({"message": str(exc)}) from None
+        return SetSessionModeResponse()
 
     async def _open(self, cwd: str, session_id: str | None, servers: list[Any]) -> Live:
         where = await asyncio.to_thread(_directory, cwd)
@@ -189,13 +203,14 @@ class AcpServer:
             raise _error(failed) from None
         sid = opened.start.session_id
         conn = self._conn()
-        live = Live(
-            sid,
-            opened.agent,
-            opened.start,
-            ClientAsker(conn.request_permission, sid, lambda r: _title(r)),
-            opened.files,
-        )
+        asker = ClientAsker(conn.request_permission, sid, lambda r: _title(r))
+
+        async def notify(update: Any) -> None:
+            await conn.session_update(session_id=sid, update=update)
+
+        modes = SessionModes(opened.agent, asker, notify)
+        modes.attach(conn.request_permission, sid)
+        live = Live(sid, opened.agent, opened.start, asker, modes, opened.files)
         old = self.sessions.pop(sid, None)
         if old is not None:  # loaded again: the new core replaces the old one
             await self._close(old)
