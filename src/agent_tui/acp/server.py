@@ -28,21 +28,27 @@ from acp.schema import (
     ClientCapabilities,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
+    LoadSessionResponse,
     McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    SessionCapabilities,
+    SessionListCapabilities,
     SetSessionModeResponse,
     StopReason,
     TextContentBlock,
 )
 
 from agent_tui import __version__
+from agent_tui.acp.history import listing, replay
 from agent_tui.acp.mcp_servers import entries
 from agent_tui.acp.modes import SessionModes
 from agent_tui.acp.permission import ClientAsker
 from agent_tui.acp.prompt import PromptProblem, to_prompt
 from agent_tui.acp.updates import FileEdit, TurnUpdates, edit_path, read_text, title_of
+from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.events import SessionStart, ToolResult, ToolUse, TurnEnd
 
 if TYPE_CHECKING:
@@ -148,6 +154,7 @@ class AcpServer:
                     image=True, audio=False, embedded_context=True
                 ),
                 mcp_capabilities=McpCapabilities(http=True, sse=False),
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
             auth_methods=[
                 AuthMethodAgent(
@@ -178,6 +185,34 @@ class AcpServer:
     ) -> NewSessionResponse:
         live = await self._open(cwd, None, mcp_servers or [])
         return NewSessionResponse(session_id=live.id, modes=live.modes.state())
+
+    async def load_session(
+        self,
+        cwd: str,
+        session_id: str,
+        mcp_servers: list[Any] | None = None,
+        additional_directories: list[str] | None = None,
+        **kwargs: Any,
+    ) -> LoadSessionResponse:
+        """A saved session, told again as updates before the answer (its id stays)."""
+        live = await self._open(cwd, session_id, mcp_servers or [])
+        if live.id != session_id:  # another process has it: we got a fork, which is not it
+            self.sessions.pop(live.id, None)
+            await self._close(live)
+            raise RequestError.invalid_request(
+                {"message": f"session {session_id} is open in another agent-tui; close it there"}
+            )
+        conn = self._conn()
+        for update in replay(live.agent.history(), Path(live.agent.cwd)):
+            await conn.session_update(session_id=live.id, update=update)
+        return LoadSessionResponse(modes=live.modes.state())
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        """Our saved sessions, newest first (of ``cwd`` when given)."""
+        found, following = await asyncio.to_thread(listing, SessionStore(), cwd, cursor)
+        return ListSessionsResponse(sessions=found, next_cursor=following)
 
     async def set_session_mode(
         self, mode_id: str, session_id: str, **kwargs: Any

@@ -106,10 +106,16 @@ async def _open(
 ) -> Opened:
     from agent_tui.acp.server import Opened, StartFailed
     from agent_tui.cli.assemble import ModelUnusable, SetupFailed, assemble
+    from agent_tui.core.conversation.session import SessionDoubted
     from agent_tui.core.conversation.session_store import SessionStore
 
-    if resume is not None and await asyncio.to_thread(SessionStore().find, resume) is None:
-        raise StartFailed(f"no saved session {resume!r}", "not_found")
+    if resume is not None:
+        try:
+            found = await asyncio.to_thread(SessionStore().find, resume)
+        except SessionDoubted as doubted:
+            raise StartFailed(str(doubted), "invalid") from None
+        if found is None or found.id != resume:  # an id, whole: not a prefix, not a path
+            raise StartFailed(f"no saved session {resume!r}", "not_found")
     passed = await asyncio.to_thread(_servers_file, servers)
     files = [passed] if passed is not None else []
     try:
