@@ -25,6 +25,7 @@ from acp.schema import (
     AgentMessageChunk,
     AuthenticateResponse,
     AuthMethodAgent,
+    AvailableCommandsUpdate,
     ClientCapabilities,
     Implementation,
     InitializeResponse,
@@ -42,12 +43,14 @@ from acp.schema import (
 )
 
 from agent_tui import __version__
+from agent_tui.acp.commands import Answer, available, resolve
 from agent_tui.acp.history import listing, replay
 from agent_tui.acp.mcp_servers import entries
 from agent_tui.acp.modes import SessionModes
 from agent_tui.acp.permission import ClientAsker
 from agent_tui.acp.prompt import PromptProblem, to_prompt
 from agent_tui.acp.updates import FileEdit, TurnUpdates, edit_path, read_text, title_of
+from agent_tui.core.commands.grants import CommandRun
 from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.events import SessionStart, ToolResult, ToolUse, TurnEnd
 
@@ -127,6 +130,7 @@ class AcpServer:
         self.client: Client | None = None
         self.capabilities = ClientCapabilities()
         self.sessions: dict[str, Live] = {}
+        self._telling: set[asyncio.Task[None]] = set()
 
     def on_connect(self, conn: Client) -> None:
         self.client = conn
@@ -184,6 +188,7 @@ class AcpServer:
         **kwargs: Any,
     ) -> NewSessionResponse:
         live = await self._open(cwd, None, mcp_servers or [])
+        self._tell_commands(live)
         return NewSessionResponse(session_id=live.id, modes=live.modes.state())
 
     async def load_session(
@@ -205,6 +210,7 @@ class AcpServer:
         conn = self._conn()
         for update in replay(live.agent.history(), Path(live.agent.cwd)):
             await conn.session_update(session_id=live.id, update=update)
+        self._tell_commands(live)
         return LoadSessionResponse(modes=live.modes.state())
 
     async def list_sessions(
@@ -274,17 +280,50 @@ class AcpServer:
             raise RequestError.invalid_params({"message": str(problem)}) from None
         live.turn = asyncio.current_task()
         try:
-            reason = await self._run(live, request)
+            command: CommandRun | None = None
+            if isinstance(request, str) and request.startswith("/"):
+                resolved = await resolve(live.agent, request, live.asker)
+                if isinstance(resolved, Answer):
+                    await self._say(live, resolved.text)
+                    return PromptResponse(stop_reason="end_turn")
+                for note in resolved.notes:
+                    await self._say(live, f"[agent-tui] {note}\n")
+                request, command = resolved.prompt, resolved.run
+            reason = await self._run(live, request, command)
         finally:
             live.turn = None
         return PromptResponse(stop_reason=reason)
 
-    async def _run(self, live: Live, request: Any) -> StopReason:
+    async def _say(self, live: Live, text: str) -> None:
+        update = AgentMessageChunk(
+            session_update="agent_message_chunk", content=TextContentBlock(type="text", text=text)
+        )
+        await self._conn().session_update(session_id=live.id, update=update)
+
+    def _tell_commands(self, live: Live) -> None:
+        """The session's slash commands, sent once the client has the session's id (after
+        the answer to ``session/new`` or ``session/load``)."""
+
+        async def tell() -> None:
+            try:
+                commands = await asyncio.to_thread(available, live.agent)
+                update = AvailableCommandsUpdate(
+                    session_update="available_commands_update", available_commands=commands
+                )
+                await self._conn().session_update(session_id=live.id, update=update)
+            except Exception:
+                log.exception("listing the slash commands failed")
+
+        task = asyncio.get_running_loop().create_task(tell())
+        self._telling.add(task)
+        task.add_done_callback(self._telling.discard)
+
+    async def _run(self, live: Live, request: Any, command: CommandRun | None = None) -> StopReason:
         conn = self._conn()
         agent = live.agent
         turn = TurnUpdates(Path(agent.cwd))
         end: TurnEnd | None = None
-        async for event in agent.run(request, asker=live.asker):
+        async for event in agent.run(request, asker=live.asker, command=command):
             after: str | None = None
             if isinstance(event, ToolUse):
                 path = edit_path(event, turn.cwd)
