@@ -16,7 +16,7 @@ def test_the_main_help_lists_every_subcommand(tmp_path: Path) -> None:
     assert done.returncode == 0
     listed = done.stdout.split("commands (agent-tui COMMAND --help for each):")[1]
     names = [line.split()[0] for line in listed.strip().splitlines()]
-    assert names == ["mcp", "permissions", "trust", "init", "sandbox", "export"]
+    assert names == ["mcp", "permissions", "trust", "init", "sandbox", "export", "acp"]
     assert "--debug" in done.stdout
 
 

@@ -41,6 +41,8 @@ CORE_STACK = (
     "agent_tui.core.settings",
     "agent_tui.core.tools",
     "agent_tui.cli.assemble",
+    "acp",
+    "agent_tui.acp",
     "agent_tui.ui.shell.main_screen",
     "agent_tui.ui.shell.themes",
 )

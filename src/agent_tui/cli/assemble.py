@@ -21,6 +21,7 @@ from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.events import SessionStart
 from agent_tui.core.mcp.client.elicitation import ElicitationNotice
 from agent_tui.core.mcp.client.manager import McpManager
+from agent_tui.core.mcp.config.load import project_config_path, user_config_path
 from agent_tui.core.permissions import Mode
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.providers.base import Frontend, Provider, ProviderError
@@ -47,6 +48,11 @@ class SetupFailed(Exception):
         super().__init__(message)
         self.message = message
         self.code = code
+
+
+class ModelUnusable(SetupFailed):
+    """The model asked for cannot be used (a bad spec, a key missing): ``acp`` answers it as
+    ``auth_required``."""
 
 
 @dataclass
@@ -126,14 +132,17 @@ def _mcp_manager(
     tui: bool,
     trust: ProjectTrust,
     disclosure: Disclosure | None = None,
+    paths: list[Path] | None = None,
 ) -> McpManager | None:
     """The MCP servers of ``.mcp.json`` files, their tools going into ``registry``. The SDK is
     imported only when a server starts. Headless runs without a configuration get none; the
     TUI always gets one, so a configuration created while it runs is picked up. ``disclosure``
-    tells which lazy servers may stay unstarted (all their tools deferred)."""
+    tells which lazy servers may stay unstarted (all their tools deferred). ``paths``: the
+    configuration files, when not the user's and the project's."""
     manager = McpManager(
         cwd,
         registry,
+        paths=paths,
         media_dir=Path(settings.budget.spill_dir) / "mcp-media",
         watch=tui,
         trust=trust,
@@ -154,7 +163,7 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
         frontend: Frontend = "headless" if headless else "tui"
         provider: Provider = make_provider(args.model, cwd=cwd, frontend=frontend)
     except ProviderError as exc:
-        raise SetupFailed(str(exc)) from None
+        raise ModelUnusable(str(exc)) from None
     data_warning = ensure_data_dir()
     sessions = SessionStore()
     try:
@@ -196,8 +205,15 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
     gate_commands(cwd, trust)  # a project command's allowed-tools waits for trust too
     install_skills(registry, skills)
     disclosure = Disclosure(registry, loaded.settings.disclosure)
+    passed = getattr(args, "mcp_config", None)  # an ACP client's servers: the user's own
     mcp = _mcp_manager(
-        cwd, registry, loaded.settings, tui=not headless, trust=trust, disclosure=disclosure
+        cwd,
+        registry,
+        loaded.settings,
+        tui=not headless,
+        trust=trust,
+        disclosure=disclosure,
+        paths=None if passed is None else [user_config_path(), passed, project_config_path(cwd)],
     )
     agent = Agent(
         provider,

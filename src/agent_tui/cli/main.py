@@ -36,6 +36,7 @@ SUBCOMMANDS = (
     ("init", "write a starter AGENTS.md for this project"),
     ("sandbox", "status: whether shell commands run sandboxed here, and why not"),
     ("export", "write a saved session as Markdown or JSON, for people (bug reports, sharing)"),
+    ("acp", "run as an ACP agent on stdio, for editors (Zed, JetBrains, Neovim, Emacs, Toad)"),
 )
 """The subcommands ``main`` dispatches before parsing, as ``--help`` lists them."""
 
@@ -171,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _subcommand(name: str, argv: list[str]) -> int:
-    """``agent-tui mcp|permissions|trust|init|sandbox|export ...``, its warnings (a server that
+    """``agent-tui mcp|permissions|trust|init|sandbox|export|acp ...``, its warnings (a server that
     failed to list its tools, a settings file that could not be read) in the log file, not on
     stderr."""
     from agent_tui.core.state import logfile
@@ -188,6 +189,8 @@ def _subcommand(name: str, argv: list[str]) -> int:
             from agent_tui.cli.init import main as run
         elif name == "export":  # agent-tui export [SESSION] [-o FILE] [--format F]
             from agent_tui.cli.export import main as run
+        elif name == "acp":  # agent-tui acp [--model SPEC] [--allow R] [--deny R]
+            from agent_tui.cli.acp import main as run
         else:  # agent-tui sandbox status
             from agent_tui.cli.sandbox import main as run
         return run(argv)
