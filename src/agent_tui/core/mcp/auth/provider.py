@@ -46,7 +46,7 @@ def make_provider(
     class Provider(OAuthClientProvider):
         """The SDK's provider, plus what it leaves out: the saved token's expiry is restored
         (so a restart refreshes an expired token instead of asking for sign-in), a token
-        counts as expired a little early (``_early``: a request must not reach the server
+        counts as expired a little early (``early_expiry``: a request must not reach the server
         with a token that expires on the way, as a 401 would mean sign-in), and configured
         scopes win over the ones the server advertises."""
 
@@ -57,7 +57,7 @@ def make_provider(
             def update_token_expiry(token: Any) -> None:
                 expires_in = token.expires_in
                 at = time.time() + int(expires_in) if expires_in is not None else None
-                context.token_expiry_time = _early(at, expires_in)
+                context.token_expiry_time = early_expiry(at, expires_in)
 
             context.update_token_expiry = update_token_expiry  # type: ignore[method-assign]
 
@@ -65,7 +65,7 @@ def make_provider(
             await super()._initialize()
             tokens = self.context.current_tokens
             if tokens is not None:
-                self.context.token_expiry_time = _early(storage.expires_at, tokens.expires_in)
+                self.context.token_expiry_time = early_expiry(storage.expires_at, tokens.expires_in)
 
         async def _perform_authorization(self) -> Any:
             if scopes:
@@ -89,7 +89,7 @@ def make_provider(
             says it takes it (``token_endpoint_auth_methods_supported``)."""
             info = self.context.client_info
             if secret and info is not None and spec.oauth and spec.oauth.client_id:
-                info.token_endpoint_auth_method = _secret_method(self.context.oauth_metadata)
+                info.token_endpoint_auth_method = secret_method(self.context.oauth_metadata)
 
     metadata = OAuthClientMetadata(
         redirect_uris=[redirect_uri],  # type: ignore[list-item]
@@ -110,7 +110,7 @@ def make_provider(
     )
 
 
-def _secret_method(metadata: Any) -> str:
+def secret_method(metadata: Any) -> str:
     """``client_secret_post`` when the authorization server takes it, else
     ``client_secret_basic`` (also when it lists no methods: RFC 8414's default)."""
     supported = getattr(metadata, "token_endpoint_auth_methods_supported", None) or []
@@ -125,11 +125,18 @@ def _union(first: str | None, second: str | None) -> str | None:
     return " ".join(words) or None
 
 
-def _early(expires_at: float | None, expires_in: int | None) -> float | None:
+def early_expiry(expires_at: float | None, expires_in: int | None) -> float | None:
     """``expires_at`` moved earlier by a tenth of the token's lifetime, at most 30 s."""
     if expires_at is None:
         return None
     return expires_at - min(30.0, (expires_in or 0) * 0.1)
 
 
-__all__ = ["CALLBACK_PATH", "HOST", "make_provider", "storage_for"]
+__all__ = [
+    "CALLBACK_PATH",
+    "HOST",
+    "early_expiry",
+    "make_provider",
+    "secret_method",
+    "storage_for",
+]
