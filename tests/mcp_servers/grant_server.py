@@ -2,6 +2,7 @@
 company identity provider beside it, for tests of ``core.mcp.auth.grants``.
 
     python grant_server.py --port PORT --public-key PEM [--token-seconds N] [--basic-only]
+                           [--dpop] [--dpop-nonce]
 
 Everything on 127.0.0.1:PORT: the MCP endpoint ``/mcp`` (protected; protected resource
 metadata names the root as the authorization server), the authorization server's metadata and
@@ -17,19 +18,25 @@ metadata names the root as the authorization server), the authorization server's
 ``/idp/token`` exchanges an ID token (HS256, key ``IDP_KEY``, ``aud`` ``corp-app``) for
 an ID-JAG. Refusals are OAuth errors (``invalid_client``, ``invalid_grant``). Access tokens live
 ``--token-seconds``. ``GET /stats`` tells the grants issued (``issued``: grant/method), the
-refusals, and every request body the token endpoints received (``bodies``).
+refusals, and every request body the token endpoints received (``bodies``). ``--dpop``: a
+token request must carry a DPoP proof, its token is bound to the proof's key (``DPoP``), and
+``/mcp`` takes it only with the ``DPoP`` scheme and a fresh proof (``dpop_gate``; its counts
+in ``stats["dpop"]``); ``--dpop-nonce``: both ask for a nonce first.
 
 Tools: ``whoami`` (the client id of the token used), ``add``.
 """
 
 import argparse
 import base64
+import json
 import secrets
 import time
 from typing import Any
 from urllib.parse import unquote
 
 import jwt
+import uvicorn
+from dpop_gate import NONCE, Dpop, Gate
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
@@ -77,10 +84,14 @@ def basic(request: Request) -> tuple[str, str] | None:
     return unquote(user), unquote(password)
 
 
-def build(port: int, public_key: str, seconds: int, basic_only: bool) -> MCPServer:
+def build(
+    port: int, public_key: str, seconds: int, basic_only: bool, dpop: Dpop | None
+) -> MCPServer:
     base = f"http://127.0.0.1:{port}"
     tokens = Tokens(seconds)
     stats: dict[str, Any] = {"issued": [], "refused": [], "bodies": [], "exchanges": 0}
+    if dpop is not None:
+        stats["dpop"] = dpop.stats
     server = MCPServer(
         "grant-fixture",
         token_verifier=tokens,
@@ -105,6 +116,23 @@ def build(port: int, public_key: str, seconds: int, basic_only: bool) -> MCPServ
     async def token(request: Request) -> Response:
         form = {k: str(v) for k, v in (await request.form()).items()}
         stats["bodies"].append(form)
+        if dpop is None:
+            return await grant_token(request, form)
+        why = dpop.check(request.headers.get("dpop"), "POST", f"{base}/token", None)
+        if why == "use_dpop_nonce":
+            body = {"error": "use_dpop_nonce", "error_description": "a nonce, please"}
+            return JSONResponse(body, status_code=400, headers={"DPoP-Nonce": NONCE})
+        if why is not None:
+            return refuse(stats, "invalid_dpop_proof", why)
+        dpop.stats["token_proofs"] += 1
+        answer = await grant_token(request, form)
+        issued = json.loads(bytes(answer.body))
+        if answer.status_code == 200:
+            issued["token_type"] = "DPoP"
+            dpop.bound[issued["access_token"]] = dpop.last_jkt
+        return JSONResponse(issued, status_code=answer.status_code)
+
+    async def grant_token(request: Request, form: dict[str, str]) -> Response:
         grant, pair = form.get("grant_type"), basic(request)
         if grant == "client_credentials":
             if form.get("client_assertion"):
@@ -205,11 +233,17 @@ def main() -> None:
     parser.add_argument("--public-key", required=True)
     parser.add_argument("--token-seconds", type=int, default=3600)
     parser.add_argument("--basic-only", action="store_true")
+    parser.add_argument("--dpop", action="store_true")
+    parser.add_argument("--dpop-nonce", action="store_true")
     args = parser.parse_args()
     with open(args.public_key, encoding="ascii") as handle:
         public_key = handle.read()
-    server = build(args.port, public_key, args.token_seconds, args.basic_only)
-    server.run("streamable-http", host="127.0.0.1", port=args.port)
+    dpop = Dpop(args.dpop_nonce) if args.dpop or args.dpop_nonce else None
+    server = build(args.port, public_key, args.token_seconds, args.basic_only, dpop)
+    app: Any = server.streamable_http_app()
+    if dpop is not None:
+        app = Gate(app, dpop, f"http://127.0.0.1:{args.port}/mcp")
+    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@
   bearer, enterprise-managed authorization), on the SDK's extension providers;
   ``assertions``: what they present (JWT files, a private key, the identity provider's
   token exchange);
+- ``dpop``: DPoP (``"dpop": true``): tokens bound to a key of agent-tui's, a proof on every
+  request, around any of the providers (the SDK has no DPoP);
 - ``token_store``: the tokens and client registration of each server, on disk (mode 0600).
 
 May import ``core.mcp.config`` and the core's state; never ``core.mcp.client`` or

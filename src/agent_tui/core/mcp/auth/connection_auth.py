@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from agent_tui.core.mcp.auth.dpop import with_dpop
 from agent_tui.core.mcp.auth.grants import grant_provider, recorded
 from agent_tui.core.mcp.auth.provider import CALLBACK_PATH, HOST, make_provider, storage_for
 from agent_tui.core.mcp.config.spec import ServerSpec
@@ -74,7 +75,8 @@ def connection_auth(spec: ServerSpec, watch: AuthWatch | None = None) -> tuple[A
     storage = storage_for(spec)
     if spec.oauth.browserless:  # the connection obtains its token itself
         watch.grant_error = None
-        return recorded(grant_provider(spec, storage), spec, watch.grant_failed), watch
+        provider = with_dpop(grant_provider(spec, storage), spec, storage)
+        return recorded(provider, spec, watch.grant_failed), watch
     if not storage.signed_in:  # nothing to send: a 401 is reported, no registration is made
         return None, watch
 
@@ -92,7 +94,7 @@ def connection_auth(spec: ServerSpec, watch: AuthWatch | None = None) -> tuple[A
         raise SignInRequired(sign_in_reason(spec.name))
 
     redirect = storage.registered_redirect_uri() or f"http://{HOST}:1{CALLBACK_PATH}"
-    return make_provider(spec, storage, redirect, refuse, never), watch
+    return with_dpop(make_provider(spec, storage, redirect, refuse, never), spec, storage), watch
 
 
 def sign_in_failure(error: BaseException, spec: ServerSpec, watch: AuthWatch | None) -> bool:

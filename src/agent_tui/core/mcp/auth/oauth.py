@@ -27,6 +27,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from agent_tui import __version__
 from agent_tui.core.mcp.auth.connection_auth import exception_leaves
+from agent_tui.core.mcp.auth.dpop import with_dpop
 from agent_tui.core.mcp.auth.grants import describe_grant, grant_failure, grant_provider
 from agent_tui.core.mcp.auth.provider import CALLBACK_PATH, HOST, make_provider, storage_for
 from agent_tui.core.mcp.auth.token_store import FileTokenStorage
@@ -265,6 +266,7 @@ async def _login(
         return AuthorizationCodeResult(code=answer.code, state=answer.state, iss=answer.iss)
 
     provider = make_provider(spec, storage, listener.redirect_uri, redirect, callback)
+    provider = with_dpop(provider, spec, storage)
     try:
         tools = await _connect(spec, provider, timeout)
     except LoginError:
@@ -290,7 +292,7 @@ async def _login_browserless(spec: ServerSpec, timeout: float) -> LoginResult:
     """A grant that needs no browser (``grants``): a fresh token now, saved, the tools listed."""
     storage = storage_for(spec)
     storage.forget_tokens()
-    provider = grant_provider(spec, storage)
+    provider = with_dpop(grant_provider(spec, storage), spec, storage)
     try:
         tools = await _connect(spec, provider, timeout)
     except BaseException as exc:

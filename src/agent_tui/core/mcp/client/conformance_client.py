@@ -216,7 +216,10 @@ async def run(url: str, scenario: str, work: Path, context: dict[str, Any]) -> i
     entry = {"type": "http", "url": url, "timeout": 30, "startup_timeout": 20}
     if scenario.startswith("auth/"):
         browserless = browserless_entry(scenario, context, url, work)
-        entry["oauth"] = browserless if browserless is not None else oauth_entry(context)
+        oauth = browserless if browserless is not None else oauth_entry(context)
+        if scenario in ("auth/dpop", "auth/dpop-nonce"):
+            oauth["dpop"] = True  # what a user of a DPoP server writes
+        entry["oauth"] = oauth
     config.write_text(json.dumps({"mcpServers": {SERVER: entry}}), encoding="utf-8")
     manager = McpManager(
         work,

@@ -34,6 +34,10 @@ its token itself):
 ``issuer`` names the authorization server a browserless client's credentials belong to:
 they are sent only to it (required for ``enterprise_managed``, recommended otherwise).
 Files are absolute paths or start with ``~``.
+
+``dpop``: ``true`` binds the tokens to a key of agent-tui's (DPoP, RFC 9449: a proof signed
+with it on every request; for an authorization server and MCP server that support it), with
+any grant.
 """
 
 from __future__ import annotations
@@ -94,6 +98,7 @@ class OAuthEntry(BaseModel):
     idp_client_id: str | None = Field(default=None, min_length=1)
     idp_client_secret: str | None = Field(default=None, min_length=1, repr=False)
     id_token_file: str | None = Field(default=None, min_length=1)
+    dpop: bool = False
 
     @field_validator("issuer", "idp_token_endpoint")
     @classmethod
