@@ -36,7 +36,7 @@ from agent_tui.core.mcp.auth.assertions import (
     read_jwt_file,
     signing_key,
 )
-from agent_tui.core.mcp.auth.provider import early_expiry, secret_method
+from agent_tui.core.mcp.auth.provider import early_expiry, keep_sdk_log, secret_method
 from agent_tui.core.mcp.auth.token_store import FileTokenStorage
 from agent_tui.core.mcp.config.spec import ServerSpec
 
@@ -136,6 +136,7 @@ def grant_provider(spec: ServerSpec, storage: FileTokenStorage) -> Any:
     )
     from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
 
+    keep_sdk_log()
     oauth = spec.oauth
     assert oauth is not None
     assert oauth.browserless

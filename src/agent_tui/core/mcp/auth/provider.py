@@ -12,6 +12,7 @@ Tokens live in ``token_store.FileTokenStorage`` (``storage_for``: per server, mo
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Any
@@ -29,6 +30,26 @@ def storage_for(spec: ServerSpec) -> FileTokenStorage:
     return FileTokenStorage(spec.name, spec.url, spec.oauth)
 
 
+SDK_LOGGER = "mcp.client.auth"
+
+
+class _ToOurLog(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        ours = logging.getLogger(__name__)
+        if ours.isEnabledFor(record.levelno):
+            ours.handle(record)
+
+
+def keep_sdk_log() -> None:
+    """The SDK logs a failed OAuth flow with its traceback (``mcp.client.auth``), a logger
+    nothing handles: Python's last resort would print it on stderr, over the terminal UI or a
+    command's own one-line message. It goes to agent-tui's log file instead."""
+    sdk = logging.getLogger(SDK_LOGGER)
+    if not any(isinstance(handler, _ToOurLog) for handler in sdk.handlers):
+        sdk.addHandler(_ToOurLog())
+        sdk.propagate = False
+
+
 def make_provider(
     spec: ServerSpec,
     storage: FileTokenStorage,
@@ -39,6 +60,7 @@ def make_provider(
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import OAuthClientMetadata
 
+    keep_sdk_log()
     assert spec.oauth is not None
     scopes = " ".join(spec.oauth.scopes) or None
     secret = spec.oauth.client_secret
@@ -136,6 +158,7 @@ __all__ = [
     "CALLBACK_PATH",
     "HOST",
     "early_expiry",
+    "keep_sdk_log",
     "make_provider",
     "secret_method",
     "storage_for",
