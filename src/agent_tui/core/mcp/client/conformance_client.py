@@ -116,6 +116,7 @@ def browserless_entry(
         "client-credentials-jwt": "client_credentials",
         "wif-jwt-bearer": "jwt_bearer",
         "enterprise-managed-authorization": "enterprise_managed",
+        "cross-app-access-complete-flow": "enterprise_managed",  # its name in 0.1.x
     }
     if name not in grants:
         return None
