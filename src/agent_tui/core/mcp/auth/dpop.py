@@ -146,6 +146,7 @@ def _dpop_class() -> type[Any]:
             self.storage = storage
             self.key = ProofKey.of(storage)
             self.nonces: dict[str, str] = {}
+            self.token_bound = storage.dpop_bound  # kept here: no file read per request
 
         def prove(self, request: Any) -> Any:
             """``request`` with a fresh proof (a token request, or one with a bound token)."""
@@ -156,7 +157,7 @@ def _dpop_class() -> type[Any]:
                 )
                 return request
             scheme, _, token = request.headers.get("authorization", "").partition(" ")
-            if scheme.lower() in ("bearer", "dpop") and token and self.storage.dpop_bound:
+            if scheme.lower() in ("bearer", "dpop") and token and self.token_bound:
                 request.headers["Authorization"] = f"DPoP {token}"
                 request.headers["DPoP"] = self.key.proof(
                     request.method, str(request.url), nonce=nonce, token=token
@@ -184,6 +185,7 @@ def _dpop_class() -> type[Any]:
             if not isinstance(body, dict) or not isinstance(body.get("token_type"), str):
                 return response
             dpop = body["token_type"].lower() == "dpop"
+            self.token_bound = dpop
             self.storage.set_dpop_bound(dpop)
             if not dpop:
                 return response
