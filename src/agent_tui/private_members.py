@@ -167,16 +167,18 @@ PRIVATE: tuple[Private, ...] = (
         "mcp.client.auth",
         "OAuthClientProvider._initialize",
         "callable",
-        ("core/mcp/auth/provider.py",),
-        "extended: a stored token's expiry is taken early (refresh before it lapses)",
+        ("core/mcp/auth/provider.py", "core/mcp/auth/grants.py"),
+        "extended: a stored token's expiry is taken early (refresh before it lapses); the "
+        "jwt_bearer grant's fixed client",
         signature="(self) -> None",
     ),
     Private(
         "mcp.client.auth",
         "OAuthClientProvider._perform_authorization",
         "callable",
-        ("core/mcp/auth/provider.py",),
-        "extended: the scopes asked for (configured, or what a step-up was refused for)",
+        ("core/mcp/auth/provider.py", "core/mcp/auth/grants.py"),
+        "extended: the scopes asked for (configured, or what a step-up was refused for); "
+        "the browserless grants' token request (grants: jwt_bearer's is agent-tui's own)",
         signature="(self) -> httpx2.Request",
     ),
     Private(

@@ -191,10 +191,10 @@ def test_the_oauth_entry(workspace: Path) -> None:
     assert literal.oauth.client_secret == "s"
     assert any("use an environment variable instead" in w for w in literal.warnings)
     entry = {"url": URL, "oauth": {"client_id": "c", "client_secret": "${SECRET}"}}
-    from_env = _load(workspace, entry, {"SECRET": "s"})
-    assert from_env.oauth.client_secret == "s"
+    from_env = _load(workspace, entry, {"SECRET": "hunter2-zq"})
+    assert from_env.oauth.client_secret == "hunter2-zq"
     assert from_env.warnings == []
-    assert "s" not in repr(from_env.oauth).replace("scopes", "").replace("client", "")
+    assert "hunter2-zq" not in repr(from_env.oauth)
 
 
 def test_login_refuses_an_untrusted_project_server(workspace: Path) -> None:
@@ -234,18 +234,18 @@ async def test_one_sign_in_per_server_at_a_time(workspace: Path) -> None:
 
 
 def test_a_token_counts_as_expired_a_little_early() -> None:
-    from agent_tui.core.mcp.auth.provider import _early
+    from agent_tui.core.mcp.auth.provider import early_expiry
 
-    assert _early(1000.0, 3600) == 970.0  # at most 30 s early
-    assert _early(1000.0, 10) == 999.0  # a tenth of a short lifetime
-    assert _early(1000.0, None) == 1000.0
-    assert _early(None, 60) is None
+    assert early_expiry(1000.0, 3600) == 970.0  # at most 30 s early
+    assert early_expiry(1000.0, 10) == 999.0  # a tenth of a short lifetime
+    assert early_expiry(1000.0, None) == 1000.0
+    assert early_expiry(None, 60) is None
 
 
 def test_a_client_secret_goes_where_the_authorization_server_takes_it() -> None:
     from mcp.shared.auth import OAuthMetadata
 
-    from agent_tui.core.mcp.auth.provider import _secret_method
+    from agent_tui.core.mcp.auth.provider import secret_method
 
     def metadata(methods: list[str] | None) -> OAuthMetadata:
         return OAuthMetadata(
@@ -255,12 +255,12 @@ def test_a_client_secret_goes_where_the_authorization_server_takes_it() -> None:
             token_endpoint_auth_methods_supported=methods,
         )
 
-    assert _secret_method(metadata(["client_secret_post", "client_secret_basic"])) == (
+    assert secret_method(metadata(["client_secret_post", "client_secret_basic"])) == (
         "client_secret_post"
     )
-    assert _secret_method(metadata(["client_secret_basic"])) == "client_secret_basic"
-    assert _secret_method(metadata(None)) == "client_secret_basic"  # RFC 8414's default
-    assert _secret_method(None) == "client_secret_basic"  # no metadata (legacy fallback)
+    assert secret_method(metadata(["client_secret_basic"])) == "client_secret_basic"
+    assert secret_method(metadata(None)) == "client_secret_basic"  # RFC 8414's default
+    assert secret_method(None) == "client_secret_basic"  # no metadata (legacy fallback)
 
 
 def test_the_scope_a_server_asked_for_is_kept_for_the_next_sign_in() -> None:

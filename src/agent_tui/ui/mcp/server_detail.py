@@ -65,6 +65,8 @@ def _hint(row: ServerRow) -> str:
         return "d enables it"
     if row.problems:
         return "fix its entry (o opens the file); the change applies as soon as it is saved"
+    if state.auth_required and state.grant is not None:
+        return f"a gets a new token with its {state.grant} grant (no browser), then reconnects"
     if state.auth_required:
         return "a signs in (opens the browser; the URL is also shown), then reconnects"
     if state.status == "failed":

@@ -2,8 +2,10 @@
 
 ``connection_auth``: with saved tokens the SDK sends them (and refreshes them); without, or
 when they are refused, the server fails with ``SIGN_IN`` (``sign_in_reason``) and the state
-says ``auth_required``. ``AuthWatch`` is what the HTTP client saw (a 401, the status of the
-last HTTP error), and ``sign_in_failure`` whether a connection ended for want of sign-in.
+says ``auth_required``. A browserless grant (``grants``) obtains its token at connect time;
+why it failed is in ``AuthWatch.grant_error``. ``AuthWatch`` is what the HTTP client saw (a
+401, the status of the last HTTP error), and ``sign_in_failure`` whether a connection ended
+for want of sign-in.
 Tokens never appear in logs, errors or events: messages name the server and the file only.
 """
 
@@ -13,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from agent_tui.core.mcp.auth.dpop import with_dpop
+from agent_tui.core.mcp.auth.grants import grant_provider, recorded
 from agent_tui.core.mcp.auth.provider import CALLBACK_PATH, HOST, make_provider, storage_for
 from agent_tui.core.mcp.config.spec import ServerSpec
 
@@ -42,6 +46,11 @@ class AuthWatch:
     refused: bool = False
     status: int | None = None
     """The last HTTP error status (>= 400) not yet taken (``take_status``)."""
+    grant_error: str | None = None
+    """Why a browserless grant (``grants``) got no token, in words; None: it did not fail."""
+
+    def grant_failed(self, why: str) -> None:
+        self.grant_error = why
 
     async def on_response(self, response: Any) -> None:
         code = response.status_code
@@ -64,6 +73,10 @@ def connection_auth(spec: ServerSpec, watch: AuthWatch | None = None) -> tuple[A
     if spec.oauth is None:
         return None, watch
     storage = storage_for(spec)
+    if spec.oauth.browserless:  # the connection obtains its token itself
+        watch.grant_error = None
+        provider = with_dpop(grant_provider(spec, storage), spec, storage)
+        return recorded(provider, spec, watch.grant_failed), watch
     if not storage.signed_in:  # nothing to send: a 401 is reported, no registration is made
         return None, watch
 
@@ -81,7 +94,7 @@ def connection_auth(spec: ServerSpec, watch: AuthWatch | None = None) -> tuple[A
         raise SignInRequired(sign_in_reason(spec.name))
 
     redirect = storage.registered_redirect_uri() or f"http://{HOST}:1{CALLBACK_PATH}"
-    return make_provider(spec, storage, redirect, refuse, never), watch
+    return with_dpop(make_provider(spec, storage, redirect, refuse, never), spec, storage), watch
 
 
 def sign_in_failure(error: BaseException, spec: ServerSpec, watch: AuthWatch | None) -> bool:

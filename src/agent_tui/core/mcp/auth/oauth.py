@@ -7,7 +7,9 @@ as proof. The redirect is a one-shot HTTP listener on ``127.0.0.1`` (``CallbackL
 free port, path ``/callback``) that takes the authorization response whose ``state`` matches,
 answers the browser, and gives up after ``LOGIN_TIMEOUT`` seconds with a message saying so.
 ``logout`` forgets the tokens. The SDK's provider is ``provider.make_provider``; what a
-normal connection uses is ``connection_auth``. Tokens never appear in logs, errors or events.
+normal connection uses is ``connection_auth``. A server whose ``oauth.grant`` needs no browser
+(``grants``) gets a fresh token from its grant instead, and the result says which grant.
+Tokens never appear in logs, errors or events.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from agent_tui import __version__
 from agent_tui.core.mcp.auth.connection_auth import exception_leaves
+from agent_tui.core.mcp.auth.dpop import with_dpop
+from agent_tui.core.mcp.auth.grants import describe_grant, grant_failure, grant_provider
 from agent_tui.core.mcp.auth.provider import CALLBACK_PATH, HOST, make_provider, storage_for
 from agent_tui.core.mcp.auth.token_store import FileTokenStorage
 from agent_tui.core.mcp.config.spec import ServerSpec
@@ -167,11 +171,18 @@ class LoginResult:
     """How many tools the server listed (its first page)."""
     needed: bool = True
     """False when the server let us in without asking (nothing was saved)."""
+    grant: str | None = None
+    """How a browserless grant got the token (``grants.describe_grant``); None: a browser."""
 
     def describe(self) -> str:
         if not self.needed:
             return f"{self.server} did not ask for sign-in; nothing to do"
         count = f"{self.tools} tool{'s' if self.tools != 1 else ''}"
+        if self.grant is not None:
+            return (
+                f"obtained a token for {self.server} with {self.grant}, no browser needed "
+                f"({count}); it is in {self.path}, and connections renew it themselves"
+            )
         return f"signed in to {self.server} ({count}); the tokens are in {self.path}"
 
 
@@ -216,6 +227,8 @@ async def login(
         )
     _UNDER_WAY.add(key)
     try:
+        if spec.oauth.browserless:
+            return await _login_browserless(spec, timeout)
         return await _login(spec, on_url, open_browser, timeout)
     finally:
         _UNDER_WAY.discard(key)
@@ -253,6 +266,7 @@ async def _login(
         return AuthorizationCodeResult(code=answer.code, state=answer.state, iss=answer.iss)
 
     provider = make_provider(spec, storage, listener.redirect_uri, redirect, callback)
+    provider = with_dpop(provider, spec, storage)
     try:
         tools = await _connect(spec, provider, timeout)
     except LoginError:
@@ -272,6 +286,23 @@ async def _login(
     if not storage.signed_in:
         raise LoginError(f"{spec.name} gave no tokens (nothing was saved); try again")
     return LoginResult(spec.name, str(storage.path), tools)
+
+
+async def _login_browserless(spec: ServerSpec, timeout: float) -> LoginResult:
+    """A grant that needs no browser (``grants``): a fresh token now, saved, the tools listed."""
+    storage = storage_for(spec)
+    storage.forget_tokens()
+    provider = with_dpop(grant_provider(spec, storage), spec, storage)
+    try:
+        tools = await _connect(spec, provider, timeout)
+    except BaseException as exc:
+        leaves = exception_leaves(exc)
+        if isinstance(exc, asyncio.CancelledError):
+            raise
+        raise LoginError(_why(spec, leaves)) from None
+    if not storage.signed_in:
+        return LoginResult(spec.name, str(storage.path), tools, needed=False)
+    return LoginResult(spec.name, str(storage.path), tools, grant=describe_grant(spec))
 
 
 async def _listen(spec: ServerSpec, storage: FileTokenStorage) -> CallbackListener:
@@ -324,6 +355,10 @@ async def _connect(spec: ServerSpec, provider: Any, timeout: float) -> int:
 def _why(spec: ServerSpec, leaves: list[BaseException]) -> str:
     from mcp.client.auth import OAuthFlowError
 
+    if spec.oauth is not None and spec.oauth.browserless:
+        for leaf in leaves:
+            if (why := grant_failure(spec, leaf)) is not None:
+                return why
     for leaf in leaves:
         if isinstance(leaf, OAuthFlowError):
             return f"the sign-in to {spec.name} failed: {_safe(leaf)}"

@@ -12,6 +12,7 @@ Tokens live in ``token_store.FileTokenStorage`` (``storage_for``: per server, mo
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Any
@@ -29,6 +30,26 @@ def storage_for(spec: ServerSpec) -> FileTokenStorage:
     return FileTokenStorage(spec.name, spec.url, spec.oauth)
 
 
+SDK_LOGGER = "mcp.client.auth"
+
+
+class _ToOurLog(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        ours = logging.getLogger(__name__)
+        if ours.isEnabledFor(record.levelno):
+            ours.handle(record)
+
+
+def keep_sdk_log() -> None:
+    """The SDK logs a failed OAuth flow with its traceback (``mcp.client.auth``), a logger
+    nothing handles: Python's last resort would print it on stderr, over the terminal UI or a
+    command's own one-line message. It goes to agent-tui's log file instead."""
+    sdk = logging.getLogger(SDK_LOGGER)
+    if not any(isinstance(handler, _ToOurLog) for handler in sdk.handlers):
+        sdk.addHandler(_ToOurLog())
+        sdk.propagate = False
+
+
 def make_provider(
     spec: ServerSpec,
     storage: FileTokenStorage,
@@ -39,6 +60,7 @@ def make_provider(
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import OAuthClientMetadata
 
+    keep_sdk_log()
     assert spec.oauth is not None
     scopes = " ".join(spec.oauth.scopes) or None
     secret = spec.oauth.client_secret
@@ -46,7 +68,7 @@ def make_provider(
     class Provider(OAuthClientProvider):
         """The SDK's provider, plus what it leaves out: the saved token's expiry is restored
         (so a restart refreshes an expired token instead of asking for sign-in), a token
-        counts as expired a little early (``_early``: a request must not reach the server
+        counts as expired a little early (``early_expiry``: a request must not reach the server
         with a token that expires on the way, as a 401 would mean sign-in), and configured
         scopes win over the ones the server advertises."""
 
@@ -57,7 +79,7 @@ def make_provider(
             def update_token_expiry(token: Any) -> None:
                 expires_in = token.expires_in
                 at = time.time() + int(expires_in) if expires_in is not None else None
-                context.token_expiry_time = _early(at, expires_in)
+                context.token_expiry_time = early_expiry(at, expires_in)
 
             context.update_token_expiry = update_token_expiry  # type: ignore[method-assign]
 
@@ -65,7 +87,7 @@ def make_provider(
             await super()._initialize()
             tokens = self.context.current_tokens
             if tokens is not None:
-                self.context.token_expiry_time = _early(storage.expires_at, tokens.expires_in)
+                self.context.token_expiry_time = early_expiry(storage.expires_at, tokens.expires_in)
 
         async def _perform_authorization(self) -> Any:
             if scopes:
@@ -89,7 +111,7 @@ def make_provider(
             says it takes it (``token_endpoint_auth_methods_supported``)."""
             info = self.context.client_info
             if secret and info is not None and spec.oauth and spec.oauth.client_id:
-                info.token_endpoint_auth_method = _secret_method(self.context.oauth_metadata)
+                info.token_endpoint_auth_method = secret_method(self.context.oauth_metadata)
 
     metadata = OAuthClientMetadata(
         redirect_uris=[redirect_uri],  # type: ignore[list-item]
@@ -110,7 +132,7 @@ def make_provider(
     )
 
 
-def _secret_method(metadata: Any) -> str:
+def secret_method(metadata: Any) -> str:
     """``client_secret_post`` when the authorization server takes it, else
     ``client_secret_basic`` (also when it lists no methods: RFC 8414's default)."""
     supported = getattr(metadata, "token_endpoint_auth_methods_supported", None) or []
@@ -125,11 +147,19 @@ def _union(first: str | None, second: str | None) -> str | None:
     return " ".join(words) or None
 
 
-def _early(expires_at: float | None, expires_in: int | None) -> float | None:
+def early_expiry(expires_at: float | None, expires_in: int | None) -> float | None:
     """``expires_at`` moved earlier by a tenth of the token's lifetime, at most 30 s."""
     if expires_at is None:
         return None
     return expires_at - min(30.0, (expires_in or 0) * 0.1)
 
 
-__all__ = ["CALLBACK_PATH", "HOST", "make_provider", "storage_for"]
+__all__ = [
+    "CALLBACK_PATH",
+    "HOST",
+    "early_expiry",
+    "keep_sdk_log",
+    "make_provider",
+    "secret_method",
+    "storage_for",
+]

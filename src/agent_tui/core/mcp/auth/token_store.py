@@ -3,7 +3,8 @@
 ``<data dir>/mcp-auth/<name>-<12 hex digits of the URL's SHA-1>.json`` (the directory mode
 0700, each file 0600, written atomically: a temporary file of the same mode, then a rename).
 A file holds the tokens (with the time the access token expires, so an expired one is
-refreshed after a restart), and the client registered by dynamic client registration. Keyed by
+refreshed after a restart), the client registered by dynamic client registration, and with
+``"dpop": true`` the private key the tokens are bound to. Keyed by
 name and URL: a server renamed, or pointed at another URL, starts signed out.
 
 A file that cannot be read or parsed counts as "not signed in", with a warning (``warning``);
@@ -107,9 +108,10 @@ class FileTokenStorage:
     def forget_tokens(self) -> None:
         """Drop the tokens, keep a registered client (the start of a new sign-in)."""
         data = self.read()
-        if "tokens" in data or "expires_at" in data:
+        if "tokens" in data or "expires_at" in data or "dpop_bound" in data:
             data.pop("tokens", None)
             data.pop("expires_at", None)
+            data.pop("dpop_bound", None)
             self.write(data)
 
     def remove(self) -> bool:
@@ -139,6 +141,23 @@ class FileTokenStorage:
 
     def want_scope(self, scope: str) -> None:
         self._update(wanted_scope=scope)
+
+    @property
+    def dpop_key(self) -> str | None:
+        """The PEM private key DPoP proofs are signed with (``dpop``), once one was made."""
+        value = self.read().get("dpop_key")
+        return value if isinstance(value, str) and value else None
+
+    def set_dpop_key(self, pem: str) -> None:
+        self._update(dpop_key=pem)
+
+    @property
+    def dpop_bound(self) -> bool:
+        """Whether the saved access token is bound to ``dpop_key`` (sent with the DPoP scheme)."""
+        return self.read().get("dpop_bound") is True
+
+    def set_dpop_bound(self, bound: bool) -> None:
+        self._update(dpop_bound=True if bound else None)
 
     def registered_redirect_uri(self) -> str | None:
         """The redirect URI a dynamically registered client was registered with."""

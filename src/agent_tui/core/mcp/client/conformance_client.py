@@ -16,6 +16,11 @@ the agent uses — then does what the scenario expects:
   redirects reaches our listener. Then the manager reconnects with the saved tokens and calls
   the tools; a call refused for want of scope (a step-up) signs in once more and is retried.
   The tokens go to a temporary data directory (``AGENT_TUI_DATA_DIR``);
+- the ``auth/*`` scenarios of the extensions that need no browser (client credentials with a
+  secret or a private key, workload identity's JWT bearer, enterprise-managed authorization):
+  the context becomes the ``oauth`` entry a user would write (``browserless_entry``: a
+  ``grant``, the secret as ``${VAR}``, keys and tokens in files) and the connection obtains
+  its token itself; no sign-in step;
 - ``initialize``: connect (handshake and ``tools/list``), then close;
 - ``json-schema-ref-no-deref``: connect, then check sample arguments against each tool's
   schema as a call would first (``ToolRegistry.prepare``: the schema's network ``$ref`` must not
@@ -109,6 +114,73 @@ MAX_SIGN_INS = 2
 """Sign-ins per run: the first, and one more for a scope step-up (never a loop)."""
 
 
+SECRET_VARIABLE = "CONFORMANCE_CLIENT_SECRET"
+"""The environment variable the entry's secrets come from, as a user's would (``${VAR}``)."""
+
+
+def browserless_entry(
+    scenario: str, context: dict[str, Any], url: str, work: Path
+) -> dict[str, Any] | None:
+    """The ``"oauth"`` entry a user would write for a scenario of an extension that needs no
+    browser (None: the scenario is not one): the secret through ``${VAR}``, keys and tokens
+    in files of their own (mode 0600), and the authorization server's issuer, which an
+    administrator gives the user, read here from the server's protected resource metadata."""
+    name = scenario.removeprefix("auth/")
+    grants = {
+        "client-credentials-basic": "client_credentials",
+        "client-credentials-jwt": "client_credentials",
+        "wif-jwt-bearer": "jwt_bearer",
+        "enterprise-managed-authorization": "enterprise_managed",
+        "cross-app-access-complete-flow": "enterprise_managed",  # its name in 0.1.x
+    }
+    if name not in grants:
+        return None
+    entry: dict[str, Any] = {"grant": grants[name], "client_id": context.get("client_id")}
+    if isinstance(context.get("client_secret"), str):
+        os.environ[SECRET_VARIABLE] = context["client_secret"]
+        entry["client_secret"] = "${" + SECRET_VARIABLE + "}"
+    if isinstance(context.get("private_key_pem"), str):
+        entry["private_key_file"] = _private_file(
+            work / "client-key.pem", context["private_key_pem"]
+        )
+    if isinstance(context.get("valid_jwt"), str):
+        entry["assertion_file"] = _private_file(work / "workload.jwt", context["valid_jwt"])
+    if isinstance(context.get("idp_id_token"), str):
+        entry["id_token_file"] = _private_file(work / "id-token.jwt", context["idp_id_token"])
+        entry["idp_token_endpoint"] = context.get("idp_token_endpoint")
+        entry["idp_client_id"] = context.get("idp_client_id")
+    issuer = advertised_issuer(url)
+    if issuer is not None:
+        entry["issuer"] = issuer
+    return entry
+
+
+def _private_file(path: Path, text: str) -> str:
+    path.touch(mode=0o600)
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def advertised_issuer(url: str) -> str | None:
+    """The first authorization server the MCP server's protected resource metadata names."""
+    from urllib.parse import urlsplit
+
+    import httpx2
+
+    parts = urlsplit(url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    for where in (f"{origin}/.well-known/oauth-protected-resource{parts.path}",
+                  f"{origin}/.well-known/oauth-protected-resource"):  # fmt: skip
+        try:
+            answer = httpx2.get(where, timeout=10.0, trust_env=False)
+            servers = answer.json().get("authorization_servers") if answer.is_success else None
+        except (httpx2.HTTPError, ValueError, AttributeError):
+            continue
+        if isinstance(servers, list) and servers and isinstance(servers[0], str):
+            return servers[0]
+    return None
+
+
 def oauth_entry(context: dict[str, Any]) -> dict[str, Any]:
     """The ``"oauth"`` entry of the server: a pre-registered client when the scenario's
     context gives one (``MCP_CONFORMANCE_CONTEXT``), and the suite's client ID metadata
@@ -159,7 +231,11 @@ async def run(url: str, scenario: str, work: Path, context: dict[str, Any]) -> i
     config = work / "mcp.json"
     entry = {"type": "http", "url": url, "timeout": 30, "startup_timeout": 20}
     if scenario.startswith("auth/"):
-        entry["oauth"] = oauth_entry(context)
+        browserless = browserless_entry(scenario, context, url, work)
+        oauth = browserless if browserless is not None else oauth_entry(context)
+        if scenario in ("auth/dpop", "auth/dpop-nonce"):
+            oauth["dpop"] = True  # what a user of a DPoP server writes
+        entry["oauth"] = oauth
     config.write_text(json.dumps({"mcpServers": {SERVER: entry}}), encoding="utf-8")
     manager = McpManager(
         work,

@@ -132,6 +132,8 @@ def classify(
     """Why a connection ended (``describe_exception``), with its kind and HTTP status
     (``connected``: it had been connected, so an unreachable URL is a lost connection)."""
     status = watch.take_status() if watch is not None else None
+    if watch is not None and watch.grant_error:  # a browserless grant got no token: why
+        return Failure(watch.grant_error, "sign_in", 401)
     if sign_in_failure(exc, spec, watch):  # a 401: what to do about it (``core.mcp.auth``)
         return Failure(sign_in_reason(spec.name), "sign_in", 401)
     leaves = _leaves(exc)

@@ -87,6 +87,9 @@ class ServerState:
     """Its entry says ``"disabled": true`` (even when it was enabled for this session)."""
     can_sign_in: bool = False
     """An HTTP server with OAuth sign-in on (``a`` in the panel, ``mcp login``)."""
+    grant: str | None = None
+    """The OAuth grant its entry names when it needs no browser (``client_credentials``,
+    ``jwt_bearer``, ``enterprise_managed``): sign-in gets a new token without one."""
     auth_required: bool = False
     """It failed because it needs sign-in (HTTP 401)."""
     failure_kind: FailureKind | None = None
@@ -128,6 +131,7 @@ def snapshot(
         "source": str(spec.source) if spec.source else None,
         "disabled_in_file": spec.disabled,
         "can_sign_in": spec.transport == "http" and spec.oauth is not None,
+        "grant": spec.oauth.grant if spec.oauth is not None and spec.oauth.browserless else None,
     }
     notes = tuple(spec.warnings) + tuple(notes)
     if lazy and conn is None and disabled is None and not spec.error:
