@@ -11,7 +11,11 @@ made before it serves, go through a queue to child tasks of the connection's tas
 
 When the server exits, hangs up or the connection is stopped, every call in flight or still
 queued fails with a message saying so (with the server's last stderr lines); the connection
-ends ``failed`` or ``stopped`` and never starts again by itself: a reconnect is a new
+ends ``failed`` or ``stopped``. An HTTP server that is gone is noticed by its HTTP client at
+once (``http_link``: a connection refused, a stream reset, the session unknown), not when the
+SDK gives up; one that went away (``backoff.retryable``) is connected again by this same
+``Connection`` after a growing delay (``backoff``), its tools kept meanwhile; a call made
+while it waits tries at once. Any other failure is final: a reconnect is then a new
 ``Connection``. The SDK stops a stdio server by closing its stdin, then terminating and
 killing its process group, with every wait bounded. ``mcp`` is imported only here, when a
 connection starts.
@@ -34,8 +38,14 @@ from typing import Any
 
 from agent_tui import __version__
 from agent_tui.core.mcp.auth.connection_auth import AuthWatch, sign_in_failure
+from agent_tui.core.mcp.client.backoff import Backoff, Reconnect, retryable
 from agent_tui.core.mcp.client.call_paths import CallPaths
-from agent_tui.core.mcp.client.failures import FailureKind, classify
+from agent_tui.core.mcp.client.failures import (
+    FailureKind,
+    classify,
+    link_failure,
+    offending_line,
+)
 from agent_tui.core.mcp.client.resources import ResourceSide
 from agent_tui.core.mcp.client.state import Status
 from agent_tui.core.mcp.client.stderr import StderrLog
@@ -46,6 +56,8 @@ from agent_tui.core.tools.base import ToolContext
 log = logging.getLogger(__name__)
 TRIM_EVERY = 2.0
 CLIENT_NAME = "agent-tui"
+HURRY_WAIT = 10.0
+"""Seconds a call waits at most for the reconnect it started (``reconnect_now``)."""
 
 
 def _import_sdk() -> None:
@@ -54,16 +66,6 @@ def _import_sdk() -> None:
 
     for name in ("httpx2", "mcp.client.stdio", "mcp.client.streamable_http"):
         importlib.import_module(name)
-
-
-def _offending_line(error: Exception) -> str:
-    """The line a parse error is about (pydantic keeps it as the input), shortened."""
-    try:
-        line = str(error.errors()[0]["input"])  # type: ignore[attr-defined]
-    except Exception:  # not a pydantic error: its first line says it
-        log.debug("no input in %r: its message is shown", error, exc_info=True)
-        line = (str(error).splitlines() or [type(error).__name__])[0]
-    return repr(line if len(line) <= 60 else line[:57] + "...")
 
 
 def quiet_sdk_logging() -> None:
@@ -115,6 +117,13 @@ class Connection:
         self._notes: dict[str, str] = {}
         self.call_paths = CallPaths(self)
         """The requests to this server (direct and queued) and the words of a failed one."""
+        self.backoff = Backoff()
+        """When this connection tries again, after losing an HTTP server (``backoff``)."""
+        self._fresh = False
+        """A new attempt: its first failure replaces the last one's reason."""
+        self._closed: Any = None
+        self._http: Any = None
+        """The session's HTTP client (``http_link.WatchedClient``), while it runs."""
 
     # -- public -----------------------------------------------------------------------------
 
@@ -131,6 +140,23 @@ class Connection:
     async def wait_settled(self) -> None:
         """Until the connection is no longer ``connecting``."""
         await self._settled.wait()
+
+    @property
+    def reconnect(self) -> Reconnect | None:
+        """The reconnect scheduled or under way (None: none; ``backoff``)."""
+        return self.backoff.info() if self.status is Status.FAILED else None
+
+    async def reconnect_now(self) -> None:
+        """A call wants the server while a reconnect waits: try now, and wait (at most
+        ``HURRY_WAIT``) for that attempt to end. Nothing when no reconnect is scheduled."""
+        if self.reconnect is not None and not self.done:
+            await self.backoff.now(HURRY_WAIT)
+
+    async def check_link(self) -> bool:
+        """A request lost its answer: whether an HTTP server still answers (one that is gone
+        is failed at once). False for stdio (its process says when it ends)."""
+        http = self._http
+        return bool(await http.check()) if http is not None else False
 
     async def stop(self) -> None:
         """Stop the server (and its process) and wait until it is gone. Idempotent."""
@@ -166,26 +192,60 @@ class Connection:
     # -- the task ---------------------------------------------------------------------------
 
     async def _main(self) -> None:
-        error: BaseException | None = None
+        try:
+            while True:
+                self._finish(await self._attempt())
+                if not self._retry():
+                    return
+                await self.backoff.wait()
+                self._again()
+        except asyncio.CancelledError:
+            self.call_paths.going(f"the MCP server {self.spec.name!r} was stopped")
+            self._finish(None)
+            raise
+
+    async def _attempt(self) -> BaseException | None:
+        """One session, from connecting to its end; what ended it, if anything did."""
         try:
             await asyncio.to_thread(_import_sdk)  # ~0.5 s the first time: not on the loop
             await self._session()
         except asyncio.CancelledError:
-            self.call_paths.going(f"the MCP server {self.spec.name!r} was stopped")
             raise
         except BaseException as exc:
-            error = exc
-        finally:
-            self._finish(error)
+            return exc
+        finally:  # the session is over: a stop from now on cancels the task (``stop``)
+            self._scope = self._closed = self._http = None
+        return None
+
+    def _retry(self) -> bool:
+        """Whether to connect again: ``_fail`` scheduled it (``backoff``)."""
+        if self._stop or not self.backoff.waiting:
+            self.backoff.reset()
+            return False
+        return True
+
+    def _again(self) -> None:
+        """A new attempt starts (still ``failed`` until it connects)."""
+        self.started = time.monotonic()
+        self.auth_watch = AuthWatch()
+        self.call_paths.reopen()
+        self._fresh = True
+        self.on_change(self)
 
     def _fail(
         self, reason: str, kind: FailureKind = "other", http_status: int | None = None
     ) -> None:
         """Mark the server failed now (cleaning up may take a few more seconds)."""
-        if self.status in (Status.FAILED, Status.STOPPED):
+        if self.status is Status.STOPPED or (self.status is Status.FAILED and not self._fresh):
             return
+        self._fresh = False
         self.status, self.reason = Status.FAILED, reason
         self.failure_kind, self.http_status = kind, http_status
+        if not self._stop and retryable(self.spec, kind, http_status):
+            delay = self.backoff.schedule()
+            log.info("MCP server %s: %s; again in %.0f s", self.spec.name, reason, delay)
+        else:
+            self.backoff.reset()
         self._settled.set()
         self.call_paths.left_connected()
         self.on_change(self)
@@ -196,7 +256,7 @@ class Connection:
             self.tools = []
         elif error is not None:
             self.auth_required = sign_in_failure(error, self.spec, self.auth_watch)
-            connected = self.status is Status.CONNECTED
+            connected = self._was_connected
             failure = classify(error, self.spec, self.auth_watch, connected=connected)
             self._fail(failure.reason, failure.kind, failure.http_status)
         elif self.status is Status.CONNECTED:
@@ -219,10 +279,11 @@ class Connection:
                 outer.cancel_scope.cancel()
             connected = anyio.Event()
             outer.start_soon(self._watchdog, connected, outer.cancel_scope)
-            closed = anyio.Event()
-            transport = WatchedTransport(
-                *open_transport(self.spec, self.cwd, self.stderr, self.auth_watch), closed=closed
+            self._closed = closed = anyio.Event()
+            sdk_transport, self._http = open_transport(
+                self.spec, self.cwd, self.stderr, self.auth_watch, self._link_lost
             )
+            transport = WatchedTransport(sdk_transport, self._http, closed=closed)
             client = Client(
                 transport,
                 read_timeout_seconds=min(self.spec.startup_timeout, 30.0),
@@ -251,12 +312,29 @@ class Connection:
                     if self.stderr is not None:
                         inner.start_soon(self._trim)
                     await closed.wait()
-                    self.call_paths.going(
-                        f"the MCP server {self.spec.name!r} exited during the call "
-                        "(its connection closed)"
-                    )
-                    self._fail("the server exited (its connection closed)", "exited")
+                    if self.status is Status.CONNECTED:  # else its HTTP client said why
+                        self.call_paths.going(
+                            f"the MCP server {self.spec.name!r} exited during the call "
+                            "(its connection closed)"
+                        )
+                        self._fail("the server exited (its connection closed)", "exited")
                     inner.cancel_scope.cancel()
+
+    @property
+    def _was_connected(self) -> bool:
+        """It is, or was before this reconnect: its server is lost, not unreachable."""
+        return self.status is Status.CONNECTED or self.connect_seconds is not None
+
+    def _link_lost(self, error: BaseException | None, status: int | None) -> None:
+        """The HTTP client found the server gone (``http_link``): fail now, end the session."""
+        connected = self.status is Status.CONNECTED
+        failure = link_failure(error, status, self.spec, connected=self._was_connected)
+        log.info("MCP server %s: %s", self.spec.name, failure.reason)
+        self._fail(failure.reason, failure.kind, failure.http_status)
+        if self._closed is not None:
+            self._closed.set()
+        if not connected and self._scope is not None:  # still starting: stop that too
+            self._scope.cancel()
 
     async def _watchdog(self, connected: Any, scope: Any) -> None:
         import anyio
@@ -271,8 +349,12 @@ class Connection:
 
     def _connected(self, tools: list[Any]) -> None:
         self.tools = tools
-        self.status = Status.CONNECTED
+        self.status, self.reason = Status.CONNECTED, None
+        self.failure_kind, self.http_status, self.auth_required = None, None, False
         self.connect_seconds = round(time.monotonic() - self.started, 3)
+        self.auth_watch.take_status()  # an error status of the handshake is not a call's
+        self.backoff.reset()
+        self._fresh = False
         self._settled.set()
         self.on_change(self)
 
@@ -284,7 +366,7 @@ class Connection:
             self.note(
                 "garbage",
                 f"ignored {self.garbage} line(s) on stdout that are not JSON-RPC "
-                f"(last: {_offending_line(message)})",
+                f"(last: {offending_line(message)})",
             )
             return
         method = getattr(message, "method", None)

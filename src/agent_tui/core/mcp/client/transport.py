@@ -6,7 +6,8 @@ never to the terminal) or its streamable HTTP transport (with the configured hea
 The SDK's dispatcher ends quietly when the server's stream ends (the process exited, the
 HTTP stream closed): ``WatchedTransport`` sets an event at that moment so the connection can
 fail its calls and change its status at once. It also closes the HTTP client it was given,
-after the transport.
+after the transport. An HTTP server that dies says nothing on a stream the SDK reads: its HTTP
+client (``http_link.WatchedClient``) tells ``on_lost`` instead.
 """
 
 from __future__ import annotations
@@ -14,30 +15,41 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.mcp.auth.connection_auth import AuthWatch, connection_auth
 from agent_tui.core.mcp.client.stderr import StderrLog
 from agent_tui.core.mcp.config.spec import ServerSpec
 
+if TYPE_CHECKING:
+    from agent_tui.core.mcp.client.http_link import Lost
+
 MAX_PAGES = 100
 
 
 def open_transport(
-    spec: ServerSpec, cwd: Path, stderr: StderrLog | None, watch: AuthWatch | None = None
+    spec: ServerSpec,
+    cwd: Path,
+    stderr: StderrLog | None,
+    watch: AuthWatch | None = None,
+    on_lost: Lost | None = None,
 ) -> tuple[Any, Any]:
     """(the SDK transport for ``spec``, an HTTP client to close after it, or None). An HTTP
-    client sends the saved OAuth tokens, if any (``auth.connection_auth``), and notes a 401
-    in ``watch``."""
+    client sends the saved OAuth tokens, if any (``auth.connection_auth``), notes a 401 in
+    ``watch``, and tells ``on_lost`` when the server is gone (``http_link``)."""
     import httpx2
     from mcp import StdioServerParameters
     from mcp.client.stdio import stdio_client
     from mcp.client.streamable_http import streamable_http_client
 
     if spec.transport == "http":
+        from agent_tui.core.mcp.client.http_link import WatchedClient
+
         timeout = httpx2.Timeout(30.0, read=max(300.0, spec.timeout + 10))
         auth, seen = connection_auth(spec, watch)
-        http = httpx2.AsyncClient(
+        http = WatchedClient(
+            spec.url,
+            on_lost or _ignore,
             headers=spec.headers or None,
             timeout=timeout,
             auth=auth,
@@ -52,6 +64,10 @@ def open_transport(
         cwd=spec.cwd or str(cwd),
     )
     return stdio_client(params, errlog=stderr.file), None
+
+
+def _ignore(error: BaseException | None, status: int | None) -> None:
+    """No one to tell that the server is gone (the SDK's own errors say it)."""
 
 
 async def list_tools(client: Any) -> list[Any]:
