@@ -172,5 +172,6 @@ async def test_a_server_started_again_on_the_same_port_comes_back_by_itself(
     assert state.failure_kind is None
     assert state.reason is None
     assert [info.name for info in manager.tool_infos()] == tools  # listed again
+    assert not [note for note in state.notes if "live tool list updates" in note]
     outcome, _ = await session.quick()
     assert outcome.error is None, outcome.error

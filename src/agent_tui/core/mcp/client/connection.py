@@ -60,12 +60,15 @@ HURRY_WAIT = 10.0
 """Seconds a call waits at most for the reconnect it started (``reconnect_now``)."""
 
 
-def _import_sdk() -> None:
-    """Import the SDK (starlette, uvicorn, cryptography, ...) ahead of its first use."""
+def _import_sdk(http: bool = False) -> None:
+    """Import the SDK (starlette, uvicorn, cryptography, ...) ahead of its first use; for
+    ``http``, also load the TLS settings (``http_link.tls_context``, ~50 ms once)."""
     import importlib
 
     for name in ("httpx2", "mcp.client.stdio", "mcp.client.streamable_http"):
         importlib.import_module(name)
+    if http:
+        importlib.import_module("agent_tui.core.mcp.client.http_link").tls_context()
 
 
 def quiet_sdk_logging() -> None:
@@ -195,7 +198,8 @@ class Connection:
         try:
             while True:
                 self._finish(await self._attempt())
-                if not self._retry():
+                if self._stop or not self.backoff.waiting:  # ``_fail`` schedules a retry
+                    self.backoff.reset()
                     return
                 await self.backoff.wait()
                 self._again()
@@ -207,7 +211,8 @@ class Connection:
     async def _attempt(self) -> BaseException | None:
         """One session, from connecting to its end; what ended it, if anything did."""
         try:
-            await asyncio.to_thread(_import_sdk)  # ~0.5 s the first time: not on the loop
+            http = self.spec.transport == "http"
+            await asyncio.to_thread(_import_sdk, http)  # ~0.5 s the first time: not on the loop
             await self._session()
         except asyncio.CancelledError:
             raise
@@ -216,13 +221,6 @@ class Connection:
         finally:  # the session is over: a stop from now on cancels the task (``stop``)
             self._scope = self._closed = self._http = None
         return None
-
-    def _retry(self) -> bool:
-        """Whether to connect again: ``_fail`` scheduled it (``backoff``)."""
-        if self._stop or not self.backoff.waiting:
-            self.backoff.reset()
-            return False
-        return True
 
     def _again(self) -> None:
         """A new attempt starts (still ``failed`` until it connects)."""
@@ -355,6 +353,7 @@ class Connection:
         self.auth_watch.take_status()  # an error status of the handshake is not a call's
         self.backoff.reset()
         self._fresh = False
+        self.note("listen", None)  # the last session's stream; this one listens anew
         self._settled.set()
         self.on_change(self)
 
@@ -472,6 +471,8 @@ class Connection:
                     else:
                         self._request_refresh()
         except Exception as exc:
+            if self._http is not None and not await self.check_link():
+                return  # the server is gone, which its failure says (a reconnect listens again)
             log.warning("MCP server %s: live list updates are off", self.spec.name, exc_info=True)
             self.note("listen", f"live tool list updates are off: {type(exc).__name__}: {exc}")
 

@@ -123,7 +123,7 @@ class WatchedClient(httpx2.AsyncClient):
                 headers=self.headers,
                 timeout=PROBE_TIMEOUT,
                 limits=httpx2.Limits(max_keepalive_connections=0),  # a new connection each
-                verify=await asyncio.to_thread(_tls),
+                verify=await asyncio.to_thread(tls_context),
             )
         for pause in (*PROBE_RESETS, None):
             try:
@@ -169,8 +169,9 @@ class WatchedClient(httpx2.AsyncClient):
 
 
 @functools.cache
-def _tls() -> ssl.SSLContext:
-    """The TLS settings of the probes (loading the CA bundle takes ~50 ms: once)."""
+def tls_context() -> ssl.SSLContext:
+    """The TLS settings of every MCP HTTP client, made once: loading the CA bundle takes
+    ~50 ms, which each client (each reconnect attempt, each probe) would otherwise spend."""
     return httpx2.create_ssl_context()
 
 
@@ -195,4 +196,4 @@ class _WatchedBody(httpx2.AsyncByteStream):
         await self._inner.aclose()
 
 
-__all__ = ["PROBE_TIMEOUT", "Lost", "WatchedClient"]
+__all__ = ["PROBE_TIMEOUT", "Lost", "WatchedClient", "tls_context"]

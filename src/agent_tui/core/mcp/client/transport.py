@@ -43,7 +43,7 @@ def open_transport(
     from mcp.client.streamable_http import streamable_http_client
 
     if spec.transport == "http":
-        from agent_tui.core.mcp.client.http_link import WatchedClient
+        from agent_tui.core.mcp.client.http_link import WatchedClient, tls_context
 
         timeout = httpx2.Timeout(30.0, read=max(300.0, spec.timeout + 10))
         auth, seen = connection_auth(spec, watch)
@@ -52,6 +52,7 @@ def open_transport(
             on_lost or _ignore,
             headers=spec.headers or None,
             timeout=timeout,
+            verify=tls_context(),
             auth=auth,
             event_hooks={"response": [seen.on_response]},
         )
