@@ -325,6 +325,8 @@ class Connection:
 
     def _link_lost(self, error: BaseException | None, status: int | None) -> None:
         """The HTTP client found the server gone (``http_link``): fail now, end the session."""
+        if self.status is Status.STOPPED or (self.status is Status.FAILED and not self._fresh):
+            return  # known already (a request of the session's end, such as its DELETE)
         connected = self.status is Status.CONNECTED
         failure = link_failure(error, status, self.spec, connected=self._was_connected)
         log.info("MCP server %s: %s", self.spec.name, failure.reason)

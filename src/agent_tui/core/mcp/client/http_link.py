@@ -103,7 +103,7 @@ class WatchedClient(httpx2.AsyncClient):
         it is gone, or nothing was proved (no answer in time, the client closed)."""
         self.suspect()
         probe = self._probe
-        if probe is None:
+        if probe is None or self.lost:
             return False
         try:
             return await asyncio.shield(probe) is True
