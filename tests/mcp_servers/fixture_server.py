@@ -35,6 +35,9 @@ Mode ``http-status``: a plain JSON-RPC server over HTTP (no SDK, 2025-11-25, JSO
 (a 401, 403, 404 or 500 from the start); without, it serves ``echo`` and ``http_error``,
 which answers its call with the HTTP status in its argument ``status`` (a 500 mid-session);
 ``--ref URL`` adds the tool ``refd``, whose input schema has a remote ``$ref`` to URL.
+``--session`` gives each ``initialize`` a session (``Mcp-Session-Id``) and answers a request of
+a session it does not know with 404; its tool ``forget`` forgets every session (as a server
+that restarted does).
 """
 
 import argparse
@@ -363,14 +366,23 @@ STATUS_TOOLS = [
 ]
 
 
-def serve_http_status(port: int, status: int | None, ref: str | None = None) -> None:
+def serve_http_status(
+    port: int, status: int | None, ref: str | None = None, session: bool = False
+) -> None:
+    import uuid
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+    sessions: set[str] = set()
+
     class Handler(BaseHTTPRequestHandler):
-        def _send(self, code: int, body: bytes = b"", kind: str = "text/plain") -> None:
+        def _send(
+            self, code: int, body: bytes = b"", kind: str = "text/plain", sid: str = ""
+        ) -> None:
             self.send_response(code)
             self.send_header("content-type", kind)
             self.send_header("content-length", str(len(body)))
+            if sid:
+                self.send_header("mcp-session-id", sid)
             self.end_headers()
             self.wfile.write(body)
 
@@ -380,6 +392,19 @@ def serve_http_status(port: int, status: int | None, ref: str | None = None) -> 
             if status is not None:
                 return self._send(status, b"refused by the fixture")
             params = request.get("params") or {}
+            sid = self.headers.get("mcp-session-id")
+            if session and sid is not None and sid not in sessions:
+                return self._send(404, b"no such session")
+            if session and request.get("method") == "initialize":
+                sid = uuid.uuid4().hex
+                sessions.add(sid)
+                body = json.dumps(_answer(request)).encode()
+                return self._send(200, body, "application/json", sid)
+            if request.get("method") == "tools/call" and params.get("name") == "forget":
+                sessions.clear()
+                result = {"content": [{"type": "text", "text": "forgot every session"}]}
+                body = json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result})
+                return self._send(200, body.encode(), "application/json")
             if request.get("method") == "tools/call" and params.get("name") == "http_error":
                 code = int((params.get("arguments") or {}).get("status", 500))
                 return self._send(code, b"the fixture failed on purpose")
@@ -389,6 +414,11 @@ def serve_http_status(port: int, status: int | None, ref: str | None = None) -> 
                 return self._send(200, json.dumps(body).encode(), "application/json")
             if request.get("method") == "tools/list":
                 tools = list(STATUS_TOOLS)
+                if session:
+                    schema = {"type": "object", "properties": {}}
+                    tools.append(
+                        {"name": "forget", "description": "Forget.", "inputSchema": schema}
+                    )
                 if ref is not None:
                     schema = {"type": "object", "properties": {"a": {"$ref": ref}}}
                     tools.append({"name": "refd", "description": "Refers.", "inputSchema": schema})
@@ -406,6 +436,9 @@ def serve_http_status(port: int, status: int | None, ref: str | None = None) -> 
         def do_GET(self) -> None:
             self._send(405)
 
+        def do_OPTIONS(self) -> None:  # what a probe of a client asks (``status`` too)
+            self._send(status or 204)
+
         def do_DELETE(self) -> None:
             self._send(405)
 
@@ -422,10 +455,11 @@ def main() -> None:
     parser.add_argument("--name", default="fixture")
     parser.add_argument("--status", type=int, default=None)
     parser.add_argument("--ref", default=None)
+    parser.add_argument("--session", action="store_true")
     parser.add_argument("--extra-tools", type=int, default=0, help="filler tools tool_NN")
     args = parser.parse_args()
     if args.mode == "http-status":
-        serve_http_status(args.port, args.status, args.ref)
+        serve_http_status(args.port, args.status, args.ref, args.session)
         return
     if args.mode == "exit-at-start":
         sys.stderr.write("fixture: bad configuration, giving up\n")

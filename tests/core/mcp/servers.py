@@ -57,7 +57,9 @@ def http_server(name: str, deadline: float = 20.0) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def status_server(status: int | None = None, ref: str | None = None) -> Iterator[str]:
+def status_server(
+    status: int | None = None, ref: str | None = None, *, session: bool = False
+) -> Iterator[str]:
     """The plain JSON-RPC HTTP fixture (``--mode http-status``); yields its URL."""
     port = free_port()
     argv = [sys.executable, str(FIXTURE), "--mode", "http-status", "--port", str(port)]
@@ -65,8 +67,59 @@ def status_server(status: int | None = None, ref: str | None = None) -> Iterator
         argv += ["--status", str(status)]
     if ref is not None:
         argv += ["--ref", ref]
+    if session:
+        argv.append("--session")
     with listening(argv, port, "the http-status fixture"):
         yield f"http://127.0.0.1:{port}/mcp"
+
+
+class ServerProcess:
+    """An HTTP server process on a fixed 127.0.0.1 port that a test kills (SIGKILL) and starts
+    again on the same port: ``argv`` with ``{port}`` filled in, ``env`` added to the test's."""
+
+    def __init__(self, argv: list[str], *, env: dict[str, str] | None = None) -> None:
+        self.port = free_port()
+        self.argv = [part.replace("{port}", str(self.port)) for part in argv]
+        self.env = {
+            **os.environ,
+            **{k: v.replace("{port}", str(self.port)) for k, v in (env or {}).items()},
+        }
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.process: asyncio.subprocess.Process | None = None
+
+    async def start(self, deadline: float = 30.0) -> None:
+        """Start it and wait until it listens (a ``RuntimeError`` if it exits or does not)."""
+        self.process = await asyncio.create_subprocess_exec(
+            *self.argv,
+            env=self.env,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        loop = asyncio.get_running_loop()
+        end = loop.time() + deadline
+        while True:
+            try:
+                _, writer = await asyncio.open_connection("127.0.0.1", self.port)
+            except OSError:
+                if self.process.returncode is not None or loop.time() > end:
+                    raise RuntimeError(f"{self.argv[:3]} did not start listening") from None
+                await asyncio.sleep(0.05)
+                continue
+            writer.close()
+            return
+
+    async def kill(self) -> float:
+        """SIGKILL it and reap it; ``time.monotonic()`` at the moment of the kill."""
+        assert self.process is not None
+        killed = time.monotonic()
+        self.process.kill()
+        await asyncio.wait_for(self.process.wait(), 10)
+        return killed
+
+    async def stop(self) -> None:
+        if self.process is not None and self.process.returncode is None:
+            self.process.kill()
+            await self.process.wait()
 
 
 def fixture_pids(marker: str) -> list[int]:

@@ -57,6 +57,9 @@ def list_summary(row: ServerRow) -> str:
         return "connecting…"
     if state.status == "lazy":
         return f"lazy · {state.tool_count} cached"
+    if state.reconnect is not None:  # a server that went away, tried again by itself
+        seconds = state.reconnect.seconds
+        return "reconnecting…" if seconds is None else f"retry in {seconds} s"
     return state.status
 
 

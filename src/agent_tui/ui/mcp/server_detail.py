@@ -1,6 +1,7 @@
-"""The selected server in full: status (and why it failed or is off, wrapped, never cut),
-transport and command or URL, protocol version, server name and version, time to connect, tool
-count by disclosure mark, the configuration file, notes, and the tail of its stderr."""
+"""The selected server in full: status (and why it failed or is off, wrapped, never cut; when it
+reconnects by itself), transport and command or URL, protocol version, server name and version,
+time to connect, tool count by disclosure mark, the configuration file, notes, and the tail of
+its stderr."""
 
 from __future__ import annotations
 
@@ -51,6 +52,8 @@ def _status(row: ServerRow) -> Content:
         return word + Content.styled("  …", "$foreground-muted")
     if state.status == "lazy":
         return Content.styled(f"{STATUS_GLYPH['lazy']} {lazy_line(state)}", STATUS_STYLE["lazy"])
+    if state.reconnect is not None:
+        return word + Content.styled(f"  {state.reconnect.describe()}", "$warning")
     return word
 
 
@@ -69,6 +72,8 @@ def _hint(row: ServerRow) -> str:
         return f"a gets a new token with its {state.grant} grant (no browser), then reconnects"
     if state.auth_required:
         return "a signs in (opens the browser; the URL is also shown), then reconnects"
+    if state.reconnect is not None:
+        return "it reconnects by itself (a call to one of its tools tries at once); r: now"
     if state.status == "failed":
         return "r reconnects (after fixing the cause); the stderr tail below may say more"
     if state.status == "lazy":

@@ -2,7 +2,8 @@
 
 - the servers: ``manager`` (``McpManager``: every server's life cycle, its tools routed),
   ``connection`` (one server's task around the SDK client) and ``call_paths`` (its requests),
-  ``transport`` and ``stderr`` (stdio and HTTP), ``failures`` (what a failure says);
+  ``transport`` and ``stderr`` (stdio and HTTP), ``http_link`` (an HTTP server found gone at
+  once), ``backoff`` (reconnecting one that went away), ``failures`` (what a failure says);
 - what they are in: ``state`` (a connection's ``Status``, the ``ServerState`` snapshot),
   ``disabled`` (servers disabled, and why), ``overview`` (what the panel and ``mcp list`` show);
 - their tools: ``adapter`` (a remote tool as a registry entry, its results), ``naming``

@@ -13,8 +13,9 @@ the call; log messages and output, told by the connection through ``activity``) 
 up to the entry's hard limit, and a call that waited too long fails with which limit ended it.
 
 It also owns the words of a failed call: a call to a server that is not running
-(``unavailable``), a call whose connection closed under it (``_broken_under`` waits, bounded,
-for the connection to say why), a call the server answered with an error
+(``unavailable``; one being reconnected is tried again first, ``backoff``), a call whose
+connection closed under it (``_broken_under`` asks an HTTP server whether it is still there,
+then waits, bounded, for the connection to say why), a call the server answered with an error
 (``failures.call_failure``), and the calls still in flight or queued when the connection ends
 (``close``). It sees its connection through ``Session`` (the spec, the status and its reason,
 the stderr tail, the HTTP status the auth saw), never the class itself. The SDK (``anyio``) is
@@ -31,6 +32,7 @@ from typing import Any, Protocol
 
 from agent_tui.core.calls import WaitSign
 from agent_tui.core.mcp.auth.connection_auth import AuthWatch
+from agent_tui.core.mcp.client.backoff import Reconnect
 from agent_tui.core.mcp.client.call_clock import CallClock
 from agent_tui.core.mcp.client.failures import call_failure, connection_closed, unavailable
 from agent_tui.core.mcp.client.state import Status
@@ -56,8 +58,12 @@ class Session(Protocol):
     def auth_watch(self) -> AuthWatch: ...
     @property
     def stderr(self) -> StderrLog | None: ...
+    @property
+    def reconnect(self) -> Reconnect | None: ...
     def stderr_tail(self, lines: int = 20) -> list[str]: ...
     async def wait_settled(self) -> None: ...
+    async def reconnect_now(self) -> None: ...
+    async def check_link(self) -> bool: ...
 
 
 @dataclass
@@ -136,6 +142,12 @@ class CallPaths:
             for clock in clocks:
                 clock.resume()
 
+    def reopen(self) -> None:
+        """A new session starts (a reconnect): no reason to go, no call cut short yet."""
+        self._gone = None
+        self._changed.clear()
+        self._orphans.clear()
+
     def left_connected(self) -> None:
         """The status left ``connected`` (failed, stopped, ended)."""
         self._changed.set()
@@ -178,6 +190,8 @@ class CallPaths:
         conn = self._conn
         if conn.status is Status.CONNECTING:
             await conn.wait_settled()
+        elif conn.reconnect is not None:  # it may be back: try now rather than at its time
+            await conn.reconnect_now()
         if conn.status is not Status.CONNECTED:
             raise self.unavailable()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -199,7 +213,10 @@ class CallPaths:
             why = "it was stopped"
         else:
             why = f"it failed: {conn.reason}" if conn.reason else "it is not connected"
-        return unavailable(name, f"the MCP server {name!r} is not running: {why}", self._tail())
+        again = conn.reconnect
+        why = f"{why}; {again.describe()}" if again is not None else why
+        reason = f"the MCP server {name!r} is not running: {why}"
+        return unavailable(name, reason, self._tail(), reconnecting=again is not None)
 
     def _tail(self) -> list[str]:
         return self._conn.stderr_tail(5)
@@ -246,7 +263,7 @@ class CallPaths:
         except ToolFailure:
             raise
         except Exception as exc:
-            if connection_closed(exc):
+            if connection_closed(exc) or self._conn.status is not Status.CONNECTED:
                 raise await self._broken_under(tool, exc) from None
             raise self._call_failure(tool, exc) from None
 
@@ -278,12 +295,18 @@ class CallPaths:
         closed"): once the connection has marked itself failed or stopped (bounded: what
         ``call_failure`` says of ``exc`` otherwise)."""
         conn = self._conn
+        alive = False
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(BROKEN_WAIT):
-                while conn.status is Status.CONNECTED:
+                if conn.status is Status.CONNECTED:  # an HTTP server that is gone fails now
+                    alive = await conn.check_link()
+                while not alive and conn.status is Status.CONNECTED:
                     await self._changed.wait()
                     self._changed.clear()
         name = conn.spec.name
+        if alive and conn.status is Status.CONNECTED:
+            why = f"the MCP server {name!r} ended the call to {tool} without an answer ({exc})"
+            return unavailable(name, why, self._tail())
         if self._gone is not None:
             return unavailable(name, self._gone, self._tail())
         if conn.status is Status.FAILED and conn.reason:

@@ -11,7 +11,11 @@ made before it serves, go through a queue to child tasks of the connection's tas
 
 When the server exits, hangs up or the connection is stopped, every call in flight or still
 queued fails with a message saying so (with the server's last stderr lines); the connection
-ends ``failed`` or ``stopped`` and never starts again by itself: a reconnect is a new
+ends ``failed`` or ``stopped``. An HTTP server that is gone is noticed by its HTTP client at
+once (``http_link``: a connection refused, a stream reset, the session unknown), not when the
+SDK gives up; one that went away (``backoff.retryable``) is connected again by this same
+``Connection`` after a growing delay (``backoff``), its tools kept meanwhile; a call made
+while it waits tries at once. Any other failure is final: a reconnect is then a new
 ``Connection``. The SDK stops a stdio server by closing its stdin, then terminating and
 killing its process group, with every wait bounded. ``mcp`` is imported only here, when a
 connection starts.
@@ -34,36 +38,43 @@ from typing import Any
 
 from agent_tui import __version__
 from agent_tui.core.mcp.auth.connection_auth import AuthWatch, sign_in_failure
+from agent_tui.core.mcp.client.backoff import Backoff, Reconnect, retryable
 from agent_tui.core.mcp.client.call_paths import CallPaths
-from agent_tui.core.mcp.client.failures import FailureKind, classify
+from agent_tui.core.mcp.client.failures import (
+    FailureKind,
+    classify,
+    link_failure,
+    offending_line,
+)
 from agent_tui.core.mcp.client.resources import ResourceSide
 from agent_tui.core.mcp.client.state import Status
 from agent_tui.core.mcp.client.stderr import StderrLog
-from agent_tui.core.mcp.client.transport import WatchedTransport, list_tools, open_transport
+from agent_tui.core.mcp.client.transport import (
+    WatchedTransport,
+    has_prompts,
+    list_prompts,
+    list_tools,
+    open_transport,
+)
 from agent_tui.core.mcp.config.spec import ServerSpec
 from agent_tui.core.tools.base import ToolContext
 
 log = logging.getLogger(__name__)
 TRIM_EVERY = 2.0
 CLIENT_NAME = "agent-tui"
+HURRY_WAIT = 10.0
+"""Seconds a call waits at most for the reconnect it started (``reconnect_now``)."""
 
 
-def _import_sdk() -> None:
-    """Import the SDK (starlette, uvicorn, cryptography, ...) ahead of its first use."""
+def _import_sdk(http: bool = False) -> None:
+    """Import the SDK (starlette, uvicorn, cryptography, ...) ahead of its first use; for
+    ``http``, also load the TLS settings (``http_link.tls_context``, ~50 ms once)."""
     import importlib
 
     for name in ("httpx2", "mcp.client.stdio", "mcp.client.streamable_http"):
         importlib.import_module(name)
-
-
-def _offending_line(error: Exception) -> str:
-    """The line a parse error is about (pydantic keeps it as the input), shortened."""
-    try:
-        line = str(error.errors()[0]["input"])  # type: ignore[attr-defined]
-    except Exception:  # not a pydantic error: its first line says it
-        log.debug("no input in %r: its message is shown", error, exc_info=True)
-        line = (str(error).splitlines() or [type(error).__name__])[0]
-    return repr(line if len(line) <= 60 else line[:57] + "...")
+    if http:
+        importlib.import_module("agent_tui.core.mcp.client.http_link").tls_context()
 
 
 def quiet_sdk_logging() -> None:
@@ -115,6 +126,13 @@ class Connection:
         self._notes: dict[str, str] = {}
         self.call_paths = CallPaths(self)
         """The requests to this server (direct and queued) and the words of a failed one."""
+        self.backoff = Backoff()
+        """When this connection tries again, after losing an HTTP server (``backoff``)."""
+        self._fresh = False
+        """A new attempt: its first failure replaces the last one's reason."""
+        self._closed: Any = None
+        self._http: Any = None
+        """The session's HTTP client (``http_link.WatchedClient``), while it runs."""
 
     # -- public -----------------------------------------------------------------------------
 
@@ -131,6 +149,23 @@ class Connection:
     async def wait_settled(self) -> None:
         """Until the connection is no longer ``connecting``."""
         await self._settled.wait()
+
+    @property
+    def reconnect(self) -> Reconnect | None:
+        """The reconnect scheduled or under way (None: none; ``backoff``)."""
+        return self.backoff.info() if self.status is Status.FAILED else None
+
+    async def reconnect_now(self) -> None:
+        """A call wants the server while a reconnect waits: try now, and wait (at most
+        ``HURRY_WAIT``) for that attempt to end. Nothing when no reconnect is scheduled."""
+        if self.reconnect is not None and not self.done:
+            await self.backoff.now(HURRY_WAIT)
+
+    async def check_link(self) -> bool:
+        """A request lost its answer: whether an HTTP server still answers (one that is gone
+        is failed at once). False for stdio (its process says when it ends)."""
+        http = self._http
+        return bool(await http.check()) if http is not None else False
 
     async def stop(self) -> None:
         """Stop the server (and its process) and wait until it is gone. Idempotent."""
@@ -166,26 +201,55 @@ class Connection:
     # -- the task ---------------------------------------------------------------------------
 
     async def _main(self) -> None:
-        error: BaseException | None = None
         try:
-            await asyncio.to_thread(_import_sdk)  # ~0.5 s the first time: not on the loop
-            await self._session()
+            while True:
+                self._finish(await self._attempt())
+                if self._stop or not self.backoff.waiting:  # ``_fail`` schedules a retry
+                    self.backoff.reset()
+                    return
+                await self.backoff.wait()
+                self._again()
         except asyncio.CancelledError:
             self.call_paths.going(f"the MCP server {self.spec.name!r} was stopped")
+            self._finish(None)
+            raise
+
+    async def _attempt(self) -> BaseException | None:
+        """One session, from connecting to its end; what ended it, if anything did."""
+        try:
+            http = self.spec.transport == "http"
+            await asyncio.to_thread(_import_sdk, http)  # ~0.5 s the first time: not on the loop
+            await self._session()
+        except asyncio.CancelledError:
             raise
         except BaseException as exc:
-            error = exc
-        finally:
-            self._finish(error)
+            return exc
+        finally:  # the session is over: a stop from now on cancels the task (``stop``)
+            self._scope = self._closed = self._http = None
+        return None
+
+    def _again(self) -> None:
+        """A new attempt starts (still ``failed`` until it connects)."""
+        self.started = time.monotonic()
+        self.auth_watch = AuthWatch()
+        self.call_paths.reopen()
+        self._fresh = True
+        self.on_change(self)
 
     def _fail(
         self, reason: str, kind: FailureKind = "other", http_status: int | None = None
     ) -> None:
         """Mark the server failed now (cleaning up may take a few more seconds)."""
-        if self.status in (Status.FAILED, Status.STOPPED):
+        if self.status is Status.STOPPED or (self.status is Status.FAILED and not self._fresh):
             return
+        self._fresh = False
         self.status, self.reason = Status.FAILED, reason
         self.failure_kind, self.http_status = kind, http_status
+        if not self._stop and retryable(self.spec, kind, http_status):
+            delay = self.backoff.schedule()
+            log.info("MCP server %s: %s; again in %.0f s", self.spec.name, reason, delay)
+        else:
+            self.backoff.reset()
         self._settled.set()
         self.call_paths.left_connected()
         self.on_change(self)
@@ -196,7 +260,7 @@ class Connection:
             self.tools = []
         elif error is not None:
             self.auth_required = sign_in_failure(error, self.spec, self.auth_watch)
-            connected = self.status is Status.CONNECTED
+            connected = self._was_connected
             failure = classify(error, self.spec, self.auth_watch, connected=connected)
             self._fail(failure.reason, failure.kind, failure.http_status)
         elif self.status is Status.CONNECTED:
@@ -219,10 +283,11 @@ class Connection:
                 outer.cancel_scope.cancel()
             connected = anyio.Event()
             outer.start_soon(self._watchdog, connected, outer.cancel_scope)
-            closed = anyio.Event()
-            transport = WatchedTransport(
-                *open_transport(self.spec, self.cwd, self.stderr, self.auth_watch), closed=closed
+            self._closed = closed = anyio.Event()
+            sdk_transport, self._http = open_transport(
+                self.spec, self.cwd, self.stderr, self.auth_watch, self._link_lost
             )
+            transport = WatchedTransport(sdk_transport, self._http, closed=closed)
             client = Client(
                 transport,
                 read_timeout_seconds=min(self.spec.startup_timeout, 30.0),
@@ -251,11 +316,12 @@ class Connection:
                     if self.stderr is not None:
                         inner.start_soon(self._trim)
                     await closed.wait()
-                    self.call_paths.going(
-                        f"the MCP server {self.spec.name!r} exited during the call "
-                        "(its connection closed)"
-                    )
-                    self._fail("the server exited (its connection closed)", "exited")
+                    if self.status is Status.CONNECTED:  # else its HTTP client said why
+                        self.call_paths.going(
+                            f"the MCP server {self.spec.name!r} exited during the call "
+                            "(its connection closed)"
+                        )
+                        self._fail("the server exited (its connection closed)", "exited")
                     inner.cancel_scope.cancel()
 
     def _elicitation(self) -> Any:
@@ -270,6 +336,24 @@ class Connection:
 
         return elicit
 
+    @property
+    def _was_connected(self) -> bool:
+        """It is, or was before this reconnect: its server is lost, not unreachable."""
+        return self.status is Status.CONNECTED or self.connect_seconds is not None
+
+    def _link_lost(self, error: BaseException | None, status: int | None) -> None:
+        """The HTTP client found the server gone (``http_link``): fail now, end the session."""
+        if self.status is Status.STOPPED or (self.status is Status.FAILED and not self._fresh):
+            return  # known already (a request of the session's end, such as its DELETE)
+        connected = self.status is Status.CONNECTED
+        failure = link_failure(error, status, self.spec, connected=self._was_connected)
+        log.info("MCP server %s: %s", self.spec.name, failure.reason)
+        self._fail(failure.reason, failure.kind, failure.http_status)
+        if self._closed is not None:
+            self._closed.set()
+        if not connected and self._scope is not None:  # still starting: stop that too
+            self._scope.cancel()
+
     async def _watchdog(self, connected: Any, scope: Any) -> None:
         import anyio
 
@@ -283,8 +367,13 @@ class Connection:
 
     def _connected(self, tools: list[Any]) -> None:
         self.tools = tools
-        self.status = Status.CONNECTED
+        self.status, self.reason = Status.CONNECTED, None
+        self.failure_kind, self.http_status, self.auth_required = None, None, False
         self.connect_seconds = round(time.monotonic() - self.started, 3)
+        self.auth_watch.take_status()  # an error status of the handshake is not a call's
+        self.backoff.reset()
+        self._fresh = False
+        self.note("listen", None)  # the last session's stream; this one listens anew
         self._settled.set()
         self.on_change(self)
 
@@ -293,11 +382,11 @@ class Connection:
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, Exception):  # a stdout line that is not JSON-RPC
             self.garbage += 1
-            self.call_paths.activity("output", _offending_line(message))
+            self.call_paths.activity("output", offending_line(message))
             self.note(
                 "garbage",
                 f"ignored {self.garbage} line(s) on stdout that are not JSON-RPC "
-                f"(last: {_offending_line(message)})",
+                f"(last: {offending_line(message)})",
             )
             return
         method = getattr(message, "method", None)
@@ -342,27 +431,13 @@ class Connection:
                 continue
             self.on_change(self)
 
-    @staticmethod
-    def _has_prompts(client: Any) -> bool:
-        capabilities = getattr(client, "server_capabilities", None)
-        return getattr(capabilities, "prompts", None) is not None
-
     async def _list_prompts(self, client: Any) -> list[Any]:
-        """Every prompt of a server with the prompts capability (page by page); a failure
-        is a note, not a failed server (its tools still work)."""
-        if not self._has_prompts(client):
+        """Every prompt of a server with the prompts capability; a failure is a note, not a
+        failed server (its tools still work)."""
+        if not has_prompts(client):
             return []
-        from agent_tui.core.mcp.client.transport import MAX_PAGES
-
-        prompts: list[Any] = []
-        cursor: str | None = None
         try:
-            for _ in range(MAX_PAGES):
-                page = await client.list_prompts(cursor=cursor)
-                prompts.extend(page.prompts)
-                cursor = page.next_cursor
-                if not cursor:
-                    break
+            prompts = await list_prompts(client)
         except Exception as exc:
             log.warning("MCP server %s: listing the prompts failed", self.spec.name, exc_info=True)
             self.note("prompts", f"listing the prompts failed: {type(exc).__name__}: {exc}")
@@ -405,6 +480,8 @@ class Connection:
                     else:
                         self._request_refresh()
         except Exception as exc:
+            if self._http is not None and not await self.check_link():
+                return  # the server is gone, which its failure says (a reconnect listens again)
             log.warning("MCP server %s: live list updates are off", self.spec.name, exc_info=True)
             self.note("listen", f"live tool list updates are off: {type(exc).__name__}: {exc}")
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import os
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any, Literal
@@ -11,6 +13,7 @@ from agent_tui.core.mcp.auth.connection_auth import AuthWatch, sign_in_failure, 
 from agent_tui.core.mcp.config.spec import ServerSpec
 from agent_tui.core.tools.errors import ToolFailure
 
+log = logging.getLogger(__name__)
 UNAVAILABLE = "mcp_server_unavailable"
 SERVER_ERROR = "mcp_error"
 BAD_RESULT = "mcp_bad_result"
@@ -163,9 +166,48 @@ def classify(
     leaf = leaves[0] if leaves else exc
     text = str(leaf).strip() or type(leaf).__name__
     if spec.transport == "http":
-        verb = "lost the connection to" if connected else "cannot connect to"
-        return Failure(f"{verb} {spec.url}: {type(leaf).__name__}: {text}", "unreachable")
+        return unreachable(leaf, spec, connected=connected)
     return Failure(f"{type(leaf).__name__}: {text}")
+
+
+def _system_words(exc: BaseException) -> str | None:
+    """The operating system's words for why a connection failed (``Connection refused``,
+    ``Name or service not known``), from ``exc`` or its causes."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError) and current.errno:
+            return os.strerror(current.errno) if current.errno > 0 else str(current.strerror)
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def unreachable(error: BaseException, spec: ServerSpec, *, connected: bool) -> Failure:
+    """An HTTP server that cannot be reached (``connected``: it was, so the connection was
+    lost), in the words of the system when it has some (``Connection refused``)."""
+    text = _system_words(error) or str(error).strip() or type(error).__name__
+    verb = "lost the connection to" if connected else "cannot connect to"
+    return Failure(f"{verb} {spec.url}: {type(error).__name__}: {text}", "unreachable")
+
+
+def link_failure(
+    error: BaseException | None, status: int | None, spec: ServerSpec, *, connected: bool
+) -> Failure:
+    """Why an HTTP server is gone, from what its client saw (``http_link``): a connection
+    that failed (``error``), a 404 to a request of its session, or a gateway's status."""
+    if status == 404:
+        return Failure(
+            "the server no longer knows this session (HTTP 404 Not Found): it restarted or "
+            "ended the session",
+            "exited",
+            404,
+        )
+    if status is not None:
+        return http_failure(status, spec)
+    if error is None:
+        return Failure("the server is gone", "unreachable")
+    return unreachable(error, spec, connected=connected)
 
 
 _USER_STEP = (
@@ -180,15 +222,21 @@ def _with_tail(details: list[str], tail: list[str]) -> list[str]:
     return details
 
 
-def unavailable(server: str, reason: str, tail: list[str] | None = None) -> ToolFailure:
+def unavailable(
+    server: str, reason: str, tail: list[str] | None = None, *, reconnecting: bool = False
+) -> ToolFailure:
+    """A server that cannot take the request (``reconnecting``: it reconnects by itself)."""
     return ToolFailure(
         UNAVAILABLE,
         f"{reason[0].upper()}{reason[1:].rstrip('.')}."
         if reason
         else f"MCP server {server!r} is unavailable.",
-        "Do not retry this tool now; use other tools, or ask the user to reconnect the "
+        "agent-tui reconnects it by itself: use other tools meanwhile, and call it again "
+        "later (a call retries the connection at once)."
+        if reconnecting
+        else "Do not retry this tool now; use other tools, or ask the user to reconnect the "
         "server (MCP panel, or fix its configuration).",
-        retryable=False,
+        retryable=reconnecting,
         details=_with_tail([], tail or []),
     )
 
@@ -256,6 +304,16 @@ def call_failure(
         retryable=False,
         details=_with_tail([], tail),
     )
+
+
+def offending_line(error: Exception) -> str:
+    """The line a parse error is about (pydantic keeps it as the input), shortened."""
+    try:
+        line = str(error.errors()[0]["input"])  # type: ignore[attr-defined]
+    except Exception:  # not a pydantic error: its first line says it
+        log.debug("no input in %r: its message is shown", error, exc_info=True)
+        line = (str(error).splitlines() or [type(error).__name__])[0]
+    return repr(line if len(line) <= 60 else line[:57] + "...")
 
 
 def is_closed(exc: Any) -> bool:

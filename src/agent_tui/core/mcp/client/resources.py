@@ -175,6 +175,8 @@ class ResourceSide:
     # -- on the connection's task -------------------------------------------------------------
 
     async def connected(self, client: Any) -> None:
+        self.subscribed.clear()  # a new session (a reconnect): nothing subscribed, the
+        self.level = None  # server's own log level
         capabilities = client.server_capabilities
         resources = getattr(capabilities, "resources", None)
         self.has_resources = resources is not None

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from agent_tui.core.mcp.client.adapter import ToolInfo
+from agent_tui.core.mcp.client.backoff import Reconnect
 from agent_tui.core.mcp.client.disabled import DisabledBy
 from agent_tui.core.mcp.client.failures import FailureKind, unavailable
 from agent_tui.core.mcp.client.resources import ResourceInfo, ResourceSide
@@ -59,6 +60,8 @@ class LiveServer(Protocol):
     def notes(self) -> list[str]: ...
     @property
     def side(self) -> ResourceSide: ...
+    @property
+    def reconnect(self) -> Reconnect | None: ...
     def stderr_tail(self, lines: int = 20) -> list[str]: ...
 
 
@@ -106,6 +109,9 @@ class ServerState:
     """The level set with ``logging/setLevel`` (None: the server's own default)."""
     can_log: bool = False
     """It has the logging capability (``logging/setLevel`` works)."""
+    reconnect: Reconnect | None = None
+    """A ``failed`` HTTP server that reconnects by itself: the next attempt and when
+    (``backoff``; ``reconnect.describe()``: ``reconnecting in 4 s (attempt 3)``)."""
 
     @property
     def tool_count(self) -> int:
@@ -163,6 +169,7 @@ def snapshot(
         log=conn.side.log.entries(),
         log_level=conn.side.level,
         can_log=conn.side.can_log,
+        reconnect=conn.reconnect,
     )
 
 
@@ -196,10 +203,17 @@ def not_running(server: str, state: ServerState | None) -> ToolFailure:
     if state is None:
         why = "it is not configured"
     elif state.status == "failed":
-        why = f"it failed: {state.reason}"
+        why = f"it failed: {state.reason}{_again(state)}"
     else:
         why = f"it is {state.status}"
-    return unavailable(server, f"the MCP server {server!r} is not running: {why}")
+    reconnecting = state is not None and state.reconnect is not None
+    reason = f"the MCP server {server!r} is not running: {why}"
+    return unavailable(server, reason, reconnecting=reconnecting)
+
+
+def _again(state: ServerState) -> str:
+    """``; reconnecting in 4 s (attempt 3)`` for a server that reconnects by itself."""
+    return f"; {state.reconnect.describe()}" if state.reconnect is not None else ""
 
 
 def failure_info(state: ServerState) -> ToolErrorInfo | None:
@@ -215,16 +229,16 @@ def failure_info(state: ServerState) -> ToolErrorInfo | None:
             "search_tool"
         )
     elif state.status == "failed" and state.connect_seconds is None:
-        text = start_failure(state)
+        text = start_failure(state) + _again(state)
     elif state.status == "failed":
-        text = f"the MCP server {name!r} is not running: it failed: {state.reason}"
+        text = f"the MCP server {name!r} is not running: it failed: {state.reason}{_again(state)}"
     elif state.status == "connecting":
         text = f"the MCP server {name!r} is still starting"
     elif state.status == "disabled":
         text = f"the MCP server {name!r} is turned off: {state.reason}"
     else:
         text = f"the MCP server {name!r} is not running ({state.status})"
-    return unavailable(name, text, tail).info
+    return unavailable(name, text, tail, reconnecting=state.reconnect is not None).info
 
 
 __all__ = [

@@ -7,7 +7,8 @@ The SDK's dispatcher ends quietly when the server's stream ends (the process exi
 HTTP stream closed): ``WatchedTransport`` sets an event at that moment so the connection can
 fail its calls and change its status at once. It also closes the HTTP client it was given,
 after the transport, and stamps ``resultType: "complete"`` on a result that lacks one
-(``result_type``).
+(``result_type``). An HTTP server that dies says nothing on a stream the SDK reads: its HTTP
+client (``http_link.WatchedClient``) tells ``on_lost`` instead.
 """
 
 from __future__ import annotations
@@ -15,33 +16,45 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.mcp.auth.connection_auth import AuthWatch, connection_auth
 from agent_tui.core.mcp.client.result_type import stamped
 from agent_tui.core.mcp.client.stderr import StderrLog
 from agent_tui.core.mcp.config.spec import ServerSpec
 
+if TYPE_CHECKING:
+    from agent_tui.core.mcp.client.http_link import Lost
+
 MAX_PAGES = 100
 
 
 def open_transport(
-    spec: ServerSpec, cwd: Path, stderr: StderrLog | None, watch: AuthWatch | None = None
+    spec: ServerSpec,
+    cwd: Path,
+    stderr: StderrLog | None,
+    watch: AuthWatch | None = None,
+    on_lost: Lost | None = None,
 ) -> tuple[Any, Any]:
     """(the SDK transport for ``spec``, an HTTP client to close after it, or None). An HTTP
-    client sends the saved OAuth tokens, if any (``auth.connection_auth``), and notes a 401
-    in ``watch``."""
+    client sends the saved OAuth tokens, if any (``auth.connection_auth``), notes a 401 in
+    ``watch``, and tells ``on_lost`` when the server is gone (``http_link``)."""
     import httpx2
     from mcp import StdioServerParameters
     from mcp.client.stdio import stdio_client
     from mcp.client.streamable_http import streamable_http_client
 
     if spec.transport == "http":
+        from agent_tui.core.mcp.client.http_link import WatchedClient, tls_context
+
         timeout = httpx2.Timeout(30.0, read=max(300.0, spec.timeout + 10))
         auth, seen = connection_auth(spec, watch)
-        http = httpx2.AsyncClient(
+        http = WatchedClient(
+            spec.url,
+            on_lost or _ignore,
             headers=spec.headers or None,
             timeout=timeout,
+            verify=tls_context(),
             auth=auth,
             event_hooks={"response": [seen.on_response]},
         )
@@ -56,17 +69,36 @@ def open_transport(
     return stdio_client(params, errlog=stderr.file), None
 
 
+def _ignore(error: BaseException | None, status: int | None) -> None:
+    """No one to tell that the server is gone (the SDK's own errors say it)."""
+
+
 async def list_tools(client: Any) -> list[Any]:
     """Every tool of the server, page by page (at most ``MAX_PAGES`` pages)."""
-    tools: list[Any] = []
+    return await _every(client.list_tools, "tools")
+
+
+def has_prompts(client: Any) -> bool:
+    """Whether the server declared the prompts capability."""
+    capabilities = getattr(client, "server_capabilities", None)
+    return getattr(capabilities, "prompts", None) is not None
+
+
+async def list_prompts(client: Any) -> list[Any]:
+    """Every prompt of the server, page by page (at most ``MAX_PAGES`` pages)."""
+    return await _every(client.list_prompts, "prompts")
+
+
+async def _every(list_page: Any, field: str) -> list[Any]:
+    items: list[Any] = []
     cursor: str | None = None
     for _ in range(MAX_PAGES):
-        page = await client.list_tools(cursor=cursor)
-        tools.extend(page.tools)
+        page = await list_page(cursor=cursor)
+        items.extend(getattr(page, field))
         cursor = page.next_cursor
         if not cursor:
             break
-    return tools
+    return items
 
 
 class _WatchedStream:
