@@ -28,23 +28,6 @@ from tests.core.mcp.conftest import ROOT
 
 CLIENT = [sys.executable, "-m", "agent_tui.core.mcp.client.conformance_client"]
 
-CLIENT_CREDENTIALS = (
-    "an OAuth extension (SEP-1046, client credentials: no user, no browser): our client signs "
-    "in only with the authorization code flow; the SDK's ClientCredentialsOAuthProvider / "
-    "PrivateKeyJWTOAuthProvider are not wired to a configuration key"
-)
-ENTERPRISE = (
-    "an OAuth extension (SEP-990, enterprise-managed authorization: token exchange at an "
-    "identity provider, then a JWT bearer grant): not supported by our client"
-)
-DPOP = (
-    "an OAuth extension (SEP-1932, DPoP: sender-constrained tokens, a signed proof with each "
-    "request): not supported by our client"
-)
-WORKLOAD_IDENTITY = (
-    "an OAuth extension (workload identity federation: a JWT bearer grant with a token the "
-    "platform issues): not supported by our client"
-)
 AUTH_PASSING = [
     f"auth/{name}"
     for name in (
@@ -80,10 +63,19 @@ AUTH_PASSING = [
         "iss-unexpected",
         "iss-normalized",
         "metadata-issuer-mismatch",
+        # the OAuth extensions: grants without a browser (``"grant"`` in the oauth entry)
+        "client-credentials-jwt",
+        "client-credentials-basic",
+        "enterprise-managed-authorization",
+        "wif-jwt-bearer",
+        # DPoP-bound tokens (``"dpop": true``, auth.dpop)
+        "dpop",
+        "dpop-nonce",
     )
 ]
-"""The ``auth/*`` scenarios, through ``oauth.login`` (the authorization URL followed with an
-HTTP GET instead of a browser) and then the manager's connection with the saved tokens."""
+"""The ``auth/*`` scenarios: through ``oauth.login`` (the authorization URL followed with an
+HTTP GET instead of a browser) and then the manager's connection with the saved tokens; the
+extensions' grants without a browser, by the connection itself."""
 PASSING = [
     "initialize",
     "tools_call",
@@ -101,14 +93,8 @@ PASSING = [
     # the model is sent a tool's schema as the server wrote it ($schema, $defs, if/then)
     "json-schema-2020-12-preservation",
 ]
-EXPECTED_FAILURES: dict[str, str] = {
-    "auth/client-credentials-jwt": CLIENT_CREDENTIALS,
-    "auth/client-credentials-basic": CLIENT_CREDENTIALS,
-    "auth/enterprise-managed-authorization": ENTERPRISE,
-    "auth/dpop": DPOP,
-    "auth/dpop-nonce": DPOP,
-    "auth/wif-jwt-bearer": WORKLOAD_IDENTITY,
-}
+EXPECTED_FAILURES: dict[str, str] = {}
+"""Scenarios our client cannot pass yet, each with why (strict xfails): none today."""
 SKILLS = (
     "an extension (SEP-2640, skills served by MCP servers): our client takes skills from "
     "the workspace and ~/.claude (Claude Code's places), not from MCP servers, so it never "
