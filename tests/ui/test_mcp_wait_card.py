@@ -49,8 +49,10 @@ async def test_the_card_says_what_a_call_waits_for(
 ) -> None:
     monkeypatch.setattr(call_clock, "NOTICE_AFTER", 0.5)
     _slow_project(tmp_path)
+    go = tmp_path / "go"  # the call answers once the test has seen it wait (a loaded machine
+    # may not paint a card within a call of fixed length)
     calls = [
-        {"id": "c1", "name": "mcp__slow__working", "arguments": {"seconds": 3}},
+        {"id": "c1", "name": "mcp__slow__working", "arguments": {"seconds": 3, "until": str(go)}},
         {"id": "c2", "name": "mcp__slow__silent", "arguments": {}},
     ]
     turns = [{"tool_calls": [calls[0]]}, {"tool_calls": [calls[1]]}, {"text": "done"}]
@@ -72,6 +74,7 @@ async def test_the_card_says_what_a_call_waits_for(
             assert card.call.waiting is not None
             assert card.call.waiting.sign == "progress"
             assert card.call.status_line().startswith("waiting for server slow · installing")
+            go.write_text("", encoding="utf-8")
             # It outlives the idle timeout (1 s): progress keeps it alive, and it succeeds.
             await wait_for(
                 pilot, lambda: card.call.status is not CallStatus.RUNNING, "c1 to end", 20

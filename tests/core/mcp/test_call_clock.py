@@ -27,7 +27,7 @@ from tests.core.mcp.test_elicitation import elicit_entry
 IN_MODULE_LOOP = pytest.mark.asyncio(loop_scope="module")
 
 SERVER = '''
-import asyncio, sys
+import asyncio, os, sys
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import LoggingMessageNotification, LoggingMessageNotificationParams
 
@@ -35,11 +35,12 @@ server = MCPServer("slow")
 
 
 @server.tool()
-async def working(seconds: float, ctx: Context, every: float = 0.2) -> str:
-    """Report progress every ``every`` s for ``seconds`` s (0: forever), then answer."""
+async def working(seconds: float, ctx: Context, every: float = 0.2, until: str = "") -> str:
+    """Report progress every ``every`` s for ``seconds`` s (0: forever) and, with ``until``,
+    until that file exists; then answer."""
     loop = asyncio.get_running_loop()
     end, step = loop.time() + seconds, 0
-    while seconds == 0 or loop.time() < end:
+    while seconds == 0 or loop.time() < end or (until and not os.path.exists(until)):
         step += 1
         await ctx.report_progress(step, None, f"installing package {step}")
         await asyncio.sleep(every)
