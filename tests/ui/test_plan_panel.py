@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from agent_tui.core.agent.agent import Agent
@@ -20,6 +21,7 @@ from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.providers.script import ScriptProvider
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.ui.app import AgentApp
+from agent_tui.ui.chat.freezer import Freezer
 from agent_tui.ui.lane.card_content import body_content
 
 from .gated import gated_agent
@@ -174,16 +176,34 @@ def _feeding(events: list[Event]) -> Callable[[Pilot[Any]], Awaitable[None]]:
         assert isinstance(app, AgentApp)
         await pilot.pause()
         await feed(app, events)
+        # the chat grows and follows its end a layout or two later: on a loaded machine the
+        # picture could be taken before (the scrollbar short of the end); and the chat's
+        # freezer (a 0.25 s timer) could fold the first items into a gap at any moment, which
+        # moves the scrollbar's thumb by a row: the snapshot tests hold it off
+        chat = app.main.chat
+        seen: list[object] = []
+
+        def settled() -> bool:
+            seen.append((chat.scroll_y, chat.max_scroll_y, chat.virtual_size))
+            return len(seen) >= 3 and seen[-1] == seen[-2] == seen[-3]
+
+        await wait_for(pilot, settled, "the chat's layout to settle")
         await pilot.pause()
 
     return run_before
 
 
-def test_snapshot_of_the_plan_panel(snap_compare: SnapCompare, tmp_path: Path) -> None:
+def test_snapshot_of_the_plan_panel(
+    snap_compare: SnapCompare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(Freezer, "run", lambda self: None)  # see _feeding
     app, events = _snapshot_app(tmp_path)
     assert snap_compare(app, terminal_size=(120, 32), run_before=_feeding(events))
 
 
-def test_snapshot_of_the_plan_panel_at_80x24(snap_compare: SnapCompare, tmp_path: Path) -> None:
+def test_snapshot_of_the_plan_panel_at_80x24(
+    snap_compare: SnapCompare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(Freezer, "run", lambda self: None)  # see _feeding
     app, events = _snapshot_app(tmp_path)
     assert snap_compare(app, terminal_size=(80, 24), run_before=_feeding(events))
