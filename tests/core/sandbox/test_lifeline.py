@@ -157,3 +157,39 @@ def test_a_missing_program_says_so(tmp_path: Path) -> None:
 def test_other_platforms_run_the_command_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "platform", "darwin")
     assert lifeline_argv(["bash", "-c", "true"]) == ["bash", "-c", "true"]
+
+
+LEAVERS = {
+    "a job in the background": "(sleep 2; touch LATE) &",
+    "setsid": "setsid sh -c 'sleep 2; touch LATE' >/dev/null 2>&1 < /dev/null &",
+    "nohup": "nohup sh -c 'sleep 2; touch LATE' >/dev/null 2>&1 &",
+    "a double fork": "sh -c '(sleep 2; touch LATE) >/dev/null 2>&1 < /dev/null &' &",
+}
+
+
+@pytest.mark.parametrize("name", list(LEAVERS))
+async def test_what_a_command_leaves_running_ends_with_it(tmp_path: Path, name: str) -> None:
+    """A job the command leaves behind — in its group, or moved out of it — is killed and
+    reaped when the command ends, before ``run_shell`` returns: as in the sandbox, nothing it
+    started goes on after the checks that follow the command (before, each one touched LATE
+    two seconds later)."""
+    command = f"{LEAVERS[name]} echo started"
+    out = await _run(tmp_path, command)
+    assert out.content == "started\n[exit code 0]"
+    assert _late_jobs() == [], "the job still runs"
+    await asyncio.sleep(2.5)  # past the job's delay: had it lived, it would have touched LATE
+    assert not (tmp_path / "LATE").exists()
+
+
+def _late_jobs() -> list[str]:
+    return [stat.parent.name for stat in Path("/proc").glob("[0-9]*/stat") if _is_late_job(stat)]
+
+
+def _is_late_job(stat: Path) -> bool:
+    """A live process of the test's job: its command line names LATE."""
+    try:
+        fields = stat.read_text().rsplit(")", 1)[1].split()
+        cmdline = (stat.parent / "cmdline").read_bytes()
+    except (OSError, IndexError):
+        return False
+    return fields[0] != "Z" and b"touch LATE" in cmdline

@@ -2,16 +2,22 @@
 
 ``lifeline_argv`` puts a tiny watchdog (``_lifeline_main.py``, run by this Python) between the
 agent and the command. The kernel sends it ``SIGUSR2`` when the agent dies (``PR_SET_PDEATHSIG``,
-``kill -9`` included), and it then kills its whole process group: the command and everything
-it started there. Otherwise it is transparent: output fds inherited, the command's exit code
-or fatal signal mirrored as its own, SIGTERM/SIGINT/SIGHUP to the group reach the command (the
-watchdog ignores them and the command gets the default dispositions back).
+``kill -9`` included), and it then kills everything the command started. It is a subreaper,
+so every process the command leaves behind comes to it, whatever group or session it moved to
+(``setsid``, ``nohup … &``, a double fork); when the command ends, the watchdog kills and reaps
+those before it ends too — unsandboxed as in the sandbox (whose PID namespace ends with its
+command), no background job outlives its command to change files after the checks that follow
+the command have looked (the git watch). A job meant to outlive a turn is a background shell
+(``core.jobs``), which runs under its own watchdog. Otherwise it is transparent: output fds
+inherited, the command's exit code or fatal signal mirrored as its own, SIGTERM/SIGINT/SIGHUP
+to the group reach the command (the watchdog ignores them and the command gets the default
+dispositions back).
 
 Limits: the watchdog must lead its process group (``start_new_session=True``; it makes a group
-of its own otherwise); a process that leaves the group (``setsid``, ``setpgid``) is not
-covered, nor is a background job still running after the command itself has exited (the
-watchdog ends with it). The death signal comes when the agent's *thread* that started the
-watchdog ends: start it from the thread of the event loop, as ``run_shell`` does.
+of its own otherwise). What a command asks another program to run for it (``systemd-run``,
+``at``, a daemon's socket) is not its descendant and not covered. The death signal comes when
+the agent's *thread* that started the watchdog ends: start it from the thread of the event
+loop, as ``run_shell`` does.
 """
 
 from __future__ import annotations

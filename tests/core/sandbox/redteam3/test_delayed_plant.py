@@ -5,7 +5,9 @@ Unsandboxed, a background job that leaves the command's process group (``setsid`
 ``.git/config``; the next command's baseline takes that as the user's own. The user's next
 ``git status`` runs the planted ``core.fsmonitor``. Bypass mode (the opaque ``sh ./plant.sh``
 runs there by design: this layer is the backstop), sandbox off; in the sandbox the job dies
-with the command's PID namespace and ``.git/config`` is read-only."""
+with the command's PID namespace and ``.git/config`` is read-only. Unsandboxed, the command's
+watchdog is a subreaper: whatever the command leaves running comes to it and is killed when
+the command ends, so the job never gets to plant."""
 
 from __future__ import annotations
 
@@ -23,19 +25,30 @@ from tests.core.sandbox.git_origin_lab import (
     user_runs_git,
 )
 
+PID = "echo $$ > job.pid; "
+"""The job's first act: where the test can see whether it still runs."""
 FSMON = "printf '[core]\\n\\tfsmonitor = \"touch {C}; false\"\\n' >> .git/config; touch planted"
 CASES = {
-    "setsid, later .git/config": "setsid sh -c '$WAIT; "
+    "setsid, later .git/config": "setsid sh -c '"
+    + PID
+    + "$WAIT; "
     + FSMON.replace("'", "'\\''")
     + "' >/dev/null 2>&1 < /dev/null &",
-    "nohup subshell": "nohup sh -c '$WAIT; " + FSMON.replace("'", "'\\''") + "' >/dev/null 2>&1 &",
-    "a hook, later": "($WAIT; printf '#!/bin/sh\\ntouch {C}\\n' > .git/hooks/pre-commit; "
-    "chmod +x .git/hooks/pre-commit; touch planted) >/dev/null 2>&1 < /dev/null & disown",
+    "nohup subshell": "nohup sh -c '"
+    + PID
+    + "$WAIT; "
+    + FSMON.replace("'", "'\\''")
+    + "' >/dev/null 2>&1 &",
+    "a hook, later": "sh -c '" + PID + '$WAIT; printf "#!/bin/sh\\ntouch {C}\\n" > '
+    ".git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; touch planted' "
+    ">/dev/null 2>&1 < /dev/null & disown",
 }
 
 
 WAIT = "i=0; while [ ! -e go ] && [ $i -lt 900 ]; do sleep 0.1; i=$((i+1)); done"
 """The job waits until the test says the command (and the watch after it) is over: ``go``."""
+STARTED = "\ni=0; while [ ! -s job.pid ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done\n"
+"""The command ends once its job has started (has written its pid)."""
 
 
 async def _settle(root: Path) -> None:
@@ -48,20 +61,28 @@ async def _settle(root: Path) -> None:
         await asyncio.sleep(0.1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="redteam3: the git watch looks once, when the command ends; an unsandboxed "
-    "background job that outlives it plants .git/config or a hook afterwards (fix: keep "
-    "watching until the command's process group and session are gone, or run unsandboxed "
-    "commands in a cgroup/PID namespace the agent reaps, or re-check the top .git at the "
-    "next command against the last known-good content rather than a fresh baseline)",
-)
+async def _gone(pid: int) -> None:
+    """Wait, under a generous deadline, until process ``pid`` no longer runs (a zombie has
+    ended: this machine's PID 1 may never reap what it inherits)."""
+    deadline = time.monotonic() + 60
+    while _runs(pid):
+        assert time.monotonic() < deadline, f"the background job {pid} still runs"
+        await asyncio.sleep(0.1)
+
+
+def _runs(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
 @pytest.mark.parametrize("name", list(CASES))
 async def test_a_delayed_plant_is_undone(
     tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     case = Case(
-        CASES[name].replace("$WAIT", WAIT),
+        CASES[name].replace("$WAIT", WAIT) + STARTED,
         later=(("", ("commit", "-q", "--allow-empty", "-m", "y"), False),),
     )
     bare = prepare(tmp_path, "bare", case, monkeypatch)
@@ -71,7 +92,9 @@ async def test_a_delayed_plant_is_undone(
     assert bare.canary.exists(), "the attack does nothing bare"
     lab = prepare(tmp_path, "agent", case, monkeypatch)
     await through_executor(lab, sandboxed=False)
-    await _settle(lab.root)
-    lab.canary.unlink(missing_ok=True)
+    job = int((lab.root / "job.pid").read_text())  # written before the command ended
+    (lab.root / "go").touch()
+    await _gone(job)
+    assert not (lab.root / "planted").exists()
     user_runs_git(lab, case)
     assert not lab.canary.exists(), "the planted code ran at the user's git, later"
