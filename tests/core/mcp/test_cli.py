@@ -151,6 +151,36 @@ def test_list_fails_when_every_server_failed(
     assert servers["nocmd"]["http_status"] is None
 
 
+def test_an_http_entry_with_an_unset_variable_is_listed_as_http(
+    workspace: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A broken entry is still said with its transport: an HTTP server whose URL names an
+    unset variable was listed as ``(stdio)``."""
+    monkeypatch.delenv("NOPE_URL", raising=False)
+    write_config(
+        workspace / ".mcp.json",
+        {
+            "typed": {"type": "http", "url": "${NOPE_URL}/mcp"},
+            "untyped": {"url": "http://127.0.0.1:1/${NOPE_URL}"},
+            "local": {"command": "${NOPE_URL}"},
+        },
+    )
+    code, out, _ = _run(capsys, "--cwd", str(workspace), "list")
+    assert code == 1
+    lines = {line.split()[0]: line for line in out.splitlines() if line.strip()}
+    assert "(http)" in lines["typed"]
+    assert "NOPE_URL" in lines["typed"]
+    assert "(http)" in lines["untyped"]
+    assert "(stdio)" in lines["local"]
+    _, out, _ = _run(capsys, "--cwd", str(workspace), "list", "--json")
+    servers = {s["name"]: s for s in json.loads(out)["servers"]}
+    assert {n: s["transport"] for n, s in servers.items()} == {
+        "typed": "http",
+        "untyped": "http",
+        "local": "stdio",
+    }
+
+
 def test_call(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_config(workspace / ".mcp.json", {"fx": fixture_entry(), "other": {"command": "nope"}})
     cwd = str(workspace)

@@ -217,6 +217,9 @@ def parse_entry(
     if not isinstance(raw, dict):
         spec.error = f"the entry must be an object, not {_kind(raw)}"
         return spec
+    kind = raw.get("type")
+    if kind in _HTTP_TYPES or (kind is None and "url" in raw):
+        spec.transport = "http"  # said by ``mcp list`` and the panel, broken or not
     missing: list[str] = []
     expanded = _expand(raw, environ, missing)
     if missing:
