@@ -58,6 +58,7 @@ from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
 from agent_tui.core.tools.base import NO_CHANGES, ProgressCallback, ProgressUpdate, ToolContext
 from agent_tui.core.tools.config import ShellSettings
 from agent_tui.core.tools.errors import ToolErrorInfo
+from agent_tui.core.tools.file_access import LOCAL_FILES, FileAccess
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.reads import for_call
 from agent_tui.core.tools.registry import DispatchOutcome, ToolRegistry
@@ -133,6 +134,9 @@ class ToolExecutor:
         by the turn before each request (``ToolContext.images``)."""
         self.plan_review = PlanReview(lambda: self.policy)
         """Plan mode's hand-off (``exit_plan_mode``): the front end attaches its reviewer."""
+        self.files: FileAccess = LOCAL_FILES
+        """Where the file tools get and put files' text (``ToolContext.files``): the disk, or
+        the editor an ACP session runs in."""
 
     @property
     def states(self) -> dict[str, CallPhase]:
@@ -414,6 +418,7 @@ class ToolExecutor:
             images=self.images,
             plan_gate=self.plan_review,
             jobs=self.jobs,
+            files=self.files,
         )
 
 
