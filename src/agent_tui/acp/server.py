@@ -50,6 +50,7 @@ from agent_tui.acp.mcp_servers import entries
 from agent_tui.acp.modes import SessionModes
 from agent_tui.acp.permission import ClientAsker
 from agent_tui.acp.prompt import PromptProblem, to_prompt
+from agent_tui.acp.terminals import ShellTerminals
 from agent_tui.acp.updates import FileEdit, TurnUpdates, edit_path, title_of
 from agent_tui.core.commands.grants import CommandRun
 from agent_tui.core.conversation.session_store import SessionStore
@@ -133,6 +134,8 @@ class AcpServer:
         self.sessions: dict[str, Live] = {}
         self.editor_files: dict[str, EditorFiles] = {}
         """The sessions whose file tools use the client's files (``editor_files``)."""
+        self.terminals: dict[str, ShellTerminals] = {}
+        """The sessions whose shell calls the client shows as terminals (``terminals``)."""
         self._telling: set[asyncio.Task[None]] = set()
 
     def on_connect(self, conn: Client) -> None:
@@ -262,6 +265,9 @@ class AcpServer:
         if wanted(self.capabilities):
             files = EditorFiles(conn, sid, asyncio.get_running_loop())
             opened.agent.executor.files = self.editor_files[sid] = files
+        if self.capabilities.terminal:
+            shells = self.terminals[sid] = ShellTerminals(conn, sid)
+            opened.agent.executor.on_output = shells.output
         for warning in [*opened.start.warnings, *notes]:
             log.warning("session %s: %s", sid, warning)
         return live
@@ -329,10 +335,12 @@ class AcpServer:
         agent = live.agent
         turn = TurnUpdates(Path(agent.cwd))
         end: TurnEnd | None = None
-        files = self.editor_files.get(live.id)
+        files, shells = self.editor_files.get(live.id), self.terminals.get(live.id)
         async for event in agent.run(request, asker=live.asker, command=command):
             after: str | None = None
             if isinstance(event, ToolUse):
+                if shells is not None:
+                    shells.expect(event)
                 path = edit_path(event, turn.cwd)
                 if path is not None:
                     turn.edits[event.id] = FileEdit(path, await before_edit(files, path))
@@ -341,6 +349,8 @@ class AcpServer:
             elif isinstance(event, TurnEnd):
                 end = event
             for update in turn.updates(event, after):
+                if shells is not None:
+                    update = await shells.dress(event, update)
                 await conn.session_update(session_id=live.id, update=update)
             if turn.errors and end is None and event.type == "error":
                 await conn.session_update(
