@@ -291,3 +291,32 @@ async def test_the_checkpoint_keeps_the_buffer_so_rewind_restores_it(
         await agent.close()
     assert report is not None
     assert app.read_text(encoding="utf-8") == BUFFER  # what the editor held, not the disk
+
+
+async def test_write_file_replaces_the_buffer_and_creates_a_new_file_through_the_editor(
+    server: FakeServer, tmp_path: Path
+) -> None:
+    work, app = _workspace(tmp_path)
+    new = work / "pkg" / "new.py"
+    reply_calls(
+        server,
+        ("w1", "write_file", {"path": "app.py", "content": "c = 3\n"}),
+        ("w2", "write_file", {"path": "pkg/new.py", "content": "n = 1\n"}),
+    )
+    say(server, "Written.")
+    editor = BufferEditor({str(app): BUFFER})
+    async with running_agent(
+        editor, work, "--allow", "write_file", server=server, capabilities=FS
+    ) as conn:
+        await _prompt(conn, work)
+    assert editor.fs == [("read", str(app)), ("write", str(app)), ("write", str(new))]
+    assert editor.buffers == {str(app): "c = 3\n", str(new): "n = 1\n"}
+    assert app.read_text(encoding="utf-8") == DISK
+    assert not new.exists()  # the editor holds it; it did not save
+    diffs = {
+        u.tool_call_id: (c.old_text, c.new_text)
+        for u in editor.updates
+        for c in (getattr(u, "content", None) or [])
+        if isinstance(c, FileEditToolCallContent)
+    }
+    assert diffs == {"w1": (BUFFER, "c = 3\n"), "w2": (None, "n = 1\n")}

@@ -22,6 +22,7 @@ import concurrent.futures
 import logging
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
     from acp.interfaces import Client
 
 T = TypeVar("T")
+KEPT = 16
+"""Texts kept for diffs (see ``EditorFiles``): a diff needs only the last read and write."""
 WAIT_SECONDS = 120.0
 """The longest a tool waits for the editor's answer (a cancelled turn stops it sooner)."""
 log = logging.getLogger(__name__)
@@ -69,11 +72,13 @@ class EditorFiles:
         self.loop = loop
         self._pending: set[concurrent.futures.Future[Any]] = set()
         self._lock = threading.Lock()
-        self._read: dict[str, str] = {}
-        """Each path's text as last read from the editor (the "before" of the next write)."""
-        self._written: dict[str, tuple[str | None, str]] = {}
-        """Each path written, by its real path: (the text read before, the text written),
-        for the call's diff (``take_written``)."""
+        self._read: OrderedDict[str, str | None] = OrderedDict()
+        """The last texts read from the editor, by path (the "before" of a write's diff: an
+        edit reads its file just before it writes it; None: too big for a diff); at most
+        ``KEPT`` of them."""
+        self._written: OrderedDict[str, tuple[str | None, str]] = OrderedDict()
+        """The last paths written: (the text read before, the text written), for the call's
+        diff (``take_written``); at most ``KEPT``."""
 
     def read_text(self, path: Path) -> str:
         async def read() -> str:
@@ -82,7 +87,7 @@ class EditorFiles:
 
         text = self._wait(read, f"read {path}")
         with self._lock:
-            self._read[str(path)] = text
+            _keep(self._read, str(path), text if len(text) <= MAX_DIFF_BYTES else None)
         return text
 
     def write_text(self, path: Path, text: str) -> None:
@@ -93,7 +98,11 @@ class EditorFiles:
 
         self._wait(write, f"write {path}")
         with self._lock:
-            self._written[str(path)] = (self._read.pop(str(path), None), text)
+            read = str(path) in self._read
+            before = self._read.pop(str(path), None)
+            self._written.pop(str(path), None)
+            if len(text) <= MAX_DIFF_BYTES and (before is not None or not read):
+                _keep(self._written, str(path), (before, text))  # else: no diff
 
     def take_written(self, path: str) -> tuple[str | None, str] | None:
         """(the text read before, the text written) of the last write of ``path`` (a real
@@ -155,5 +164,13 @@ async def after_edit(files: EditorFiles | None, edit: FileEdit) -> str | None:
     if written is None:
         return None
     before, after = written
-    edit.before = before if before is None or len(before) <= MAX_DIFF_BYTES else None
-    return after if len(after) <= MAX_DIFF_BYTES else None
+    edit.before = before
+    return after
+
+
+def _keep(kept: OrderedDict[str, T], key: str, value: T) -> None:
+    """``kept[key] = value`` as the newest, the oldest dropped past ``KEPT``."""
+    kept.pop(key, None)
+    kept[key] = value
+    while len(kept) > KEPT:
+        kept.popitem(last=False)
