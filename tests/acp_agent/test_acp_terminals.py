@@ -61,6 +61,7 @@ class TerminalEditor(Editor):
             assert process.stdout is not None
             while chunk := await process.stdout.read(4096):
                 self._output[terminal] += chunk
+                self._tell()
 
         self._readers[terminal] = asyncio.ensure_future(read())
         self._tell()
@@ -177,3 +178,25 @@ async def test_only_a_shell_call_that_runs_gets_a_terminal(
     assert _terminals(editor, "s2") == [["term-0"], ["term-0"]]
     assert editor.printed("term-0") == "ran\n"
     assert editor.exit_code("term-0") == 0
+
+
+async def test_cancel_ends_the_command_and_its_terminal(server: FakeServer, tmp_path: Path) -> None:
+    reply_calls(server, ("s1", "run_shell", {"command": "echo started; sleep 60"}))
+    editor = TerminalEditor()
+    async with running_agent(
+        editor, tmp_path, "--allow", "run_shell", server=server, capabilities=TERMINAL
+    ) as conn:
+        session = await conn.new_session(cwd=str(tmp_path))
+        prompt = asyncio.ensure_future(
+            conn.prompt(session_id=session.session_id, prompt=text("go"))
+        )
+        await editor.wait_for(lambda: bool(editor.created))
+        await editor.wait_for(lambda: "started" in editor.printed("term-0"))
+        await conn.cancel(session_id=session.session_id)
+        reply = await asyncio.wait_for(prompt, DEADLINE)
+        await editor.wait_for(lambda: editor.released == ["term-0"])
+    assert reply.stop_reason == "cancelled"
+    assert editor.printed("term-0") == "started\n"
+    assert editor.exit_code("term-0") == 130
+    assert editor.statuses("s1")[-1] == "failed"
+    assert _terminals(editor, "s1")[-1] == ["term-0"]
