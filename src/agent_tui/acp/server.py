@@ -44,12 +44,14 @@ from acp.schema import (
 
 from agent_tui import __version__
 from agent_tui.acp.commands import Answer, available, resolve
+from agent_tui.acp.editor_files import EditorFiles, after_edit, before_edit, wanted
 from agent_tui.acp.history import listing, replay
 from agent_tui.acp.mcp_servers import entries
 from agent_tui.acp.modes import SessionModes
 from agent_tui.acp.permission import ClientAsker
 from agent_tui.acp.prompt import PromptProblem, to_prompt
-from agent_tui.acp.updates import FileEdit, TurnUpdates, edit_path, read_text, title_of
+from agent_tui.acp.terminals import ShellTerminals
+from agent_tui.acp.updates import FileEdit, TurnUpdates, edit_path, title_of
 from agent_tui.core.commands.grants import CommandRun
 from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.events import SessionStart, ToolResult, ToolUse, TurnEnd
@@ -130,6 +132,10 @@ class AcpServer:
         self.client: Client | None = None
         self.capabilities = ClientCapabilities()
         self.sessions: dict[str, Live] = {}
+        self.editor_files: dict[str, EditorFiles] = {}
+        """The sessions whose file tools use the client's files (``editor_files``)."""
+        self.terminals: dict[str, ShellTerminals] = {}
+        """The sessions whose shell calls the client shows as terminals (``terminals``)."""
         self._telling: set[asyncio.Task[None]] = set()
 
     def on_connect(self, conn: Client) -> None:
@@ -256,6 +262,12 @@ class AcpServer:
         if old is not None:  # loaded again: the new core replaces the old one
             await self._close(old)
         self.sessions[sid] = live
+        if wanted(self.capabilities):
+            files = EditorFiles(conn, sid, asyncio.get_running_loop())
+            opened.agent.executor.files = self.editor_files[sid] = files
+        if self.capabilities.terminal:
+            shells = self.terminals[sid] = ShellTerminals(conn, sid)
+            opened.agent.executor.on_output = shells.output
         for warning in [*opened.start.warnings, *notes]:
             log.warning("session %s: %s", sid, warning)
         return live
@@ -323,17 +335,22 @@ class AcpServer:
         agent = live.agent
         turn = TurnUpdates(Path(agent.cwd))
         end: TurnEnd | None = None
+        files, shells = self.editor_files.get(live.id), self.terminals.get(live.id)
         async for event in agent.run(request, asker=live.asker, command=command):
             after: str | None = None
             if isinstance(event, ToolUse):
+                if shells is not None:
+                    shells.expect(event)
                 path = edit_path(event, turn.cwd)
                 if path is not None:
-                    turn.edits[event.id] = FileEdit(path, await asyncio.to_thread(read_text, path))
+                    turn.edits[event.id] = FileEdit(path, await before_edit(files, path))
             elif isinstance(event, ToolResult) and event.id in turn.edits:
-                after = await asyncio.to_thread(read_text, turn.edits[event.id].path)
+                after = await after_edit(files, turn.edits[event.id])
             elif isinstance(event, TurnEnd):
                 end = event
             for update in turn.updates(event, after):
+                if shells is not None:
+                    update = await shells.dress(event, update)
                 await conn.session_update(session_id=live.id, update=update)
             if turn.errors and end is None and event.type == "error":
                 await conn.session_update(
@@ -355,6 +372,8 @@ class AcpServer:
         live = self.sessions.get(session_id)
         if live is not None and live.turn is not None:
             live.agent.interrupt()
+            if session_id in self.editor_files:  # a tool waiting on the editor stops waiting
+                self.editor_files[session_id].cancel()
 
     # -- the end -----------------------------------------------------------------------------
 

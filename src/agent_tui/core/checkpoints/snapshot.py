@@ -19,10 +19,17 @@ _ABSENT = (FileNotFoundError, NotADirectoryError)
 
 
 def snapshot(
-    path: Path, turn: str, blobs: BlobStore, *, limit: int = MAX_SNAPSHOT_BYTES
+    path: Path,
+    turn: str,
+    blobs: BlobStore,
+    *,
+    limit: int = MAX_SNAPSHOT_BYTES,
+    content: bytes | None = None,
 ) -> FileBefore:
     """``path`` as it is now, its content kept in ``blobs``; ``OSError`` when it cannot be
-    read or kept (a symlink swapped in on the way raises the tools' ``path_changed``)."""
+    read or kept (a symlink swapped in on the way raises the tools' ``path_changed``).
+    ``content``: what the file holds as the tool saw it (an editor's unsaved buffer), kept
+    instead of the bytes on disk (the file's mode is still the disk's)."""
     where = str(path)
     try:
         fd = open_regular(path)
@@ -33,9 +40,10 @@ def snapshot(
     with os.fdopen(fd, "rb") as fh:
         st = os.fstat(fh.fileno())
         mode = stat.S_IMODE(st.st_mode)
-        if st.st_size > limit:
-            return FileBefore(turn=turn, path=where, exists=True, mode=mode, size=st.st_size)
-        data = fh.read()
+        size = st.st_size if content is None else len(content)
+        if size > limit:
+            return FileBefore(turn=turn, path=where, exists=True, mode=mode, size=size)
+        data = fh.read() if content is None else content
     return FileBefore(
         turn=turn, path=where, exists=True, blob=blobs.put(data), mode=mode, size=len(data)
     )

@@ -61,12 +61,12 @@ class TurnRecorder:
         self._kept: set[str] = set()
         self._lock = threading.Lock()
 
-    def before_change(self, path: Path) -> str | None:
+    def before_change(self, path: Path, content: bytes | None = None) -> str | None:
         key = str(path)
         with self._lock:
             if key in self._kept:
                 return None
-            before = snapshot(path, self.turn, self.blobs, limit=self._limit)
+            before = snapshot(path, self.turn, self.blobs, limit=self._limit, content=content)
             self._sink(before)
             self._kept.add(key)
         if before.exists and before.blob is None and before.size is not None:

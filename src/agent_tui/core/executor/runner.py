@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -58,6 +58,7 @@ from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
 from agent_tui.core.tools.base import NO_CHANGES, ProgressCallback, ProgressUpdate, ToolContext
 from agent_tui.core.tools.config import ShellSettings
 from agent_tui.core.tools.errors import ToolErrorInfo
+from agent_tui.core.tools.file_access import LOCAL_FILES, FileAccess
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.reads import for_call
 from agent_tui.core.tools.registry import DispatchOutcome, ToolRegistry
@@ -133,6 +134,13 @@ class ToolExecutor:
         by the turn before each request (``ToolContext.images``)."""
         self.plan_review = PlanReview(lambda: self.policy)
         """Plan mode's hand-off (``exit_plan_mode``): the front end attaches its reviewer."""
+        self.files: FileAccess = LOCAL_FILES
+        """Where the file tools get and put files' text (``ToolContext.files``): the disk, or
+        the editor an ACP session runs in."""
+        self.on_output: Callable[[str, tuple[str, ...]], None] | None = None
+        """Told each line of output a running call reports (its id, the new lines), all of
+        them in order, where the ``tool_progress`` events carry only the last few: for a
+        front end that shows the whole stream (ACP's terminals). None: nobody listens."""
 
     @property
     def states(self) -> dict[str, CallPhase]:
@@ -399,6 +407,8 @@ class ToolExecutor:
             return None
 
     def _context(self, plan: CallPlan, progress: ProgressCallback) -> ToolContext:
+        if self.on_output is not None:
+            progress = _teed(progress, plan.call.id, self.on_output)
         return ToolContext(
             cwd=self.cwd,
             file_state=self.file_state,
@@ -414,7 +424,24 @@ class ToolExecutor:
             images=self.images,
             plan_gate=self.plan_review,
             jobs=self.jobs,
+            files=self.files,
         )
+
+
+def _teed(
+    progress: ProgressCallback, call: str, listener: Callable[[str, tuple[str, ...]], None]
+) -> ProgressCallback:
+    """``progress``, telling ``listener`` the output lines of each update first."""
+
+    def report(update: ProgressUpdate) -> None:
+        if update.lines:
+            try:
+                listener(call, update.lines)
+            except Exception:  # a broken listener must not stop the call
+                log.exception("the output listener failed")
+        progress(update)
+
+    return report
 
 
 def _watched(plan: CallPlan) -> bool:

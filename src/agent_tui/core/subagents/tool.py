@@ -319,6 +319,7 @@ class Subagents:
         # what it changes is kept by the parent turn's checkpoint (rewind restores it)
         child.executor.inherited = parent.executor.checkpoint
         child.executor.jobs = parent.executor.jobs  # background jobs are the session's
+        child.executor.files = parent.executor.files  # the editor's buffers, when it has them
         name = definition.name
         asker = _marked(ctx.asker, name) if ctx.asker is not None else None
         watch = _Watch(name)

@@ -24,6 +24,7 @@ from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
 from agent_tui.core.tools.aliases import CallAlias, InputAliases
 from agent_tui.core.tools.config import ShellSettings
 from agent_tui.core.tools.errors import ToolErrorInfo
+from agent_tui.core.tools.file_access import LOCAL_FILES, FileAccess
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.hosts import NO_HOSTS, HostRules
 from agent_tui.core.tools.plan_gate import PlanGate
@@ -152,11 +153,12 @@ class FileChanges(Protocol):
 
     Both are blocking and called from the worker thread that does the write."""
 
-    def before_change(self, path: Path) -> str | None:
+    def before_change(self, path: Path, content: bytes | None = None) -> str | None:
         """``path`` (resolved, as the tool will write it) is about to change: keep what it
-        holds now, the first time in a turn. ``OSError`` when that failed: do not write. A
-        note when what it holds is not kept (too big): the change cannot be rewound, and the
-        result says so."""
+        holds now, the first time in a turn — ``content`` when given (what an editor's buffer
+        holds, ``ToolContext.files``), else what is on disk. ``OSError`` when that failed: do
+        not write. A note when what it holds is not kept (too big): the change cannot be
+        rewound, and the result says so."""
 
     def changed(self, path: Path, digest: str | None) -> None:
         """``path`` now holds the bytes of ``digest`` (``content_digest``); None: deleted."""
@@ -165,7 +167,7 @@ class FileChanges(Protocol):
 class _NoChanges:
     """No checkpoint (``mcp serve``, tests): nothing is kept."""
 
-    def before_change(self, path: Path) -> str | None:
+    def before_change(self, path: Path, content: bytes | None = None) -> str | None:
         return None
 
     def changed(self, path: Path, digest: str | None) -> None:
@@ -231,6 +233,9 @@ class ToolContext:
     jobs: JobManager | None = None
     """The session's background jobs (``run_in_background``, ``shell_output``, ``shell_kill``);
     None where there are none (``mcp serve``, a command file's shell lines)."""
+    files: FileAccess = LOCAL_FILES
+    """Where the file tools get and put a text file's content: the disk, or the editor that
+    holds the files open (``core.tools.file_access``)."""
     kept: KeptOutput | None = None
     """Set by a tool that is stopped midway (cancelled) with output worth keeping
     (``run_shell``): the executor budgets it with the call's interrupted or cancelled end."""

@@ -11,7 +11,9 @@ directory, reached without following a symlink, so a symlink swapped in after th
 resolved cannot redirect the write.
 
 ``recorded_write`` is the write of the file tools: the turn's checkpoint (``ToolContext.changes``)
-keeps the old content before the write and learns what was written after it.
+keeps the old content before the write and learns what was written after it. With an editor's
+``FileAccess`` (``ToolContext.files``) the editor is given the new text instead of the disk,
+and the checkpoint keeps the text the tool read from it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 
 from agent_tui.core.tools.base import FileChanges
 from agent_tui.core.tools.errors import ToolFailure
+from agent_tui.core.tools.file_access import LOCAL_FILES, FileAccess
 from agent_tui.core.tools.file_state import content_digest
 from agent_tui.core.tools.files.safe_open import replace_file
 
@@ -41,15 +44,24 @@ def atomic_write(path: Path, data: bytes, *, resolved: bool = False) -> bool:
 
 
 def recorded_write(
-    path: Path, data: bytes, changes: FileChanges, where: str
+    path: Path,
+    data: bytes,
+    changes: FileChanges,
+    where: str,
+    files: FileAccess = LOCAL_FILES,
+    before: bytes | None = None,
 ) -> tuple[bool, str | None]:
     """``atomic_write(path, data, resolved=True)`` between ``changes.before_change`` and
     ``changes.changed``: (whether the file was created, a note when the change cannot be
     rewound — the old content was too big to keep — for the result to say). If the old
     content could not be kept for another reason (an error), nothing is written
-    (``checkpoint_failed``): a change that could not be undone is not made silently."""
+    (``checkpoint_failed``): a change that could not be undone is not made silently.
+
+    With an editor's ``files``, ``data`` (UTF-8) goes to the editor instead, and ``before``
+    (what the tool read from it) is what the checkpoint keeps; ``AccessFailed`` when the
+    editor did not write it."""
     try:
-        note = changes.before_change(path)
+        note = changes.before_change(path, before) if files.editor else changes.before_change(path)
     except OSError as exc:
         raise ToolFailure(
             CHECKPOINT_FAILED,
@@ -57,6 +69,10 @@ def recorded_write(
             f"({exc.strerror or exc}).",
             "Tell the user: the session directory (checkpoints) may be full or not writable.",
         ) from exc
-    created = atomic_write(path, data, resolved=True)
+    if files.editor:
+        created = not os.path.lexists(path)
+        files.write_text(path, data.decode("utf-8", errors="surrogateescape"))
+    else:
+        created = atomic_write(path, data, resolved=True)
     changes.changed(path, content_digest(data))
     return created, note

@@ -26,7 +26,6 @@ from agent_tui.core.text.utf8 import escape_bytes, escaped_bytes, undecodable
 from agent_tui.core.tools import claude_calls
 from agent_tui.core.tools.aliases import CallAlias
 from agent_tui.core.tools.base import (
-    FileChanges,
     Tool,
     ToolContext,
     ToolInput,
@@ -35,6 +34,7 @@ from agent_tui.core.tools.base import (
 )
 from agent_tui.core.tools.builtin.atomic import recorded_write
 from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
+from agent_tui.core.tools.file_access import LOCAL_FILES, FileAccess
 from agent_tui.core.tools.file_state import FileStateCache, content_digest
 from agent_tui.core.tools.files.diff import edit_diff, unified_diff
 from agent_tui.core.tools.files.paths import (
@@ -179,9 +179,8 @@ def _changed(state: FileStateCache, path: Path, raw: bytes | None = None) -> boo
         raise swapped(path, "a symlink on it was swapped while it was checked") from exc
 
 
-def _content(path: Path, where: str, state: FileStateCache) -> str:
-    """The text of ``path`` to edit; refuses (``ToolFailure``) a file that cannot be edited:
-    not read in this session, changed since, not a text file."""
+def _read_yet(path: Path, where: str, state: FileStateCache) -> bool:
+    """Whether ``path`` changed on disk since it was read; refuses a file not read yet."""
     changed = _changed(state, path)
     if changed is None:
         raise ToolFailure(
@@ -189,8 +188,19 @@ def _content(path: Path, where: str, state: FileStateCache) -> str:
             f"{where} has not been read in this session, so it cannot be edited safely.",
             f"Call read_file on {where} first, then call edit_file again.",
         )
+    return changed
+
+
+def _content(path: Path, where: str, state: FileStateCache, files: FileAccess) -> str:
+    """The text of ``path`` to edit; refuses (``ToolFailure``) a file that cannot be edited:
+    not read in this session, changed since, not a text file. With an editor's ``files``:
+    the text its buffer holds (the file on disk is still opened first, as the judged path,
+    a regular file; its stamp says whether it changed since the read)."""
+    changed = _read_yet(path, where, state)
     try:
         raw = read_bytes(path)
+        if files.editor:
+            raw = files.read_text(path).encode("utf-8", errors="surrogateescape")
     except NotRegularFile:
         raise ToolFailure(
             "not_a_file",
@@ -266,10 +276,16 @@ def _matches(text: str, where: str, step: EditStep, index: int, total: int) -> l
     return matches
 
 
-def _planned(path: Path, where: str, inp: EditFileInput, state: FileStateCache) -> _Planned:
+def _planned(
+    path: Path,
+    where: str,
+    inp: EditFileInput,
+    state: FileStateCache,
+    files: FileAccess = LOCAL_FILES,
+) -> _Planned:
     """Read ``path`` and make every edit of the call on its text, in order; refuse
     (``ToolFailure``) a call that cannot be made whole. Changes nothing."""
-    text = _content(path, where, state)
+    text = _content(path, where, state, files)
     steps = inp.steps()
     current, count = text, 0
     for index, step in enumerate(steps):
@@ -326,12 +342,12 @@ def preview_diff(
     return escape_bytes(unified_diff(text, current, name))[0] or None
 
 
-def _edit(
-    path: Path, where: str, inp: EditFileInput, state: FileStateCache, changes: FileChanges
-) -> _Edited:
-    planned = _planned(path, where, inp, state)
+def _edit(path: Path, where: str, inp: EditFileInput, ctx: ToolContext) -> _Edited:
+    state, files = ctx.file_state, ctx.files
+    planned = _planned(path, where, inp, state, files)
     data = planned.new_text.encode("utf-8", errors="surrogateescape")
-    _, unkept = recorded_write(path, data, changes, where)
+    before = planned.text.encode("utf-8", errors="surrogateescape")
+    _, unkept = recorded_write(path, data, ctx.changes, where, files, before)
     with contextlib.suppress(OSError):  # as in _changed; unrecorded only means "read it again"
         state.record(path, digest=content_digest(data))
     return _Edited(planned, undecodable(planned.text), unkept)
@@ -386,6 +402,9 @@ def _precheck(inp: EditFileInput, ctx: ToolContext) -> ToolErrorInfo | None:
     Anything it cannot tell (an unexpected OS error) is left to the call itself."""
     try:
         real, where = _target(inp, ctx)
+        if ctx.files.editor:  # the editor hears of the file only once the call is allowed
+            _read_yet(real, where, ctx.file_state)
+            return None
         try:
             _planned(real, where, inp, ctx.file_state)
         except PermissionError as exc:
@@ -401,7 +420,7 @@ async def _call(inp: EditFileInput, ctx: ToolContext) -> ToolOutput:
     real, where = _target(inp, ctx)
     path = ctx.resolve(inp.path)
     try:
-        edited = await asyncio.to_thread(_edit, real, where, inp, ctx.file_state, ctx.changes)
+        edited = await asyncio.to_thread(_edit, real, where, inp, ctx)
     except ReadOnlyFile as exc:  # made read-only since _target looked
         raise read_only_failure(where, exc.mode, "edit") from exc
     except PermissionError as exc:

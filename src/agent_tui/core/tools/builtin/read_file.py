@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import io
 import json
 import os
 import threading
@@ -29,6 +30,7 @@ from agent_tui.core.tools import claude_calls
 from agent_tui.core.tools.aliases import CallAlias, renamed
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolOutput
 from agent_tui.core.tools.errors import CANCELLED, ToolFailure
+from agent_tui.core.tools.file_access import LOCAL_FILES, FileAccess
 from agent_tui.core.tools.file_state import FileStamp
 from agent_tui.core.tools.files.paths import (
     READ_ONLY_PATH_META,
@@ -96,8 +98,17 @@ def _window(offset: int, limit: int, char_offset: int) -> Window:
     return Window(offset, offset + limit - 1, MAX_LINE_CHARS, Rows(MAX_WINDOW_CHARS))
 
 
-def _scan(f: BinaryIO, where: str, inp: ReadFileInput, limit: int, stop: threading.Event) -> _View:
-    st = os.fstat(f.fileno())
+def _scan(
+    f: BinaryIO,
+    where: str,
+    inp: ReadFileInput,
+    limit: int,
+    stop: threading.Event,
+    st: os.stat_result | None = None,
+) -> _View:
+    """``f`` as numbered rows; ``st``: the stat of the file on disk when ``f`` is not it (an
+    editor's text), else ``f``'s own."""
+    st = st if st is not None else os.fstat(f.fileno())
     reason = looks_binary(f.read(SAMPLE_BYTES))
     if reason:
         raise ToolFailure(
@@ -208,9 +219,20 @@ async def _read_image(real: Path, where: str, ctx: ToolContext) -> ToolOutput | 
     return ToolOutput(content, data=data, never_spill=True, summary=summary, images=[kept])
 
 
-def _read(path: Path, where: str, inp: ReadFileInput, limit: int, stop: threading.Event) -> _View:
+def _read(
+    path: Path,
+    where: str,
+    inp: ReadFileInput,
+    limit: int,
+    stop: threading.Event,
+    files: FileAccess = LOCAL_FILES,
+) -> _View:
     with _open(path, where) as f:
         reader = SpillReader.open(path, f.fileno())  # the index of the file opened
+        if reader is None and files.editor:  # the disk's stamp, the editor's text
+            st = os.fstat(f.fileno())
+            text = io.BytesIO(files.read_text(path).encode("utf-8", errors="surrogateescape"))
+            return _scan(text, where, inp, limit, stop, st)
         if reader is None:
             return _scan(f, where, inp, limit, stop)
         # SpillReader opens the file by name: it must have opened the file judged and opened
@@ -339,7 +361,7 @@ async def _call(inp: ReadFileInput, ctx: ToolContext) -> ToolOutput:
             return image
     limit = min(inp.limit, MAX_LINES)
     try:
-        view = await in_thread(lambda stop: _read(real, where, inp, limit, stop))
+        view = await in_thread(lambda stop: _read(real, where, inp, limit, stop, ctx.files))
     except PermissionError as exc:
         raise ToolFailure(
             "permission_denied",

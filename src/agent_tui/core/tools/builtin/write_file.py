@@ -17,7 +17,6 @@ from agent_tui.core.text.utf8 import escape_bytes
 from agent_tui.core.tools import claude_calls
 from agent_tui.core.tools.aliases import CallAlias, renamed
 from agent_tui.core.tools.base import (
-    FileChanges,
     Tool,
     ToolContext,
     ToolInput,
@@ -78,9 +77,11 @@ def _previous(path: Path) -> bytes | None:
         return None
 
 
-def _write(path: Path, data: bytes, changes: FileChanges, where: str) -> _Written:
+def _write(path: Path, data: bytes, ctx: ToolContext, where: str) -> _Written:
     previous = _previous(path)
-    created, unkept = recorded_write(path, data, changes, where)
+    if previous is not None and ctx.files.editor:  # what the editor holds is what is replaced
+        previous = ctx.files.read_text(path).encode("utf-8", errors="surrogateescape")
+    created, unkept = recorded_write(path, data, ctx.changes, where, ctx.files, previous)
     return _Written(created, previous, unkept)
 
 
@@ -127,7 +128,7 @@ async def _call(inp: WriteFileInput, ctx: ToolContext) -> ToolOutput:
     data = inp.content.encode("utf-8")  # text: dispatch refuses a lone surrogate
     try:
         # Once started the write completes or fails as a whole, even if the call is cancelled.
-        written = await asyncio.to_thread(_write, real, data, ctx.changes, where)
+        written = await asyncio.to_thread(_write, real, data, ctx, where)
     except ReadOnlyFile as exc:  # made read-only since _target looked
         raise read_only_failure(where, exc.mode, "write") from exc
     except (FileExistsError, NotADirectoryError) as exc:
