@@ -66,10 +66,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _namespace(
-    args: argparse.Namespace, cwd: Path, resume: str | None, mcp_config: Path | None
+    args: argparse.Namespace,
+    cwd: Path,
+    resume: str | None,
+    mcp_config: Path | None,
+    fork: bool = False,
 ) -> argparse.Namespace:
     """The options ``assemble`` reads, as an interactive run's (asks are answered: by the
-    client), resuming ``resume`` when given; ``mcp_config``: the client's MCP servers."""
+    client), resuming ``resume`` when given (``fork``: in a new session forked from it, as
+    ``--fork-session``); ``mcp_config``: the client's MCP servers."""
     return argparse.Namespace(
         headless=None,
         model=args.model,
@@ -79,7 +84,7 @@ def _namespace(
         max_turns=args.max_turns,
         continue_=False,
         resume=resume,
-        fork_session=False,
+        fork_session=fork,
         cwd=cwd,
         debug=args.debug,
         mcp_config=mcp_config,
@@ -102,7 +107,11 @@ def _servers_file(servers: dict[str, Any]) -> Path | None:
 
 
 async def _open(
-    args: argparse.Namespace, cwd: Path, resume: str | None, servers: dict[str, Any]
+    args: argparse.Namespace,
+    cwd: Path,
+    resume: str | None,
+    servers: dict[str, Any],
+    fork: bool = False,
 ) -> Opened:
     from agent_tui.acp.server import Opened, StartFailed
     from agent_tui.cli.assemble import ModelUnusable, SetupFailed, assemble
@@ -119,7 +128,7 @@ async def _open(
     passed = await asyncio.to_thread(_servers_file, servers)
     files = [passed] if passed is not None else []
     try:
-        core = await asyncio.to_thread(assemble, _namespace(args, cwd, resume, passed), cwd)
+        core = await asyncio.to_thread(assemble, _namespace(args, cwd, resume, passed, fork), cwd)
     except SetupFailed as exc:
         for path in files:
             path.unlink(missing_ok=True)
@@ -154,14 +163,17 @@ async def _serve(args: argparse.Namespace, protocol_out: int) -> int:
     )
     writer = asyncio.StreamWriter(transport, protocol, None, loop)
 
-    async def open_session(cwd: Path, resume: str | None, servers: dict[str, Any]) -> Opened:
-        return await _open(args, cwd, resume, servers)
+    async def open_session(
+        cwd: Path, resume: str | None, servers: dict[str, Any], fork: bool
+    ) -> Opened:
+        return await _open(args, cwd, resume, servers, fork)
 
     server = AcpServer(open_session, lambda: _model_problem(args))
     try:
         # the SDK's Agent protocol lists every method; the router answers "method not found"
-        # for those a server does not define (fork, resume, config options)
-        await run_agent(cast("Agent", server), writer, reader)
+        # for those a server does not define (config options). Close, fork and resume are
+        # "unstable" in the SDK: its router answers them only with the flag
+        await run_agent(cast("Agent", server), writer, reader, use_unstable_protocol=True)
     finally:
         await server.aclose()
     return 0
