@@ -116,6 +116,8 @@ class Live:
     modes: SessionModes
     files: list[Path] = field(default_factory=list)
     turn: asyncio.Task[Any] | None = field(default=None, repr=False)
+    warnings: list[str] = field(default_factory=list)
+    """What its start found wrong (settings, MCP configuration, rules), not told yet."""
 
 
 def _error(failed: StartFailed) -> RequestError:
@@ -313,7 +315,8 @@ class AcpServer:
         if old is not None:  # loaded again: the new core replaces the old one
             await self._close(old)
         self.sessions[sid] = live
-        for warning in [*opened.start.warnings, *notes]:
+        live.warnings = [*opened.start.warnings, *notes]
+        for warning in live.warnings:
             log.warning("session %s: %s", sid, warning)
         return live
 
@@ -358,11 +361,15 @@ class AcpServer:
         await self._conn().session_update(session_id=live.id, update=update)
 
     def _tell_commands(self, live: Live) -> None:
-        """The session's slash commands, sent once the client has the session's id (after
-        the answer to ``session/new`` or ``session/load``)."""
+        """The session's start-up warnings (as an agent message: every client shows one) and
+        its slash commands, sent once the client has the session's id (after the answer to
+        ``session/new`` or ``session/load``)."""
 
         async def tell() -> None:
             try:
+                warnings, live.warnings = live.warnings, []
+                if warnings:
+                    await self._say(live, "".join(f"[agent-tui] {w}\n" for w in warnings))
                 commands = await asyncio.to_thread(available, live.agent)
                 update = AvailableCommandsUpdate(
                     session_update="available_commands_update", available_commands=commands
