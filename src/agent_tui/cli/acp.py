@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from agent_tui.cli.options import add_max_turns_option, add_model_option, add_rule_options
 from agent_tui.cli.parser import StrictParser
 
 if TYPE_CHECKING:
@@ -32,9 +33,6 @@ if TYPE_CHECKING:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from agent_tui.core.agent.agent import DEFAULT_MAX_TURNS
-    from agent_tui.core.permissions import Mode
-
     parser = StrictParser(
         prog="agent-tui acp",
         description="Run agent-tui as an ACP agent (Agent Client Protocol v1) over stdin and "
@@ -42,23 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
         "session works in the directory the editor names, with the model, rules, hooks and "
         "MCP servers a TUI run there would have.",
     )
-    parser.add_argument(
-        "--model",
-        "-m",
-        metavar="SPEC",
-        help="demo | openai:MODEL | anthropic:MODEL | script:PATH "
-        "(default: from AGENT_API_KEY / ANTHROPIC_API_KEY, else demo)",
-    )
-    parser.add_argument(
-        "--allow", action="append", default=[], metavar="RULE", help="allow calls matching RULE"
-    )
-    parser.add_argument(
-        "--deny", action="append", default=[], metavar="RULE", help="deny calls matching RULE"
-    )
-    parser.add_argument(
-        "--permission-mode", choices=[mode.value for mode in Mode], help="the starting mode"
-    )
-    parser.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS)
+    add_model_option(parser)
+    add_rule_options(parser)
+    add_max_turns_option(parser)
     parser.add_argument(
         "--debug", action="store_true", help="write more to the log file (DEBUG instead of INFO)"
     )
