@@ -103,3 +103,32 @@ async def test_an_edit_whose_checkpoint_is_gone_says_why_it_has_no_diff(
         assert "[no diff: its content before the turn is gone]" in result_text(editor, call)
         assert editor.statuses(call)[-1] == "completed"
     assert diffs(editor, "call_w") == [(None, "fresh\n")]  # a new file needs no checkpoint
+
+
+async def test_an_edit_after_a_command_changed_its_file_has_no_diff_made_up(
+    server: FakeServer, tmp_path: Path
+) -> None:
+    """Between two edits of a turn a command appended to the file: the second edit's text
+    before is not the first one's after, and the replay says so rather than showing the
+    command's change as the edit's."""
+    (tmp_path / "app.py").write_text("x = 1\n")
+    reply_calls(server, ("call_r", "read_file", {"path": "app.py"}))
+    reply_calls(server, edit("call_a", "x = 1", "x = 2"))
+    reply_calls(server, ("call_s", "run_shell", {"command": "echo 'y = 0' >> app.py"}))
+    reply_calls(server, ("call_r2", "read_file", {"path": "app.py"}))
+    reply_calls(server, edit("call_b", "x = 2", "x = 3"))
+    say(server, "Done.")
+    async with running_agent(
+        Editor(), tmp_path, "--permission-mode", "bypass", server=server
+    ) as conn:
+        session = await conn.new_session(cwd=str(tmp_path))
+        sid = session.session_id
+        reply = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=text("go")), DEADLINE)
+        assert reply.stop_reason == "end_turn"
+    assert (tmp_path / "app.py").read_text() == "x = 3\ny = 0\n"
+    editor = Editor()
+    async with running_agent(editor, tmp_path, server=server) as conn:
+        await conn.load_session(cwd=str(tmp_path), session_id=sid)
+    assert diffs(editor, "call_a") == [("x = 1\n", "x = 2\n")]
+    assert diffs(editor, "call_b") == []
+    assert "[no diff: a command changed the file between" in result_text(editor, "call_b")

@@ -6,7 +6,8 @@ turn's first change to it, each change's ``FileAfter`` the digest of what it wro
 call of the transcript is matched to its record by turn, file and order (the k-th successful
 edit of a file in a turn is the k-th ``FileAfter`` of that file in that turn; when the counts
 differ, nothing is matched: a wrong diff is worse than none). Its text before is the turn's
-``FileBefore`` or the previous change's text; its text after is found by digest: in the blob
+``FileBefore`` or the previous change's text (not known when a command changed the file in
+between: a ``ShellChanges`` of the turn lists it); its text after is found by digest: in the blob
 store (a later turn kept it), in the file as it is now, or by applying the call's own input to
 the text before (``write_file``'s content, ``edit_file``'s replacements) — only ever accepted
 when the digest matches. What cannot be found says why (``EditDiff.missing``).
@@ -22,7 +23,12 @@ from pathlib import Path
 
 from agent_tui.acp.updates import EDITS, MAX_DIFF_BYTES
 from agent_tui.core.checkpoints.blobs import BlobStore
-from agent_tui.core.checkpoints.records import CheckpointEntry, FileAfter, FileBefore
+from agent_tui.core.checkpoints.records import (
+    CheckpointEntry,
+    FileAfter,
+    FileBefore,
+    ShellChanges,
+)
 from agent_tui.core.checkpoints.snapshot import read_current
 from agent_tui.core.tools.file_state import content_digest
 from agent_tui.core.transcript import Message, ToolCall
@@ -55,11 +61,19 @@ def edit_diffs(
     calls = _edit_calls(messages, cwd)
     befores: dict[tuple[str, str], FileBefore] = {}
     afters: dict[tuple[str, str], list[str | None]] = defaultdict(list)
+    disturbed: dict[tuple[str, str], set[int]] = defaultdict(set)
+    """The changes whose text before may not be what the change before them left."""
     for entry in entries:
         if isinstance(entry, FileBefore):
             befores.setdefault((entry.turn, entry.path), entry)
         elif isinstance(entry, FileAfter):
             afters[(entry.turn, entry.path)].append(entry.digest)
+        elif isinstance(entry, ShellChanges):
+            listed = {os.path.realpath(change.path) for change in entry.changes}
+            unsure = entry.more > 0 or entry.truncated
+            for changed, so_far in afters.items():
+                if changed[0] == entry.turn and (unsure or changed[1] in listed):
+                    disturbed[changed].add(len(so_far))
     found: dict[str, EditDiff] = {}
     for key, made in calls.items():
         turn, path = key
@@ -74,23 +88,25 @@ def edit_diffs(
             for one in made:
                 found[one.id] = EditDiff(where, missing=UNMATCHED)
             continue
-        found.update(_chain(made, before, digests, blobs, where))
+        found.update(_chain(made, before, digests, disturbed[(turn, path)], blobs, where))
     return found
 
 
 OLD_SESSION = "this session was saved before agent-tui kept checkpoints"
 UNMATCHED = "the session's checkpoint records do not match this edit"
+CHANGED_BETWEEN = "a command changed the file between this edit and the one before it"
 
 
 def _chain(
     made: list[_Call],
     before: FileBefore,
     digests: list[str | None],
+    disturbed: set[int],
     blobs: BlobStore | None,
     where: Path,
 ) -> Iterable[tuple[str, EditDiff]]:
     """The diffs of one turn's edits of one file, in order: each starts from the text the one
-    before it left."""
+    before it left, unless a command changed the file in between (``disturbed``)."""
     text: str | None
     why: str | None = None
     if not before.exists:
@@ -100,7 +116,9 @@ def _chain(
     else:
         text, why = _text(_blob(blobs, before.blob), "its content before the turn is gone")
     known = why is None
-    for one, digest in zip(made, digests, strict=True):
+    for index, (one, digest) in enumerate(zip(made, digests, strict=True)):
+        if index in disturbed:
+            text, known, why = None, False, CHANGED_BETWEEN
         after, after_why = _after(digest, text, known, one, blobs, where)
         if not known:  # the first cause stays the reason
             yield one.id, EditDiff(where, missing=why)
