@@ -119,8 +119,14 @@ async def test_resume_of_a_session_open_elsewhere_is_refused(
         async with running_agent(Editor(), tmp_path, server=server) as conn:
             with pytest.raises(RequestError) as raised:
                 await conn.resume_session(cwd=str(tmp_path), session_id=sid)
+            with pytest.raises(RequestError) as loading:
+                await conn.load_session(cwd=str(tmp_path), session_id=sid)
             with pytest.raises(RequestError) as missing:
                 await conn.resume_session(cwd=str(tmp_path), session_id="nope")
+            listed = await conn.list_sessions(cwd=str(tmp_path))
+    # refused without a trace: no copy of the session was left behind
+    assert [s.session_id for s in listed.sessions] == [sid]
+    assert loading.value.code == -32600
     assert raised.value.code == -32600
     assert "open in another agent-tui" in str(raised.value.data)
     assert missing.value.code == -32002
@@ -155,3 +161,23 @@ async def test_fork_branches_a_new_session_and_leaves_the_original(
     assert [m.content for m in original.messages if m.role == "user"] == ["remember 7"]
     assert [m.content for m in fork.messages if m.role == "user"] == ["remember 7", "what number?"]
     assert fork.forked_from == sid
+
+
+async def test_loading_a_session_open_here_reopens_it(server: FakeServer, tmp_path: Path) -> None:
+    """The editor loads a session this agent has open (a reopened tab): the open one is closed
+    and the saved one told again, under the same id."""
+    say(server, "First.")
+    editor = Editor()
+    async with running_agent(editor, tmp_path, server=server) as conn:
+        session = await conn.new_session(cwd=str(tmp_path))
+        sid = session.session_id
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=text("one")), DEADLINE)
+        editor.updates.clear()
+        await conn.load_session(cwd=str(tmp_path), session_id=sid)
+        assert editor.updates[0].content.text == "one"  # told again
+        say(server, "Second.")
+        reply = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=text("two")), DEADLINE)
+        listed = await conn.list_sessions(cwd=str(tmp_path))
+    assert reply.stop_reason == "end_turn"
+    assert said(server)[-2:] == ["one", "two"]
+    assert [s.session_id for s in listed.sessions] == [sid]

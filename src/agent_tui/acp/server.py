@@ -81,9 +81,12 @@ MODEL_METHOD = "agent-tui-model"
 
 class StartFailed(Exception):
     """A session cannot be opened: ``kind`` says how to answer (``auth``: no usable model is
-    configured; ``not_found``: no such session; ``invalid``: anything else), ``message`` why."""
+    configured; ``not_found``: no such session; ``in_use``: another process has it open;
+    ``invalid``: anything else), ``message`` why."""
 
-    def __init__(self, message: str, kind: Literal["auth", "not_found", "invalid"]) -> None:
+    def __init__(
+        self, message: str, kind: Literal["auth", "not_found", "in_use", "invalid"]
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.kind = kind
@@ -126,6 +129,8 @@ def _error(failed: StartFailed) -> RequestError:
         return RequestError.auth_required(data)
     if failed.kind == "not_found":
         return RequestError(-32002, "Resource not found", data)
+    if failed.kind == "in_use":
+        return RequestError.invalid_request(data)
     return RequestError.invalid_params(data)
 
 
@@ -261,6 +266,11 @@ class AcpServer:
         return CloseSessionResponse()
 
     async def _reattach(self, cwd: str, session_id: str, servers: list[Any]) -> Live:
+        """The saved session ``session_id`` opened (one open here is closed first, so its
+        lock is free); refused when another process has it."""
+        old = self.sessions.pop(session_id, None)
+        if old is not None:
+            await self._close(old)
         live = await self._open(cwd, session_id, servers)
         if live.id != session_id:  # another process has it: we got a fork, which is not it
             self.sessions.pop(live.id, None)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from acp.interfaces import Agent
 
     from agent_tui.acp.server import Opened
+    from agent_tui.core.conversation.session import SessionLog
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -109,6 +110,12 @@ async def _open(
             raise StartFailed(str(doubted), "invalid") from None
         if found is None or found.id != resume:  # an id, whole: not a prefix, not a path
             raise StartFailed(f"no saved session {resume!r}", "not_found")
+        holder = None if fork else await asyncio.to_thread(_holder, found)
+        if holder is not None:  # refused before assemble would fork it (a copy left behind)
+            raise StartFailed(
+                f"session {resume} is open in another agent-tui ({holder}); close it there",
+                "in_use",
+            )
     passed = await asyncio.to_thread(_servers_file, servers)
     files = [passed] if passed is not None else []
     try:
@@ -120,6 +127,14 @@ async def _open(
             raise StartFailed(exc.message, "auth") from None
         raise StartFailed(exc.message, "invalid") from None
     return Opened(core.agent, core.start, files)
+
+
+def _holder(session: SessionLog) -> str | None:
+    """Who holds ``session``'s lock (None: nobody; it is left unheld). Blocking."""
+    holder = session.claim()
+    if holder is None:
+        session.release()
+    return holder
 
 
 def _model_problem(args: argparse.Namespace) -> str | None:
