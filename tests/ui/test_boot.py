@@ -246,9 +246,9 @@ def test_an_app_needs_an_agent_or_a_boot() -> None:
 
 
 def test_what_the_parser_writes_out_matches_the_core() -> None:
-    """``cli.main`` spells out the permission modes and the turn limit (importing them would import
-    the core before the first frame): they must stay the core's."""
-    import agent_tui.cli.main as cli
+    """``cli.options`` spells out the permission modes and the turn limit (importing them would
+    import the core before the first frame): they must stay the core's."""
+    import agent_tui.cli.options as cli
     from agent_tui.core.agent.agent import DEFAULT_MAX_TURNS
     from agent_tui.core.permissions import Mode
 

@@ -3,35 +3,58 @@
 A loaded session is told again to the client as the updates a live turn sent
 (``core.conversation.replay``: the events the TUI replays, fed to the same ``TurnUpdates``):
 each user message as a ``user_message_chunk``, the answers, every tool call with how it
-ended, the plan. Edits replay without their diff (the file as it was is not kept in the
-transcript; the checkpoints are for rewinding, not for showing). ``listing`` reads only the
-header line of each session file, newest first, a page at a time.
+ended, the plan. An edit replays with its diff when the session's checkpoints hold the file's
+text before and after it (``edit_history``); when they do not, its result says why instead.
+``listing`` reads only the header line of each session file, newest first, a page at a time.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from acp.schema import SessionInfo, TextContentBlock, UserMessageChunk
+from acp.schema import (
+    ContentToolCallContent,
+    SessionInfo,
+    TextContentBlock,
+    ToolCallProgress,
+    UserMessageChunk,
+)
 
-from agent_tui.acp.updates import TurnUpdates
+from agent_tui.acp.edit_history import EditDiff, edit_diffs
+from agent_tui.acp.updates import FileEdit, TurnUpdates
 from agent_tui.core.conversation.replay import transcript_events
 from agent_tui.core.conversation.session_read import read_header
 from agent_tui.core.conversation.session_store import SessionStore
-from agent_tui.core.events import UserInjected, UserMessage
+from agent_tui.core.events import ToolResult, ToolUse, UserInjected, UserMessage
 from agent_tui.core.transcript import Message
+
+if TYPE_CHECKING:
+    from agent_tui.core.agent.agent import Agent
+    from agent_tui.core.conversation.session import SessionLog
 
 PAGE = 50
 """Sessions per ``session/list`` page."""
 
 
-def replay(messages: list[Message], cwd: Path) -> Iterator[Any]:
-    """The updates that tell ``messages`` again, in order."""
+async def replayed(agent: Agent) -> list[Any]:
+    """The updates that tell ``agent``'s conversation again (its checkpoints read in a
+    thread, for the diffs of its edits)."""
+    messages = agent.history()
+    return await asyncio.to_thread(lambda: list(replay(messages, Path(agent.cwd), agent.session)))
+
+
+def replay(messages: list[Message], cwd: Path, session: SessionLog | None = None) -> Iterator[Any]:
+    """The updates that tell ``messages`` again, in order; ``session``: where the edits'
+    checkpoints are (blocking: it reads them)."""
     turn = TurnUpdates(cwd)
+    diffs: dict[str, EditDiff] = {}
+    if session is not None:
+        diffs = edit_diffs(messages, session.entries, session.blobs, cwd)
     for event in transcript_events(messages):
         if isinstance(event, UserMessage | UserInjected):
             yield UserMessageChunk(
@@ -39,7 +62,25 @@ def replay(messages: list[Message], cwd: Path) -> Iterator[Any]:
                 content=TextContentBlock(type="text", text=event.text),
             )
             continue
-        yield from turn.updates(event)
+        diff = diffs.get(event.id) if isinstance(event, ToolUse | ToolResult) else None
+        if diff is None or diff.missing is not None:
+            for update in turn.updates(event):
+                yield _noted(update, diff) if isinstance(event, ToolResult) else update
+            continue
+        if isinstance(event, ToolUse):
+            turn.edits[event.id] = FileEdit(diff.path, diff.before)
+        yield from turn.updates(event, diff.after)
+
+
+def _noted(update: Any, diff: EditDiff | None) -> Any:
+    """An edit's result without its diff, saying why."""
+    if diff is None or diff.missing is None or not isinstance(update, ToolCallProgress):
+        return update
+    note = ContentToolCallContent(
+        type="content",
+        content=TextContentBlock(type="text", text=f"[no diff: {diff.missing}]"),
+    )
+    return update.model_copy(update={"content": [note, *(update.content or [])]})
 
 
 def listing(

@@ -27,6 +27,8 @@ from acp.schema import (
     AuthMethodAgent,
     AvailableCommandsUpdate,
     ClientCapabilities,
+    CloseSessionResponse,
+    ForkSessionResponse,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
@@ -35,8 +37,12 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    ResumeSessionResponse,
     SessionCapabilities,
+    SessionCloseCapabilities,
+    SessionForkCapabilities,
     SessionListCapabilities,
+    SessionResumeCapabilities,
     SetSessionModeResponse,
     StopReason,
     TextContentBlock,
@@ -45,7 +51,7 @@ from acp.schema import (
 from agent_tui import __version__
 from agent_tui.acp.commands import Answer, available, resolve
 from agent_tui.acp.editor_files import EditorFiles, after_edit, before_edit, wanted
-from agent_tui.acp.history import listing, replay
+from agent_tui.acp.history import listing, replayed
 from agent_tui.acp.mcp_servers import entries
 from agent_tui.acp.modes import SessionModes
 from agent_tui.acp.permission import ClientAsker
@@ -77,9 +83,12 @@ MODEL_METHOD = "agent-tui-model"
 
 class StartFailed(Exception):
     """A session cannot be opened: ``kind`` says how to answer (``auth``: no usable model is
-    configured; ``not_found``: no such session; ``invalid``: anything else), ``message`` why."""
+    configured; ``not_found``: no such session; ``in_use``: another process has it open;
+    ``invalid``: anything else), ``message`` why."""
 
-    def __init__(self, message: str, kind: Literal["auth", "not_found", "invalid"]) -> None:
+    def __init__(
+        self, message: str, kind: Literal["auth", "not_found", "in_use", "invalid"]
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.kind = kind
@@ -95,9 +104,10 @@ class Opened:
     """Files of the session's own, removed once it is closed (the client's MCP servers)."""
 
 
-OpenSession = Callable[[Path, str | None, dict[str, Any]], Awaitable[Opened]]
-"""Builds the core for a cwd, for a new session (None) or the saved session of that id, with
-the client's MCP servers (``.mcp.json`` entries); raises ``StartFailed``."""
+OpenSession = Callable[[Path, str | None, dict[str, Any], bool], Awaitable[Opened]]
+"""Builds the core for a cwd, for a new session (None) or the saved session of that id (with
+``True``: a new session forked from it), with the client's MCP servers (``.mcp.json``
+entries); raises ``StartFailed``."""
 
 
 @dataclass(eq=False)
@@ -111,6 +121,8 @@ class Live:
     modes: SessionModes
     files: list[Path] = field(default_factory=list)
     turn: asyncio.Task[Any] | None = field(default=None, repr=False)
+    warnings: list[str] = field(default_factory=list)
+    """What its start found wrong (settings, MCP configuration, rules), not told yet."""
 
 
 def _error(failed: StartFailed) -> RequestError:
@@ -119,6 +131,8 @@ def _error(failed: StartFailed) -> RequestError:
         return RequestError.auth_required(data)
     if failed.kind == "not_found":
         return RequestError(-32002, "Resource not found", data)
+    if failed.kind == "in_use":
+        return RequestError.invalid_request(data)
     return RequestError.invalid_params(data)
 
 
@@ -164,7 +178,12 @@ class AcpServer:
                     image=True, audio=False, embedded_context=True
                 ),
                 mcp_capabilities=McpCapabilities(http=True, sse=False),
-                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+                session_capabilities=SessionCapabilities(
+                    list=SessionListCapabilities(),
+                    close=SessionCloseCapabilities(),
+                    resume=SessionResumeCapabilities(),
+                    fork=SessionForkCapabilities(),
+                ),
             ),
             auth_methods=[
                 AuthMethodAgent(
@@ -206,18 +225,66 @@ class AcpServer:
         **kwargs: Any,
     ) -> LoadSessionResponse:
         """A saved session, told again as updates before the answer (its id stays)."""
-        live = await self._open(cwd, session_id, mcp_servers or [])
+        live = await self._reattach(cwd, session_id, mcp_servers or [])
+        conn = self._conn()
+        for update in await replayed(live.agent):
+            await conn.session_update(session_id=live.id, update=update)
+        self._tell_commands(live)
+        return LoadSessionResponse(modes=live.modes.state())
+
+    async def resume_session(
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> ResumeSessionResponse:
+        """``session/load`` without the replay (the client still shows the conversation);
+        a session open here already stays as it is."""
+        live = self.sessions.get(session_id)
+        if live is None:
+            live = await self._reattach(cwd, session_id, mcp_servers or [])
+        self._tell_commands(live)
+        return ResumeSessionResponse(modes=live.modes.state())
+
+    async def fork_session(
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> ForkSessionResponse:
+        """A new session starting as a copy of the saved one (``--fork-session``); the
+        original stays as it was, and may be open anywhere."""
+        live = await self._open(cwd, session_id, mcp_servers or [], fork=True)
+        self._tell_commands(live)
+        return ForkSessionResponse(session_id=live.id, modes=live.modes.state())
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        """The session ends as at exit: its turn stopped, its file saved and its lock
+        released, its MCP servers stopped."""
+        live = self.sessions.pop(session_id, None)
+        if live is None:
+            raise RequestError.invalid_params({"message": f"no open session {session_id!r}"})
+        await self._close(live)
+        return CloseSessionResponse()
+
+    async def _reattach(self, cwd: str, session_id: str, servers: list[Any]) -> Live:
+        """The saved session ``session_id`` opened (one open here is closed first, so its
+        lock is free); refused when another process has it."""
+        old = self.sessions.pop(session_id, None)
+        if old is not None:
+            await self._close(old)
+        live = await self._open(cwd, session_id, servers)
         if live.id != session_id:  # another process has it: we got a fork, which is not it
             self.sessions.pop(live.id, None)
             await self._close(live)
             raise RequestError.invalid_request(
                 {"message": f"session {session_id} is open in another agent-tui; close it there"}
             )
-        conn = self._conn()
-        for update in replay(live.agent.history(), Path(live.agent.cwd)):
-            await conn.session_update(session_id=live.id, update=update)
-        self._tell_commands(live)
-        return LoadSessionResponse(modes=live.modes.state())
+        return live
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
@@ -237,7 +304,9 @@ class AcpServer:
             raise RequestError.invalid_params({"message": str(exc)}) from None
         return SetSessionModeResponse()
 
-    async def _open(self, cwd: str, session_id: str | None, servers: list[Any]) -> Live:
+    async def _open(
+        self, cwd: str, session_id: str | None, servers: list[Any], *, fork: bool = False
+    ) -> Live:
         where = await asyncio.to_thread(_directory, cwd)
         if where is None:
             raise RequestError.invalid_params(
@@ -245,7 +314,7 @@ class AcpServer:
             )
         passed, notes = entries(servers)
         try:
-            opened = await self.open_session(where, session_id, passed)
+            opened = await self.open_session(where, session_id, passed, fork)
         except StartFailed as failed:
             raise _error(failed) from None
         sid = opened.start.session_id
@@ -268,7 +337,8 @@ class AcpServer:
         if self.capabilities.terminal:
             shells = self.terminals[sid] = ShellTerminals(conn, sid)
             opened.agent.executor.on_output = shells.output
-        for warning in [*opened.start.warnings, *notes]:
+        live.warnings = [*opened.start.warnings, *notes]
+        for warning in live.warnings:
             log.warning("session %s: %s", sid, warning)
         return live
 
@@ -313,11 +383,15 @@ class AcpServer:
         await self._conn().session_update(session_id=live.id, update=update)
 
     def _tell_commands(self, live: Live) -> None:
-        """The session's slash commands, sent once the client has the session's id (after
-        the answer to ``session/new`` or ``session/load``)."""
+        """The session's start-up warnings (as an agent message: every client shows one) and
+        its slash commands, sent once the client has the session's id (after the answer to
+        ``session/new`` or ``session/load``)."""
 
         async def tell() -> None:
             try:
+                warnings, live.warnings = live.warnings, []
+                if warnings:
+                    await self._say(live, "".join(f"[agent-tui] {w}\n" for w in warnings))
                 commands = await asyncio.to_thread(available, live.agent)
                 update = AvailableCommandsUpdate(
                     session_update="available_commands_update", available_commands=commands

@@ -23,18 +23,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from agent_tui.cli.options import add_max_turns_option, add_model_option, add_rule_options
 from agent_tui.cli.parser import StrictParser
 
 if TYPE_CHECKING:
     from acp.interfaces import Agent
 
     from agent_tui.acp.server import Opened
+    from agent_tui.core.conversation.session import SessionLog
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from agent_tui.core.agent.agent import DEFAULT_MAX_TURNS
-    from agent_tui.core.permissions import Mode
-
     parser = StrictParser(
         prog="agent-tui acp",
         description="Run agent-tui as an ACP agent (Agent Client Protocol v1) over stdin and "
@@ -42,23 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
         "session works in the directory the editor names, with the model, rules, hooks and "
         "MCP servers a TUI run there would have.",
     )
-    parser.add_argument(
-        "--model",
-        "-m",
-        metavar="SPEC",
-        help="demo | openai:MODEL | anthropic:MODEL | script:PATH "
-        "(default: from AGENT_API_KEY / ANTHROPIC_API_KEY, else demo)",
-    )
-    parser.add_argument(
-        "--allow", action="append", default=[], metavar="RULE", help="allow calls matching RULE"
-    )
-    parser.add_argument(
-        "--deny", action="append", default=[], metavar="RULE", help="deny calls matching RULE"
-    )
-    parser.add_argument(
-        "--permission-mode", choices=[mode.value for mode in Mode], help="the starting mode"
-    )
-    parser.add_argument("--max-turns", type=int, default=DEFAULT_MAX_TURNS)
+    add_model_option(parser)
+    add_rule_options(parser)
+    add_max_turns_option(parser)
     parser.add_argument(
         "--debug", action="store_true", help="write more to the log file (DEBUG instead of INFO)"
     )
@@ -66,10 +51,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _namespace(
-    args: argparse.Namespace, cwd: Path, resume: str | None, mcp_config: Path | None
+    args: argparse.Namespace,
+    cwd: Path,
+    resume: str | None,
+    mcp_config: Path | None,
+    fork: bool = False,
 ) -> argparse.Namespace:
     """The options ``assemble`` reads, as an interactive run's (asks are answered: by the
-    client), resuming ``resume`` when given; ``mcp_config``: the client's MCP servers."""
+    client), resuming ``resume`` when given (``fork``: in a new session forked from it, as
+    ``--fork-session``); ``mcp_config``: the client's MCP servers."""
     return argparse.Namespace(
         headless=None,
         model=args.model,
@@ -79,7 +69,7 @@ def _namespace(
         max_turns=args.max_turns,
         continue_=False,
         resume=resume,
-        fork_session=False,
+        fork_session=fork,
         cwd=cwd,
         debug=args.debug,
         mcp_config=mcp_config,
@@ -102,7 +92,11 @@ def _servers_file(servers: dict[str, Any]) -> Path | None:
 
 
 async def _open(
-    args: argparse.Namespace, cwd: Path, resume: str | None, servers: dict[str, Any]
+    args: argparse.Namespace,
+    cwd: Path,
+    resume: str | None,
+    servers: dict[str, Any],
+    fork: bool = False,
 ) -> Opened:
     from agent_tui.acp.server import Opened, StartFailed
     from agent_tui.cli.assemble import ModelUnusable, SetupFailed, assemble
@@ -116,10 +110,16 @@ async def _open(
             raise StartFailed(str(doubted), "invalid") from None
         if found is None or found.id != resume:  # an id, whole: not a prefix, not a path
             raise StartFailed(f"no saved session {resume!r}", "not_found")
+        holder = None if fork else await asyncio.to_thread(_holder, found)
+        if holder is not None:  # refused before assemble would fork it (a copy left behind)
+            raise StartFailed(
+                f"session {resume} is open in another agent-tui ({holder}); close it there",
+                "in_use",
+            )
     passed = await asyncio.to_thread(_servers_file, servers)
     files = [passed] if passed is not None else []
     try:
-        core = await asyncio.to_thread(assemble, _namespace(args, cwd, resume, passed), cwd)
+        core = await asyncio.to_thread(assemble, _namespace(args, cwd, resume, passed, fork), cwd)
     except SetupFailed as exc:
         for path in files:
             path.unlink(missing_ok=True)
@@ -127,6 +127,14 @@ async def _open(
             raise StartFailed(exc.message, "auth") from None
         raise StartFailed(exc.message, "invalid") from None
     return Opened(core.agent, core.start, files)
+
+
+def _holder(session: SessionLog) -> str | None:
+    """Who holds ``session``'s lock (None: nobody; it is left unheld). Blocking."""
+    holder = session.claim()
+    if holder is None:
+        session.release()
+    return holder
 
 
 def _model_problem(args: argparse.Namespace) -> str | None:
@@ -154,14 +162,17 @@ async def _serve(args: argparse.Namespace, protocol_out: int) -> int:
     )
     writer = asyncio.StreamWriter(transport, protocol, None, loop)
 
-    async def open_session(cwd: Path, resume: str | None, servers: dict[str, Any]) -> Opened:
-        return await _open(args, cwd, resume, servers)
+    async def open_session(
+        cwd: Path, resume: str | None, servers: dict[str, Any], fork: bool
+    ) -> Opened:
+        return await _open(args, cwd, resume, servers, fork)
 
     server = AcpServer(open_session, lambda: _model_problem(args))
     try:
         # the SDK's Agent protocol lists every method; the router answers "method not found"
-        # for those a server does not define (fork, resume, config options)
-        await run_agent(cast("Agent", server), writer, reader)
+        # for those a server does not define (config options). Close, fork and resume are
+        # "unstable" in the SDK: its router answers them only with the flag
+        await run_agent(cast("Agent", server), writer, reader, use_unstable_protocol=True)
     finally:
         await server.aclose()
     return 0

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_tui import __version__
+from agent_tui.cli.options import add_max_turns_option, add_model_option, add_rule_options
 from agent_tui.cli.parser import StrictParser
 
 if TYPE_CHECKING:
@@ -20,14 +21,6 @@ if TYPE_CHECKING:
     from agent_tui.ui.shell.boot import Booted
 
 log = logging.getLogger(__name__)
-
-# What the parser needs, written out rather than imported: the TUI's first frame must not wait
-# for the core (``tests/ui/test_boot.py`` checks that they match the core's).
-PERMISSION_MODES = ("default", "accept-edits", "plan", "bypass")
-"""``core.permissions.Mode``'s values, in its order."""
-DEFAULT_MAX_TURNS = 50
-"""``core.agent.DEFAULT_MAX_TURNS``."""
-
 
 SUBCOMMANDS = (
     ("mcp", "list, add, remove, call and sign in to MCP servers; serve our tools over MCP"),
@@ -59,40 +52,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="run PROMPT headless (no UI) and print the result; piped stdin is appended to it "
         "(PROMPT - : stdin is the prompt); /name runs a custom command or MCP prompt",
     )
-    parser.add_argument(
-        "--model",
-        "-m",
-        metavar="SPEC",
-        help="demo | openai:MODEL | anthropic:MODEL | script:PATH "
-        "(default: from AGENT_API_KEY / ANTHROPIC_API_KEY, else demo)",
-    )
+    add_model_option(parser)
     parser.add_argument(
         "--output-format",
         choices=["text", "json", "stream-json"],
         default="text",
         help="headless output (default: text)",
     )
-    parser.add_argument(
-        "--allow",
-        action="append",
-        default=[],
-        metavar="RULE",
-        help="allow calls matching RULE without asking, e.g. write_file, "
-        "'run_shell(git status:*)', 'edit_file(src/**)', '*' (repeatable, comma-separated)",
-    )
-    parser.add_argument(
-        "--deny",
-        action="append",
-        default=[],
-        metavar="RULE",
-        help="deny calls matching RULE, in every mode (repeatable)",
-    )
-    parser.add_argument(
-        "--permission-mode",
-        choices=PERMISSION_MODES,
-        help="default | accept-edits | plan (read-only) | bypass (no prompts; deny rules "
-        "still apply). Default: from settings, else default",
-    )
+    add_rule_options(parser)
     resume = parser.add_mutually_exclusive_group()
     resume.add_argument(
         "--continue",
@@ -109,12 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
         "a copy of that one; the original stays as it was",
     )
     parser.add_argument("--cwd", type=Path, help="work in this directory (default: current)")
-    parser.add_argument(
-        "--max-turns",
-        type=int,
-        default=DEFAULT_MAX_TURNS,
-        help=f"model requests per prompt before stopping ({DEFAULT_MAX_TURNS})",
-    )
+    add_max_turns_option(parser)
     parser.add_argument(
         "--debug",
         action="store_true",
