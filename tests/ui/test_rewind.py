@@ -58,6 +58,7 @@ def _work(tmp_path: Path) -> Path:
     work = tmp_path / "work"
     work.mkdir()
     (work / "a.txt").write_text("one\n")
+    (work / ".gitignore").write_text("*.log\n")  # what "build" writes: not restorable
     return work
 
 

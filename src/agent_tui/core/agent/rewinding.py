@@ -25,6 +25,7 @@ from agent_tui.core.agent.conversation_state import ConversationState
 from agent_tui.core.budget import CleanupReport
 from agent_tui.core.checkpoints.plan import Outside, outside_changes, start_of
 from agent_tui.core.checkpoints.records import Rewound, TurnStarted
+from agent_tui.core.checkpoints.shadow import Shadow
 from agent_tui.core.checkpoints.turn import TurnCheckpoint, TurnRecorder, WorkspaceWatch
 from agent_tui.core.conversation.rewind import (
     RewindError,
@@ -79,6 +80,8 @@ class Rewinder:
         self.settling: asyncio.Future[None] | None = None
         """The last turn's checkpoint finishing (its last workspace scan) after the turn
         (``settle``)."""
+        self.shadow: Shadow | None = None
+        """The workspace's shadow, for the session's blob store (``core.checkpoints.shadow``)."""
 
     def checkpoint(self, turn: str, prompt: str) -> TurnCheckpoint | None:
         """The checkpoint of a new turn (None without a session file), its start recorded."""
@@ -90,7 +93,14 @@ class Rewinder:
         except OSError as exc:  # the recorder will fail too, and refuse to write files unkept;
             # the user hears of it by the session's error event (a traceback here would print)
             log.info("recording the start of a turn failed: %s", exc)
-        watch = WorkspaceWatch(self.host.cwd, turn, session.record, skip=self.unwatched())
+        fresh = self.shadow is None or self.shadow.blobs.root != session.blobs.root
+        if self.shadow is None or fresh:
+            self.shadow = Shadow(session.blobs)
+        watch = WorkspaceWatch(
+            self.host.cwd, turn, session.record, skip=self.unwatched(), shadow=self.shadow
+        )
+        if fresh:  # the first snapshot, while the model answers (a command waits for it)
+            watch.prepare()
         files = TurnRecorder(turn, session.blobs, session.record, on_write=watch.wrote)
         return TurnCheckpoint(turn, files, watch)
 

@@ -8,7 +8,9 @@ scan starts when the executor sees such a call coming (it overlaps the approval)
 after a call runs in the background while the model reads the result and becomes the next
 call's "before"; every call that changes files waits for it, so what each scan finds is what
 that call did (or what another program did meanwhile). Files the agent itself wrote since the
-previous scan, and left as it wrote them, are not counted.
+previous scan, and left as it wrote them, are not counted. With a ``Shadow`` (the session's),
+what a call changed is recorded as the file tools' changes are (``FileBefore``/``FileAfter``),
+so a rewind restores it; what the shadow does not keep is a ``ShellChanges``.
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ from agent_tui.core.checkpoints.scan import (
     Stamp,
     changes_between,
     scan_workspace,
+    stamp_of,
 )
+from agent_tui.core.checkpoints.shadow import Shadow
 from agent_tui.core.checkpoints.snapshot import MAX_SNAPSHOT_BYTES, snapshot, unkept_note
 
 T = TypeVar("T")
@@ -94,8 +98,10 @@ class WorkspaceWatch:
         *,
         skip: Collection[str] = (),
         limit: int = MAX_ENTRIES,
+        shadow: Shadow | None = None,
     ) -> None:
         self.root = str(root)
+        self.shadow = shadow
         self.turn = turn
         self._sink = sink
         self._skip = tuple(skip)
@@ -108,12 +114,20 @@ class WorkspaceWatch:
 
     def _scan(self) -> Scan:
         self.scans += 1
-        return scan_workspace(self.root, limit=self._limit, skip=self._skip)
+        return scan_workspace(
+            self.root, limit=self._limit, skip=self._skip, ignores=self.shadow is not None
+        )
+
+    def _first_scan(self) -> Scan:
+        scan = self._scan()
+        if self.shadow is not None:
+            self.shadow.refresh(scan)
+        return scan
 
     def prepare(self) -> None:
         """Start the scan the next watched call will be compared with, if none is there."""
         if self._baseline is None:
-            self._baseline = asyncio.ensure_future(asyncio.to_thread(self._scan))
+            self._baseline = asyncio.ensure_future(asyncio.to_thread(self._first_scan))
 
     async def settled(self) -> None:
         """Wait for the scan in progress (a call that changes files must not run during it)."""
@@ -125,6 +139,11 @@ class WorkspaceWatch:
         self.prepare()
         assert self._baseline is not None
         before = await asyncio.shield(self._baseline)
+        if self.shadow is not None:  # what the agent wrote since: the call's pre-image
+            with self._lock:
+                earlier = list(self._written)
+            if earlier:
+                await asyncio.to_thread(self.shadow.refresh_paths, earlier)
         try:
             return await run()
         finally:
@@ -136,8 +155,18 @@ class WorkspaceWatch:
         self, before: Scan, written: dict[str, Stamp], call_id: str, tool: str
     ) -> Scan:
         after = await asyncio.to_thread(self._scan)
-        changes = changes_between(before, after, ignore=written)
         truncated = before.truncated or after.truncated
+        if self.shadow is not None:
+            records, changes = await asyncio.to_thread(
+                self.shadow.capture, before, after, self.turn, written
+            )
+            for entry in records:
+                try:
+                    self._sink(entry)
+                except OSError:
+                    log.exception("recording what %s changed failed", tool)
+        else:
+            changes = changes_between(before, after, ignore=written)
         if changes or truncated:
             record = ShellChanges(
                 turn=self.turn,
@@ -160,7 +189,7 @@ class WorkspaceWatch:
         except OSError:
             return
         with self._lock:
-            self._written[path] = (st.st_mtime_ns, st.st_size)
+            self._written[path] = stamp_of(st)
 
     async def close(self) -> None:
         """Wait for the last scan (its changes recorded); the next turn starts afresh."""
