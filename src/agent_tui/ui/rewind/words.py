@@ -15,6 +15,13 @@ ACTION_WORDS = {
     "unavailable": "cannot restore · too big to keep",
 }
 CHANGE_WORDS = {"created": "created", "modified": "modified", "deleted": "deleted"}
+WHY_WORDS = {
+    "ignored": "ignored (.gitignore), not kept",
+    "big": "too big to keep",
+    "unread": "could not be read in time",
+}
+"""Why a change a command made was not kept (``NotRestorable.why``; empty in sessions from
+before commands' changes were kept)."""
 
 
 def when(at: str | None, today: datetime | None = None) -> str:
@@ -32,14 +39,14 @@ def when(at: str | None, today: datetime | None = None) -> str:
 
 
 def turn_files(turn: TurnSummary) -> str:
-    """``2 files · 1 by shell``; ``—`` when nothing changed; ``no checkpoint``."""
+    """``2 files · 1 not restorable``; ``—`` when nothing changed; ``no checkpoint``."""
     if not turn.checkpointed:
         return "no checkpoint"
     parts = []
     if turn.files:
         parts.append(plural(len(turn.files), "file"))
     if turn.outside:
-        parts.append(f"{turn.outside} by shell")
+        parts.append(f"{turn.outside} not restorable")
     return " · ".join(parts) or "—"
 
 
@@ -59,9 +66,12 @@ def file_action(preview: FilePreview) -> str:
 
 
 def outside_line(change: NotRestorable, heading: str) -> str:
-    """``created``; ``created by mcp__fs__write`` when the heading names another tool."""
+    """``created · ignored (.gitignore), not kept``; ``created by mcp__fs__write`` when the
+    heading names another tool."""
     kind = CHANGE_WORDS.get(change.change, change.change)
-    return kind if change.tool == heading else f"{kind} by {change.tool}"
+    said = kind if change.tool == heading else f"{kind} by {change.tool}"
+    why = WHY_WORDS.get(change.why, change.why)
+    return f"{said} · {why}" if why else said
 
 
 def code_summary(preview: RewindPreview) -> str:
