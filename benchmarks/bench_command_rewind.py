@@ -68,7 +68,7 @@ def bench_snapshot(root: Path, data: Path, commands: int, changed: int) -> dict[
     from agent_tui.core.checkpoints.shadow import Shadow
 
     blobs = BlobStore(data / "blobs")
-    shadow = Shadow(blobs)
+    shadow = Shadow(str(root), blobs)
     start = time.perf_counter()
     before = scan_workspace(str(root), ignores=True)
     shadow.refresh(before)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -68,9 +69,12 @@ def work(tmp_path: Path) -> Path:
 
 
 def state(root: Path) -> State:
-    """Every file below ``root``: (kind, permission bits, SHA-256 or link target)."""
+    """Every file below ``root`` but in ``.git``: (kind, permission bits, SHA-256 or link
+    target)."""
     found: State = {}
     for directory, dirs, files in os.walk(root):
+        if ".git" in dirs:
+            dirs.remove(".git")  # git's own data: never restored
         for name in files + [d for d in dirs if os.path.islink(os.path.join(directory, d))]:
             path = os.path.join(directory, name)
             st = os.lstat(path)
@@ -138,6 +142,8 @@ async def test_a_commands_change_is_previewed_rewound_and_undone_byte_exact(
     preview = await agent.preview_rewind(first.id)
     assert sorted((f.shown, f.action) for f in preview.files) == listed
     assert not preview.outside.changes
+    if command.startswith("chmod"):
+        assert [f.mode for f in preview.files] == [(0o755, 0o644)]  # the bits it puts back
     assert not preview.conflicts
     await _rewind_and_undo(agent, work, before, after, gone=("made",))  # made by the command
 
@@ -234,7 +240,7 @@ def test_a_file_over_the_size_limit_is_listed_as_not_restorable(tmp_path: Path) 
     root.mkdir()
     (root / "big.dat").write_bytes(b"x" * 500)
     (root / "small.txt").write_text("s")
-    shadow = Shadow(BlobStore(tmp_path / "blobs"), limit=100)
+    shadow = Shadow(str(root), BlobStore(tmp_path / "blobs"), limit=100)
     before = scan_workspace(str(root), ignores=True)
     shadow.refresh(before)
     (root / "big.dat").write_bytes(b"y" * 500)
@@ -272,3 +278,26 @@ def test_a_rewind_that_would_touch_git_internals_says_so_and_asks(tmp_path: Path
     report = restore_files(plans, root, blobs, "rw", sink.append, overwrite=[".git/config"])
     assert report.restored == [".git/config"]
     assert config.read_text() == "[core]\n"
+
+
+GIT = "git -c user.name=t -c user.email=t@t -c commit.gpgsign=false"
+
+
+@pytest.fixture
+def repo(work: Path) -> Path:
+    command = f"{GIT} init -q && {GIT} add a.txt && {GIT} commit -qm one"
+    subprocess.run(command, shell=True, cwd=work, check=True)
+    return work
+
+
+async def test_a_command_that_moves_git_says_git_is_not_restored(
+    repo: Path, store: SessionStore
+) -> None:
+    work, git = repo, GIT
+    before = state(work)
+    agent = await _command(work, store, "off", f"sed -i s/one/uno/ a.txt && {git} commit -qam two")
+    preview = await agent.preview_rewind(agent.turns()[0].id)
+    assert [(f.shown, f.action) for f in preview.files] == [("a.txt", "restore")]
+    assert [(n.shown, n.why) for n in preview.outside.changes] == [(".git", "git")]
+    await agent.rewind(agent.turns()[0].id, "code")
+    assert state(work) == before  # the working tree; .git stays as the command left it

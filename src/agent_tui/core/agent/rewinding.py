@@ -95,7 +95,7 @@ class Rewinder:
             log.info("recording the start of a turn failed: %s", exc)
         fresh = self.shadow is None or self.shadow.blobs.root != session.blobs.root
         if self.shadow is None or fresh:
-            self.shadow = Shadow(session.blobs)
+            self.shadow = Shadow(str(self.host.cwd), session.blobs)
         watch = WorkspaceWatch(
             self.host.cwd, turn, session.record, skip=self.unwatched(), shadow=self.shadow
         )

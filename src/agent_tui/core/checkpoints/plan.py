@@ -202,6 +202,8 @@ class FilePreview:
     git: bool = False
     """It is inside a ``.git`` directory: git's own data, restored only when asked for by
     name."""
+    mode: tuple[int, int] | None = None
+    """(its permission bits now, those a restore puts back) when they differ."""
 
 
 def preview_file(plan: FilePlan, cwd: Path, blobs: BlobStore) -> FilePreview:
@@ -215,7 +217,8 @@ def preview_file(plan: FilePlan, cwd: Path, blobs: BlobStore) -> FilePreview:
     else:
         changed_since = not plan.left_known or digest != plan.left
     wanted = kept_digest(target)
-    same_mode = target.mode is None or target.link is not None or current_mode(path) == target.mode
+    mode_now = current_mode(path) if exists and target.link is None else None
+    same_mode = target.mode is None or mode_now is None or mode_now == target.mode
     if (exists and digest == wanted and wanted is not None and same_mode) or (
         not exists and not target.exists
     ):
@@ -227,6 +230,9 @@ def preview_file(plan: FilePlan, cwd: Path, blobs: BlobStore) -> FilePreview:
         changed_since=changed_since,
         partial=plan.shell_first,
         git=in_git(plan.path),
+        mode=None
+        if same_mode or mode_now is None or target.mode is None
+        else (mode_now, target.mode),
     )
     if target.exists and wanted is None:
         return replace(preview, action="unavailable", sized=False)

@@ -24,6 +24,9 @@ MAX_ENTRIES = 100_000
 """Directory entries a scan visits before it stops (about 0.5 s; this repository with its
 virtualenv is ~15,000)."""
 SKIPPED_DIRS = frozenset({".git"})
+GIT_STATE = ("HEAD", "index", "packed-refs", "logs/HEAD", "refs/heads", "refs/tags")
+"""What of ``.git`` a scan stamps: git moves the reflog ``logs/HEAD`` on every commit,
+checkout, reset or merge, and renames a ref into its directory."""
 
 Stamp = tuple[int, int, int, int]
 """(mtime in ns, size, mode, inode): a ``chmod`` or a file renamed over another is a change."""
@@ -46,6 +49,9 @@ class Scan:
     entries: int = 0
     ignored: set[str] = field(default_factory=set)
     """The files and directories an ignore file ignores (with ``ignores``)."""
+    git: tuple[Stamp | None, ...] = ()
+    """The stamps of ``GIT_STATE`` in the root's ``.git`` (with ``ignores``): what a commit,
+    checkout or reset changes there, which no rewind restores."""
 
     def is_ignored(self, path: str) -> bool:
         """Whether ``path`` or a directory above it is ignored."""
@@ -84,6 +90,7 @@ def scan_workspace(
     if ignores:
         found = ignore_files.inherited(Path(root), Path(root))
         start = tuple((f, 0, prefix) for f, prefix in found)
+        scan.git = _git_state(root)
     stack: list[tuple[str, _IgnoreStack, bool]] = [(root, start, False)]
     scan.seen.add(root)
     cut = len(root.rstrip(os.sep)) + 1
@@ -125,6 +132,16 @@ def scan_workspace(
         scan.complete.add(directory)
         stack.extend(subdirs)
     return scan
+
+
+def _git_state(root: str) -> tuple[Stamp | None, ...]:
+    stamps: list[Stamp | None] = []
+    for name in GIT_STATE:
+        try:
+            stamps.append(stamp_of(os.stat(os.path.join(root, ".git", name))))
+        except OSError:
+            stamps.append(None)
+    return tuple(stamps)
 
 
 def _with_own_rules(

@@ -9,7 +9,8 @@ scans become records (``capture``): for each changed file a ``FileBefore`` from 
 it held, its mode, its link) and a ``FileAfter`` (what it holds now, kept too: it is the next
 command's pre-image). The shadow does not keep what an ignore file ignores (``node_modules``,
 build outputs) nor files over the size limit: a change there is listed in a ``ShellChanges``
-with why, never skipped silently. Blocking; thread-safe.
+with why, never skipped silently; nor ``.git``: a call that moved git's refs, index or reflog
+is listed (``why="git"``: no rewind puts them back). Blocking; thread-safe.
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ def keep(path: str, blobs: BlobStore, limit: int) -> Kept | None:
 class Shadow:
     """The shadow of one workspace (see the module)."""
 
-    def __init__(self, blobs: BlobStore, *, limit: int = MAX_SNAPSHOT_BYTES) -> None:
+    def __init__(self, root: str, blobs: BlobStore, *, limit: int = MAX_SNAPSHOT_BYTES) -> None:
+        self.git_dir = os.path.join(root, ".git")
         self.blobs = blobs
         self.limit = limit
         self.files: dict[str, Kept] = {}
@@ -125,6 +127,8 @@ class Shadow:
         what cannot (with why). The shadow then holds ``after``."""
         records: list[CheckpointEntry] = []
         unkept: list[OutsideChange] = []
+        if before.git != after.git and after.git:
+            unkept.append(OutsideChange(path=self.git_dir, change="modified", why="git"))
         with self._lock:
             for change in changes_between(before, after, ignore=ignore):
                 path = change.path

@@ -16,9 +16,10 @@ ACTION_WORDS = {
 }
 CHANGE_WORDS = {"created": "created", "modified": "modified", "deleted": "deleted"}
 WHY_WORDS = {
-    "ignored": "ignored (.gitignore), not kept",
+    "ignored": "ignored (.gitignore)",
     "big": "too big to keep",
     "unread": "could not be read in time",
+    "git": "git's refs/index, never restored",
 }
 """Why a change a command made was not kept (``NotRestorable.why``; empty in sessions from
 before commands' changes were kept)."""
@@ -62,7 +63,12 @@ def counts(preview: FilePreview) -> str:
 
 
 def file_action(preview: FilePreview) -> str:
-    return ACTION_WORDS.get(preview.action, preview.action)
+    """``restore``; ``restore · mode 755 → 644`` when the permission bits go back too."""
+    words = ACTION_WORDS.get(preview.action, preview.action)
+    if preview.mode is not None:
+        now, then = preview.mode
+        words += f" · mode {now:o} → {then:o}"
+    return words
 
 
 def outside_line(change: NotRestorable, heading: str) -> str:
