@@ -22,6 +22,7 @@ from typing import Literal
 
 from agent_tui.core.checkpoints.blobs import BlobStore
 from agent_tui.core.checkpoints.records import (
+    LINK_PREFIX,
     ChangeKind,
     CheckpointEntry,
     FileAfter,
@@ -217,7 +218,8 @@ def preview_file(plan: FilePlan, cwd: Path, blobs: BlobStore) -> FilePreview:
     else:
         changed_since = not plan.left_known or digest != plan.left
     wanted = kept_digest(target)
-    mode_now = current_mode(path) if exists and target.link is None else None
+    regular_now = digest is not None and not digest.startswith(LINK_PREFIX)
+    mode_now = current_mode(path) if regular_now and target.link is None else None
     same_mode = target.mode is None or mode_now is None or mode_now == target.mode
     if (exists and digest == wanted and wanted is not None and same_mode) or (
         not exists and not target.exists
