@@ -87,6 +87,10 @@ def state(root: Path) -> State:
     return found
 
 
+def _is_link(path: str) -> bool:
+    return os.path.islink(path)
+
+
 async def _command(work: Path, store: SessionStore, sandbox: str, command: str) -> Agent:
     agent = make_agent(
         work, store, [turn(call("run_shell", command=command)), turn(text="done")], sandbox=sandbox
@@ -110,7 +114,7 @@ async def _rewind_and_undo(
     undo = agent.undoable_rewind()
     assert undo is not None
     again = await agent.preview_rewind(undo.id)  # a link there now has no mode to put back
-    assert not [f.shown for f in again.files if f.mode is not None and os.path.islink(f.path)]
+    assert not [f.shown for f in again.files if f.mode is not None and _is_link(f.path)]
     await agent.rewind(undo.id, "code")
     assert state(work) == after
 
