@@ -5,6 +5,7 @@ the workspace after it."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import stat
@@ -73,8 +74,9 @@ def state(root: Path) -> State:
     target)."""
     found: State = {}
     for directory, dirs, files in os.walk(root):
-        if ".git" in dirs:
-            dirs.remove(".git")  # git's own data: never restored
+        for own in (".git", ".agent-spill"):  # git's and the agent's own data: never restored
+            if own in dirs:
+                dirs.remove(own)
         for name in files + [d for d in dirs if os.path.islink(os.path.join(directory, d))]:
             path = os.path.join(directory, name)
             st = os.lstat(path)
@@ -307,3 +309,34 @@ async def test_a_command_that_moves_git_says_git_is_not_restored(
     assert [(n.shown, n.why) for n in preview.outside.changes] == [(".git", "git")]
     await agent.rewind(agent.turns()[0].id, "code")
     assert state(work) == before  # the working tree; .git stays as the command left it
+
+
+async def test_what_a_background_job_changes_after_its_turn_is_that_turns_to_confirm(
+    work: Path, store: SessionStore
+) -> None:
+    before = state(work)
+    job = "while [ ! -e go ]; do sleep 0.02; done; echo late > late.txt; sed -i s/one/uno/ a.txt"
+    agent = make_agent(
+        work,
+        store,
+        [turn(call("run_shell", command=job, run_in_background=True)), turn(text="started")],
+    )
+    await run(agent, "start a job")
+    (work / "go").write_text("")  # the job writes once the turn has ended
+    deadline = asyncio.get_running_loop().time() + 20
+    while not (work / "a.txt").read_text().startswith("uno"):
+        assert asyncio.get_running_loop().time() < deadline, "the job did not write"
+        await asyncio.sleep(0.02)
+    (first,) = agent.turns()
+    preview = await agent.preview_rewind(first.id)
+    assert [(f.shown, f.action, f.changed_since) for f in preview.files] == [
+        ("a.txt", "restore", True),
+        ("go", "delete", True),
+        ("late.txt", "delete", True),
+    ]
+    report = await agent.rewind(first.id, "code")  # not named: kept
+    assert report.files is not None
+    assert sorted(report.files.kept_changed) == ["a.txt", "go", "late.txt"]
+    report = await agent.rewind(first.id, "code", overwrite=["a.txt", "go", "late.txt"])
+    assert report.files is not None
+    assert state(work) == before

@@ -19,13 +19,20 @@ import asyncio
 import logging
 import os
 import threading
+import time
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 from agent_tui.core.checkpoints.blobs import BlobStore
-from agent_tui.core.checkpoints.records import CheckpointEntry, FileAfter, ShellChanges
+from agent_tui.core.checkpoints.records import (
+    CheckpointEntry,
+    FileAfter,
+    FileBefore,
+    OutsideChange,
+    ShellChanges,
+)
 from agent_tui.core.checkpoints.scan import (
     MAX_ENTRIES,
     Scan,
@@ -111,14 +118,22 @@ class WorkspaceWatch:
         self._lock = threading.Lock()
         self.scans = 0
         """Scans made (for tests and benchmarks)."""
+        self.last_scan: tuple[float, Scan] | None = None
+        """The latest scan, and when it started (``time.time()``): what the shadow holds."""
 
     def _scan(self) -> Scan:
         self.scans += 1
+        started = time.time()
+        scan = self._scan_now()
+        self.last_scan = (started, scan)
+        return scan
+
+    def _scan_now(self) -> Scan:
         return scan_workspace(
             self.root, limit=self._limit, skip=self._skip, ignores=self.shadow is not None
         )
 
-    def _first_scan(self) -> Scan:
+    def _first_scan(self) -> Scan:  # the shadow brought up to date: not a change of the turn
         scan = self._scan()
         if self.shadow is not None:
             self.shadow.refresh(scan)
@@ -161,26 +176,47 @@ class WorkspaceWatch:
                 self.shadow.capture, before, after, self.turn, written
             )
             for entry in records:
-                try:
-                    self._sink(entry)
-                except OSError:
-                    log.exception("recording what %s changed failed", tool)
+                self._record(entry, tool)
         else:
             changes = changes_between(before, after, ignore=written)
         if changes or truncated:
-            record = ShellChanges(
-                turn=self.turn,
-                call_id=call_id,
-                tool=tool,
-                changes=changes[:MAX_LISTED],
-                more=max(0, len(changes) - MAX_LISTED),
-                truncated=truncated,
-            )
-            try:
-                self._sink(record)
-            except OSError:
-                log.exception("recording what %s changed failed", tool)
+            self._record(self._unkept(changes, call_id, tool, truncated), tool)
         return after
+
+    async def catch_up(self, tool: str) -> None:
+        """Record what changed since the last scan as this turn's (a background job it started
+        went on writing after its last call): only the pre-images (``FileBefore``), so a rewind
+        sees each file as changed since by someone else (the job, or anyone) and restores it
+        only when asked for by name; what the shadow does not keep is a ``ShellChanges`` of
+        ``tool``. With no shadow or no scan yet, nothing."""
+        if self.shadow is None or self.last_scan is None:
+            return
+        before = self.last_scan[1]
+        after = await asyncio.to_thread(self._scan)
+        records, unkept = await asyncio.to_thread(self.shadow.capture, before, after, self.turn)
+        for entry in records:
+            if isinstance(entry, FileBefore):
+                self._record(entry, tool)
+        if unkept:
+            self._record(self._unkept(unkept, "background", tool, after.truncated), tool)
+
+    def _unkept(
+        self, changes: list[OutsideChange], call_id: str, tool: str, truncated: bool
+    ) -> ShellChanges:
+        return ShellChanges(
+            turn=self.turn,
+            call_id=call_id,
+            tool=tool,
+            changes=changes[:MAX_LISTED],
+            more=max(0, len(changes) - MAX_LISTED),
+            truncated=truncated,
+        )
+
+    def _record(self, entry: CheckpointEntry, tool: str) -> None:
+        try:
+            self._sink(entry)
+        except OSError:
+            log.exception("recording what %s changed failed", tool)
 
     def wrote(self, path: str) -> None:
         """The agent wrote ``path`` (a file tool, from its thread): not a change to report."""
