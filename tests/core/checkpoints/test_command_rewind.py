@@ -340,3 +340,20 @@ async def test_what_a_background_job_changes_after_its_turn_is_that_turns_to_con
     report = await agent.rewind(first.id, "code", overwrite=["a.txt", "go", "late.txt"])
     assert report.files is not None
     assert state(work) == before
+
+
+def test_files_beyond_the_shadows_budget_are_listed_not_read(tmp_path: Path) -> None:
+    root = tmp_path / "w"
+    root.mkdir()
+    for name in ("a", "b", "c"):
+        (root / name).write_bytes(b"8 bytes!")
+    shadow = Shadow(str(root), BlobStore(tmp_path / "blobs"), budget=20)
+    before = scan_workspace(str(root), ignores=True)
+    shadow.refresh(before)
+    assert shadow.used == 16
+    (left_out,) = [p for p, k in shadow.files.items() if k.blob is None]  # in scan order
+    for name in ("a", "b", "c"):
+        (root / name).write_bytes(b"8 BYTES!")
+    records, unkept = shadow.capture(before, scan_workspace(str(root), ignores=True), "t")
+    assert [(c.path, c.why) for c in unkept] == [(left_out, "budget")]
+    assert len(records) == 4  # a and b: before and after

@@ -82,7 +82,8 @@ class OutsideChange(BaseModel):
     change: ChangeKind
     why: str = ""
     """Why it cannot be restored: ``ignored`` (an ignore file ignores it), ``big`` (over the
-    size a checkpoint keeps), ``unread`` (it could not be read in time), ``git`` (the path is
+    size a checkpoint keeps), ``budget`` (beyond the bytes the workspace's shadow keeps in all),
+    ``unread`` (it could not be read in time), ``git`` (the path is
     ``.git``: git's refs, index or reflog moved); empty in records of versions that restored no
     command's change."""
 

@@ -33,6 +33,11 @@ from agent_tui.core.checkpoints.records import (
 from agent_tui.core.checkpoints.scan import Scan, Stamp, changes_between, stamp_of
 from agent_tui.core.checkpoints.snapshot import MAX_SNAPSHOT_BYTES
 
+MAX_SHADOW_BYTES = 2 << 30
+"""The bytes of files a shadow keeps at most (counted per file, before deduplication): a
+workspace bigger than that (a home directory, a data set not ignored) is kept up to it, the
+rest is not read (a change there: ``why="budget"``)."""
+
 
 @dataclass(frozen=True)
 class Kept:
@@ -49,9 +54,10 @@ class Kept:
     """The digest of its content (``link_digest`` for a link)."""
 
 
-def keep(path: str, blobs: BlobStore, limit: int) -> Kept | None:
+def keep(path: str, blobs: BlobStore, limit: int, room: int | None = None) -> Kept | None:
     """``path`` as it is now, its content in ``blobs`` when not over ``limit`` (bigger: only
-    its digest); None when it is gone, unreadable, or not a regular file or a link."""
+    its digest) nor over ``room`` (then not read: no digest); None when it is gone,
+    unreadable, or not a regular file or a link."""
     try:
         st = os.lstat(path)
         if stat.S_ISLNK(st.st_mode):
@@ -67,6 +73,8 @@ def keep(path: str, blobs: BlobStore, limit: int) -> Kept | None:
         if not stat.S_ISREG(st.st_mode):
             return None
         mode = stat.S_IMODE(st.st_mode)
+        if room is not None and limit >= st.st_size > room:
+            return Kept(stamp_of(st), None, mode, st.st_size)
         if st.st_size > limit:
             digest = hashlib.file_digest(fh, "sha256").hexdigest()
             return Kept(stamp_of(st), None, mode, st.st_size, digest=digest)
@@ -78,7 +86,14 @@ def keep(path: str, blobs: BlobStore, limit: int) -> Kept | None:
 class Shadow:
     """The shadow of one workspace (see the module)."""
 
-    def __init__(self, root: str, blobs: BlobStore, *, limit: int = MAX_SNAPSHOT_BYTES) -> None:
+    def __init__(
+        self,
+        root: str,
+        blobs: BlobStore,
+        *,
+        limit: int = MAX_SNAPSHOT_BYTES,
+        budget: int = MAX_SHADOW_BYTES,
+    ) -> None:
         self.git_dir = os.path.join(root, ".git")
         self.blobs = blobs
         self.limit = limit
@@ -86,6 +101,9 @@ class Shadow:
         self._lock = threading.Lock()
         self.kept = 0
         """Files read and kept so far (for tests and benchmarks)."""
+        self.budget = budget
+        self.used = 0
+        """The bytes of the files whose content the shadow holds."""
 
     def refresh(self, scan: Scan) -> None:
         """Keep each file of ``scan`` whose stamp is not the one kept; forget those gone."""
@@ -95,12 +113,12 @@ class Shadow:
                 if old is not None and old.stamp == stamp:
                     continue
                 if scan.is_ignored(path):
-                    self.files.pop(path, None)
+                    self._forget(path)
                     continue
                 self._keep(path)
             for path in self.files.keys() - scan.files.keys():
                 if scan.covers(path):
-                    del self.files[path]
+                    self._forget(path)
             self.blobs.release()
 
     def refresh_paths(self, paths: Iterable[str]) -> None:
@@ -112,13 +130,18 @@ class Shadow:
             self.blobs.release()
 
     def _keep(self, path: str) -> Kept | None:
-        kept = keep(path, self.blobs, self.limit)
+        self._forget(path)
+        kept = keep(path, self.blobs, self.limit, self.budget - self.used)
         self.kept += 1
-        if kept is None:
-            self.files.pop(path, None)
-        else:
+        if kept is not None:
             self.files[path] = kept
+            self.used += kept.size if kept.blob is not None else 0
         return kept
+
+    def _forget(self, path: str) -> None:
+        old = self.files.pop(path, None)
+        if old is not None and old.blob is not None:
+            self.used -= old.size
 
     def capture(
         self, before: Scan, after: Scan, turn: str, ignore: dict[str, Stamp] | None = None
@@ -134,11 +157,11 @@ class Shadow:
                 path = change.path
                 if after.is_ignored(path) or before.is_ignored(path):
                     unkept.append(change.model_copy(update={"why": "ignored"}))
-                    self.files.pop(path, None)
+                    self._forget(path)
                     continue
                 old = self.files.get(path) if change.change != "created" else None
                 if change.change != "created" and (old is None or old.digest is None):
-                    why = "big" if old is not None and old.size > self.limit else "unread"
+                    why = "unread" if old is None else "budget"
                     unkept.append(change.model_copy(update={"why": why}))
                     self._keep(path)
                     continue
@@ -148,7 +171,7 @@ class Shadow:
                     continue
                 new = self._keep(path) if change.change != "deleted" else None
                 if change.change == "deleted":
-                    self.files.pop(path, None)
+                    self._forget(path)
                 if (
                     old is not None
                     and new is not None

@@ -18,6 +18,7 @@ CHANGE_WORDS = {"created": "created", "modified": "modified", "deleted": "delete
 WHY_WORDS = {
     "ignored": "ignored (.gitignore)",
     "big": "too big to keep",
+    "budget": "beyond what the checkpoint keeps of a workspace",
     "unread": "could not be read in time",
     "git": "git's refs/index, never restored",
 }
