@@ -357,3 +357,35 @@ def test_files_beyond_the_shadows_budget_are_listed_not_read(tmp_path: Path) -> 
     records, unkept = shadow.capture(before, scan_workspace(str(root), ignores=True), "t")
     assert [(c.path, c.why) for c in unkept] == [(left_out, "budget")]
     assert len(records) == 4  # a and b: before and after
+
+
+async def test_a_rewind_while_a_job_runs_can_still_be_undone(
+    work: Path, store: SessionStore
+) -> None:
+    agent = make_agent(
+        work,
+        store,
+        [
+            turn(
+                call("run_shell", command="sed -i s/one/uno/ a.txt"),
+                call(
+                    "run_shell",
+                    command="while [ ! -e stop ]; do sleep 0.02; done",
+                    run_in_background=True,
+                ),
+            ),
+            turn(text="started"),
+        ],
+    )
+    await run(agent, "edit and wait")
+    try:
+        (first,) = agent.turns()
+        await agent.rewind(first.id, "code")
+        assert (work / "a.txt").read_text() == "one\ntwo\n"
+        await agent.preview_rewind(first.id)  # settles: a job ran since the last scan
+        undo = agent.undoable_rewind()
+        assert undo is not None  # the rewind's own changes were not taken for the job's
+        await agent.rewind(undo.id, "code")
+        assert (work / "a.txt").read_text() == "uno\ntwo\n"
+    finally:
+        (work / "stop").write_text("")

@@ -237,6 +237,9 @@ class Rewinder:
                 )
                 for path in files.touched:  # what the model read there is not there now
                     self.host.file_state.forget(Path(path))
+                # a background job's later changes are no longer told apart from the rewind's
+                # own: the next turn's first scan starts afresh
+                self.last = None
             dropped = 0
             if conversation:
                 dropped = len(state.messages) - summary.message_index
