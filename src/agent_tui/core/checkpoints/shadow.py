@@ -172,15 +172,7 @@ class Shadow:
                 new = self._keep(path) if change.change != "deleted" else None
                 if change.change == "deleted":
                     self._forget(path)
-                if (
-                    old is not None
-                    and new is not None
-                    and (old.digest, old.mode)
-                    == (
-                        new.digest,
-                        new.mode,
-                    )
-                ):
+                if old is not None and new is not None and _same(old, new):
                     continue  # touched, not changed
                 records.append(_before(turn, path, old, before))
                 records.append(
@@ -197,6 +189,10 @@ class Shadow:
                     self._keep(path)
             self.blobs.release()
         return records, unkept
+
+
+def _same(old: Kept, new: Kept) -> bool:
+    return (old.digest, old.mode) == (new.digest, new.mode)
 
 
 def _before(turn: str, path: str, old: Kept | None, scan: Scan) -> FileBefore:
