@@ -58,6 +58,7 @@ def _work(tmp_path: Path) -> Path:
     work = tmp_path / "work"
     work.mkdir()
     (work / "a.txt").write_text("one\n")
+    (work / ".gitignore").write_text("*.log\n")  # what "build" writes: not restorable
     return work
 
 
@@ -123,7 +124,7 @@ async def test_rewind_both_restores_files_and_conversation_and_refills_the_promp
         assert [p.text for p in app.main.chat.query(UserPrompt)] == ["edit a"]
         notices = _notices(app)
         assert any(n.startswith("Rewound to before turn 2") for n in notices)
-        assert any("Not restorable, changed by run_shell: out.log" in n for n in notices)
+        assert any("Not restorable (changed by run_shell" in n and "out.log" in n for n in notices)
         assert app.main.lane.query("TurnBlock")  # the lane was re-rendered from the transcript
 
     resumed = SessionLog.load(store.all()[0])

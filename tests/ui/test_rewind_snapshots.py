@@ -83,3 +83,50 @@ def test_rewind_picker_with_a_preview(
     snap_compare: SnapCompare, tmp_path: Path, size: tuple[int, int]
 ) -> None:
     assert snap_compare(demo_app(tmp_path), terminal_size=size, run_before=_open_on_turn_two)
+
+
+COMMANDS_PREVIEW = RewindPreview(
+    TURNS[1],
+    files=(
+        FilePreview("/w/src/calc.py", "src/calc.py", "restore", added=2, removed=9),
+        FilePreview("/w/run.sh", "run.sh", "restore", mode=(0o755, 0o644)),
+        FilePreview("/w/logo.png", "logo.png", "restore", binary=True),
+        FilePreview("/w/docs/a.md", "docs/a.md", "recreate", added=4),
+        FilePreview("/w/.git/config", ".git/config", "restore", added=1, git=True),
+    ),
+    outside=Outside(
+        [
+            NotRestorable(
+                "/w/node_modules/x/i.js", "node_modules/x/i.js", "created", "run_shell", "ignored"
+            ),
+            NotRestorable("/w/data.bin", "data.bin", "modified", "run_shell", "big"),
+            NotRestorable("/w/.git", ".git", "modified", "run_shell", "git"),
+        ]
+    ),
+    messages_dropped=9,
+)
+
+
+async def _open_on_commands(pilot: Pilot[Any]) -> None:
+    app = pilot.app
+    await pilot.pause()
+
+    async def preview(turn: str) -> RewindPreview:
+        return COMMANDS_PREVIEW if turn == "t2" else RewindPreview(TURNS[2], messages_dropped=3)
+
+    app.push_screen(RewindPicker(TURNS, preview))
+    await wait_for(pilot, lambda: isinstance(app.screen, RewindPicker), "the picker")
+    picker = app.screen
+    assert isinstance(picker, RewindPicker)
+    await wait_for(pilot, lambda: picker.preview is not None, "the first preview")
+    await pilot.press("up")
+    await wait_for(pilot, lambda: picker.preview is COMMANDS_PREVIEW, "the preview of turn 2")
+    await pilot.pause()
+
+
+def test_rewind_picker_with_what_commands_changed(
+    snap_compare: SnapCompare, tmp_path: Path
+) -> None:
+    """Files run_shell changed, restorable (a mode change, a binary, a recreated file), one in
+    .git (flagged), and what is not restorable with why (ignored, too big, git's refs)."""
+    assert snap_compare(demo_app(tmp_path), terminal_size=(120, 36), run_before=_open_on_commands)

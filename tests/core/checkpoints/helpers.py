@@ -31,13 +31,14 @@ def make_agent(
     turns: list[dict[str, Any]],
     *,
     session: SessionLog | None = None,
+    sandbox: str = "off",
 ) -> Agent:
     """An agent replaying ``turns`` in ``cwd`` (its file tools and run_shell allowed), saving
     to a new session of ``store`` (or ``session``). The script lives outside ``cwd``."""
     script = store.root.parent / f"script-{len(list(store.root.parent.glob('script-*')))}.json"
     script.parent.mkdir(parents=True, exist_ok=True)
     script.write_text(json.dumps({"turns": turns}), encoding="utf-8")
-    settings = Settings.model_validate({"sandbox": {"mode": "off"}})
+    settings = Settings.model_validate({"sandbox": {"mode": sandbox}})
     return Agent(
         ScriptProvider(script),
         default_registry(),

@@ -97,7 +97,7 @@ async def test_conversation_only_keeps_the_files(work: Path, store: SessionStore
     assert not (work / "b/new.txt").exists()
 
 
-async def test_a_file_changed_by_run_shell_is_listed_as_not_restorable(
+async def test_a_file_changed_by_run_shell_is_restored_like_the_agents_own(
     work: Path, store: SessionStore
 ) -> None:
     agent = make_agent(
@@ -111,21 +111,21 @@ async def test_a_file_changed_by_run_shell_is_listed_as_not_restorable(
     )
     await run(agent, "build")
     (first,) = agent.turns()
-    assert first.files == ("agent.txt",)
-    assert first.outside == 2
+    assert first.files == ("a.txt", "made.txt", "agent.txt")
+    assert first.outside == 0
     preview = await agent.preview_rewind(first.id)
-    assert [(n.shown, n.change, n.tool) for n in preview.outside.changes] == [
-        ("a.txt", "modified", "run_shell"),
-        ("made.txt", "created", "run_shell"),
+    assert preview.outside.changes == []
+    assert [(f.shown, f.action) for f in preview.files] == [
+        ("a.txt", "restore"),
+        ("made.txt", "delete"),
+        ("agent.txt", "delete"),
     ]
-    assert not preview.outside.truncated
-    assert [(f.shown, f.action) for f in preview.files] == [("agent.txt", "delete")]
     report = await agent.rewind(first.id, "code")
     assert report.files is not None
-    assert report.files.deleted == ["agent.txt"]
-    assert (work / "made.txt").read_text() == "made\n"  # not restorable: left as it is
-    assert (work / "a.txt").read_text() == "one\ntwo\nmore\n"
-    assert [n.shown for n in report.outside.changes] == ["a.txt", "made.txt"]
+    assert report.files.deleted == ["made.txt", "agent.txt"]
+    assert report.files.restored == ["a.txt"]
+    assert not (work / "made.txt").exists()
+    assert (work / "a.txt").read_text() == "one\ntwo\n"
 
 
 async def test_the_agents_own_writes_are_not_counted_as_shell_changes(
@@ -143,8 +143,11 @@ async def test_the_agents_own_writes_are_not_counted_as_shell_changes(
     )
     await run(agent, "go")
     preview = await agent.preview_rewind(agent.turns()[0].id)
-    assert [n.shown for n in preview.outside.changes] == ["y.txt"]
-    assert [f.shown for f in preview.files] == ["x.txt"]
+    assert preview.outside.changes == []
+    assert [f.shown for f in preview.files] == ["x.txt", "y.txt"]
+    assert agent.session is not None
+    kept = [e.path for e in agent.session.entries if isinstance(e, FileBefore)]
+    assert [Path(p).name for p in kept] == ["x.txt", "y.txt"]  # x.txt once: by write_file
 
 
 async def test_a_file_edited_by_the_user_since_is_flagged_not_clobbered(
@@ -331,4 +334,4 @@ async def test_what_an_interrupted_command_changed_is_still_found(
     agent.interrupt()
     await asyncio.wait_for(task, 20)
     preview = await agent.preview_rewind(agent.turns()[0].id)
-    assert [(n.shown, n.change) for n in preview.outside.changes] == [("half.txt", "created")]
+    assert [(f.shown, f.action) for f in preview.files] == [("half.txt", "delete")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agent_tui.core.checkpoints.scan import changes_between, scan_workspace
+from agent_tui.core.checkpoints.scan import changes_between, scan_workspace, stamp_of
 
 
 def _tree(root: Path) -> None:
@@ -48,10 +48,10 @@ def test_ignored_stamps_are_the_agents_own_writes(tmp_path: Path) -> None:
     target.write_text("by the agent")
     st = target.stat()
     after = scan_workspace(str(tmp_path))
-    assert changes_between(before, after, ignore={str(target): (st.st_mtime_ns, st.st_size)}) == []
+    assert changes_between(before, after, ignore={str(target): stamp_of(st)}) == []
     target.write_text("and then by a command")
     later = scan_workspace(str(tmp_path))
-    ignore = {str(target): (st.st_mtime_ns, st.st_size)}
+    ignore = {str(target): stamp_of(st)}
     assert [c.change for c in changes_between(before, later, ignore=ignore)] == ["modified"]
 
 

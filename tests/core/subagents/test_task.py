@@ -376,12 +376,14 @@ async def test_what_a_writing_child_changes_is_in_the_parent_turns_checkpoint(
     assert (work / "b.txt").read_text() == "made\n"
     turns = agent.turns()
     assert len(turns) == 1
-    assert turns[0].files == ("a.txt",)
-    assert turns[0].outside == 1  # b.txt, made by its run_shell: found by the scan around it
+    assert sorted(turns[0].files) == ["a.txt", "b.txt"]  # b.txt: by its run_shell, kept too
+    assert turns[0].outside == 0
     report = await agent.rewind(turns[0].id, "code")
     assert report.files is not None
     assert "a.txt" in report.files.restored
+    assert report.files.deleted == ["b.txt"]
     assert (work / "a.txt").read_text() == "one\n"
+    assert not (work / "b.txt").exists()
 
 
 async def test_an_agent_model_spec_runs_the_child_on_that_model(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from agent_tui.core.agent.conversation_state import ConversationState
 from agent_tui.core.budget import CleanupReport
 from agent_tui.core.checkpoints.plan import Outside, outside_changes, start_of
 from agent_tui.core.checkpoints.records import Rewound, TurnStarted
+from agent_tui.core.checkpoints.shadow import Shadow
 from agent_tui.core.checkpoints.turn import TurnCheckpoint, TurnRecorder, WorkspaceWatch
 from agent_tui.core.conversation.rewind import (
     RewindError,
@@ -39,6 +40,7 @@ from agent_tui.core.conversation.rewind import (
     restore_code,
 )
 from agent_tui.core.conversation.session import session_usage
+from agent_tui.core.jobs import JobManager
 from agent_tui.core.settings import Settings
 from agent_tui.core.tools.file_state import FileStateCache
 
@@ -52,8 +54,16 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+class JobsOwner(Protocol):
+    @property
+    def jobs(self) -> JobManager: ...
+
+
 class RewindHost(Protocol):
     """What the checkpoints and a rewind read of the agent."""
+
+    @property
+    def executor(self) -> JobsOwner: ...
 
     @property
     def cwd(self) -> Path: ...
@@ -79,10 +89,16 @@ class Rewinder:
         self.settling: asyncio.Future[None] | None = None
         """The last turn's checkpoint finishing (its last workspace scan) after the turn
         (``settle``)."""
+        self.last: TurnCheckpoint | None = None
+        """The checkpoint of the turn that ended last, until the next starts: a background
+        job may go on changing files after it (``settle`` records them)."""
+        self.shadow: Shadow | None = None
+        """The workspace's shadow, for the session's blob store (``core.checkpoints.shadow``)."""
 
     def checkpoint(self, turn: str, prompt: str) -> TurnCheckpoint | None:
         """The checkpoint of a new turn (None without a session file), its start recorded."""
         session = self.conversation.session
+        self.last = None
         if session is None:
             return None
         try:
@@ -90,12 +106,20 @@ class Rewinder:
         except OSError as exc:  # the recorder will fail too, and refuse to write files unkept;
             # the user hears of it by the session's error event (a traceback here would print)
             log.info("recording the start of a turn failed: %s", exc)
-        watch = WorkspaceWatch(self.host.cwd, turn, session.record, skip=self.unwatched())
+        fresh = self.shadow is None or self.shadow.blobs.root != session.blobs.root
+        if self.shadow is None or fresh:
+            self.shadow = Shadow(str(self.host.cwd), session.blobs)
+        watch = WorkspaceWatch(
+            self.host.cwd, turn, session.record, skip=self.unwatched(), shadow=self.shadow
+        )
+        if fresh:  # the first snapshot, while the model answers (a command waits for it)
+            watch.prepare()
         files = TurnRecorder(turn, session.blobs, session.record, on_write=watch.wrote)
         return TurnCheckpoint(turn, files, watch)
 
     def close_later(self, checkpoint: TurnCheckpoint) -> None:
         """The turn of ``checkpoint`` ended: its last scan ends in the background (``settle``)."""
+        self.last = checkpoint
         self.settling = asyncio.ensure_future(checkpoint.close())
 
     async def settle(self) -> None:
@@ -107,6 +131,26 @@ class Rewinder:
                 await asyncio.shield(pending)
             except Exception:
                 log.exception("finishing a checkpoint failed")
+        await self._catch_up()
+
+    async def _catch_up(self) -> None:
+        """What a background job changed after the last turn's last scan, recorded as that
+        turn's (``WorkspaceWatch.catch_up``: to be confirmed by name in a rewind). Only when a
+        job ran since that scan, and the session is still the one of that turn."""
+        last, session = self.last, self.conversation.session
+        if last is None or last.watch.last_scan is None or session is None:
+            return
+        shadow = last.watch.shadow
+        if shadow is None or shadow is not self.shadow or shadow.blobs.root != session.blobs.root:
+            return
+        since = last.watch.last_scan[0]
+        infos = self.host.executor.jobs.infos()
+        if not any(job.running or (job.ended or 0.0) >= since for job in infos):
+            return
+        try:
+            await last.watch.catch_up("background job")
+        except Exception:
+            log.exception("recording what a background job changed failed")
 
     def unwatched(self) -> list[str]:
         """Directories a workspace scan skips: the spills and the sessions, when inside it."""
@@ -193,6 +237,9 @@ class Rewinder:
                 )
                 for path in files.touched:  # what the model read there is not there now
                     self.host.file_state.forget(Path(path))
+                # a background job's later changes are no longer told apart from the rewind's
+                # own: the next turn's first scan starts afresh
+                self.last = None
             dropped = 0
             if conversation:
                 dropped = len(state.messages) - summary.message_index

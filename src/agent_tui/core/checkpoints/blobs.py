@@ -1,14 +1,18 @@
 """A content-addressed store of file contents: ``<root>/<2 hex>/<62 hex>``, the SHA-256 of the
 bytes. The same content is stored once, whatever turn or file it came from; a blob is written to
-a temporary name and renamed in, so a blob that exists is whole. Blocking: use from a thread."""
+a temporary name and renamed in, so a blob that exists is whole. A blob kept ``durable=False``
+(the workspace's shadow: thousands at once) is not synced to disk one by one: after a crash of
+the machine it may be found damaged (``get`` says so; a rewind lists the file as unavailable).
+Blocking: use from a thread."""
 
 from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from pathlib import Path
 
-from agent_tui.core.state.nofollow import open_below, split_below, write_state
+from agent_tui.core.state.nofollow import open_below, replace_at, split_below, write_state
 from agent_tui.core.state.paths import data_dir
 from agent_tui.core.tools.file_state import content_digest
 
@@ -16,6 +20,9 @@ from agent_tui.core.tools.file_state import content_digest
 class BlobStore:
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._dirs: dict[str, int] = {}
+        """Descriptors of the ``<2 hex>`` directories, for blobs kept ``durable=False``."""
+        self._lock = threading.Lock()
 
     def path(self, digest: str) -> Path:
         return self.root / digest[:2] / digest[2:]
@@ -23,16 +30,33 @@ class BlobStore:
     def has(self, digest: str) -> bool:
         return self.path(digest).is_file()
 
-    def put(self, data: bytes) -> str:
+    def put(self, data: bytes, *, durable: bool = True) -> str:
         """Keep ``data``; its digest (``content_digest``). Written 0600 without following a
         link below the data directory (a link there would send the kept contents
-        elsewhere)."""
+        elsewhere); ``durable``: synced to disk before it is renamed in."""
         digest = content_digest(data)
         target = self.path(digest)
         if target.is_file():
             return digest
-        write_state(target, data_dir(), data)
+        if durable:
+            write_state(target, data_dir(), data)
+            return digest
+        with self._lock:
+            fd = self._dirs.get(digest[:2])
+            if fd is None:
+                anchor, parts = split_below(target.parent, data_dir())
+                anchor.mkdir(mode=0o700, parents=True, exist_ok=True)
+                fd = open_below(anchor, parts, create=True, mode=0o700)
+                self._dirs[digest[:2]] = fd
+            replace_at(fd, digest[2:], data, durable=False)
         return digest
+
+    def release(self) -> None:
+        """Close the descriptors ``put(durable=False)`` kept open."""
+        with self._lock:
+            dirs, self._dirs = self._dirs, {}
+        for fd in dirs.values():
+            os.close(fd)
 
     def get(self, digest: str) -> bytes:
         """The bytes of ``digest``; ``OSError`` when missing, ``ValueError`` when damaged."""

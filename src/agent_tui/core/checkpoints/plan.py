@@ -6,8 +6,10 @@ first ``FileBefore`` of each path, chronologically, whatever turn it belongs to 
 conversation was rewound away still changed files). What the agent last left in a file is the
 latest of its records (a ``FileAfter``, or a ``FileBefore`` not followed by one: the write did
 not happen); a file that holds something else now was changed by someone else since, and is
-only overwritten when asked for by name. What a watched tool (``run_shell``) changed is listed
-as not restorable.
+only overwritten when asked for by name. What a watched tool (``run_shell``) changed has the
+same records (``core.checkpoints.shadow``), but for what the workspace's shadow could not keep:
+that is listed as not restorable, with why. A file inside a ``.git`` directory is restored only
+when asked for by name (``FilePreview.git``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Literal
 
 from agent_tui.core.checkpoints.blobs import BlobStore
 from agent_tui.core.checkpoints.records import (
+    LINK_PREFIX,
     ChangeKind,
     CheckpointEntry,
     FileAfter,
@@ -27,8 +30,9 @@ from agent_tui.core.checkpoints.records import (
     Rewound,
     ShellChanges,
     TurnStarted,
+    link_digest,
 )
-from agent_tui.core.checkpoints.snapshot import current_digest, read_current
+from agent_tui.core.checkpoints.snapshot import current_digest, current_mode, read_current
 from agent_tui.core.text.summary import diff_stats
 from agent_tui.core.tools.files.diff import unified_diff
 from agent_tui.core.tools.files.paths import SAMPLE_BYTES, looks_binary
@@ -90,12 +94,25 @@ def plan_files(entries: Sequence[CheckpointEntry], start: int) -> list[FilePlan]
         if isinstance(entry, FileAfter):
             left[entry.path] = (entry.digest, True)
         elif isinstance(entry, FileBefore):
-            left[entry.path] = (entry.blob, entry.blob is not None or not entry.exists)
+            left[entry.path] = (
+                kept_digest(entry),
+                kept_digest(entry) is not None or not entry.exists,
+            )
     plans = []
     for path, target in first.items():
         digest, known = left.get(path, (None, False))
         plans.append(FilePlan(path, target, digest, known, path in shell_first))
     return plans
+
+
+def kept_digest(before: FileBefore) -> str | None:
+    """The digest of what ``before`` kept (``link_digest`` for a link)."""
+    return link_digest(before.link) if before.link is not None else before.blob
+
+
+def in_git(path: str) -> bool:
+    """Whether ``path`` is inside a ``.git`` directory (git's own data)."""
+    return f"{os.sep}.git{os.sep}" in path
 
 
 def entry_path(entry: CheckpointEntry) -> str | None:
@@ -105,17 +122,21 @@ def entry_path(entry: CheckpointEntry) -> str | None:
 def changed_by(entries: Sequence[CheckpointEntry], turn: str) -> list[str]:
     """The files ``turn`` changed (kept and then written), in order."""
     kept: dict[str, FileBefore] = {}
-    final: dict[str, str | None] = {}
+    final: dict[str, FileAfter] = {}
     for entry in entries:
         if isinstance(entry, FileBefore) and entry.turn == turn:
             kept.setdefault(entry.path, entry)
         elif isinstance(entry, FileAfter) and entry.turn == turn:
-            final[entry.path] = entry.digest
+            final[entry.path] = entry
     return [
         path
         for path, before in kept.items()
         if path in final
-        and (final[path] != before.blob or before.exists != (final[path] is not None))
+        and (
+            final[path].digest != kept_digest(before)
+            or before.exists != (final[path].digest is not None)
+            or (final[path].mode is not None and final[path].mode != before.mode)
+        )
     ]
 
 
@@ -127,6 +148,9 @@ class NotRestorable:
     shown: str
     change: ChangeKind
     tool: str
+    why: str = ""
+    """``OutsideChange.why``: ``ignored``, ``big``, ``unread`` (empty: an older session's
+    record, from before commands' changes were kept)."""
 
 
 @dataclass(frozen=True)
@@ -153,7 +177,7 @@ def outside_changes(
             if change.path in covered:
                 continue
             found[change.path] = NotRestorable(
-                change.path, shown_path(change.path, cwd), change.change, entry.tool
+                change.path, shown_path(change.path, cwd), change.change, entry.tool, change.why
             )
     return Outside(sorted(found.values(), key=lambda n: n.path), more, truncated)
 
@@ -176,6 +200,11 @@ class FilePreview:
     binary: bool = False
     sized: bool = True
     """False when it is too big for a line count."""
+    git: bool = False
+    """It is inside a ``.git`` directory: git's own data, restored only when asked for by
+    name."""
+    mode: tuple[int, int] | None = None
+    """(its permission bits now, those a restore puts back) when they differ."""
 
 
 def preview_file(plan: FilePlan, cwd: Path, blobs: BlobStore) -> FilePreview:
@@ -184,18 +213,30 @@ def preview_file(plan: FilePlan, cwd: Path, blobs: BlobStore) -> FilePreview:
     path = Path(plan.path)
     shown = shown_path(plan.path, cwd)
     exists, digest = current_digest(path)
-    if exists and digest is None:  # a directory or a symlink where the file was
+    if exists and digest is None:  # a directory, FIFO or device where the file was
         changed_since = True
     else:
         changed_since = not plan.left_known or digest != plan.left
-    if (exists and digest == target.blob and target.blob is not None) or (
+    wanted = kept_digest(target)
+    regular_now = digest is not None and not digest.startswith(LINK_PREFIX)
+    mode_now = current_mode(path) if regular_now and target.link is None else None
+    same_mode = target.mode is None or mode_now is None or mode_now == target.mode
+    if (exists and digest == wanted and wanted is not None and same_mode) or (
         not exists and not target.exists
     ):
         return FilePreview(plan.path, shown, "unchanged", partial=plan.shell_first)
     preview = FilePreview(
-        plan.path, shown, "restore", changed_since=changed_since, partial=plan.shell_first
+        plan.path,
+        shown,
+        "restore",
+        changed_since=changed_since,
+        partial=plan.shell_first,
+        git=in_git(plan.path),
+        mode=None
+        if same_mode or mode_now is None or target.mode is None
+        else (mode_now, target.mode),
     )
-    if target.exists and target.blob is None:
+    if target.exists and wanted is None:
         return replace(preview, action="unavailable", sized=False)
     now = read_current(path, DIFF_LIMIT) if exists else None
     if not target.exists:
@@ -204,7 +245,7 @@ def preview_file(plan: FilePlan, cwd: Path, blobs: BlobStore) -> FilePreview:
         added, removed, binary = line_counts(now, b"")
         return replace(preview, action="delete", removed=removed, binary=binary)
     action: FileAction = "restore" if exists else "recreate"
-    if target.size > DIFF_LIMIT or (exists and now is None):
+    if target.link is not None or target.size > DIFF_LIMIT or (exists and now is None):
         return replace(preview, action=action, sized=False)
     try:
         old = blobs.get(target.blob or "")

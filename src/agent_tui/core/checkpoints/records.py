@@ -4,8 +4,10 @@ Every record names the ``turn`` it belongs to: the id of an agent turn (the user
 started it carries the same id, ``Message.turn``) or of a rewind (rewinds change files too).
 A turn starts with ``TurnStarted``; before the turn's first change to a file comes the file's
 ``FileBefore`` (its content, saved as a blob, or "did not exist"), after each change a
-``FileAfter`` (what the agent wrote); what a tool that does not report its changes
-(``run_shell``) changed in the workspace is a ``ShellChanges``. A rewind is ``Rewound``
+``FileAfter`` (what the agent wrote). What a tool that does not report its changes
+(``run_shell``) changed in the workspace gets the same two records, from the workspace's shadow
+(``core.checkpoints.shadow``); what the shadow could not keep (ignored, too big) is listed in a
+``ShellChanges``. A rewind is ``Rewound``
 followed by the ``FileBefore``/``FileAfter`` of each file it restored, so a rewind is undone
 like a turn is.
 
@@ -48,6 +50,9 @@ class FileBefore(BaseModel):
     new_dirs: str | None = None
     """When it did not exist: the outermost of its parent directories that did not exist
     either (the write made it); a rewind that deletes the file removes them if left empty."""
+    link: str | None = None
+    """When it was a symbolic link: where it pointed (``blob`` is None; a rewind remakes
+    the link)."""
 
 
 class FileAfter(BaseModel):
@@ -57,6 +62,17 @@ class FileAfter(BaseModel):
     turn: str
     path: str
     digest: str | None
+    """For a symbolic link: ``link_digest`` of where it points."""
+    mode: int | None = None
+    """The permission bits it left (None: not known, as in records of older versions)."""
+
+
+LINK_PREFIX = "link:"
+
+
+def link_digest(target: str) -> str:
+    """What stands for a symbolic link's content where a digest is compared."""
+    return LINK_PREFIX + target
 
 
 class OutsideChange(BaseModel):
@@ -64,10 +80,17 @@ class OutsideChange(BaseModel):
 
     path: str
     change: ChangeKind
+    why: str = ""
+    """Why it cannot be restored: ``ignored`` (an ignore file ignores it), ``big`` (over the
+    size a checkpoint keeps), ``budget`` (beyond the bytes the workspace's shadow keeps in all),
+    ``unread`` (it could not be read in time), ``git`` (the path is
+    ``.git``: git's refs, index or reflog moved); empty in records of versions that restored no
+    command's change."""
 
 
 class ShellChanges(BaseModel):
-    """What the workspace scan around a call found changed: files the agent cannot restore."""
+    """What the workspace scan around a call found changed that the shadow did not keep:
+    files a rewind cannot restore."""
 
     kind: Literal["shell"] = "shell"
     turn: str

@@ -3,8 +3,10 @@
 Before a file is touched, its current content is kept in the blob store under the rewind's
 own id (``FileBefore``), and what the restore left is recorded after (``FileAfter``): the
 rewind is then undone like a turn is, by rewinding to before it. A file someone else changed
-since the agent last wrote it is left alone unless its path is in ``overwrite``. Writes are
-atomic and follow no symlink (the file tools' own ``atomic_write``). Blocking.
+since the agent last wrote it is left alone unless its path is in ``overwrite``, and so is a
+file inside a ``.git`` directory. Writes are atomic and follow no symlink (the file tools' own
+``atomic_write``); a symbolic link is put back as a link, a file's permission bits as they
+were. Blocking.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 
 from agent_tui.core.checkpoints.blobs import BlobStore
 from agent_tui.core.checkpoints.plan import FilePlan, FilePreview, preview_file
-from agent_tui.core.checkpoints.records import FileAfter
+from agent_tui.core.checkpoints.records import FileAfter, link_digest
 from agent_tui.core.checkpoints.snapshot import snapshot
 from agent_tui.core.checkpoints.turn import Sink
 from agent_tui.core.tools.builtin.atomic import atomic_write
@@ -37,6 +39,8 @@ class RestoreReport:
     deleted: list[str] = field(default_factory=list)
     kept_changed: list[str] = field(default_factory=list)
     """Changed by someone else since, not named in ``overwrite``: left as they are."""
+    kept_git: list[str] = field(default_factory=list)
+    """Inside a ``.git`` directory, not named in ``overwrite``: left as they are."""
     unavailable: list[str] = field(default_factory=list)
     """Their old content was not kept (too big)."""
     failed: list[tuple[str, str]] = field(default_factory=list)
@@ -67,7 +71,11 @@ def restore_files(
             continue
         if preview.action not in RESTORING:
             continue
-        if preview.changed_since and plan.path not in forced and preview.shown not in forced:
+        named = plan.path in forced or preview.shown in forced
+        if preview.git and not named:
+            report.kept_git.append(preview.shown)
+            continue
+        if preview.changed_since and not named:
             report.kept_changed.append(preview.shown)
             continue
         try:
@@ -89,17 +97,28 @@ def _restore(
     target = plan.target
     data = blobs.get(target.blob) if target.blob is not None else None  # before touching it
     sink(snapshot(path, rewind, blobs))
+    if target.link is not None:
+        _unlink(path)
+        fd = open_dir(path.parent, create=True)
+        try:
+            os.symlink(target.link, path.name, dir_fd=fd)
+        finally:
+            os.close(fd)
+        sink(FileAfter(turn=rewind, path=plan.path, digest=link_digest(target.link)))
+        return
     if data is None:
         _unlink(path)
         sink(FileAfter(turn=rewind, path=plan.path, digest=None))
         if target.new_dirs is not None:
             _remove_empty(path.parent, Path(target.new_dirs))
         return
+    if os.path.islink(path):  # a link where the file was: replaced, not followed
+        _unlink(path)
     atomic_write(path, data, resolved=True)
     if target.mode is not None:  # a new file gets the umask's bits; a restored one keeps its own
         with contextlib.suppress(OSError):
             os.chmod(path, target.mode)
-    sink(FileAfter(turn=rewind, path=plan.path, digest=content_digest(data)))
+    sink(FileAfter(turn=rewind, path=plan.path, digest=content_digest(data), mode=target.mode))
 
 
 def _unlink(path: Path) -> None:

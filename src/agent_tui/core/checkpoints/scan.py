@@ -4,8 +4,10 @@ What a tool that does not report its changes (``run_shell``) did to files is fou
 the workspace before and after it. The scan works on strings with ``os.scandir`` (one ``stat``
 per file, none per directory), never follows a symlink, skips ``.git`` directories and the
 directories in ``skip`` (the spill directory, the sessions), and stops after ``limit``
-entries: what it did not reach is not compared (``Scan.truncated`` says so). Blocking: run it
-in a thread.
+entries: what it did not reach is not compared (``Scan.truncated`` says so). With ``ignores``
+it reads the ignore files as git does (``core.workspace.ignores``) and notes what they ignore
+(``Scan.ignored``): still scanned, so a change there is seen, but not kept by a ``Shadow``.
+Blocking: run it in a thread.
 """
 
 from __future__ import annotations
@@ -13,16 +15,26 @@ from __future__ import annotations
 import os
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from agent_tui.core.checkpoints.records import ChangeKind, OutsideChange
+from agent_tui.core.workspace import ignores as ignore_files
 
 MAX_ENTRIES = 100_000
 """Directory entries a scan visits before it stops (about 0.5 s; this repository with its
 virtualenv is ~15,000)."""
 SKIPPED_DIRS = frozenset({".git"})
+GIT_STATE = ("HEAD", "index", "packed-refs", "logs/HEAD", "refs/heads", "refs/tags")
+"""What of ``.git`` a scan stamps: git moves the reflog ``logs/HEAD`` on every commit,
+checkout, reset or merge, and renames a ref into its directory."""
 
-Stamp = tuple[int, int]
-"""(mtime in ns, size)."""
+Stamp = tuple[int, int, int, int]
+"""(mtime in ns, size, mode, inode): a ``chmod`` or a file renamed over another is a change."""
+_IgnoreStack = tuple[tuple[ignore_files.IgnoreFile, int, str], ...]
+
+
+def stamp_of(st: os.stat_result) -> Stamp:
+    return (st.st_mtime_ns, st.st_size, st.st_mode, st.st_ino)
 
 
 @dataclass
@@ -35,6 +47,20 @@ class Scan:
     """Every directory met (listed in full or not)."""
     truncated: bool = False
     entries: int = 0
+    ignored: set[str] = field(default_factory=set)
+    """The files and directories an ignore file ignores (with ``ignores``)."""
+    git: tuple[Stamp | None, ...] = ()
+    """The stamps of ``GIT_STATE`` in the root's ``.git`` (with ``ignores``): what a commit,
+    checkout or reset changes there, which no rewind restores."""
+
+    def is_ignored(self, path: str) -> bool:
+        """Whether ``path`` or a directory above it is ignored."""
+        while path not in self.ignored:
+            up = os.path.dirname(path)
+            if up == path:
+                return False
+            path = up
+        return True
 
     def covers(self, path: str) -> bool:
         """Whether the scan would have seen ``path`` had it existed: the directory holding it
@@ -53,41 +79,91 @@ class Scan:
             parent = up
 
 
-def scan_workspace(root: str, *, limit: int = MAX_ENTRIES, skip: Collection[str] = ()) -> Scan:
+def scan_workspace(
+    root: str, *, limit: int = MAX_ENTRIES, skip: Collection[str] = (), ignores: bool = False
+) -> Scan:
     """Every file under ``root`` with its stamp, up to ``limit`` entries (see the module).
     ``skip``: absolute paths of directories not to enter, spelled as under ``root``."""
     scan = Scan()
     skipped = set(skip)
-    stack = [root]
+    start: _IgnoreStack = ()
+    if ignores:
+        found = ignore_files.inherited(Path(root), Path(root))
+        start = tuple((f, 0, prefix) for f, prefix in found)
+        scan.git = _git_state(root)
+    stack: list[tuple[str, _IgnoreStack, bool]] = [(root, start, False)]
     scan.seen.add(root)
+    cut = len(root.rstrip(os.sep)) + 1
     while stack:
-        directory = stack.pop()
+        directory, rules, inside_ignored = stack.pop()
         try:
             listing = os.scandir(directory)
         except OSError:
             continue
-        subdirs: list[str] = []
+        subdirs: list[tuple[str, _IgnoreStack, bool]] = []
         with listing:
-            for entry in listing:
-                if scan.entries >= limit:
-                    scan.truncated = True
-                    return scan
-                scan.entries += 1
-                name = entry.name
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if name in SKIPPED_DIRS or entry.path in skipped:
-                            continue
-                        subdirs.append(entry.path)
+            entries = list(listing)
+        if ignores and not inside_ignored:
+            rules = _with_own_rules(directory, entries, rules, cut)
+        for entry in entries:
+            if scan.entries >= limit:
+                scan.truncated = True
+                return scan
+            scan.entries += 1
+            name = entry.name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+                if is_dir and (name in SKIPPED_DIRS or entry.path in skipped):
+                    continue
+                if rules and not inside_ignored and _ignored(rules, entry.path[cut:], name, is_dir):
+                    scan.ignored.add(entry.path)
+                    if is_dir:
+                        subdirs.append((entry.path, rules, True))
                         scan.seen.add(entry.path)
                         continue
-                    st = entry.stat(follow_symlinks=False)
-                except OSError:
+                if is_dir:
+                    subdirs.append((entry.path, rules, inside_ignored))
+                    scan.seen.add(entry.path)
                     continue
-                scan.files[entry.path] = (st.st_mtime_ns, st.st_size)
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            scan.files[entry.path] = stamp_of(st)
         scan.complete.add(directory)
         stack.extend(subdirs)
     return scan
+
+
+def _git_state(root: str) -> tuple[Stamp | None, ...]:
+    stamps: list[Stamp | None] = []
+    for name in GIT_STATE:
+        try:
+            stamps.append(stamp_of(os.stat(os.path.join(root, ".git", name))))
+        except OSError:
+            stamps.append(None)
+    return tuple(stamps)
+
+
+def _with_own_rules(
+    directory: str, entries: list[os.DirEntry[str]], rules: _IgnoreStack, cut: int
+) -> _IgnoreStack:
+    """``rules`` and the ignore files of ``directory`` (stronger)."""
+    names = {entry.name for entry in entries}
+    prefix = len(directory[cut:]) + 1 if len(directory) >= cut else 0
+    for file_name in ignore_files.NAMES:
+        if file_name in names:
+            read = ignore_files.read(os.path.join(directory, file_name), file_name)
+            if read is not None:
+                rules = (*rules, (read, prefix, ""))
+    return rules
+
+
+def _ignored(rules: _IgnoreStack, rel: str, name: str, is_dir: bool) -> bool:
+    for ignore, cut, prepend in reversed(rules):
+        verdict = ignore.verdict(prepend + rel[cut:], name, is_dir)
+        if verdict is not None:
+            return verdict
+    return False
 
 
 def changes_between(

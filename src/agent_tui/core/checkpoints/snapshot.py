@@ -9,7 +9,7 @@ import stat
 from pathlib import Path
 
 from agent_tui.core.checkpoints.blobs import BlobStore
-from agent_tui.core.checkpoints.records import FileBefore
+from agent_tui.core.checkpoints.records import FileBefore, link_digest
 from agent_tui.core.tools.errors import ToolFailure
 from agent_tui.core.tools.files.safe_open import NotRegularFile, open_regular
 
@@ -31,6 +31,9 @@ def snapshot(
     ``content``: what the file holds as the tool saw it (an editor's unsaved buffer), kept
     instead of the bytes on disk (the file's mode is still the disk's)."""
     where = str(path)
+    link = _link(path)
+    if link is not None:
+        return FileBefore(turn=turn, path=where, exists=True, link=link)
     try:
         fd = open_regular(path)
     except _ABSENT:
@@ -81,9 +84,28 @@ def _missing_parent(path: Path) -> str | None:
     return missing
 
 
+def _link(path: Path) -> str | None:
+    """Where ``path`` points if it is a symbolic link."""
+    try:
+        return os.readlink(path)
+    except OSError:  # not a link, or gone
+        return None
+
+
+def current_mode(path: Path) -> int | None:
+    """The permission bits of ``path`` (no link followed), None when absent."""
+    try:
+        return stat.S_IMODE(os.lstat(path).st_mode)
+    except OSError:
+        return None
+
+
 def current_digest(path: Path) -> tuple[bool, str | None]:
-    """(whether ``path`` exists, the digest of its content: None when absent or not a regular
-    file)."""
+    """(whether ``path`` exists, the digest of its content: None when absent or neither a
+    regular file nor a symbolic link; ``link_digest`` of a link)."""
+    link = _link(path)
+    if link is not None:
+        return True, link_digest(link)
     try:
         fd = open_regular(path)
     except _ABSENT:

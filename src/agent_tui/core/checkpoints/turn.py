@@ -8,7 +8,9 @@ scan starts when the executor sees such a call coming (it overlaps the approval)
 after a call runs in the background while the model reads the result and becomes the next
 call's "before"; every call that changes files waits for it, so what each scan finds is what
 that call did (or what another program did meanwhile). Files the agent itself wrote since the
-previous scan, and left as it wrote them, are not counted.
+previous scan, and left as it wrote them, are not counted. With a ``Shadow`` (the session's),
+what a call changed is recorded as the file tools' changes are (``FileBefore``/``FileAfter``),
+so a rewind restores it; what the shadow does not keep is a ``ShellChanges``.
 """
 
 from __future__ import annotations
@@ -17,20 +19,29 @@ import asyncio
 import logging
 import os
 import threading
+import time
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 from agent_tui.core.checkpoints.blobs import BlobStore
-from agent_tui.core.checkpoints.records import CheckpointEntry, FileAfter, ShellChanges
+from agent_tui.core.checkpoints.records import (
+    CheckpointEntry,
+    FileAfter,
+    FileBefore,
+    OutsideChange,
+    ShellChanges,
+)
 from agent_tui.core.checkpoints.scan import (
     MAX_ENTRIES,
     Scan,
     Stamp,
     changes_between,
     scan_workspace,
+    stamp_of,
 )
+from agent_tui.core.checkpoints.shadow import Shadow
 from agent_tui.core.checkpoints.snapshot import MAX_SNAPSHOT_BYTES, snapshot, unkept_note
 
 T = TypeVar("T")
@@ -94,8 +105,10 @@ class WorkspaceWatch:
         *,
         skip: Collection[str] = (),
         limit: int = MAX_ENTRIES,
+        shadow: Shadow | None = None,
     ) -> None:
         self.root = str(root)
+        self.shadow = shadow
         self.turn = turn
         self._sink = sink
         self._skip = tuple(skip)
@@ -105,15 +118,31 @@ class WorkspaceWatch:
         self._lock = threading.Lock()
         self.scans = 0
         """Scans made (for tests and benchmarks)."""
+        self.last_scan: tuple[float, Scan] | None = None
+        """The latest scan, and when it started (``time.time()``): what the shadow holds."""
 
     def _scan(self) -> Scan:
         self.scans += 1
-        return scan_workspace(self.root, limit=self._limit, skip=self._skip)
+        started = time.time()
+        scan = self._scan_now()
+        self.last_scan = (started, scan)
+        return scan
+
+    def _scan_now(self) -> Scan:
+        return scan_workspace(
+            self.root, limit=self._limit, skip=self._skip, ignores=self.shadow is not None
+        )
+
+    def _first_scan(self) -> Scan:  # the shadow brought up to date: not a change of the turn
+        scan = self._scan()
+        if self.shadow is not None:
+            self.shadow.refresh(scan)
+        return scan
 
     def prepare(self) -> None:
         """Start the scan the next watched call will be compared with, if none is there."""
         if self._baseline is None:
-            self._baseline = asyncio.ensure_future(asyncio.to_thread(self._scan))
+            self._baseline = asyncio.ensure_future(asyncio.to_thread(self._first_scan))
 
     async def settled(self) -> None:
         """Wait for the scan in progress (a call that changes files must not run during it)."""
@@ -125,6 +154,11 @@ class WorkspaceWatch:
         self.prepare()
         assert self._baseline is not None
         before = await asyncio.shield(self._baseline)
+        if self.shadow is not None:  # what the agent wrote since: the call's pre-image
+            with self._lock:
+                earlier = list(self._written)
+            if earlier:
+                await asyncio.to_thread(self.shadow.refresh_paths, earlier)
         try:
             return await run()
         finally:
@@ -136,22 +170,53 @@ class WorkspaceWatch:
         self, before: Scan, written: dict[str, Stamp], call_id: str, tool: str
     ) -> Scan:
         after = await asyncio.to_thread(self._scan)
-        changes = changes_between(before, after, ignore=written)
         truncated = before.truncated or after.truncated
-        if changes or truncated:
-            record = ShellChanges(
-                turn=self.turn,
-                call_id=call_id,
-                tool=tool,
-                changes=changes[:MAX_LISTED],
-                more=max(0, len(changes) - MAX_LISTED),
-                truncated=truncated,
+        if self.shadow is not None:
+            records, changes = await asyncio.to_thread(
+                self.shadow.capture, before, after, self.turn, written
             )
-            try:
-                self._sink(record)
-            except OSError:
-                log.exception("recording what %s changed failed", tool)
+            for entry in records:
+                self._record(entry, tool)
+        else:
+            changes = changes_between(before, after, ignore=written)
+        if changes or truncated:
+            self._record(self._unkept(changes, call_id, tool, truncated), tool)
         return after
+
+    async def catch_up(self, tool: str) -> None:
+        """Record what changed since the last scan as this turn's (a background job it started
+        went on writing after its last call): only the pre-images (``FileBefore``), so a rewind
+        sees each file as changed since by someone else (the job, or anyone) and restores it
+        only when asked for by name; what the shadow does not keep is a ``ShellChanges`` of
+        ``tool``. With no shadow or no scan yet, nothing."""
+        if self.shadow is None or self.last_scan is None:
+            return
+        before = self.last_scan[1]
+        after = await asyncio.to_thread(self._scan)
+        records, unkept = await asyncio.to_thread(self.shadow.capture, before, after, self.turn)
+        for entry in records:
+            if isinstance(entry, FileBefore):
+                self._record(entry, tool)
+        if unkept:
+            self._record(self._unkept(unkept, "background", tool, after.truncated), tool)
+
+    def _unkept(
+        self, changes: list[OutsideChange], call_id: str, tool: str, truncated: bool
+    ) -> ShellChanges:
+        return ShellChanges(
+            turn=self.turn,
+            call_id=call_id,
+            tool=tool,
+            changes=changes[:MAX_LISTED],
+            more=max(0, len(changes) - MAX_LISTED),
+            truncated=truncated,
+        )
+
+    def _record(self, entry: CheckpointEntry, tool: str) -> None:
+        try:
+            self._sink(entry)
+        except OSError:
+            log.exception("recording what %s changed failed", tool)
 
     def wrote(self, path: str) -> None:
         """The agent wrote ``path`` (a file tool, from its thread): not a change to report."""
@@ -160,7 +225,7 @@ class WorkspaceWatch:
         except OSError:
             return
         with self._lock:
-            self._written[path] = (st.st_mtime_ns, st.st_size)
+            self._written[path] = stamp_of(st)
 
     async def close(self) -> None:
         """Wait for the last scan (its changes recorded); the next turn starts afresh."""

@@ -1,12 +1,13 @@
 """Rewinding a session: the turns it can go back to, what going back would do, and doing it.
 
 A turn is one user message and all that followed it until the next. Rewinding to before a turn
-can restore the **code** (every file the agent's file tools changed from that turn on, back as
-it was before; files they created are deleted), the **conversation** (the transcript cut just
-before that turn's message: the model forgets the turn and what followed), or both. What
-``run_shell`` (or any tool that does not report its changes) did to files cannot be restored:
-a preview lists it. A file changed by someone else since the agent last wrote it is only
-overwritten when named in ``overwrite``; whatever a restore overwrites is kept first, so a
+can restore the **code** (every file the agent's file tools and its commands changed from that
+turn on, back as it was before; files they created are deleted), the **conversation** (the
+transcript cut just before that turn's message: the model forgets the turn and what followed),
+or both. What ``run_shell`` (or any tool that does not report its changes) did where the
+workspace's shadow keeps nothing (ignored files, files too big) cannot be restored: a preview
+lists it. A file changed by someone else since the agent last wrote it, or inside ``.git``, is
+only overwritten when named in ``overwrite``; whatever a restore overwrites is kept first, so a
 code rewind can itself be undone (``rewind`` to the rewind's own id). See ``core.checkpoints``.
 """
 
@@ -87,8 +88,9 @@ class RewindPreview:
 
     @property
     def conflicts(self) -> tuple[FilePreview, ...]:
-        """Files changed by someone else since: overwritten only when asked for by name."""
-        return tuple(f for f in self.files if f.changed_since and f.action in RESTORING)
+        """Files changed by someone else since, and files inside ``.git``: overwritten only
+        when asked for by name."""
+        return tuple(f for f in self.files if (f.changed_since or f.git) and f.action in RESTORING)
 
     @property
     def restorable(self) -> tuple[FilePreview, ...]:

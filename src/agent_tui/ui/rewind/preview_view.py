@@ -1,6 +1,7 @@
 """What rewinding to before a turn would do: each file with its +/− and what happens to it,
-the files a rewind cannot restore (changed by run_shell), the files changed since by someone
-else (kept unless the user says otherwise), and what happens to the conversation."""
+the files a rewind cannot restore (what run_shell changed where the checkpoint keeps nothing:
+ignored files, files too big), the files changed since by someone else and those inside
+``.git`` (kept unless the user says otherwise), and what happens to the conversation."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def preview_content(preview: RewindPreview, *, overwrite: bool) -> Content:
     files = preview.files
     width = max((cell_len(f.shown) for f in files), default=0)
     for f in files:
-        flagged = f.changed_since and f.action in ("restore", "delete", "recreate")
+        flagged = (f.changed_since or f.git) and f.action in ("restore", "delete", "recreate")
         mark = ("⚠ ", "bold $warning") if flagged else ("  ", "")
         name_style = "$warning" if flagged else ""
         number = counts(f)
@@ -50,11 +51,9 @@ def preview_content(preview: RewindPreview, *, overwrite: bool) -> Content:
         lines.append(line)
         if flagged:
             then = "overwritten (o: keep it)" if overwrite else "kept unless you press o"
-            lines.append(
-                Content.assemble(
-                    "    ", ("changed since by someone else: ", "$warning"), (then, "$warning")
-                )
-            )
+            what = "changed since by someone else: " if f.changed_since else ""
+            what += "inside .git (git's own data): " if f.git else ""
+            lines.append(Content.assemble("    ", (what, "$warning"), (then, "$warning")))
         if f.partial:
             lines.append(
                 Content.assemble(
@@ -66,7 +65,9 @@ def preview_content(preview: RewindPreview, *, overwrite: bool) -> Content:
     if outside.changes or outside.more:
         tools = {n.tool for n in outside.changes}
         by = next(iter(tools)) if len(tools) == 1 else "other tools"
-        lines.append(Content.assemble(("Not restorable", "bold $error"), f" · changed by {by}:"))
+        lines.append(
+            Content.assemble(("Not restorable", "bold $error"), f" · changed by {by}, not kept:")
+        )
         shown_outside = outside.changes[:MAX_OUTSIDE]
         width = max((cell_len(n.shown) for n in shown_outside), default=0)
         for change in shown_outside:

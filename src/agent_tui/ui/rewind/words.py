@@ -15,6 +15,15 @@ ACTION_WORDS = {
     "unavailable": "cannot restore · too big to keep",
 }
 CHANGE_WORDS = {"created": "created", "modified": "modified", "deleted": "deleted"}
+WHY_WORDS = {
+    "ignored": "ignored (.gitignore)",
+    "big": "too big to keep",
+    "budget": "beyond what the checkpoint keeps of a workspace",
+    "unread": "could not be read in time",
+    "git": "git's refs/index, never restored",
+}
+"""Why a change a command made was not kept (``NotRestorable.why``; empty in sessions from
+before commands' changes were kept)."""
 
 
 def when(at: str | None, today: datetime | None = None) -> str:
@@ -32,14 +41,14 @@ def when(at: str | None, today: datetime | None = None) -> str:
 
 
 def turn_files(turn: TurnSummary) -> str:
-    """``2 files · 1 by shell``; ``—`` when nothing changed; ``no checkpoint``."""
+    """``2 files · 1 not restorable``; ``—`` when nothing changed; ``no checkpoint``."""
     if not turn.checkpointed:
         return "no checkpoint"
     parts = []
     if turn.files:
         parts.append(plural(len(turn.files), "file"))
     if turn.outside:
-        parts.append(f"{turn.outside} by shell")
+        parts.append(f"{turn.outside} not restorable")
     return " · ".join(parts) or "—"
 
 
@@ -55,13 +64,21 @@ def counts(preview: FilePreview) -> str:
 
 
 def file_action(preview: FilePreview) -> str:
-    return ACTION_WORDS.get(preview.action, preview.action)
+    """``restore``; ``restore · mode 755 → 644`` when the permission bits go back too."""
+    words = ACTION_WORDS.get(preview.action, preview.action)
+    if preview.mode is not None:
+        now, then = preview.mode
+        words += f" · mode {now:o} → {then:o}"
+    return words
 
 
 def outside_line(change: NotRestorable, heading: str) -> str:
-    """``created``; ``created by mcp__fs__write`` when the heading names another tool."""
+    """``created · ignored (.gitignore), not kept``; ``created by mcp__fs__write`` when the
+    heading names another tool."""
     kind = CHANGE_WORDS.get(change.change, change.change)
-    return kind if change.tool == heading else f"{kind} by {change.tool}"
+    said = kind if change.tool == heading else f"{kind} by {change.tool}"
+    why = WHY_WORDS.get(change.why, change.why)
+    return f"{said} · {why}" if why else said
 
 
 def code_summary(preview: RewindPreview) -> str:

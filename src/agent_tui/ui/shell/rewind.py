@@ -58,6 +58,11 @@ def report_warnings(report: RewindReport) -> list[str]:
                 "Kept as they are (changed since by someone else; o in the picker overwrites "
                 f"them): {', '.join(files.kept_changed)}"
             )
+        if files.kept_git:
+            found.append(
+                "Kept as they are (inside .git, git's own data; o in the picker overwrites "
+                f"them): {', '.join(files.kept_git)}"
+            )
         if files.unavailable:
             found.append(f"Not kept, so not restored (too big): {', '.join(files.unavailable)}")
         for path, why in files.failed:
@@ -67,7 +72,8 @@ def report_warnings(report: RewindReport) -> list[str]:
             names = ", ".join(n.shown for n in outside.changes[:5])
             more = len(outside.changes) + outside.more - min(5, len(outside.changes))
             found.append(
-                "Not restorable, changed by run_shell: "
+                "Not restorable (changed by run_shell where the checkpoint keeps nothing: "
+                "ignored, or too big): "
                 + names
                 + (f" and {plural(more, 'more file')}" if more else "")
             )

@@ -1,0 +1,186 @@
+"""What making a command's changes rewindable costs, per command, on a 10,000-file repository.
+
+    PYTHONPATH=src python benchmarks/bench_command_rewind.py              # 100 commands
+    PYTHONPATH=src python benchmarks/bench_command_rewind.py --commands 30 --changed 10
+
+Two designs (issue 44), each measured around a command that rewrites ``--changed`` files:
+
+**Snapshot** (``core.checkpoints.shadow``, built): the workspace's shadow keeps every file's
+content, deduplicated, in the blob store. The first snapshot (a scan and every file kept) is
+timed apart; per command: the scan after it and ``Shadow.capture`` (the changed files'
+pre-images come from the shadow, their new content is kept), the records built. The command
+itself is a Python rewrite of the files (its own cost is not counted). Storage: the blob store
+after all the commands, against the workspace's size.
+
+**Overlay**: the command runs with the workspace mounted as an overlay (``unshare -rm`` and
+``mount -t overlay``: bubblewrap 0.8.0, installed here, has no ``--overlay``; that came in
+0.9.0); afterwards the upper directory is read, the pre-images (the lower files) kept and the
+changes copied into the workspace. Per command: the overlay run minus the same command run
+plainly, plus reading and applying the upper directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+FILES = 10_000
+DIRS = 100
+
+
+def _repository(root: Path) -> int:
+    """10,000 text files of 300 B to 6 KB in 100 directories; the bytes written."""
+    total = 0
+    for d in range(DIRS):
+        sub = root / f"pkg{d:03}"
+        sub.mkdir(parents=True)
+        for f in range(FILES // DIRS):
+            body = "".join(f"line {i} of file {d}/{f}\n" for i in range(10 + (d * f) % 240))
+            (sub / f"mod{f:03}.py").write_text(body)
+            total += len(body)
+    (root / ".gitignore").write_text("build/\n")
+    return total
+
+
+def _victims(root: Path, command: int, changed: int) -> list[Path]:
+    return [root / f"pkg{(command * 7 + k) % DIRS:03}" / f"mod{k:03}.py" for k in range(changed)]
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _du(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def bench_snapshot(root: Path, data: Path, commands: int, changed: int) -> dict[str, float]:
+    from agent_tui.core.checkpoints.blobs import BlobStore
+    from agent_tui.core.checkpoints.scan import scan_workspace
+    from agent_tui.core.checkpoints.shadow import Shadow
+
+    blobs = BlobStore(data / "blobs")
+    shadow = Shadow(str(root), blobs)
+    start = time.perf_counter()
+    before = scan_workspace(str(root), ignores=True)
+    shadow.refresh(before)
+    first = time.perf_counter() - start
+    costs: list[float] = []
+    captures: list[float] = []
+    records = 0
+    for n in range(commands):
+        for path in _victims(root, n, changed):  # the command (not timed)
+            path.write_text(path.read_text() + f"# command {n}\n")
+        start = time.perf_counter()
+        after = scan_workspace(str(root), ignores=True)
+        scanned = time.perf_counter()
+        found, unkept = shadow.capture(before, after, "t")
+        costs.append(time.perf_counter() - start)
+        captures.append(time.perf_counter() - scanned)
+        if unkept or len(found) != 2 * changed:
+            raise SystemExit(f"capture found {len(found)} records, not kept {unkept}")
+        records += len(found)
+        before = after
+    return {
+        "first": first,
+        "p50": statistics.median(costs),
+        "p95": _pct(costs, 0.95),
+        "capture50": statistics.median(captures),
+        "capture95": _pct(captures, 0.95),
+        "storage": _du(blobs.root),
+        "records": records,
+    }
+
+
+def _overlay_run(lower: Path, upper: Path, work: Path, script: str) -> None:
+    mount = f"mount -t overlay overlay -o lowerdir={lower},upperdir={upper},workdir={work} {lower}"
+    subprocess.run(["unshare", "-rm", "sh", "-c", f"{mount} && cd {lower} && {script}"], check=True)
+
+
+def _apply_upper(upper: Path, lower: Path, keep: Path) -> int:
+    """Keep the pre-image of each file the upper directory holds, then copy it down."""
+    import hashlib
+
+    count = 0
+    for directory, _dirs, files in os.walk(upper):
+        for name in files:
+            top = Path(directory) / name
+            rel = top.relative_to(upper)
+            below = lower / rel
+            if below.exists():
+                data = below.read_bytes()
+                (keep / hashlib.sha256(data).hexdigest()).write_bytes(data)
+            shutil.copy2(top, below)
+            count += 1
+    return count
+
+
+def bench_overlay(root: Path, scratch: Path, commands: int, changed: int) -> dict[str, float]:
+    keep = scratch / "keep"
+    keep.mkdir(parents=True)
+    overhead: list[float] = []
+    for n in range(commands):
+        rel = [str(p.relative_to(root)) for p in _victims(root, n, changed)]
+        script = " && ".join(f"echo '# command {n}' >> {r}" for r in rel)
+        upper, work = scratch / f"up{n}", scratch / f"wk{n}"
+        upper.mkdir()
+        work.mkdir()
+        start = time.perf_counter()
+        subprocess.run(["sh", "-c", f"cd {root} && {script}"], check=True)
+        plain = time.perf_counter() - start
+        start = time.perf_counter()
+        _overlay_run(root, upper, work, script)
+        applied = _apply_upper(upper, root, keep)
+        overlaid = time.perf_counter() - start
+        assert applied == changed, applied
+        overhead.append(overlaid - plain)
+        shutil.rmtree(upper)
+        shutil.rmtree(work, ignore_errors=True)
+    return {
+        "p50": statistics.median(overhead),
+        "p95": _pct(overhead, 0.95),
+        "storage": _du(keep),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--commands", type=int, default=100)
+    parser.add_argument("--changed", type=int, default=10)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        os.environ["AGENT_TUI_DATA_DIR"] = str(base / "data")
+        root = base / "repo"
+        size = _repository(root)
+        snap = bench_snapshot(root, base / "data", args.commands, args.changed)
+        print(f"repository: {FILES:,} files, {size / 1e6:.1f} MB; {args.changed} files a command")
+        print(
+            f"snapshot: first {snap['first'] * 1e3:.0f} ms; per command p50 "
+            f"{snap['p50'] * 1e3:.1f} ms, p95 {snap['p95'] * 1e3:.1f} ms (of which capture "
+            f"{snap['capture50'] * 1e3:.1f} / {snap['capture95'] * 1e3:.1f} ms); storage after "
+            f"{args.commands} commands {snap['storage'] / 1e6:.1f} MB "
+            f"({snap['storage'] / size:.2f}x the workspace)"
+        )
+        try:
+            over = bench_overlay(root, base / "overlay", args.commands, args.changed)
+        except (OSError, subprocess.CalledProcessError) as exc:
+            print(f"overlay: cannot run here ({exc})", file=sys.stderr)
+            return
+        print(
+            f"overlay: per command p50 {over['p50'] * 1e3:.1f} ms, p95 "
+            f"{over['p95'] * 1e3:.1f} ms; storage after {args.commands} commands "
+            f"{over['storage'] / 1e6:.2f} MB"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,217 @@
+"""The workspace's shadow: the content of every file a command could change, as of the last
+scan, so that what a command (``run_shell``) changes is rewound like a file tool's change.
+
+The first watched call of a session keeps every file the scan reaches (``refresh``): its
+content in the blob store (deduplicated: a workspace's content is stored once, whatever the
+number of commands), its mode, or where a symbolic link points. Before each later call only the
+files whose stamp changed since are kept again. After the call, the differences of the two
+scans become records (``capture``): for each changed file a ``FileBefore`` from the shadow (what
+it held, its mode, its link) and a ``FileAfter`` (what it holds now, kept too: it is the next
+command's pre-image). The shadow does not keep what an ignore file ignores (``node_modules``,
+build outputs) nor files over the size limit: a change there is listed in a ``ShellChanges``
+with why, never skipped silently; nor ``.git``: a call that moved git's refs, index or reflog
+is listed (``why="git"``: no rewind puts them back). Blocking; thread-safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from agent_tui.core.checkpoints.blobs import BlobStore
+from agent_tui.core.checkpoints.records import (
+    CheckpointEntry,
+    FileAfter,
+    FileBefore,
+    OutsideChange,
+    link_digest,
+)
+from agent_tui.core.checkpoints.scan import Scan, Stamp, changes_between, stamp_of
+from agent_tui.core.checkpoints.snapshot import MAX_SNAPSHOT_BYTES
+
+MAX_SHADOW_BYTES = 2 << 30
+"""The bytes of files a shadow keeps at most (counted per file, before deduplication): a
+workspace bigger than that (a home directory, a data set not ignored) is kept up to it, the
+rest is not read (a change there: ``why="budget"``)."""
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A file as the shadow keeps it."""
+
+    stamp: Stamp
+    blob: str | None
+    """Its content's digest in the blob store; None for a symbolic link, or a file too big
+    to keep (``digest`` then still tells its content)."""
+    mode: int
+    size: int
+    link: str | None = None
+    digest: str | None = None
+    """The digest of its content (``link_digest`` for a link)."""
+
+
+def keep(path: str, blobs: BlobStore, limit: int, room: int | None = None) -> Kept | None:
+    """``path`` as it is now, its content in ``blobs`` when not over ``limit`` (bigger: only
+    its digest) nor over ``room`` (then not read: no digest); None when it is gone,
+    unreadable, or not a regular file or a link."""
+    try:
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
+            target = os.readlink(path)
+            return Kept(stamp_of(st), None, 0, 0, target, link_digest(target))
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        mode = stat.S_IMODE(st.st_mode)
+        if room is not None and limit >= st.st_size > room:
+            return Kept(stamp_of(st), None, mode, st.st_size)
+        if st.st_size > limit:
+            digest = hashlib.file_digest(fh, "sha256").hexdigest()
+            return Kept(stamp_of(st), None, mode, st.st_size, digest=digest)
+        data = fh.read()
+    blob = blobs.put(data, durable=False)
+    return Kept(stamp_of(st), blob, mode, len(data), digest=blob)
+
+
+class Shadow:
+    """The shadow of one workspace (see the module)."""
+
+    def __init__(
+        self,
+        root: str,
+        blobs: BlobStore,
+        *,
+        limit: int = MAX_SNAPSHOT_BYTES,
+        budget: int = MAX_SHADOW_BYTES,
+    ) -> None:
+        self.git_dir = os.path.join(root, ".git")
+        self.blobs = blobs
+        self.limit = limit
+        self.files: dict[str, Kept] = {}
+        self._lock = threading.Lock()
+        self.kept = 0
+        """Files read and kept so far (for tests and benchmarks)."""
+        self.budget = budget
+        self.used = 0
+        """The bytes of the files whose content the shadow holds."""
+
+    def refresh(self, scan: Scan) -> None:
+        """Keep each file of ``scan`` whose stamp is not the one kept; forget those gone."""
+        with self._lock:
+            for path, stamp in scan.files.items():
+                old = self.files.get(path)
+                if old is not None and old.stamp == stamp:
+                    continue
+                if scan.is_ignored(path):
+                    self._forget(path)
+                    continue
+                self._keep(path)
+            for path in self.files.keys() - scan.files.keys():
+                if scan.covers(path):
+                    self._forget(path)
+            self.blobs.release()
+
+    def refresh_paths(self, paths: Iterable[str]) -> None:
+        """Keep ``paths`` as they are now (the files the agent wrote since the last scan)."""
+        with self._lock:
+            for path in paths:
+                if path in self.files or os.path.lexists(path):
+                    self._keep(path)
+            self.blobs.release()
+
+    def _keep(self, path: str) -> Kept | None:
+        self._forget(path)
+        kept = keep(path, self.blobs, self.limit, self.budget - self.used)
+        self.kept += 1
+        if kept is not None:
+            self.files[path] = kept
+            self.used += kept.size if kept.blob is not None else 0
+        return kept
+
+    def _forget(self, path: str) -> None:
+        old = self.files.pop(path, None)
+        if old is not None and old.blob is not None:
+            self.used -= old.size
+
+    def capture(
+        self, before: Scan, after: Scan, turn: str, ignore: dict[str, Stamp] | None = None
+    ) -> tuple[list[CheckpointEntry], list[OutsideChange]]:
+        """What changed from ``before`` to ``after``: the records of what can be rewound, and
+        what cannot (with why). The shadow then holds ``after``."""
+        records: list[CheckpointEntry] = []
+        unkept: list[OutsideChange] = []
+        if before.git != after.git and after.git:
+            unkept.append(OutsideChange(path=self.git_dir, change="modified", why="git"))
+        with self._lock:
+            for change in changes_between(before, after, ignore=ignore):
+                path = change.path
+                if after.is_ignored(path) or before.is_ignored(path):
+                    unkept.append(change.model_copy(update={"why": "ignored"}))
+                    self._forget(path)
+                    continue
+                old = self.files.get(path) if change.change != "created" else None
+                if change.change != "created" and (old is None or old.digest is None):
+                    why = "unread" if old is None else "budget"
+                    unkept.append(change.model_copy(update={"why": why}))
+                    self._keep(path)
+                    continue
+                if old is not None and old.blob is None and old.link is None:
+                    unkept.append(change.model_copy(update={"why": "big"}))
+                    self._keep(path)
+                    continue
+                new = self._keep(path) if change.change != "deleted" else None
+                if change.change == "deleted":
+                    self._forget(path)
+                if old is not None and new is not None and _same(old, new):
+                    continue  # touched, not changed
+                records.append(_before(turn, path, old, before))
+                records.append(
+                    FileAfter(
+                        turn=turn,
+                        path=path,
+                        digest=new.digest if new is not None else None,
+                        mode=new.mode if new is not None and new.link is None else None,
+                    )
+                )
+            for path, stamp in after.files.items():  # the rest the agent wrote, as left
+                old = self.files.get(path)
+                if (old is None or old.stamp != stamp) and not after.is_ignored(path):
+                    self._keep(path)
+            self.blobs.release()
+        return records, unkept
+
+
+def _same(old: Kept, new: Kept) -> bool:
+    return (old.digest, old.mode) == (new.digest, new.mode)
+
+
+def _before(turn: str, path: str, old: Kept | None, scan: Scan) -> FileBefore:
+    if old is None:
+        return FileBefore(turn=turn, path=path, exists=False, new_dirs=_new_dirs(path, scan))
+    if old.link is not None:
+        return FileBefore(turn=turn, path=path, exists=True, link=old.link)
+    return FileBefore(
+        turn=turn, path=path, exists=True, blob=old.blob, mode=old.mode, size=old.size
+    )
+
+
+def _new_dirs(path: str, scan: Scan) -> str | None:
+    """The outermost parent of ``path`` that ``scan`` did not see (the call made it)."""
+    missing = None
+    parent = os.path.dirname(path)
+    while parent not in scan.seen:
+        up = os.path.dirname(parent)
+        if up == parent:
+            return None
+        missing, parent = parent, up
+    return missing
