@@ -7,12 +7,23 @@ import itertools
 import os
 import re
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+PYCACHE = Path(__file__).resolve().parents[1] / ".test-cache" / "pycache"
+"""Compiled Python of this checkout, for the test processes and the programs they start."""
+
+if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
+    # The test processes too (the controller, each xdist worker) keep what they compile there:
+    # every agent_tui module and every test module as pytest rewrites its asserts, which each
+    # worker otherwise compiled anew in every run (~10 s of CPU apiece, half of collecting).
+    sys.dont_write_bytecode = False
+    sys.pycache_prefix = str(PYCACHE)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -24,18 +35,15 @@ def _share_bytecode() -> Iterator[None]:
     of them compiled every agent_tui module it imported from source, a quarter of a second of
     CPU apiece. They now write compiled files under ``.test-cache/pycache`` (ignored by git,
     outside the sources) and read them back; the first few compile the rest too (a prefix is
-    read instead of every ``__pycache__``). The test processes themselves (a fixture: set
-    in each xdist worker once it runs) are left as they are. A ``PYTHONPYCACHEPREFIX`` already
-    set is kept."""
+    read instead of every ``__pycache__``). The test processes themselves use it from the start
+    (set when this file is loaded, before any test module is imported). A
+    ``PYTHONPYCACHEPREFIX`` already set is kept."""
     if not os.environ.get("PYTHONDONTWRITEBYTECODE") or os.environ.get("PYTHONPYCACHEPREFIX"):
         yield
         return
     with pytest.MonkeyPatch.context() as patch:
         patch.delenv("PYTHONDONTWRITEBYTECODE")
-        patch.setenv(
-            "PYTHONPYCACHEPREFIX",
-            str(Path(__file__).resolve().parents[1] / ".test-cache" / "pycache"),
-        )
+        patch.setenv("PYTHONPYCACHEPREFIX", str(PYCACHE))
         yield
 
 

@@ -178,4 +178,7 @@ def suite() -> list[str]:
         )
     )
     entry = CONFORMANCE_DIR / "node_modules" / "@modelcontextprotocol" / "conformance"
-    return [str(bin_dir / "node"), str(entry / "dist" / "index.js")]
+    # Node keeps the suite compiled (one 860 kB bundle, started some eighty times a session):
+    # a tenth of a second of CPU less for each start after the first
+    cache = f"NODE_COMPILE_CACHE={CONFORMANCE_DIR / 'compile-cache'}"
+    return ["env", cache, str(bin_dir / "node"), str(entry / "dist" / "index.js")]

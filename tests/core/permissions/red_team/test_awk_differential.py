@@ -28,6 +28,7 @@ import shutil
 import subprocess
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +39,7 @@ from hypothesis import strategies as st
 from agent_tui.core.permissions import PermissionPipeline, Rule, RuleSet
 from agent_tui.core.permissions.shell.awk_program import AwkProgram, scan
 from agent_tui.core.tools.builtin import default_registry
+from tests.core.permissions.red_team.jail import Jail
 
 BWRAP = shutil.which("bwrap")
 AWKS = {name: shutil.which(name) for name in ("gawk", "mawk")}
@@ -84,6 +86,9 @@ class AwkLab:
         shim = self.shims / "evil"
         shim.write_text('#!/bin/sh\n: > "$AWK_DIFF_MARK"\necho shim-output\n')
         shim.chmod(0o755)
+        assert BWRAP is not None
+        self.jail = Jail(BWRAP, base)
+        """Where awk runs: one bwrap for the lab, in which only the lab is writable."""
 
     def run(self, argv: list[str]) -> Outcome:
         root = Path(tempfile.mkdtemp(dir=self.base, prefix="run-"))
@@ -97,20 +102,8 @@ class AwkLab:
                 "AWK_DIFF_MARK": str(root / "mark"),
                 "SECRET_FOR_TEST": ENV_MARK,
             }
-            assert BWRAP is not None
-            base = str(self.base)
-            jail = [BWRAP, "--ro-bind", "/", "/", "--bind", base, base, "--dev", "/dev"]
-            jail += ["--unshare-all", "--die-with-parent", "--chdir", str(work), "--"]
             try:
-                done = subprocess.run(
-                    [*jail, *argv],
-                    env=env,
-                    stdin=subprocess.DEVNULL,
-                    capture_output=True,
-                    text=True,
-                    timeout=10,
-                    errors="replace",
-                )
+                done = self.jail.run([*argv], work, env, None, 10, errors="replace")
                 rc, output = done.returncode, done.stdout + done.stderr
             except subprocess.TimeoutExpired:
                 rc, output = -1, ""
@@ -121,8 +114,10 @@ class AwkLab:
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> AwkLab:
-    return AwkLab(tmp_path_factory.mktemp("awk-differential"))
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AwkLab]:
+    made = AwkLab(tmp_path_factory.mktemp("awk-differential"))
+    yield made
+    made.jail.close()
 
 
 def check(lab: AwkLab, awk: str, source: str, stats: Counter[str] | None = None) -> AwkProgram:

@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +39,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_tui.core.permissions.shell.sed_script import SANDBOXED, SedProgram, parse_sed
+from tests.core.permissions.red_team.jail import Jail
 
 SED = shutil.which("sed")
 BWRAP = shutil.which("bwrap")
@@ -118,6 +120,8 @@ class SedLab:
         shim = self.shims / "evil"
         shim.write_text('#!/bin/sh\n: > "$SED_DIFF_MARK"\n')
         shim.chmod(0o755)
+        self.jail = Jail(BWRAP, base) if BWRAP is not None else None
+        """Where sed runs: one bwrap for the lab, in which only the lab is writable."""
 
     def run(self, scripts: list[str]) -> Outcome:
         args: list[str] = []
@@ -159,13 +163,10 @@ class SedLab:
         self, args: list[str], cwd: Path, env: dict[str, str], stdin: str, timeout: float = 20
     ) -> subprocess.CompletedProcess[str]:
         assert SED is not None
-        jail: list[str] = []
-        if BWRAP is not None:  # a generated `w /x` must not write outside the lab
-            base = str(self.base)
-            jail = [BWRAP, "--ro-bind", "/", "/", "--bind", base, base, "--dev", "/dev"]
-            jail += ["--unshare-all", "--die-with-parent", "--chdir", str(cwd), "--"]
+        if self.jail is not None:  # a generated `w /x` must not write outside the lab
+            return self.jail.run([SED, *args], cwd, env, stdin, timeout)
         return subprocess.run(
-            [*jail, SED, *args],
+            [SED, *args],
             cwd=cwd,
             env=env,
             input=stdin,
@@ -174,10 +175,16 @@ class SedLab:
             timeout=timeout,
         )
 
+    def close(self) -> None:
+        if self.jail is not None:
+            self.jail.close()
+
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> SedLab:
-    return SedLab(tmp_path_factory.mktemp("sed-differential"))
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SedLab]:
+    made = SedLab(tmp_path_factory.mktemp("sed-differential"))
+    yield made
+    made.close()
 
 
 def structural(message: str) -> bool:
