@@ -129,6 +129,10 @@ async def running_agent(
         *args,
         env=agent_env(server),
         cwd=cwd,
+        # the SDK waits 2 s for the agent to end after stdin closes, then terminates it; on
+        # a loaded machine the end comes later, and a terminate() racing the exit raises
+        # ProcessLookupError out of the SDK: wait as long as the tests' deadline instead
+        transport_kwargs={"shutdown_timeout": DEADLINE},
     ) as (conn, process):
         async with asyncio.timeout(DEADLINE):
             await conn.initialize(
