@@ -7,7 +7,8 @@ call of the transcript is matched to its record by turn, file and order (the k-t
 edit of a file in a turn is the k-th ``FileAfter`` of that file in that turn; when the counts
 differ, nothing is matched: a wrong diff is worse than none). Its text before is the turn's
 ``FileBefore`` or the previous change's text (not known when a command changed the file in
-between: a ``ShellChanges`` of the turn lists it); its text after is found by digest: in the blob
+between: its ``FileAfter`` says ``command``, or a ``ShellChanges`` of the turn lists it); its
+text after is found by digest: in the blob
 store (a later turn kept it), in the file as it is now, or by applying the call's own input to
 the text before (``write_file``'s content, ``edit_file``'s replacements) — only ever accepted
 when the digest matches. What cannot be found says why (``EditDiff.missing``).
@@ -66,6 +67,8 @@ def edit_diffs(
     for entry in entries:
         if isinstance(entry, FileBefore):
             befores.setdefault((entry.turn, entry.path), entry)
+        elif isinstance(entry, FileAfter) and entry.command:  # not an edit: it disturbs the next
+            disturbed[(entry.turn, entry.path)].add(len(afters[(entry.turn, entry.path)]))
         elif isinstance(entry, FileAfter):
             afters[(entry.turn, entry.path)].append(entry.digest)
         elif isinstance(entry, ShellChanges):

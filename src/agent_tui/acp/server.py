@@ -452,6 +452,8 @@ class AcpServer:
     # -- the end -----------------------------------------------------------------------------
 
     async def _close(self, live: Live) -> None:
+        self.editor_files.pop(live.id, None)
+        self.terminals.pop(live.id, None)
         if live.turn is not None and not live.turn.done():
             live.agent.interrupt()
             await asyncio.wait({live.turn})

@@ -65,6 +65,8 @@ class FileAfter(BaseModel):
     """For a symbolic link: ``link_digest`` of where it points."""
     mode: int | None = None
     """The permission bits it left (None: not known, as in records of older versions)."""
+    command: bool = False
+    """Left by a command (the shadow's record of a ``run_shell`` change), not a file tool."""
 
 
 LINK_PREFIX = "link:"

@@ -181,6 +181,7 @@ class Shadow:
                         path=path,
                         digest=new.digest if new is not None else None,
                         mode=new.mode if new is not None and new.link is None else None,
+                        command=True,
                     )
                 )
             for path, stamp in after.files.items():  # the rest the agent wrote, as left
