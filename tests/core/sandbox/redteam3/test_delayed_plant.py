@@ -41,7 +41,7 @@ CASES = {
     + "' >/dev/null 2>&1 &",
     "a hook, later": "sh -c '" + PID + '$WAIT; printf "#!/bin/sh\\ntouch {C}\\n" > '
     ".git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; touch planted' "
-    ">/dev/null 2>&1 < /dev/null & disown",
+    ">/dev/null 2>&1 < /dev/null &",
 }
 
 
