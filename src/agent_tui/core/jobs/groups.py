@@ -7,6 +7,21 @@ import asyncio
 import contextlib
 import os
 import signal
+from typing import Protocol
+
+
+class Started(Protocol):
+    """A started command that leads its process group: an ``asyncio.subprocess.Process`` or
+    the lifeline's watchdog (``sandbox.zygote.Watched``)."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    async def wait(self) -> int: ...
+
 
 KILL_GRACE = 2.0
 """Seconds between SIGTERM and SIGKILL."""
@@ -17,7 +32,7 @@ def signal_group(pgid: int, sig: signal.Signals) -> None:
         os.killpg(pgid, sig)
 
 
-async def terminate(proc: asyncio.subprocess.Process, grace: float = KILL_GRACE) -> int:
+async def terminate(proc: Started, grace: float = KILL_GRACE) -> int:
     """SIGTERM the process group ``proc`` leads, then SIGKILL whatever is left after
     ``grace``; its exit code."""
     signal_group(proc.pid, signal.SIGTERM)

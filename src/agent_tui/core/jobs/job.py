@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
 
 from agent_tui.core.budget.store import SpillRecord, SpillStore, SpillWriter
-from agent_tui.core.jobs.groups import terminate
+from agent_tui.core.jobs.groups import Started, terminate
 from agent_tui.core.jobs.info import JobInfo, JobState
 from agent_tui.core.text.ansi import strip_escapes
 
@@ -45,7 +45,7 @@ class Job:
         self,
         job_id: str,
         command: str,
-        proc: asyncio.subprocess.Process,
+        proc: Started,
         writer: SpillWriter,
         log_shown: str,
         changed: Listener,

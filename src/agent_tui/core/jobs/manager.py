@@ -15,6 +15,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from agent_tui.core.budget.store import SpillStore
+from agent_tui.core.jobs.groups import Started
 from agent_tui.core.jobs.info import JobInfo, UnknownJob
 from agent_tui.core.jobs.job import After, Job
 
@@ -37,7 +38,7 @@ class JobManager:
     def adopt(
         self,
         command: str,
-        proc: asyncio.subprocess.Process,
+        proc: Started,
         pipe_fd: int,
         after: After | None = None,
     ) -> JobInfo:

@@ -1,8 +1,9 @@
 """How a shell command is started: one way for ``run_shell``, foreground or background.
 
 ``spawn`` runs ``bash -c`` in the session's sandbox (bubblewrap, ``--die-with-parent``) or,
-without one, under the lifeline (``core.sandbox.lifeline``): either way the command dies with
-the agent, ``kill -9`` included. ``child_env`` is the environment it gets.
+without one, under the lifeline (a watchdog a per-thread zygote clones, ``core.sandbox.zygote``,
+or else the watchdog script, ``core.sandbox.lifeline``): either way the command dies with the
+agent, ``kill -9`` included. ``child_env`` is the environment it gets.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from agent_tui.core.sandbox import ShellSandbox, environment
+from agent_tui.core.jobs.groups import Started
+from agent_tui.core.sandbox import ShellSandbox, environment, zygote
 from agent_tui.core.sandbox.lifeline import lifeline_argv
 from agent_tui.core.sandbox.refusal import SandboxRefused
 from agent_tui.core.sandbox.session_env import SessionEnv
@@ -52,7 +54,7 @@ def child_env(
 
 async def spawn(
     command: str, ctx: ToolContext, stdout: int, masked: tuple[Path, ...] = ()
-) -> asyncio.subprocess.Process:
+) -> Started:
     """Start ``bash -c command`` as every ``run_shell`` call does: in the session's sandbox
     (or under the lifeline), with the command's environment, stdin closed, stdout and stderr
     to ``stdout``, leading a process group of its own. Call it on the loop's thread (the
@@ -77,14 +79,17 @@ async def spawn(
             )
         except SandboxRefused as exc:
             raise ToolFailure("sandbox_refused", exc.reason, exc.hint) from None
-    else:
-        argv = lifeline_argv(argv)
     sandbox = ctx.sandbox
     env = child_env(ctx.shell.color, state.shell, ctx.shell.env, sandbox.hook_env, sandbox.env)
     temp = ctx.sandbox.temp_dir  # the session's own (``sandbox.scratch``): free to write
     if temp is not None:
         env["TMPDIR"] = str(temp)
     try:
+        if state.shell is None:
+            watched = await zygote.start(argv, ctx.cwd, env, stdout)
+            if watched is not None:
+                return watched
+            argv = lifeline_argv(argv)  # no zygote here: the watchdog script
         return await asyncio.create_subprocess_exec(
             *argv,
             cwd=ctx.cwd,
