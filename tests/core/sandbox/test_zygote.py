@@ -164,3 +164,46 @@ async def test_without_a_zygote_the_script_watches(
     assert int(first.split()[1]) == os.getpid()
     assert str(SCRIPT) in cmdline
     assert f"{os.getpid()} -- " in cmdline
+
+
+AGENT = """
+import asyncio, sys
+from pathlib import Path
+from agent_tui.core.sandbox import SandboxSettings, SessionSandbox, zygote
+from agent_tui.core.tools.base import ToolContext
+from agent_tui.core.tools.builtin import run_shell
+
+async def main() -> None:
+    work = Path(sys.argv[1])
+    ctx = ToolContext(cwd=work, sandbox=SessionSandbox(SandboxSettings(mode="off"), work))
+    command = (
+        "setsid sh -c 'echo $$ > o.tmp; mv o.tmp orphan; exec sleep 60' "
+        ">/dev/null 2>&1 < /dev/null & sleep 60"
+    )
+    call = asyncio.ensure_future(run_shell.TOOL.call(run_shell.RunShellInput(command=command), ctx))
+    while not (work / "orphan").exists() or not zygote.running():
+        await asyncio.sleep(0.02)
+    print(*zygote.running(), flush=True)
+    await call
+
+asyncio.run(main())
+"""
+
+
+async def test_kill_9_of_the_agent_ends_its_zygote_and_commands(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    agent = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", AGENT, str(tmp_path), stdout=asyncio.subprocess.PIPE, env=env
+    )
+    try:
+        assert agent.stdout is not None
+        line = await asyncio.wait_for(agent.stdout.readline(), 60)
+        (zygote_pid,) = (int(word) for word in line.split())
+        orphan = int((tmp_path / "orphan").read_text())
+        assert _runs(zygote_pid)
+        assert _runs(orphan)
+    finally:
+        agent.kill()
+        await agent.wait()
+    await _until(lambda: not _runs(zygote_pid), "the zygote ended")
+    await _until(lambda: not _runs(orphan), "the command's orphan ended")

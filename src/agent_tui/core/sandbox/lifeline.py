@@ -1,8 +1,10 @@
 """The lifeline: without the sandbox, a command still never outlives the agent (Linux).
 
-``lifeline_argv`` puts a tiny watchdog (``_lifeline_main.py``, run by this Python) between the
-agent and the command. The kernel sends it ``SIGUSR2`` when the agent dies (``PR_SET_PDEATHSIG``,
-``kill -9`` included), and it then kills everything the command started. It is a subreaper,
+A tiny watchdog (``_lifeline_main.py``) stands between the agent and the command: cloned from
+the session's zygote (``zygote.start``, no interpreter started per command), or, where that
+cannot be used, run by this Python (``lifeline_argv``: the watchdog as a script). The kernel
+sends it ``SIGUSR2`` when the agent dies (``PR_SET_PDEATHSIG``, ``kill -9`` included), and it
+then kills everything the command started. It is a subreaper,
 so every process the command leaves behind comes to it, whatever group or session it moved to
 (``setsid``, ``nohup … &``, a double fork); when the command ends, the watchdog kills and reaps
 those before it ends too — unsandboxed as in the sandbox (whose PID namespace ends with its
@@ -14,10 +16,11 @@ to the group reach the command (the watchdog ignores them and the command gets t
 dispositions back).
 
 Limits: the watchdog must lead its process group (``start_new_session=True``; it makes a group
-of its own otherwise). What a command asks another program to run for it (``systemd-run``,
-``at``, a daemon's socket) is not its descendant and not covered. The death signal comes when
-the agent's *thread* that started the watchdog ends: start it from the thread of the event
-loop, as ``run_shell`` does.
+of its own otherwise; the zygote's watchdogs lead a session of their own). What a command asks
+another program to run for it (``systemd-run``, ``at``, a daemon's socket) is not its
+descendant and not covered. The death signal comes when
+the agent's *thread* that started the watchdog (or the zygote) ends: start it from the thread
+of the event loop, as ``run_shell`` does.
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import marshal
 import os
 import socket
@@ -109,12 +110,20 @@ _broken = False
 
 
 def usable() -> bool:
-    """Whether commands can go through a zygote on this machine."""
+    """Whether commands can go through a zygote on this machine (Linux, an architecture whose
+    ``clone`` we know, pidfds: Linux 5.3)."""
     if _broken or not sys.platform.startswith("linux") or not sys.executable:
         return False
-    if os.uname().machine not in SYS_CLONE or not hasattr(os, "pidfd_open"):
+    return os.uname().machine in SYS_CLONE and hasattr(os, "memfd_create") and _pidfds()
+
+
+@functools.cache
+def _pidfds() -> bool:
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except (AttributeError, OSError):  # an older Python or kernel
         return False
-    return hasattr(os, "memfd_create")
+    return True
 
 
 def _zygote() -> _Zygote:
