@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -207,3 +208,54 @@ async def test_kill_9_of_the_agent_ends_its_zygote_and_commands(tmp_path: Path) 
         await agent.wait()
     await _until(lambda: not _runs(zygote_pid), "the zygote ended")
     await _until(lambda: not _runs(orphan), "the command's orphan ended")
+
+
+def _clones() -> list[int]:
+    """The watchdogs alive that the zygote cloned for us (the agent's children, the zygote's
+    command line, not the zygote)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes()
+        except (OSError, IndexError):
+            continue
+        pid = int(stat.parent.name)
+        if int(fields[1]) == os.getpid() and b"--zygote" in cmdline and pid not in zygote.running():
+            found.append(pid)
+    return found
+
+
+async def test_a_call_cancelled_before_its_watchdog_answers_runs_nothing(tmp_path: Path) -> None:
+    """The zygote is held (SIGSTOP) while the call waits for its watchdog; the call is
+    cancelled; let go, the zygote clones the watchdog, which never gets the word to run the
+    command, ends, and is reaped."""
+    read, write = os.pipe()
+    try:
+        done = await zygote.start(["true"], tmp_path, {}, write)  # a zygote ready
+        assert done is not None
+        await done.wait()
+        (pid,) = zygote.running()
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            call = asyncio.ensure_future(
+                zygote.start(["touch", str(tmp_path / "RAN")], tmp_path, {}, write)
+            )
+            for _ in range(20):  # the request sent, the call waits for the answer
+                await asyncio.sleep(0)
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        # the zygote takes requests in order: once the next one is served, the cancelled
+        # one's watchdog was cloned
+        again = await zygote.start(["touch", str(tmp_path / "NEXT")], tmp_path, {}, write)
+        assert again is not None
+        assert await again.wait() == 0
+        assert (tmp_path / "NEXT").exists()
+        await _until(lambda: not _clones(), "the watchdog reaped")
+        assert not (tmp_path / "RAN").exists()
+    finally:
+        os.close(read)
+        os.close(write)

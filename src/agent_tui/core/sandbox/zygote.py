@@ -188,13 +188,17 @@ async def _request(
         os.write(request, marshal.dumps((list(argv), os.fsdecode(cwd), dict(env))))
         fds = [theirs.fileno(), request, stdin, stdout, stdout]
         assert len(fds) == REQUEST_FDS
-        if not await _send(loop, zygote.sock, fds):
-            ours.close()
-            return None
+        sent = await _send(loop, zygote.sock, fds)
+    except BaseException:
+        ours.close()
+        raise
     finally:
         theirs.close()
         os.close(request)
         os.close(stdin)
+    if not sent:
+        ours.close()
+        return None
     ours.setblocking(False)
     # The answer comes in a task the caller's cancellation does not interrupt between the pid
     # and the word to run: a cancelled call never runs the command, and its watchdog is reaped.
