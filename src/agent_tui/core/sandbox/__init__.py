@@ -9,10 +9,10 @@ the sandbox the settings ask for, or says why there is none.
 ``settings`` is the ``"sandbox"`` settings section; ``confinement`` the interface (what a
 command is confined to, a backend, how it ran); ``shell_sandbox`` what ``run_shell``'s commands
 are confined to; ``state`` which sandbox a session has. The other modules are the backend
-(``bubblewrap``, ``lifeline``), what is checked around a command (``command_guard``,
-``aftercheck``, ``git_watch``, ``quarantine``…) and its environment (``environment``,
-``session_env``, ``scratch``, ``sockets``). This module only re-exports the names many callers
-use.
+(``bubblewrap``; ``lifeline`` and its ``zygote`` without it), what is checked around a command
+(``command_guard``, ``aftercheck``, ``git_watch``, ``quarantine``…) and its environment
+(``environment``, ``session_env``, ``scratch``, ``sockets``). This module only re-exports the
+names many callers use.
 
 It may import the standard library, pydantic and ``core.state`` (paths, no-follow opens);
 never the permission pipeline, the tools or the agent: they import it.
