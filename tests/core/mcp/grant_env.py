@@ -43,7 +43,7 @@ def key_pair(directory: Path) -> tuple[Path, Path]:
 
 
 @contextlib.contextmanager
-def grant_server(public_key: Path, *args: str, deadline: float = 20.0) -> Iterator[str]:
+def grant_server(public_key: Path, *args: str, deadline: float = 60.0) -> Iterator[str]:
     """Start the server (``--token-seconds N``, ``--basic-only``); yields its base URL."""
     port = free_port()
     argv = [sys.executable, str(GRANT_SERVER), "--port", str(port), "--public-key",

@@ -150,6 +150,23 @@ async def test_progress_keeps_a_call_alive_past_the_idle_timeout(
 
 
 @IN_MODULE_LOOP
+async def test_a_stalled_agent_loop_is_not_the_servers_silence(
+    manager: McpManager, project: Path
+) -> None:
+    """The agent's own loop blocked for longer than the idle timeout (a long paint, a loaded
+    machine) while the server kept sending progress: the progress waits unread in the pipe.
+    The late wake gives the loop a moment to read it, and the call lives."""
+    calls = asyncio.ensure_future(
+        run_calls(manager.registry, project, [("mcp__slow__working", {"seconds": 4})])
+    )
+    await asyncio.sleep(2 * IDLE / 3)  # the call under way, its clock armed
+    time.sleep(3 * IDLE)  # noqa: ASYNC251 - blocks the loop on purpose: nothing is read
+    events, _ = await calls
+    [result] = of_type(events, "tool_result")
+    assert result.content.startswith("done after "), result.content
+
+
+@IN_MODULE_LOOP
 async def test_log_messages_keep_a_call_alive(manager: McpManager, project: Path) -> None:
     events, took = await _call(manager, project, "mcp__slow__logging", {"seconds": 2.2})
     [result] = of_type(events, "tool_result")

@@ -39,6 +39,10 @@ NOTICE_AFTER = 3.0
 LOOK_EVERY = 1.0
 """Seconds between looks at the server's stderr once the call has been noticed, and at least
 between two reports of its signs of life from logs and output."""
+LATE = 0.25
+"""Seconds a wake may come after its due time before the clock counts the agent's own loop as
+stalled (a long paint, a loaded machine): signs of life may then wait unread in the pipe, so
+an idle expiry is put off by this much, for the loop to read them first."""
 SAID_CHARS = 200
 SDK_MARGIN = 5.0
 """The SDK's read timeout is the hard limit plus this: never the one that fires."""
@@ -79,6 +83,9 @@ class CallClock:
         self._seen = self._output_size()
         self._scope: Any = None
         self._timer: asyncio.TimerHandle | None = None
+        self._due = self.started
+        self._grace = self.started
+        """No idle expiry before this (the loop was stalled: see ``LATE``)."""
         self._paused = 0
         self._paused_at = 0.0
 
@@ -185,11 +192,12 @@ class CallClock:
     # -- the timer --------------------------------------------------------------------------
 
     def _arm(self) -> None:
-        due = min(self.last + self.idle, self.started + self.limit)
+        due = min(max(self.last + self.idle, self._grace), self.started + self.limit)
         if not self.noticed:
             due = min(due, self._notice_at)
         elif self.stderr is not None:
             due = min(due, self.loop.time() + LOOK_EVERY)
+        self._due = due
         self._timer = self.loop.call_at(due, self._wake)
 
     def _wake(self) -> None:
@@ -204,8 +212,11 @@ class CallClock:
             self._report(now)
         if now >= self.started + self.limit:
             self.expired = "limit"
-        elif now >= self.last + self.idle:
-            self.expired = "idle"
+        elif now >= max(self.last + self.idle, self._grace):
+            if now - self._due > LATE:  # the loop, not the server, was silent meanwhile
+                self._grace = now + LATE
+            else:
+                self.expired = "idle"
         if self.expired is not None:
             if self._scope is not None:
                 self._scope.cancel()
