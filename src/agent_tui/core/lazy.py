@@ -22,7 +22,12 @@ from typing import Any
 def exports(package: str, names: Mapping[str, str]) -> Callable[[str], Any]:
     """The module ``__getattr__`` of ``package``: ``names`` maps each exported name to the
     submodule (relative to ``package``) that defines it. A name is imported once, then kept in
-    the package's namespace."""
+    the package's namespace. A name may not be that of a submodule: importing the submodule
+    sets the package's attribute of that name to the module, and ``__getattr__`` is never asked
+    (export such a name eagerly)."""
+    shadowed = sorted(set(names) & set(names.values()))
+    if shadowed:
+        raise ValueError(f"{package}: {shadowed} would be shadowed by submodules of that name")
 
     def __getattr__(name: str) -> Any:
         where = names.get(name)

@@ -14,12 +14,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent_tui.core import lazy
+from agent_tui.core.budget.excerpt import count_lines, excerpt  # a submodule's name: eager
 
 if TYPE_CHECKING:
     from agent_tui.core.budget.cleanup import CleanupReport, collect_spills
     from agent_tui.core.budget.compress import Compressed, compress_log
     from agent_tui.core.budget.config import BudgetSettings, LogCompressionSettings
-    from agent_tui.core.budget.excerpt import count_lines, excerpt
     from agent_tui.core.budget.raw import RawOutput
     from agent_tui.core.budget.reader import SpillReader
     from agent_tui.core.budget.store import SpillRecord, SpillStore
@@ -41,8 +41,6 @@ else:
             "compress_log": "compress",
             "BudgetSettings": "config",
             "LogCompressionSettings": "config",
-            "count_lines": "excerpt",
-            "excerpt": "excerpt",
             "RawOutput": "raw",
             "SpillReader": "reader",
             "SpillRecord": "store",
