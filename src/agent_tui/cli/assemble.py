@@ -12,6 +12,7 @@ import argparse
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_tui.core.agent.agent import Agent
 from agent_tui.core.claude.permissions import command_line_texts, permission_config
@@ -19,18 +20,20 @@ from agent_tui.core.conversation.session import SessionDoubted, SessionLog
 from agent_tui.core.conversation.session_store import SessionStore, in_use_note
 from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.events import SessionStart
-from agent_tui.core.mcp.client.elicitation import ElicitationNotice
-from agent_tui.core.mcp.client.manager import McpManager
-from agent_tui.core.mcp.config.load import project_config_path, user_config_path
+from agent_tui.core.mcp.config.files import config_paths, project_config_path, user_config_path
 from agent_tui.core.permissions import Mode
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.providers.base import Frontend, Provider, ProviderError
 from agent_tui.core.providers.spec import make_provider
-from agent_tui.core.settings import Settings, load_settings
+from agent_tui.core.settings import Settings, load_settings, read_json_object, settings_paths
 from agent_tui.core.state.paths import ensure_data_dir
 from agent_tui.core.state.trust import ProjectTrust, untrusted_warning
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from agent_tui.core.mcp.client.elicitation import ElicitationNotice
+    from agent_tui.core.mcp.client.manager import McpManager
 
 BYPASS_WARNING = (
     "warning: the permission mode is bypass: every call runs without asking, except what deny "
@@ -139,6 +142,10 @@ def _mcp_manager(
     TUI always gets one, so a configuration created while it runs is picked up. ``disclosure``
     tells which lazy servers may stay unstarted (all their tools deferred). ``paths``: the
     configuration files, when not the user's and the project's."""
+    if not tui and paths is None and not _may_configure_mcp(cwd):
+        return None  # what the manager would find: nothing, without importing it
+    from agent_tui.core.mcp.client.manager import McpManager
+
     manager = McpManager(
         cwd,
         registry,
@@ -149,6 +156,19 @@ def _mcp_manager(
         disclosure=disclosure,
     )
     return manager if tui or manager.configured or manager.problems else None
+
+
+def _may_configure_mcp(cwd: Path) -> bool:
+    """Whether a manager of ``cwd`` could find a server or a problem: an MCP configuration file
+    is there, or a settings file has an ``mcp`` section (roots, start mode, servers turned off)
+    or cannot be read. When not, a headless run has no manager, and need not import it."""
+    if any(path.exists() for path in config_paths(cwd)):
+        return True
+    for path in settings_paths(cwd):
+        data, _, problem = read_json_object(path)
+        if problem is not None or (data is not None and "mcp" in data):
+            return True
+    return False
 
 
 def report_elicitation(notice: ElicitationNotice) -> None:

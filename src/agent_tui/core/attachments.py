@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 MediaType = Literal["image/png", "image/jpeg", "image/gif", "image/webp"]
 """The formats both wire formats accept (Anthropic's list; OpenAI takes the same)."""
@@ -35,8 +35,15 @@ def human_size(size: int) -> str:
     return f"{size / (1024 * 1024):.1f} MB"
 
 
+DEFERRED = ConfigDict(defer_build=True)
+"""The models' config: each builds its validator on first use, not at import (a run uses few
+of them; every start pays for the import: issue 45)."""
+
+
 class ImageRef(BaseModel):
     """One image of the transcript: what a chip shows and what finds the bytes again."""
+
+    model_config = DEFERRED
 
     digest: str
     """SHA-256 of the bytes sent (hex): the name of the blob in the session's image store."""

@@ -16,10 +16,16 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from agent_tui.core.text.call_summary import summarize_input
 from agent_tui.core.text.utf8 import clean, clean_json_text, clean_text
 
+DEFERRED = ConfigDict(defer_build=True)
+"""The models' config: each builds its validator on first use, not at import (a run uses few
+of them; every start pays for the import: issue 45)."""
+
 
 class ToolCall(BaseModel):
     """One call the model asked for. ``arguments`` is the raw JSON text as received, a lone
     surrogate in it written as its ``\\uXXXX`` escape (so it can be sent again as UTF-8)."""
+
+    model_config = DEFERRED
 
     id: str
     name: str
@@ -54,6 +60,8 @@ def call_summary(call: ToolCall) -> str:
 class Usage(BaseModel):
     """Token counts for one model request (or a running total)."""
 
+    model_config = DEFERRED
+
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0
@@ -72,6 +80,8 @@ class Usage(BaseModel):
 
 class ResultFacts(BaseModel):
     """What a finished call found or did, in numbers (each ``None`` when it does not apply)."""
+
+    model_config = DEFERRED
 
     first: int | None = None
     """First line shown (read_file)."""
@@ -105,6 +115,8 @@ class SubagentCall(BaseModel):
     """One call a subagent made (``task``), as its card lists it: kept with the parent's
     result so a resumed session shows the same card."""
 
+    model_config = DEFERRED
+
     id: str
     name: str
     input: dict[str, Any] | None = None
@@ -117,6 +129,8 @@ class SubagentCall(BaseModel):
 class SubagentReport(BaseModel):
     """What a ``task`` call's child agent did: its name, its calls, the tokens it used, how
     many model requests it made and how its turn ended."""
+
+    model_config = DEFERRED
 
     agent: str
     calls: list[SubagentCall] = Field(default_factory=list)
@@ -136,7 +150,7 @@ class ServerWait(BaseModel):
     words it ("waiting for server fetch · 42 s · last progress 3 s ago: Installing…"), never
     the core. Times are seconds at the report; a front end adds the time since."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     server: str
     waited: float

@@ -7,16 +7,23 @@ render states (use / grouped / progress / result / rejected / error).
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, TypeAdapter, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from agent_tui.core.attachments import ImageRef
 from agent_tui.core.calls import ResultFacts, ServerWait, SubagentReport, ToolCall, Usage
 from agent_tui.core.text.utf8 import clean
 
+DEFERRED = ConfigDict(defer_build=True)
+"""The models' config: each builds its validator on first use, not at import (a run uses few
+of them; every start pays for the import: issue 45)."""
+
 
 class _Event(BaseModel):
+    model_config = DEFERRED
+
     @model_validator(mode="before")
     @classmethod
     def _encodable(cls, data: Any) -> Any:
@@ -41,6 +48,8 @@ class MemoryInfo(BaseModel):
     """A project memory file loaded into the system prompt (``core.workspace.memory``): its name as
     shown (relative to the cwd, ``~`` for home), its absolute path, its size on disk, whether
     only its first part was kept, and where it comes from (``user``, ``project``, ``nested``)."""
+
+    model_config = DEFERRED
 
     path: str
     abs_path: str
@@ -72,6 +81,8 @@ class Mention(BaseModel):
     """A path (or, later, an MCP resource) the user named with ``@`` in a prompt: what the
     chat shows as a chip, saved with the message so a resumed session shows the same."""
 
+    model_config = DEFERRED
+
     kind: Literal["file", "directory", "resource"]
     path: str
     """Relative to the workspace (a directory's ends with ``/``); ``server:uri`` for a
@@ -91,6 +102,8 @@ class CommandGrant(BaseModel):
     the allow rules of its ``allowed-tools`` (ours, as judged), the model the turn runs on
     (the provider's name; empty: the session's), and what of the front matter is not applied,
     and why (one line each)."""
+
+    model_config = DEFERRED
 
     name: str
     granted: list[str] = Field(default_factory=list)
@@ -180,6 +193,8 @@ SpillReason = Literal["budget", "log_compression"]
 class SpillPointer(BaseModel):
     """Where the full output of a call is: ``path`` as the model sees it (relative to the
     session cwd when inside it), its size, and why it was spilled. Page it with read_file."""
+
+    model_config = DEFERRED
 
     path: str
     chars: int
@@ -350,6 +365,8 @@ class CompactionEvent(_Event):
 class PlanStep(BaseModel):
     """One step of the model's plan (``update_plan``, ``core.plan``)."""
 
+    model_config = DEFERRED
+
     content: str
     status: Literal["pending", "in_progress", "completed"] = "pending"
 
@@ -402,6 +419,8 @@ class EndedJob(BaseModel):
     """A background job that ended (``core.jobs``): ``state`` exited or killed, ``exit_code``
     (negative: the signal), ``new_lines`` not read by the model yet, ``log`` its whole
     output."""
+
+    model_config = DEFERRED
 
     id: str
     command: str
@@ -465,9 +484,14 @@ Event = Annotated[
     Field(discriminator="type"),
 ]
 
-EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+@functools.cache
+def _event_adapter() -> TypeAdapter[Event]:
+    """The validator of the whole union, built when a line is first parsed back (building it
+    builds every event's schema: not at import)."""
+    return TypeAdapter(Event)
 
 
 def parse_event(line: str) -> Event:
     """Parse one ``stream-json`` line back into its typed event."""
-    return EVENT_ADAPTER.validate_json(line)
+    return _event_adapter().validate_json(line)

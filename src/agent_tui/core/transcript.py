@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent_tui.core.attachments import ImageRef, PreparedImage
 from agent_tui.core.calls import ToolCall, Usage
@@ -31,11 +31,17 @@ MAX_KEPT_DATA = 64 * 1024
 """Characters of a result's ``data`` (an edit's diff) the transcript keeps; beyond, the card of
 a resumed session shows the summary and the output without it."""
 
+DEFERRED = ConfigDict(defer_build=True)
+"""The models' config: each builds its validator on first use, not at import (a run uses few
+of them; every start pays for the import: issue 45)."""
+
 
 class CallRecord(BaseModel):
     """How a call ended, kept with its result so a resumed session shows it exactly as the
     live one did: the final event (a result's text lives once, in the message's content), the
     ids of its parallel batch, and whether the call was read-only."""
+
+    model_config = DEFERRED
 
     end: ToolEnd
     group: list[str] = Field(default_factory=list)
@@ -75,6 +81,8 @@ class CallRecord(BaseModel):
 class Folding(BaseModel):
     """What a compaction's summary message stands for."""
 
+    model_config = DEFERRED
+
     folded: int
     """The messages it replaced."""
     kept: int = 0
@@ -102,6 +110,8 @@ class Message(BaseModel):
     ``role="tool"`` messages carry the result of the call ``tool_call_id``; ``is_error`` marks a
     failed call (both wire formats can say so).
     """
+
+    model_config = DEFERRED
 
     role: Literal["user", "assistant", "tool"]
     content: str = ""

@@ -131,6 +131,8 @@ async def _with_start_failures(agent: Agent, start: SessionStart) -> SessionStar
     """``start`` with a warning per MCP server that failed to start: headless runs wait for
     the servers first (the first model request would anyway), so a broken server is reported
     on stderr and in ``session_start.warnings`` rather than found by the model."""
+    if not agent.tool_sources:  # no MCP manager: nothing to wait for, nothing to import
+        return start
     from agent_tui.core.mcp.client.manager import McpManager
     from agent_tui.core.mcp.client.state import start_failure
 

@@ -9,21 +9,50 @@
 - ``cleanup``: deleting spills no transcript or saved session refers to.
 """
 
-from agent_tui.core.budget.cleanup import CleanupReport, collect_spills
-from agent_tui.core.budget.compress import Compressed, compress_log
-from agent_tui.core.budget.config import BudgetSettings, LogCompressionSettings
-from agent_tui.core.budget.excerpt import count_lines, excerpt
-from agent_tui.core.budget.raw import RawOutput
-from agent_tui.core.budget.reader import SpillReader
-from agent_tui.core.budget.store import SpillRecord, SpillStore
-from agent_tui.core.budget.turn import (
-    BudgetedResult,
-    PendingResult,
-    SpillNotice,
-    TurnBudget,
-    apply_budget,
-    plan_spills,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent_tui.core import lazy
+from agent_tui.core.budget.excerpt import count_lines, excerpt  # a submodule's name: eager
+
+if TYPE_CHECKING:
+    from agent_tui.core.budget.cleanup import CleanupReport, collect_spills
+    from agent_tui.core.budget.compress import Compressed, compress_log
+    from agent_tui.core.budget.config import BudgetSettings, LogCompressionSettings
+    from agent_tui.core.budget.raw import RawOutput
+    from agent_tui.core.budget.reader import SpillReader
+    from agent_tui.core.budget.store import SpillRecord, SpillStore
+    from agent_tui.core.budget.turn import (
+        BudgetedResult,
+        PendingResult,
+        SpillNotice,
+        TurnBudget,
+        apply_budget,
+        plan_spills,
+    )
+else:
+    __getattr__ = lazy.exports(
+        __name__,
+        {
+            "CleanupReport": "cleanup",
+            "collect_spills": "cleanup",
+            "Compressed": "compress",
+            "compress_log": "compress",
+            "BudgetSettings": "config",
+            "LogCompressionSettings": "config",
+            "RawOutput": "raw",
+            "SpillReader": "reader",
+            "SpillRecord": "store",
+            "SpillStore": "store",
+            "BudgetedResult": "turn",
+            "PendingResult": "turn",
+            "SpillNotice": "turn",
+            "TurnBudget": "turn",
+            "apply_budget": "turn",
+            "plan_spills": "turn",
+        },
+    )
 
 __all__ = [
     "BudgetSettings",

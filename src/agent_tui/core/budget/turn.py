@@ -25,9 +25,8 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from agent_tui.core.budget.compress import Compressed, compress_log
 from agent_tui.core.budget.config import BudgetSettings
 from agent_tui.core.budget.excerpt import (
     Excerpt,
@@ -39,6 +38,9 @@ from agent_tui.core.budget.excerpt import (
 )
 from agent_tui.core.budget.raw import RawOutput
 from agent_tui.core.budget.store import SpillRecord, SpillStore
+
+if TYPE_CHECKING:
+    from agent_tui.core.budget.compress import Compressed
 
 log = logging.getLogger(__name__)
 SpillReason = Literal["budget", "log_compression"]
@@ -195,6 +197,8 @@ class TurnBudget:
             return []
         if pending.frame is not None:
             return []
+        from agent_tui.core.budget.compress import compress_log  # only for a log to compress
+
         result = compress_log(
             pending.text,
             min_lines=config.min_lines,

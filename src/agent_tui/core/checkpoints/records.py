@@ -16,15 +16,20 @@ The session file stores each as a ``{"type": "checkpoint", "entry": {...}}`` lin
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 ChangeKind = Literal["created", "modified", "deleted"]
+DEFERRED = ConfigDict(defer_build=True)
+"""The records' config: each builds its validator on first use, not at import (issue 45)."""
 
 
 class TurnStarted(BaseModel):
     """An agent turn began (``at``: UTC, ISO seconds)."""
+
+    model_config = DEFERRED
 
     kind: Literal["turn"] = "turn"
     turn: str
@@ -35,6 +40,8 @@ class TurnStarted(BaseModel):
 
 class FileBefore(BaseModel):
     """A file as it was before the turn's first change to it."""
+
+    model_config = DEFERRED
 
     kind: Literal["before"] = "before"
     turn: str
@@ -58,6 +65,8 @@ class FileBefore(BaseModel):
 class FileAfter(BaseModel):
     """What a change left in a file: the digest of the bytes written, None when it was deleted."""
 
+    model_config = DEFERRED
+
     kind: Literal["after"] = "after"
     turn: str
     path: str
@@ -80,6 +89,8 @@ def link_digest(target: str) -> str:
 class OutsideChange(BaseModel):
     """One path a workspace scan found created, modified or deleted."""
 
+    model_config = DEFERRED
+
     path: str
     change: ChangeKind
     why: str = ""
@@ -93,6 +104,8 @@ class OutsideChange(BaseModel):
 class ShellChanges(BaseModel):
     """What the workspace scan around a call found changed that the shadow did not keep:
     files a rewind cannot restore."""
+
+    model_config = DEFERRED
 
     kind: Literal["shell"] = "shell"
     turn: str
@@ -108,6 +121,8 @@ class ShellChanges(BaseModel):
 class Rewound(BaseModel):
     """A rewind: to before the turn ``target``. Its own file records follow under ``turn``."""
 
+    model_config = DEFERRED
+
     kind: Literal["rewind"] = "rewind"
     turn: str
     target: str
@@ -121,4 +136,9 @@ class Rewound(BaseModel):
 CheckpointEntry = Annotated[
     TurnStarted | FileBefore | FileAfter | ShellChanges | Rewound, Field(discriminator="kind")
 ]
-ENTRY_ADAPTER: TypeAdapter[CheckpointEntry] = TypeAdapter(CheckpointEntry)
+
+
+@functools.cache
+def entry_adapter() -> TypeAdapter[CheckpointEntry]:
+    """The validator of a checkpoint line, built when the first one is read (not at import)."""
+    return TypeAdapter(CheckpointEntry)

@@ -11,19 +11,46 @@ session runs calls); it never imports ``agent`` (``command_shell`` is handed the
 ``ToolExecutor``; the agent imports ``grants.CommandRun``).
 """
 
-from agent_tui.core.commands.completer import SlashCompleter
-from agent_tui.core.commands.custom import CustomCommand
-from agent_tui.core.commands.help import help_text, markdown_table
-from agent_tui.core.commands.mcp_prompts import McpPrompt, PromptArgument
-from agent_tui.core.commands.registry import (
-    CommandRegistry,
-    Invocation,
-    Parsed,
-    Plain,
-    Unknown,
-    split_command,
-)
-from agent_tui.core.commands.spec import BUILTINS, Command
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent_tui.core import lazy
+
+if TYPE_CHECKING:
+    from agent_tui.core.commands.completer import SlashCompleter
+    from agent_tui.core.commands.custom import CustomCommand
+    from agent_tui.core.commands.help import help_text, markdown_table
+    from agent_tui.core.commands.mcp_prompts import McpPrompt, PromptArgument
+    from agent_tui.core.commands.registry import (
+        CommandRegistry,
+        Invocation,
+        Parsed,
+        Plain,
+        Unknown,
+        split_command,
+    )
+    from agent_tui.core.commands.spec import BUILTINS, Command
+else:
+    __getattr__ = lazy.exports(
+        __name__,
+        {
+            "SlashCompleter": "completer",
+            "CustomCommand": "custom",
+            "help_text": "help",
+            "markdown_table": "help",
+            "McpPrompt": "mcp_prompts",
+            "PromptArgument": "mcp_prompts",
+            "CommandRegistry": "registry",
+            "Invocation": "registry",
+            "Parsed": "registry",
+            "Plain": "registry",
+            "Unknown": "registry",
+            "split_command": "registry",
+            "BUILTINS": "spec",
+            "Command": "spec",
+        },
+    )
 
 __all__ = [
     "BUILTINS",

@@ -41,10 +41,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_tui.core.checkpoints.blobs import BlobStore
 from agent_tui.core.checkpoints.records import CheckpointEntry, Rewound
-from agent_tui.core.conversation.claude_export import ClaudeExport
 from agent_tui.core.conversation.compaction import Compacted, summary_message
 from agent_tui.core.conversation.repair import repair
 from agent_tui.core.conversation.session_lock import SessionLock
@@ -59,6 +59,9 @@ from agent_tui.core.conversation.session_seal import (
 )
 from agent_tui.core.events import ToolResult
 from agent_tui.core.transcript import Message, Usage
+
+if TYPE_CHECKING:
+    from agent_tui.core.conversation.claude_export import ClaudeExport
 
 log = logging.getLogger(__name__)
 
@@ -154,6 +157,8 @@ class SessionLog:
         ``<files_dir>/<id>.jsonl``, made once."""
         with self._lock:
             if self.claude is None:
+                from agent_tui.core.conversation.claude_export import ClaudeExport
+
                 target = self.files_dir / f"{self.id}.jsonl"
                 self.claude = ClaudeExport(self.path, target, self.id, self.cwd)
             return self.claude

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agent_tui.core.checkpoints.records import ENTRY_ADAPTER, CheckpointEntry, Rewound
+from agent_tui.core.checkpoints.records import CheckpointEntry, Rewound, entry_adapter
 from agent_tui.core.conversation.compaction import Compacted, summary_message
 from agent_tui.core.conversation.repair import repair
 from agent_tui.core.transcript import Message
@@ -77,7 +77,7 @@ def read_lines(data: bytes) -> ReadBack:
             elif kind == "message":
                 messages.append(Message.model_validate(entry.get("message")))
             elif kind == "checkpoint":
-                record = ENTRY_ADAPTER.validate_python(entry.get("entry"))
+                record = entry_adapter().validate_python(entry.get("entry"))
                 entries.append(record)
                 if isinstance(record, Rewound) and record.messages is not None:
                     # live, the transcript was whole (repaired) when it was cut

@@ -102,7 +102,7 @@ def request_filters(policy: PermissionPolicy | None, registry: ToolRegistry) -> 
         return {"read_only_only": False, "denied": []}
     denied = []
     for tool in registry.tools():
-        decision = policy.explain(tool)
+        decision = policy.explain(tool, suggest=False)  # the step is all it needs
         if (
             decision.step is Step.DENY_RULE
             and decision.rule is not None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import fnmatch
 import json
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agent_tui.core.disclosure.proxies import (
     RUN_TOOL,
@@ -23,11 +23,13 @@ from agent_tui.core.disclosure.proxies import (
     make_search_tool,
     search_description,
 )
-from agent_tui.core.disclosure.search import SearchIndex, ToolDoc
 from agent_tui.core.jobs import JOB_TOOLS
 from agent_tui.core.settings import DisclosureSettings
 from agent_tui.core.tools.base import Tool
 from agent_tui.core.tools.registry import ToolRegistry, tool_schema
+
+if TYPE_CHECKING:
+    from agent_tui.core.disclosure.search import SearchIndex
 
 WireProtocol = Literal["free-text", "strict"]
 PROXIES = frozenset({SEARCH_TOOL, RUN_TOOL})
@@ -153,6 +155,8 @@ class Disclosure:
         deferred = self.deferred()
         key = tuple(t.name for t in deferred)
         if self._index is None or key != self._index_key:
+            from agent_tui.core.disclosure.search import SearchIndex, ToolDoc  # on first search
+
             docs = [
                 ToolDoc(
                     t.name,

@@ -9,11 +9,32 @@
 - ``resources``: where MCP resources (``@server:uri``) will plug in.
 """
 
-from agent_tui.core.mentions.completer import MentionCompleter
-from agent_tui.core.mentions.expand import Expansion, MentionExpander
-from agent_tui.core.mentions.index import FileIndex, Hit, Result
-from agent_tui.core.mentions.resources import MentionResources
-from agent_tui.core.mentions.watch import IndexWatcher
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent_tui.core import lazy
+
+if TYPE_CHECKING:
+    from agent_tui.core.mentions.completer import MentionCompleter
+    from agent_tui.core.mentions.expand import Expansion, MentionExpander
+    from agent_tui.core.mentions.index import FileIndex, Hit, Result
+    from agent_tui.core.mentions.resources import MentionResources
+    from agent_tui.core.mentions.watch import IndexWatcher
+else:
+    __getattr__ = lazy.exports(
+        __name__,
+        {
+            "MentionCompleter": "completer",
+            "Expansion": "expand",
+            "MentionExpander": "expand",
+            "FileIndex": "index",
+            "Hit": "index",
+            "Result": "index",
+            "MentionResources": "resources",
+            "IndexWatcher": "watch",
+        },
+    )
 
 __all__ = [
     "Expansion",

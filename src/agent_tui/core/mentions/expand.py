@@ -23,7 +23,6 @@ one prompt share ``MAX_ATTACHED`` characters; the mentions past it get a pointer
 from __future__ import annotations
 
 import asyncio
-import html
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,7 +75,9 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def _block(kind: str, path: str, body: str, refused: bool = False) -> str:
-    attrs = f'kind="{kind}" path="{html.escape(path, quote=True)}"'
+    from html import escape  # html.entities is big, and most prompts mention nothing
+
+    attrs = f'kind="{kind}" path="{escape(path, quote=True)}"'
     if refused:
         attrs += ' refused="true"'
     return f"<attachment {attrs}>\n{body}\n</attachment>"

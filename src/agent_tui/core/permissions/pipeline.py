@@ -132,8 +132,11 @@ class PermissionPipeline:
         view.granted = tuple(rules)
         return view
 
-    def judge(self, tool: Tool[Any], arguments: dict[str, Any]) -> Decision:
-        """``decide`` for a tool and its arguments."""
+    def judge(
+        self, tool: Tool[Any], arguments: dict[str, Any], *, suggest: bool = True
+    ) -> Decision:
+        """``decide`` for a tool and its arguments (``suggest=False``: without the rules "always
+        allow" would save, which only an approval prompt shows)."""
         try:
             subject = subject_of(tool, arguments, self.workspace)
         except SubjectError as exc:
@@ -146,18 +149,20 @@ class PermissionPipeline:
             decision = self._server_rules(tool, server, decision)
         if subject.kind == "command" and self.sandbox is not None:
             decision = decision.with_(shelter=self.sandbox.state.shelter)
-        if decision.kind == "ask":
+        if decision.kind == "ask" and suggest:
             from agent_tui.core.permissions.suggest import suggestions_for
 
             rules, why_not = suggestions_for(self, tool, subject, decision)
             decision = decision.with_(suggestions=tuple(rules), no_suggestion=why_not)
         return decision
 
-    def explain(self, tool: Tool[Any], arguments: dict[str, Any] | None = None) -> Decision:
+    def explain(
+        self, tool: Tool[Any], arguments: dict[str, Any] | None = None, *, suggest: bool = True
+    ) -> Decision:
         """What ``decide`` would say for a call of ``tool`` now. A tool without a rule subject
         (every MCP tool) gets the same decision for every call, so ``arguments`` are not
         needed; for the others they are judged as given."""
-        decision = self.judge(tool, arguments or {})
+        decision = self.judge(tool, arguments or {}, suggest=suggest)
         if decision.step is Step.PLAN_MODE:  # decide's wording is for the model
             decision = decision.with_(reason="plan mode is on: only read-only tools run")
         return decision

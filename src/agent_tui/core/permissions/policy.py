@@ -36,7 +36,13 @@ class PermissionPolicy(Protocol):
 
     def decide(self, request: ApprovalRequest) -> Decision: ...
 
-    def explain(self, tool: Tool[Any], arguments: dict[str, Any] | None = None) -> Decision: ...
+    def explain(
+        self, tool: Tool[Any], arguments: dict[str, Any] | None = None, *, suggest: bool = True
+    ) -> Decision:
+        """What ``decide`` would say for a call of ``tool`` now; ``suggest=False``: without the
+        rules "always allow" would save (``Decision.suggestions``), for callers that only look
+        at the decision (each request's tools array)."""
+        ...
 
     def remember(self, request: ApprovalRequest, scope: Scope = Scope.ALWAYS) -> list[Rule]:
         """The user allowed the request for the session (``SESSION``: in memory only) or
@@ -91,7 +97,9 @@ class SimplePolicy:
     def decide(self, request: ApprovalRequest) -> Decision:
         return self.explain(request.tool)
 
-    def explain(self, tool: Tool[Any], arguments: dict[str, Any] | None = None) -> Decision:
+    def explain(
+        self, tool: Tool[Any], arguments: dict[str, Any] | None = None, *, suggest: bool = True
+    ) -> Decision:
         if "*" in self.allowed or tool.name in self.allowed:
             rule = Rule(tool.name, None, "configuration")
             return Decision(

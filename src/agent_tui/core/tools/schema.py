@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -28,7 +30,16 @@ def _strip_titles(node: Any) -> Any:
 
 
 def input_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The JSON Schema the model sees for a tool input model (an ``object`` schema)."""
+    """The JSON Schema the model sees for a tool input model (an ``object`` schema); a copy of
+    the one worked out once per model (``_schema_of``), which the caller may change."""
+    return copy.deepcopy(_schema_of(model))
+
+
+@functools.cache
+def _schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    """A tool input model's schema, once per model: pydantic generates it anew on every
+    ``model_json_schema`` call, and each request's tools array (and its token estimate) asks for
+    every tool's. Input models are classes defined once, never rebuilt."""
     schema: dict[str, Any] = _strip_titles(model.model_json_schema())
     schema.setdefault("type", "object")
     schema.setdefault("properties", {})

@@ -31,6 +31,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agent_tui.core.mcp.config.files import config_paths as config_paths
+from agent_tui.core.mcp.config.files import project_config_path as project_config_path
+from agent_tui.core.mcp.config.files import user_config_path as user_config_path
 from agent_tui.core.mcp.config.oauth_entry import OAuthEntry, secret_warning
 from agent_tui.core.mcp.config.server_names import Entry, refuse, settle
 from agent_tui.core.mcp.config.spec import (
@@ -38,14 +41,12 @@ from agent_tui.core.mcp.config.spec import (
     DEFAULT_STARTUP_TIMEOUT,
     DEFAULT_TIMEOUT,
     PROJECT_FILE,
-    USER_FILE,
     ConfigProblem,
     McpConfig,
     ServerSpec,
 )
 from agent_tui.core.permissions.mcp_names import name_problem
 from agent_tui.core.schema_errors import format_validation_error
-from agent_tui.core.state.paths import config_dir
 from agent_tui.core.state.trust import ProjectTrust, TrustItem, canonical
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -76,18 +77,6 @@ class _HttpEntry(_Common):
     url: str = Field(min_length=1)
     headers: dict[str, str] = Field(default_factory=dict)
     oauth: OAuthEntry | Literal[False] | None = None
-
-
-def user_config_path() -> Path:
-    return config_dir() / USER_FILE
-
-
-def project_config_path(cwd: Path) -> Path:
-    return cwd / PROJECT_FILE
-
-
-def config_paths(cwd: Path) -> list[Path]:
-    return [user_config_path(), project_config_path(cwd)]
 
 
 def load_config(

@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from agent_tui.core.mcp.config.files import PROJECT_FILE, USER_FILE
 from agent_tui.core.mcp.config.oauth_entry import OAuthEntry
 
-PROJECT_FILE = ".mcp.json"
-USER_FILE = "mcp.json"
 DEFAULT_TIMEOUT = 60.0
 """Seconds a call may go without a sign of life from its server (progress, log, output)."""
 DEFAULT_MAX_TOTAL_TIMEOUT = 600.0
