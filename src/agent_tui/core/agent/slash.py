@@ -89,6 +89,9 @@ async def resolve_slash(
         for source in agent.tool_sources:  # the prompts are listed once servers connect
             if hasattr(source, "prompts"):
                 await source.ready()
+                settle = getattr(source, "wait_ready", None)  # lazy ones still starting too
+                if settle is not None:
+                    await settle()
     commands = await asyncio.to_thread(workspace_commands, agent)
     notes = tuple(commands.problems)
     parsed = commands.parse(text)
