@@ -1,4 +1,4 @@
-"""Lazy MCP servers: launch CPU and time to first answer, eager vs lazy, end to end.
+"""Lazy MCP servers (the default): launch CPU and time to first answer, end to end.
 
 Run from the repository root::
 
@@ -8,24 +8,30 @@ Run from the repository root::
 
 Each run is a real ``agent-tui -p`` process (headless, ``--output-format stream-json``) with a
 script model, in a project whose user ``mcp.json`` configures ``--servers`` servers (the Python
-SDK fixture server; with ``--everything``, every other one is server-everything). Two settings:
-*eager* (the default) and *lazy* (``{"mcp": {"start": "lazy"}}``); the lazy side's tool caches
-are filled by one run before timing. Two prompts:
+SDK fixture server; with ``--everything``, every other one is server-everything). Four sides:
 
-- *answer*: the model answers in text (no tool): the first answer waits for the MCP servers
-  only when they are eager (every prompt's first model request waits for the servers still
-  starting);
-- *one call*: the model calls one tool of the first server through ``run_tool``, then answers:
-  a lazy run starts that one server, on the call.
+- *default*: no ``mcp.start`` setting (lazy since issue 45), the tool caches filled by one run
+  before timing: what every launch after the first gives;
+- *default, first run*: the same with the tool caches removed before each run (a new project or
+  a changed configuration): a headless run waits for the lazy servers whose tools are not cached
+  yet, so this is the bounded wait a script sees once;
+- *eager*: ``{"mcp": {"start": "eager"}}``, the old default: every request waits for every server
+  still starting;
+- *none*: no server configured (the floor).
+
+Two prompts:
+
+- *answer*: the model answers in text (no tool);
+- *one call*: the model calls one tool of the first server through ``run_tool``, then answers
+  (not for *none*): a lazy run starts that one server, on the call.
 
 Figures per run: *first answer*, the wall time from spawning the process to the
 ``assistant_message`` event of the final answer on its stdout; *CPU*, the user+system CPU of the
 process and everything it reaped (the servers; ``wait4``), i.e. what the launch and the
 answer cost the machine; *exit*, the wall time to its exit; and, for a lazy *one call*, how
 long the call waited for its server (from the ``tool_progress`` event with ``starting_server``
-to the next one). Eager and lazy runs alternate
-(``--pairs`` pairs per prompt, the side that goes first alternating), medians printed with the
-lazy/eager ratios and the load average before and after.
+to the next one). The sides take turns (``--pairs`` rounds per prompt, the side that goes first
+rotating), medians printed with the ratios to eager and the load average before and after.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -68,22 +75,28 @@ def _servers(count: int, everything: str | None) -> dict[str, dict[str, object]]
     return servers
 
 
+SIDES = ("default", "default, first run", "eager", "none")
+COLD = "default, first run"
+
+
 def _setup(work: Path, count: int, everything: str | None) -> dict[str, dict[str, str]]:
-    """The project, a user config dir per side (same ``mcp.json``, own ``settings.json``),
-    a shared data dir (sessions, the tool caches), the scripts. The environments per side."""
+    """The project, a user config dir per side (``mcp.json``, own ``settings.json``), a data
+    dir per side (sessions, the tool caches), the scripts. The environments per side."""
     project = work / "project"
     project.mkdir()
     servers = {"mcpServers": _servers(count, everything)}
     envs: dict[str, dict[str, str]] = {}
-    for side, settings in (("eager", {}), ("lazy", {"mcp": {"start": "lazy"}})):
-        config = work / f"config-{side}"
+    for index, side in enumerate(SIDES):
+        settings = {"mcp": {"start": "eager"}} if side == "eager" else {}
+        config = work / f"config-{index}"
         config.mkdir()
-        (config / "mcp.json").write_text(json.dumps(servers), encoding="utf-8")
+        listed = servers if side != "none" else {"mcpServers": {}}
+        (config / "mcp.json").write_text(json.dumps(listed), encoding="utf-8")
         (config / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
         env = {k: v for k, v in os.environ.items() if not k.startswith(("AGENT_", "ANTHROPIC"))}
         env.update(
             AGENT_TUI_CONFIG_DIR=str(config),
-            AGENT_TUI_DATA_DIR=str(work / f"data-{side}"),
+            AGENT_TUI_DATA_DIR=str(work / f"data-{index}"),
             PYTHONPATH=os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")]),
         )
         envs[side] = env
@@ -97,6 +110,10 @@ def _setup(work: Path, count: int, everything: str | None) -> dict[str, dict[str
     (work / "answer.json").write_text(json.dumps(answer), encoding="utf-8")
     (work / "one-call.json").write_text(json.dumps(one_call), encoding="utf-8")
     return envs
+
+
+def _caches(env: dict[str, str]) -> Path:
+    return Path(env["AGENT_TUI_DATA_DIR"]) / "cache" / "mcp-tools"
 
 
 def run_once(work: Path, env: dict[str, str], script: str) -> Run:
@@ -151,41 +168,38 @@ def _median(runs: list[Run], field: str) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--servers", type=int, default=5)
-    parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--pairs", type=int, default=5, help="rounds per prompt")
     parser.add_argument("--everything", help="the server-everything binary (every other server)")
     args = parser.parse_args()
     print(f"cpus: {os.cpu_count()}, load average before: {Path('/proc/loadavg').read_text()}")
     with tempfile.TemporaryDirectory(prefix="bench-mcp-lazy-") as tmp:
         work = Path(tmp)
         envs = _setup(work, args.servers, args.everything)
-        run_once(work, envs["lazy"], "answer.json")  # first lazy launch: fills the caches
-        caches = list((work / "data-lazy" / "cache" / "mcp-tools").glob("*.json"))
-        print(f"{args.servers} servers; {len(caches)} tool caches filled by a first lazy run")
+        run_once(work, envs["default"], "answer.json")  # the first launch fills the caches
+        caches = list(_caches(envs["default"]).glob("*.json"))
+        print(f"{args.servers} servers; {len(caches)} tool caches filled by a first run")
         for script, label in (("answer.json", "answer"), ("one-call.json", "one call")):
-            results: dict[str, list[Run]] = {"eager": [], "lazy": []}
-            for pair in range(args.pairs):
-                order = ["eager", "lazy"] if pair % 2 == 0 else ["lazy", "eager"]
-                for side in order:
+            sides = [s for s in SIDES if script == "answer.json" or s != "none"]
+            results: dict[str, list[Run]] = {side: [] for side in sides}
+            for round_ in range(args.pairs):
+                shift = round_ % len(sides)
+                for side in sides[shift:] + sides[:shift]:
+                    if side == COLD:
+                        shutil.rmtree(_caches(envs[side]), ignore_errors=True)
                     results[side].append(run_once(work, envs[side], script))
-            print(f"\n{label} ({args.pairs} alternating pairs, medians):")
-            print(f"  {'':6} {'first answer':>13} {'CPU':>9} {'exit':>9}")
-            for side in ("eager", "lazy"):
+            print(f"\n{label} ({args.pairs} rounds, medians; ratio: first answer to eager's):")
+            print(f"  {'':20} {'first answer':>13} {'CPU':>9} {'exit':>9} {'ratio':>7}")
+            eager = _median(results["eager"], "first_answer")
+            for side in sides:
                 runs = results[side]
+                first = _median(runs, "first_answer")
                 print(
-                    f"  {side:6} {_median(runs, 'first_answer'):12.3f}s "
-                    f"{_median(runs, 'cpu'):8.3f}s {_median(runs, 'exit'):8.3f}s"
+                    f"  {side:20} {first:12.3f}s {_median(runs, 'cpu'):8.3f}s "
+                    f"{_median(runs, 'exit'):8.3f}s {first / eager:6.2f}x"
                 )
-            ratio = {
-                f: _median(results["lazy"], f) / _median(results["eager"], f)
-                for f in ("first_answer", "cpu", "exit")
-            }
-            print(
-                f"  lazy/eager: first answer {ratio['first_answer']:.2f}x, "
-                f"CPU {ratio['cpu']:.2f}x, exit {ratio['exit']:.2f}x"
-            )
-            waits = [r.server_start for r in results["lazy"] if r.server_start is not None]
+            waits = [r.server_start for r in results["default"] if r.server_start is not None]
             if waits:
-                print(f"  lazy: the call waited {statistics.median(waits):.3f}s for its server")
+                print(f"  default: the call waited {statistics.median(waits):.3f}s for its server")
     print(f"\nload average after: {Path('/proc/loadavg').read_text()}")
 
 

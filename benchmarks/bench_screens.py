@@ -388,7 +388,8 @@ def write_spill(cwd: Path, size: int) -> tuple[str, int, int]:
 
 
 def mcp_config(root: Path) -> None:
-    """The servers in the user's ``mcp.json`` (a project's ``.mcp.json`` waits for trust)."""
+    """The servers in the user's ``mcp.json`` (a project's ``.mcp.json`` waits for trust),
+    eager."""
     servers = {
         f"srv{i}": {
             "command": sys.executable,
@@ -399,6 +400,10 @@ def mcp_config(root: Path) -> None:
     config = root / "config"
     config.mkdir(exist_ok=True)
     (config / "mcp.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    # eager: every child starts all five (lazy, the default, would leave them unstarted once the
+    # first child had cached their tools, and the panel is timed with all of them connected)
+    settings = {"mcp": {"start": "eager"}}
+    (config / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
 
 
 def load() -> str:

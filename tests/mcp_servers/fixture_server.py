@@ -4,7 +4,9 @@
 
 Modes: ``normal`` (default), ``exit-at-start`` (writes to stderr and exits 3 before the
 handshake), ``hang-at-start`` (reads nothing, answers nothing), ``garbage`` (prints non-JSON
-lines on stdout before and between messages), ``http`` (streamable HTTP on 127.0.0.1:PORT).
+lines on stdout before and between messages), ``http`` (streamable HTTP on 127.0.0.1:PORT),
+``slow-start`` (reads nothing until ``--gate FILE`` exists, or for ``--delay SECONDS`` without
+one, then serves as ``normal``: a server slow to answer ``initialize``).
 
 Tools: ``echo``, ``add``, ``slow`` (progress notifications), ``crash`` (the process dies
 mid-call), ``hang`` (never returns), ``flood`` (floods stderr), ``big`` (a large text),
@@ -448,6 +450,15 @@ def serve_http_status(
     ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
 
 
+def _slow_start(gate: str | None, delay: float) -> None:
+    """Answer nothing (``initialize`` waits in the pipe) until ``gate`` exists, or ``delay``."""
+    if gate is None:
+        time.sleep(delay)
+        return
+    while not Path(gate).exists():
+        time.sleep(0.02)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mode", default="normal")
@@ -457,6 +468,8 @@ def main() -> None:
     parser.add_argument("--ref", default=None)
     parser.add_argument("--session", action="store_true")
     parser.add_argument("--extra-tools", type=int, default=0, help="filler tools tool_NN")
+    parser.add_argument("--gate", default=None, help="slow-start: wait until this file exists")
+    parser.add_argument("--delay", type=float, default=2.0, help="slow-start without --gate")
     args = parser.parse_args()
     if args.mode == "http-status":
         serve_http_status(args.port, args.status, args.ref, args.session)
@@ -470,6 +483,8 @@ def main() -> None:
     if args.mode == "tasks":
         serve_tasks()
         return
+    if args.mode == "slow-start":
+        _slow_start(args.gate, args.delay)
     if args.mode == "garbage":
         os.write(1, b"Welcome to the fixture server!\n")
         WIRE.append(os.dup(1))

@@ -73,6 +73,7 @@ def _namespace(
         cwd=cwd,
         debug=args.debug,
         mcp_config=mcp_config,
+        acp=True,
     )
 
 

@@ -134,6 +134,7 @@ def _mcp_manager(
     *,
     tui: bool,
     trust: ProjectTrust,
+    wait_uncached: bool,
     disclosure: Disclosure | None = None,
     paths: list[Path] | None = None,
 ) -> McpManager | None:
@@ -141,7 +142,9 @@ def _mcp_manager(
     imported only when a server starts. Headless runs without a configuration get none; the
     TUI always gets one, so a configuration created while it runs is picked up. ``disclosure``
     tells which lazy servers may stay unstarted (all their tools deferred). ``paths``: the
-    configuration files, when not the user's and the project's."""
+    configuration files, when not the user's and the project's. ``wait_uncached``: requests
+    wait for the lazy servers whose tools are not cached yet (headless and ACP runs; the
+    TUI's never wait for a lazy server)."""
     if not tui and paths is None and not _may_configure_mcp(cwd):
         return None  # what the manager would find: nothing, without importing it
     from agent_tui.core.mcp.client.manager import McpManager
@@ -154,6 +157,7 @@ def _mcp_manager(
         watch=tui,
         trust=trust,
         disclosure=disclosure,
+        wait_uncached=wait_uncached,
     )
     return manager if tui or manager.configured or manager.problems else None
 
@@ -232,6 +236,7 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
         loaded.settings,
         tui=not headless,
         trust=trust,
+        wait_uncached=headless or getattr(args, "acp", False),  # the TUI's first reply: never
         disclosure=disclosure,
         paths=None if passed is None else [user_config_path(), passed, project_config_path(cwd)],
     )

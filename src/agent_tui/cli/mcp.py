@@ -16,8 +16,9 @@
 or in the ``error`` and ``problems`` fields with ``--json``), and when no server connected
 while some failed (every server that was to run failed: nothing works); else 0 — one server
 that fails among working ones is a status it lists, not an error of the command. A lazy
-server (``"start": "lazy"``) whose tool list is cached is not started by ``list``: it is listed
-as ``lazy`` with its cached tools; ``--connect`` starts it too, to check it really connects.
+server (``"start": "lazy"``, the default) whose tool list is cached is not started by
+``list``: it is listed as ``lazy`` with its cached tools; ``--connect`` starts it too, to check
+it really connects.
 One without a cache yet is started (which caches its tools). ``call`` starts only its server.
 ``call`` prints what the model would see on stdout; when the call fails, also one line on
 stderr saying so (exit 1). Usage mistakes (an unknown server or tool, ``--args`` that is not
@@ -303,9 +304,10 @@ async def _list(cwd: Path, *, as_json: bool, connect: bool = False) -> int:
 
 
 def _all_failed(rows: Sequence[Any]) -> bool:
-    """No server connected and at least one failed (the disabled ones did not run)."""
+    """No server connected and at least one failed (the disabled ones did not run; a lazy one
+    not started, its tools cached from its last connect, is not known to fail)."""
     statuses = {row.state.status for row in rows}
-    return "failed" in statuses and "connected" not in statuses
+    return "failed" in statuses and not statuses & {"connected", "lazy"}
 
 
 def _state_line(state: ServerState) -> str:

@@ -129,8 +129,10 @@ async def run_headless(
 
 async def _with_start_failures(agent: Agent, start: SessionStart) -> SessionStart:
     """``start`` with a warning per MCP server that failed to start: headless runs wait for
-    the servers first (the first model request would anyway), so a broken server is reported
-    on stderr and in ``session_start.warnings`` rather than found by the model."""
+    the servers a request waits for first (eager ones, and lazy ones whose tools are not cached
+    yet: the first model request would anyway), so a broken server is reported on stderr and
+    in ``session_start.warnings`` rather than found by the model (a cached lazy server that
+    fails to start is reported by the call that started it)."""
     if not agent.tool_sources:  # no MCP manager: nothing to wait for, nothing to import
         return start
     from agent_tui.core.mcp.client.manager import McpManager

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -118,6 +119,8 @@ def test_list(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     )
     code, out, _ = _run(capsys, "--cwd", str(workspace), "list")
     assert code == 0  # a server that fails among working ones is a status, not an error
+    # fx connected in the first list, which cached its tools (lazy, the default): not started
+    assert re.search(r"fx  \(stdio: .*\)  lazy: not started, \d+ cached tools", out)
     assert "dies  (stdio: " in out
     assert "failed: the server exited during start-up" in out
     assert "stderr: fixture: bad configuration, giving up" in out

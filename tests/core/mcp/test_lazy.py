@@ -203,8 +203,18 @@ async def test_a_server_with_a_direct_tool_starts_at_launch(project: Project) ->
     assert len(project.pids()) == 1
 
 
-async def test_eager_stays_the_default(project: Project) -> None:
+async def test_lazy_is_the_default(project: Project) -> None:
     project.settings.write_text("{}", encoding="utf-8")
+    assert load_start_mode(project.root, [project.settings])[0] == "lazy"
+    await _fill_cache(project)  # no cache yet: started at launch, which caches its tools
+    manager = project.manager()
+    await manager.start()
+    assert manager.state("fx").status == "lazy"
+    assert project.pids() == []
+
+
+async def test_eager_in_the_settings_keeps_no_cache(project: Project) -> None:
+    project.settings.write_text(json.dumps({"mcp": {"start": "eager"}}), encoding="utf-8")
     await _fill_cache(project, lazy=False)  # connects at launch, closes: any save is done
     assert not project.cache_file().exists()  # eager servers keep no cache
     assert load_start_mode(project.root, [project.settings])[0] == "eager"
@@ -220,11 +230,11 @@ async def test_start_lazy_on_the_entry_wins_over_the_settings(project: Project) 
     assert project.pids() == []
 
 
-async def test_a_bad_start_setting_is_a_problem_and_servers_stay_eager(project: Project) -> None:
+async def test_a_bad_start_setting_is_a_problem_and_the_default_stays(project: Project) -> None:
     project.settings.write_text(json.dumps({"mcp": {"start": "later"}}), encoding="utf-8")
     manager = project.manager()
     assert any('"mcp.start"' in p.message and "'later'" in p.message for p in manager.problems)
-    assert manager.start_mode == "eager"
+    assert manager.start_mode == "lazy"
 
 
 async def test_a_lazy_server_that_fails_to_start_fails_the_call_with_its_reason(

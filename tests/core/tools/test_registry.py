@@ -114,6 +114,26 @@ def test_schemas_leave_out_what_json_schema_assumes() -> None:
     assert schema["properties"]["additionalProperties"]["default"] is True
 
 
+def test_a_models_schema_is_made_once_and_handed_out_as_a_new_dict() -> None:
+    """``input_schema`` reads the schema pydantic made once per model (``schema_text``): the
+    same schema each call, in a dict of its own (a caller that changes it changes no other)."""
+    from agent_tui.core.tools.schema import schema_text
+
+    class Once(ToolInput):
+        path: str
+
+    first = input_schema(Once)
+    assert first["type"] == "object"
+    assert first["properties"] == {"path": {"type": "string"}}
+    assert first["required"] == ["path"]
+    assert list(first) == list(input_schema(Once))  # the same keys in the same order
+    first["properties"]["path"]["type"] = "changed"
+    assert input_schema(Once)["properties"]["path"] == {"type": "string"}
+    before = schema_text.cache_info().hits
+    input_schema(Once)
+    assert schema_text.cache_info().hits == before + 1
+
+
 def test_tool_arrays_are_sorted_and_byte_identical_across_registries() -> None:
     one, two = default_registry(), default_registry()
     assert one.openai_tools_json() == two.openai_tools_json()

@@ -86,9 +86,7 @@ async def resolve_slash(
     a TUI built-in (``{name}``: its name); ``/help`` lists the commands ``in_help`` keeps."""
     shaped = split_command(text)
     if shaped is not None and shaped[0].startswith("mcp__"):
-        for source in agent.tool_sources:  # the prompts are listed once servers connect
-            if hasattr(source, "prompts"):
-                await source.ready()
+        await _prompt_servers(agent, shaped[0])
     commands = await asyncio.to_thread(workspace_commands, agent)
     notes = tuple(commands.problems)
     parsed = commands.parse(text)
@@ -123,3 +121,23 @@ async def resolve_slash(
         return SlashReply(str(exc), mistake=True)
     said = run.notes if run is not None else ()
     return SlashPrompt(expanded.prompt, (*notes, *said, *expanded.notes), run)
+
+
+async def _prompt_servers(agent: Agent, command: str) -> None:
+    """Before ``/mcp__<server>__<prompt>`` is resolved: a server's prompts are listed once it
+    has connected, so start ``<server>`` if it is lazy and not started (its prompts are not
+    cached), and wait for the servers still starting (lazy ones too)."""
+    from agent_tui.core.mcp.client.naming import server_of
+
+    for source in agent.tool_sources:
+        if not hasattr(source, "prompts"):
+            continue
+        await source.ready()
+        config = getattr(source, "config", None)
+        start_lazy = getattr(source, "start_lazy", None)
+        server = server_of(command, config.servers) if config is not None else None
+        if server is not None and start_lazy is not None:
+            await start_lazy(server)
+        settle = getattr(source, "wait_ready", None)
+        if settle is not None:
+            await settle()

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import copy
 import functools
+import json
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -30,20 +30,22 @@ def _strip_titles(node: Any) -> Any:
 
 
 def input_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The JSON Schema the model sees for a tool input model (an ``object`` schema); a copy of
-    the one worked out once per model (``_schema_of``), which the caller may change."""
-    return copy.deepcopy(_schema_of(model))
+    """The JSON Schema the model sees for a tool input model (an ``object`` schema): a new
+    dict each call, read from the model's schema made once (``schema_text``)."""
+    schema: dict[str, Any] = json.loads(schema_text(model))
+    return schema
 
 
-@functools.cache
-def _schema_of(model: type[BaseModel]) -> dict[str, Any]:
-    """A tool input model's schema, once per model: pydantic generates it anew on every
-    ``model_json_schema`` call, and each request's tools array (and its token estimate) asks for
-    every tool's. Input models are classes defined once, never rebuilt."""
+@functools.lru_cache(maxsize=1024)
+def schema_text(model: type[BaseModel]) -> str:
+    """``input_schema`` of ``model`` as JSON, made once per model class: pydantic's
+    ``model_json_schema`` (~0.5 ms a model) is not cached by pydantic, and every change of a
+    registry (an MCP server connecting) had it remade for every built-in tool. The models'
+    schemas are static (no hook makes them depend on anything but the class)."""
     schema: dict[str, Any] = _strip_titles(model.model_json_schema())
     schema.setdefault("type", "object")
     schema.setdefault("properties", {})
-    return schema
+    return json.dumps(schema, ensure_ascii=False)
 
 
 def json_path(loc: tuple[int | str, ...]) -> str:

@@ -1,8 +1,10 @@
 """The lazy servers of a manager: which are not started, and the tool lists that stand in.
 
 ``LazyServers`` belongs to one ``McpManager`` (``manager``, which starts the servers) and owns
-the bookkeeping of ``start_mode`` "lazy": which servers are lazy (the settings' ``mcp.start``,
-read again on a reload, or an entry's own ``start``), whether one may stay unstarted, the
+the bookkeeping of ``start_mode`` "lazy" (the default): which servers are lazy (the settings'
+``mcp.start``, read again on a reload, or an entry's own ``start``), whether a request waits
+for one still starting (``blocks``: never, unless headless and its tools are not cached yet),
+whether one may stay unstarted, the
 servers left unstarted, the cached tool list of each (``tool_cache``, read at launch and saved
 again in a thread whenever a connected lazy server's list changes), why a cache was ignored (a
 note of the server), and the saves still being written when the manager closes.
@@ -14,8 +16,10 @@ starts as an eager one does). The first call of one of its tools starts it (the 
 ``starting_server`` progress while it connects, and ends with the server's failure reason if it
 fails to start); so do a prompt, a resource read, ``reconnect`` and ``enable``. A lazy server
 without a usable cache (first run, changed configuration, a corrupt file: a note says so)
-starts at launch; every connect of a lazy server saves its list. Lazy never bypasses trust or
-``disable``: a server that could not be started eagerly is never started lazily either.
+starts at launch, in the background: the TUI's first request does not wait for it, its tools
+join the first request after it connects; every connect of a lazy server saves its list. Lazy
+never bypasses trust or ``disable``: a server that could not be started eagerly is never
+started lazily either.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from collections.abc import Container, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.core.mcp.client.start_mode import StartMode, load_start_mode
+from agent_tui.core.mcp.client.start_mode import DEFAULT, StartMode, load_start_mode
 from agent_tui.core.mcp.client.state import Status
 from agent_tui.core.mcp.client.tool_cache import (
     CachedServer,
@@ -41,11 +45,23 @@ from agent_tui.core.mcp.client.tool_cache import (
 from agent_tui.core.mcp.config.spec import ConfigProblem, ServerSpec
 
 if TYPE_CHECKING:
+    from agent_tui.core.disclosure import Disclosure
+    from agent_tui.core.mcp.client.adapter import ToolInfo
     from agent_tui.core.mcp.client.connection import Connection
 
 log = logging.getLogger(__name__)
 SAVE_TIMEOUT = 5.0
 """How long ``McpManager.aclose`` waits for tool caches still being written."""
+
+
+def all_deferred(infos: Sequence[ToolInfo], disclosure: Disclosure | None) -> bool:
+    """Whether every tool of ``infos`` (a server's cached tools) is deferred (an empty list is
+    not: such a server is there for its resources or prompts; no ``disclosure``: none is)."""
+    if disclosure is None:
+        return False
+    names = [info.name for info in infos if info.unavailable is None]
+    deferred = {tool.name for tool in disclosure.deferred()}
+    return bool(names) and all(n in deferred for n in names)
 
 
 class LazyServers:
@@ -54,7 +70,7 @@ class LazyServers:
         self.cache = cache
         self.settings_paths = settings_paths
         """Settings files with ``mcp.start`` (None: the user's, the project's, the local one)."""
-        self.mode: StartMode = "eager"
+        self.mode: StartMode = DEFAULT
         """The settings' ``mcp.start`` (an entry's own ``start`` wins)."""
         self.mode_problems: list[ConfigProblem] = []
         self.read_mode()
@@ -76,6 +92,11 @@ class LazyServers:
     def wants(self, spec: ServerSpec) -> bool:
         """Whether ``spec`` is lazy: its entry's ``start``, else the settings'."""
         return (spec.start or self.mode) == "lazy"
+
+    def blocks(self, spec: ServerSpec, wait_uncached: bool) -> bool:
+        """Whether a request waits for ``spec`` while it starts: an eager one, or (when
+        ``wait_uncached``: headless runs) a lazy one whose tool list is not cached."""
+        return not self.wants(spec) or (wait_uncached and spec.name not in self.cached)
 
     def may_wait(self, spec: ServerSpec, *, disabled: bool) -> bool:
         """Whether ``spec`` may stay unstarted: lazy, startable (not ``disabled``), its tool
@@ -172,4 +193,4 @@ class LazyServers:
                     await asyncio.gather(*list(self._saving), return_exceptions=True)
 
 
-__all__ = ["SAVE_TIMEOUT", "LazyServers"]
+__all__ = ["SAVE_TIMEOUT", "LazyServers", "all_deferred"]

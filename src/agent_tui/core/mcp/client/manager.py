@@ -1,19 +1,19 @@
 """The MCP client manager: every configured server, connected in parallel, its tools routed.
 
 ``start()`` returns at once: each enabled server connects in its own task (``connection``),
-bounded by its ``startup_timeout``; built-in tools work meanwhile. ``wait_ready()`` waits
-only for the servers still starting (the agent calls it before a model request). A server's
-tools enter the registry when it connects, as ``mcp__<server>__<tool>`` (``naming``), are
-replaced when its tool list changes, and leave it when it fails or stops; a failed server
-fails only its own calls. ``reconnect``, ``disable`` and ``enable`` act on one server at run
-time; ``disable`` is remembered for the project (``disabled``: in the personal
-``.agent-tui/settings.local.json``, never in the shared ``.mcp.json``), so a server turned off
-stays off in later sessions and in ``mcp list`` until ``enable``. ``reload`` re-reads the
-configuration and (re)starts what changed; ``start(watch=True)`` does that whenever a
-configuration file changes. ``aclose()`` stops every server and its processes.
-
-Lazy servers (``"start": "lazy"``) are left unstarted at launch while their cached tools are all
-deferred, and start on first use (``lazy_servers``).
+bounded by its ``startup_timeout``; built-in tools work meanwhile. ``wait_ready()`` waits for
+the servers still starting, ``ready()`` (before a model request) only for those a request waits
+for (``LazyServers.blocks``). A server's tools enter the registry when it connects, as
+``mcp__<server>__<tool>`` (``naming``), are replaced when its tool list changes, and leave it
+when it fails or stops; a failed server fails only its own calls. ``reconnect``, ``disable`` and
+``enable`` act on one server at run time; ``disable`` is remembered for the project
+(``disabled``: in the personal ``.agent-tui/settings.local.json``, never in the shared
+``.mcp.json``), so a server turned off stays off in later sessions and in ``mcp list`` until
+``enable``. ``reload`` re-reads the configuration and (re)starts what changed;
+``start(watch=True)`` does that whenever a configuration file changes. ``aclose()`` stops every
+server and its processes. Lazy servers (``"start": "lazy"``, the default: ``lazy_servers``)
+stay unstarted while their cached tools are all deferred, start on first use, and never hold
+up a request (headless: those not cached yet do, ``wait_uncached``).
 
 What the UI needs: ``states()`` (status, reason, stderr tail, protocol version, tool count,
 connect time, tools with their names and metadata) and ``add_listener`` (called on every
@@ -42,7 +42,7 @@ from agent_tui.core.mcp.client.connection import Connection, quiet_sdk_logging
 from agent_tui.core.mcp.client.disabled import DisabledServers
 from agent_tui.core.mcp.client.elicitation import ElicitationBroker
 from agent_tui.core.mcp.client.failures import unavailable
-from agent_tui.core.mcp.client.lazy_servers import LazyServers
+from agent_tui.core.mcp.client.lazy_servers import LazyServers, all_deferred
 from agent_tui.core.mcp.client.naming import PREFIX, server_of
 from agent_tui.core.mcp.client.registered_tools import Call, RegisteredTools
 from agent_tui.core.mcp.client.resource_hub import ResourceHub
@@ -102,6 +102,9 @@ class McpManager:
     keep_lazy: bool = False
     """Leave every lazy server whose tool list is cached unstarted, deferred tools or not
     (``mcp list`` shows it as ``lazy`` with that list; it starts on a call as usual)."""
+    wait_uncached: bool = True
+    """``ready()`` waits for lazy servers still starting whose tools are not cached (headless);
+    False (the TUI): never for a lazy one, whose tools join a request once it connects."""
 
     def __post_init__(self) -> None:
         self.trust = self.trust or ProjectTrust(self.cwd)
@@ -256,13 +259,16 @@ class McpManager:
             self._config_watch.start()
 
     async def ready(self) -> None:
-        """Start if needed, then wait for the servers still starting (the agent's hook)."""
+        """Start if needed, then wait for the servers a request waits for (the agent's hook)."""
         await self.start()
-        await self.wait_ready()
+        await self.wait_ready(blocking=True)
 
-    async def wait_ready(self) -> None:
-        """Until no server is ``connecting`` (each is bounded by its startup timeout)."""
+    async def wait_ready(self, *, blocking: bool = False) -> None:
+        """Until no server is ``connecting`` (each is bounded by its startup timeout);
+        ``blocking``: only those a request waits for (``LazyServers.blocks``)."""
         pending = [c for c in self._connections.values() if c.status is Status.CONNECTING]
+        if blocking:
+            pending = [c for c in pending if self.lazy.blocks(c.spec, self.wait_uncached)]
         if pending:
             await asyncio.gather(*(c.wait_settled() for c in pending))
 
@@ -416,8 +422,11 @@ class McpManager:
         if candidates:
             self.lazy.unstarted.update(candidates)
             self._sync()  # the cached tools count in what disclosure defers
+            infos = self.tools.infos
             direct = [
-                name for name in candidates if not self.keep_lazy and not self._all_deferred(name)
+                name
+                for name in candidates
+                if not self.keep_lazy and not all_deferred(infos.get(name, []), self.disclosure)
             ]
             if direct:
                 self.lazy.unstarted.difference_update(direct)
@@ -427,15 +436,6 @@ class McpManager:
                 self._emit(spec.name)
             else:
                 self._launch(spec)
-
-    def _all_deferred(self, name: str) -> bool:
-        """Whether every cached tool of ``name`` is deferred (an empty list is not: such a
-        server is there for its resources or prompts)."""
-        if self.disclosure is None:
-            return False
-        names = [info.name for info in self.tools.infos.get(name, []) if info.unavailable is None]
-        deferred = {tool.name for tool in self.disclosure.deferred()}
-        return bool(names) and all(n in deferred for n in names)
 
     def _wake(self, name: str) -> None:
         """Start the lazy server ``name`` (its cached tools stay until it lists its own)."""

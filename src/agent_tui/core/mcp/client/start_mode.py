@@ -1,12 +1,18 @@
-"""When MCP servers start: ``eager`` (at launch, the default) or ``lazy``.
+"""When MCP servers start: ``lazy`` (the default) or ``eager``.
 
-Set for every server in a settings file's ``mcp`` section, ``{"mcp": {"start": "lazy"}}``
+Set for every server in a settings file's ``mcp`` section, ``{"mcp": {"start": "eager"}}``
 (user, project, then local file; the most specific wins), or per server in ``.mcp.json`` with
-``"start": "lazy"`` / ``"start": "eager"`` on its entry, which wins over the settings. A lazy
-server is left unstarted at launch when its tool list is cached (``tool_cache``) and all its
-tools are deferred (``core.disclosure``); the manager starts it on the first call of one of
-its tools. A lazy server is never started for being lazy when it is not trusted or turned
-off: it is started only as an eager one would be.
+``"start": "eager"`` / ``"start": "lazy"`` on its entry, which wins over the settings.
+
+A lazy server never holds up a model request: it is left unstarted at launch when its tool list
+is cached (``tool_cache``) and all its tools are deferred (``core.disclosure``), and the manager
+starts it on the first call of one of its tools; otherwise it starts at launch in the
+background, its cached tools (if any) standing in until it lists its own, and a request goes out
+without waiting for it (its tools join the first request after it connects). A headless run
+waits for the lazy servers whose tools are not cached yet (``McpManager.wait_uncached``), each
+bounded by its ``startup_timeout``. An eager server starts at launch and every request waits
+until it has connected or failed (bounded the same way). A lazy server is never started for
+being lazy when it is not trusted or turned off: it is started only as an eager one would be.
 
 A value other than ``eager`` or ``lazy`` is a problem (file, what is wrong) and ignored.
 """
@@ -22,13 +28,15 @@ from agent_tui.core.settings import read_json_object, settings_paths
 StartMode = Literal["eager", "lazy"]
 MODES: tuple[StartMode, ...] = ("eager", "lazy")
 KEY = "start"
+DEFAULT: StartMode = "lazy"
+"""Without ``mcp.start`` in any settings file (issue 45: the first reply never waits)."""
 
 
 def load_start_mode(
     cwd: Path, paths: Sequence[Path] | None = None
 ) -> tuple[StartMode, list[tuple[Path, str]]]:
     """(the ``mcp.start`` of the settings files ``paths``, problems as (file, what))."""
-    mode: StartMode = "eager"
+    mode: StartMode = DEFAULT
     problems: list[tuple[Path, str]] = []
     for file in paths if paths is not None else settings_paths(cwd):
         raw, _text, _problem = read_json_object(file)
@@ -47,4 +55,4 @@ def load_start_mode(
     return mode, problems
 
 
-__all__ = ["MODES", "StartMode", "load_start_mode"]
+__all__ = ["DEFAULT", "MODES", "StartMode", "load_start_mode"]

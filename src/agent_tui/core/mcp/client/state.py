@@ -233,7 +233,10 @@ def failure_info(state: ServerState) -> ToolErrorInfo | None:
     elif state.status == "failed":
         text = f"the MCP server {name!r} is not running: it failed: {state.reason}{_again(state)}"
     elif state.status == "connecting":
-        text = f"the MCP server {name!r} is still starting"
+        text = (
+            f"the MCP server {name!r} is still starting: its tools join the next request once "
+            "it has connected"
+        )
     elif state.status == "disabled":
         text = f"the MCP server {name!r} is turned off: {state.reason}"
     else:
