@@ -136,6 +136,27 @@ def test_files_an_attribute_converts_are_read(tmp_path: Path) -> None:
     assert read == {"a.txt", "b.txt"}
 
 
+@pytest.mark.parametrize("files", [20, 600])  # all sizes checked; a sample first
+def test_files_checked_out_with_other_line_ends_are_read(tmp_path: Path, files: int) -> None:
+    root = checkout(tmp_path / "w", files)
+    _git(root, "config core.autocrlf true")
+    for path in root.rglob("*.*"):
+        if ".git" not in path.parts:
+            path.unlink()
+    _git(root, "checkout -q -- .")  # now with CRLF: the objects' sizes are not the files'
+    past = time.time() - 1800
+    for path in root.rglob("*.*"):
+        if ".git" not in path.parts:
+            os.utime(path, (past, past))
+    _git(root, "update-index -q --refresh")  # clean for git, not racily
+    shadow = Shadow(str(root), BlobStore(tmp_path / "blobs"))
+    scan = scan_workspace(str(root), ignores=True)
+    shadow.refresh(scan)
+    assert (root / "a.txt").read_bytes() == b"one\r\ntwo\r\n"
+    assert shadow.from_git == 0
+    assert shadow.kept == len(scan.files)
+
+
 async def test_a_tracked_file_changed_by_sed_is_restored_from_its_git_object(
     tmp_path: Path, store: SessionStore, sandbox: str
 ) -> None:

@@ -5,9 +5,11 @@ last looked (the index's stat data — mtime, ctime, size, inode, owner, the exe
 equal to the file's, and not "racily clean": written before the index was), holds exactly the
 bytes of its git object, unless a filter, ``ident`` or an encoding rewrote them on checkout
 (such files are read as others: ``check-attr``), or an end-of-line conversion did (the
-object's size must be the file's). The first refresh of a ``Shadow`` keeps such a file as its
-object id only (``git_base``); when a command changes it, its pre-image is fetched from git
-(``fetch``) and kept in the blob store, so its records are as any other file's.
+object's size must be the file's: checked at the snapshot for a sample of the files — all of
+them when one differs or is missing, as with ``core.autocrlf`` — and for each at capture).
+The first refresh of a ``Shadow`` keeps such a file as its object id only (``git_base``); when
+a command changes it, its pre-image is fetched from git (``fetch``) and kept in the blob store,
+so its records are as any other file's.
 
 The repository is hostile input. Git runs only through ``sandbox.safe_git`` (nothing its config
 names runs: no fsmonitor, hook, filter or textconv); the index is parsed here, bounded, its
@@ -34,6 +36,8 @@ from agent_tui.core.sandbox import safe_git
 
 MAX_INDEX_BYTES = 256 << 20
 """An index bigger than this is not read (the files are read as without git)."""
+SAMPLE = 256
+"""Objects whose size is checked at the snapshot when there are more (``_drop_other_sizes``)."""
 CONVERTING = ("filter", "ident", "working-tree-encoding")
 """Attributes that make a checked-out file's bytes differ from its object's, at equal size."""
 _HASH_BYTES = {"sha1": 20, "sha256": 32}
@@ -240,20 +244,38 @@ def _drop_converted(top: Path, found: dict[str, tuple[str, os.stat_result]], pre
 
 def _drop_other_sizes(top: Path, found: dict[str, tuple[str, os.stat_result]]) -> None:
     """Leave out the files whose object is missing, not a blob, or not of the file's size (an
-    end-of-line conversion)."""
-    oids = {oid for oid, _st in found.values()}
-    if not oids:
+    end-of-line conversion). Beyond ``SAMPLE`` files, a sample is checked first (reading
+    10,000 loose objects' headers takes a second): all of them only when one differs."""
+    files = list(found.values())
+    step = max(1, len(files) // SAMPLE)
+    sample = dict(files[::step])
+    if step > 1 and _sizes_match(top, sample):
         return
-    ask = "".join(f"{oid}\n" for oid in oids).encode()
+    _sizes_match(top, dict(files), found)
+
+
+def _sizes_match(
+    top: Path,
+    files: dict[str, os.stat_result],
+    found: dict[str, tuple[str, os.stat_result]] | None = None,
+) -> bool:
+    """Whether each object of ``files`` (id: the file's ``lstat``) is a blob of the file's
+    size; with ``found``, the files of each that is not are left out of it."""
+    if not files:
+        return True
+    ask = "".join(f"{oid}\n" for oid in files).encode()
     out = _git(top, "cat-file", "--batch-check", stdin=ask, timeout=120.0)
     sizes: dict[str, int] = {}
     for line in out.decode(errors="replace").splitlines():
         parts = line.split(" ")
         if len(parts) == 3 and parts[1] == "blob" and parts[2].isdigit():
             sizes[parts[0]] = int(parts[2])
+    if found is None:
+        return all(sizes.get(oid) == st.st_size for oid, st in files.items())
     for path, (oid, st) in list(found.items()):
         if sizes.get(oid) != st.st_size:
             del found[path]
+    return True
 
 
 def _batch(out: bytes) -> Iterator[tuple[str, str, bytes]]:
