@@ -462,8 +462,7 @@ class Agent:
         if self.closed:
             return None
         self.closed = True
-        self._rewinder.stop()
-        await self.settle()
+        await self._rewinder.close()  # the last checkpoint completed, the shadow saved
         self.unsaved = await self._switch.finish(self.hooks, reason)
         for close in [*(s.aclose for s in self.tool_sources), self.executor.jobs.aclose]:
             try:  # the tool sources stopped, the background jobs killed

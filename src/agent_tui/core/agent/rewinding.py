@@ -29,6 +29,7 @@ from agent_tui.core.checkpoints.plan import Outside, outside_changes, start_of
 from agent_tui.core.checkpoints.records import Rewound, TurnStarted
 from agent_tui.core.checkpoints.scan import scan_workspace
 from agent_tui.core.checkpoints.shadow import Shadow
+from agent_tui.core.checkpoints.shadow_index import NAME, load_shadow, save_shadow
 from agent_tui.core.checkpoints.turn import TurnCheckpoint, TurnRecorder, WorkspaceWatch
 from agent_tui.core.conversation.rewind import (
     RewindError,
@@ -135,9 +136,11 @@ class Rewinder:
             return
         shadow = self._new_shadow(session.blobs)
         root, skip = str(self.host.cwd), self.unwatched()
+        saved = session.files_dir / NAME  # a resumed session's: only what changed is read
 
         def first_refresh() -> None:
             try:
+                load_shadow(shadow, saved)
                 shadow.refresh(scan_workspace(root, skip=skip, ignores=True))
             except Exception:  # the first command's scan does it again
                 log.exception("the workspace's first snapshot failed")
@@ -145,10 +148,20 @@ class Rewinder:
         self.warming = threading.Thread(target=first_refresh, name="shadow", daemon=True)
         self.warming.start()
 
-    def stop(self) -> None:
-        """The session is closing: a first refresh still running ends early."""
-        if self.shadow is not None:
-            self.shadow.stop()
+    async def close(self) -> None:
+        """The session is closing: a first refresh still running ends early, the last turn's
+        checkpoint is completed (``settle``), and the shadow saved beside the session (a
+        resumed session then reads only what changed since)."""
+        shadow, session = self.shadow, self.conversation.session
+        if shadow is not None:
+            shadow.stop()
+        await self.settle()
+        if shadow is None or session is None or shadow.blobs.root != session.blobs.root:
+            return
+        try:
+            await asyncio.to_thread(save_shadow, shadow, session.files_dir / NAME)
+        except OSError as exc:  # the next resume reads the workspace again
+            log.info("saving the workspace's shadow failed: %s", exc)
 
     def _new_shadow(self, blobs: BlobStore) -> Shadow:
         if self.shadow is not None:

@@ -153,6 +153,23 @@ class Shadow:
             self.files[path] = Kept(stamp_of(st), None, mode, st.st_size, git_oid=oid)
             self.from_git += 1
 
+    def export(self) -> tuple[str | None, dict[str, Kept]]:
+        """(the object format of the checkout, what the shadow keeps): to be saved."""
+        with self._lock:
+            return self.algo, dict(self.files)
+
+    def adopt(self, algo: str | None, files: dict[str, Kept]) -> None:
+        """Take ``files`` as kept (a saved shadow of this workspace, their contents in the blob
+        store): the next refresh reads only the files whose stamp is not the one saved."""
+        with self._lock:
+            if algo is not None:
+                self.algo = algo
+            for path, kept in files.items():
+                if path in self.files or (kept.git_oid is not None and algo is None):
+                    continue
+                self.files[path] = kept
+                self.used += kept.size if kept.blob is not None else 0
+
     def stop(self) -> None:
         """End a refresh in progress early (the session is closing)."""
         self.stopped = True
