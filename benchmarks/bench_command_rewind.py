@@ -14,7 +14,8 @@ scan after it and ``Shadow.capture`` (the changed files'
 pre-images come from the shadow, their new content is kept), the records built. The command
 itself is a Python rewrite of the files (its own cost is not counted); in the checkout every
 command changes files not changed before, so each capture fetches their pre-images from git.
-Storage: the blob store after all the commands, against the workspace's size.
+Storage: the blob store after all the commands, against the workspace's size. Last, the shadow
+is saved as a closing session saves it and timed as a resumed session loads it and refreshes.
 
 **Overlay**: the command runs with the workspace mounted as an overlay (``unshare -rm`` and
 ``mount -t overlay``: bubblewrap 0.8.0, installed here, has no ``--overlay``; that came in
@@ -81,6 +82,7 @@ def bench_snapshot(root: Path, data: Path, commands: int, changed: int) -> dict[
     from agent_tui.core.checkpoints.blobs import BlobStore
     from agent_tui.core.checkpoints.scan import scan_workspace
     from agent_tui.core.checkpoints.shadow import Shadow
+    from agent_tui.core.checkpoints.shadow_index import load_shadow, save_shadow
 
     blobs = BlobStore(data / "blobs")
     shadow = Shadow(str(root), blobs)
@@ -105,7 +107,15 @@ def bench_snapshot(root: Path, data: Path, commands: int, changed: int) -> dict[
             raise SystemExit(f"capture found {len(found)} records, not kept {unkept}")
         records += len(found)
         before = after
+    save_shadow(shadow, data / "shadow.json")  # the session closes; then it is resumed
+    again = Shadow(str(root), blobs)
+    start = time.perf_counter()
+    load_shadow(again, data / "shadow.json")
+    again.refresh(scan_workspace(str(root), ignores=True))
+    resumed = time.perf_counter() - start
     return {
+        "resumed": resumed,
+        "resumed_read": again.kept,
         "first": first,
         "p50": statistics.median(costs),
         "p95": _pct(costs, 0.95),
@@ -192,7 +202,8 @@ def main() -> None:
                 f"{snap['p50'] * 1e3:.1f} ms, p95 {snap['p95'] * 1e3:.1f} ms (of which capture "
                 f"{snap['capture50'] * 1e3:.1f} / {snap['capture95'] * 1e3:.1f} ms); storage "
                 f"after {args.commands} commands {snap['storage'] / 1e6:.2f} MB "
-                f"({snap['storage'] / size:.2f}x the workspace)"
+                f"({snap['storage'] / size:.2f}x the workspace); first snapshot of the session "
+                f"resumed {snap['resumed'] * 1e3:.0f} ms ({snap['resumed_read']:,.0f} files read)"
             )
         if args.no_overlay:
             return

@@ -43,6 +43,11 @@ workspace bigger than that (a home directory, a data set not ignored) is kept up
 rest is not read (a change there: ``why="budget"``)."""
 
 
+GIT_WORTHWHILE = 256
+"""Files left to read after a saved shadow was adopted beyond which asking git which of them
+it holds (a few hundred milliseconds) is worth it."""
+
+
 @dataclass(frozen=True)
 class Kept:
     """A file as the shadow keeps it."""
@@ -125,7 +130,8 @@ class Shadow:
         with self._lock:
             if not self._based:
                 self._based = True
-                self._base_on_git(scan)
+                if not self.files or self._unkept(scan) > GIT_WORTHWHILE:
+                    self._base_on_git(scan)
             for path, stamp in scan.files.items():
                 old = self.files.get(path)
                 if old is not None and old.stamp == stamp:
@@ -169,6 +175,13 @@ class Shadow:
                     continue
                 self.files[path] = kept
                 self.used += kept.size if kept.blob is not None else 0
+
+    def _unkept(self, scan: Scan) -> int:
+        """How many files of ``scan`` are not kept as they are (a saved shadow adopted)."""
+        files = self.files
+        return sum(
+            1 for p, st in scan.files.items() if (k := files.get(p)) is None or k.stamp != st
+        )
 
     def stop(self) -> None:
         """End a refresh in progress early (the session is closing)."""
