@@ -10,6 +10,7 @@ import subprocess
 import time
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,6 +21,7 @@ from agent_tui.core.checkpoints.records import FileBefore
 from agent_tui.core.checkpoints.scan import scan_workspace
 from agent_tui.core.checkpoints.shadow import Shadow
 from agent_tui.core.conversation.session_store import SessionStore
+from agent_tui.core.sandbox import safe_git
 
 from .helpers import call, make_agent, run, turn
 from .test_command_rewind import _sandbox_modes, state
@@ -155,6 +157,30 @@ def test_files_checked_out_with_other_line_ends_are_read(tmp_path: Path, files: 
     assert (root / "a.txt").read_bytes() == b"one\r\ntwo\r\n"
     assert shadow.from_git == 0
     assert shadow.kept == len(scan.files)
+
+
+@pytest.mark.parametrize("where", [".gitattributes", "src/.gitattributes", ".git/info/attributes"])
+def test_an_attributes_fifo_leaves_git_unasked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    root = checkout(tmp_path / "w")
+    (root / where).parent.mkdir(exist_ok=True)
+    os.mkfifo(root / where)  # git check-attr would wait on it until its timeout
+    asked: list[str] = []
+    real = safe_git.run
+
+    def spy(top: Path, subcommand: str, *args: str, **kwargs: Any) -> safe_git.Result:
+        asked.append(subcommand)
+        return real(top, subcommand, *args, **kwargs)
+
+    monkeypatch.setattr(safe_git, "run", spy)
+    shadow = Shadow(str(root), BlobStore(tmp_path / "blobs"))
+    scan = scan_workspace(str(root), ignores=True)
+    shadow.refresh(scan)
+    assert asked == []
+    assert shadow.from_git == 0
+    assert shadow.kept == len(scan.files)  # each file read (the FIFO tried, not kept)
+    assert str(root / where) not in shadow.files
 
 
 async def test_a_tracked_file_changed_by_sed_is_restored_from_its_git_object(

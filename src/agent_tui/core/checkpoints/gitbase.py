@@ -78,6 +78,8 @@ def git_base(root: str, scan: Scan) -> GitBase | None:
     top = Path(root)
     try:
         git_dir = safe_git.git_dir_of(top)
+        if scan.truncated or not _attributes_readable(scan, git_dir):
+            return None
         algo = _git(top, "rev-parse", "--show-object-format").decode().strip()
         if algo not in _HASH_BYTES:
             return None
@@ -119,7 +121,8 @@ def fetch(root: str, algo: str, wanted: dict[str, int]) -> dict[str, bytes]:
         return {}
     ask = "".join(f"{oid}\n" for oid in wanted).encode()
     try:
-        out = _git(Path(root), "cat-file", "--batch", stdin=ask, timeout=120.0)
+        timeout = 20.0 + sum(wanted.values()) / 20e6  # 20 MB/s at the least
+        out = _git(Path(root), "cat-file", "--batch", stdin=ask, timeout=timeout)
     except (safe_git.Refused, OSError, subprocess.SubprocessError):
         return {}
     got: dict[str, bytes] = {}
@@ -129,7 +132,20 @@ def fetch(root: str, algo: str, wanted: dict[str, int]) -> dict[str, bytes]:
     return got
 
 
-def _git(top: Path, *args: str, stdin: bytes | None = None, timeout: float = 30.0) -> bytes:
+def _attributes_readable(scan: Scan, git_dir: str) -> bool:
+    """Whether every attributes file git would read is a regular file (a FIFO there would
+    hold ``check-attr`` until its timeout, and the first command with it)."""
+    for path, stamp in scan.files.items():
+        if path.endswith(os.sep + ".gitattributes") and not stat.S_ISREG(stamp[2]):
+            return False
+    try:
+        info = os.lstat(os.path.join(git_dir, "info", "attributes"))
+    except OSError:
+        return True
+    return stat.S_ISREG(info.st_mode)
+
+
+def _git(top: Path, *args: str, stdin: bytes | None = None, timeout: float = 20.0) -> bytes:
     done = safe_git.run(top, *args, stdin=stdin, timeout=timeout)
     if done.code != 0:
         raise ValueError(f"git {args[0]} failed: {done.stderr[:200]!r}")
@@ -234,7 +250,7 @@ def _drop_converted(top: Path, found: dict[str, tuple[str, os.stat_result]], pre
         return
     rels = [path[len(prefix) :] for path in found]
     ask = b"".join(os.fsencode(rel) + b"\0" for rel in rels)
-    out = _git(top, "check-attr", "-z", "--stdin", *CONVERTING, stdin=ask, timeout=120.0)
+    out = _git(top, "check-attr", "-z", "--stdin", *CONVERTING, stdin=ask, timeout=20.0)
     parts = out.split(b"\0")
     for at in range(0, len(parts) - 2, 3):
         rel, value = parts[at], parts[at + 2]
@@ -264,7 +280,7 @@ def _sizes_match(
     if not files:
         return True
     ask = "".join(f"{oid}\n" for oid in files).encode()
-    out = _git(top, "cat-file", "--batch-check", stdin=ask, timeout=120.0)
+    out = _git(top, "cat-file", "--batch-check", stdin=ask, timeout=20.0)
     sizes: dict[str, int] = {}
     for line in out.decode(errors="replace").splitlines():
         parts = line.split(" ")

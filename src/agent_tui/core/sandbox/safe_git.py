@@ -16,7 +16,8 @@ hooks, aliases, ``diff.external``, filters, a remote helper. So:
 - ``-c`` overrides turn off, over whatever the repository says, what could still run:
   ``core.fsmonitor``, ``core.hooksPath=/dev/null``, ``core.pager``, ``diff.external``,
   ``core.sshCommand``, ``core.askPass``, ``credential.helper``, ``core.editor``,
-  ``core.alternateRefsCommand``, ``protocol.allow=never``; ``--no-pager``,
+  ``core.alternateRefsCommand``, ``protocol.allow=never``, and ``core.attributesFile`` (a FIFO
+  named there would hold the call until its timeout); ``--no-pager``,
   ``--no-replace-objects``; stdin is given or empty; a timeout bounds it;
 - safe.directory semantics: the git directory is named explicitly (``GIT_DIR``; git's own
   search is not used) and must be a real directory owned by the user running agent-tui, as
@@ -53,6 +54,7 @@ OVERRIDES = (
     "protocol.allow=never",
     "core.untrackedCache=false",
     "core.splitIndex=false",
+    "core.attributesFile=/dev/null",
 )
 ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
