@@ -44,6 +44,8 @@ _HASH_BYTES = {"sha1": 20, "sha256": 32}
 _NS = 1_000_000_000
 _U32 = 0xFFFFFFFF
 _ENTRY = struct.Struct(">10I")
+_MALFORMED = (ValueError, LookupError, struct.error)
+"""What parsing a damaged index raises."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,7 @@ def git_base(root: str, scan: Scan) -> GitBase | None:
             return None
         committed = _tree_blobs(_git(top, "ls-tree", "-r", "-z", "--full-tree", "HEAD"))
         index = _read_index(os.path.join(git_dir, "index"), _HASH_BYTES[algo])
-    except (safe_git.Refused, OSError, subprocess.SubprocessError, ValueError, struct.error):
+    except (safe_git.Refused, OSError, subprocess.SubprocessError, *_MALFORMED):
         return None
     if index is None:
         return None
