@@ -2,15 +2,20 @@
 
     PYTHONPATH=src python benchmarks/bench_command_rewind.py              # 100 commands
     PYTHONPATH=src python benchmarks/bench_command_rewind.py --commands 30 --changed 10
+    PYTHONPATH=src python benchmarks/bench_command_rewind.py --no-overlay   # the shadow only
 
 Two designs (issue 44), each measured around a command that rewrites ``--changed`` files:
 
 **Snapshot** (``core.checkpoints.shadow``, built): the workspace's shadow keeps every file's
 content, deduplicated, in the blob store. The first snapshot (a scan and every file kept) is
-timed apart; per command: the scan after it and ``Shadow.capture`` (the changed files'
+timed apart, in a plain directory and in a git checkout of the same files (committed, the index
+written: the files git holds unchanged are kept as their object id, not read); per command: the
+scan after it and ``Shadow.capture`` (the changed files'
 pre-images come from the shadow, their new content is kept), the records built. The command
-itself is a Python rewrite of the files (its own cost is not counted). Storage: the blob store
-after all the commands, against the workspace's size.
+itself is a Python rewrite of the files (its own cost is not counted); in the checkout every
+command changes files not changed before, so each capture fetches their pre-images from git.
+Storage: the blob store after all the commands, against the workspace's size. Last, the shadow
+is saved as a closing session saves it and timed as a resumed session loads it and refreshes.
 
 **Overlay**: the command runs with the workspace mounted as an overlay (``unshare -rm`` and
 ``mount -t overlay``: bubblewrap 0.8.0, installed here, has no ``--overlay``; that came in
@@ -62,10 +67,22 @@ def _du(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
+def _commit(root: Path) -> None:
+    """Make ``root`` a git checkout of its files, as a clone leaves it: the index written
+    after the files (a second later: none "racily clean")."""
+    git = ["git", "-c", "user.name=b", "-c", "user.email=b@b", "-c", "commit.gpgsign=false"]
+    subprocess.run([*git, "init", "-q"], cwd=root, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-qm", "files"], cwd=root, check=True)
+    time.sleep(1.1)
+    os.utime(root / ".git" / "index")  # what the next `git status` would leave
+
+
 def bench_snapshot(root: Path, data: Path, commands: int, changed: int) -> dict[str, float]:
     from agent_tui.core.checkpoints.blobs import BlobStore
     from agent_tui.core.checkpoints.scan import scan_workspace
     from agent_tui.core.checkpoints.shadow import Shadow
+    from agent_tui.core.checkpoints.shadow_index import load_shadow, save_shadow
 
     blobs = BlobStore(data / "blobs")
     shadow = Shadow(str(root), blobs)
@@ -73,6 +90,7 @@ def bench_snapshot(root: Path, data: Path, commands: int, changed: int) -> dict[
     before = scan_workspace(str(root), ignores=True)
     shadow.refresh(before)
     first = time.perf_counter() - start
+    read, from_git = shadow.kept, shadow.from_git
     costs: list[float] = []
     captures: list[float] = []
     records = 0
@@ -89,7 +107,15 @@ def bench_snapshot(root: Path, data: Path, commands: int, changed: int) -> dict[
             raise SystemExit(f"capture found {len(found)} records, not kept {unkept}")
         records += len(found)
         before = after
+    save_shadow(shadow, data / "shadow.json")  # the session closes; then it is resumed
+    again = Shadow(str(root), blobs)
+    start = time.perf_counter()
+    load_shadow(again, data / "shadow.json")
+    again.refresh(scan_workspace(str(root), ignores=True))
+    resumed = time.perf_counter() - start
     return {
+        "resumed": resumed,
+        "resumed_read": again.kept,
         "first": first,
         "p50": statistics.median(costs),
         "p95": _pct(costs, 0.95),
@@ -97,6 +123,8 @@ def bench_snapshot(root: Path, data: Path, commands: int, changed: int) -> dict[
         "capture95": _pct(captures, 0.95),
         "storage": _du(blobs.root),
         "records": records,
+        "read": read,
+        "from_git": from_git,
     }
 
 
@@ -155,21 +183,30 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--commands", type=int, default=100)
     parser.add_argument("--changed", type=int, default=10)
+    parser.add_argument("--no-overlay", action="store_true", help="the shadow only")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         os.environ["AGENT_TUI_DATA_DIR"] = str(base / "data")
         root = base / "repo"
         size = _repository(root)
-        snap = bench_snapshot(root, base / "data", args.commands, args.changed)
         print(f"repository: {FILES:,} files, {size / 1e6:.1f} MB; {args.changed} files a command")
-        print(
-            f"snapshot: first {snap['first'] * 1e3:.0f} ms; per command p50 "
-            f"{snap['p50'] * 1e3:.1f} ms, p95 {snap['p95'] * 1e3:.1f} ms (of which capture "
-            f"{snap['capture50'] * 1e3:.1f} / {snap['capture95'] * 1e3:.1f} ms); storage after "
-            f"{args.commands} commands {snap['storage'] / 1e6:.1f} MB "
-            f"({snap['storage'] / size:.2f}x the workspace)"
-        )
+        checkout = base / "checkout"
+        _repository(checkout)
+        _commit(checkout)
+        for name, where, data in [("plain", root, "data"), ("git checkout", checkout, "gdata")]:
+            snap = bench_snapshot(where, base / data, args.commands, args.changed)
+            print(
+                f"snapshot, {name}: first {snap['first'] * 1e3:.0f} ms ({snap['read']:,.0f} "
+                f"files read, {snap['from_git']:,.0f} kept as git objects); per command p50 "
+                f"{snap['p50'] * 1e3:.1f} ms, p95 {snap['p95'] * 1e3:.1f} ms (of which capture "
+                f"{snap['capture50'] * 1e3:.1f} / {snap['capture95'] * 1e3:.1f} ms); storage "
+                f"after {args.commands} commands {snap['storage'] / 1e6:.2f} MB "
+                f"({snap['storage'] / size:.2f}x the workspace); first snapshot of the session "
+                f"resumed {snap['resumed'] * 1e3:.0f} ms ({snap['resumed_read']:,.0f} files read)"
+            )
+        if args.no_overlay:
+            return
         try:
             over = bench_overlay(root, base / "overlay", args.commands, args.changed)
         except (OSError, subprocess.CalledProcessError) as exc:

@@ -153,6 +153,7 @@ class Agent:
             self, self._conversation, self._control, self._compactor, self._rewinder
         )
         self._switch.refer(session)
+        self._rewinder.warm()  # the workspace's first snapshot, while the user types
 
     # -- the state the collaborators share ------------------------------------------------------
 
@@ -333,6 +334,7 @@ class Agent:
         self.reload_memory()
         self.inbox.drain()  # typed for the old conversation
         self._conversation.start_source = source
+        self._rewinder.warm()  # its shadow: the new session's blob store
 
     async def fork(self) -> SessionStart:
         """Continue in a new session (new id, new file) that starts as a copy of this one:
@@ -341,6 +343,7 @@ class Agent:
         self._control.idle("fork the session")
         await self.settle()
         await self._switch.fork(self.sessions)
+        self._rewinder.warm()
         return self.describe()
 
     # -- compaction ---------------------------------------------------------------------------
@@ -459,7 +462,7 @@ class Agent:
         if self.closed:
             return None
         self.closed = True
-        await self.settle()
+        await self._rewinder.close()  # the last checkpoint completed, the shadow saved
         self.unsaved = await self._switch.finish(self.hooks, reason)
         for close in [*(s.aclose for s in self.tool_sources), self.executor.jobs.aclose]:
             try:  # the tool sources stopped, the background jobs killed

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import threading
 from collections.abc import Collection
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,9 +24,12 @@ from typing import Protocol
 from agent_tui.core.agent.control import RunControl
 from agent_tui.core.agent.conversation_state import ConversationState
 from agent_tui.core.budget import CleanupReport
+from agent_tui.core.checkpoints.blobs import BlobStore
 from agent_tui.core.checkpoints.plan import Outside, outside_changes, start_of
 from agent_tui.core.checkpoints.records import Rewound, TurnStarted
+from agent_tui.core.checkpoints.scan import scan_workspace
 from agent_tui.core.checkpoints.shadow import Shadow
+from agent_tui.core.checkpoints.shadow_index import NAME, load_shadow, save_shadow
 from agent_tui.core.checkpoints.turn import TurnCheckpoint, TurnRecorder, WorkspaceWatch
 from agent_tui.core.conversation.rewind import (
     RewindError,
@@ -94,6 +98,9 @@ class Rewinder:
         job may go on changing files after it (``settle`` records them)."""
         self.shadow: Shadow | None = None
         """The workspace's shadow, for the session's blob store (``core.checkpoints.shadow``)."""
+        self.warming: threading.Thread | None = None
+        """The shadow's first refresh, started with the session (``warm``)."""
+        self._first = False
 
     def checkpoint(self, turn: str, prompt: str) -> TurnCheckpoint | None:
         """The checkpoint of a new turn (None without a session file), its start recorded."""
@@ -106,16 +113,62 @@ class Rewinder:
         except OSError as exc:  # the recorder will fail too, and refuse to write files unkept;
             # the user hears of it by the session's error event (a traceback here would print)
             log.info("recording the start of a turn failed: %s", exc)
-        fresh = self.shadow is None or self.shadow.blobs.root != session.blobs.root
-        if self.shadow is None or fresh:
-            self.shadow = Shadow(str(self.host.cwd), session.blobs)
+        if self.shadow is None or self.shadow.blobs.root != session.blobs.root:
+            self._new_shadow(session.blobs)
         watch = WorkspaceWatch(
             self.host.cwd, turn, session.record, skip=self.unwatched(), shadow=self.shadow
         )
-        if fresh:  # the first snapshot, while the model answers (a command waits for it)
+        if self._first:  # the first scan, while the model answers (a command waits for it,
+            self._first = False  # and it for what ``warm`` has left to read)
             watch.prepare()
         files = TurnRecorder(turn, session.blobs, session.record, on_write=watch.wrote)
         return TurnCheckpoint(turn, files, watch)
+
+    def warm(self) -> None:
+        """The session started: the shadow's first refresh starts now, in a thread, so that
+        it is done before the first command in the normal case (the first command waits for
+        what is left: the refresh holds the shadow's lock). Nothing without a session file,
+        or when the shadow is the session's already."""
+        session = self.conversation.session
+        if session is None:
+            return
+        if self.shadow is not None and self.shadow.blobs.root == session.blobs.root:
+            return
+        shadow = self._new_shadow(session.blobs)
+        root, skip = str(self.host.cwd), self.unwatched()
+        saved = session.files_dir / NAME  # a resumed session's: only what changed is read
+
+        def first_refresh() -> None:
+            try:
+                load_shadow(shadow, saved)
+                shadow.refresh(scan_workspace(root, skip=skip, ignores=True))
+            except Exception:  # the first command's scan does it again
+                log.exception("the workspace's first snapshot failed")
+
+        self.warming = threading.Thread(target=first_refresh, name="shadow", daemon=True)
+        self.warming.start()
+
+    async def close(self) -> None:
+        """The session is closing: a first refresh still running ends early, the last turn's
+        checkpoint is completed (``settle``), and the shadow saved beside the session (a
+        resumed session then reads only what changed since)."""
+        shadow, session = self.shadow, self.conversation.session
+        if shadow is not None:
+            shadow.stop()
+        await self.settle()
+        if shadow is None or session is None or shadow.blobs.root != session.blobs.root:
+            return
+        try:
+            await asyncio.to_thread(save_shadow, shadow, session.files_dir / NAME)
+        except OSError as exc:  # the next resume reads the workspace again
+            log.info("saving the workspace's shadow failed: %s", exc)
+
+    def _new_shadow(self, blobs: BlobStore) -> Shadow:
+        if self.shadow is not None:
+            self.shadow.stop()
+        self.shadow = Shadow(str(self.host.cwd), blobs)
+        self._first = True
+        return self.shadow
 
     def close_later(self, checkpoint: TurnCheckpoint) -> None:
         """The turn of ``checkpoint`` ended: its last scan ends in the background (``settle``)."""

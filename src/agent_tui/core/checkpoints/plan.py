@@ -149,8 +149,8 @@ class NotRestorable:
     change: ChangeKind
     tool: str
     why: str = ""
-    """``OutsideChange.why``: ``ignored``, ``big``, ``unread`` (empty: an older session's
-    record, from before commands' changes were kept)."""
+    """``OutsideChange.why``: ``ignored``, ``big``, ``budget``, ``unread``, ``gitobject``,
+    ``git`` (empty: an older session's record, from before commands' changes were kept)."""
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,12 @@
 """The workspace's shadow: the content of every file a command could change, as of the last
 scan, so that what a command (``run_shell``) changes is rewound like a file tool's change.
 
-The first watched call of a session keeps every file the scan reaches (``refresh``): its
-content in the blob store (deduplicated: a workspace's content is stored once, whatever the
-number of commands), its mode, or where a symbolic link points. Before each later call only the
+The first refresh of a session (started with the session, in a thread: ``Rewinder.warm``) keeps
+every file the scan reaches: its content in the blob store (deduplicated: a workspace's content
+is stored once, whatever the number of commands), its mode, or where a symbolic link points.
+In a git checkout, a file git holds unchanged is not read: its object id is kept
+(``Kept.git_oid``; ``core.checkpoints.gitbase``), and its content is fetched from git, verified,
+only when a command changes it. Before each later call only the
 files whose stamp changed since are kept again. After the call, the differences of the two
 scans become records (``capture``): for each changed file a ``FileBefore`` from the shadow (what
 it held, its mode, its link) and a ``FileAfter`` (what it holds now, kept too: it is the next
@@ -20,9 +23,10 @@ import os
 import stat
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agent_tui.core.checkpoints.blobs import BlobStore
+from agent_tui.core.checkpoints.gitbase import fetch, git_base, git_oid
 from agent_tui.core.checkpoints.records import (
     CheckpointEntry,
     FileAfter,
@@ -39,6 +43,11 @@ workspace bigger than that (a home directory, a data set not ignored) is kept up
 rest is not read (a change there: ``why="budget"``)."""
 
 
+GIT_WORTHWHILE = 256
+"""Files left to read after a saved shadow was adopted beyond which asking git which of them
+it holds (a few hundred milliseconds) is worth it."""
+
+
 @dataclass(frozen=True)
 class Kept:
     """A file as the shadow keeps it."""
@@ -51,7 +60,9 @@ class Kept:
     size: int
     link: str | None = None
     digest: str | None = None
-    """The digest of its content (``link_digest`` for a link)."""
+    """The digest of its content (``link_digest`` for a link); None too for a file git holds."""
+    git_oid: str | None = None
+    """A file git holds unchanged (not read): its object id, the content to fetch from git."""
 
 
 def keep(path: str, blobs: BlobStore, limit: int, room: int | None = None) -> Kept | None:
@@ -94,20 +105,33 @@ class Shadow:
         limit: int = MAX_SNAPSHOT_BYTES,
         budget: int = MAX_SHADOW_BYTES,
     ) -> None:
+        self.root = root
         self.git_dir = os.path.join(root, ".git")
+        self.algo: str | None = None
+        """The object format of the checkout whose objects back files (``Kept.git_oid``)."""
+        self._based = False
         self.blobs = blobs
         self.limit = limit
         self.files: dict[str, Kept] = {}
         self._lock = threading.Lock()
         self.kept = 0
         """Files read and kept so far (for tests and benchmarks)."""
+        self.from_git = 0
+        """Files kept as their git object id, not read (for tests and benchmarks)."""
+        self.stopped = False
+        """Set by ``stop``: a refresh in progress ends early (the next one does the rest)."""
         self.budget = budget
         self.used = 0
         """The bytes of the files whose content the shadow holds."""
 
     def refresh(self, scan: Scan) -> None:
-        """Keep each file of ``scan`` whose stamp is not the one kept; forget those gone."""
+        """Keep each file of ``scan`` whose stamp is not the one kept; forget those gone. The
+        first time, in a git checkout, the files git holds unchanged are not read."""
         with self._lock:
+            if not self._based:
+                self._based = True
+                if not self.files or self._unkept(scan) > GIT_WORTHWHILE:
+                    self._base_on_git(scan)
             for path, stamp in scan.files.items():
                 old = self.files.get(path)
                 if old is not None and old.stamp == stamp:
@@ -115,11 +139,53 @@ class Shadow:
                 if scan.is_ignored(path):
                     self._forget(path)
                     continue
+                if self.stopped:
+                    break
                 self._keep(path)
             for path in self.files.keys() - scan.files.keys():
                 if scan.covers(path):
                     self._forget(path)
             self.blobs.release()
+
+    def _base_on_git(self, scan: Scan) -> None:
+        base = git_base(self.root, scan)
+        if base is None:
+            return
+        self.algo = base.algo
+        for path, (oid, st) in base.files.items():
+            if path in self.files or st.st_size > self.limit or scan.is_ignored(path):
+                continue
+            mode = stat.S_IMODE(st.st_mode)
+            self.files[path] = Kept(stamp_of(st), None, mode, st.st_size, git_oid=oid)
+            self.from_git += 1
+
+    def export(self) -> tuple[str | None, dict[str, Kept]]:
+        """(the object format of the checkout, what the shadow keeps): to be saved."""
+        with self._lock:
+            return self.algo, dict(self.files)
+
+    def adopt(self, algo: str | None, files: dict[str, Kept]) -> None:
+        """Take ``files`` as kept (a saved shadow of this workspace, their contents in the blob
+        store): the next refresh reads only the files whose stamp is not the one saved."""
+        with self._lock:
+            if algo is not None:
+                self.algo = algo
+            for path, kept in files.items():
+                if path in self.files or (kept.git_oid is not None and algo is None):
+                    continue
+                self.files[path] = kept
+                self.used += kept.size if kept.blob is not None else 0
+
+    def _unkept(self, scan: Scan) -> int:
+        """How many files of ``scan`` are not kept as they are (a saved shadow adopted)."""
+        files = self.files
+        return sum(
+            1 for p, st in scan.files.items() if (k := files.get(p)) is None or k.stamp != st
+        )
+
+    def stop(self) -> None:
+        """End a refresh in progress early (the session is closing)."""
+        self.stopped = True
 
     def refresh_paths(self, paths: Iterable[str]) -> None:
         """Keep ``paths`` as they are now (the files the agent wrote since the last scan)."""
@@ -153,11 +219,19 @@ class Shadow:
         if before.git != after.git and after.git:
             unkept.append(OutsideChange(path=self.git_dir, change="modified", why="git"))
         with self._lock:
-            for change in changes_between(before, after, ignore=ignore):
+            changes = changes_between(before, after, ignore=ignore)
+            touched, lost = self._from_git(changes, before, after)
+            for change in changes:
                 path = change.path
                 if after.is_ignored(path) or before.is_ignored(path):
                     unkept.append(change.model_copy(update={"why": "ignored"}))
                     self._forget(path)
+                    continue
+                if path in touched:
+                    continue
+                if path in lost:
+                    unkept.append(change.model_copy(update={"why": "gitobject"}))
+                    self._keep(path)
                     continue
                 old = self.files.get(path) if change.change != "created" else None
                 if change.change != "created" and (old is None or old.digest is None):
@@ -190,6 +264,58 @@ class Shadow:
                     self._keep(path)
             self.blobs.release()
         return records, unkept
+
+    def _from_git(
+        self, changes: list[OutsideChange], before: Scan, after: Scan
+    ) -> tuple[set[str], set[str]]:
+        """The pre-images of the files git held that ``changes`` changed, fetched and kept
+        (``Kept.git_oid`` made a blob): (the paths only touched, their content still the
+        object's; the paths whose object git could not give, or gave wrong)."""
+        touched: set[str] = set()
+        wanted: dict[str, Kept] = {}
+        for change in changes:
+            path = change.path
+            old = self.files.get(path)
+            if old is None or old.git_oid is None or change.change == "created":
+                continue
+            if after.is_ignored(path) or before.is_ignored(path):
+                continue
+            if change.change == "modified" and self.algo is not None:
+                now = _as_git(path, self.algo, self.limit)
+                if now is not None and (now[0], now[2]) == (old.git_oid, old.mode):
+                    self.files[path] = replace(old, stamp=now[1])
+                    touched.add(path)
+                    continue
+            wanted[path] = old
+        if not wanted or self.algo is None:
+            return touched, set(wanted)
+        sizes = {old.git_oid: old.size for old in wanted.values() if old.git_oid is not None}
+        got = fetch(self.root, self.algo, sizes)
+        lost: set[str] = set()
+        for path, old in wanted.items():
+            data = got.get(old.git_oid or "")
+            if data is None:
+                lost.add(path)
+                continue
+            blob = self.blobs.put(data, durable=False)
+            self.files[path] = replace(old, blob=blob, digest=blob, git_oid=None)
+            self.used += old.size
+        return touched, lost
+
+
+def _as_git(path: str, algo: str, limit: int) -> tuple[str, Stamp, int] | None:
+    """The git object id of ``path``'s content now, its stamp and mode (None: not a regular
+    file, unreadable, or over ``limit``)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        data = fh.read()
+    return git_oid(data, algo), stamp_of(st), stat.S_IMODE(st.st_mode)
 
 
 def _same(old: Kept, new: Kept) -> bool:

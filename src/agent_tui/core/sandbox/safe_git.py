@@ -1,10 +1,10 @@
 """The agent's own git calls, hardened: a repository's config cannot make them run anything.
 
-Every git subprocess agent-tui starts goes through ``run`` (today: the index's gitlinks for
-the nested-repository watch). Git reads the repository's config — which a command or a cloned
-repository may have written — and would run what it names: ``core.fsmonitor`` on any command
-that reads the index, ``core.pager``, hooks, aliases, ``diff.external``, filters, a remote
-helper. So:
+Every git subprocess agent-tui starts goes through ``run`` (the index's gitlinks for the
+nested-repository watch; the objects a checkout holds, for the workspace's shadow). Git reads
+the repository's config — which a command or a cloned repository may have written — and would
+run what it names: ``core.fsmonitor`` on any command that reads the index, ``core.pager``,
+hooks, aliases, ``diff.external``, filters, a remote helper. So:
 
 - only read-only plumbing subcommands (``ALLOWED``) run: no porcelain that starts a pager, an
   editor, a hook, a filter or a diff driver, and an alias never shadows a built-in;
@@ -16,8 +16,9 @@ helper. So:
 - ``-c`` overrides turn off, over whatever the repository says, what could still run:
   ``core.fsmonitor``, ``core.hooksPath=/dev/null``, ``core.pager``, ``diff.external``,
   ``core.sshCommand``, ``core.askPass``, ``credential.helper``, ``core.editor``,
-  ``core.alternateRefsCommand``, ``protocol.allow=never``; ``--no-pager``,
-  ``--no-replace-objects``; stdin is closed; a timeout bounds it;
+  ``core.alternateRefsCommand``, ``protocol.allow=never``, and ``core.attributesFile`` (a FIFO
+  named there would hold the call until its timeout); ``--no-pager``,
+  ``--no-replace-objects``; stdin is given or empty; a timeout bounds it;
 - safe.directory semantics: the git directory is named explicitly (``GIT_DIR``; git's own
   search is not used) and must be a real directory owned by the user running agent-tui, as
   must its ``commondir``; otherwise git is not run at all (``Refused``).
@@ -30,9 +31,13 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-ALLOWED = frozenset({"ls-files", "rev-parse", "ls-tree", "for-each-ref", "symbolic-ref", "log"})
+ALLOWED = frozenset(
+    {"ls-files", "rev-parse", "ls-tree", "for-each-ref", "symbolic-ref", "log", "cat-file"}
+    | {"check-attr"}
+)
 """Read-only commands: none of these starts a pager, hook, filter, diff driver or helper (for
-``log``, with ``LOG_FLAGS``: the path names of the history, no diff text, no signature)."""
+``log``, with ``LOG_FLAGS``: the path names of the history, no diff text, no signature; for
+``cat-file``, the raw objects: the agent never passes ``--textconv`` nor ``--filters``)."""
 LOG_FLAGS = ("--no-ext-diff", "--no-textconv", "--no-renames", "--no-show-signature")
 """Always given to ``log``: no external diff, no textconv filter, no gpg."""
 OVERRIDES = (
@@ -49,6 +54,7 @@ OVERRIDES = (
     "protocol.allow=never",
     "core.untrackedCache=false",
     "core.splitIndex=false",
+    "core.attributesFile=/dev/null",
 )
 ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
@@ -131,10 +137,12 @@ def git_dir_of(worktree: Path) -> str:
     return dot
 
 
-def run(worktree: Path, subcommand: str, *args: str, timeout: float = 30.0) -> Result:
-    """Run ``git SUBCOMMAND ARGS`` hardened in ``worktree``'s repository. Blocking. Raises
-    ``Refused`` when git must not run there, ``OSError``/``subprocess.SubprocessError`` when
-    it could not."""
+def run(
+    worktree: Path, subcommand: str, *args: str, timeout: float = 30.0, stdin: bytes | None = None
+) -> Result:
+    """Run ``git SUBCOMMAND ARGS`` hardened in ``worktree``'s repository (``stdin``: what it
+    reads, else nothing). Blocking. Raises ``Refused`` when git must not run there,
+    ``OSError``/``subprocess.SubprocessError`` when it could not."""
     command = argv(subcommand, *args)
     env = environment()
     env["GIT_DIR"] = git_dir_of(worktree)
@@ -143,7 +151,7 @@ def run(worktree: Path, subcommand: str, *args: str, timeout: float = 30.0) -> R
         command,
         cwd=worktree,
         env=env,
-        stdin=subprocess.DEVNULL,
+        input=stdin if stdin is not None else b"",
         capture_output=True,
         timeout=timeout,
         check=False,

@@ -20,6 +20,7 @@ WHY_WORDS = {
     "big": "too big to keep",
     "budget": "beyond what the checkpoint keeps of a workspace",
     "unread": "could not be read in time",
+    "gitobject": "its old content is no longer in git",
     "git": "git's refs/index, never restored",
 }
 """Why a change a command made was not kept (``NotRestorable.why``; empty in sessions from
