@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from agent_tui.core.agent import rewinding
 from agent_tui.core.agent.agent import Agent
 from agent_tui.core.checkpoints.blobs import BlobStore
 from agent_tui.core.checkpoints.gitbase import git_oid
@@ -367,6 +368,30 @@ async def test_the_first_snapshot_of_a_plain_workspace_is_done_before_the_first_
     await run(agent, "edit")
     await agent.settle()  # the scan after the last command ends after the turn
     assert shadow.kept == FILES + 1  # the first command read only what it changed
+    await agent.rewind(agent.turns()[0].id, "code")
+    assert state(root) == before
+    await agent.close()
+
+
+async def test_the_snapshot_at_start_reads_a_bounded_amount_and_the_first_command_the_rest(
+    tmp_path: Path, store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A big plain directory is not copied for a session that never runs a command: the
+    snapshot at start stops after ``WARM_BYTES``; the first command's refresh reads the rest,
+    and what it changes there still rewinds."""
+    monkeypatch.setattr(rewinding, "WARM_BYTES", 10 * 1024)
+    root = tmp_path / "w"
+    root.mkdir()
+    for n in range(FILES):
+        (root / f"f{n:03}.txt").write_bytes(f"{n}\n".encode() * 500)  # ~2 KB each
+    before = state(root)
+    last = f"f{FILES - 1:03}.txt"
+    agent = _agent(root, store, "off", f"sed -i s/{FILES - 1}/changed/ {last} && rm f000.txt")
+    shadow = _shadow(agent)
+    assert 0 < shadow.kept < FILES  # stopped after ~10 KB
+    await run(agent, "edit")
+    await agent.settle()
+    assert len(shadow.files) == FILES - 1  # the rest read before the command; f000 gone
     await agent.rewind(agent.turns()[0].id, "code")
     assert state(root) == before
     await agent.close()

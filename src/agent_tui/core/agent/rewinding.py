@@ -50,6 +50,10 @@ from agent_tui.core.tools.file_state import FileStateCache
 
 log = logging.getLogger(__name__)
 PROMPT_KEPT = 200
+WARM_BYTES = 64 << 20
+"""What the first snapshot reads at most when the session starts, before any command: a git
+checkout's clean files are not read at all, and a big plain directory (a home) is not copied
+for a session that never runs a command; the first command's refresh reads the rest."""
 """Characters of a prompt its ``TurnStarted`` record keeps (the transcript has it whole)."""
 
 
@@ -141,7 +145,8 @@ class Rewinder:
         def first_refresh() -> None:
             try:
                 load_shadow(shadow, saved)
-                shadow.refresh(scan_workspace(root, skip=skip, ignores=True))
+                scan = scan_workspace(root, skip=skip, ignores=True)
+                shadow.refresh(scan, read_at_most=WARM_BYTES)
             except Exception:  # the first command's scan does it again
                 log.exception("the workspace's first snapshot failed")
 

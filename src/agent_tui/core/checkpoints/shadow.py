@@ -124,10 +124,13 @@ class Shadow:
         self.used = 0
         """The bytes of the files whose content the shadow holds."""
 
-    def refresh(self, scan: Scan) -> None:
+    def refresh(self, scan: Scan, *, read_at_most: int | None = None) -> None:
         """Keep each file of ``scan`` whose stamp is not the one kept; forget those gone. The
-        first time, in a git checkout, the files git holds unchanged are not read."""
+        first time, in a git checkout, the files git holds unchanged are not read. With
+        ``read_at_most``, stop once that many bytes were read: the next refresh reads the rest
+        (a session that never runs a command does not copy a big workspace)."""
         with self._lock:
+            until = None if read_at_most is None else self.used + read_at_most
             if not self._based:
                 self._based = True
                 if not self.files or self._unkept(scan) > GIT_WORTHWHILE:
@@ -139,7 +142,7 @@ class Shadow:
                 if scan.is_ignored(path):
                     self._forget(path)
                     continue
-                if self.stopped:
+                if self.stopped or (until is not None and self.used > until):
                     break
                 self._keep(path)
             for path in self.files.keys() - scan.files.keys():
