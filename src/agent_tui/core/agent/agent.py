@@ -142,8 +142,8 @@ class Agent:
         """Messages typed during the turn, added at its next tool boundary (``inject``)."""
         self.closed = False
         self.unsaved: str | None = None
-        """Set by ``close``: what of the session could not be saved, and where it went (None
-        when everything was saved). Front ends say it once and exit non-zero."""
+        """Set by ``close``: what of the session was not saved, and where it went (None: all
+        saved). Front ends say it once and exit non-zero."""
         self.mention_resources: MentionResources | None = None
         """What ``@server:uri`` attaches (MCP resources: ``core.mcp.client.resource_mentions``)."""
         self._switch = SessionSwitch(self._conversation, self.spills, owns_spills=spills is None)
@@ -250,9 +250,8 @@ class Agent:
         ]
 
     def reload_memory(self) -> None:
-        """Read the memory files again and rebuild the system prompt from them (a new or
-        resumed session: the old prefix is not cached for it anyway). A prompt given to the
-        constructor stays as it was."""
+        """Read the memory files again and rebuild the system prompt (a new or resumed
+        session: its old prefix is not cached anyway); a prompt given to the constructor stays."""
         self.memory.reload()
         self.memory.seen(nested_memory(self.messages))
         if self._own_system:
@@ -337,9 +336,8 @@ class Agent:
         self._rewinder.warm()  # its shadow: the new session's blob store
 
     async def fork(self) -> SessionStart:
-        """Continue in a new session (new id, new file) that starts as a copy of this one:
-        the same transcript and checkpoints; the original stays as it is, and can be resumed.
-        ``RewindError`` when there is no session file to copy."""
+        """Continue in a new session (new id, new file), a copy of this one (transcript,
+        checkpoints); the original stays, resumable. ``RewindError`` without a session file."""
         self._control.idle("fork the session")
         await self.settle()
         await self._switch.fork(self.sessions)
