@@ -258,8 +258,7 @@ class Agent:
             self.system = self._system_prompt()
 
     def context(self) -> ContextUsage:
-        """How full the window is now: the last response's count plus an estimate of what was
-        appended since (``core.conversation.context``)."""
+        """How full the window is: the last response's count + an estimate of what came since."""
         tools = self._tools_view()
         return context_usage(
             self.messages, self.limits, system=self.system, tools_json=tools.openai_tools_json()
