@@ -65,10 +65,13 @@ class Kept:
     """A file git holds unchanged (not read): its object id, the content to fetch from git."""
 
 
-def keep(path: str, blobs: BlobStore, limit: int, room: int | None = None) -> Kept | None:
+def keep(
+    path: str, blobs: BlobStore, limit: int, room: int | None = None, real: str | None = None
+) -> Kept | None:
     """``path`` as it is now, its content in ``blobs`` when not over ``limit`` (bigger: only
     its digest) nor over ``room`` (then not read: no digest); None when it is gone,
-    unreadable, or not a regular file or a link."""
+    unreadable, or not a regular file or a link. ``real``: where the file opened must really
+    be (``opened_as``); elsewhere it is not read (None)."""
     try:
         st = os.lstat(path)
         if stat.S_ISLNK(st.st_mode):
@@ -81,7 +84,7 @@ def keep(path: str, blobs: BlobStore, limit: int, room: int | None = None) -> Ke
         return None
     with os.fdopen(fd, "rb") as fh:
         st = os.fstat(fh.fileno())
-        if not stat.S_ISREG(st.st_mode):
+        if not stat.S_ISREG(st.st_mode) or not opened_as(fh.fileno(), real):
             return None
         mode = stat.S_IMODE(st.st_mode)
         if room is not None and limit >= st.st_size > room:
@@ -92,6 +95,20 @@ def keep(path: str, blobs: BlobStore, limit: int, room: int | None = None) -> Ke
         data = fh.read()
     blob = blobs.put(data, durable=False)
     return Kept(stamp_of(st), blob, mode, len(data), digest=blob)
+
+
+def opened_as(fd: int, real: str | None) -> bool:
+    """Whether ``fd`` is the file at ``real`` (a path with no symlink in it). O_NOFOLLOW
+    guards only the last name: a directory above swapped for a link (a job racing the scan)
+    would have the shadow read a file outside the workspace (a key), which a rewind would then
+    write into it. The kernel's name of the open file says where it really is (Linux's
+    ``/proc``; elsewhere, or without ``real``, not checked)."""
+    if real is None:
+        return True
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}") == real
+    except OSError:
+        return not os.path.isdir("/proc/self/fd")
 
 
 class Shadow:
@@ -106,6 +123,9 @@ class Shadow:
         budget: int = MAX_SHADOW_BYTES,
     ) -> None:
         self.root = root
+        self._prefix = root.rstrip(os.sep)
+        self._real_root = os.path.realpath(root).rstrip(os.sep)
+        """Where ``root`` really is: a file read must be there (``opened_as``)."""
         self.git_dir = os.path.join(root, ".git")
         self.algo: str | None = None
         """The object format of the checkout whose objects back files (``Kept.git_oid``)."""
@@ -200,7 +220,9 @@ class Shadow:
 
     def _keep(self, path: str) -> Kept | None:
         self._forget(path)
-        kept = keep(path, self.blobs, self.limit, self.budget - self.used)
+        inside = path.startswith(self._prefix + os.sep)
+        real = self._real_root + path[len(self._prefix) :] if inside else None
+        kept = keep(path, self.blobs, self.limit, self.budget - self.used, real)
         self.kept += 1
         if kept is not None:
             self.files[path] = kept
