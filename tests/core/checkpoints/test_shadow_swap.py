@@ -56,5 +56,6 @@ def test_a_workspace_reached_through_a_link_is_still_kept(tmp_path: Path) -> Non
     shadow = Shadow(str(link), BlobStore(store))
     shadow.refresh(scan_workspace(str(link), ignores=True))
     kept = shadow.files.get(str(link / "conf" / "id_ed25519"))
-    assert kept is not None and kept.blob is not None
+    assert kept is not None
+    assert kept.blob is not None
     assert shadow.blobs.get(kept.blob) == b"placeholder\n"
