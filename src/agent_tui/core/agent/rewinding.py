@@ -161,6 +161,8 @@ class Rewinder:
         if shadow is not None:
             shadow.stop()
         await self.settle()
+        if shadow is not None:  # its git process ends with the session
+            await asyncio.to_thread(shadow.close)
         if shadow is None or session is None or shadow.blobs.root != session.blobs.root:
             return
         try:
@@ -170,7 +172,7 @@ class Rewinder:
 
     def _new_shadow(self, blobs: BlobStore) -> Shadow:
         if self.shadow is not None:
-            self.shadow.stop()
+            self.shadow.close()
         self.shadow = Shadow(str(self.host.cwd), blobs)
         self._first = True
         return self.shadow
