@@ -11,7 +11,9 @@ content, deduplicated, in the blob store. The first snapshot (a scan and every f
 timed apart, in a plain directory and in a git checkout of the same files (committed, the index
 written: the files git holds unchanged are kept as their object id, not read); per command: the
 scan after it and ``Shadow.capture`` (the changed files'
-pre-images come from the shadow, their new content is kept), the records built. The command
+pre-images come from the shadow, their new content is kept), the records built. The
+checkout is measured twice: with the shadow's one ``git cat-file --batch`` kept running, and
+with a new one started for each capture (as before cap45; the start timed). The command
 itself is a Python rewrite of the files (its own cost is not counted); in the checkout every
 command changes files not changed before, so each capture fetches their pre-images from git.
 Storage: the blob store after all the commands, against the workspace's size. Last, the shadow
@@ -78,8 +80,11 @@ def _commit(root: Path) -> None:
     os.utime(root / ".git" / "index")  # what the next `git status` would leave
 
 
-def bench_snapshot(root: Path, data: Path, commands: int, changed: int) -> dict[str, float]:
+def bench_snapshot(
+    root: Path, data: Path, commands: int, changed: int, *, git_per_command: bool = False
+) -> dict[str, float]:
     from agent_tui.core.checkpoints.blobs import BlobStore
+    from agent_tui.core.checkpoints.catfile import CatFile
     from agent_tui.core.checkpoints.scan import scan_workspace
     from agent_tui.core.checkpoints.shadow import Shadow
     from agent_tui.core.checkpoints.shadow_index import load_shadow, save_shadow
@@ -97,6 +102,9 @@ def bench_snapshot(root: Path, data: Path, commands: int, changed: int) -> dict[
     for n in range(commands):
         for path in _victims(root, n, changed):  # the command (not timed)
             path.write_text(path.read_text() + f"# command {n}\n")
+        if git_per_command:  # as before cap45: a git started for each capture (timed)
+            shadow.git.close()
+            shadow.git = CatFile(str(root))
         start = time.perf_counter()
         after = scan_workspace(str(root), ignores=True)
         scanned = time.perf_counter()
@@ -107,6 +115,7 @@ def bench_snapshot(root: Path, data: Path, commands: int, changed: int) -> dict[
             raise SystemExit(f"capture found {len(found)} records, not kept {unkept}")
         records += len(found)
         before = after
+    shadow.close()
     save_shadow(shadow, data / "shadow.json")  # the session closes; then it is resumed
     again = Shadow(str(root), blobs)
     start = time.perf_counter()
@@ -125,6 +134,40 @@ def bench_snapshot(root: Path, data: Path, commands: int, changed: int) -> dict[
         "records": records,
         "read": read,
         "from_git": from_git,
+    }
+
+
+def bench_fetch(root: Path, rounds: int, changed: int) -> dict[str, float]:
+    """The pre-images' fetch alone, ``changed`` objects a round: the shadow's long-lived
+    ``cat-file`` against one started for the round (as before cap45), the two interleaved
+    round by round so that a load that comes and goes weighs on both alike."""
+    from agent_tui.core.checkpoints.catfile import CatFile
+
+    listing = subprocess.run(
+        ["git", "ls-tree", "-r", "-l", "HEAD"], cwd=root, capture_output=True, check=True
+    ).stdout.decode()
+    objects = [(p[2], int(p[3])) for line in listing.splitlines() if (p := line.split())]
+    kept = CatFile(str(root))
+    warm: list[float] = []
+    cold: list[float] = []
+    for n in range(rounds):
+        for times, fresh in ((warm, False), (cold, True)):
+            at = (2 * n + fresh) * changed % len(objects)
+            wanted = dict(objects[at : at + changed])
+            git = CatFile(str(root)) if fresh else kept
+            start = time.perf_counter()
+            got = git.fetch("sha1", wanted)
+            times.append(time.perf_counter() - start)
+            if fresh:
+                git.close()
+            if len(got) != len(wanted):
+                raise SystemExit(f"fetched {len(got)} of {len(wanted)}")
+    kept.close()
+    return {
+        "warm50": statistics.median(warm),
+        "warm95": _pct(warm, 0.95),
+        "cold50": statistics.median(cold),
+        "cold95": _pct(cold, 0.95),
     }
 
 
@@ -194,8 +237,18 @@ def main() -> None:
         checkout = base / "checkout"
         _repository(checkout)
         _commit(checkout)
-        for name, where, data in [("plain", root, "data"), ("git checkout", checkout, "gdata")]:
-            snap = bench_snapshot(where, base / data, args.commands, args.changed)
+        again = base / "checkout-again"  # a clean one: the first run changed the other's files
+        _repository(again)
+        _commit(again)
+        cases = [
+            ("plain", root, "data", False),
+            ("git checkout", checkout, "gdata", False),
+            ("git checkout, a git per command", again, "g1data", True),
+        ]
+        for name, where, data, per_command in cases:
+            snap = bench_snapshot(
+                where, base / data, args.commands, args.changed, git_per_command=per_command
+            )
             print(
                 f"snapshot, {name}: first {snap['first'] * 1e3:.0f} ms ({snap['read']:,.0f} "
                 f"files read, {snap['from_git']:,.0f} kept as git objects); per command p50 "
@@ -205,6 +258,13 @@ def main() -> None:
                 f"({snap['storage'] / size:.2f}x the workspace); first snapshot of the session "
                 f"resumed {snap['resumed'] * 1e3:.0f} ms ({snap['resumed_read']:,.0f} files read)"
             )
+        fetched = bench_fetch(again, args.commands, args.changed)
+        print(
+            f"fetch of {args.changed} pre-images, {args.commands} rounds interleaved: one "
+            f"cat-file kept running p50 {fetched['warm50'] * 1e3:.2f} ms, p95 "
+            f"{fetched['warm95'] * 1e3:.2f} ms; one started a round p50 "
+            f"{fetched['cold50'] * 1e3:.2f} ms, p95 {fetched['cold95'] * 1e3:.2f} ms"
+        )
         if args.no_overlay:
             return
         try:

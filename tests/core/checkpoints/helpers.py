@@ -32,13 +32,16 @@ def make_agent(
     *,
     session: SessionLog | None = None,
     sandbox: str = "off",
+    allow_write: list[str] | None = None,
 ) -> Agent:
     """An agent replaying ``turns`` in ``cwd`` (its file tools and run_shell allowed), saving
     to a new session of ``store`` (or ``session``). The script lives outside ``cwd``."""
     script = store.root.parent / f"script-{len(list(store.root.parent.glob('script-*')))}.json"
     script.parent.mkdir(parents=True, exist_ok=True)
     script.write_text(json.dumps({"turns": turns}), encoding="utf-8")
-    settings = Settings.model_validate({"sandbox": {"mode": sandbox}})
+    settings = Settings.model_validate(
+        {"sandbox": {"mode": sandbox, "allow_write": allow_write or []}}
+    )
     return Agent(
         ScriptProvider(script),
         default_registry(),

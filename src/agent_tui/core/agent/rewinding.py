@@ -120,7 +120,12 @@ class Rewinder:
         if self.shadow is None or self.shadow.blobs.root != session.blobs.root:
             self._new_shadow(session.blobs)
         watch = WorkspaceWatch(
-            self.host.cwd, turn, session.record, skip=self.unwatched(), shadow=self.shadow
+            self.host.cwd,
+            turn,
+            session.record,
+            skip=self.unwatched(),
+            shadow=self.shadow,
+            outside=self.writable_outside(),
         )
         if self._first:  # the first scan, while the model answers (a command waits for it,
             self._first = False  # and it for what ``warm`` has left to read)
@@ -161,6 +166,8 @@ class Rewinder:
         if shadow is not None:
             shadow.stop()
         await self.settle()
+        if shadow is not None:  # its git process ends with the session
+            await asyncio.to_thread(shadow.close)
         if shadow is None or session is None or shadow.blobs.root != session.blobs.root:
             return
         try:
@@ -170,7 +177,7 @@ class Rewinder:
 
     def _new_shadow(self, blobs: BlobStore) -> Shadow:
         if self.shadow is not None:
-            self.shadow.stop()
+            self.shadow.close()
         self.shadow = Shadow(str(self.host.cwd), blobs)
         self._first = True
         return self.shadow
@@ -209,6 +216,16 @@ class Rewinder:
             await last.watch.catch_up("background job")
         except Exception:
             log.exception("recording what a background job changed failed")
+
+    def writable_outside(self) -> list[str]:
+        """The directories ``sandbox.allow_write`` names (resolved as the sandbox resolves
+        them): what a command changes there is listed, not restored (``OutsideWatch``)."""
+        cwd = self.host.cwd.resolve()
+        found = []
+        for item in self.host.settings.sandbox.allow_write:
+            path = Path(item).expanduser()
+            found.append(str((path if path.is_absolute() else cwd / path).resolve()))
+        return found
 
     def unwatched(self) -> list[str]:
         """Directories a workspace scan skips: the spills and the sessions, when inside it."""

@@ -12,7 +12,7 @@ import os
 import threading
 from pathlib import Path
 
-from agent_tui.core.state.nofollow import open_below, replace_at, split_below, write_state
+from agent_tui.core.state.nofollow import enter, open_below, replace_at, split_below, write_state
 from agent_tui.core.state.paths import data_dir
 from agent_tui.core.tools.file_state import content_digest
 
@@ -21,7 +21,8 @@ class BlobStore:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._dirs: dict[str, int] = {}
-        """Descriptors of the ``<2 hex>`` directories, for blobs kept ``durable=False``."""
+        """Descriptors of the ``<2 hex>`` directories (and ``""``: the store's), for blobs
+        kept ``durable=False``."""
         self._lock = threading.Lock()
 
     def path(self, digest: str) -> Path:
@@ -44,9 +45,12 @@ class BlobStore:
         with self._lock:
             fd = self._dirs.get(digest[:2])
             if fd is None:
-                anchor, parts = split_below(target.parent, data_dir())
-                anchor.mkdir(mode=0o700, parents=True, exist_ok=True)
-                fd = open_below(anchor, parts, create=True, mode=0o700)
+                top = self._dirs.get("")
+                if top is None:  # the store's own directory: opened once, as any blob's was
+                    anchor, parts = split_below(self.root, data_dir())
+                    anchor.mkdir(mode=0o700, parents=True, exist_ok=True)
+                    top = self._dirs[""] = open_below(anchor, parts, create=True, mode=0o700)
+                fd = enter(top, digest[:2], target.parent, create=True, mode=0o700)
                 self._dirs[digest[:2]] = fd
             replace_at(fd, digest[2:], data, durable=False)
         return digest

@@ -8,8 +8,8 @@ bytes of its git object, unless a filter, ``ident`` or an encoding rewrote them 
 object's size must be the file's: checked at the snapshot for a sample of the files — all of
 them when one differs or is missing, as with ``core.autocrlf`` — and for each at capture).
 The first refresh of a ``Shadow`` keeps such a file as its object id only (``git_base``); when
-a command changes it, its pre-image is fetched from git (``fetch``) and kept in the blob store,
-so its records are as any other file's.
+a command changes it, its pre-image is fetched from git (``catfile.CatFile``) and kept in the
+blob store, so its records are as any other file's.
 
 The repository is hostile input. Git runs only through ``sandbox.safe_git`` (nothing its config
 names runs: no fsmonitor, hook, filter or textconv); the index is parsed here, bounded, its
@@ -113,25 +113,6 @@ def git_base(root: str, scan: Scan) -> GitBase | None:
     except (OSError, subprocess.SubprocessError, ValueError):
         return None
     return GitBase(algo, found)
-
-
-def fetch(root: str, algo: str, wanted: dict[str, int]) -> dict[str, bytes]:
-    """The blobs ``wanted`` (id: the size the file had) that git holds, each verified (its
-    hash is its id, its size the one given); those missing, damaged or of another size are
-    left out, and all of them when git cannot run."""
-    if not wanted:
-        return {}
-    ask = "".join(f"{oid}\n" for oid in wanted).encode()
-    try:
-        timeout = 20.0 + sum(wanted.values()) / 20e6  # 20 MB/s at the least
-        out = _git(Path(root), "cat-file", "--batch", stdin=ask, timeout=timeout)
-    except (safe_git.Refused, OSError, subprocess.SubprocessError):
-        return {}
-    got: dict[str, bytes] = {}
-    for oid, kind, data in _batch(out):
-        if kind == "blob" and len(data) == wanted.get(oid) and git_oid(data, algo) == oid:
-            got[oid] = data
-    return got
 
 
 def _attributes_readable(scan: Scan, git_dir: str) -> bool:
@@ -294,24 +275,3 @@ def _sizes_match(
         if sizes.get(oid) != st.st_size:
             del found[path]
     return True
-
-
-def _batch(out: bytes) -> Iterator[tuple[str, str, bytes]]:
-    """(id, type, content) of each object of a ``cat-file --batch`` output; a missing one is
-    left out; stops at anything malformed."""
-    at = 0
-    while at < len(out):
-        end = out.find(b"\n", at)
-        if end < 0:
-            return
-        parts = out[at:end].decode(errors="replace").split(" ")
-        at = end + 1
-        if len(parts) != 3:  # "<id> missing", "<id> ambiguous"
-            continue
-        if not parts[2].isdigit():
-            return
-        size = int(parts[2])
-        if out[at + size : at + size + 1] != b"\n":
-            return
-        yield parts[0], parts[1], out[at : at + size]
-        at += size + 1

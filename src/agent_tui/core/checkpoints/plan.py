@@ -150,7 +150,8 @@ class NotRestorable:
     tool: str
     why: str = ""
     """``OutsideChange.why``: ``ignored``, ``big``, ``budget``, ``unread``, ``gitobject``,
-    ``git`` (empty: an older session's record, from before commands' changes were kept)."""
+    ``git``, ``outside`` (empty: an older session's record, from before commands' changes
+    were kept)."""
 
 
 @dataclass(frozen=True)

@@ -97,9 +97,10 @@ class OutsideChange(BaseModel):
     """Why it cannot be restored: ``ignored`` (an ignore file ignores it), ``big`` (over the
     size a checkpoint keeps), ``budget`` (beyond the bytes the workspace's shadow keeps in all),
     ``unread`` (it could not be read in time), ``gitobject`` (its old content was left to git,
-and git no longer gives it, or gives other bytes), ``git`` (the path is
-    ``.git``: git's refs, index or reflog moved); empty in records of versions that restored no
-    command's change."""
+    and git no longer gives it, or gives other bytes), ``git`` (the path is ``.git``: git's
+    refs, index or reflog moved), ``outside`` (outside the workspace, in a directory
+    ``sandbox.allow_write`` names: seen, never kept); empty in records of versions that
+    restored no command's change."""
 
 
 class ShellChanges(BaseModel):

@@ -6,7 +6,8 @@ every file the scan reaches: its content in the blob store (deduplicated: a work
 is stored once, whatever the number of commands), its mode, or where a symbolic link points.
 In a git checkout, a file git holds unchanged is not read: its object id is kept
 (``Kept.git_oid``; ``core.checkpoints.gitbase``), and its content is fetched from git, verified,
-only when a command changes it. Before each later call only the
+only when a command changes it (one ``git cat-file`` kept running: ``catfile``; ``close`` ends
+it). Before each later call only the
 files whose stamp changed since are kept again. After the call, the differences of the two
 scans become records (``capture``): for each changed file a ``FileBefore`` from the shadow (what
 it held, its mode, its link) and a ``FileAfter`` (what it holds now, kept too: it is the next
@@ -26,7 +27,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from agent_tui.core.checkpoints.blobs import BlobStore
-from agent_tui.core.checkpoints.gitbase import fetch, git_base, git_oid
+from agent_tui.core.checkpoints.catfile import CatFile
+from agent_tui.core.checkpoints.gitbase import git_base, git_oid
 from agent_tui.core.checkpoints.records import (
     CheckpointEntry,
     FileAfter,
@@ -143,6 +145,8 @@ class Shadow:
         self.budget = budget
         self.used = 0
         """The bytes of the files whose content the shadow holds."""
+        self.git = CatFile(root)
+        """The ``git cat-file --batch`` that fetches pre-images (started at the first)."""
 
     def refresh(self, scan: Scan, *, read_at_most: int | None = None) -> None:
         """Keep each file of ``scan`` whose stamp is not the one kept; forget those gone. The
@@ -209,6 +213,12 @@ class Shadow:
     def stop(self) -> None:
         """End a refresh in progress early (the session is closing)."""
         self.stopped = True
+
+    def close(self) -> None:
+        """The session is closing: ``stop``, and the git process ends (a later capture
+        lists the files git held as not restorable, ``why="gitobject"``)."""
+        self.stop()
+        self.git.close()
 
     def refresh_paths(self, paths: Iterable[str]) -> None:
         """Keep ``paths`` as they are now (the files the agent wrote since the last scan)."""
@@ -315,7 +325,7 @@ class Shadow:
         if not wanted or self.algo is None:
             return touched, set(wanted)
         sizes = {old.git_oid: old.size for old in wanted.values() if old.git_oid is not None}
-        got = fetch(self.root, self.algo, sizes)
+        got = self.git.fetch(self.algo, sizes)
         lost: set[str] = set()
         for path, old in wanted.items():
             data = got.get(old.git_oid or "")

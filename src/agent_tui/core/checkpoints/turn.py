@@ -10,7 +10,8 @@ call's "before"; every call that changes files waits for it, so what each scan f
 that call did (or what another program did meanwhile). Files the agent itself wrote since the
 previous scan, and left as it wrote them, are not counted. With a ``Shadow`` (the session's),
 what a call changed is recorded as the file tools' changes are (``FileBefore``/``FileAfter``),
-so a rewind restores it; what the shadow does not keep is a ``ShellChanges``.
+so a rewind restores it; what the shadow does not keep is a ``ShellChanges``, as is what a
+call changed in the writable directories outside the workspace (``OutsideWatch``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from agent_tui.core.checkpoints.blobs import BlobStore
+from agent_tui.core.checkpoints.outside import OutsideWatch
 from agent_tui.core.checkpoints.records import (
     CheckpointEntry,
     FileAfter,
@@ -106,9 +108,12 @@ class WorkspaceWatch:
         skip: Collection[str] = (),
         limit: int = MAX_ENTRIES,
         shadow: Shadow | None = None,
+        outside: Collection[str] = (),
     ) -> None:
         self.root = str(root)
         self.shadow = shadow
+        self.outside = OutsideWatch(outside, self.root, skip=skip)
+        """The writable directories outside the workspace (``sandbox.allow_write``)."""
         self.turn = turn
         self._sink = sink
         self._skip = tuple(skip)
@@ -135,6 +140,7 @@ class WorkspaceWatch:
 
     def _first_scan(self) -> Scan:  # the shadow brought up to date: not a change of the turn
         scan = self._scan()
+        self.outside.changes()
         if self.shadow is not None:
             self.shadow.refresh(scan)
         return scan
@@ -179,6 +185,7 @@ class WorkspaceWatch:
                 self._record(entry, tool)
         else:
             changes = changes_between(before, after, ignore=written)
+        changes += await asyncio.to_thread(self.outside.changes, written)
         if changes or truncated:
             self._record(self._unkept(changes, call_id, tool, truncated), tool)
         return after
@@ -194,6 +201,7 @@ class WorkspaceWatch:
         before = self.last_scan[1]
         after = await asyncio.to_thread(self._scan)
         records, unkept = await asyncio.to_thread(self.shadow.capture, before, after, self.turn)
+        unkept += await asyncio.to_thread(self.outside.changes)
         for entry in records:
             if isinstance(entry, FileBefore):
                 self._record(entry, tool)

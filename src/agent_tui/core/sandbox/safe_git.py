@@ -1,7 +1,7 @@
 """The agent's own git calls, hardened: a repository's config cannot make them run anything.
 
-Every git subprocess agent-tui starts goes through ``run`` (the index's gitlinks for the
-nested-repository watch; the objects a checkout holds, for the workspace's shadow). Git reads
+Every git subprocess agent-tui starts goes through ``run`` or ``spawn`` (the index's gitlinks for
+the nested-repository watch; the objects a checkout holds, for the workspace's shadow). Git reads
 the repository's config — which a command or a cloned repository may have written — and would
 run what it names: ``core.fsmonitor`` on any command that reads the index, ``core.pager``,
 hooks, aliases, ``diff.external``, filters, a remote helper. So:
@@ -135,6 +135,25 @@ def git_dir_of(worktree: Path) -> str:
         if not _owned(path):
             raise Refused(f"{path} is not owned by this user (git's safe.directory rule)")
     return dot
+
+
+def spawn(worktree: Path, subcommand: str, *args: str) -> subprocess.Popen[bytes]:
+    """Start ``git SUBCOMMAND ARGS`` hardened as ``run`` does (the same argv, environment and
+    ownership checks), its stdin and stdout pipes, its stderr discarded: a long-lived
+    ``cat-file --batch``. The caller bounds each read and kills it when done. Raises as
+    ``run``."""
+    command = argv(subcommand, *args)
+    env = environment()
+    env["GIT_DIR"] = git_dir_of(worktree)
+    env["GIT_WORK_TREE"] = str(worktree)
+    return subprocess.Popen(
+        command,
+        cwd=worktree,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def run(

@@ -22,6 +22,7 @@ WHY_WORDS = {
     "unread": "could not be read in time",
     "gitobject": "its old content is no longer in git",
     "git": "git's refs/index, never restored",
+    "outside": "outside the workspace (sandbox.allow_write), never restored",
 }
 """Why a change a command made was not kept (``NotRestorable.why``; empty in sessions from
 before commands' changes were kept)."""
