@@ -154,6 +154,9 @@ async def test_the_start_up_heap_is_frozen_before_the_first_frame_and_given_back
             assert isinstance(app.screen, ShellScreen)
             assert not app.ready
             assert gc.get_freeze_count() > 0
+            # the breakpoint class of its width from the start (no restyle at the first resize)
+            assert app.screen.has_class("-wide")
+            assert not app.screen.has_class("-narrow")
             await pilot.press(*"typed early")
             boot.gate.set()
             await wait_for(pilot, lambda: _opened(app), "the main screen to open")

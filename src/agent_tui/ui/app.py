@@ -283,7 +283,7 @@ class AgentApp(App[None]):
         status = ShellStatus(id="status").data_bind(
             AgentApp.model, AgentApp.demo, AgentApp.mode, AgentApp.activity, AgentApp.cwd
         )
-        await self.push_screen(ShellScreen(status=status, prompt=prompt))
+        await self.push_screen(ShellScreen(status=status, prompt=prompt, width=self.size.width))
         self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
