@@ -16,16 +16,19 @@ driver writes there; this process drains it). Reported, median of the rounds:
 - **core ready**: spawn → the main screen open on the built core (provider, session,
   settings, permissions, tools, MCP manager, agent), when a message typed meanwhile is sent.
 
-With ``--baseline CHECKOUT`` (another checkout of agent-tui, e.g. ``git worktree add /tmp/old
-893377c``) its ``bench_ui.py`` launch child joins each round: that version's first paint
-beside this one's, under the same load.
+With ``--baseline CHECKOUT`` (another checkout of agent-tui, e.g. ``git archive w53 src | tar -x
+-C /tmp/old``; one with ``AgentApp._open``) the demo child joins each round on that checkout's
+``src``: that version's first paint beside this one's, under the same load.
 
 The children read compiled bytecode, as an installed agent-tui does (``pip`` compiles it), even
 where ``PYTHONDONTWRITEBYTECODE`` is set: before the rounds, the sources on ``PYTHONPATH`` (and
 the baseline's) are compiled into a ``PYTHONPYCACHEPREFIX`` of the run (Textual's own
 ``.pyc`` files come with its install; without this the agent compiled every module of its own
-on each launch and the trivial app nothing). ``--no-bytecode`` measures that old way. The
-children also report their CPU time at the first paint (``time.process_time``), a figure the
+on each launch and the trivial app nothing); an untimed round first fills the prefix with the
+rest (Textual's, the standard library's: a prefix is read instead of ``__pycache__``).
+``--no-bytecode`` measures that old way. The
+children also report their main thread's CPU time at the first paint (``time.thread_time``:
+not the core's boot thread, which may start just before the mark), a figure the
 load on a shared machine changes less than the wall time.
 
 It also lists what ``python -X importtime`` says the first frame imports (``cli.main`` and
@@ -70,7 +73,7 @@ def child_launch_agent(fd: int, cwd: str, kind: str) -> None:
 
         def painted() -> None:
             marks.setdefault("painted", time.time())
-            marks.setdefault("cpu", time.process_time())
+            marks.setdefault("cpu", time.thread_time())
 
         self.call_after_refresh(painted)
 
@@ -93,8 +96,8 @@ def launch(
     kind: str, cwd: Path, baseline: Path | None = None, pycache: Path | None = None
 ) -> dict[str, float]:
     """Spawn one child of ``kind`` on a pty; its figures in seconds from the spawn (``cpu``:
-    the child's CPU time then). ``kind`` ``baseline``: the ``bench_ui.py`` launch child of the
-    checkout ``baseline``. ``pycache``: the bytecode prefix the child reads (and writes)."""
+    the child's CPU time then). ``kind`` ``baseline``: the demo child on the
+    checkout ``baseline``'s sources. ``pycache``: the bytecode prefix the child reads."""
     read_end, write_end = os.pipe()
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
@@ -102,10 +105,9 @@ def launch(
         str(Path(p).resolve()) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p
     ]
     command = [sys.executable, __file__, "--child", kind, "--cwd", str(cwd)]
-    if kind == "baseline" and baseline is not None:
+    if kind == "baseline" and baseline is not None:  # this child, on the baseline's sources
         paths = [str(baseline / "src")]
-        script = baseline / "benchmarks" / "bench_ui.py"
-        command = [sys.executable, str(script), "--child", "launch-agent", "--cwd", str(cwd)]
+        command = [sys.executable, __file__, "--child", "demo", "--cwd", str(cwd)]
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(paths),
@@ -201,10 +203,12 @@ def main() -> None:
         return
     root = Path(tempfile.mkdtemp(prefix="bench-startup-"))
     pycache = None if args.no_bytecode else root / "pycache"
-    if pycache is not None:
-        compile_sources(pycache, args.baseline)
-    load_before = Path("/proc/loadavg").read_text().split()[:3]
     kinds = [*KINDS, *(["baseline"] if args.baseline else [])]
+    if pycache is not None:  # the prefix holds every module a child reads: the first round fills it
+        compile_sources(pycache, args.baseline)
+        for kind in kinds:
+            launch(kind, Path(tempfile.mkdtemp(dir=root)), args.baseline, pycache)
+    load_before = Path("/proc/loadavg").read_text().split()[:3]
     figures: dict[str, list[dict[str, float]]] = {kind: [] for kind in kinds}
     for _ in range(args.runs):
         for kind in kinds:  # interleaved: a load change hits all of them alike
