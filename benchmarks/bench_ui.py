@@ -73,7 +73,7 @@ def child_launch_trivial(fd: int) -> None:
             self.call_after_refresh(self.painted)
 
         def painted(self) -> None:
-            _report(fd, painted=time.time())
+            _report(fd, painted=time.time(), cpu=time.thread_time())
             self.exit()
 
     Trivial().run()

@@ -4,6 +4,7 @@ worker, and sends what was typed meanwhile once it is ready."""
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 import threading
@@ -132,6 +133,37 @@ async def test_a_message_typed_before_the_core_is_ready_is_queued_then_answered(
         assert app.main.prompt.text == "a draft"
         assert _text(app, "#model") == "script:script.json"  # the real provider's name now
         assert "idle" in _text(app, "#activity")
+
+
+class TunedApp(QuietApp):
+    QUIET_GC = True  # as in a process of its own: the collector is tuned
+
+
+async def test_the_start_up_heap_is_frozen_before_the_first_frame_and_given_back(
+    tmp_path: Path,
+) -> None:
+    """With the collector tuned, the heap is frozen as the shell mounts (a full collection in
+    the first frame walks only what is new), while the core is still being built; typing works
+    as before, and the app gives the heap back when it ends."""
+    gc.unfreeze()
+    boot = GatedBoot(tmp_path, [{"text": "the answer"}])
+    app = TunedApp(boot=boot, first=FirstLook(model="demo", demo=True, mode="", cwd="~"))
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, boot.started.is_set, "the boot to start")
+            assert isinstance(app.screen, ShellScreen)
+            assert not app.ready
+            assert gc.get_freeze_count() > 0
+            # the breakpoint class of its width from the start (no restyle at the first resize)
+            assert app.screen.has_class("-wide")
+            assert not app.screen.has_class("-narrow")
+            await pilot.press(*"typed early")
+            boot.gate.set()
+            await wait_for(pilot, lambda: _opened(app), "the main screen to open")
+            assert app.main.prompt.text == "typed early"
+        assert gc.get_freeze_count() == 0
+    finally:
+        gc.unfreeze()
 
 
 async def test_the_command_line_prompt_waits_for_the_core_too(tmp_path: Path) -> None:

@@ -111,6 +111,8 @@ async def test_the_first_frame_has_no_empty_lane_at_80_columns_either() -> None:
         chat = app.screen.query_one("#chat")
         await wait_for(pilot, lambda: chat.region.height > 0, "the shell's chat")
         assert not app.screen.query_one("#side").display
+        assert app.screen.has_class("-narrow")  # from the start: no restyle at the first resize
+        assert not app.screen.has_class("-wide")
         assert chat.region.height >= 14  # as the main screen's, which replaces it
         release.set()
         await wait_for(pilot, lambda: app.boot_failure is not None, "the boot to end")

@@ -26,7 +26,7 @@ from textual.reactive import reactive
 from textual.worker import Worker, WorkerState
 
 from agent_tui.ui.common.format import shorten_home
-from agent_tui.ui.shell import palette, screen_actions
+from agent_tui.ui.shell import heap, palette, screen_actions
 from agent_tui.ui.shell.background import Background
 from agent_tui.ui.shell.boot import Boot, Booted, BootFailed, FirstLook, build, paint_theme
 from agent_tui.ui.shell.key_question import route_key
@@ -274,6 +274,8 @@ class AgentApp(App[None]):
         await super().on_event(event)
 
     async def on_mount(self) -> None:
+        if self.tunes_gc:  # no full collection of the start-up heap in the first frame
+            heap.start()
         if self._boot is None:
             await self._open()
             return
@@ -281,7 +283,7 @@ class AgentApp(App[None]):
         status = ShellStatus(id="status").data_bind(
             AgentApp.model, AgentApp.demo, AgentApp.mode, AgentApp.activity, AgentApp.cwd
         )
-        await self.push_screen(ShellScreen(status=status, prompt=prompt))
+        await self.push_screen(ShellScreen(status=status, prompt=prompt, width=self.size.width))
         self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
@@ -331,8 +333,6 @@ class AgentApp(App[None]):
         terminal its title back, and what the app froze to the collector (tests go on)."""
         self.turns.attention.stop()
         if self.tunes_gc:
-            from agent_tui.ui.shell import heap
-
             heap.release()
         self.background.stop()
 

@@ -6,7 +6,11 @@ meanwhile: measured on this 2-core machine, 120–150 ms for a 50,000-token answ
 What the app keeps — the start-up heap, a resumed session's turns, the reply parts already
 shown — is alive at each full collection, and walked again by the next. So:
 
-- ``quiet`` (after the first frame): the heap is frozen (``gc.freeze``: moved out of the
+- ``start`` (before the first frame): the start-up heap (every module imported, the app) is
+  frozen, so a full collection while the first frame is built walks only what was made since:
+  one landed in the shell's mount, 60 ms of its ~170 ms (``benchmarks/bench_startup.py``),
+  and none in a trivial Textual app's, whose smaller heap stays under the threshold.
+- ``quiet`` (as the main screen opens): the heap is frozen (``gc.freeze``: moved out of the
   collector's sight, O(1)), and from then on so is whatever survives a full collection: each
   full collection walks only what was made since the previous one. Full collections run at
   the interpreter's default pace (every 10 middle ones): short, not rare.
@@ -47,6 +51,11 @@ class _State:
 def _after_collection(phase: str, info: dict[str, Any]) -> None:
     if phase == "stop" and info.get("generation") == 2:
         gc.freeze()  # what survived it is kept: the next full collection skips it
+
+
+def start() -> None:
+    """Freeze the start-up heap now (what ``quiet`` freezes a moment later anyway)."""
+    gc.freeze()
 
 
 def quiet() -> None:

@@ -48,9 +48,13 @@ class ShellScreen(Screen[None]):
     }
     """
 
-    def __init__(self, *, status: ShellStatus, prompt: PromptInput) -> None:
-        """``status`` and ``prompt`` are made by the app, bound to its state."""
-        super().__init__()
+    def __init__(self, *, status: ShellStatus, prompt: PromptInput, width: int = 0) -> None:
+        """``status`` and ``prompt`` are made by the app, bound to its state. ``width``: the
+        terminal's, for the breakpoint class the screen starts with; Textual sets it again on
+        the first resize, and finding it set restyles nothing (else the whole shell, in the
+        first frame)."""
+        wide = [name for least, name in self.HORIZONTAL_BREAKPOINTS if width >= least][-1:]
+        super().__init__(classes=" ".join(wide) or None)
         self._status = status
         self._prompt = prompt
 
