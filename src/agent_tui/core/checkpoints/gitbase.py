@@ -25,14 +25,19 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import struct
 import subprocess
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tui.core.checkpoints.scan import Scan, stamp_of
 from agent_tui.core.sandbox import safe_git
+from agent_tui.core.workspace.git_index_file import (
+    INTENT_TO_ADD,
+    MALFORMED,
+    SKIP_WORKTREE,
+    IndexEntry,
+    read_entries,
+)
 
 MAX_INDEX_BYTES = 256 << 20
 """An index bigger than this is not read (the files are read as without git)."""
@@ -43,9 +48,6 @@ CONVERTING = ("filter", "ident", "working-tree-encoding")
 _HASH_BYTES = {"sha1": 20, "sha256": 32}
 _NS = 1_000_000_000
 _U32 = 0xFFFFFFFF
-_ENTRY = struct.Struct(">10I")
-_MALFORMED = (ValueError, LookupError, struct.error)
-"""What parsing a damaged index raises."""
 
 
 @dataclass(frozen=True)
@@ -56,15 +58,6 @@ class GitBase:
     """``sha1`` or ``sha256``: the repository's object format."""
     files: dict[str, tuple[str, os.stat_result]]
     """Each such file (its path as the scan spells it): its object id, and its ``lstat``."""
-
-
-@dataclass(frozen=True)
-class _Entry:
-    path: bytes
-    oid: str
-    mode: int
-    fields: tuple[int, ...]
-    """ctime s, ctime ns, mtime s, mtime ns, dev, ino, mode, uid, gid, size (32 bits)."""
 
 
 def git_oid(data: bytes, algo: str) -> str:
@@ -87,7 +80,7 @@ def git_base(root: str, scan: Scan) -> GitBase | None:
             return None
         committed = _tree_blobs(_git(top, "ls-tree", "-r", "-z", "--full-tree", "HEAD"))
         index = _read_index(os.path.join(git_dir, "index"), _HASH_BYTES[algo])
-    except (safe_git.Refused, OSError, subprocess.SubprocessError, *_MALFORMED):
+    except (safe_git.Refused, OSError, subprocess.SubprocessError, *MALFORMED):
         return None
     if index is None:
         return None
@@ -146,7 +139,7 @@ def _tree_blobs(listing: bytes) -> set[str]:
     return found
 
 
-def _unchanged(entry: _Entry, st: os.stat_result, written: int) -> bool:
+def _unchanged(entry: IndexEntry, st: os.stat_result, written: int) -> bool:
     """git's own stat check: the file is as the index saw it, and was not racily clean."""
     if not stat.S_ISREG(st.st_mode) or st.st_mtime_ns >= written:
         return False
@@ -162,7 +155,7 @@ def _unchanged(entry: _Entry, st: os.stat_result, written: int) -> bool:
     )
 
 
-def _read_index(path: str, hash_bytes: int) -> tuple[list[_Entry], int] | None:
+def _read_index(path: str, hash_bytes: int) -> tuple[list[IndexEntry], int] | None:
     """The stage-0 regular-file entries of the index at ``path`` and its mtime (ns); None
     when it is not a regular file, too big, damaged or of an unknown version."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -177,54 +170,17 @@ def _read_index(path: str, hash_bytes: int) -> tuple[list[_Entry], int] | None:
     algo = "sha1" if hash_bytes == 20 else "sha256"
     if trailer != bytes(hash_bytes) and hashlib.new(algo, body).digest() != trailer:
         return None
-    signature, version, count = struct.unpack_from(">4sII", body, 0)
-    if signature != b"DIRC" or version not in (2, 3, 4):
-        return None
-    return list(_entries(body, version, count, hash_bytes)), st.st_mtime_ns
+    entries, _ = read_entries(body, len(body), hash_bytes)
+    return [e for e in entries if _held(e)], st.st_mtime_ns
 
 
-def _entries(body: bytes, version: int, count: int, hash_bytes: int) -> Iterator[_Entry]:
-    pos, previous = 12, b""
-    for _ in range(count):
-        fields = _ENTRY.unpack_from(body, pos)
-        oid = body[pos + 40 : pos + 40 + hash_bytes].hex()
-        (flags,) = struct.unpack_from(">H", body, pos + 40 + hash_bytes)
-        at = pos + 42 + hash_bytes
-        extended = 0
-        if flags & 0x4000:
-            if version < 3:
-                raise ValueError("extended flags in a version 2 index")
-            (extended,) = struct.unpack_from(">H", body, at)
-            at += 2
-        if version == 4:
-            strip, at = _varint(body, at)
-            end = body.index(b"\0", at)
-            if strip > len(previous):
-                raise ValueError("bad path compression")
-            name = previous[: len(previous) - strip] + body[at:end]
-            pos = end + 1
-        else:
-            end = body.index(b"\0", at)
-            name = body[at:end]
-            pos += (at - pos + len(name) + 8) & ~7
-        previous = name
-        mode = fields[6]
-        regular = mode >> 12 == 0o10 and mode & 0o777 in (0o644, 0o755)
-        stage = (flags >> 12) & 3
-        if regular and stage == 0 and not extended & 0x6000 and name:  # skip-worktree, i-t-a
-            yield _Entry(name, oid, mode, fields)
-
-
-def _varint(data: bytes, at: int) -> tuple[int, int]:
-    """git's offset varint (index v4's path compression)."""
-    byte = data[at]
-    at += 1
-    value = byte & 0x7F
-    while byte & 0x80:
-        byte = data[at]
-        at += 1
-        value = ((value + 1) << 7) | (byte & 0x7F)
-    return value, at
+def _held(entry: IndexEntry) -> bool:
+    """A stage-0 regular file's entry, its file in the work tree (not skip-worktree, not
+    intent-to-add)."""
+    mode = entry.mode
+    regular = mode >> 12 == 0o10 and mode & 0o777 in (0o644, 0o755)
+    hidden = entry.extended & (SKIP_WORKTREE | INTENT_TO_ADD)
+    return regular and entry.stage == 0 and not hidden and bool(entry.path)
 
 
 def _drop_converted(top: Path, found: dict[str, tuple[str, os.stat_result]], prefix: str) -> None:

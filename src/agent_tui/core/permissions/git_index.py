@@ -18,6 +18,8 @@ import subprocess
 import threading
 from pathlib import Path
 
+from agent_tui.core.workspace.git_index_file import MALFORMED, read_entries
+
 MAX_INDEX_BYTES = 64 << 20
 """An index larger than this (about half a million files) is not read."""
 _cache: dict[str, tuple[tuple[int, int, int], tuple[str, ...] | None]] = {}
@@ -113,59 +115,20 @@ def _hash_size(gitdir: Path) -> int:
 
 def parse_index(data: bytes, hash_size: int = 20) -> tuple[str, ...] | None:
     """The entries' paths of an index file's bytes, or None when it cannot be read whole."""
-    if len(data) < 12 or data[:4] != b"DIRC":
-        return None
-    version, count = struct.unpack(">II", data[4:12])
-    if version not in (2, 3, 4):
-        return None
-    fixed = 40 + hash_size + 2
-    pos = 12
-    paths: list[str] = []
-    previous = b""
     end = len(data) - hash_size
     try:
-        for _ in range(count):
-            start = pos
-            mode = struct.unpack(">I", data[pos + 24 : pos + 28])[0]
-            flags = struct.unpack(">H", data[pos + fixed - 2 : pos + fixed])[0]
-            pos += fixed
-            if version >= 3 and flags & 0x4000:
-                pos += 2
-            if version == 4:
-                strip, pos = _varint(data, pos)
-                stop = data.index(b"\0", pos)
-                if strip > len(previous):
-                    return None
-                name = previous[: len(previous) - strip] + data[pos:stop]
-                pos = stop + 1
-            else:
-                stop = data.index(b"\0", pos)
-                name = data[pos:stop]
-                pos = start + ((stop - start + 8) & ~7)
-            if pos > end or mode & 0o170000 == 0o040000:  # a sparse directory entry
-                return None
-            previous = name
-            paths.append(os.fsdecode(name))
+        entries, pos = read_entries(data, end, hash_size)
         while pos + 8 <= end:  # extensions: a split index keeps entries elsewhere
             signature = data[pos : pos + 4]
             size = struct.unpack(">I", data[pos + 4 : pos + 8])[0]
             if signature in (b"link", b"sdir"):
                 return None
             pos += 8 + size
-    except (struct.error, ValueError, IndexError):
+    except MALFORMED:
         return None
-    return tuple(paths)
-
-
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    byte = data[pos]
-    pos += 1
-    value = byte & 127
-    while byte & 128:
-        byte = data[pos]
-        pos += 1
-        value = ((value + 1) << 7) | (byte & 127)
-    return value, pos
+    if any(entry.mode & 0o170000 == 0o040000 for entry in entries):  # a sparse directory
+        return None
+    return tuple(os.fsdecode(entry.path) for entry in entries)
 
 
 # -- the paths of every commit -------------------------------------------------------------------
