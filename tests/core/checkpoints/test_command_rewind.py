@@ -11,7 +11,6 @@ import os
 import stat
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -24,31 +23,10 @@ from agent_tui.core.checkpoints.scan import scan_workspace
 from agent_tui.core.checkpoints.shadow import Shadow
 from agent_tui.core.checkpoints.snapshot import snapshot
 from agent_tui.core.conversation.session_store import SessionStore
-from agent_tui.core.sandbox.bubblewrap import Bubblewrap
 
 from .helpers import call, make_agent, run, turn
 
 State = dict[str, tuple[str, int, str]]
-
-
-def _sandbox_modes() -> list[Any]:
-    problem = Bubblewrap().problem()
-    return [
-        "off",
-        pytest.param(
-            "required", marks=pytest.mark.skipif(problem is not None, reason=f"{problem}")
-        ),
-    ]
-
-
-@pytest.fixture(params=_sandbox_modes())
-def sandbox(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> SessionStore:
-    return SessionStore(tmp_path / "data" / "sessions")
 
 
 @pytest.fixture

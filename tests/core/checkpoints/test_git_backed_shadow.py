@@ -25,21 +25,11 @@ from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.sandbox import safe_git
 
 from .helpers import call, make_agent, run, turn
-from .test_command_rewind import _sandbox_modes, state
+from .test_command_rewind import state
 
 GIT = "git -c user.name=t -c user.email=t@t -c commit.gpgsign=false"
 FILES = 120
 DEADLINE = 60.0
-
-
-@pytest.fixture(params=_sandbox_modes())
-def sandbox(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> SessionStore:
-    return SessionStore(tmp_path / "data" / "sessions")
 
 
 def _git(root: Path, command: str) -> None:

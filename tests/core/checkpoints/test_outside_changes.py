@@ -6,19 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from agent_tui.core.checkpoints.outside import OutsideWatch
 from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.ui.rewind.words import WHY_WORDS
 
 from .helpers import call, make_agent, run, turn
-from .test_command_rewind import _sandbox_modes
-
-
-@pytest.fixture(params=_sandbox_modes())
-def sandbox(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
 
 
 def _dirs(tmp_path: Path) -> tuple[Path, Path]:

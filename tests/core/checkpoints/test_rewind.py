@@ -26,11 +26,6 @@ TWO_TURNS = [
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> SessionStore:
-    return SessionStore(tmp_path / "data" / "sessions")
-
-
-@pytest.fixture
 def work(tmp_path: Path) -> Path:
     root = tmp_path / "work"
     root.mkdir()

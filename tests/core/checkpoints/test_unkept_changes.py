@@ -29,11 +29,6 @@ def work(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> SessionStore:
-    return SessionStore(tmp_path / "data" / "sessions")
-
-
 @pytest.mark.parametrize("tool", ["write_file", "edit_file"])
 async def test_the_result_says_the_change_cannot_be_rewound(
     work: Path, store: SessionStore, tool: str
