@@ -99,6 +99,8 @@ async def test_resume_shows_the_last_turns_and_knows_every_call(
     app = _resumed(long_session, tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_for(pilot, lambda: _ready(app), "the earlier turns read")
+        lane = app.main.lane  # its count is said once the earlier turns are in (a refresh later)
+        await wait_for(pilot, lambda: lane.border_subtitle == f"{CALLS} calls", "the count")
         last = [f"prompt {t}" for t in range(TURNS - RESUME_TURNS, TURNS)]
         assert _prompts(app) == last
         earlier = app.main.chat.earlier
@@ -111,7 +113,6 @@ async def test_resume_shows_the_last_turns_and_knows_every_call(
         assert app.calls.get("w0").outcome == "+1 · new file"  # type: ignore[union-attr]
         assert app.calls.get("r0").group == "r0"  # type: ignore[union-attr]
         # the lane: one widget lists the earlier turns, blocks for the shown ones only
-        lane = app.main.lane
         (folded,) = lane.query(FoldedTurns)
         assert [t.prompt for t in folded.turns] == [f"prompt {t}" for t in range(57)]
         assert [[c.id for c in t.calls] for t in folded.turns[:1]] == [["r0", "m0", "w0"]]
