@@ -259,3 +259,22 @@ async def test_a_call_cancelled_before_its_watchdog_answers_runs_nothing(tmp_pat
     finally:
         os.close(read)
         os.close(write)
+
+
+async def test_a_fresh_zygote_hands_commands_no_secret(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A watchdog keeps the zygote's initial environment block, readable by its command as
+    ``/proc/$PPID/environ``; the zygote started after the keys were set must not carry them."""
+    for key in zygote.running():
+        os.kill(key, 9)
+        await _until(lambda key=key: not _runs(key), "the old zygote ended")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-zygote-canary")
+    monkeypatch.setenv("SOME_TOKEN", "zygote-canary-token")
+    out = await _run(tmp_path, "tr '\\0' '\\n' </proc/$PPID/environ")
+    (new,) = zygote.running()
+    assert "zygote-canary" not in out.content, out.content
+    assert "zygote-canary" not in Path(f"/proc/{new}/environ").read_text(errors="replace")
+    # the command still gets what it needs from its own request
+    out = await _run(tmp_path, "echo $PATH")
+    assert out.content.split("\n")[0] == os.environ["PATH"]

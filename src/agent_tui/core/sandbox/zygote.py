@@ -87,6 +87,7 @@ class _Zygote:
                 stderr=subprocess.DEVNULL,
                 pass_fds=(theirs.fileno(),),
                 start_new_session=True,  # no terminal's signals
+                env=_zygote_env(),
             )
         except BaseException:
             ours.close()
@@ -102,6 +103,17 @@ class _Zygote:
         with contextlib.suppress(OSError):
             self.proc.kill()
         self.proc.wait()
+
+
+ZYGOTE_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE")
+"""All the zygote is started with: the locale (argv and paths decode as the agent's do) and
+``PATH``. Never the agent's whole environment: a watchdog it clones keeps the zygote's initial
+environment block, and a command reads it as ``/proc/$PPID/environ`` — the provider keys were
+there (each command gets its own, allow-listed, environment through the request)."""
+
+
+def _zygote_env() -> dict[str, str]:
+    return {name: os.environ[name] for name in ZYGOTE_ENV if name in os.environ}
 
 
 _zygotes: dict[tuple[int, int], _Zygote] = {}
