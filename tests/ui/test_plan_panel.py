@@ -184,10 +184,22 @@ def _feeding(events: list[Event]) -> Callable[[Pilot[Any]], Awaitable[None]]:
         seen: list[object] = []
 
         def settled() -> bool:
-            seen.append((chat.scroll_y, chat.max_scroll_y, chat.virtual_size))
+            bar = chat.vertical_scrollbar
+            seen.append(
+                (
+                    chat.scroll_y,
+                    chat.max_scroll_y,
+                    chat.virtual_size,
+                    chat.size,
+                    (bar.position, bar.window_virtual_size, bar.window_size),
+                )
+            )
             return len(seen) >= 3 and seen[-1] == seen[-2] == seen[-3]
 
         await wait_for(pilot, settled, "the chat's layout to settle")
+        # the scrollbar's values are final now, but under load its last paint could still be
+        # one made mid-layout (a thumb drawn half from before): paint it from them once more
+        chat.vertical_scrollbar.refresh()
         await pilot.pause()
 
     return run_before
