@@ -45,6 +45,10 @@ def _runs(pid: int) -> bool:
         return False
 
 
+def _environ(pid: int) -> str:
+    return Path(f"/proc/{pid}/environ").read_text(errors="replace")
+
+
 async def _until(probe: Callable[[], object], what: str, deadline: float = 60) -> None:
     end = time.monotonic() + deadline
     while not probe():
@@ -274,7 +278,7 @@ async def test_a_fresh_zygote_hands_commands_no_secret(
     out = await _run(tmp_path, "tr '\\0' '\\n' </proc/$PPID/environ")
     (new,) = zygote.running()
     assert "zygote-canary" not in out.content, out.content
-    assert "zygote-canary" not in Path(f"/proc/{new}/environ").read_text(errors="replace")
+    assert "zygote-canary" not in _environ(new)
     # the command still gets what it needs from its own request
     out = await _run(tmp_path, "echo $PATH")
     assert out.content.split("\n")[0] == os.environ["PATH"]
