@@ -6,6 +6,7 @@ import contextlib
 import itertools
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -144,6 +145,43 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     worker on 2 cores fills what they leave; the tests wait on conditions, never on time, so
     the extra contention changes how long they take, not what they prove."""
     return (os.cpu_count() or 1) + 1
+
+
+_PREFETCH: list[subprocess.Popen[bytes]] = []
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """A whole run (no paths named: the suite's test paths) starts the npm installs of the MCP
+    reference servers and the conformance suite in the background (``prefetch`` in
+    tests/core/mcp/conftest.py): a fresh clone downloads them (Node 22 among them, ~4 minutes
+    on a slow registry) while the other tests run, not while a worker waits in a fixture."""
+    config = session.config
+    if hasattr(config, "workerinput") or config.args_source == pytest.Config.ArgsSource.ARGS:
+        return
+    if shutil.which("npm") is None:
+        return
+    root = Path(__file__).resolve().parents[1]
+    _PREFETCH.append(
+        subprocess.Popen(
+            [sys.executable, "-c", "from tests.core.mcp.conftest import prefetch; prefetch()"],
+            cwd=root,
+            env={**os.environ, "PYTHONPATH": str(root)},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    )
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A prefetch still running when the run ends is not left behind (its install is not
+    marked done, so the next run installs again)."""
+    for process in _PREFETCH:
+        if process.poll() is None:
+            with contextlib.suppress(OSError):
+                os.killpg(process.pid, 15)
+        process.wait()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

