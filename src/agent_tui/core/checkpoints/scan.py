@@ -30,7 +30,7 @@ checkout, reset or merge, and renames a ref into its directory."""
 
 Stamp = tuple[int, int, int, int]
 """(mtime in ns, size, mode, inode): a ``chmod`` or a file renamed over another is a change."""
-_IgnoreStack = tuple[tuple[ignore_files.IgnoreFile, int, str], ...]
+IgnoreStack = tuple[tuple[ignore_files.IgnoreFile, int, str], ...]
 
 
 def stamp_of(st: os.stat_result) -> Stamp:
@@ -80,61 +80,113 @@ class Scan:
 
 
 def scan_workspace(
-    root: str, *, limit: int = MAX_ENTRIES, skip: Collection[str] = (), ignores: bool = False
+    root: str,
+    *,
+    limit: int = MAX_ENTRIES,
+    skip: Collection[str] = (),
+    ignores: bool = False,
+    hooks: WalkHooks | None = None,
 ) -> Scan:
     """Every file under ``root`` with its stamp, up to ``limit`` entries (see the module).
-    ``skip``: absolute paths of directories not to enter, spelled as under ``root``."""
+    ``skip``: absolute paths of directories not to enter, spelled as under ``root``.
+    ``hooks``: told of each directory before and after it is listed (``checkpoints.journal``)."""
     scan = Scan()
-    skipped = set(skip)
-    start: _IgnoreStack = ()
+    start: IgnoreStack = ()
     if ignores:
         found = ignore_files.inherited(Path(root), Path(root))
         start = tuple((f, 0, prefix) for f, prefix in found)
-        scan.git = _git_state(root)
-    stack: list[tuple[str, _IgnoreStack, bool]] = [(root, start, False)]
+        scan.git = git_state(root)
     scan.seen.add(root)
-    cut = len(root.rstrip(os.sep)) + 1
+    walk(
+        scan,
+        [(root, start, False)],
+        Walk(len(root.rstrip(os.sep)) + 1, set(skip), limit, ignores),
+        hooks,
+    )
+    return scan
+
+
+@dataclass(frozen=True)
+class Walk:
+    """How a walk goes: where relative paths start (``cut``), what it skips, its limit."""
+
+    cut: int
+    skipped: Collection[str]
+    limit: int
+    ignores: bool
+
+
+class WalkHooks:
+    """What a walk tells of each directory (nothing here)."""
+
+    def before(self, directory: str) -> None:
+        """About to list ``directory`` (raise to stop the walk)."""
+
+    def listed(
+        self, directory: str, rules: IgnoreStack, inside_ignored: bool, names: list[str]
+    ) -> None:
+        """``directory`` listed: its rules (its own files read), and the names in it."""
+
+
+Pending = tuple[str, IgnoreStack, bool]
+"""A directory to list: its path, the rules from above, whether inside an ignored one."""
+
+
+def walk(scan: Scan, stack: list[Pending], how: Walk, hooks: WalkHooks | None = None) -> None:
+    """List the directories of ``stack`` and those below them into ``scan`` (the module)."""
     while stack:
         directory, rules, inside_ignored = stack.pop()
+        if hooks is not None:
+            hooks.before(directory)
         try:
             listing = os.scandir(directory)
         except OSError:
             continue
-        subdirs: list[tuple[str, _IgnoreStack, bool]] = []
+        subdirs: list[Pending] = []
         with listing:
             entries = list(listing)
-        if ignores and not inside_ignored:
-            rules = _with_own_rules(directory, entries, rules, cut)
+        if how.ignores and not inside_ignored:
+            rules = _with_own_rules(directory, entries, rules, how.cut)
+        if hooks is not None:
+            hooks.listed(directory, rules, inside_ignored, [entry.name for entry in entries])
         for entry in entries:
-            if scan.entries >= limit:
+            if scan.entries >= how.limit:
                 scan.truncated = True
-                return scan
+                return
             scan.entries += 1
-            name = entry.name
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-                if is_dir and (name in SKIPPED_DIRS or entry.path in skipped):
-                    continue
-                if rules and not inside_ignored and _ignored(rules, entry.path[cut:], name, is_dir):
-                    scan.ignored.add(entry.path)
-                    if is_dir:
-                        subdirs.append((entry.path, rules, True))
-                        scan.seen.add(entry.path)
-                        continue
-                if is_dir:
-                    subdirs.append((entry.path, rules, inside_ignored))
-                    scan.seen.add(entry.path)
-                    continue
-                st = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            scan.files[entry.path] = stamp_of(st)
+            below = enter(scan, entry, rules, inside_ignored, how)
+            if below is not None:
+                subdirs.append(below)
         scan.complete.add(directory)
         stack.extend(subdirs)
-    return scan
 
 
-def _git_state(root: str) -> tuple[Stamp | None, ...]:
+def enter(
+    scan: Scan, entry: os.DirEntry[str], rules: IgnoreStack, inside_ignored: bool, how: Walk
+) -> Pending | None:
+    """Note ``entry`` of a directory listed in ``scan``: a file's stamp, or the directory to
+    list (returned)."""
+    name = entry.name
+    try:
+        is_dir = entry.is_dir(follow_symlinks=False)
+        if is_dir and (name in SKIPPED_DIRS or entry.path in how.skipped):
+            return None
+        if rules and not inside_ignored and _ignored(rules, entry.path[how.cut :], name, is_dir):
+            scan.ignored.add(entry.path)
+            if is_dir:
+                scan.seen.add(entry.path)
+                return (entry.path, rules, True)
+        if is_dir:
+            scan.seen.add(entry.path)
+            return (entry.path, rules, inside_ignored)
+        st = entry.stat(follow_symlinks=False)
+    except OSError:
+        return None
+    scan.files[entry.path] = stamp_of(st)
+    return None
+
+
+def git_state(root: str) -> tuple[Stamp | None, ...]:
     stamps: list[Stamp | None] = []
     for name in GIT_STATE:
         try:
@@ -145,8 +197,8 @@ def _git_state(root: str) -> tuple[Stamp | None, ...]:
 
 
 def _with_own_rules(
-    directory: str, entries: list[os.DirEntry[str]], rules: _IgnoreStack, cut: int
-) -> _IgnoreStack:
+    directory: str, entries: list[os.DirEntry[str]], rules: IgnoreStack, cut: int
+) -> IgnoreStack:
     """``rules`` and the ignore files of ``directory`` (stronger)."""
     names = {entry.name for entry in entries}
     prefix = len(directory[cut:]) + 1 if len(directory) >= cut else 0
@@ -158,7 +210,7 @@ def _with_own_rules(
     return rules
 
 
-def _ignored(rules: _IgnoreStack, rel: str, name: str, is_dir: bool) -> bool:
+def _ignored(rules: IgnoreStack, rel: str, name: str, is_dir: bool) -> bool:
     for ignore, cut, prepend in reversed(rules):
         verdict = ignore.verdict(prepend + rel[cut:], name, is_dir)
         if verdict is not None:
