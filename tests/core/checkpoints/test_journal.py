@@ -18,8 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_tui.core.checkpoints import journal as journal_module
+from agent_tui.core.checkpoints.blobs import BlobStore
 from agent_tui.core.checkpoints.journal import Journal
-from agent_tui.core.checkpoints.scan import Scan, scan_workspace
+from agent_tui.core.checkpoints.records import CheckpointEntry, OutsideChange
+from agent_tui.core.checkpoints.scan import Scan, changes_between, scan_workspace
+from agent_tui.core.checkpoints.shadow import Shadow
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="inotify is Linux's")
 
@@ -142,13 +145,47 @@ def test_each_rescan_is_the_full_scan(
         root.mkdir()
         _workspace(root)
         journal = Journal(str(root), ignores=True)
-        _same(journal.scan(), str(root), ignores=True)
-        for ops in rounds:
+        last = journal.scan()
+        _same(last, str(root), ignores=True)
+        # two shadows, one brought up to date by the journal's scans, one by full scans
+        drained = Shadow(str(root), BlobStore(Path(scratch) / "b1"))
+        full = Shadow(str(root), BlobStore(Path(scratch) / "b2"))
+        drained.refresh(last)
+        last_full = scan_workspace(str(root), ignores=True)
+        full.refresh(last_full)
+        for index, ops in enumerate(rounds):
             for op in ops:
                 _op(root, *op)
-            _same(journal.rescan(), str(root), ignores=True)
+            got = journal.rescan()
+            _same(got, str(root), ignores=True)
+            assert got is not None
+            assert got.delta is not None
+            assert got.delta[0] == last.serial
+            moved = {
+                p
+                for p in got.files.keys() | last.files.keys()
+                if got.files.get(p) != last.files.get(p)
+            }
+            assert moved <= got.delta[1]
+            now = scan_workspace(str(root), ignores=True)
+            assert changes_between(last, got) == changes_between(last, now)
+            if index % 2:
+                drained.refresh(got)
+                full.refresh(now)
+            else:
+                assert _records(drained.capture(last, got, "t")) == _records(
+                    full.capture(last_full, now, "t")
+                )
+            assert drained.files == full.files
+            last, last_full = got, now
         assert journal.full_scans == 1
         journal.close()
+        drained.close()
+        full.close()
+
+
+def _records(found: tuple[list[CheckpointEntry], list[OutsideChange]]) -> list[str]:
+    return sorted(entry.model_dump_json() for entry in [*found[0], *found[1]])
 
 
 def test_a_command_moving_directories_about(root: Path) -> None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import itertools
 import os
 import struct
 import sys
@@ -60,6 +61,7 @@ _MASK = (_IN_MODIFY | _IN_ATTRIB | _IN_MOVED_FROM | _IN_MOVED_TO | _IN_CREATE | 
     _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_ONLYDIR | _IN_DONT_FOLLOW
 )
 _EVENT = struct.Struct("iIII")
+_SERIALS = itertools.count(1)
 
 
 class _Inotify:
@@ -156,6 +158,8 @@ class Journal(WalkHooks):
         self._root_wd = -1
         self._cap = 0
         self._above: tuple[object, ...] = ()
+        self._touched: set[str] | None = None
+        """The paths a rescan went over (``Scan.delta``)."""
         self.full_scans = 0
         self.drains = 0
         """Counts (tests, benchmarks)."""
@@ -213,6 +217,7 @@ class Journal(WalkHooks):
             self._stop()
             return scan
         self._root_wd = self._wd_of[self.root]
+        scan.serial = next(_SERIALS)
         self._last, self._above = scan, above
         return scan
 
@@ -238,6 +243,8 @@ class Journal(WalkHooks):
         self, directory: str, rules: IgnoreStack, inside_ignored: bool, names: list[str]
     ) -> None:
         self._dirs[directory] = _Dir(rules, inside_ignored, set(names))
+        if self._touched is not None:  # a directory come in a rescan: all of it new
+            self._touched.update(os.path.join(directory, name) for name in names)
 
     def _above_now(self) -> tuple[object, ...]:
         """What of the ignore files above the root, and ``.git/info/exclude``, is there now."""
@@ -255,11 +262,14 @@ class Journal(WalkHooks):
         return tuple(found)
 
     def _rescan(self) -> Scan | None:
+        self._touched = set()
         try:
             return self._drain()
         except (_GiveUp, OSError):
             self._stop()
             return None
+        finally:
+            self._touched = None
 
     def _drain(self) -> Scan:
         assert self._inotify is not None
@@ -293,6 +303,7 @@ class Journal(WalkHooks):
             entries=last.entries,
             ignored=set(last.ignored),
             git=git_state(self.root) if self.ignores else (),
+            serial=next(_SERIALS),
         )
         dropped: set[int] = set()
         for directory in sorted(touched, key=lambda path: path.count(os.sep)):
@@ -304,6 +315,8 @@ class Journal(WalkHooks):
         self._moved = []
         for wd in dropped - self._path_of.keys():
             self._inotify.remove(wd)
+        assert self._touched is not None
+        scan.delta = (last.serial, frozenset(self._touched))
         self._last = scan
         return scan
 
@@ -333,8 +346,10 @@ class Journal(WalkHooks):
     def _drop(self, scan: Scan, path: str, dropped: set[int]) -> None:
         """Forget ``path``, and all under it when a directory."""
         stack = [path]
+        assert self._touched is not None
         while stack:
             path = stack.pop()
+            self._touched.add(path)
             scan.files.pop(path, None)
             scan.ignored.discard(path)
             if path not in scan.seen:

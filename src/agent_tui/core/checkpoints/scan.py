@@ -52,6 +52,11 @@ class Scan:
     git: tuple[Stamp | None, ...] = ()
     """The stamps of ``GIT_STATE`` in the root's ``.git`` (with ``ignores``): what a commit,
     checkout or reset changes there, which no rewind restores."""
+    serial: int = field(default=0, compare=False)
+    """Which scan of a ``Journal`` it is (0: not one)."""
+    delta: tuple[int, frozenset[str]] | None = field(default=None, compare=False, repr=False)
+    """(the ``serial`` of the scan it was made from, the paths whose entry in ``files`` may
+    differ from that scan's): every other path is as it was there (``Journal``)."""
 
     def is_ignored(self, path: str) -> bool:
         """Whether ``path`` or a directory above it is ignored."""
@@ -218,6 +223,18 @@ def _ignored(rules: IgnoreStack, rel: str, name: str, is_dir: bool) -> bool:
     return False
 
 
+def delta_from(before: Scan, after: Scan) -> frozenset[str] | None:
+    """The paths that may differ from ``before`` to ``after`` when a journal made ``after``
+    from ``before`` (``Scan.delta``); None otherwise (compare all)."""
+    if after.delta is None or before.serial == 0 or after.delta[0] != before.serial:
+        return None
+    return after.delta[1]
+
+
+def _items(files: dict[str, Stamp], paths: Collection[str]) -> list[tuple[str, Stamp]]:
+    return [(path, files[path]) for path in paths if path in files]
+
+
 def changes_between(
     before: Scan, after: Scan, *, ignore: dict[str, Stamp] | None = None
 ) -> list[OutsideChange]:
@@ -225,7 +242,9 @@ def changes_between(
     wrote itself since ``before`` with the stamp it left (still that stamp: not a change)."""
     ignore = ignore or {}
     found: list[tuple[str, ChangeKind]] = []
-    for path, stamp in after.files.items():
+    delta = delta_from(before, after)
+    now = after.files.items() if delta is None else _items(after.files, delta)
+    for path, stamp in now:
         old = before.files.get(path)
         if old == stamp or ignore.get(path) == stamp:
             continue
@@ -233,8 +252,9 @@ def changes_between(
             found.append((path, "modified"))
         elif before.covers(path):
             found.append((path, "created"))
-    for path in before.files.keys() - after.files.keys():
-        if after.covers(path):
+    gone = before.files.keys() - after.files.keys() if delta is None else delta - after.files.keys()
+    for path in gone:
+        if path in before.files and after.covers(path):
             found.append((path, "deleted"))
     found.sort()
     return [OutsideChange(path=path, change=change) for path, change in found]
