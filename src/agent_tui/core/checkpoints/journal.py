@@ -296,13 +296,16 @@ class Journal(WalkHooks):
                     raise _GiveUp
                 touched.setdefault(path, set()).add(name)
         last = self._last
+        git = git_state(self.root) if self.ignores else ()
+        if not touched and git == last.git:
+            return last  # nothing changed: the same scan (its serial: a shadow brought to it is)
         scan = Scan(
             files=dict(last.files),
             complete=set(last.complete),
             seen=set(last.seen),
             entries=last.entries,
             ignored=set(last.ignored),
-            git=git_state(self.root) if self.ignores else (),
+            git=git,
             serial=next(_SERIALS),
         )
         dropped: set[int] = set()

@@ -226,6 +226,8 @@ def _ignored(rules: IgnoreStack, rel: str, name: str, is_dir: bool) -> bool:
 def delta_from(before: Scan, after: Scan) -> frozenset[str] | None:
     """The paths that may differ from ``before`` to ``after`` when a journal made ``after``
     from ``before`` (``Scan.delta``); None otherwise (compare all)."""
+    if after is before:  # a journal that saw nothing since
+        return frozenset()
     if after.delta is None or before.serial == 0 or after.delta[0] != before.serial:
         return None
     return after.delta[1]

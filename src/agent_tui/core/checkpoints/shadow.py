@@ -248,6 +248,8 @@ class Shadow:
         the scan the shadow was brought to (``Scan.delta``), those that changed since and
         those the shadow could not keep as they were; else None (all)."""
         synced = self._synced
+        if synced is not None and synced[0] and scan.serial == synced[0]:
+            return set(synced[1])  # the very scan (the journal saw nothing since)
         if synced is None or scan.delta is None or scan.delta[0] != synced[0] or not synced[0]:
             return None
         return set(scan.delta[1] | synced[1])
