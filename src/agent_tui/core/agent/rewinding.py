@@ -170,8 +170,9 @@ class Rewinder:
         if shadow is not None:
             shadow.stop()
         await self.settle()
-        if self.journal is not None:
-            await asyncio.to_thread(self.journal.close)
+        if self.journal is not None:  # its watches end with the session
+            journal, self.journal = self.journal, None
+            await asyncio.to_thread(journal.close)
         if shadow is not None:  # its git process ends with the session
             await asyncio.to_thread(shadow.close)
         if shadow is None or session is None or shadow.blobs.root != session.blobs.root:
