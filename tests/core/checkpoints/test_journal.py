@@ -37,6 +37,7 @@ def _same(got: Scan | None, root: str, **kwargs: object) -> None:
     assert got.seen == want.seen
     assert got.complete == want.complete
     assert got.ignored == want.ignored
+    assert got.linked == want.linked
     assert got.git == want.git
     assert got.entries == want.entries
     assert got.truncated == want.truncated is False
@@ -280,6 +281,27 @@ def test_gives_up_on_an_ignore_file_above(root: Path) -> None:
     journal = Journal(str(inner), ignores=True)
     journal.scan()
     (root.parent / ".gitignore").write_text("*.x\n")
+    assert journal.rescan() is None
+
+
+def test_gives_up_on_a_file_with_other_names(root: Path) -> None:
+    """A write through one hard link changes the other's stamp with no event in its
+    directory: the journal gives up, and the full scan sees both changed."""
+    _workspace(root)
+    os.link(root / "a" / "x", root / "b" / "twin")
+    journal = Journal(str(root), ignores=True)
+    first = journal.scan()
+    assert str(root / "b" / "twin") in first.linked
+    with open(root / "a" / "x", "a") as through_one:
+        through_one.write("more")
+    assert journal.rescan() is None
+    after = journal.scan()
+    assert after.files[str(root / "b" / "twin")] != first.files[str(root / "b" / "twin")]
+    _same(after, str(root), ignores=True)
+    # a new hard link made by a command: given up too (its twin's stamp is not in the event)
+    (root / "d").mkdir(exist_ok=True)
+    journal.scan()
+    os.link(root / "b" / "x", root / "d" / "x2")
     assert journal.rescan() is None
 
 

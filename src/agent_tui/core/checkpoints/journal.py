@@ -17,7 +17,8 @@ cheap), the root removed, moved or unmounted, an ignore file (or one above the r
 Linux), too many directories to watch (``MAX_WATCHES``: the user's editor needs watches too),
 or a watch limit reached once, every scan is a full one. Not seen: a file changed through a
 hard link outside the workspace, or written through a shared memory map (the kernel tells no
-directory). Blocking: call it in a thread; a lock serializes the calls.
+directory). A file with other hard links gives up when an event names it (its other names
+changed with it, unannounced). Blocking: call it in a thread; a lock serializes the calls.
 """
 
 from __future__ import annotations
@@ -305,6 +306,7 @@ class Journal(WalkHooks):
             seen=set(last.seen),
             entries=last.entries,
             ignored=set(last.ignored),
+            linked=set(last.linked),
             git=git,
             serial=next(_SERIALS),
         )
@@ -315,10 +317,12 @@ class Journal(WalkHooks):
             raise _GiveUp
         if any(old in self._dirs for old in self._moved):
             raise _GiveUp  # one directory at two paths (a bind mount): not followed
+        assert self._touched is not None
+        if not self._touched.isdisjoint(last.linked) or not self._touched.isdisjoint(scan.linked):
+            raise _GiveUp  # a file with other names: they changed too, and no event says so
         self._moved = []
         for wd in dropped - self._path_of.keys():
             self._inotify.remove(wd)
-        assert self._touched is not None
         scan.delta = (last.serial, frozenset(self._touched))
         self._last = scan
         return scan
@@ -355,6 +359,7 @@ class Journal(WalkHooks):
             self._touched.add(path)
             scan.files.pop(path, None)
             scan.ignored.discard(path)
+            scan.linked.discard(path)
             if path not in scan.seen:
                 continue
             scan.seen.discard(path)

@@ -13,6 +13,7 @@ Blocking: run it in a thread.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +53,9 @@ class Scan:
     git: tuple[Stamp | None, ...] = ()
     """The stamps of ``GIT_STATE`` in the root's ``.git`` (with ``ignores``): what a commit,
     checkout or reset changes there, which no rewind restores."""
+    linked: set[str] = field(default_factory=set)
+    """The files with other hard links (``st_nlink`` > 1): a write through another of their
+    names changes them with no event in their directory (``Journal`` gives up on them)."""
     serial: int = field(default=0, compare=False)
     """Which scan of a ``Journal`` it is (0: not one)."""
     delta: tuple[int, frozenset[str]] | None = field(default=None, compare=False, repr=False)
@@ -188,6 +192,8 @@ def enter(
     except OSError:
         return None
     scan.files[entry.path] = stamp_of(st)
+    if st.st_nlink > 1 and not stat.S_ISDIR(st.st_mode):
+        scan.linked.add(entry.path)
     return None
 
 
