@@ -4,6 +4,10 @@
     PYTHONPATH=src python benchmarks/bench_command_rewind.py --commands 30 --changed 10
     PYTHONPATH=src python benchmarks/bench_command_rewind.py --no-overlay   # the shadow only
 
+With ``--journal-only``, only the first figure: the same commands in a git checkout, a full
+scan after each and the capture against the change journal's drains (``core.checkpoints.journal``)
+before and after it and the capture, interleaved in one run.
+
 Two designs (issue 44), each measured around a command that rewrites ``--changed`` files:
 
 **Snapshot** (``core.checkpoints.shadow``, built): the workspace's shadow keeps every file's
@@ -137,6 +141,59 @@ def bench_snapshot(
     }
 
 
+def bench_journal(root: Path, data: Path, commands: int, changed: int) -> dict[str, float]:
+    """Per command, interleaved on the same changes: a full scan after the command and the
+    capture (as built before the journal), against the journal's drains before and after the
+    command and the capture; two shadows, so that each capture has the command's changes."""
+    from agent_tui.core.checkpoints.blobs import BlobStore
+    from agent_tui.core.checkpoints.journal import Journal
+    from agent_tui.core.checkpoints.scan import scan_workspace
+    from agent_tui.core.checkpoints.shadow import Shadow
+
+    full_shadow = Shadow(str(root), BlobStore(data / "full"))
+    journal_shadow = Shadow(str(root), BlobStore(data / "journal"))
+    journal = Journal(str(root), ignores=True)
+    full_before = scan_workspace(str(root), ignores=True)
+    full_shadow.refresh(full_before)
+    journal_before = journal.scan()
+    journal_shadow.refresh(journal_before)
+    full: list[float] = []
+    drained: list[float] = []
+    for n in range(commands):
+        start = time.perf_counter()  # the scan before the command: a drain (nothing happened)
+        journal_before = journal.scan()
+        pre = time.perf_counter() - start
+        for path in _victims(root, n, changed):  # the command (not timed)
+            path.write_text(path.read_text() + f"# command {n}\n")
+        for which in (0, 1) if n % 2 else (1, 0):
+            start = time.perf_counter()
+            if which == 0:
+                after = scan_workspace(str(root), ignores=True)
+                found, _ = full_shadow.capture(full_before, after, "t")
+                full.append(time.perf_counter() - start)
+                full_before = after
+            else:
+                after = journal.scan()
+                found, _ = journal_shadow.capture(journal_before, after, "t")
+                drained.append(time.perf_counter() - start + pre)
+                journal_before = after
+            if len(found) != 2 * changed:
+                raise SystemExit(f"capture found {len(found)} records")
+        if journal_before.files != full_before.files or journal_before.seen != full_before.seen:
+            raise SystemExit("the journal's scan is not the full scan's")
+    full_shadow.close()
+    journal_shadow.close()
+    if journal.full_scans != 1:
+        raise SystemExit(f"the journal gave up: {journal.full_scans} full scans")
+    journal.close()
+    return {
+        "full50": statistics.median(full),
+        "full95": _pct(full, 0.95),
+        "journal50": statistics.median(drained),
+        "journal95": _pct(drained, 0.95),
+    }
+
+
 def bench_fetch(root: Path, rounds: int, changed: int) -> dict[str, float]:
     """The pre-images' fetch alone, ``changed`` objects a round: the shadow's long-lived
     ``cat-file`` against one started for the round (as before cap45), the two interleaved
@@ -227,6 +284,7 @@ def main() -> None:
     parser.add_argument("--commands", type=int, default=100)
     parser.add_argument("--changed", type=int, default=10)
     parser.add_argument("--no-overlay", action="store_true", help="the shadow only")
+    parser.add_argument("--journal-only", action="store_true", help="full scan against journal")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
@@ -240,6 +298,18 @@ def main() -> None:
         again = base / "checkout-again"  # a clean one: the first run changed the other's files
         _repository(again)
         _commit(again)
+        journaled = base / "journaled"
+        _repository(journaled)
+        _commit(journaled)
+        both = bench_journal(journaled, base / "jdata", args.commands, args.changed)
+        print(
+            f"git checkout, {args.commands} commands interleaved: full scan after and capture "
+            f"p50 {both['full50'] * 1e3:.1f} ms, p95 {both['full95'] * 1e3:.1f} ms; journal "
+            f"drains before and after and capture p50 {both['journal50'] * 1e3:.1f} ms, p95 "
+            f"{both['journal95'] * 1e3:.1f} ms"
+        )
+        if args.journal_only:
+            return
         cases = [
             ("plain", root, "data", False),
             ("git checkout", checkout, "gdata", False),

@@ -10,6 +10,7 @@ import hashlib
 import os
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -76,6 +77,10 @@ async def _command(work: Path, store: SessionStore, sandbox: str, command: str) 
         work, store, [turn(call("run_shell", command=command)), turn(text="done")], sandbox=sandbox
     )
     await run(agent, "run it")
+    if sys.platform == "linux":  # the scans around the command: drains of the change journal
+        journal = agent._rewinder.journal
+        assert journal is not None
+        assert (journal.full_scans, journal.drains) == (1, 2)
     return agent
 
 

@@ -25,9 +25,10 @@ from agent_tui.core.agent.control import RunControl
 from agent_tui.core.agent.conversation_state import ConversationState
 from agent_tui.core.budget import CleanupReport
 from agent_tui.core.checkpoints.blobs import BlobStore
+from agent_tui.core.checkpoints.journal import Journal
 from agent_tui.core.checkpoints.plan import Outside, outside_changes, start_of
 from agent_tui.core.checkpoints.records import Rewound, TurnStarted
-from agent_tui.core.checkpoints.scan import scan_workspace
+from agent_tui.core.checkpoints.scan import MAX_ENTRIES
 from agent_tui.core.checkpoints.shadow import Shadow
 from agent_tui.core.checkpoints.shadow_index import NAME, load_shadow, save_shadow
 from agent_tui.core.checkpoints.turn import TurnCheckpoint, TurnRecorder, WorkspaceWatch
@@ -105,6 +106,8 @@ class Rewinder:
         self.warming: threading.Thread | None = None
         """The shadow's first refresh, started with the session (``warm``)."""
         self._first = False
+        self.journal: Journal | None = None
+        """The workspace's change journal: each scan but the first a drain of it."""
 
     def checkpoint(self, turn: str, prompt: str) -> TurnCheckpoint | None:
         """The checkpoint of a new turn (None without a session file), its start recorded."""
@@ -126,6 +129,7 @@ class Rewinder:
             skip=self.unwatched(),
             shadow=self.shadow,
             outside=self.writable_outside(),
+            journal=self._journal(),
         )
         if self._first:  # the first scan, while the model answers (a command waits for it,
             self._first = False  # and it for what ``warm`` has left to read)
@@ -144,13 +148,13 @@ class Rewinder:
         if self.shadow is not None and self.shadow.blobs.root == session.blobs.root:
             return
         shadow = self._new_shadow(session.blobs)
-        root, skip = str(self.host.cwd), self.unwatched()
+        journal = self._journal()
         saved = session.files_dir / NAME  # a resumed session's: only what changed is read
 
         def first_refresh() -> None:
             try:
                 load_shadow(shadow, saved)
-                scan = scan_workspace(root, skip=skip, ignores=True)
+                scan = journal.scan()
                 shadow.refresh(scan, read_at_most=WARM_BYTES)
             except Exception:  # the first command's scan does it again
                 log.exception("the workspace's first snapshot failed")
@@ -166,6 +170,9 @@ class Rewinder:
         if shadow is not None:
             shadow.stop()
         await self.settle()
+        if self.journal is not None:  # its watches end with the session
+            journal, self.journal = self.journal, None
+            await asyncio.to_thread(journal.close)
         if shadow is not None:  # its git process ends with the session
             await asyncio.to_thread(shadow.close)
         if shadow is None or session is None or shadow.blobs.root != session.blobs.root:
@@ -174,6 +181,15 @@ class Rewinder:
             await asyncio.to_thread(save_shadow, shadow, session.files_dir / NAME)
         except OSError as exc:  # the next resume reads the workspace again
             log.info("saving the workspace's shadow failed: %s", exc)
+
+    def _journal(self) -> Journal:
+        """The journal of the scans ``WorkspaceWatch`` makes here (a new one where it moved)."""
+        root, skip = str(self.host.cwd), self.unwatched()
+        if self.journal is None or not self.journal.matches(root, skip, MAX_ENTRIES, True):
+            if self.journal is not None:
+                self.journal.close()
+            self.journal = Journal(root, skip=skip, ignores=True)
+        return self.journal
 
     def _new_shadow(self, blobs: BlobStore) -> Shadow:
         if self.shadow is not None:

@@ -23,7 +23,7 @@ import hashlib
 import os
 import stat
 import threading
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 
 from agent_tui.core.checkpoints.blobs import BlobStore
@@ -36,7 +36,7 @@ from agent_tui.core.checkpoints.records import (
     OutsideChange,
     link_digest,
 )
-from agent_tui.core.checkpoints.scan import Scan, Stamp, changes_between, stamp_of
+from agent_tui.core.checkpoints.scan import Scan, Stamp, changes_between, delta_from, stamp_of
 from agent_tui.core.checkpoints.snapshot import MAX_SNAPSHOT_BYTES
 
 MAX_SHADOW_BYTES = 2 << 30
@@ -135,6 +135,9 @@ class Shadow:
         self.blobs = blobs
         self.limit = limit
         self.files: dict[str, Kept] = {}
+        self._synced: tuple[int, frozenset[str]] | None = None
+        """(the ``Scan.serial`` of the journal's scan the shadow was last brought to, the paths
+        not kept as it saw them): the next scan made from it is compared on its delta only."""
         self._lock = threading.Lock()
         self.kept = 0
         """Files read and kept so far (for tests and benchmarks)."""
@@ -159,7 +162,12 @@ class Shadow:
                 self._based = True
                 if not self.files or self._unkept(scan) > GIT_WORTHWHILE:
                     self._base_on_git(scan)
-            for path, stamp in scan.files.items():
+            paths = self._since(scan)
+            complete = True
+            for path in scan.files if paths is None else paths:
+                stamp = scan.files.get(path)
+                if stamp is None:
+                    continue
                 old = self.files.get(path)
                 if old is not None and old.stamp == stamp:
                     continue
@@ -167,11 +175,14 @@ class Shadow:
                     self._forget(path)
                     continue
                 if self.stopped or (until is not None and self.used > until):
+                    complete = False
                     break
                 self._keep(path)
-            for path in self.files.keys() - scan.files.keys():
+            gone = self.files.keys() - scan.files.keys() if paths is None else paths
+            for path in [path for path in gone if path not in scan.files]:
                 if scan.covers(path):
                     self._forget(path)
+            self._synced = self._lagging(scan, paths) if complete else None
             self.blobs.release()
 
     def _base_on_git(self, scan: Scan) -> None:
@@ -195,6 +206,7 @@ class Shadow:
         """Take ``files`` as kept (a saved shadow of this workspace, their contents in the blob
         store): the next refresh reads only the files whose stamp is not the one saved."""
         with self._lock:
+            self._synced = None
             if algo is not None:
                 self.algo = algo
             for path, kept in files.items():
@@ -223,10 +235,47 @@ class Shadow:
     def refresh_paths(self, paths: Iterable[str]) -> None:
         """Keep ``paths`` as they are now (the files the agent wrote since the last scan)."""
         with self._lock:
+            paths = list(paths)
             for path in paths:
                 if path in self.files or os.path.lexists(path):
                     self._keep(path)
+            if self._synced is not None:  # kept as they are now, not as the scan saw them
+                self._synced = (self._synced[0], self._synced[1] | frozenset(paths))
             self.blobs.release()
+
+    def _since(self, scan: Scan) -> set[str] | None:
+        """The paths to look at to bring the shadow to ``scan``: when a journal made it from
+        the scan the shadow was brought to (``Scan.delta``), those that changed since and
+        those the shadow could not keep as they were; else None (all)."""
+        synced = self._synced
+        if synced is not None and synced[0] and scan.serial == synced[0]:
+            return set(synced[1])  # the very scan (the journal saw nothing since)
+        if synced is None or scan.delta is None or scan.delta[0] != synced[0] or not synced[0]:
+            return None
+        return set(scan.delta[1] | synced[1])
+
+    def _lagging(
+        self, scan: Scan, paths: Collection[str] | None
+    ) -> tuple[int, frozenset[str]] | None:
+        """(``scan``'s serial, the paths not kept as ``scan`` saw them, or kept and not in it:
+        of ``paths``, all the others being so already; None: all), or None when ``scan`` is
+        not a journal's."""
+        if not scan.serial:
+            return None
+        files, seen = self.files, scan.files
+        lagging = {
+            path
+            for path in (seen if paths is None else paths)
+            if ((stamp := seen.get(path)) is None and path in files)
+            or (
+                stamp is not None
+                and ((kept := files.get(path)) is None or kept.stamp != stamp)
+                and not scan.is_ignored(path)
+            )
+        }
+        if paths is None:
+            lagging.update(files.keys() - seen.keys())
+        return (scan.serial, frozenset(lagging))
 
     def _keep(self, path: str) -> Kept | None:
         self._forget(path)
@@ -293,10 +342,15 @@ class Shadow:
                         command=True,
                     )
                 )
-            for path, stamp in after.files.items():  # the rest the agent wrote, as left
+            paths = self._since(after) if delta_from(before, after) is not None else None
+            for path in after.files if paths is None else paths:  # the rest the agent wrote
+                stamp = after.files.get(path)
+                if stamp is None:
+                    continue
                 old = self.files.get(path)
                 if (old is None or old.stamp != stamp) and not after.is_ignored(path):
                     self._keep(path)
+            self._synced = self._lagging(after, paths)
             self.blobs.release()
         return records, unkept
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from agent_tui.core.checkpoints.blobs import BlobStore
+from agent_tui.core.checkpoints.journal import Journal
 from agent_tui.core.checkpoints.outside import OutsideWatch
 from agent_tui.core.checkpoints.records import (
     CheckpointEntry,
@@ -109,8 +110,11 @@ class WorkspaceWatch:
         limit: int = MAX_ENTRIES,
         shadow: Shadow | None = None,
         outside: Collection[str] = (),
+        journal: Journal | None = None,
     ) -> None:
         self.root = str(root)
+        self._journal = journal
+        """The workspace's change journal (``checkpoints.journal``): the scans, when it fits."""
         self.shadow = shadow
         self.outside = OutsideWatch(outside, self.root, skip=skip)
         """The writable directories outside the workspace (``sandbox.allow_write``)."""
@@ -134,9 +138,11 @@ class WorkspaceWatch:
         return scan
 
     def _scan_now(self) -> Scan:
-        return scan_workspace(
-            self.root, limit=self._limit, skip=self._skip, ignores=self.shadow is not None
-        )
+        ignores = self.shadow is not None
+        journal = self._journal
+        if journal is not None and journal.matches(self.root, self._skip, self._limit, ignores):
+            return journal.scan()
+        return scan_workspace(self.root, limit=self._limit, skip=self._skip, ignores=ignores)
 
     def _first_scan(self) -> Scan:  # the shadow brought up to date: not a change of the turn
         scan = self._scan()

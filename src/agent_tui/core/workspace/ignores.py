@@ -303,6 +303,18 @@ def inherited(
     return found
 
 
+def inherited_paths(root: Path, workspace: Path | None = None) -> list[Path]:
+    """The files ``inherited`` reads (or would, were they there): a change to any of them, or
+    to this list, changes what is ignored inside ``root``."""
+    top = repository_top(root, workspace)
+    paths = [top / ".git", _exclude_file(top)]
+    directory = root
+    while directory != top and top in directory.parents:
+        directory = directory.parent
+        paths.extend(directory / name for name in NAMES)
+    return paths
+
+
 def _prefix(root: Path, directory: Path) -> str:
     rel = root.relative_to(directory).as_posix()
     return "" if rel == "." else rel + "/"
