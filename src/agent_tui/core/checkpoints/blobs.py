@@ -1,6 +1,9 @@
 """A content-addressed store of file contents: ``<root>/<2 hex>/<62 hex>``, the SHA-256 of the
 bytes. The same content is stored once, whatever turn or file it came from; a blob is written to
-a temporary name and renamed in, so a blob that exists is whole. A blob kept ``durable=False``
+a temporary name and renamed in, so a blob that exists is whole. A blob is kept compressed
+(zlib, its fastest level: source text to a third or a quarter) when that makes it smaller,
+marked by ``PACKED`` and its length; ``get`` checks the digest of what it gives either way, so
+a stored file that only looks packed is still read as it is. A blob kept ``durable=False``
 (the workspace's shadow: thousands at once) is not synced to disk one by one: after a crash of
 the machine it may be found damaged (``get`` says so; a rewind lists the file as unavailable).
 Blocking: use from a thread."""
@@ -9,12 +12,48 @@ from __future__ import annotations
 
 import hashlib
 import os
+import struct
 import threading
+import zlib
 from pathlib import Path
 
 from agent_tui.core.state.nofollow import enter, open_below, replace_at, split_below, write_state
 from agent_tui.core.state.paths import data_dir
 from agent_tui.core.tools.file_state import content_digest
+
+
+PACKED = b"\x00agent-tui-z1\x00"
+"""The start of a compressed blob, then its length (8 bytes, big-endian), then zlib's stream."""
+_LENGTH = struct.Struct(">Q")
+SMALLEST_PACKED = 128
+"""Shorter contents are kept as they are (the header and zlib's own would eat the gain)."""
+
+
+def pack(data: bytes) -> bytes:
+    """``data`` as stored: compressed when that is smaller."""
+    if len(data) < SMALLEST_PACKED:
+        return data
+    packed = PACKED + _LENGTH.pack(len(data)) + zlib.compress(data, 1)
+    return packed if len(packed) < len(data) else data
+
+
+def unpack(stored: bytes, digest: str) -> bytes:
+    """The bytes of ``digest`` from its ``stored`` form; ``ValueError`` when damaged."""
+    if stored.startswith(PACKED):
+        head = len(PACKED) + _LENGTH.size
+        if len(stored) >= head:
+            (length,) = _LENGTH.unpack_from(stored, len(PACKED))
+            length = min(length, 1100 * len(stored))  # zlib inflates 1032:1 at most
+            try:  # never more than the length it says (a damaged header cannot inflate it)
+                inflate = zlib.decompressobj()
+                data = inflate.decompress(stored[head:], length + 1)
+            except zlib.error:
+                data = b""
+            if len(data) == length and hashlib.sha256(data).hexdigest() == digest:
+                return data
+    if hashlib.sha256(stored).hexdigest() == digest:  # kept as it is
+        return stored
+    raise ValueError(f"checkpoint blob {digest[:12]} is damaged")
 
 
 class BlobStore:
@@ -39,8 +78,9 @@ class BlobStore:
         target = self.path(digest)
         if target.is_file():
             return digest
+        stored = pack(data)
         if durable:
-            write_state(target, data_dir(), data)
+            write_state(target, data_dir(), stored)
             return digest
         with self._lock:
             fd = self._dirs.get(digest[:2])
@@ -52,7 +92,7 @@ class BlobStore:
                     top = self._dirs[""] = open_below(anchor, parts, create=True, mode=0o700)
                 fd = enter(top, digest[:2], target.parent, create=True, mode=0o700)
                 self._dirs[digest[:2]] = fd
-            replace_at(fd, digest[2:], data, durable=False)
+            replace_at(fd, digest[2:], stored, durable=False)
         return digest
 
     def release(self) -> None:
@@ -64,10 +104,7 @@ class BlobStore:
 
     def get(self, digest: str) -> bytes:
         """The bytes of ``digest``; ``OSError`` when missing, ``ValueError`` when damaged."""
-        data = self.path(digest).read_bytes()
-        if hashlib.sha256(data).hexdigest() != digest:
-            raise ValueError(f"checkpoint blob {digest[:12]} is damaged")
-        return data
+        return unpack(self.path(digest).read_bytes(), digest)
 
     def copy_to(self, other: BlobStore) -> int:
         """Give ``other`` every blob of this store (hard links where the file system allows,
@@ -87,7 +124,11 @@ class BlobStore:
                 try:
                     _link_into(blob, target)
                 except OSError:
-                    other.put(blob.read_bytes())
+                    try:  # copied as its content (never a damaged one under its name)
+                        data = self.get(sub.name + blob.name)
+                    except (OSError, ValueError):
+                        continue
+                    other.put(data)
                 count += 1
         return count
 
