@@ -286,8 +286,10 @@ class AgentApp(App[None]):
         await self.push_screen(ShellScreen(status=status, prompt=prompt, width=self.size.width))
         self.call_after_refresh(self._after_first_frame)
 
-    def _after_first_frame(self) -> None:
-        """Build the core (in a thread) and complete the shell with its footer."""
+    async def _after_first_frame(self) -> None:
+        """The shell's real prompt (``swap_prompt``), the core built in a thread, the footer."""
+        if isinstance(shell := self.screen, ShellScreen):
+            await shell.swap_prompt()
         self._boot_core()
         if isinstance(self.screen, ShellScreen):
             self.screen.add_footer()
