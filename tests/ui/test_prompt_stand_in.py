@@ -50,12 +50,9 @@ def _stand_in_up(app: AgentApp) -> bool:
 
 def _swapped(app: AgentApp) -> bool:
     shell = app.screen
-    return (
-        isinstance(shell, ShellScreen)
-        and app.focused is shell.prompt
-        and shell.prompt.display
-        and not shell.query(PromptStandIn)
-    )
+    if not isinstance(shell, ShellScreen) or not shell.query(PromptInput):
+        return False
+    return app.focused is shell.prompt and shell.prompt.display and not shell.query(PromptStandIn)
 
 
 async def test_keys_typed_before_the_swap_land_in_the_prompt_in_order(tmp_path: Path) -> None:
@@ -66,7 +63,7 @@ async def test_keys_typed_before_the_swap_land_in_the_prompt_in_order(tmp_path: 
         await pilot.press(*"hellp", "backspace", "o", "space", *"there")
         shell = app.screen
         assert isinstance(shell, ShellScreen)
-        assert not shell.prompt.is_attached  # still the stand-in: the keys wait there
+        assert not shell.query(PromptInput)  # still the stand-in: the keys wait there
         app.swap_gate.set()
         await wait_for(pilot, lambda: _swapped(app), "the real prompt to take the focus")
         await wait_for(pilot, lambda: shell.prompt.text == "hello there", "the keys to land")

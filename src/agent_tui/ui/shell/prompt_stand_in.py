@@ -2,25 +2,32 @@
 ``PromptInput`` does (its border, its placeholder, the cursor on the placeholder's first
 character), in place of the ``TextArea`` until the frame after.
 
-A ``TextArea`` is the costliest widget of the shell to style (its long ``DEFAULT_CSS``, its
-component classes, its focus restyle); the shell paints this instead and mounts the real
-prompt right after the first frame (``ShellScreen.swap_prompt``). The stand-in has the focus
-meanwhile: the keys and pastes it gets are kept, in order, and handed to the real prompt as
-it takes the focus (``hand_over``), where they do what they would have done there (text
-inserted, Backspace deletes, Enter sends), one after the other: an Enter's message is taken
-by the app before what was typed after it goes in (else its ``commit`` would clear it).
+A ``TextArea`` is the costliest widget of the shell to import and to style (``prompt_input``
+and what it imports, its long ``DEFAULT_CSS``, its component classes, its focus restyle); the
+shell paints this instead, and imports and mounts the real prompt right after the first frame
+(``ShellScreen.swap_prompt``). The stand-in has the focus meanwhile: the keys and pastes it
+gets are kept, in order, and handed to the real prompt (``hand_over``), where they do what
+they would have done there (text inserted, Backspace deletes, Enter sends), one after the
+other: an Enter's message is taken by the app before what was typed after it goes in (else
+its ``commit`` would clear it). The prompt takes the focus then.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual import events
 from textual.content import Content
 from textual.style import Style as ContentStyle
 from textual.widgets import Static
 
-from agent_tui.ui.shell.prompt_input import NEWLINE_KEYS, PLACEHOLDER, PromptInput
+if TYPE_CHECKING:  # imported with the real prompt, after the first frame
+    from agent_tui.ui.shell.prompt_input import PromptInput
+
+PLACEHOLDER = "Ask the agent…  (Enter send · ctrl+j newline · ↑ history · ^x ^e editor)"
+NEWLINE_KEYS = frozenset({"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"})
+"""The prompt's (``PromptInput``'s): defined here, where the first frame needs them."""
 
 Typed = events.Key | events.Paste
 
@@ -119,7 +126,7 @@ def _apply(prompt: PromptInput, event: Typed) -> bool:
     elif event.key == "enter":
         text = prompt.text.strip()
         if text:
-            prompt.app.post_message(PromptInput.Submitted(prompt, text))
+            prompt.app.post_message(type(prompt).Submitted(prompt, text))
             return True
         prompt.action_submit()
     elif event.key in NEWLINE_KEYS:

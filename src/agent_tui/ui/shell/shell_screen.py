@@ -16,16 +16,19 @@ main screen replaces this one when the core is ready, with the prompt's text car
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from agent_tui.ui.shell.prompt_input import PromptInput
 from agent_tui.ui.shell.prompt_stand_in import PromptStandIn
 from agent_tui.ui.shell.shell_header import ShellHeader
 from agent_tui.ui.shell.shell_status import ShellStatus
+
+if TYPE_CHECKING:  # imported after the first frame, with the prompt (``swap_prompt``)
+    from agent_tui.ui.shell.prompt_input import PromptInput
 
 NARROW_BELOW = 100
 """As ``MainScreen``: the lane goes below the chat under this width."""
@@ -53,15 +56,16 @@ class ShellScreen(Screen[None]):
     }
     """
 
-    def __init__(self, *, status: ShellStatus, prompt: PromptInput, width: int = 0) -> None:
-        """``status`` and ``prompt`` are made by the app, bound to its state. ``width``: the
+    def __init__(self, *, status: ShellStatus, width: int = 0) -> None:
+        """``status`` is made by the app, bound to its state (the prompt too, later: see
+        ``swap_prompt``). ``width``: the
         terminal's, for the breakpoint class the screen starts with; Textual sets it again on
         the first resize, and finding it set restyles nothing (else the whole shell, in the
         first frame)."""
         wide = [name for least, name in self.HORIZONTAL_BREAKPOINTS if width >= least][-1:]
         super().__init__(classes=" ".join(wide) or None)
         self._status = status
-        self._prompt = prompt
+        self._prompt: PromptInput | None = None
         self._stand_in = PromptStandIn()
         self._swapped = asyncio.Event()
 
@@ -76,24 +80,25 @@ class ShellScreen(Screen[None]):
         yield self._stand_in  # the prompt's look, until ``swap_prompt``
         yield self._status
 
-    async def swap_prompt(self) -> None:
+    async def swap_prompt(self, prompt: PromptInput) -> None:
         """Put the real prompt (and its completion menu) where the stand-in is, with the focus
         and what was typed in the stand-in; the stand-in goes. In one step, between two
         frames: the prompt is mounted hidden, then shown as the stand-in is hidden."""
-        prompt, stand_in = self._prompt, self._stand_in
-        if prompt.is_attached or not stand_in.is_attached:
+        stand_in = self._stand_in
+        if self._prompt is not None or not stand_in.is_attached:
             self._swapped.set()
             return
+        self._prompt = prompt
         prompt.display = False
         await self.mount(prompt.menu, prompt, before=stand_in)
         # the last keys queued at the stand-in before the hand-over are kept before it
         stand_in.call_later(self._hand_over)
 
     def _hand_over(self) -> None:
-        self._stand_in.hand_over(self._prompt, then=self._show_prompt)
+        self._stand_in.hand_over(self.prompt, then=self._show_prompt)
 
     def _show_prompt(self) -> None:
-        prompt, stand_in = self._prompt, self._stand_in
+        prompt, stand_in = self.prompt, self._stand_in
         focus = self.focused in (stand_in, None)  # a click may have moved it: it stays there
         prompt.display = True
         stand_in.display = False
@@ -116,6 +121,8 @@ class ShellScreen(Screen[None]):
 
     @property
     def prompt(self) -> PromptInput:
+        """The real prompt (there once ``swap_prompt`` began)."""
+        assert self._prompt is not None, "the prompt comes after the first frame"
         return self._prompt
 
     async def show_queued(self, text: str) -> None:
