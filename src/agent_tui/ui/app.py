@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import events, on, work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.reactive import reactive
@@ -31,7 +31,6 @@ from agent_tui.ui.shell.background import Background
 from agent_tui.ui.shell.boot import Boot, Booted, BootFailed, FirstLook, build, paint_theme
 from agent_tui.ui.shell.key_question import route_key
 from agent_tui.ui.shell.opening import Opening
-from agent_tui.ui.shell.prompt_input import PromptInput
 from agent_tui.ui.shell.quitting import Quitting
 from agent_tui.ui.shell.shell_screen import ShellScreen
 from agent_tui.ui.shell.shell_status import ShellStatus
@@ -55,6 +54,7 @@ if TYPE_CHECKING:
     from agent_tui.ui.shell.backlog import Backlog
     from agent_tui.ui.shell.events_bridge import AgentEvent, ServerLogged
     from agent_tui.ui.shell.main_screen import MainScreen
+    from agent_tui.ui.shell.prompt_input import PromptInput
     from agent_tui.ui.shell.session_changes import SessionChanges
     from agent_tui.ui.shell.session_views import SessionViews
     from agent_tui.ui.shell.themes import ThemeKeeper
@@ -279,15 +279,19 @@ class AgentApp(App[None]):
         if self._boot is None:
             await self._open()
             return
-        prompt = PromptInput(cursor_blink=self.CURSOR_BLINK, id="prompt").data_bind(AgentApp.busy)
         status = ShellStatus(id="status").data_bind(
             AgentApp.model, AgentApp.demo, AgentApp.mode, AgentApp.activity, AgentApp.cwd
         )
-        await self.push_screen(ShellScreen(status=status, prompt=prompt, width=self.size.width))
+        await self.push_screen(ShellScreen(status=status, width=self.size.width))
         self.call_after_refresh(self._after_first_frame)
 
-    def _after_first_frame(self) -> None:
-        """Build the core (in a thread) and complete the shell with its footer."""
+    async def _after_first_frame(self) -> None:
+        """The shell's real prompt (``swap_prompt``), the core built in a thread, the footer."""
+        from agent_tui.ui.shell.prompt_input import PromptInput
+
+        if isinstance(shell := self.screen, ShellScreen):
+            prompt = PromptInput(cursor_blink=self.CURSOR_BLINK, id="prompt")
+            await shell.swap_prompt(prompt.data_bind(AgentApp.busy))
         self._boot_core()
         if isinstance(self.screen, ShellScreen):
             self.screen.add_footer()
@@ -314,6 +318,7 @@ class AgentApp(App[None]):
         message."""
         from agent_tui.core.commands import SlashCompleter
         from agent_tui.ui.shell.main_screen import MainScreen
+        from agent_tui.ui.shell.prompt_input import PromptInput
         from agent_tui.ui.shell.queued_messages import QueuedMessages
 
         self.opening.install_themes()
@@ -383,8 +388,7 @@ class AgentApp(App[None]):
         """Fold the conversation into a summary (``Turns.compact``)."""
         return self.turns.compact(focus)
 
-    @on(PromptInput.Submitted)
-    def _submitted(self, event: PromptInput.Submitted) -> None:
+    def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         if self.turns.send(event.text, event.images):
             event.input.commit()
 

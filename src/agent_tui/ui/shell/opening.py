@@ -112,6 +112,7 @@ class Opening:
         app, host = self.app, self.host
         shell = app.screen if isinstance(app.screen, ShellScreen) else None
         if shell is not None:  # the first frame was the shell: the main screen takes its place
+            await shell.prompt_swapped()  # what was typed in the first frame is in it
             typed = shell.prompt
             text, cursor, history = typed.text, typed.cursor_location, typed.prompt_history
             # before the switch: the main screen's header mounts with the title it keeps (a

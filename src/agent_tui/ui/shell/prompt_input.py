@@ -33,8 +33,9 @@ from agent_tui.ui.shell.image_tray import ImageTray, clipboard_image, images_in_
 if TYPE_CHECKING:  # the core's images load with the first image (the shell paints without them)
     from agent_tui.core.attachments import PreparedImage
 
-PLACEHOLDER = "Ask the agent…  (Enter send · ctrl+j newline · ↑ history · ^x ^e editor)"
-NEWLINE_KEYS = frozenset({"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"})
+from agent_tui.ui.shell.prompt_stand_in import NEWLINE_KEYS, PLACEHOLDER
+
+__all__ = ["NEWLINE_KEYS", "PLACEHOLDER", "PromptInput"]
 
 
 class PromptInput(TextArea):

@@ -2,9 +2,11 @@
 the status bar) while the core is built in a worker. It imports only Textual and the prompt
 and status bar widgets, so it paints about as soon as a bare Textual app does.
 
-Its status bar is one widget (``ShellStatus``), and the footer of key bindings comes a frame
-later (``add_footer``, once the first frame is painted): fewer widgets to style and lay out
-before the first frame (``benchmarks/bench_startup.py``).
+Its status bar is one widget (``ShellStatus``); its prompt is first a stand-in that looks the
+same (``PromptStandIn``, a ``Static``), the real ``PromptInput`` (a ``TextArea``) swapped in
+right after the first frame (``swap_prompt``, what was typed meanwhile handed to it), and the
+footer of key bindings comes after it (``add_footer``): fewer and lighter widgets to style and
+lay out before the first frame (``benchmarks/bench_startup.py``).
 
 What is typed is kept: the prompt works as on the main screen, and a message sent before the
 core is ready is listed here ("sent when the agent is ready") and sent by the app then. The
@@ -13,14 +15,20 @@ main screen replaces this one when the core is ready, with the prompt's text car
 
 from __future__ import annotations
 
+import asyncio
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from agent_tui.ui.shell.prompt_input import PromptInput
+from agent_tui.ui.shell.prompt_stand_in import PromptStandIn
 from agent_tui.ui.shell.shell_header import ShellHeader
 from agent_tui.ui.shell.shell_status import ShellStatus
+
+if TYPE_CHECKING:  # imported after the first frame, with the prompt (``swap_prompt``)
+    from agent_tui.ui.shell.prompt_input import PromptInput
 
 NARROW_BELOW = 100
 """As ``MainScreen``: the lane goes below the chat under this width."""
@@ -28,7 +36,7 @@ NARROW_BELOW = 100
 
 class ShellScreen(Screen[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_BELOW, "-wide")]
-    AUTO_FOCUS = "#prompt"
+    AUTO_FOCUS = "#prompt-stand-in"
 
     DEFAULT_CSS = """
     ShellScreen {
@@ -48,15 +56,18 @@ class ShellScreen(Screen[None]):
     }
     """
 
-    def __init__(self, *, status: ShellStatus, prompt: PromptInput, width: int = 0) -> None:
-        """``status`` and ``prompt`` are made by the app, bound to its state. ``width``: the
+    def __init__(self, *, status: ShellStatus, width: int = 0) -> None:
+        """``status`` is made by the app, bound to its state (the prompt too, later: see
+        ``swap_prompt``). ``width``: the
         terminal's, for the breakpoint class the screen starts with; Textual sets it again on
         the first resize, and finding it set restyles nothing (else the whole shell, in the
         first frame)."""
         wide = [name for least, name in self.HORIZONTAL_BREAKPOINTS if width >= least][-1:]
         super().__init__(classes=" ".join(wide) or None)
         self._status = status
-        self._prompt = prompt
+        self._prompt: PromptInput | None = None
+        self._stand_in = PromptStandIn()
+        self._swapped = asyncio.Event()
 
     def compose(self) -> ComposeResult:
         yield ShellHeader("◆")  # drawn once: see shell_header
@@ -66,9 +77,39 @@ class ShellScreen(Screen[None]):
                 lane = Static("No tool calls yet.", id="lane")
                 lane.border_title = "tools"
                 yield lane
-        yield self._prompt.menu
-        yield self._prompt
+        yield self._stand_in  # the prompt's look, until ``swap_prompt``
         yield self._status
+
+    async def swap_prompt(self, prompt: PromptInput) -> None:
+        """Put the real prompt (and its completion menu) where the stand-in is, with the focus
+        and what was typed in the stand-in; the stand-in goes. In one step, between two
+        frames: the prompt is mounted hidden, then shown as the stand-in is hidden."""
+        stand_in = self._stand_in
+        if self._prompt is not None or not stand_in.is_attached:
+            self._swapped.set()
+            return
+        self._prompt = prompt
+        prompt.display = False
+        await self.mount(prompt.menu, prompt, before=stand_in)
+        # the last keys queued at the stand-in before the hand-over are kept before it
+        stand_in.call_later(self._hand_over)
+
+    def _hand_over(self) -> None:
+        self._stand_in.hand_over(self.prompt, then=self._show_prompt)
+
+    def _show_prompt(self) -> None:
+        prompt, stand_in = self.prompt, self._stand_in
+        focus = self.focused in (stand_in, None)  # a click may have moved it: it stays there
+        prompt.display = True
+        stand_in.display = False
+        if focus:
+            self.set_focus(prompt)  # at once: the next key goes to the prompt
+        self.call_after_refresh(stand_in.remove)  # once what is queued there followed
+        self._swapped.set()
+
+    async def prompt_swapped(self) -> None:
+        """Wait until the real prompt has taken the stand-in's place (``swap_prompt``)."""
+        await self._swapped.wait()
 
     def add_footer(self) -> None:
         """Mount the footer of key bindings (after the first frame: its keys are a widget
@@ -80,6 +121,8 @@ class ShellScreen(Screen[None]):
 
     @property
     def prompt(self) -> PromptInput:
+        """The real prompt (there once ``swap_prompt`` began)."""
+        assert self._prompt is not None, "the prompt comes after the first frame"
         return self._prompt
 
     async def show_queued(self, text: str) -> None:
