@@ -21,7 +21,6 @@ from agent_tui.core.state.nofollow import enter, open_below, replace_at, split_b
 from agent_tui.core.state.paths import data_dir
 from agent_tui.core.tools.file_state import content_digest
 
-
 PACKED = b"\x00agent-tui-z1\x00"
 """The start of a compressed blob, then its length (8 bytes, big-endian), then zlib's stream."""
 _LENGTH = struct.Struct(">Q")
