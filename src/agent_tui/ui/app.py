@@ -1,16 +1,12 @@
 """``AgentApp``: wires the agent loop (on a worker) to the chat, the tool lane and the prompt.
 
-The loop runs in the ``agent`` worker group; every core event arrives as one ``AgentEvent``
-message and is rendered by ``show_event`` — the same path renders a resumed transcript, told
-again as events (``core.conversation.replay``). The session's state (model, mode, busy, demo,
-tokens, MCP counts) lives in reactives here, bound by the status bar and the prompt (``data_bind``).
-Session changes are the core agent's (``new_session``, ``resume``, ``switch_model``), each
-answering a ``SessionStart`` the app renders. Asks queue at the ``ApprovalDesk``; a crash of
-the worker is shown in the chat and the app keeps running. The app holds the state, the
-screens and the keys; each concept it wires is a collaborator under ``ui/shell`` that names
-what it uses of the app in a protocol: ``Opening``, ``Background``, ``Turns``,
-``SessionViews``, ``SessionChanges``, ``Quitting``, ``EventView``, ``PermissionModes``,
-``SlashActions``.
+The loop runs in the ``agent`` worker group; every core event arrives as one ``AgentEvent`` and
+is rendered by ``show_event`` (a resumed transcript too, told again as events). The session's
+state (model, mode, busy, demo, tokens, MCP counts) lives in reactives here, bound by the status
+bar and the prompt. Session changes are the core agent's, each answering a ``SessionStart``.
+Asks queue at the ``ApprovalDesk``; a crash of the worker is shown and the app keeps running.
+Each concept it wires is a collaborator under ``ui/shell`` naming what it uses of the app in a
+protocol (``Opening``, ``Background``, ``Turns``, ``SessionChanges``, ``SlashActions``, ...).
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from agent_tui.ui.shell.image_tray import ImageTray, clipboard_image, images_in_
 if TYPE_CHECKING:  # the core's images load with the first image (the shell paints without them)
     from agent_tui.core.attachments import PreparedImage
 
-from agent_tui.ui.shell.prompt_stand_in import NEWLINE_KEYS, PLACEHOLDER
+from agent_tui.ui.shell.prompt_keys import NEWLINE_KEYS, PLACEHOLDER
 
 __all__ = ["NEWLINE_KEYS", "PLACEHOLDER", "PromptInput"]
 

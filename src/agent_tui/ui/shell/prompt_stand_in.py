@@ -22,12 +22,10 @@ from textual.content import Content
 from textual.style import Style as ContentStyle
 from textual.widgets import Static
 
+from agent_tui.ui.shell.prompt_keys import NEWLINE_KEYS, PLACEHOLDER
+
 if TYPE_CHECKING:  # imported with the real prompt, after the first frame
     from agent_tui.ui.shell.prompt_input import PromptInput
-
-PLACEHOLDER = "Ask the agent…  (Enter send · ctrl+j newline · ↑ history · ^x ^e editor)"
-NEWLINE_KEYS = frozenset({"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"})
-"""The prompt's (``PromptInput``'s): defined here, where the first frame needs them."""
 
 Typed = events.Key | events.Paste
 
@@ -136,5 +134,5 @@ def _apply(prompt: PromptInput, event: Typed) -> bool:
     elif event.is_printable and event.character:
         prompt.insert(event.character)
     else:
-        prompt._forward_event(event)
+        prompt.post_message(event)
     return False
