@@ -178,3 +178,24 @@ async def test_a_slash_command_finished_in_a_burst_runs_as_typed(tmp_path: Path)
         pilot.app.post_message(events.Key("enter", "\r"))
         await wait_for(pilot, lambda: prompt.text == "", "the command sent")
         await wait_for(pilot, lambda: app.screen is not app.main, "the theme picker")
+
+
+async def test_keys_after_an_enter_in_one_burst_stay_in_the_prompt(tmp_path: Path) -> None:
+    """``hi⏎next one`` in one burst: ``hi`` is sent; ``next one``, typed before the app took
+    the message, stays in the box (the box used to be cleared when the message was taken,
+    wiping it)."""
+    app = make_app(make_agent(tmp_path, [{"text": "ok"}]))
+    async with app.run_test(size=SIZE) as pilot:
+        prompt = app.main.prompt
+        await wait_for(pilot, lambda: prompt.has_focus, "the prompt focused")
+        burst(pilot, "hi")
+        pilot.app.post_message(events.Key("enter", "\r"))
+        burst(pilot, "next one")
+        await wait_for(pilot, lambda: prompt.prompt_history[-1:] == ["hi"], "hi sent")
+        await wait_for(pilot, lambda: not app.busy, "the turn over")
+        assert prompt_text(app) == "next one"
+        assert prompt.prompt_history == ["hi"]
+        # it can be sent in turn, and the box is empty after
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: prompt.prompt_history[-1:] == ["next one"], "sent")
+        assert prompt_text(app) == ""

@@ -386,7 +386,7 @@ class AgentApp(App[None]):
 
     def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         if self.turns.send(event.text, event.images):
-            event.input.commit()
+            event.input.commit(event.sent)
 
     # -- events ----------------------------------------------------------------------------
 

@@ -86,6 +86,9 @@ class PromptInput(TextArea):
         text: str
         images: tuple[PreparedImage, ...] = ()
         """The images attached to it (the tray's)."""
+        sent: str | None = None
+        """The box's text as sent (unstripped): what ``commit`` takes out of it, keeping what
+        was typed after the Enter before the app took the message."""
 
         @property
         def control(self) -> PromptInput:
@@ -303,7 +306,7 @@ class PromptInput(TextArea):
     def action_submit(self) -> None:
         text = self.text.strip()
         if text or self.tray.images:
-            self.post_message(self.Submitted(self, text, tuple(self.tray.images)))
+            self.post_message(self.Submitted(self, text, tuple(self.tray.images), self.text))
         elif self.empty_submit is not None:
             self.empty_submit()
 
@@ -352,12 +355,20 @@ class PromptInput(TextArea):
         self.load_text(text)
         self.move_cursor(self.document.end)
 
-    def commit(self) -> None:
-        """The submitted text was accepted: remember it and clear the box."""
-        text = self.text.strip()
+    def commit(self, sent: str | None = None) -> None:
+        """The submitted text was accepted: remember it and take it out of the box. ``sent``:
+        the box's text when it was sent (``Submitted.sent``); keys that arrived in the
+        meantime (a burst: ``hi⏎next``) typed after it stay. When the box no longer starts
+        with it (changed meanwhile) it is kept whole: a repeat, never a loss. Without
+        ``sent`` the box is cleared."""
+        now = self.text
+        rest = "" if sent is None else now[len(sent) :] if now.startswith(sent) else now
+        text = (now if sent is None else sent).strip()
         if text and (not self.prompt_history or self.prompt_history[-1] != text):
             self.prompt_history.append(text)
         self._history_index = None
         self._draft = ""
-        self.load_text("")
+        self.load_text(rest)
+        if rest:
+            self.move_cursor(self.document.end)
         self.tray.clear()

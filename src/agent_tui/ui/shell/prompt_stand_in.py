@@ -124,7 +124,7 @@ def _apply(prompt: PromptInput, event: Typed) -> bool:
     elif event.key == "enter":
         text = prompt.text.strip()
         if text:
-            prompt.app.post_message(type(prompt).Submitted(prompt, text))
+            prompt.app.post_message(type(prompt).Submitted(prompt, text, (), prompt.text))
             return True
         prompt.action_submit()
     elif event.key in NEWLINE_KEYS:
