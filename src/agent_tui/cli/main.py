@@ -219,6 +219,16 @@ def _tui(args: argparse.Namespace, cwd: Path) -> int:
     """The TUI: its shell paints first (``ui.app`` imports no core), the core is built in a
     worker right after (``boot``); a failure to build it ends the app with the message and the
     exit code the headless run gives."""
+    from agent_tui.cli.start_keys import keep_enter
+
+    restore_enter = keep_enter(0)  # before the imports: Enter stays Enter
+    try:
+        return _run_app(args, cwd)
+    finally:
+        restore_enter()
+
+
+def _run_app(args: argparse.Namespace, cwd: Path) -> int:
     from agent_tui.ui.app import AgentApp
     from agent_tui.ui.shell.boot import Booted, BootFailed, first_look
 
