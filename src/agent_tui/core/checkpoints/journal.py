@@ -155,7 +155,8 @@ class Journal(WalkHooks):
         self._dirs: dict[str, _Dir] = {}
         self._wd_of: dict[str, int] = {}
         self._path_of: dict[int, str] = {}
-        self._moved: list[str] = []
+        self._moved: list[tuple[str, int]] = []
+        """(the path a watch was at, the watch) for each directory met again under another name."""
         self._root_wd = -1
         self._cap = 0
         self._above: tuple[object, ...] = ()
@@ -236,7 +237,7 @@ class Journal(WalkHooks):
         wd = add(directory) if self._add_watch is None else self._add_watch(add, directory)
         old = self._path_of.get(wd)
         if old is not None and old != directory:
-            self._moved.append(old)  # the same directory under another name: moved (or mounted)
+            self._moved.append((old, wd))  # the same directory under another name
         self._path_of[wd] = directory
         self._wd_of[directory] = wd
 
@@ -315,8 +316,8 @@ class Journal(WalkHooks):
             self._relist(scan, directory, touched[directory], dropped)
         if scan.truncated or scan.entries > self.limit:
             raise _GiveUp
-        if any(old in self._dirs for old in self._moved):
-            raise _GiveUp  # one directory at two paths (a bind mount): not followed
+        if any(self._wd_of.get(old) == wd for old, wd in self._moved):
+            raise _GiveUp  # still at its old path too (a bind mount): not followed
         assert self._touched is not None
         if not self._touched.isdisjoint(last.linked) or not self._touched.isdisjoint(scan.linked):
             raise _GiveUp  # a file with other names: they changed too, and no event says so
