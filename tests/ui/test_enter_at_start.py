@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import pty
+import select
 import subprocess
 import sys
 import termios
@@ -26,8 +27,19 @@ pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="a Linux pseudo-
 
 
 def _typed(master: int, slave: int, keys: bytes) -> bytes:
-    """``keys`` typed on the terminal now, read as a raw-mode app reads them later."""
+    """``keys`` typed on the terminal now, read as a raw-mode app reads them later.
+
+    The line discipline takes typed bytes in from a kernel work queue, a moment after the
+    write: the echo of the last key on ``master`` says it has taken them all (and applied
+    the cooked mode's ``ICRNL`` or not) before the switch to raw mode, as when a person
+    types during the start."""
     os.write(master, keys)
+    echoed = bytearray()
+    end = time.monotonic() + DEADLINE
+    while len(echoed) < len(keys):  # each key echoes as one byte or more (ONLCR: \n → \r\n)
+        assert time.monotonic() < end, f"never echoed: {keys!r} (got {bytes(echoed)!r})"
+        if select.select([master], [], [], 0.1)[0]:
+            echoed.extend(os.read(master, 100))
     tty.setraw(slave, termios.TCSANOW)  # as Textual's driver does: what was typed stays
     return os.read(slave, 100)
 
