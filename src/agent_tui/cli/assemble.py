@@ -25,6 +25,7 @@ from agent_tui.core.permissions import Mode
 from agent_tui.core.permissions.setup import build_pipeline
 from agent_tui.core.providers.base import Frontend, Provider, ProviderError
 from agent_tui.core.providers.spec import make_provider
+from agent_tui.core.sandbox.own_environ import hide_provider_keys
 from agent_tui.core.settings import Settings, load_settings, read_json_object, settings_paths
 from agent_tui.core.state.paths import ensure_data_dir
 from agent_tui.core.state.trust import ProjectTrust, untrusted_warning
@@ -183,6 +184,7 @@ def assemble(args: argparse.Namespace, cwd: Path) -> Core:
     """The core for the parsed command line ``args`` in ``cwd`` (a directory); raises
     ``SetupFailed`` for a bad model spec, a session not found, bad permission rules."""
     headless = args.headless is not None
+    hide_provider_keys()  # before any command can run: not in /proc/<agent>/environ
     try:
         frontend: Frontend = "headless" if headless else "tui"
         provider: Provider = make_provider(args.model, cwd=cwd, frontend=frontend)
