@@ -265,16 +265,16 @@ def test_only_sockets_outside_the_workspace_and_the_emptied_places(
             server.close()
 
 
-def test_the_cost_of_looking(tmp_path: Path) -> None:
-    """A busy desktop lists thousands of sockets: looking at them stays far under the
-    ~10 ms a command may cost (a generous bound for a shared test machine)."""
+def test_thousands_of_listed_sockets(tmp_path: Path) -> None:
+    """A busy desktop lists thousands of sockets: each listed path is looked at once, and
+    none that does not exist is reachable. (What it costs is ``bench_sandbox.py``'s to
+    measure: a test asserts behaviour, not time.)"""
     net = tmp_path / "unix"
     lines = ["Num       RefCount Protocol Flags    Type St Inode Path"]
     for i in range(3000):
         path = f" /run/user/1000/app{i}.sock" if i % 5 == 0 else ""
         lines.append(f"0000: 00000002 00000000 00010000 0001 01 {i}{path}")
     net.write_text("\n".join(lines) + "\n")
-    started = time.perf_counter()
-    for _ in range(10):
-        sockets.reachable(tmp_path, (), None, sockets.listed_paths(str(net), "/nonexistent"))
-    assert (time.perf_counter() - started) / 10 < 0.05
+    listed = list(sockets.listed_paths(str(net), "/nonexistent"))
+    assert len(listed) == 600
+    assert sockets.reachable(tmp_path, (), None, listed) == ()

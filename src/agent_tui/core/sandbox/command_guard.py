@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.core.sandbox import aftercheck
+from agent_tui.core.sandbox import aftercheck, config_watch
 from agent_tui.core.sandbox.git_watch import Snapshot, Watch, describe
 from agent_tui.core.sandbox.quarantine import Moved
 from agent_tui.core.sandbox.state import SessionSandbox
@@ -44,6 +44,8 @@ class Guard:
     """Why the baseline could not be taken (the check is then said to be off)."""
     masked: tuple[Path, ...] = ()
     """What the sandbox keeps read-only of the nested and bare git directories."""
+    configs: config_watch.Look | None = None
+    """The agent's config files before an unsandboxed command (``config_watch``)."""
 
     def after(self) -> tuple[list[Moved], str | None]:
         """Undo what the command planted (blocking); and why the check could not run."""
@@ -54,6 +56,10 @@ class Guard:
                 moved += aftercheck.sweep(self.created, self.workspace)
             if self.watch is not None and self.baseline is not None:
                 moved += self.watch.check(self.baseline)
+            if self.configs is not None:
+                undone, incomplete = config_watch.check(self.workspace, self.configs)
+                moved += undone
+                problem = problem or incomplete
         except Exception as exc:  # reported on the card; never the command's failure
             log.exception("the git check failed after a command")
             problem = f"{type(exc).__name__}: {exc}"
@@ -79,6 +85,12 @@ def before(sandbox: SessionSandbox) -> Guard:
     if shell is not None:
         guard.created = aftercheck.absent(shell.protected())
     guard.watch = watch_of(sandbox)
+    if shell is None and guard.watch is not None:  # unsandboxed, in a workspace
+        try:
+            guard.configs = config_watch.look(workspace)
+        except Exception as exc:
+            log.exception("the config check could not take its baseline")
+            guard.failed = f"{type(exc).__name__}: {exc}"
     if guard.watch is not None:
         try:
             guard.baseline = guard.watch.baseline()
@@ -99,13 +111,13 @@ def message(
 ) -> str | None:
     """One sentence on what was undone (or that the check could not run), or None; ``who``
     made it (``the command``, ``the hook``)."""
-    by = "blocked by the sandbox" if sandboxed else "blocked by agent-tui's git check"
+    by = "blocked by the sandbox" if sandboxed else "blocked by agent-tui's after-command check"
     if not moved:
         if problem is None:
             return None
         return (
-            f"warning: the check for planted git config and hooks could not run ({problem}); "
-            "look at git status before you run git here"
+            "warning: the check for planted config and git hooks could not run fully "
+            f"({problem}); look at git status before you run git here"
         )
     box = moved[0].box
     kept = any(m.how in ("moved", "reverted") for m in moved)

@@ -86,6 +86,10 @@ def _stamp(path: str) -> Stamp | None:
     return stamp
 
 
+stamp_of = _stamp
+"""A path's stamp (inode, size, times, mode; and its target's for a link), or None."""
+
+
 def _entries(directory: str) -> list[str]:
     """A hooks directory's entries that may run: files and links, not ``*.sample``, and the
     files of its subdirectories (husky's ``_/husky.sh``); the directory itself when it is a

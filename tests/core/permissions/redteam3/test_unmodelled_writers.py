@@ -1,12 +1,18 @@
 """Programs whose writes the analysis does not model, in bypass mode (redteam3): a protected
 path (``.mcp.json``, ``.git/hooks/…``) asks "in every mode, bypass included" only when the
 analysis sees the write. ``ar x shipped.a`` (a member named ``.mcp.json``) and ``python3 -m
-zipfile -e shipped.zip .`` (a member ``.git/hooks/pre-commit``) write them unasked, sandbox
-off; ``ar`` and ``python3 -m zipfile`` have no table, and bypass runs what it does not
-understand. In the sandbox the protected files are read-only mounts."""
+zipfile -e shipped.zip .`` (a member ``.git/hooks/pre-commit``) write them, sandbox off;
+``ar`` and ``python3 -m zipfile`` have no table, and bypass runs what it does not understand
+(a list of tables can never be complete). So the defence is not the analysis: after every
+unsandboxed command the after-command checks (``config_watch`` for the agent's config files,
+the git watch for hooks and configs) put back what it changed — run here through the real
+executor with the sandbox off, the user's ``git commit`` afterwards included. In the sandbox
+the protected files are read-only mounts."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import shutil
 import subprocess
 import zipfile
@@ -14,9 +20,22 @@ from pathlib import Path
 
 import pytest
 
+from agent_tui.core.budget import SpillStore
+from agent_tui.core.executor import ToolExecutor
 from agent_tui.core.permissions import Mode
-from tests.core.permissions.red_team.harness import Lab, rules
-from tests.core.permissions.redteam3.lab import Case, prove, user_git
+from agent_tui.core.sandbox import SandboxSettings, SessionSandbox
+from agent_tui.core.tools.builtin import default_registry
+from agent_tui.core.tools.file_state import FileStateCache
+from agent_tui.core.transcript import ToolCall
+from tests.core.permissions.red_team.harness import (
+    Lab,
+    Outcome,
+    home_of,
+    pipeline,
+    rules,
+    run_bare,
+)
+from tests.core.permissions.redteam3.lab import Case, fresh, judged, user_git
 
 
 def _ar(lab: Lab) -> None:
@@ -46,19 +65,44 @@ CASES = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="redteam3: in bypass mode without the sandbox, a program whose writes are not "
-    "modelled (no table: ar, cpio, 7z, bsdtar, python -m zipfile/tarfile…) writes protected "
-    "paths unasked — a list of tables can never be complete (issue 37's own argument). Fix "
-    "options: run bypass-mode commands in the sandbox whenever it works (its read-only masks "
-    "do not depend on the analysis), or keep a protected file's content as the git watch does "
-    "and revert it after any command in any mode",
-)
+async def _through_unsandboxed(lab: Lab, command: str) -> Outcome:
+    """``command`` through the real executor in bypass mode with the sandbox off, as a session
+    with ``sandbox.mode`` off runs it."""
+    executor = ToolExecutor(
+        default_registry(),
+        lab.root,
+        pipeline(lab, rules(allow=(), deny=()), Mode.BYPASS),
+        None,
+        FileStateCache(),
+        store=SpillStore(lab.root / ".agent-spill", lab.root),
+        sandbox=SessionSandbox(SandboxSettings(mode="off"), lab.root),
+    )
+    call = ToolCall(id="attack", name="run_shell", arguments=json.dumps({"command": command}))
+    outcome = Outcome()
+    async for event in executor.execute([call], [], asyncio.Event()):
+        outcome.events.append(event)
+    return outcome
+
+
 @pytest.mark.parametrize("name", list(CASES))
 async def test_an_unmodelled_writer_cannot_change_a_protected_path(
     tmp_path: Path, name: str
 ) -> None:
     if name.startswith("ar") and shutil.which("ar") is None:
         pytest.skip("needs ar")
-    await prove(tmp_path, CASES[name], rules(allow=(), deny=()), Mode.BYPASS)
+    case = CASES[name]
+    # bypass runs what it does not understand: the analysis lets it through
+    assert judged(tmp_path, case, rules(allow=(), deny=()), Mode.BYPASS).kind == "allow"
+    bare = fresh(tmp_path, "bare", case)
+    said = run_bare(bare, case.command)
+    if case.later is not None:
+        case.later(bare)
+    assert case.effect(bare), f"the attack does nothing bare: {said[-500:]}"
+    lab = fresh(tmp_path, "agent", case)
+    with home_of(lab):
+        outcome = await _through_unsandboxed(lab, case.command)
+    assert outcome.ran, outcome.text
+    assert "blocked by agent-tui's after-command check" in outcome.text
+    if case.later is not None:
+        case.later(lab)
+    assert not case.effect(lab), f"the attack took effect through the agent: {outcome.text}"

@@ -25,6 +25,7 @@ import secrets
 import stat
 from pathlib import Path
 
+from agent_tui.core.state import own_writes
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.errors import ToolFailure
 from agent_tui.core.tools.files.paths import shown
@@ -300,6 +301,8 @@ def replace_file(path: Path, data: bytes) -> bool:
             with contextlib.suppress(OSError):
                 os.unlink(temp, dir_fd=dir_fd)
             raise
+        with contextlib.suppress(OSError):  # the agent's own (``core.state.own_writes``)
+            own_writes.note(str(path), os.stat(name, dir_fd=dir_fd, follow_symlinks=False))
         _fsync_dir(dir_fd)
     finally:
         os.close(dir_fd)
