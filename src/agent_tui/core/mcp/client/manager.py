@@ -445,13 +445,11 @@ class McpManager:
 
     def _launch(self, spec: ServerSpec, *, force: bool = False) -> None:
         self.lazy.unstarted.discard(spec.name)
-        if spec.error or self._closed or spec.untrusted:  # trust is never forced
+        off = self.disabled_servers.is_disabled(spec) and not force
+        if spec.error or self._closed or spec.untrusted or off:  # trust is never forced
             return
-        if self.disabled_servers.is_disabled(spec) and not force:
-            return
-        from agent_tui.core.mcp.client.connection import Connection, quiet_sdk_logging
+        from agent_tui.core.mcp.client.connection import Connection  # with the first server
 
-        quiet_sdk_logging()  # before the first connection: the SDK's logs are its own
         conn = Connection(spec, self.cwd, on_change=self._on_connection)
         conn.elicitation = self.elicitation.callback(spec.name)
         self.hub.wire(conn)
