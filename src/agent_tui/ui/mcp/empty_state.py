@@ -5,10 +5,10 @@ one cannot (else that none is configured), which files are read, and how to add 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 
 from textual.content import Content
-from textual.highlight import highlight
 from textual.widgets import Static
 
 from agent_tui.ui.common.format import shorten_home
@@ -22,6 +22,15 @@ EXAMPLE = """{
     "remote": {"type": "http", "url": "https://example.com/mcp"}
   }
 }"""
+
+
+@cache
+def _example() -> Content:
+    """``EXAMPLE``, highlighted: Textual's highlighter (and Pygments under it, ~0.7 MB) is
+    imported the first time the panel shows it, not when the panel's module is."""
+    from textual.highlight import highlight
+
+    return highlight(EXAMPLE, language="json")
 
 
 def empty_text(
@@ -60,7 +69,7 @@ def empty_text(
         Content.assemble(
             "or write an entry like this one ", ("(o opens the project file)", muted), ":"
         ),
-        highlight(EXAMPLE, language="json"),
+        _example(),
         Content(""),
         Content.styled("Changes to these files show up here as soon as they are saved.", muted),
     ]

@@ -10,7 +10,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.highlight import highlight
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -74,6 +73,8 @@ class SchemaDialog(ModalScreen[None]):
                 yield FactRow("permission", id="permission")
                 yield FactRow("schema", id="problem")
                 yield Static("Input schema", id="schema-title")
+                from textual.highlight import highlight  # Pygments: when a dialog opens
+
                 yield Static(highlight(schema_json(tool), language="json"), id="schema")
 
     def on_mount(self) -> None:

@@ -2,7 +2,7 @@
 
 Start-up imports none of the spill browser, the MCP panel or the permission prompt: they
 cost nothing until used. Their first open then paid for the imports (~0.1–0.3 s on a busy
-2-core machine: the screens' modules, ``watchfiles``, Textual's tabs) and for parsing the
+2-core machine: the screens' modules, Textual's tabs) and for parsing the
 default CSS of every widget class it was the first to mount — a third to a half of the
 first open (``benchmarks/bench_screens.py --profile``). ``preload`` does both in a worker
 thread right after the first frame: the imports, and Textual's CSS parse of those classes,
@@ -34,9 +34,10 @@ MODULES = (
     "agent_tui.ui.approval.screen",
     "agent_tui.ui.spills.browser",
     "agent_tui.ui.mcp.panel",
-    "watchfiles",
 )
-"""What the screens import on their first open, the prompt first (it may come soonest)."""
+"""What the screens import on their first open, the prompt first (it may come soonest).
+Not ``watchfiles``: the spill browser imports it in a thread of its own once open (``watch``),
+and nothing else at idle needs it (the MCP configuration is polled, ``core.mcp.client.watch``)."""
 
 
 def preload(app: App[Any]) -> None:

@@ -4,6 +4,7 @@ or deleted by the agent, the cleanup or another process shows up in the list."""
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import os
 from collections.abc import Callable
@@ -22,8 +23,10 @@ Later = Callable[[float, Refresh], object]
 
 async def follow_spill_directory(root: Path, refresh: Refresh, later: Later) -> None:
     """Follow the spill directory ``root``; before it exists, the nearest existing parent.
-    Calls ``refresh`` whenever spills may have come or gone; runs until cancelled."""
-    from watchfiles import awatch
+    Calls ``refresh`` whenever spills may have come or gone; runs until cancelled.
+    ``watchfiles`` (and anyio under it) is imported here, in a thread, the first time a
+    browser opens: nothing at start holds it, and the import does not hold up the loop."""
+    awatch = (await asyncio.to_thread(importlib.import_module, "watchfiles")).awatch
 
     polling = False
     while True:

@@ -137,6 +137,7 @@ class Connection:
     # -- public -----------------------------------------------------------------------------
 
     def start(self) -> None:
+        quiet_sdk_logging()  # once, before the SDK can log anything of this server
         self._task = asyncio.create_task(self._main(), name=f"mcp server {self.spec.name}")
 
     def stderr_tail(self, lines: int = 20) -> list[str]:

@@ -7,11 +7,13 @@ import logging
 import os
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from agent_tui.core.mcp.auth.connection_auth import AuthWatch, sign_in_failure, sign_in_reason
 from agent_tui.core.mcp.config.spec import ServerSpec
 from agent_tui.core.tools.errors import ToolFailure
+
+if TYPE_CHECKING:  # the sign-in parts (``core.mcp.auth``): imported when a failure is judged
+    from agent_tui.core.mcp.auth.connection_auth import AuthWatch
 
 log = logging.getLogger(__name__)
 UNAVAILABLE = "mcp_server_unavailable"
@@ -68,6 +70,8 @@ def _status_name(status: int) -> str:
 
 def http_failure(status: int, spec: ServerSpec) -> Failure:
     """What an HTTP error status means for ``spec`` and what to do about it."""
+    from agent_tui.core.mcp.auth.connection_auth import sign_in_reason
+
     head = _status_name(status)
     if status == 401:
         if spec.oauth is not None:
@@ -134,6 +138,8 @@ def classify(
 ) -> Failure:
     """Why a connection ended (``describe_exception``), with its kind and HTTP status
     (``connected``: it had been connected, so an unreachable URL is a lost connection)."""
+    from agent_tui.core.mcp.auth.connection_auth import sign_in_failure, sign_in_reason
+
     status = watch.take_status() if watch is not None else None
     if watch is not None and watch.grant_error:  # a browserless grant got no token: why
         return Failure(watch.grant_error, "sign_in", 401)

@@ -38,7 +38,6 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.commands.mcp_prompts import McpPrompt, from_sdk
 from agent_tui.core.mcp.client.adapter import MediaStore, ToolInfo
-from agent_tui.core.mcp.client.connection import Connection, quiet_sdk_logging
 from agent_tui.core.mcp.client.disabled import DisabledServers
 from agent_tui.core.mcp.client.elicitation import ElicitationBroker
 from agent_tui.core.mcp.client.failures import unavailable
@@ -67,6 +66,7 @@ from agent_tui.core.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from agent_tui.core.disclosure import Disclosure
+    from agent_tui.core.mcp.client.connection import Connection
 
 log = logging.getLogger(__name__)
 Listener = Callable[[str | None], None]
@@ -253,7 +253,6 @@ class McpManager:
         watch = self.watch if watch is None else watch
         if not self._started and not self._closed:
             self._started = True
-            quiet_sdk_logging()
             self._start_servers(list(self.config.servers.values()))
         if watch and not self._closed:
             self._config_watch.start()
@@ -446,10 +445,11 @@ class McpManager:
 
     def _launch(self, spec: ServerSpec, *, force: bool = False) -> None:
         self.lazy.unstarted.discard(spec.name)
-        if spec.error or self._closed or spec.untrusted:  # trust is never forced
+        off = self.disabled_servers.is_disabled(spec) and not force
+        if spec.error or self._closed or spec.untrusted or off:  # trust is never forced
             return
-        if self.disabled_servers.is_disabled(spec) and not force:
-            return
+        from agent_tui.core.mcp.client.connection import Connection  # with the first server
+
         conn = Connection(spec, self.cwd, on_change=self._on_connection)
         conn.elicitation = self.elicitation.callback(spec.name)
         self.hub.wire(conn)

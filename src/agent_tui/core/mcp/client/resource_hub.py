@@ -24,12 +24,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from agent_tui.core.mcp.client.adapter import MediaStore
-from agent_tui.core.mcp.client.connection import Connection
 from agent_tui.core.mcp.client.failures import unavailable
 from agent_tui.core.mcp.client.resources import ResourceInfo, ResourceSide, render_contents
 from agent_tui.core.mcp.client.roots import Roots, load_roots
@@ -40,6 +39,9 @@ from agent_tui.core.permissions.mcp_rules import Gate
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
 from agent_tui.core.tools.errors import ToolFailure
 from agent_tui.core.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:  # imported when a server starts (``manager``), not with the hub
+    from agent_tui.core.mcp.client.connection import Connection
 
 log = logging.getLogger(__name__)
 READ_TOOL = "read_mcp_resource"

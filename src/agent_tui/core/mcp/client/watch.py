@@ -1,10 +1,15 @@
-"""Following the MCP configuration files (``watchfiles``): call back when one changes.
+"""Following the MCP configuration files: call back when one changes.
 
-The directories of the files are watched, not recursively (a file may not exist yet). The
-watcher ticks every ``TICK_MS`` even when nothing changes: the first tick sets ``ready``, so a
-caller (a test) knows changes from then on are seen. ``ConfigWatch`` is the manager's watch (a
-task, started once, closed with the manager); a failure of it is logged, never raised: the
-watch is a convenience and must not take the app down.
+The files are polled (``os.stat`` every ``TICK_S`` on the event loop: their inode, size and
+modification and change times), not watched with ``watchfiles``: a TUI with no server holds
+neither ``watchfiles`` nor anyio nor their thread (~3 MB at idle, issue 45), and two or three
+``stat`` calls a tick cost less than the notify thread's own tick did. A file that does not
+exist yet (nor its directory) is followed too: its creation is a change. A change is reported
+once the files have stayed the same for ``DEBOUNCE_S`` (an editor's save in several writes is
+one change). The first look sets ``ready``, so a caller (a test) knows changes from then on
+are seen. ``ConfigWatch`` is the manager's watch (a task, started once, closed with the
+manager); a failure of it is logged, never raised: the watch is a convenience and must not
+take the app down.
 """
 
 from __future__ import annotations
@@ -12,12 +17,28 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 log = logging.getLogger(__name__)
-DEBOUNCE_MS = 300
-TICK_MS = 500
+DEBOUNCE_S = 0.3
+TICK_S = 0.5
+
+Signature = tuple[int, int, int, int] | None
+"""What a look at one file sees: (inode, size, mtime, ctime in ns), None when it is not there."""
+
+
+def _look(files: Sequence[Path]) -> list[Signature]:
+    found: list[Signature] = []
+    for path in files:
+        try:
+            st = os.stat(path)  # follows a symbolic link: its target's changes count
+        except OSError:
+            found.append(None)
+        else:
+            found.append((st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    return found
 
 
 async def watch_files(
@@ -27,22 +48,22 @@ async def watch_files(
     on_change: Callable[[], Awaitable[None]],
 ) -> None:
     """Until ``stop`` is set: ``await on_change()`` after any of ``files`` changed."""
-    from watchfiles import awatch
-
-    wanted = {p.absolute() for p in files} | {p.resolve() for p in files}
-    dirs = sorted({str(p.parent) for p in wanted if p.parent.is_dir()})
-    if not dirs:
-        return
-    async for changes in awatch(
-        *dirs,
-        stop_event=stop,
-        debounce=DEBOUNCE_MS,
-        recursive=False,
-        rust_timeout=TICK_MS,
-        yield_on_timeout=True,
-    ):
-        ready.set()
-        if any(Path(path) in wanted for _, path in changes):
+    wanted = sorted({p.absolute() for p in files})
+    seen = _look(wanted)
+    ready.set()
+    while not stop.is_set():
+        await asyncio.sleep(TICK_S)
+        now = _look(wanted)
+        if now == seen:
+            continue
+        while not stop.is_set():  # settled: unchanged for DEBOUNCE_S
+            await asyncio.sleep(DEBOUNCE_S)
+            later = _look(wanted)
+            if later == now:
+                break
+            now = later
+        seen = now
+        if not stop.is_set():
             await on_change()
 
 
