@@ -73,6 +73,7 @@ async def test_a_group_spread_over_two_chat_lines_is_one_row(tmp_path: Path) -> 
         await pilot.pause()
 
 
+@pytest.mark.timeout(600)  # a thousand calls through the app: minutes on a loaded machine
 async def test_a_thousand_member_group_is_drawn_per_paint_not_per_event(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

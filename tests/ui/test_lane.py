@@ -156,6 +156,7 @@ async def test_finished_turns_fold_and_a_chat_line_reveals_its_card(tmp_path: Pa
         assert not first.folded
 
 
+@pytest.mark.timeout(600)  # a thousand calls through the app: minutes on a loaded machine
 async def test_a_thousand_calls_in_one_turn_keep_the_lane_bounded(tmp_path: Path) -> None:
     app = make_app(make_agent(tmp_path, []))
     async with app.run_test(size=SMALL) as pilot:
@@ -204,6 +205,7 @@ async def test_a_thousand_calls_in_one_turn_keep_the_lane_bounded(tmp_path: Path
         assert isinstance(earlier, EarlierLine)
 
 
+@pytest.mark.timeout(600)  # a thousand calls through the app: minutes on a loaded machine
 async def test_a_thousand_calls_over_many_turns_fold_into_one_line_each(tmp_path: Path) -> None:
     app = make_app(make_agent(tmp_path, []))
     async with app.run_test(size=SMALL) as pilot:

@@ -4,6 +4,7 @@ unknown commands, ``//`` escapes, custom command files, MCP prompts from a real 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,6 +38,20 @@ def _notices(app: AgentApp) -> list[str]:
 
 def _toasts(app: AgentApp) -> list[str]:
     return [str(n.message) for n in app._notifications]
+
+
+def _record_toasts(app: AgentApp) -> list[str]:
+    """Every toast from now on, kept: a shown one expires after seconds (a loaded machine
+    may take longer than that to reach the assertion)."""
+    seen: list[str] = []
+    shown = app.notify
+
+    def notify(message: str, *args: Any, **kwargs: Any) -> None:
+        seen.append(str(message))
+        shown(message, *args, **kwargs)
+
+    app.notify = notify  # type: ignore[method-assign]
+    return seen
 
 
 def _prompts(app: AgentApp) -> list[str]:
@@ -261,6 +276,7 @@ async def test_a_command_files_shell_line_asks_then_its_output_reaches_the_model
     agent.policy = agent.executor.policy = build_pipeline(agent.cwd).pipeline
     app = make_app(agent)
     async with app.run_test(size=SIZE) as pilot:
+        seen = _record_toasts(app)
         await submit(pilot, "/mk yes.txt")
         await wait_approval(pilot)
         await pilot.press("y")
@@ -276,7 +292,7 @@ async def test_a_command_files_shell_line_asks_then_its_output_reaches_the_model
         sent = app.agent.messages[-2].content
         assert sent.startswith("Made: [shell line `touch no.txt && echo made-no.txt` not run:")
         assert not (tmp_path / "no.txt").exists()
-        toasts = "\n".join(_toasts(app))
+        toasts = "\n".join(seen)
         assert "!`touch no.txt && echo made-no.txt`: refused:" in toasts
         # each turn says, in the chat, the model it runs on and why not haiku
         said = [t for t in _notices(app) if "model: haiku is a Claude Code model" in t]

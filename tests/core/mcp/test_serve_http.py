@@ -33,7 +33,7 @@ from agent_tui.core.tools.builtin import default_registry
 from tests.core.mcp.conftest import ROOT, write_config
 
 SERVED = ["glob", "grep", "list_dir", "read_file", "search_files"]
-DEADLINE = 30.0
+DEADLINE = 120.0
 # logging/setLevel is deprecated from protocol 2026-07-28 on; the SDK client warns each time.
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 

@@ -803,6 +803,7 @@ def commands(draw: st.DrawFn) -> str:
 MAX_EXAMPLES = 600
 
 
+@pytest.mark.timeout(600)  # hundreds of real bash runs: minutes on a loaded machine
 def test_differential_fuzz(lab: Lab) -> None:
     """Allowed commands run nothing but allowed programs, and only those the analysis listed.
     Deterministic (derandomized, no example database). Failures a known bug explains are
