@@ -20,6 +20,7 @@ is listed (``why="git"``: no rewind puts them back). Blocking; thread-safe.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import stat
 import threading
@@ -38,6 +39,9 @@ from agent_tui.core.checkpoints.records import (
 )
 from agent_tui.core.checkpoints.scan import Scan, Stamp, changes_between, delta_from, stamp_of
 from agent_tui.core.checkpoints.snapshot import MAX_SNAPSHOT_BYTES
+from agent_tui.core.tools.file_state import content_digest
+
+log = logging.getLogger(__name__)
 
 MAX_SHADOW_BYTES = 2 << 30
 """The bytes of files a shadow keeps at most (counted per file, before deduplication): a
@@ -65,6 +69,9 @@ class Kept:
     """The digest of its content (``link_digest`` for a link); None too for a file git holds."""
     git_oid: str | None = None
     """A file git holds unchanged (not read): its object id, the content to fetch from git."""
+    unkept: str | None = None
+    """Why its content is not in the store though it was read (``store``: writing it there
+    failed — a full disk): tried again at the next refresh, never saved as kept."""
 
 
 def keep(
@@ -95,7 +102,12 @@ def keep(
             digest = hashlib.file_digest(fh, "sha256").hexdigest()
             return Kept(stamp_of(st), None, mode, st.st_size, digest=digest)
         data = fh.read()
-    blob = blobs.put(data, durable=False)
+    try:
+        blob = blobs.put(data, durable=False)
+    except OSError as exc:  # a full data disk: the change is reported as not rewindable
+        log.warning("could not keep %s for rewind: %s", path, exc.strerror or exc)
+        digest = content_digest(data)
+        return Kept(stamp_of(st), None, mode, len(data), digest=digest, unkept="store")
     return Kept(stamp_of(st), blob, mode, len(data), digest=blob)
 
 
@@ -169,7 +181,7 @@ class Shadow:
                 if stamp is None:
                     continue
                 old = self.files.get(path)
-                if old is not None and old.stamp == stamp:
+                if old is not None and old.stamp == stamp and old.unkept is None:
                     continue
                 if scan.is_ignored(path):
                     self._forget(path)
@@ -324,7 +336,7 @@ class Shadow:
                     self._keep(path)
                     continue
                 if old is not None and old.blob is None and old.link is None:
-                    unkept.append(change.model_copy(update={"why": "big"}))
+                    unkept.append(change.model_copy(update={"why": old.unkept or "big"}))
                     self._keep(path)
                     continue
                 new = self._keep(path) if change.change != "deleted" else None

@@ -32,7 +32,9 @@ def save_shadow(shadow: Shadow, path: Path) -> None:
     """Write what ``shadow`` keeps to ``path`` (``OSError`` when it cannot)."""
     algo, files = shadow.export()
     rows = [
-        [p, *k.stamp, k.blob, k.mode, k.size, k.link, k.digest, k.git_oid] for p, k in files.items()
+        [p, *k.stamp, k.blob, k.mode, k.size, k.link, k.digest, k.git_oid]
+        for p, k in files.items()
+        if k.unkept is None  # not in the store: read again at the next start
     ]
     data = {"version": VERSION, "root": shadow.root, "algo": algo, "files": rows}
     write_state(path, data_dir(), json.dumps(data, separators=(",", ":")).encode())

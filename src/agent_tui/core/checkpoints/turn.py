@@ -17,6 +17,7 @@ call changed in the writable directories outside the workspace (``OutsideWatch``
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import threading
@@ -165,7 +166,14 @@ class WorkspaceWatch:
         """``run()`` between a scan before it and one after (in the background)."""
         self.prepare()
         assert self._baseline is not None
-        before = await asyncio.shield(self._baseline)
+        try:
+            before = await asyncio.shield(self._baseline)
+        except OSError:  # the last call's scan or capture failed (logged there): look afresh
+            log.exception("the last workspace scan failed; scanning again")
+            self._baseline = None
+            self.prepare()
+            assert self._baseline is not None
+            before = await asyncio.shield(self._baseline)
         if self.shadow is not None:  # what the agent wrote since: the call's pre-image
             with self._lock:
                 earlier = list(self._written)
@@ -184,9 +192,19 @@ class WorkspaceWatch:
         after = await asyncio.to_thread(self._scan)
         truncated = before.truncated or after.truncated
         if self.shadow is not None:
-            records, changes = await asyncio.to_thread(
-                self.shadow.capture, before, after, self.turn, written
-            )
+            try:
+                records, changes = await asyncio.to_thread(
+                    self.shadow.capture, before, after, self.turn, written
+                )
+            except OSError:  # said as not rewindable; the shadow brought to ``after`` again
+                log.exception("keeping what %s changed failed", tool)
+                records = []
+                changes = [
+                    c.model_copy(update={"why": "store"})
+                    for c in changes_between(before, after, ignore=written)
+                ]
+                with contextlib.suppress(OSError):
+                    await asyncio.to_thread(self.shadow.refresh, after)
             for entry in records:
                 self._record(entry, tool)
         else:

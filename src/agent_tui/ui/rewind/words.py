@@ -18,6 +18,7 @@ CHANGE_WORDS = {"created": "created", "modified": "modified", "deleted": "delete
 WHY_WORDS = {
     "ignored": "ignored (.gitignore)",
     "big": "too big to keep",
+    "store": "could not be kept: writing to the data directory failed (a full disk?)",
     "budget": "beyond what the checkpoint keeps of a workspace",
     "unread": "could not be read in time",
     "gitobject": "its old content is no longer in git",
