@@ -138,5 +138,26 @@ def paint_theme(app: App[Any], chosen: str | None) -> None:
         except (OSError, ValueError, TypeError):
             continue
         app.register_theme(theme)
+        _select(app, theme)
+        return
+
+
+def _select(app: App[Any], theme: Theme) -> None:
+    """``app.theme = theme.name``, without the restyle that queues before the app runs: Textual
+    re-parses the whole stylesheet in it (``refresh_css``), then parses it all again as the
+    first screen mounts (~15 ms of the first frame). What the watcher does besides, done here:
+    the theme's classes and the stylesheet's variables (nothing is styled or subscribed yet).
+    A running app, or a theme dark where the current one is light or the other way round (the
+    filter of ANSI colours changes too), takes Textual's way."""
+    if app.is_running or theme.dark != app.current_theme.dark:
         app.theme = theme.name
         return
+    app.set_reactive(App.theme, theme.name)
+    classes = {name: False for name in app.classes if name.startswith("-theme-")}
+    classes |= {
+        f"-theme-{theme.name}": True,
+        "-dark-mode": theme.dark,
+        "-light-mode": not theme.dark,
+    }
+    app.update_classes(classes, update=False)
+    app.stylesheet.set_variables(app.get_css_variables())
