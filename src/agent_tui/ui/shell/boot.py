@@ -14,8 +14,6 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import resources
-from importlib.abc import Traversable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +25,8 @@ from agent_tui.core.state.paths import config_dir
 from agent_tui.ui.common.format import model_label, shorten_home
 
 if TYPE_CHECKING:
+    from importlib.abc import Traversable
+
     from agent_tui.core.agent.agent import Agent
     from agent_tui.core.events import SessionStart
 
@@ -114,11 +114,20 @@ def _chosen_theme(path: Path) -> str | None:
 
 
 def themes_dir() -> Traversable | None:
-    """Where the shipped themes are: inside the package, else the repository checkout."""
-    packaged = resources.files("agent_tui") / "themes"
+    """Where the shipped themes are: inside the package, else the repository checkout. An
+    installed package's directory is read as such: ``importlib.resources`` (and the
+    ``zipfile`` its readers import, ~10 ms before the first frame) only for a package read
+    from an archive."""
+    here = Path(__file__).resolve()
+    if here.is_file():
+        packaged: Traversable = here.parents[2] / "themes"
+    else:
+        from importlib import resources
+
+        packaged = resources.files("agent_tui") / "themes"
     if packaged.is_dir():
         return packaged
-    checkout = Path(__file__).resolve().parents[4] / "themes"
+    checkout = here.parents[4] / "themes"
     return checkout if checkout.is_dir() else None
 
 
