@@ -20,7 +20,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App, ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -43,7 +43,7 @@ class ShellScreen(Screen[None]):
     ShellScreen {
         & #chat { height: 1fr; padding: 0 1 1 1; background: $background; }
         & #chat > .queued { color: $text-muted; margin-top: 1; }
-        & #lane {
+        & #side {
             height: 1fr;
             padding: 1 2;
             background: $background;
@@ -75,10 +75,11 @@ class ShellScreen(Screen[None]):
         yield ShellHeader("◆")  # drawn once: see shell_header
         with Horizontal(id="body"):
             yield VerticalScroll(id="chat")
-            with Vertical(id="side"):
-                lane = Static("No tool calls yet.", id="lane")
-                lane.border_title = "tools"
-                yield lane
+            # the lane's look where the main screen has its side column (``#side``, sized by
+            # app.tcss) and the lane in it: one widget, not two, in the first frame
+            lane = Static("No tool calls yet.", id="side")
+            lane.border_title = "tools"
+            yield lane
         yield self._stand_in  # the prompt's look, until ``swap_prompt``
         yield self._status
 
