@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
@@ -95,6 +96,14 @@ class ShellScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._mounted.set()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A resize to the size the shell is laid out at lays nothing out again (Textual's
+        handler reflows the whole screen for it: the driver's first report of the terminal's
+        size, and the screen's own resize as it first lays out, arrive as the first frame is
+        built). What changes inside the shell lays itself out (a mount, a display)."""
+        if event.size == self.outer_size:
+            event.prevent_default()
 
     async def mounted(self) -> None:
         """Wait until the shell is mounted, with its widgets (it is the app's first screen)."""
