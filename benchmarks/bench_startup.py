@@ -18,9 +18,11 @@ driver writes there; this process drains it). Reported, median of the rounds:
 - **core ready**: spawn → the main screen open on the built core (provider, session,
   settings, permissions, tools, MCP manager, agent), when a message typed meanwhile is sent.
 
-With ``--baseline CHECKOUT`` (another checkout of agent-tui, e.g. ``git archive w53 src | tar -x
--C /tmp/old``; one with ``AgentApp._open``) the demo child joins each round on that checkout's
-``src``: that version's first paint beside this one's, under the same load.
+With ``--baseline CHECKOUT`` (another checkout of agent-tui, e.g. ``git archive w53 src themes |
+tar -x -C /tmp/old``; one with ``AgentApp._open``) the demo child joins each round on that
+checkout's ``src``: that version's first paint beside this one's, under the same load. Take
+``themes`` too: without it that checkout finds no shipped theme and paints Textual's default
+one, skipping the theme's cost (``boot.paint_theme``).
 
 The children read compiled bytecode, as an installed agent-tui does (``pip`` compiles it), even
 where ``PYTHONDONTWRITEBYTECODE`` is set: before the rounds, the sources on ``PYTHONPATH`` (and
@@ -176,14 +178,20 @@ def compile_sources(pycache: Path, baseline: Path | None) -> None:
             compileall.compile_dir(path.resolve() / "agent_tui", quiet=1)
 
 
-def first_frame_imports() -> list[tuple[str, float]]:
+def first_frame_imports(pycache: Path | None) -> list[tuple[str, float]]:
     """(top-level package, ms) of what importing ``cli.main`` and ``ui.app`` costs, largest first:
-    the self time of every module ``-X importtime`` lists, summed by its top-level package."""
+    the self time of every module ``-X importtime`` lists, summed by its top-level package (read
+    from the run's bytecode, ``pycache``, as the children do)."""
+    env = dict(os.environ)
+    if pycache is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(pycache)
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", "import agent_tui.cli.main, agent_tui.ui.app"],
         capture_output=True,
         text=True,
         check=True,
+        env=env,
     )
     totals: dict[str, float] = {}
     for line in done.stderr.splitlines():
@@ -260,7 +268,7 @@ def main() -> None:
         print(f"{'baseline ' + args.baseline.name + ' --model demo':34}", end="")
         print(f"{painted * 1000:>9.0f} ms{painted / trivial:>7.2f}×{'':12}{cpu('baseline')}")
     print("\nwhat the first frame imports (cli + ui.app, -X importtime, cumulative):")
-    imports = first_frame_imports()
+    imports = first_frame_imports(pycache)
     print(f"  {'all':28}{sum(ms for _, ms in imports):>8.1f} ms")
     for package, spent in imports[:8]:
         print(f"  {package:28}{spent:>8.1f} ms")

@@ -130,6 +130,18 @@ PRIVATE: tuple[Private, ...] = (
         "the running app's width, from a render helper that has no widget at hand",
     ),
     Private(
+        "textual.screen",
+        "Screen._push_result_callback",
+        "callable",
+        ("ui/shell/shell_screen.py",),
+        "the shell is the app's first screen (not pushed over an empty one: a lighter first "
+        "frame), given the result callback push_screen gives a screen, which switch_screen "
+        "pops as the main screen takes its place",
+        signature="(self, requester: 'MessagePump', callback: "
+        "'ScreenResultCallbackType[ScreenResultType] | None', future: "
+        "'asyncio.Future[ScreenResultType | None] | None' = None) -> 'None'",
+    ),
+    Private(
         "textual.widget",
         "Widget._forward_event",
         "callable",

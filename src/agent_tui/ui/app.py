@@ -19,6 +19,7 @@ from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.reactive import reactive
+from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from agent_tui.ui.common.format import shorten_home
@@ -36,8 +37,7 @@ from agent_tui.ui.shell.worker_failure import worker_failed
 
 if TYPE_CHECKING:
     # The core, and the widgets that render it, are imported where they are used: the first
-    # frame (``ShellScreen``) needs none of them, and ``AgentApp(boot=…)`` paints it before
-    # they are imported (``tests/ui/test_controls.py`` checks that this module leaves them out).
+    # frame (``ShellScreen``) needs none of them (``tests/ui/test_controls.py`` checks it).
     from agent_tui.core.agent.agent import Agent
     from agent_tui.core.commands.grants import CommandRun
     from agent_tui.core.events import SessionStart
@@ -116,10 +116,9 @@ class AgentApp(App[None]):
         clock: Clock = time.monotonic,
     ) -> None:
         """Either ``agent`` (built already: the main screen is the first frame), or ``boot``:
-        the first frame is the shell (``ShellScreen``, looking as ``first`` says), and
-        ``boot`` builds the core in a worker right after it; a message sent before the core
-        is ready is listed and sent then. A ``BootFailed`` from ``boot`` ends the app with
-        ``boot_failure`` set (``cli.main`` prints it and exits with its code)."""
+        the first frame is the shell (``ShellScreen``, looking as ``first`` says), and ``boot``
+        builds the core in a worker right after it; a message sent before it is ready is listed
+        and sent then. A ``BootFailed`` from ``boot`` ends the app (``boot_failure`` set)."""
         super().__init__()
         if (agent is None) == (boot is None):
             raise TypeError("AgentApp needs an agent or a boot callable (one of them)")
@@ -153,8 +152,7 @@ class AgentApp(App[None]):
         self.set_reactive(AgentApp.mode, look.mode)
         self.set_reactive(AgentApp.activity, Activity.STARTING)
         self.watch_model()
-        # here, not on mount: the stylesheet is not parsed yet, so the theme costs no restyle
-        # of the first frame (set on mount, its refresh_css took 130-290 ms of a loaded run)
+        # here, not on mount: the stylesheet is not parsed yet (no restyle: ``paint_theme``)
         paint_theme(self, look.theme)
 
     @property
@@ -269,17 +267,21 @@ class AgentApp(App[None]):
             return
         await super().on_event(event)
 
-    async def on_mount(self) -> None:
+    def get_default_screen(self) -> Screen[None]:
+        """With ``boot``, the first frame's ``ShellScreen`` (not pushed over an empty screen)."""
         if self.tunes_gc:  # no full collection of the start-up heap in the first frame
             heap.start()
         if self._boot is None:
+            return super().get_default_screen()
+        bound = (AgentApp.model, AgentApp.demo, AgentApp.mode, AgentApp.activity, AgentApp.cwd)
+        return ShellScreen.first(self, ShellStatus(id="status").data_bind(*bound))
+
+    async def on_mount(self) -> None:
+        if isinstance(shell := self.screen, ShellScreen):
+            await shell.mounted()  # with its widgets: the first frame is the next one
+            self.call_after_refresh(self._after_first_frame)
+        else:
             await self._open()
-            return
-        status = ShellStatus(id="status").data_bind(
-            AgentApp.model, AgentApp.demo, AgentApp.mode, AgentApp.activity, AgentApp.cwd
-        )
-        await self.push_screen(ShellScreen(status=status, width=self.size.width))
-        self.call_after_refresh(self._after_first_frame)
 
     async def _after_first_frame(self) -> None:
         """The shell's real prompt (``swap_prompt``), the core built in a thread, the footer."""
@@ -352,8 +354,7 @@ class AgentApp(App[None]):
 
     @property
     def tunes_gc(self) -> bool:
-        """Whether the app tunes the garbage collector (``shell.heap``): it does in a
-        process of its own; tests share theirs (``QUIET_GC`` decides when set)."""
+        """Whether to tune the collector (``shell.heap``): ``QUIET_GC``, else unless headless."""
         return self.QUIET_GC if self.QUIET_GC is not None else not self.is_headless
 
     @property
@@ -470,8 +471,7 @@ class AgentApp(App[None]):
         self.main.action_toggle_lane()
 
     def action_open_spill(self, path: str = "") -> None:
-        """Open the spill browser: on ``path`` (a card's spill pointer) at line 1, or on the
-        newest spill."""
+        """Open the spill browser on ``path`` (a card's spill pointer), or on the newest."""
         screen_actions.open_spill(self, self.agent, path, cursor_blink=self.CURSOR_BLINK)
 
     def action_mcp_panel(self) -> None:

@@ -14,8 +14,6 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import resources
-from importlib.abc import Traversable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +25,8 @@ from agent_tui.core.state.paths import config_dir
 from agent_tui.ui.common.format import model_label, shorten_home
 
 if TYPE_CHECKING:
+    from importlib.abc import Traversable
+
     from agent_tui.core.agent.agent import Agent
     from agent_tui.core.events import SessionStart
 
@@ -114,11 +114,20 @@ def _chosen_theme(path: Path) -> str | None:
 
 
 def themes_dir() -> Traversable | None:
-    """Where the shipped themes are: inside the package, else the repository checkout."""
-    packaged = resources.files("agent_tui") / "themes"
+    """Where the shipped themes are: inside the package, else the repository checkout. An
+    installed package's directory is read as such: ``importlib.resources`` (and the
+    ``zipfile`` its readers import, ~10 ms before the first frame) only for a package read
+    from an archive."""
+    here = Path(__file__).resolve()
+    if here.is_file():
+        packaged: Traversable = here.parents[2] / "themes"
+    else:
+        from importlib import resources
+
+        packaged = resources.files("agent_tui") / "themes"
     if packaged.is_dir():
         return packaged
-    checkout = Path(__file__).resolve().parents[4] / "themes"
+    checkout = here.parents[4] / "themes"
     return checkout if checkout.is_dir() else None
 
 
@@ -138,5 +147,26 @@ def paint_theme(app: App[Any], chosen: str | None) -> None:
         except (OSError, ValueError, TypeError):
             continue
         app.register_theme(theme)
+        _select(app, theme)
+        return
+
+
+def _select(app: App[Any], theme: Theme) -> None:
+    """``app.theme = theme.name``, without the restyle that queues before the app runs: Textual
+    re-parses the whole stylesheet in it (``refresh_css``), then parses it all again as the
+    first screen mounts (~15 ms of the first frame). What the watcher does besides, done here:
+    the theme's classes and the stylesheet's variables (nothing is styled or subscribed yet).
+    A running app, or a theme dark where the current one is light or the other way round (the
+    filter of ANSI colours changes too), takes Textual's way."""
+    if app.is_running or theme.dark != app.current_theme.dark:
         app.theme = theme.name
         return
+    app.set_reactive(App.theme, theme.name)
+    classes = {name: False for name in app.classes if name.startswith("-theme-")}
+    classes |= {
+        f"-theme-{theme.name}": True,
+        "-dark-mode": theme.dark,
+        "-light-mode": not theme.dark,
+    }
+    app.update_classes(classes, update=False)
+    app.stylesheet.set_variables(app.get_css_variables())

@@ -1,6 +1,7 @@
 """The first frame: the main screen's frame (header, an empty chat and tool lane, the prompt,
 the status bar) while the core is built in a worker. It imports only Textual and the prompt
-and status bar widgets, so it paints about as soon as a bare Textual app does.
+and status bar widgets, so it paints about as soon as a bare Textual app does. It is the app's
+first screen (``first``), not one pushed over Textual's empty default screen.
 
 Its status bar is one widget (``ShellStatus``); its prompt is first a stand-in that looks the
 same (``PromptStandIn``, a ``Static``), the real ``PromptInput`` (a ``TextArea``) swapped in
@@ -16,10 +17,11 @@ main screen replaces this one when the core is ready, with the prompt's text car
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual import events
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -42,7 +44,7 @@ class ShellScreen(Screen[None]):
     ShellScreen {
         & #chat { height: 1fr; padding: 0 1 1 1; background: $background; }
         & #chat > .queued { color: $text-muted; margin-top: 1; }
-        & #lane {
+        & #side {
             height: 1fr;
             padding: 1 2;
             background: $background;
@@ -68,17 +70,44 @@ class ShellScreen(Screen[None]):
         self._prompt: PromptInput | None = None
         self._stand_in = PromptStandIn()
         self._swapped = asyncio.Event()
+        self._mounted = asyncio.Event()
 
     def compose(self) -> ComposeResult:
         yield ShellHeader("◆")  # drawn once: see shell_header
         with Horizontal(id="body"):
             yield VerticalScroll(id="chat")
-            with Vertical(id="side"):
-                lane = Static("No tool calls yet.", id="lane")
-                lane.border_title = "tools"
-                yield lane
+            # the lane's look where the main screen has its side column (``#side``, sized by
+            # app.tcss) and the lane in it: one widget, not two, in the first frame
+            lane = Static("No tool calls yet.", id="side")
+            lane.border_title = "tools"
+            yield lane
         yield self._stand_in  # the prompt's look, until ``swap_prompt``
         yield self._status
+
+    @classmethod
+    def first(cls, app: App[Any], status: ShellStatus) -> ShellScreen:
+        """The shell as ``app``'s first screen (its ``get_default_screen``: not pushed over an
+        empty one, whose mount, layouts and CSS cost the first frame ~10 ms), as wide as the
+        terminal; with the result callback ``push_screen`` gives a screen, which
+        ``switch_screen`` takes back as the main screen replaces the shell."""
+        shell = cls(status=status, width=app.size.width)
+        shell._push_result_callback(app, None)
+        return shell
+
+    def on_mount(self) -> None:
+        self._mounted.set()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """A resize to the size the shell is laid out at lays nothing out again (Textual's
+        handler reflows the whole screen for it: the driver's first report of the terminal's
+        size, and the screen's own resize as it first lays out, arrive as the first frame is
+        built). What changes inside the shell lays itself out (a mount, a display)."""
+        if event.size == self.outer_size:
+            event.prevent_default()
+
+    async def mounted(self) -> None:
+        """Wait until the shell is mounted, with its widgets (it is the app's first screen)."""
+        await self._mounted.wait()
 
     async def swap_prompt(self, prompt: PromptInput) -> None:
         """Put the real prompt (and its completion menu) where the stand-in is, with the focus
