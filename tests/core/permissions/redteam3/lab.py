@@ -81,17 +81,23 @@ def judged(tmp_path: Path, case: Case, ruleset: RuleSet, mode: Mode) -> Decision
         return decide(pipeline(lab, ruleset, mode), case.tool, arguments)
 
 
+def works_bare(tmp_path: Path, case: Case) -> None:
+    """The attack is real: run bare in a fresh lab (and the user's later step), it has its
+    effect."""
+    bare = fresh(tmp_path, "bare", case)
+    said = run_bare(bare, case.command)
+    if case.later is not None:
+        case.later(bare)
+    assert case.effect(bare), f"the attack does nothing bare: {said[-500:]}"
+
+
 async def prove(tmp_path: Path, case: Case, ruleset: RuleSet, mode: Mode) -> Decision:
     """The attack is never allowed, works when run bare, and does nothing through the agent
     (nor later)."""
     decision = judged(tmp_path, case, ruleset, mode)
     assert decision.kind != "allow", f"ALLOWED: {case.command!r}: {decision}"
     if case.tool == "run_shell":
-        bare = fresh(tmp_path, "bare", case)
-        said = run_bare(bare, case.command)
-        if case.later is not None:
-            case.later(bare)
-        assert case.effect(bare), f"the attack does nothing bare: {said[-500:]}"
+        works_bare(tmp_path, case)
     lab = fresh(tmp_path, "agent", case)
     arguments = case.arguments if case.arguments is not None else {"command": case.command}
     with home_of(lab):

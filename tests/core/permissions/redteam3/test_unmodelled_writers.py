@@ -33,9 +33,8 @@ from tests.core.permissions.red_team.harness import (
     home_of,
     pipeline,
     rules,
-    run_bare,
 )
-from tests.core.permissions.redteam3.lab import Case, fresh, judged, user_git
+from tests.core.permissions.redteam3.lab import Case, fresh, judged, user_git, works_bare
 
 
 def _ar(lab: Lab) -> None:
@@ -93,11 +92,7 @@ async def test_an_unmodelled_writer_cannot_change_a_protected_path(
     case = CASES[name]
     # bypass runs what it does not understand: the analysis lets it through
     assert judged(tmp_path, case, rules(allow=(), deny=()), Mode.BYPASS).kind == "allow"
-    bare = fresh(tmp_path, "bare", case)
-    said = run_bare(bare, case.command)
-    if case.later is not None:
-        case.later(bare)
-    assert case.effect(bare), f"the attack does nothing bare: {said[-500:]}"
+    works_bare(tmp_path, case)
     lab = fresh(tmp_path, "agent", case)
     with home_of(lab):
         outcome = await _through_unsandboxed(lab, case.command)
