@@ -71,6 +71,14 @@ async def wait_idle(pilot: Pilot[Any]) -> None:
     await wait_for(pilot, lambda: not app.busy, "the turn to end")
 
 
+async def wait_drawn(pilot: Pilot[Any], reply: AssistantReply, text: str) -> None:
+    """``reply`` holds all of ``text`` (the turn's end wrote it); wait for the frame that draws
+    it (``source`` follows ``text`` at the next paint, which a loaded machine may delay past
+    the turn's end)."""
+    assert reply.text == text
+    await wait_for(pilot, lambda: reply.source == text, "the reply's last write drawn")
+
+
 async def wait_armed(pilot: Pilot[Any], kind: type[S], what: str) -> S:
     """Wait for a dialog screen of ``kind`` to open and accept keys (``armed``)."""
     app = pilot.app

@@ -19,7 +19,16 @@ from agent_tui.ui.chat import AssistantReply
 from agent_tui.ui.lane import GroupCard
 from agent_tui.ui.shell.events_bridge import AgentEvent
 
-from .helpers import SIZE, make_agent, make_app, submit, wait_approval, wait_for, wait_idle
+from .helpers import (
+    SIZE,
+    make_agent,
+    make_app,
+    submit,
+    wait_approval,
+    wait_drawn,
+    wait_for,
+    wait_idle,
+)
 
 
 def with_pipeline(agent: Agent) -> Agent:
@@ -51,7 +60,7 @@ async def test_a_streamed_answer(tmp_path: Path) -> None:
         await wait_idle(pilot)
         replies = list(app.main.chat.query(AssistantReply))
         assert len(replies) == 1
-        assert replies[0].source == text
+        await wait_drawn(pilot, replies[0], text)
         assert not replies[0].streaming
     # deltas come batched (one message per frame, ``DeltaBatcher``), never more than one a chunk
     assert 0 < len(seen) <= len(chunks) - 1

@@ -16,7 +16,17 @@ from agent_tui.ui.lane import GroupCard, ToolCard
 from agent_tui.ui.shell.events_bridge import AgentEvent
 from agent_tui.ui.shell.status_bar import Activity
 
-from .helpers import SIZE, make_agent, make_app, submit, use, wait_approval, wait_for, wait_idle
+from .helpers import (
+    SIZE,
+    make_agent,
+    make_app,
+    submit,
+    use,
+    wait_approval,
+    wait_drawn,
+    wait_for,
+    wait_idle,
+)
 
 
 async def test_demo_badge_is_shown_for_the_demo_model(tmp_path: Path) -> None:
@@ -55,7 +65,7 @@ async def test_a_turn_streams_markdown_into_the_chat(tmp_path: Path) -> None:
         replies = list(chat.query(AssistantReply))
         assert [p.text for p in prompts] == ["say hello"]
         assert len(replies) == 1
-        assert replies[0].source == text
+        await wait_drawn(pilot, replies[0], text)
         assert not replies[0].streaming
         assert app.main.status.input_tokens == 1500
         assert app.main.status.output_tokens == 20
@@ -260,7 +270,7 @@ async def test_initial_prompt_is_sent_on_mount(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: list(app.main.chat.query(AssistantReply)), "a reply")
         await wait_idle(pilot)
         assert [p.text for p in app.main.chat.query(UserPrompt)] == ["hello"]
-        assert app.main.chat.query(AssistantReply).last().source == "hello back"
+        await wait_drawn(pilot, app.main.chat.query(AssistantReply).last(), "hello back")
 
 
 async def test_running_card_ticks_then_stops(tmp_path: Path) -> None:
@@ -322,7 +332,7 @@ async def test_a_crashing_worker_is_reported_and_the_app_lives_on(tmp_path: Path
         agent.run = real_run  # type: ignore[method-assign]
         await submit(pilot, "again")
         await wait_idle(pilot)
-        assert app.main.chat.query(AssistantReply).last().source == "after the crash"
+        await wait_drawn(pilot, app.main.chat.query(AssistantReply).last(), "after the crash")
 
 
 async def test_keyboard_walks_the_cards_and_expands_one(tmp_path: Path) -> None:
