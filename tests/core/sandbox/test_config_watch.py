@@ -137,3 +137,22 @@ def test_data_other_programs_keep_there_is_not_config(tmp_path: Path) -> None:
     assert (work / ".claude" / "projects" / "b.jsonl").exists()
     assert (work / ".vscode" / "extensions" / "x").is_dir()
     assert (work / ".vscode" / "settings.json").read_text() == "{}\n"
+
+
+async def test_a_failing_git_check_does_not_skip_the_config_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each after-command check runs on its own: the git watch raising (a bug, an unreadable
+    file) is reported on the card, and the config check still undoes the plant."""
+    from agent_tui.core.sandbox import git_watch
+
+    def broken(self: object, baseline: object) -> list[object]:
+        raise RuntimeError("the git watch broke")
+
+    monkeypatch.setattr(git_watch.Watch, "check", broken)
+    work = _workspace(tmp_path)
+    out = await _run(work, "echo '{\"mcpServers\": {}}' > .mcp.json; echo planted")
+    assert "planted" in out.content
+    assert not (work / ".mcp.json").exists()
+    assert _quarantined(".mcp.json")
+    assert "the git watch broke" in out.content

@@ -48,22 +48,35 @@ class Guard:
     """The agent's config files before an unsandboxed command (``config_watch``)."""
 
     def after(self) -> tuple[list[Moved], str | None]:
-        """Undo what the command planted (blocking); and why the check could not run."""
+        """Undo what the command planted (blocking); and why a check could not run. Each
+        check runs on its own: one that fails does not keep the others from running."""
         moved: list[Moved] = []
-        problem = self.failed
-        try:
-            if self.created:
-                moved += aftercheck.sweep(self.created, self.workspace)
-            if self.watch is not None and self.baseline is not None:
-                moved += self.watch.check(self.baseline)
-            if self.configs is not None:
-                undone, incomplete = config_watch.check(self.workspace, self.configs)
-                moved += undone
-                problem = problem or incomplete
-        except Exception as exc:  # reported on the card; never the command's failure
-            log.exception("the git check failed after a command")
-            problem = f"{type(exc).__name__}: {exc}"
-        return moved, problem
+        problems = [self.failed] if self.failed else []
+
+        def run(what: str, check: Callable[[], list[Moved]]) -> None:
+            try:
+                moved.extend(check())
+            except Exception as exc:  # reported on the card; never the command's failure
+                log.exception("the %s failed after a command", what)
+                problems.append(f"{what}: {type(exc).__name__}: {exc}")
+
+        if self.created:
+            created = self.created
+            run("sweep of protected paths", lambda: aftercheck.sweep(created, self.workspace))
+        if self.watch is not None and self.baseline is not None:
+            watch, baseline = self.watch, self.baseline
+            run("git check", lambda: watch.check(baseline))
+        if self.configs is not None:
+            configs = self.configs
+
+            def configs_check() -> list[Moved]:
+                undone, incomplete = config_watch.check(self.workspace, configs)
+                if incomplete:
+                    problems.append(incomplete)
+                return undone
+
+            run("configuration check", configs_check)
+        return moved, "; ".join(problems) or None
 
 
 def watch_of(sandbox: SessionSandbox) -> Watch | None:
@@ -112,13 +125,14 @@ def message(
     """One sentence on what was undone (or that the check could not run), or None; ``who``
     made it (``the command``, ``the hook``)."""
     by = "blocked by the sandbox" if sandboxed else "blocked by agent-tui's after-command check"
+    warning = (
+        None
+        if problem is None
+        else "warning: the check for planted config and git hooks could not run fully "
+        f"({problem}); look at git status before you run git here"
+    )
     if not moved:
-        if problem is None:
-            return None
-        return (
-            "warning: the check for planted config and git hooks could not run fully "
-            f"({problem}); look at git status before you run git here"
-        )
+        return warning
     box = moved[0].box
     kept = any(m.how in ("moved", "reverted") for m in moved)
     return (
@@ -128,5 +142,5 @@ def message(
         "nested or bare repository's config)"
         + (f"; moved to {box}" if kept else "")
         + " — move it back yourself if you meant it, or make the change with the file tools, "
-        "which ask"
+        "which ask" + (f"; {warning}" if warning else "")
     )

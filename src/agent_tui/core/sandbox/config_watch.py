@@ -32,7 +32,7 @@ from pathlib import Path
 
 from agent_tui.core.sandbox.git_watch import stamp_of
 from agent_tui.core.sandbox.nested_git import read_small
-from agent_tui.core.sandbox.quarantine import Moved, move, new_box, restore
+from agent_tui.core.sandbox.quarantine import Moved, move, new_box, restore, revert
 from agent_tui.core.sandbox.shell_sandbox import PROTECTED_IN_WORKSPACE
 from agent_tui.core.state import own_writes
 
@@ -145,7 +145,9 @@ def check(workspace: Path, before: Look) -> tuple[list[Moved], str | None]:
     box = new_box()
     moved = move([Path(p) for p in created], workspace, box)
     for path in changed:
-        moved += _revert(Path(path), before.entries[path], workspace, box)
+        old = before.entries[path]
+        content = None if old.directory else old.content
+        moved += revert(Path(path), content, old.stamp[4], workspace, box)
     for path in deleted:
         moved += _write_back(Path(path), before.entries[path], box)
     return moved, problem
@@ -159,18 +161,6 @@ def _agents(path: str, entry: Entry) -> bool:
         return own_writes.ours(path, os.lstat(path))
     except OSError:
         return False
-
-
-def _revert(path: Path, old: Entry, workspace: Path, box: Path) -> list[Moved]:
-    """The command's version to the quarantine, and the earlier content back when known."""
-    moved = move([path], workspace, box)
-    if old.content is None or old.directory:
-        return moved
-    failed = restore(path, old.content, old.stamp[4])
-    if failed is not None:
-        note = "; not restored: " + failed
-        return [Moved(m.path, m.to, m.box, m.how, (m.note + note).strip("; ")) for m in moved]
-    return [Moved(m.path, m.to, m.box, "reverted", m.note) for m in moved]
 
 
 def _write_back(path: Path, old: Entry, box: Path) -> list[Moved]:

@@ -40,7 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_tui.core.sandbox import gitattributes, gitconfig, nested_git
-from agent_tui.core.sandbox.quarantine import Moved, move, new_box, restore
+from agent_tui.core.sandbox.quarantine import Moved, new_box
+from agent_tui.core.sandbox.quarantine import revert as revert_to
 from agent_tui.core.sandbox.sequencer import todo_runs_code
 
 Stamp = tuple[int, ...]
@@ -294,16 +295,9 @@ class Watch:
             and now is not None
             and stat.S_ISREG(now[4])
         )
-        moved = move([path], self.workspace, box)
-        if not revert or old is None or old.content is None:
-            return moved
-        failed = restore(path, old.content, old.stamp[4])
-        if failed is not None:
-            return [
-                Moved(m.path, m.to, m.box, m.how, f"{m.note}; not restored: {failed}".strip("; "))
-                for m in moved
-            ]
-        return [Moved(m.path, m.to, m.box, "reverted", m.note) for m in moved]
+        if not revert or old is None:
+            return revert_to(path, None, 0, self.workspace, box)
+        return revert_to(path, old.content, old.stamp[4], self.workspace, box)
 
 
 def describe(moved: list[Moved], shown: Callable[[Path], str]) -> str:

@@ -297,3 +297,16 @@ def restore(path: Path, content: bytes, mode: int) -> str | None:
     finally:
         os.close(directory)
     return None
+
+
+def revert(path: Path, content: bytes | None, mode: int, workspace: Path, box: Path) -> list[Moved]:
+    """The command's version of ``path`` moved into ``box``, and ``content`` (what it held
+    before, None when that is not known) written back. Blocking; never raises."""
+    moved = move([path], workspace, box)
+    if content is None:
+        return moved
+    failed = restore(path, content, mode)
+    if failed is not None:
+        note = "; not restored: " + failed
+        return [Moved(m.path, m.to, m.box, m.how, (m.note + note).strip("; ")) for m in moved]
+    return [Moved(m.path, m.to, m.box, "reverted", m.note) for m in moved]
