@@ -162,6 +162,29 @@ async def test_the_preload_parses_the_screens_css_under_textuals_keys(tmp_path: 
     assert "agent_tui.ui.spills.browser" in MODULES
 
 
+async def test_the_preload_parses_the_parts_and_cards_they_mount(tmp_path: Path) -> None:
+    """Beyond the screens' own classes: the parts their widgets compose from other modules
+    (the server detail's rows and stderr tail, the tabs' underline) and the lane's cards
+    (mounted with the first call, their modules imported at start-up)."""
+    from textual.widgets._tabs import Underline
+
+    from agent_tui.ui.lane.card_head import CardHead
+    from agent_tui.ui.lane.tool_card import ToolCard
+    from agent_tui.ui.mcp.fact_row import FactRow
+    from agent_tui.ui.mcp.stderr_tail import StderrTail
+
+    app = make_app(make_agent(tmp_path, []))
+    async with app.run_test(size=SIZE) as pilot:
+        cache = app.stylesheet._parse_cache
+        keys = [
+            (css, where, True, tie_breaker, scope)
+            for kind in (FactRow, StderrTail, Underline, CardHead, ToolCard)
+            for where, css, tie_breaker, scope in DOMNode._get_default_css(kind.__new__(kind))
+        ]
+        await asyncio.to_thread(ready_screens, app)
+        await wait_for(pilot, lambda: all(key in cache for key in keys), "the rules cached")
+
+
 def shows(table: ToolTable, server: str) -> bool:
     return table.server is not None and table.server.name == server
 
