@@ -25,12 +25,13 @@ from textual.widgets._footer import FooterKey
 from agent_tui.core.budget.store import SpillStore
 from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.mcp.client.manager import McpManager
+from agent_tui.core.tools.registry import ToolRegistry
 from agent_tui.ui.approval.screen import ApprovalScreen
 from agent_tui.ui.common.steady_footer import SteadyFooter
 from agent_tui.ui.mcp.panel import McpPanel
 from agent_tui.ui.mcp.server_list import ServerList
 from agent_tui.ui.mcp.tool_table import ToolTable
-from agent_tui.ui.shell.preload import MODULES, ready_screens
+from agent_tui.ui.shell.preload import MODULES, ready_schemas, ready_screens
 from agent_tui.ui.spills.browser import SpillBrowser
 from tests.core.mcp.conftest import FIXTURE
 
@@ -183,6 +184,23 @@ async def test_the_preload_parses_the_parts_and_cards_they_mount(tmp_path: Path)
         ]
         await asyncio.to_thread(ready_screens, app)
         await wait_for(pilot, lambda: all(key in cache for key in keys), "the rules cached")
+
+
+def test_the_preload_makes_the_tools_schemas(tmp_path: Path) -> None:
+    """Each built-in tool's input schema is made once, ahead of the panel's cost line: the
+    tools array then makes none (the same text as made on demand)."""
+    from agent_tui.core.tools.schema import schema_text
+
+    registry = make_agent(tmp_path, []).registry
+    schema_text.cache_clear()
+    made = ready_schemas(registry)
+    assert made >= 10
+    assert schema_text.cache_info().currsize == made
+    before = schema_text.cache_info().misses
+    text = registry.openai_tools_json()
+    assert schema_text.cache_info().misses == before
+    schema_text.cache_clear()
+    assert ToolRegistry(registry.tools()).openai_tools_json() == text
 
 
 def shows(table: ToolTable, server: str) -> bool:

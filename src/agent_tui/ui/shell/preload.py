@@ -15,7 +15,9 @@ The classes are those the screens' modules and every ``agent_tui.ui`` module imp
 define or use — the screens' parts (the server detail's rows, its stderr tail), the chat's and
 the lane's cards that mount with the first reply or call — and the Textual classes of their
 modules, followed from module to module (the tabs' underline); ones parsed already (mounted)
-are skipped.
+are skipped. Then, given the agent's tools, their input schemas are made (``ready_schemas``):
+the MCP panel's first open estimated the tools array's cost with pydantic's schema of each
+built-in tool (a fifth of that open's CPU); the first request needs them too.
 """
 
 from __future__ import annotations
@@ -26,12 +28,17 @@ import inspect
 import logging
 import sys
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.app import App
 from textual.css.model import RuleSet
 from textual.css.parse import parse
 from textual.dom import DOMNode
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from agent_tui.core.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
 
@@ -47,10 +54,36 @@ Not ``watchfiles``: the spill browser imports it in a thread of its own once ope
 and nothing else at idle needs it (the MCP configuration is polled, ``core.mcp.client.watch``)."""
 
 
-def preload(app: App[Any]) -> None:
-    """Import the screens and warm the CSS parse of their widgets, in a thread (idempotent:
-    a second call finds it all done)."""
-    app.run_worker(lambda: ready_screens(app), thread=True, group="preload", exit_on_error=False)
+def preload(app: App[Any], registry: ToolRegistry | None = None) -> None:
+    """Import the screens and warm the CSS parse of their widgets, then make the schemas of
+    ``registry``'s tools, in a thread (idempotent: a second call finds it all done)."""
+
+    def work() -> int:
+        parsed = ready_screens(app)
+        if registry is not None:
+            ready_schemas(registry)
+        return parsed
+
+    app.run_worker(work, thread=True, group="preload", exit_on_error=False)
+
+
+def ready_schemas(registry: ToolRegistry) -> int:
+    """The JSON schema of each tool's input model (``schema_text``, made once per class):
+    what the MCP panel's cost line (``Disclosure.estimate``) and the first request build the
+    tools array from (~1 ms of pydantic a model, a dozen built-in ones); returns how many."""
+    from agent_tui.core.tools.schema import schema_text
+
+    try:
+        tools = registry.tools()
+    except Exception:  # changed meanwhile (a server's tools): made when needed, as before
+        return 0
+    made = 0
+    for tool in tools:
+        if tool.input_schema is None:
+            with contextlib.suppress(Exception):  # the request reports it, as before
+                schema_text(cast("type[BaseModel]", tool.input_model))
+                made += 1
+    return made
 
 
 def ready_screens(app: App[Any]) -> int:
