@@ -35,7 +35,9 @@ for the screens, 50 ms for the prompt) and the CPU time the app's process spent 
 time much less so. ``--vs SRC`` runs each child alternately with another tree's ``src/`` first
 on the path (same data, same load) and prints the ratio; ``--runs`` children per screen and
 side. ``--profile NAME`` runs one open (``--profile-open``, 0 the first) under cProfile and
-prints and saves the profile.
+prints and saves the profile (the prompt's from its ``permission_request`` on, the span
+timed). Each child waits for the background preload to finish before the first open (the
+app idle, as a user's is by the time they open a screen) and reports its process's RSS then.
 """
 
 from __future__ import annotations
@@ -174,6 +176,11 @@ def main_shown(screen: Any) -> bool:
     return named(screen, "MainScreen")
 
 
+def rss_kib() -> int:
+    status = Path("/proc/self/status").read_text()
+    return int(status.split("VmRSS:")[1].split()[0])
+
+
 def run_child(
     fd: int,
     kind: str,
@@ -209,6 +216,7 @@ def run_child(
         agent.tool_sources.append(manager)
     app = app_class(agent=agent, cwd_label="~/bench")
     asked: list[tuple[float, float]] = []
+    profiler = cProfile.Profile() if profile else None
     if kind == "prompt":
         from agent_tui.core.executor import approval
 
@@ -216,11 +224,12 @@ def run_child(
 
         def timed(*args: Any, **kwargs: Any) -> Any:
             asked.append((time.perf_counter(), time.process_time()))
+            if profiler is not None and len(asked) - 1 == profile_at:
+                profiler.enable()  # the same span as the figure: from the event on
             return build(*args, **kwargs)
 
         approval.permission_request = timed  # type: ignore[assignment]
 
-    profiler = cProfile.Profile() if profile else None
     times: list[float] = []
     cpu: list[float] = []
     footers: list[float] = []
@@ -234,10 +243,13 @@ def run_child(
                 assert time.monotonic() < deadline, [s.status for s in manager.states()]
                 await asyncio.sleep(0.05)
             await asyncio.sleep(SETTLE)
+        deadline = time.monotonic() + 60
+        while any(w.group == "preload" and not w.is_finished for w in app.workers):
+            assert time.monotonic() < deadline, "the preload did not finish"
+            await asyncio.sleep(0.05)  # the idle app has readied the screens (a loaded VM)
+        rss = rss_kib()  # idle, the preload done
         if kind == "prompt":
             watch.expect(lambda screen: named(screen, "ApprovalScreen"))
-            if profiler is not None and profile_at == 0:
-                profiler.enable()
             app.send("go")
         for index in range(opens):
             if profiler is not None and index == profile_at and kind != "prompt":
@@ -271,8 +283,6 @@ def run_child(
                 assert named(screen, "ApprovalScreen"), screen
                 if index + 1 < opens:
                     watch.expect(lambda screen: named(screen, "ApprovalScreen"))
-                if profiler is not None and index + 1 == profile_at:
-                    profiler.enable()  # the next ask comes as soon as this one is answered
                 screen.dismiss(Approval(allowed=False))
             else:
                 watch.expect(main_shown)
@@ -284,6 +294,7 @@ def run_child(
             "cpu": cpu,
             "footers": footers,
             "frames": frames,
+            "rss": rss,
         }
         if manager is not None:
             figures["tools"] = {s.name: len(s.tools) for s in manager.states()}
@@ -473,6 +484,7 @@ def main() -> int:
                     "cpu_warm": [],
                     "footer_first": [],
                     "footer_warm": [],
+                    "rss": [],
                 }
                 for side in sides
             }
@@ -498,6 +510,7 @@ def main() -> int:
                     figures["cpu_warm"].extend(report["cpu"][1:])
                     figures["footer_first"].extend(report["footers"][:1])
                     figures["footer_warm"].extend(report["footers"][1:])
+                    figures["rss"].append(report["rss"] / 1024)
             target = TARGETS[kind]
             label = {
                 "spill": f"spill browser, {size / 1e9:.1f} GB spill" if "spill" in kinds else "",
@@ -522,6 +535,12 @@ def main() -> int:
                     theirs = statistics.median(got["vs"][what])
                     cells += [f"{theirs * 1000:,.0f} ms", f"{mine / theirs:.2f}"]
                 rows.append(tuple(cells))
+            mine = statistics.median(got["this"]["rss"])
+            cells = ["  RSS of the app's process, idle before the first open", f"{mine:.1f} MiB"]
+            if args.vs:
+                theirs = statistics.median(got["vs"]["rss"])
+                cells += ["", f"{theirs:.1f} MiB", f"{mine - theirs:+.1f} MiB"]
+            rows.append(tuple(cells))
             rows.append(
                 (f"  load average (1, 5, 15 min) after each child ({kind})", "; ".join(loads))
             )

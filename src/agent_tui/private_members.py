@@ -54,7 +54,7 @@ PRIVATE: tuple[Private, ...] = (
         "textual.css.stylesheet",
         "Stylesheet._variables",
         "instance attribute",
-        ("ui/shell/preload.py",),
+        ("ui/shell/preload.py", "ui/shell/appending_stylesheet.py"),
         "the theme's variables the preloaded rules were parsed with (a changed theme drops them)",
         owner="Stylesheet",
     ),
@@ -78,11 +78,27 @@ PRIVATE: tuple[Private, ...] = (
         "textual.css.stylesheet",
         "Stylesheet._parse_rules",
         "callable",
-        ("ui/shell/preload.py",),
+        ("ui/shell/preload.py", "ui/shell/appending_stylesheet.py"),
         "preload makes the cache keys this method makes: (css, read_from, is_default_rules, "
-        "tie_breaker, scope)",
+        "tie_breaker, scope); the appending parse calls it as Stylesheet.parse does",
         signature="(self, css: 'str', read_from: 'CSSLocation', is_default_rules: 'bool' = "
         "False, tie_breaker: 'int' = 0, scope: 'str' = '') -> 'list[RuleSet]'",
+    ),
+    *(
+        Private(
+            "textual.css.stylesheet",
+            f"Stylesheet.{name}",
+            "instance attribute",
+            ("ui/shell/appending_stylesheet.py",),
+            why,
+            owner="Stylesheet",
+        )
+        for name, why in (
+            ("_rules", "the parsed rules, in source order: an appending parse extends them"),
+            ("_rules_map", "the rules by selector name: an appending parse extends it"),
+            ("_require_parse", "cleared by an appending parse, as Stylesheet.parse does"),
+            ("_invalid_css", "sources that failed to parse, skipped as Stylesheet.parse does"),
+        )
     ),
     Private(
         "textual.dom",

@@ -25,12 +25,13 @@ from textual.widgets._footer import FooterKey
 from agent_tui.core.budget.store import SpillStore
 from agent_tui.core.disclosure import Disclosure
 from agent_tui.core.mcp.client.manager import McpManager
+from agent_tui.core.tools.registry import ToolRegistry
 from agent_tui.ui.approval.screen import ApprovalScreen
 from agent_tui.ui.common.steady_footer import SteadyFooter
 from agent_tui.ui.mcp.panel import McpPanel
 from agent_tui.ui.mcp.server_list import ServerList
 from agent_tui.ui.mcp.tool_table import ToolTable
-from agent_tui.ui.shell.preload import MODULES, ready_screens
+from agent_tui.ui.shell.preload import MODULES, ready_schemas, ready_screens
 from agent_tui.ui.spills.browser import SpillBrowser
 from tests.core.mcp.conftest import FIXTURE
 
@@ -160,6 +161,46 @@ async def test_the_preload_parses_the_screens_css_under_textuals_keys(tmp_path: 
         await wait_for(pilot, lambda: all(key in cache for key in keys), "the rules cached")
         assert len(cache) > 64
     assert "agent_tui.ui.spills.browser" in MODULES
+
+
+async def test_the_preload_parses_the_parts_and_cards_they_mount(tmp_path: Path) -> None:
+    """Beyond the screens' own classes: the parts their widgets compose from other modules
+    (the server detail's rows and stderr tail, the tabs' underline) and the lane's cards
+    (mounted with the first call, their modules imported at start-up)."""
+    from textual.widgets._tabs import Underline
+
+    from agent_tui.ui.lane.card_head import CardHead
+    from agent_tui.ui.lane.tool_card import ToolCard
+    from agent_tui.ui.mcp.fact_row import FactRow
+    from agent_tui.ui.mcp.stderr_tail import StderrTail
+
+    app = make_app(make_agent(tmp_path, []))
+    async with app.run_test(size=SIZE) as pilot:
+        cache = app.stylesheet._parse_cache
+        keys = [
+            (css, where, True, tie_breaker, scope)
+            for kind in (FactRow, StderrTail, Underline, CardHead, ToolCard)
+            for where, css, tie_breaker, scope in DOMNode._get_default_css(kind.__new__(kind))
+        ]
+        await asyncio.to_thread(ready_screens, app)
+        await wait_for(pilot, lambda: all(key in cache for key in keys), "the rules cached")
+
+
+def test_the_preload_makes_the_tools_schemas(tmp_path: Path) -> None:
+    """Each built-in tool's input schema is made once, ahead of the panel's cost line: the
+    tools array then makes none (the same text as made on demand)."""
+    from agent_tui.core.tools.schema import schema_text
+
+    registry = make_agent(tmp_path, []).registry
+    schema_text.cache_clear()
+    made = ready_schemas(registry)
+    assert made >= 10
+    assert schema_text.cache_info().currsize == made
+    before = schema_text.cache_info().misses
+    text = registry.openai_tools_json()
+    assert schema_text.cache_info().misses == before
+    schema_text.cache_clear()
+    assert ToolRegistry(registry.tools()).openai_tools_json() == text
 
 
 def shows(table: ToolTable, server: str) -> bool:

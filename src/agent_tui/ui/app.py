@@ -24,6 +24,7 @@ from textual.worker import Worker, WorkerState
 
 from agent_tui.ui.common.format import shorten_home
 from agent_tui.ui.shell import heap, palette, screen_actions
+from agent_tui.ui.shell.appending_stylesheet import AppendingStylesheet
 from agent_tui.ui.shell.background import Background
 from agent_tui.ui.shell.boot import Boot, Booted, BootFailed, FirstLook, build, paint_theme
 from agent_tui.ui.shell.key_question import route_key
@@ -120,6 +121,8 @@ class AgentApp(App[None]):
         builds the core in a worker right after it; a message sent before it is ready is listed
         and sent then. A ``BootFailed`` from ``boot`` ends the app (``boot_failure`` set)."""
         super().__init__()
+        # the same stylesheet (nothing read into it yet), parsed by appending what mounts adds
+        self.stylesheet = AppendingStylesheet.taking_over(self.stylesheet)
         if (agent is None) == (boot is None):
             raise TypeError("AgentApp needs an agent or a boot callable (one of them)")
         self.initial_prompt = initial_prompt

@@ -146,7 +146,7 @@ class Opening:
 
             app.call_after_refresh(heap.quiet)
         if not app.is_headless:  # a process of its own (tests share theirs)
-            app.call_after_refresh(screen_actions.preload, app)  # the screens opened later
+            app.call_after_refresh(screen_actions.preload, app, host.agent)  # opened later
         host.turns.started()  # the terminal's title and notifications
         host.background.start(sandbox=sandbox)
         trust = host.agent.trust

@@ -10,6 +10,14 @@ whose rules the event loop then puts into the stylesheet's parse cache (under th
 Textual computes when a widget of the class mounts, so that mount parses nothing; nothing is
 added to the stylesheet itself, so what is styled and how does not change; the cache grows
 past Textual's 64 entries to hold them). A failure only loses the head start.
+
+The classes are those the screens' modules and every ``agent_tui.ui`` module imported by then
+define or use — the screens' parts (the server detail's rows, its stderr tail), the chat's and
+the lane's cards that mount with the first reply or call — and the Textual classes of their
+modules, followed from module to module (the tabs' underline); ones parsed already (mounted)
+are skipped. Then, given the agent's tools, their input schemas are made (``ready_schemas``):
+the MCP panel's first open estimated the tools array's cost with pydantic's schema of each
+built-in tool (a fifth of that open's CPU); the first request needs them too.
 """
 
 from __future__ import annotations
@@ -18,13 +26,19 @@ import contextlib
 import importlib
 import inspect
 import logging
+import sys
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.app import App
 from textual.css.model import RuleSet
 from textual.css.parse import parse
 from textual.dom import DOMNode
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from agent_tui.core.tools.registry import ToolRegistry
 
 log = logging.getLogger(__name__)
 
@@ -40,10 +54,36 @@ Not ``watchfiles``: the spill browser imports it in a thread of its own once ope
 and nothing else at idle needs it (the MCP configuration is polled, ``core.mcp.client.watch``)."""
 
 
-def preload(app: App[Any]) -> None:
-    """Import the screens and warm the CSS parse of their widgets, in a thread (idempotent:
-    a second call finds it all done)."""
-    app.run_worker(lambda: ready_screens(app), thread=True, group="preload", exit_on_error=False)
+def preload(app: App[Any], registry: ToolRegistry | None = None) -> None:
+    """Import the screens and warm the CSS parse of their widgets, then make the schemas of
+    ``registry``'s tools, in a thread (idempotent: a second call finds it all done)."""
+
+    def work() -> int:
+        parsed = ready_screens(app)
+        if registry is not None:
+            ready_schemas(registry)
+        return parsed
+
+    app.run_worker(work, thread=True, group="preload", exit_on_error=False)
+
+
+def ready_schemas(registry: ToolRegistry) -> int:
+    """The JSON schema of each tool's input model (``schema_text``, made once per class):
+    what the MCP panel's cost line (``Disclosure.estimate``) and the first request build the
+    tools array from (~1 ms of pydantic a model, a dozen built-in ones); returns how many."""
+    from agent_tui.core.tools.schema import schema_text
+
+    try:
+        tools = registry.tools()
+    except Exception:  # changed meanwhile (a server's tools): made when needed, as before
+        return 0
+    made = 0
+    for tool in tools:
+        if tool.input_schema is None:
+            with contextlib.suppress(Exception):  # the request reports it, as before
+                schema_text(cast("type[BaseModel]", tool.input_model))
+                made += 1
+    return made
 
 
 def ready_screens(app: App[Any]) -> int:
@@ -52,28 +92,29 @@ def ready_screens(app: App[Any]) -> int:
     stylesheet = app.stylesheet
     variables = stylesheet._variables
     tokens = stylesheet._variable_tokens
+    cache = stylesheet._parse_cache
     parsed: dict[CacheKey, list[RuleSet]] = {}
+    modules: list[ModuleType] = []
     for name in MODULES:
         try:
-            module = importlib.import_module(name)
+            modules.append(importlib.import_module(name))
         except Exception:  # an optional dependency missing: that screen says so when opened
             log.exception("preloading %s failed", name)
-            continue
-        for node_class in _node_classes(module):
-            for key in _default_css_keys(node_class):
-                if key not in parsed:
-                    with contextlib.suppress(Exception):  # Textual reports it when it mounts
-                        css, where, _, tie_breaker, scope = key
-                        parsed[key] = list(
-                            parse(
-                                scope,
-                                css,
-                                where,
-                                variable_tokens=tokens,
-                                is_default_rules=True,
-                                tie_breaker=tie_breaker,
-                            )
+    for node_class in _node_classes(modules):
+        for key in _default_css_keys(node_class):
+            if key not in parsed and key not in cache:  # not parsed yet (mounted ones are)
+                with contextlib.suppress(Exception):  # Textual reports it when it mounts
+                    css, where, _, tie_breaker, scope = key
+                    parsed[key] = list(
+                        parse(
+                            scope,
+                            css,
+                            where,
+                            variable_tokens=tokens,
+                            is_default_rules=True,
+                            tie_breaker=tie_breaker,
                         )
+                    )
     with contextlib.suppress(RuntimeError):  # the app is closing
         app.call_from_thread(_install, app, variables, parsed)
     return len(parsed)
@@ -92,23 +133,41 @@ def _install(app: App[Any], variables: object, parsed: dict[CacheKey, list[RuleS
             cache[key] = rules
 
 
-def _node_classes(module: ModuleType) -> set[type[DOMNode]]:
-    """The DOM node classes ``module`` defines or uses, and those of the Textual modules of
-    them and their bases (the parts a Textual widget composes, like a footer's keys)."""
+def _node_classes(modules: list[ModuleType]) -> set[type[DOMNode]]:
+    """The DOM node classes ``modules`` and the ``agent_tui.ui`` modules imported by now
+    define or use (the screens' parts, the chat's and the lane's widgets that mount with a
+    first reply or call), and those of the Textual modules of them and their bases, and of
+    those modules' own classes (the parts a Textual widget composes: a footer's keys, the
+    tabs' underline)."""
     found: set[type[DOMNode]] = set()
+    ours = [
+        m
+        for m in list(sys.modules.values())
+        if isinstance(m, ModuleType) and m.__name__.startswith("agent_tui.ui.")
+    ]
+    for module in [*modules, *ours]:
+        found.update(_classes_in(module))
     homes: set[ModuleType] = set()
-    for value in list(vars(module).values()):
-        if isinstance(value, type) and issubclass(value, DOMNode):
-            found.add(value)
-            for base in value.__mro__:
-                home = inspect.getmodule(base)
-                if home is not None and home.__name__.startswith("textual."):
-                    homes.add(home)
-    for home in homes:
-        found.update(
-            v for v in list(vars(home).values()) if isinstance(v, type) and issubclass(v, DOMNode)
-        )
+    fresh = found
+    while fresh:
+        new_homes = {
+            home
+            for value in fresh
+            for base in value.__mro__
+            if (home := inspect.getmodule(base)) is not None
+            and home.__name__.startswith("textual.")
+            and home not in homes
+        }
+        homes |= new_homes
+        fresh = {value for home in new_homes for value in _classes_in(home)} - found
+        found |= fresh
     return found
+
+
+def _classes_in(module: ModuleType) -> set[type[DOMNode]]:
+    return {
+        v for v in list(vars(module).values()) if isinstance(v, type) and issubclass(v, DOMNode)
+    }
 
 
 def _default_css_keys(node_class: type[DOMNode]) -> list[CacheKey]:

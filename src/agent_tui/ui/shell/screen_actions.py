@@ -15,12 +15,12 @@ if TYPE_CHECKING:
     from agent_tui.core.agent.agent import Agent
 
 
-def preload(app: App[Any]) -> None:
-    """Import the screens opened later, and parse their CSS, in a thread (after the first
-    frame: nothing of it delays start-up)."""
+def preload(app: App[Any], agent: Agent | None = None) -> None:
+    """Import the screens opened later, parse their CSS and make the schemas of ``agent``'s
+    tools, in a thread (after the first frame: nothing of it delays start-up)."""
     from agent_tui.ui.shell.preload import preload as start
 
-    start(app)
+    start(app, agent.registry if agent is not None else None)
 
 
 def open_spill(app: App[Any], agent: Agent, path: str = "", *, cursor_blink: bool) -> None:
