@@ -290,6 +290,8 @@ class AgentApp(App[None]):
         if isinstance(shell := self.screen, ShellScreen):
             prompt = PromptInput(cursor_blink=self.CURSOR_BLINK, id="prompt")
             await shell.swap_prompt(prompt.data_bind(AgentApp.busy))
+        if self.tunes_gc:
+            heap.one_arena()  # before the core's thread: one malloc arena for all threads
         self._boot_core()
         if isinstance(self.screen, ShellScreen):
             self.screen.add_footer()

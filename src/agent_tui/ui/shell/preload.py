@@ -18,6 +18,7 @@ import contextlib
 import importlib
 import inspect
 import logging
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -40,15 +41,18 @@ Not ``watchfiles``: the spill browser imports it in a thread of its own once ope
 and nothing else at idle needs it (the MCP configuration is polled, ``core.mcp.client.watch``)."""
 
 
-def preload(app: App[Any]) -> None:
+def preload(app: App[Any], then: Callable[[], object] | None = None) -> None:
     """Import the screens and warm the CSS parse of their widgets, in a thread (idempotent:
-    a second call finds it all done)."""
-    app.run_worker(lambda: ready_screens(app), thread=True, group="preload", exit_on_error=False)
+    a second call finds it all done); ``then`` is called on the event loop once it is."""
+    app.run_worker(
+        lambda: ready_screens(app, then), thread=True, group="preload", exit_on_error=False
+    )
 
 
-def ready_screens(app: App[Any]) -> int:
+def ready_screens(app: App[Any], then: Callable[[], object] | None = None) -> int:
     """The worker (a thread): import ``MODULES``, parse their widgets' default CSS, and hand
-    the rules to the event loop for the parse cache; returns how many sources were parsed."""
+    the rules to the event loop for the parse cache (then call ``then`` there); returns how
+    many sources were parsed."""
     stylesheet = app.stylesheet
     variables = stylesheet._variables
     tokens = stylesheet._variable_tokens
@@ -76,6 +80,8 @@ def ready_screens(app: App[Any]) -> int:
                         )
     with contextlib.suppress(RuntimeError):  # the app is closing
         app.call_from_thread(_install, app, variables, parsed)
+        if then is not None:
+            app.call_from_thread(then)
     return len(parsed)
 
 

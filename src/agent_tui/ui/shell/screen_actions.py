@@ -12,15 +12,17 @@ from typing import TYPE_CHECKING, Any
 from textual.app import App
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from agent_tui.core.agent.agent import Agent
 
 
-def preload(app: App[Any]) -> None:
+def preload(app: App[Any], then: Callable[[], object] | None = None) -> None:
     """Import the screens opened later, and parse their CSS, in a thread (after the first
-    frame: nothing of it delays start-up)."""
+    frame: nothing of it delays start-up); then ``then``, on the event loop."""
     from agent_tui.ui.shell.preload import preload as start
 
-    start(app)
+    start(app, then)
 
 
 def open_spill(app: App[Any], agent: Agent, path: str = "", *, cursor_blink: bool) -> None:
