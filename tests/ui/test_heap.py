@@ -5,8 +5,10 @@ frozen heap grew enough, and ``release`` undoes it all."""
 from __future__ import annotations
 
 import gc
+import platform
 import weakref
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -101,3 +103,23 @@ def test_a_sessions_own_content_is_not_growth(tuned: None, monkeypatch: pytest.M
     heap.settle()
     assert all(r() is not None for r in refs)  # no full collection of everything
     assert len(session) == 5_000
+
+
+def _anon_kb() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("RssAnon:"):
+            return int(line.split()[1])
+    raise AssertionError("no RssAnon")
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="malloc_trim is glibc's")
+def test_trim_gives_freed_pages_back() -> None:
+    """Blocks freed below one still in use stay resident until ``trim`` (30 MB of them)."""
+    heap.one_arena()  # this thread's arena is the main one either way: it only limits others
+    blocks = [bytes(64 * 1024 - 64) + bytes([n % 256]) for n in range(480)]
+    kept = bytes(70_000)  # above them: malloc cannot shrink its heap past it by itself
+    resident = _anon_kb()
+    del blocks
+    heap.trim()
+    assert _anon_kb() < resident - 15_000
+    assert len(kept) == 70_000

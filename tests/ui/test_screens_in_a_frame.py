@@ -157,9 +157,12 @@ async def test_the_preload_parses_the_screens_css_under_textuals_keys(tmp_path: 
         ]
         assert len(keys) > 4
         assert not all(key in cache for key in keys)
-        assert await asyncio.to_thread(ready_screens, app) > 64  # more than Textual's cache
+        done: list[bool] = []
+        then = lambda: done.append(all(key in cache for key in keys))  # noqa: E731
+        assert await asyncio.to_thread(ready_screens, app, then) > 64  # past Textual's cache
         await wait_for(pilot, lambda: all(key in cache for key in keys), "the rules cached")
         assert len(cache) > 64
+        await wait_for(pilot, lambda: done == [True], "then called, after the rules went in")
     assert "agent_tui.ui.spills.browser" in MODULES
 
 

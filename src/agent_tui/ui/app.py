@@ -121,8 +121,7 @@ class AgentApp(App[None]):
         builds the core in a worker right after it; a message sent before it is ready is listed
         and sent then. A ``BootFailed`` from ``boot`` ends the app (``boot_failure`` set)."""
         super().__init__()
-        # the same stylesheet (nothing read into it yet), parsed by appending what mounts adds
-        self.stylesheet = AppendingStylesheet.taking_over(self.stylesheet)
+        self.stylesheet = AppendingStylesheet.taking_over(self.stylesheet)  # parsed appending
         if (agent is None) == (boot is None):
             raise TypeError("AgentApp needs an agent or a boot callable (one of them)")
         self.initial_prompt = initial_prompt
@@ -293,6 +292,8 @@ class AgentApp(App[None]):
         if isinstance(shell := self.screen, ShellScreen):
             prompt = PromptInput(cursor_blink=self.CURSOR_BLINK, id="prompt")
             await shell.swap_prompt(prompt.data_bind(AgentApp.busy))
+        if self.tunes_gc:
+            heap.one_arena()  # before the core's thread: one malloc arena for all threads
         self._boot_core()
         if isinstance(self.screen, ShellScreen):
             self.screen.add_footer()
@@ -457,14 +458,7 @@ class AgentApp(App[None]):
         await self.new_session()
 
     async def action_clear_screen(self) -> None:
-        """Clear the chat and the lane; the model keeps its context (the palette)."""
-        if self.busy:
-            return
-        await self.views.reset()
-        await self.main.chat.add_notice(
-            "Screen cleared · the model still has the whole conversation (ctrl+l starts a new one)",
-            "muted",
-        )
+        await self.views.clear_screen()
 
     def action_command(self, name: str) -> None:
         """Run the slash command ``name`` with no arguments (the palette's entries)."""

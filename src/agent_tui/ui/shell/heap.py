@@ -20,13 +20,23 @@ shown — is alive at each full collection, and walked again by the next. So:
   collection; ``thaw`` (the session's views replaced) at once, its collection a moment later
   (``refreeze``).
 - ``release`` (the app ends) undoes all of it: a process may go on (tests, benchmarks).
+
+The C allocator (glibc's ``malloc``, where Python puts objects over 512 bytes) is tuned too:
+``one_arena`` (before the core is built in a thread) keeps every thread in one arena, not an
+arena each (the boot, preload and index threads left ~2 MB of free, unreturned pages in theirs:
+``benchmarks/bench_headless_start.py``'s idle RSS); ``trim`` (start-up done) gives the free
+pages of the start-up back to the system (~1 MB). Elsewhere (no glibc) they do nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import sys
 from typing import Any
+
+M_ARENA_MAX = -8
+"""``mallopt``'s parameter for the most arenas ``malloc`` makes (glibc's ``malloc.h``)."""
 
 MIDDLE_PER_FULL = 10
 """Middle collections per full one (the interpreter's default; the app used 50 before, which
@@ -98,6 +108,32 @@ def refreeze() -> None:
     gc.collect()
     gc.freeze()
     _State.settled_at = sys.getallocatedblocks()
+
+
+def _libc() -> Any:
+    """The C library's functions, or None where they cannot be had."""
+    import ctypes
+
+    try:
+        return ctypes.CDLL(None)
+    except OSError:
+        return None
+
+
+def one_arena() -> None:
+    """Threads share ``malloc``'s main arena from now on (glibc; elsewhere nothing). With the
+    GIL they seldom allocate at once; an arena per thread held its free pages apart."""
+    libc = _libc()
+    with contextlib.suppress(AttributeError):  # not glibc
+        libc.mallopt(M_ARENA_MAX, 1)
+
+
+def trim() -> None:
+    """Give ``malloc``'s free pages back to the system (glibc; elsewhere nothing): the start-up's
+    garbage, once it is done."""
+    libc = _libc()
+    with contextlib.suppress(AttributeError):  # not glibc
+        libc.malloc_trim(0)
 
 
 def release() -> None:

@@ -141,12 +141,14 @@ class Opening:
                 f"{session.session_id} · no messages",
                 "info",
             )
-        if host.tunes_gc:
-            from agent_tui.ui.shell import heap
+        from agent_tui.ui.shell import heap
 
+        if host.tunes_gc:
             app.call_after_refresh(heap.quiet)
         if not app.is_headless:  # a process of its own (tests share theirs)
-            app.call_after_refresh(screen_actions.preload, app, host.agent)  # opened later
+            # the screens opened later; then the start-up's free pages go back to the system
+            done = heap.trim if host.tunes_gc else None
+            app.call_after_refresh(screen_actions.preload, app, host.agent, done)
         host.turns.started()  # the terminal's title and notifications
         host.background.start(sandbox=sandbox)
         trust = host.agent.trust

@@ -27,6 +27,7 @@ import importlib
 import inspect
 import logging
 import sys
+from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, cast
 
@@ -54,14 +55,20 @@ Not ``watchfiles``: the spill browser imports it in a thread of its own once ope
 and nothing else at idle needs it (the MCP configuration is polled, ``core.mcp.client.watch``)."""
 
 
-def preload(app: App[Any], registry: ToolRegistry | None = None) -> None:
+def preload(
+    app: App[Any], registry: ToolRegistry | None = None, then: Callable[[], object] | None = None
+) -> None:
     """Import the screens and warm the CSS parse of their widgets, then make the schemas of
-    ``registry``'s tools, in a thread (idempotent: a second call finds it all done)."""
+    ``registry``'s tools, in a thread (idempotent: a second call finds it all done); ``then``
+    is called on the event loop once all of it is done."""
 
     def work() -> int:
         parsed = ready_screens(app)
         if registry is not None:
             ready_schemas(registry)
+        if then is not None:
+            with contextlib.suppress(RuntimeError):  # the app is closing
+                app.call_from_thread(then)
         return parsed
 
     app.run_worker(work, thread=True, group="preload", exit_on_error=False)
@@ -86,9 +93,10 @@ def ready_schemas(registry: ToolRegistry) -> int:
     return made
 
 
-def ready_screens(app: App[Any]) -> int:
+def ready_screens(app: App[Any], then: Callable[[], object] | None = None) -> int:
     """The worker (a thread): import ``MODULES``, parse their widgets' default CSS, and hand
-    the rules to the event loop for the parse cache; returns how many sources were parsed."""
+    the rules to the event loop for the parse cache (then call ``then`` there); returns how
+    many sources were parsed."""
     stylesheet = app.stylesheet
     variables = stylesheet._variables
     tokens = stylesheet._variable_tokens
@@ -117,6 +125,8 @@ def ready_screens(app: App[Any]) -> int:
                     )
     with contextlib.suppress(RuntimeError):  # the app is closing
         app.call_from_thread(_install, app, variables, parsed)
+        if then is not None:
+            app.call_from_thread(then)
     return len(parsed)
 
 

@@ -12,15 +12,20 @@ from typing import TYPE_CHECKING, Any
 from textual.app import App
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from agent_tui.core.agent.agent import Agent
 
 
-def preload(app: App[Any], agent: Agent | None = None) -> None:
+def preload(
+    app: App[Any], agent: Agent | None = None, then: Callable[[], object] | None = None
+) -> None:
     """Import the screens opened later, parse their CSS and make the schemas of ``agent``'s
-    tools, in a thread (after the first frame: nothing of it delays start-up)."""
+    tools, in a thread (after the first frame: nothing of it delays start-up); then ``then``,
+    on the event loop."""
     from agent_tui.ui.shell.preload import preload as start
 
-    start(app, agent.registry if agent is not None else None)
+    start(app, agent.registry if agent is not None else None, then)
 
 
 def open_spill(app: App[Any], agent: Agent, path: str = "", *, cursor_blink: bool) -> None:

@@ -42,6 +42,7 @@ class ViewsHost(Protocol):
     event_view: EventView
     model: str
     demo: bool
+    busy: bool
     mode: str
     input_tokens: int
     output_tokens: int
@@ -99,6 +100,16 @@ class SessionViews:
             # once nothing holds the removed widgets any more (the screen lets them go over
             # the next frames, as their removal is processed)
             app.set_timer(REFREEZE_AFTER, heap.refreeze, name="refreeze")
+
+    async def clear_screen(self) -> None:
+        """Clear the chat and the lane; the model keeps its context (the palette's entry)."""
+        if self.host.busy:
+            return
+        await self.reset()
+        await self.host.main.chat.add_notice(
+            "Screen cleared · the model still has the whole conversation (ctrl+l starts a new one)",
+            "muted",
+        )
 
     async def show_transcript(self, notice: str | None = None) -> None:
         """The transcript of a resumed session, told again as the events that made it and
