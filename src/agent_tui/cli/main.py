@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import functools
 import logging
 import os
@@ -205,6 +204,7 @@ def _headless(args: argparse.Namespace, cwd: Path) -> int:
 
             if core.mcp is not None:  # no one to ask: each elicitation is declined, and said so
                 core.mcp.elicitation.add_listener(report_elicitation)
+            import asyncio  # here, with the rest of the start, not before the collector pauses
         piped = ""
         if args.headless == "-" or stdin_is_piped(sys.stdin.buffer):
             try:
