@@ -70,3 +70,13 @@ def test_a_start_that_fails_leaves_it_too(collecting: None, workspace: Path) -> 
     assert code != 0
     assert gc.isenabled()
     assert gc.get_freeze_count() == 0
+
+
+def test_the_final_collection_is_skipped_once(collecting: None) -> None:
+    """Registered once, however many runs a process makes."""
+    import atexit
+
+    collector.skip_final_collection()
+    before = atexit._ncallbacks()
+    collector.skip_final_collection()
+    assert atexit._ncallbacks() == before

@@ -192,6 +192,7 @@ def _build(args: argparse.Namespace, cwd: Path) -> Core | int:
 def _headless(args: argparse.Namespace, cwd: Path) -> int:
     from agent_tui.cli import collector
 
+    collector.skip_final_collection()
     try:
         with collector.paused():  # the start makes much and frees little (issue 45)
             _start_log(args)
