@@ -25,6 +25,10 @@ imports. Then the **idle RSS**: a trivial Textual app (one ``Static``) and the T
 (``--model demo``) each on a pseudo-terminal, ``--settle`` seconds after the screen is painted
 (the TUI: after its main screen opened on the built core), the resident memory of the process
 and every descendant, summed from ``/proc`` (target ≤ 60 MB).
+
+With ``--instructions``, each run once more under ``valgrind --tool=callgrind``: the instructions
+it executes, a count no other job on the machine changes (a loaded machine moves CPU times by
+±10 % from one round to the next), and its ratio to ``python -c pass``'s.
 """
 
 from __future__ import annotations
@@ -99,6 +103,29 @@ def run_once(kind: str, work: Path, baseline: Path | None = None) -> dict[str, f
     if child.returncode != 0:
         raise RuntimeError(f"{kind} exited {child.returncode}")
     return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime}
+
+
+def instructions(kind: str, work: Path, baseline: Path | None = None) -> int:
+    """The instructions ``kind`` executes (``valgrind --tool=callgrind``, all threads)."""
+    project = work / "project"
+    project.mkdir(parents=True)
+    env = _env(work)
+    if kind == "baseline" and baseline is not None:
+        env["PYTHONPATH"] = str(baseline / "src")
+    args = (
+        ["-c", "pass"] if kind == "pass" else ["-m", "agent_tui", "-p", "hello", "--model", "demo"]
+    )
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, *args],
+        cwd=project,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=True,
+    )
+    return int(done.stderr.rpartition("Collected :")[2].split()[0])
 
 
 def modules_imported(work: Path, src: Path | None = None) -> tuple[int, list[str]]:
@@ -240,6 +267,7 @@ def main() -> None:
     parser.add_argument("--rss-runs", type=int, default=3)
     parser.add_argument("--settle", type=float, default=2.0, help="idle seconds before the RSS")
     parser.add_argument("--baseline", type=Path, help="another checkout to run beside this one")
+    parser.add_argument("--instructions", action="store_true", help="count them (valgrind)")
     parser.add_argument("--child", choices=("trivial", "tui"))
     parser.add_argument("--cwd")
     parser.add_argument("--fd", type=int)
@@ -287,6 +315,14 @@ def main() -> None:
     if args.baseline:
         count, heavy = modules_imported(Path(tempfile.mkdtemp(dir=root)), args.baseline / "src")
         print(f"  the baseline's: {count}; of the heavy ones: {' '.join(heavy) or '-'}")
+    if args.instructions:
+        counted = {
+            kind: instructions(kind, Path(tempfile.mkdtemp(dir=root)), args.baseline)
+            for kind in ("pass", "headless", *(["baseline"] if args.baseline else []))
+        }
+        print("\ninstructions executed (valgrind --tool=callgrind), ratio to python -c pass")
+        for kind, count in counted.items():
+            print(f"{kind:40}{count / 1e6:>8,.0f} M{count / counted['pass']:>7.1f}×")
     print(f"\nidle RSS, process tree, {args.settle:g} s after ready, median of {args.rss_runs}")
     for kind, label in (
         ("trivial", "trivial Textual app"),

@@ -45,15 +45,47 @@ NOT_IMPORTED = (
     "agent_tui.core.mentions.completer",
     "agent_tui.core.mentions.index",
     "html.entities",
+    # what runs calls, commands, hooks, rewinds and compactions: imported by the first use
+    "agent_tui.core.sandbox.command_guard",
+    "agent_tui.core.sandbox.git_watch",
+    "agent_tui.core.sandbox.quarantine",
+    "agent_tui.core.sandbox.zygote",
+    "agent_tui.core.sandbox._lifeline_main",
+    "agent_tui.core.permissions.shell",
+    "agent_tui.core.commands.expand",
+    "agent_tui.core.commands.command_shell",
+    "agent_tui.core.conversation.rewind",
+    "agent_tui.core.checkpoints.restore",
+    "agent_tui.core.checkpoints.plan",
+    "agent_tui.core.executor.approval",
+    "agent_tui.core.executor.batch",
+    "agent_tui.core.executor.results",
+    "agent_tui.core.executor.permission_hooks",
+    "agent_tui.core.hooks.runner",
+    "agent_tui.core.hooks.prompts",
+    "agent_tui.core.hooks.conditions",
+    "agent_tui.core.hooks.verdict",
+    "agent_tui.core.conversation.compaction",
+    "agent_tui.core.tools.json_schema",
 )
 """Not imported by a one-turn headless run of the demo model without MCP configuration."""
 
+HEAVY = ("textual", "rich", "mcp", "httpx", "httpx2", "anyio", "tree_sitter", "tree_sitter_bash")
+"""Third-party packages such a run imports none of (pydantic it does: its events are models)."""
 
-def headless_modules(cwd: Path, *args: str) -> tuple[int, set[str]]:
-    """(exit code, the modules imported) of ``agent-tui -p hello --model demo ARGS`` in ``cwd``."""
+
+def headless_modules(cwd: Path, *args: str, prompt: str = "hello") -> tuple[int, set[str]]:
+    """(exit code, the modules imported) of ``agent-tui -p PROMPT --model demo ARGS`` in
+    ``cwd``."""
+    code, modules, _ = headless_run(cwd, *args, prompt=prompt)
+    return code, modules
+
+
+def headless_run(cwd: Path, *args: str, prompt: str = "hello") -> tuple[int, set[str], str]:
+    """``headless_modules`` and what the run printed on stdout."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(SRC) + os.pathsep + env.get("PYTHONPATH", "")
-    argv = ["-p", "hello", "--model", "demo", *args]
+    argv = ["-p", prompt, "--model", "demo", *args]
     done = subprocess.run(
         [sys.executable, "-c", PROBE, json.dumps(argv)],
         cwd=cwd,
@@ -64,7 +96,7 @@ def headless_modules(cwd: Path, *args: str) -> tuple[int, set[str]]:
         stdin=subprocess.DEVNULL,
     )
     found = json.loads(done.stderr.rpartition("\nMODULES ")[2])
-    return found["code"], set(found["modules"])
+    return found["code"], set(found["modules"]), done.stdout
 
 
 def test_a_headless_demo_turn_imports_none_of_what_it_does_not_use(workspace: Path) -> None:
@@ -72,9 +104,28 @@ def test_a_headless_demo_turn_imports_none_of_what_it_does_not_use(workspace: Pa
     assert code == 0
     assert "agent_tui.core.agent.agent" in modules  # the probe ran the real thing
     assert "agent_tui.core.events" in modules
-    imported = sorted(m for m in modules if m.split(".")[0] in {"textual", "rich", "mcp"})
+    imported = sorted(m for m in modules if m.split(".")[0] in HEAVY)
     imported += sorted(m for m in NOT_IMPORTED if m in modules)
     assert imported == []
+
+
+def test_a_call_imports_what_runs_it_and_still_runs(workspace: Path) -> None:
+    """What a headless start leaves out is imported by the first call that needs it: a shell
+    command the rules allow runs (and is answered) through the executor's batches, the shell
+    analysis and the command guard."""
+    code, modules, out = headless_run(
+        workspace, "--output-format", "json", "--allow", "run_shell", prompt="run echo lazy-ok"
+    )
+    assert code == 0
+    assert "lazy-ok" in out  # the command ran, and its output came back
+    for name in (
+        "agent_tui.core.executor.approval",
+        "agent_tui.core.executor.batch",
+        "agent_tui.core.executor.results",
+        "agent_tui.core.permissions.shell",
+        "agent_tui.core.sandbox.command_guard",
+    ):
+        assert name in modules
 
 
 def test_the_other_output_formats_import_no_more_of_it(workspace: Path) -> None:

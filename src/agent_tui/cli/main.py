@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import functools
 import logging
 import os
@@ -191,28 +190,35 @@ def _build(args: argparse.Namespace, cwd: Path) -> Core | int:
 
 
 def _headless(args: argparse.Namespace, cwd: Path) -> int:
-    _start_log(args)
-    core = _build(args, cwd)
-    if isinstance(core, int):
-        return core
-    from agent_tui.cli.assemble import report_elicitation
-    from agent_tui.headless.run import run_headless
+    from agent_tui.cli import collector
 
-    if core.mcp is not None:  # no one to ask: each elicitation is declined, and said so
-        core.mcp.elicitation.add_listener(report_elicitation)
-    from agent_tui.headless.commands import StdinTooLarge, read_stdin, stdin_is_piped
+    collector.skip_final_collection()
+    try:
+        with collector.paused():  # the start makes much and frees little (issue 45)
+            _start_log(args)
+            core = _build(args, cwd)
+            if isinstance(core, int):
+                return core
+            from agent_tui.cli.assemble import report_elicitation
+            from agent_tui.headless.commands import StdinTooLarge, read_stdin, stdin_is_piped
+            from agent_tui.headless.run import run_headless
 
-    piped = ""
-    if args.headless == "-" or stdin_is_piped(sys.stdin.buffer):
-        try:
-            piped = read_stdin(sys.stdin.buffer)
-        except StdinTooLarge as exc:
-            return _fail(str(exc))
-    return asyncio.run(
-        run_headless(
-            core.agent, args.headless, args.output_format, session_start=core.start, piped=piped
+            if core.mcp is not None:  # no one to ask: each elicitation is declined, and said so
+                core.mcp.elicitation.add_listener(report_elicitation)
+            import asyncio  # here, with the rest of the start, not before the collector pauses
+        piped = ""
+        if args.headless == "-" or stdin_is_piped(sys.stdin.buffer):
+            try:
+                piped = read_stdin(sys.stdin.buffer)
+            except StdinTooLarge as exc:
+                return _fail(str(exc))
+        return asyncio.run(
+            run_headless(
+                core.agent, args.headless, args.output_format, session_start=core.start, piped=piped
+            )
         )
-    )
+    finally:
+        collector.release()
 
 
 def _tui(args: argparse.Namespace, cwd: Path) -> int:

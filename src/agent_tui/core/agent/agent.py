@@ -22,6 +22,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Collection, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_tui.core.agent.compacting import Compactor, nested_memory
 from agent_tui.core.agent.control import AgentBusy, Interrupted, RunControl
@@ -42,7 +43,6 @@ from agent_tui.core.conversation.context import (
     context_usage,
 )
 from agent_tui.core.conversation.model_limits import ModelLimits, model_limits
-from agent_tui.core.conversation.rewind import RewindPreview, RewindReport, RewindWhat, TurnSummary
 from agent_tui.core.conversation.session import SessionLog
 from agent_tui.core.conversation.session_store import SessionStore
 from agent_tui.core.disclosure import Disclosure
@@ -62,6 +62,14 @@ from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.registry import ToolRegistry
 from agent_tui.core.transcript import Message, Prompt, Usage
 from agent_tui.core.workspace.memory import ProjectMemory
+
+if TYPE_CHECKING:  # imported by a rewind (``Rewinder``), not by every start
+    from agent_tui.core.conversation.rewind import (
+        RewindPreview,
+        RewindReport,
+        RewindWhat,
+        TurnSummary,
+    )
 
 log = logging.getLogger(__name__)
 DEFAULT_MAX_TURNS = 50

@@ -21,13 +21,6 @@ from typing import Literal, Protocol
 
 from agent_tui.core.agent.control import RunControl
 from agent_tui.core.agent.conversation_state import ConversationState
-from agent_tui.core.conversation.compaction import (
-    Compacted,
-    estimate_tokens,
-    fold_point,
-    summarize,
-    summary_message,
-)
 from agent_tui.core.conversation.context import ContextUsage
 from agent_tui.core.events import CompactionEvent, ToolResult
 from agent_tui.core.hooks import Hooks
@@ -98,6 +91,14 @@ class Compactor:
         self, focus: str, reason: CompactionReason
     ) -> AsyncGenerator[CompactionEvent, None]:
         """Inside a turn (threshold, overflow) or for ``compact``; raises ``Interrupted``."""
+        from agent_tui.core.conversation.compaction import (  # the first compaction's import
+            Compacted,
+            estimate_tokens,
+            fold_point,
+            summarize,
+            summary_message,
+        )
+
         host, state = self.host, self.conversation
         end = fold_point(state.messages, host.settings.compaction.keep_turns)
         before = host.context().tokens

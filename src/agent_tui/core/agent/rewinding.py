@@ -19,35 +19,30 @@ import threading
 from collections.abc import Collection
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from agent_tui.core.agent.control import RunControl
 from agent_tui.core.agent.conversation_state import ConversationState
 from agent_tui.core.budget import CleanupReport
 from agent_tui.core.checkpoints.blobs import BlobStore
 from agent_tui.core.checkpoints.journal import Journal
-from agent_tui.core.checkpoints.plan import Outside, outside_changes, start_of
 from agent_tui.core.checkpoints.records import Rewound, TurnStarted
 from agent_tui.core.checkpoints.scan import MAX_ENTRIES
 from agent_tui.core.checkpoints.shadow import Shadow
 from agent_tui.core.checkpoints.shadow_index import NAME, load_shadow, save_shadow
 from agent_tui.core.checkpoints.turn import TurnCheckpoint, TurnRecorder, WorkspaceWatch
-from agent_tui.core.conversation.rewind import (
-    RewindError,
-    RewindPreview,
-    RewindReport,
-    RewindWhat,
-    TurnSummary,
-    find_turn,
-    last_rewind,
-    list_turns,
-    preview,
-    restore_code,
-)
 from agent_tui.core.conversation.session import session_usage
 from agent_tui.core.jobs import JobManager
 from agent_tui.core.settings import Settings
 from agent_tui.core.tools.file_state import FileStateCache
+
+if TYPE_CHECKING:  # a rewind, or the list of turns, imports its plan and restore (issue 45)
+    from agent_tui.core.conversation.rewind import (
+        RewindPreview,
+        RewindReport,
+        RewindWhat,
+        TurnSummary,
+    )
 
 log = logging.getLogger(__name__)
 PROMPT_KEPT = 200
@@ -253,23 +248,31 @@ class Rewinder:
 
     def turns(self) -> list[TurnSummary]:
         """The turns of the transcript, oldest first, with the files each changed."""
+        from agent_tui.core.conversation.rewind import list_turns
+
         state = self.conversation
         entries = state.session.entries if state.session is not None else []
         return list_turns(state.messages, entries, self.host.cwd)
 
     def undoable_rewind(self) -> TurnSummary | None:
         """The latest code rewind, if it changed files: ``rewind(its id, "code")`` undoes it."""
+        from agent_tui.core.conversation.rewind import last_rewind
+
         session = self.conversation.session
         return last_rewind(session.entries, self.host.cwd) if session is not None else None
 
     def find(self, turn: str) -> TurnSummary:
         """The turn ``turn`` names (``RewindError`` when there is none)."""
+        from agent_tui.core.conversation.rewind import find_turn
+
         state = self.conversation
         entries = state.session.entries if state.session is not None else []
         return find_turn(turn, state.messages, entries, self.host.cwd)
 
     async def preview_rewind(self, turn: str) -> RewindPreview:
         """What ``rewind(turn, ...)`` would do, the files read as they are now (in a thread)."""
+        from agent_tui.core.conversation.rewind import preview
+
         await self.settle()
         summary = self.find(turn)
         session = self.conversation.session
@@ -286,6 +289,9 @@ class Rewinder:
         since that may be overwritten all the same (paths as previewed). The session file
         records it, so a resumed session shows the rewound state. ``RewindError`` when it
         cannot be done (its text says why), ``AgentBusy`` during a turn."""
+        from agent_tui.core.checkpoints.plan import Outside, outside_changes, start_of
+        from agent_tui.core.conversation.rewind import RewindError, RewindReport, restore_code
+
         self.control.idle("rewind")
         await self.settle()
         summary = self.find(turn)

@@ -19,7 +19,6 @@ from pathlib import Path
 
 from agent_tui.core.agent.conversation_state import ConversationState
 from agent_tui.core.budget import SpillStore
-from agent_tui.core.conversation.rewind import RewindError
 from agent_tui.core.conversation.session import SessionLog, session_usage
 from agent_tui.core.conversation.session_store import SessionStore, in_use_note
 from agent_tui.core.hooks import Hooks, session_end
@@ -102,6 +101,8 @@ class SessionSwitch:
         checkpoints) goes on in its place; ``RewindError`` when there is no file to copy."""
         state = self.conversation
         if state.session is None:
+            from agent_tui.core.conversation.rewind import RewindError
+
             raise RewindError("This conversation is not saved to a session file: nothing to fork.")
         fork = await asyncio.to_thread(store.fork, state.session)
         self._let_go()

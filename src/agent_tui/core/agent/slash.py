@@ -26,8 +26,6 @@ from agent_tui.core.commands import (
     help_text,
     split_command,
 )
-from agent_tui.core.commands.command_shell import CommandShell
-from agent_tui.core.commands.expand import CommandError, expand
 from agent_tui.core.commands.grants import CommandRun, command_run
 from agent_tui.core.permissions import Asker
 from agent_tui.core.skills import LIST, LOAD, invocation_prompt, listing, skill_commands
@@ -106,6 +104,9 @@ async def resolve_slash(
         if command.action == LIST:
             return SlashReply(listing(agent.skills))
         return SlashReply(needs_tui.format(name=command.name), mistake=True)
+    from agent_tui.core.commands.command_shell import CommandShell  # only a command runs them
+    from agent_tui.core.commands.expand import CommandError, expand
+
     run = None
     if command.custom is not None:
         aliases = agent.settings.model.aliases

@@ -37,7 +37,6 @@ from agent_tui.core.agent.model_stream import Reply, stream_reply
 from agent_tui.core.agent.rewinding import Rewinder
 from agent_tui.core.agent.steps import EndTurn, NextStep, RunAgain
 from agent_tui.core.agent.turn_state import Turn, TurnHost
-from agent_tui.core.conversation.compaction import is_context_overflow
 from agent_tui.core.conversation.context import ContextUsage, reported_usage
 from agent_tui.core.conversation.repair import interrupted_result
 from agent_tui.core.disclosure.marks import plain_tools, request_filters
@@ -316,6 +315,8 @@ class TurnRunner:
     async def _failed(self, turn: Turn, reply: Reply, exc: ProviderError, note: str = "") -> Phase:
         """The request failed: compact and send again after an overflow (once), else end;
         ``note``: what to add to the error (a model that refused images)."""
+        from agent_tui.core.conversation.compaction import is_context_overflow
+
         overflow = is_context_overflow(str(exc), exc.status)
         if overflow and not turn.overflowed and not reply.parts:
             turn.overflowed = True

@@ -45,7 +45,6 @@ from typing import TYPE_CHECKING
 
 from agent_tui.core.checkpoints.blobs import BlobStore
 from agent_tui.core.checkpoints.records import CheckpointEntry, Rewound
-from agent_tui.core.conversation.compaction import Compacted, summary_message
 from agent_tui.core.conversation.repair import repair
 from agent_tui.core.conversation.session_lock import SessionLock
 from agent_tui.core.conversation.session_read import line_list, read_lines
@@ -62,6 +61,7 @@ from agent_tui.core.transcript import Message, Usage
 
 if TYPE_CHECKING:
     from agent_tui.core.conversation.claude_export import ClaudeExport
+    from agent_tui.core.conversation.compaction import Compacted
 
 log = logging.getLogger(__name__)
 
@@ -225,6 +225,8 @@ class SessionLog:
             return self._fold(record)
 
     def _fold(self, record: Compacted) -> Message:
+        from agent_tui.core.conversation.compaction import summary_message
+
         summary = summary_message(record)
         self.folded.extend(self.messages[: record.folded])
         self.messages[: record.folded] = [summary]

@@ -13,14 +13,16 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from agent_tui.core.checkpoints.records import CheckpointEntry, Rewound, entry_adapter
-from agent_tui.core.conversation.compaction import Compacted, summary_message
 from agent_tui.core.conversation.repair import repair
 from agent_tui.core.transcript import Message
+
+if TYPE_CHECKING:  # a session with a compaction imports it (issue 45)
+    from agent_tui.core.conversation.compaction import Compacted
 
 _ENTRY_START = re.compile(rb'\{"type": ?"(?:message|meta|checkpoint|compaction)"')
 """Where a session line starts: a line an unfinished write left is followed, in files written
@@ -83,6 +85,8 @@ def read_lines(data: bytes) -> ReadBack:
                     # live, the transcript was whole (repaired) when it was cut
                     messages = repair(messages)[: record.messages]
             elif kind == "compaction":
+                from agent_tui.core.conversation.compaction import Compacted, summary_message
+
                 compaction = Compacted.model_validate(entry.get("record"))
                 messages = repair(messages)  # live, it was whole when it was folded
                 folded.extend(messages[: compaction.folded])

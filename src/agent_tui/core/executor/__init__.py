@@ -7,12 +7,27 @@ failing shell call cancels its running siblings; an interrupt cancels everything
 and still gives every call exactly one result message.
 """
 
-from agent_tui.core.executor.batch import HELD_MESSAGE, STARTED_MESSAGE, describe_failure
+from typing import TYPE_CHECKING
+
+from agent_tui.core import lazy
 from agent_tui.core.executor.lifecycle import CallPhase, Lifecycle, Transition
 from agent_tui.core.executor.partition import MAX_PARALLEL, CallPlan, partition, plan_calls
-from agent_tui.core.executor.results import INTERRUPTED
 from agent_tui.core.executor.runner import ToolExecutor
 from agent_tui.core.tools.errors import CANCELLED
+
+if TYPE_CHECKING:  # what runs calls, imported by the first calls (issue 45)
+    from agent_tui.core.executor.batch import HELD_MESSAGE, STARTED_MESSAGE, describe_failure
+    from agent_tui.core.executor.results import INTERRUPTED
+else:
+    __getattr__ = lazy.exports(
+        __name__,
+        {
+            "HELD_MESSAGE": "batch",
+            "STARTED_MESSAGE": "batch",
+            "describe_failure": "batch",
+            "INTERRUPTED": "results",
+        },
+    )
 
 __all__ = [
     "CANCELLED",

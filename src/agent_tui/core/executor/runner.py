@@ -34,11 +34,8 @@ from typing import TYPE_CHECKING, Literal
 
 from agent_tui.core.attachments import NO_IMAGES, ImageSink
 from agent_tui.core.budget import BudgetSettings, SpillStore, TurnBudget
-from agent_tui.core.budget.ordered import OrderedResults
 from agent_tui.core.checkpoints.turn import TurnCheckpoint
 from agent_tui.core.events import Event, HookEvent, ToolGroup
-from agent_tui.core.executor.approval import authorize
-from agent_tui.core.executor.batch import BatchRun
 from agent_tui.core.executor.lifecycle import CallPhase, Lifecycle, Listener
 from agent_tui.core.executor.partition import (
     MAX_PARALLEL,
@@ -49,8 +46,6 @@ from agent_tui.core.executor.partition import (
     plan_calls,
     runs,
 )
-from agent_tui.core.executor.permission_hooks import ask_the_hooks, rewritten
-from agent_tui.core.executor.results import CallResults
 from agent_tui.core.jobs import JobManager
 from agent_tui.core.permissions import Asker, Decision, PermissionPolicy, Rule
 from agent_tui.core.plan_review import PlanReview
@@ -164,6 +159,13 @@ class ToolExecutor:
         answers this request's asks (default: the executor's own); ``checkpoint`` is told what
         the calls change (default: nothing is kept); ``grant``: allow rules for these calls
         only (a custom command's ``allowed-tools``, ``ApprovalRequest.grant``)."""
+        # the first calls import how calls are approved, run and answered (issue 45: a start
+        # that runs no tool does not pay for them)
+        from agent_tui.core.budget.ordered import OrderedResults
+        from agent_tui.core.executor.approval import authorize
+        from agent_tui.core.executor.batch import BatchRun
+        from agent_tui.core.executor.results import CallResults
+
         asker = asker if asker is not None else self.asker
         checkpoint = checkpoint if checkpoint is not None else self.inherited
         self.checkpoint = checkpoint
@@ -277,6 +279,8 @@ class ToolExecutor:
             context=verdict.additional_context,
         )
         if verdict.updated_input is not None:  # Claude Code's field names, or ours
+            from agent_tui.core.executor.permission_hooks import rewritten
+
             again = rewritten(self.hooks, self.registry, tool, verdict.updated_input)
             if isinstance(again, str):
                 plan.hook = PlanHook(
@@ -292,6 +296,8 @@ class ToolExecutor:
         """The PermissionRequest hooks of a call that would ask (``permission_hooks``); a
         hook's ``interrupt`` ends the turn after this request, as ``"continue": false`` does."""
         assert self.hooks is not None
+        from agent_tui.core.executor.permission_hooks import ask_the_hooks
+
         events, answer, stop = await ask_the_hooks(self.hooks, self.registry, plan, decision)
         if stop is not None:
             self.stopped_by_hook = stop

@@ -44,10 +44,17 @@ It may import ``core.claude`` (the names table), ``core.events``, ``core.sandbox
 ``cli.assemble`` use it.
 """
 
+from typing import TYPE_CHECKING
+
+from agent_tui.core import lazy
 from agent_tui.core.hooks.config import CLAUDE_ALIASES, EVENTS, HookSpec
 from agent_tui.core.hooks.payload import SessionFacts
 from agent_tui.core.hooks.session import Hooks, load_hooks, notify, session_end
-from agent_tui.core.hooks.verdict import HookVerdict
+
+if TYPE_CHECKING:  # imported by the first hook run (issue 45)
+    from agent_tui.core.hooks.verdict import HookVerdict
+else:
+    __getattr__ = lazy.exports(__name__, {"HookVerdict": "verdict"})
 
 __all__ = [
     "CLAUDE_ALIASES",

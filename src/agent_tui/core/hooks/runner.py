@@ -14,14 +14,17 @@ import signal
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.hooks.config import HookSpec
 from agent_tui.core.hooks.placement import PROJECT_VARS, confined_because, confined_env
 from agent_tui.core.hooks.transcript_view import confined_copy, drop_copy
-from agent_tui.core.sandbox import SessionSandbox, command_guard, environment
+from agent_tui.core.sandbox import SessionSandbox, environment
 from agent_tui.core.sandbox.refusal import SandboxRefused
 from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
+
+if TYPE_CHECKING:
+    from agent_tui.core.sandbox import command_guard
 
 OUTPUT_CAP = 64 * 1024
 """Bytes of stdout and of stderr kept from one hook."""
@@ -69,6 +72,8 @@ async def run_command(
         return await _run(spec.argv, spec, payload, cwd, env, None)
     # confined: it runs like a command, so what it plants in git's config is undone after it
     # as after a command (``command_guard``): a project hook is the project's code
+    from agent_tui.core.sandbox import command_guard  # a confined hook's first run imports it
+
     guard = await asyncio.to_thread(command_guard.before, sandbox)
     try:
         done = await _confined(

@@ -10,10 +10,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.core.events import HookEvent
-from agent_tui.core.hooks.conditions import Condition, holds, read_condition
 from agent_tui.core.hooks.config import (
     TOOL_EVENTS,
     HookEventName,
@@ -22,7 +21,6 @@ from agent_tui.core.hooks.config import (
     parse_hooks,
     trust_item,
 )
-from agent_tui.core.hooks.envfile import ENV_FILE, make_env_file, take_env_file
 from agent_tui.core.hooks.payload import (
     SessionFacts,
     our_fields,
@@ -30,9 +28,6 @@ from agent_tui.core.hooks.payload import (
     tool_fields,
     tool_response,
 )
-from agent_tui.core.hooks.prompts import Judge, run_prompt
-from agent_tui.core.hooks.runner import run_command
-from agent_tui.core.hooks.verdict import HookVerdict, judge
 from agent_tui.core.sandbox import UNCONFINED, SessionSandbox
 from agent_tui.core.sandbox.environment import passes
 from agent_tui.core.settings import (
@@ -44,6 +39,11 @@ from agent_tui.core.settings import (
 from agent_tui.core.state.trust import ProjectTrust, TrustItem
 from agent_tui.core.tools.base import Tool
 from agent_tui.core.tools.reads import NO_GUARD, ReadGuard
+
+if TYPE_CHECKING:  # what runs a hook is imported by the first hook run (issue 45)
+    from agent_tui.core.hooks.conditions import Condition
+    from agent_tui.core.hooks.prompts import Judge
+    from agent_tui.core.hooks.verdict import HookVerdict
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +102,8 @@ class Hooks:
 
     def condition(self, text: str) -> Condition:
         """The ``"if"`` condition ``text``, read for this workspace (once)."""
+        from agent_tui.core.hooks.conditions import read_condition
+
         found = self.conditions.get(text)
         if found is None:
             found = self.conditions[text] = read_condition(text, self.cwd)
@@ -112,6 +114,8 @@ class Hooks:
         judge: it runs)."""
         if spec.condition is None or call is None:
             return True
+        from agent_tui.core.hooks.conditions import holds
+
         return holds(self.condition(spec.condition), call[0], call[1], self.cwd)
 
     def base(self, event: HookEventName, transcript: str | None = None) -> dict[str, Any]:
@@ -159,6 +163,8 @@ class Hooks:
         event its matcher is matched against ``tool`` (our name) and its ``"if"`` against
         ``call`` (the tool and its input), on the others against ``match``
         (``SessionStart``'s source, ``PreCompact``'s trigger…)."""
+        from agent_tui.core.hooks.verdict import HookVerdict, judge
+
         verdict = HookVerdict()
         target = tool if event in TOOL_EVENTS else match
         specs = [
@@ -169,6 +175,10 @@ class Hooks:
         started = time.monotonic()
         transcript = await asyncio.to_thread(self.transcript) if self.transcript else None
         data = {**self.base(event, transcript), **payload}
+        from agent_tui.core.hooks.envfile import ENV_FILE
+        from agent_tui.core.hooks.prompts import run_prompt
+        from agent_tui.core.hooks.runner import run_command
+
         files = await asyncio.to_thread(self._env_files, event, len(specs))
         try:
             done = await asyncio.gather(
@@ -202,6 +212,8 @@ class Hooks:
         """An empty ``CLAUDE_ENV_FILE`` for each SessionStart hook (blocking)."""
         if event != "SessionStart":
             return [None] * count
+        from agent_tui.core.hooks.envfile import make_env_file
+
         where = self.sandbox.temp_dir if self.sandbox is not UNCONFINED else None
         files: list[Path | None] = []
         for _ in range(count):
@@ -216,6 +228,8 @@ class Hooks:
     ) -> list[tuple[dict[str, str], list[str], bool] | None]:
         """What each hook wrote to its ``CLAUDE_ENV_FILE`` (the files removed), and whether
         commands run in the sandbox (blocking: it may probe the sandbox)."""
+        from agent_tui.core.hooks.envfile import take_env_file
+
         taken: list[tuple[dict[str, str], list[str], bool] | None] = []
         for path in files:
             found, problems = take_env_file(path) if path is not None else ({}, [])

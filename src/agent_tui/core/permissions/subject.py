@@ -6,10 +6,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent_tui.core.permissions.shell import ShellAnalysis, analyse
-from agent_tui.core.tools.base import Tool
+if TYPE_CHECKING:  # the shell analysis is imported by the first command judged (issue 45)
+    from agent_tui.core.permissions.shell import ShellAnalysis
+    from agent_tui.core.tools.base import Tool
 
 
 class SubjectError(ValueError):
@@ -57,6 +58,8 @@ def subject_of(tool: Tool[Any], arguments: dict[str, Any], workspace: Path) -> S
     if tool.meta.rule_kind == "command":
         if not isinstance(value, str):
             raise SubjectError(f"{field_name} must be a string to be judged")
+        from agent_tui.core.permissions.shell import analyse
+
         return Subject("command", command=value, analysis=analyse(value))
     if tool.meta.rule_kind == "path":
         raw = value if isinstance(value, str) and value else "."

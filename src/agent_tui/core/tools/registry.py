@@ -24,10 +24,10 @@ from agent_tui.core.tools import errors as codes
 from agent_tui.core.tools.aliases import AliasRefused
 from agent_tui.core.tools.base import Tool, ToolContext, ToolOutput
 from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
-from agent_tui.core.tools.json_schema import Checker, argument_checker
 
 if TYPE_CHECKING:
     from agent_tui.core.budget.raw import RawOutput
+    from agent_tui.core.tools.json_schema import Checker
 from agent_tui.core.tools.schema import describe_validation_error, input_schema
 
 log = logging.getLogger(__name__)
@@ -319,6 +319,8 @@ class ToolRegistry:
         if cached is not None and cached[0] is tool:
             return cached[1], cached[2]
         assert tool.input_schema is not None
+        from agent_tui.core.tools.json_schema import argument_checker  # raw schemas only (MCP)
+
         checker = argument_checker(tool.input_schema)
         droppable = null_free_optionals(tool.input_schema)
         self._checkers[tool.name] = (tool, checker, droppable)

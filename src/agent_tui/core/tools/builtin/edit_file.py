@@ -36,7 +36,6 @@ from agent_tui.core.tools.builtin.atomic import recorded_write
 from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
 from agent_tui.core.tools.file_access import LOCAL_FILES, FileAccess
 from agent_tui.core.tools.file_state import FileStateCache, content_digest
-from agent_tui.core.tools.files.diff import edit_diff, unified_diff
 from agent_tui.core.tools.files.paths import (
     SAMPLE_BYTES,
     is_directory,
@@ -327,6 +326,8 @@ def preview_diff(
     the tool matches — with ``more`` (``(old, new, replace_all)``), the diff of all the edits
     together; None when the tool would refuse it (not found, not unique). For the permission
     prompt, before anything is written."""
+    from agent_tui.core.tools.files.diff import edit_diff, unified_diff
+
     current = text
     for old_string, new_string, every in [(old, new, replace_all), *more]:
         if not old_string or old_string == new_string:
@@ -417,6 +418,8 @@ def _precheck(inp: EditFileInput, ctx: ToolContext) -> ToolErrorInfo | None:
 
 
 async def _call(inp: EditFileInput, ctx: ToolContext) -> ToolOutput:
+    from agent_tui.core.tools.files.diff import edit_diff, unified_diff  # a call's import
+
     real, where = _target(inp, ctx)
     path = ctx.resolve(inp.path)
     try:

@@ -16,13 +16,13 @@ import os
 import signal
 import tempfile
 import time
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 
 from agent_tui.core.budget.raw import RawOutput
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.jobs.groups import terminate
-from agent_tui.core.sandbox import command_guard
 from agent_tui.core.sandbox.refusal import incomplete
 from agent_tui.core.text.ansi import strip_escapes
 from agent_tui.core.text.summary import first_line
@@ -42,6 +42,9 @@ from agent_tui.core.tools.builtin.shell_jobs import start_job
 from agent_tui.core.tools.builtin.shell_spawn import spawn
 from agent_tui.core.tools.errors import TIMEOUT, ToolErrorInfo, ToolFailure
 from agent_tui.core.tools.files.paths import shown
+
+if TYPE_CHECKING:
+    from agent_tui.core.sandbox import command_guard
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
@@ -197,6 +200,8 @@ async def _call(inp: RunShellInput, ctx: ToolContext) -> ToolOutput:
     loop = asyncio.get_running_loop()
     shell = ctx.sandbox.state.shell
     # what the command could plant, recorded before it runs (sandboxed or not)
+    from agent_tui.core.sandbox import command_guard  # a command's first run imports it
+
     guard = await asyncio.to_thread(command_guard.before, ctx.sandbox)
     read_fd, write_fd = os.pipe()
     try:
@@ -303,6 +308,8 @@ async def _sweep(guard: command_guard.Guard, ctx: ToolContext) -> str | None:
     """Undo what the command planted (``command_guard``: protected paths a sandboxed command
     created, git config and hooks anywhere in the workspace), in a thread; one sentence on
     it, or None."""
+    from agent_tui.core.sandbox import command_guard
+
     moved, problem = await asyncio.to_thread(guard.after)
     return command_guard.message(moved, problem, guard.sandboxed, lambda p: shown(p, ctx))
 

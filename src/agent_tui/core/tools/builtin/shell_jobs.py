@@ -13,7 +13,6 @@ from pydantic import Field, field_validator
 from agent_tui.core.calls import ResultFacts
 from agent_tui.core.jobs import JobInfo, JobManager, UnknownJob
 from agent_tui.core.jobs.info import elapsed_text
-from agent_tui.core.sandbox import command_guard
 from agent_tui.core.tools.base import ToolContext, ToolInput, ToolOutput
 from agent_tui.core.tools.builtin.shell_spawn import spawn
 from agent_tui.core.tools.errors import ToolFailure
@@ -72,6 +71,8 @@ def state_line(info: JobInfo) -> str:
 
 async def start_job(command: str, ctx: ToolContext) -> ToolOutput:
     """Start ``command`` as a background job of the session and return at once."""
+    from agent_tui.core.sandbox import command_guard  # a command's first run imports it
+
     jobs = jobs_of(ctx)
     shell = ctx.sandbox.state.shell
     guard = await asyncio.to_thread(command_guard.before, ctx.sandbox)

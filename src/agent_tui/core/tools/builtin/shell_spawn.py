@@ -14,8 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from agent_tui.core.jobs.groups import Started
-from agent_tui.core.sandbox import ShellSandbox, environment, zygote
-from agent_tui.core.sandbox.lifeline import lifeline_argv
+from agent_tui.core.sandbox import ShellSandbox, environment
 from agent_tui.core.sandbox.refusal import SandboxRefused
 from agent_tui.core.sandbox.session_env import SessionEnv
 from agent_tui.core.tools.base import ToolContext
@@ -85,7 +84,10 @@ async def spawn(
     if temp is not None:
         env["TMPDIR"] = str(temp)
     try:
-        if state.shell is None:
+        if state.shell is None:  # the first unsandboxed command imports the watchdog's parts
+            from agent_tui.core.sandbox import zygote
+            from agent_tui.core.sandbox.lifeline import lifeline_argv
+
             watched = await zygote.start(argv, ctx.cwd, env, stdout)
             if watched is not None:
                 return watched

@@ -25,12 +25,13 @@ from agent_tui.core.text.summary import one_line
 from agent_tui.core.tools import claude_calls
 from agent_tui.core.tools.aliases import CallAlias
 from agent_tui.core.tools.base import Tool, ToolContext, ToolInput, ToolMeta, ToolOutput
-from agent_tui.core.tools.builtin import addresses as address_rules
 from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
 from agent_tui.core.tools.hosts import host_of, normal_host
 
 if TYPE_CHECKING:
     import httpx2
+
+    from agent_tui.core.tools.builtin import addresses as address_rules
 
 MAX_REDIRECTS = 5
 MAX_BYTES = 10 * 1024 * 1024
@@ -127,6 +128,8 @@ def _mime(content_type: str) -> tuple[str, str | None]:
 
 async def _fetch(url: str, ctx: ToolContext) -> _Page:
     import httpx2
+
+    from agent_tui.core.tools.builtin import addresses as address_rules  # a fetch's import
 
     timeout = httpx2.Timeout(READ_SECONDS, connect=CONNECT_SECONDS, read=READ_SECONDS)
     redirects: list[str] = []
@@ -387,6 +390,8 @@ async def _call(inp: WebFetchInput, ctx: ToolContext) -> ToolOutput:
 def _precheck(inp: WebFetchInput, ctx: ToolContext) -> ToolErrorInfo | None:
     """An IP literal that is not public, or ``localhost``, is refused before anyone is asked
     (and before anything connects) unless a rule names it."""
+    from agent_tui.core.tools.builtin import addresses as address_rules
+
     try:
         host = host_of(inp.url)
     except ValueError:

@@ -26,7 +26,6 @@ from agent_tui.core.tools.base import (
 from agent_tui.core.tools.builtin.atomic import recorded_write
 from agent_tui.core.tools.errors import ToolErrorInfo, ToolFailure
 from agent_tui.core.tools.file_state import content_digest
-from agent_tui.core.tools.files.diff import unified_diff
 from agent_tui.core.tools.files.paths import (
     SAMPLE_BYTES,
     is_directory,
@@ -123,6 +122,8 @@ def _precheck(inp: WriteFileInput, ctx: ToolContext) -> ToolErrorInfo | None:
 
 
 async def _call(inp: WriteFileInput, ctx: ToolContext) -> ToolOutput:
+    from agent_tui.core.tools.files.diff import unified_diff  # a call's import
+
     path = ctx.resolve(inp.path)
     real, where, existed = _target(inp, ctx)
     data = inp.content.encode("utf-8")  # text: dispatch refuses a lone surrogate
