@@ -3,6 +3,7 @@
     PYTHONPATH=src python benchmarks/bench_sessions.py --make /tmp/long.jsonl      # ~1 min
     PYTHONPATH=src python benchmarks/bench_sessions.py /tmp/long.jsonl
     PYTHONPATH=src python benchmarks/bench_sessions.py /tmp/long.jsonl --profile resume
+    PYTHONPATH=src python benchmarks/bench_sessions.py /tmp/long.jsonl --baseline /tmp/old
 
 ``--make`` writes the session file by running 500 real turns of the script model (8 parallel
 reads, a write and a failing shell command each: 10 calls a turn; compaction off, so all 5,000
@@ -28,6 +29,11 @@ strips as escape codes and writing them):
 Every wait has a deadline (``DEADLINE_SECONDS``, generous): a run that gets stuck stops with
 ``Stuck`` saying what it waited for and a dump of every thread's stack, rather than spinning.
 - **memory**: the process's peak RSS (``VmHWM``) after all of it, and ``VmRSS`` now.
+
+``--baseline DIR`` (a tree with ``src/``: ``git archive OLD src themes | tar -x -C DIR``)
+measures that version and this one side by side: ``--rounds`` rounds, each running the whole
+measurement once per version in a fresh process, the order alternating; it prints each row's
+median over the rounds, old and new, and the ratio new / old.
 """
 
 from __future__ import annotations
@@ -186,8 +192,13 @@ async def new_turns(
     times: list[Span] = []
     for n in range(count):
         prompt = app.main.query_one("#prompt")
-        prompt.focus()
-        await pilot.pause()
+
+        async def focus(prompt: Any = prompt) -> None:
+            prompt.focus()  # again: an opened lane block may take the focus after it
+            await pilot.pause()
+
+        await focus()
+        await until(lambda prompt=prompt: app.focused is prompt, "the prompt focused", focus)
         text = f"bench turn {n}"
         prompt.text = text
         started = now()
@@ -279,6 +290,59 @@ def row(name: str, value: Span, target: float | None = None) -> str:
     return f"{line}  target ≤ {target:3.0f} ms  {ratios}"
 
 
+def _rows(out: str) -> dict[str, Span]:
+    """The ``ms wall ... ms CPU`` rows of a run's output, by name."""
+    found: dict[str, Span] = {}
+    for line in out.splitlines():
+        if " ms wall " not in line:
+            continue
+        name, _, rest = line.partition("  ")
+        words = rest.split()
+        try:
+            wall, cpu = float(words[0]), float(words[3])
+        except (IndexError, ValueError):
+            continue
+        found[name.strip()] = (wall, cpu)
+    return found
+
+
+def side_by_side(args: argparse.Namespace) -> None:
+    """Old (``--baseline``) and new, a fresh process each, alternating, ``--rounds`` rounds."""
+    import os
+    import subprocess
+
+    here = Path(__file__).resolve()
+    versions = {"old": args.baseline.resolve() / "src", "new": here.parent.parent / "src"}
+    runs: dict[str, list[dict[str, Span]]] = {"old": [], "new": []}
+    loads = [Path("/proc/loadavg").read_text().split()[0]]
+    for round_ in range(args.rounds):
+        order = ["old", "new"] if round_ % 2 == 0 else ["new", "old"]
+        for label in order:
+            env = dict(os.environ, PYTHONPATH=f"{versions[label]}:{here.parent}")
+            command = [sys.executable, str(here), str(args.path), "--runs", str(args.runs)]
+            command += ["--presses", str(args.presses)]
+            done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+            if done.returncode != 0:
+                raise SystemExit(f"{label} failed:\n{done.stdout}\n{done.stderr[-3000:]}")
+            runs[label].append(_rows(done.stdout))
+            loads.append(Path("/proc/loadavg").read_text().split()[0])
+            print(f"round {round_ + 1} {label}: done (load {loads[-1]})", flush=True)
+    print(f"\nold {versions['old']} / new {versions['new']}; {args.rounds} rounds, each")
+    print(f"--runs {args.runs} --presses {args.presses}; load average {', '.join(loads)}")
+    print(f"{'median over the rounds':<44} {'old wall / CPU':>18} {'new wall / CPU':>18}  new/old")
+    for name in runs["new"][0]:
+        olds = [r[name] for r in runs["old"] if name in r]
+        news = [r[name] for r in runs["new"] if name in r]
+        if not olds or not news:
+            continue
+        old = (statistics.median(w for w, _ in olds), statistics.median(c for _, c in olds))
+        new = (statistics.median(w for w, _ in news), statistics.median(c for _, c in news))
+        ratio = (
+            f"{new[0] / old[0]:.2f} / {new[1] / old[1]:.2f}" if old[0] > 0 and old[1] > 0 else "-"
+        )
+        print(f"{name:<44} {old[0]:7.1f} / {old[1]:7.1f} {new[0]:7.1f} / {new[1]:7.1f}  {ratio}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("path", type=Path, nargs="?")
@@ -287,6 +351,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--presses", type=int, default=100)
     parser.add_argument("--profile", choices=["resume", "navigation", "turn"])
+    parser.add_argument("--baseline", type=Path, help="an old tree (with src/) to compare")
+    parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     if args.make:
         from bench_resume import make
@@ -296,6 +362,9 @@ def main() -> None:
     if args.path is None:
         parser.print_help()
         sys.exit(2)
+    if args.baseline is not None:
+        side_by_side(args)
+        return
     from agent_tui.core.conversation.session import SessionLog
 
     loads = []
@@ -328,6 +397,9 @@ def main() -> None:
     print(row("app start, the long session", long))
     resume = (long[0] - empty[0], long[1] - empty[1])
     print(row("resume (the difference)", resume, TARGET_MS))
+    waited = figures(loads)
+    waited = (waited[0] + resume[0], waited[1] + resume[1])
+    print(row("  with the file's load: --continue's wait", waited))
     listed = figures(listings)
     print(
         row(

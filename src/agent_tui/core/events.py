@@ -10,11 +10,11 @@ from __future__ import annotations
 import functools
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationInfo, model_validator
 
 from agent_tui.core.attachments import ImageRef
 from agent_tui.core.calls import ResultFacts, ServerWait, SubagentReport, ToolCall, Usage
-from agent_tui.core.text.utf8 import clean
+from agent_tui.core.text.utf8 import clean, known_clean
 
 DEFERRED = ConfigDict(defer_build=True)
 """The models' config: each builds its validator on first use, not at import (a run uses few
@@ -26,10 +26,13 @@ class _Event(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _encodable(cls, data: Any) -> Any:
+    def _encodable(cls, data: Any, info: ValidationInfo) -> Any:
         """No lone surrogate in any string of an event (``core.text``): every front end can
-        print it and ``stream-json`` can encode it."""
-        return clean(data) if isinstance(data, dict) else data
+        print it and ``stream-json`` can encode it. Nothing to do on input known to hold none
+        (a session line: ``core.conversation.session_read``)."""
+        if not isinstance(data, dict) or known_clean(info.context):
+            return data
+        return clean(data)
 
     def to_json(self) -> str:
         return self.model_dump_json(exclude_none=True)

@@ -143,13 +143,12 @@ def transcript_events(
                 announced.add(record.group[0])
                 if told:
                     yield ToolGroup(ids=record.group)
-            if not told:
-                interrupted = interrupted or (
-                    record is not None and getattr(record.end, "code", None) == "interrupted"
-                )
-                subagent = getattr(record.end, "subagent", None) if record is not None else None
-                if isinstance(subagent, SubagentReport):
-                    total = total + subagent.usage
+            if not told:  # isinstance, not getattr: a missing attribute is slow on a model
+                end_told = record.end if record is not None else None
+                if isinstance(end_told, ToolErrorEvent) and end_told.code == "interrupted":
+                    interrupted = True
+                elif isinstance(end_told, ToolResult) and end_told.subagent is not None:
+                    total = total + end_told.subagent.usage
                 continue
             end = _end(message)
             interrupted = interrupted or getattr(end, "code", None) == "interrupted"

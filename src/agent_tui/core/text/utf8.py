@@ -13,13 +13,18 @@ old session file. One of them in a message made every later request fail
 - any other lone surrogate becomes U+FFFD; a high and a low surrogate next to each other (a
   pair split across two JSON strings) become the character they encode.
 
-``clean_text`` is cheap on ordinary text (an ASCII check, else one ``encode``).
+``clean_text`` is cheap on ordinary text (an ASCII check, else one ``encode``). A model validated
+with the context ``SURROGATE_FREE`` (its input known to hold none: JSON the parser refuses lone
+surrogate escapes in) skips its recursive ``clean`` (``known_clean``).
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any
+
+SURROGATE_FREE: dict[str, Any] = {"surrogate_free": True}
+"""The validation context saying the input holds no lone surrogate (``known_clean``)."""
 
 _SURROGATES = re.compile("([\ud800-\udbff][\udc00-\udfff])|[\ud800-\udfff]")
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
@@ -72,6 +77,12 @@ def clean_json_text(text: str) -> str:
     if encodable(text):
         return text
     return _SURROGATES.sub(_json_escape, text)
+
+
+def known_clean(context: Any) -> bool:
+    """Whether a validation's ``context`` (``ValidationInfo.context``) says its input holds no
+    lone surrogate (``SURROGATE_FREE``): cleaning it would change nothing."""
+    return isinstance(context, dict) and context.get("surrogate_free") is True
 
 
 def clean(value: Any) -> Any:

@@ -12,6 +12,7 @@ from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
+from textual.style import Style
 from textual.visual import Visual
 from textual.widget import Widget
 
@@ -52,6 +53,8 @@ class FoldedTurns(Widget, can_focus=True):
         self._turns = turns
         self._strips: dict[tuple[int, int, bool], Strip] = {}
         """Rendered lines by (line, width, under the cursor): the turns are finished."""
+        self._drawn_with: object = None
+        """The styles and theme the cached lines were rendered with (``_styles``)."""
 
     @property
     def turns(self) -> list[HiddenTurn]:
@@ -71,19 +74,29 @@ class FoldedTurns(Widget, can_focus=True):
             return Strip.blank(width)
         cursor = self.has_focus and y == self.cursor
         key = (y, width, cursor)
+        styles = self._styles()
+        if styles != self._drawn_with:
+            self._strips.clear()
+            self._drawn_with = styles
         if (strip := self._strips.get(key)) is not None:
             return strip
         turn = self.turns[y]
-        style = self.get_visual_style("folded-turns--cursor") if cursor else self.visual_style
+        style = styles[1] if cursor else styles[0]
         line = turn_line(turn.prompt, turn.calls, True, width)
         strips = Visual.to_strips(self, line, width, 1, style)
         strip = strips[0].extend_cell_length(width, style.rich_style) if strips else None
         self._strips[key] = strip = strip or Strip.blank(width)
         return strip
 
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._strips.clear()  # a theme changed the colours
+    def _styles(self) -> tuple[Style, Style, str]:
+        """What the lines are rendered with: the line and cursor styles and the theme. A
+        restyle that leaves them as they were (a class set on the screen as a turn starts)
+        keeps the rendered lines; a theme or colour change renders them again."""
+        return (
+            self.visual_style,
+            self.get_visual_style("folded-turns--cursor"),
+            self.app.theme,
+        )
 
     def set_cursor(self, index: int) -> None:
         """Put the cursor on line ``index`` (clamped) and scroll the lane to it."""
