@@ -1,19 +1,18 @@
 """The agent: model -> tool calls -> executor -> model, until the model stops.
 
-``Agent.run(prompt)`` is an async generator of typed events (``core.events``); the TUI,
-headless mode and subagents consume it. ``interrupt()`` stops the turn at the next await
-point: the streamed text so far is kept, every tool call the model made gets a result message,
-and the turn ends with ``turn_end(reason="interrupted")``. ``inject(text)`` puts a message typed
-during the turn into the inbox (``inbox``), for the turn's next tool boundary. Tool results go
-through the output budget (``core.budget``); ``close()`` deletes the spill files nothing refers
-to any more and closes the provider. The system prompt holds the project memory
-(``core.workspace.memory``), read again when the session changes; ``context()`` says how full
-the model's window is (``core.conversation.context``). With a session file each turn gets a
-checkpoint, and ``turns``, ``preview_rewind`` and ``rewind`` go back to before one; ``fork``
-goes on in a copy of the session.
+``Agent.run(prompt)`` is an async generator of typed events (``core.events``); the TUI, headless
+mode and subagents consume it. ``interrupt()`` stops the turn at the next await point: the streamed
+text so far is kept, every tool call the model made gets a result message, and the turn ends with
+``turn_end(reason="interrupted")``. ``inject(text)`` puts a message typed during the turn into the
+inbox (``inbox``), for the turn's next tool boundary. Tool results go through the output budget
+(``core.budget``); ``close()`` deletes the spill files nothing refers to any more and closes the
+provider. The system prompt holds the project memory (``core.workspace.memory``), read again when
+the session changes; ``context()`` says how full the model's window is
+(``core.conversation.context``). With a session file each turn gets a checkpoint, and ``turns``,
+``preview_rewind`` and ``rewind`` go back to before one; ``fork`` goes on in a copy of the session.
 
-The ``Agent`` is the facade composing its collaborators (``docs/architecture.md``), each
-handed what it shares and reading the agent through a protocol of public members.
+The ``Agent`` is the facade composing its collaborators (``docs/architecture.md``), each handed
+what it shares and reading the agent through a protocol of public members.
 """
 
 from __future__ import annotations
@@ -64,12 +63,7 @@ from agent_tui.core.transcript import Message, Prompt, Usage
 from agent_tui.core.workspace.memory import ProjectMemory
 
 if TYPE_CHECKING:  # imported by a rewind (``Rewinder``), not by every start
-    from agent_tui.core.conversation.rewind import (
-        RewindPreview,
-        RewindReport,
-        RewindWhat,
-        TurnSummary,
-    )
+    from agent_tui.core.conversation import rewind as rewinds
 
 log = logging.getLogger(__name__)
 DEFAULT_MAX_TURNS = 50
@@ -354,9 +348,8 @@ class Agent:
     # -- compaction ---------------------------------------------------------------------------
 
     def history(self) -> list[Message]:
-        """Every message of the conversation as it happened: what compactions folded, then
-        the transcript (whose summaries stand where they folded). What a resumed session
-        shows."""
+        """Every message of the conversation as it happened: what compactions folded, then the
+        transcript (whose summaries stand where they folded). What a resumed session shows."""
         return self._conversation.history()
 
     @property
@@ -372,8 +365,7 @@ class Agent:
     async def compact(self, focus: str = "") -> AsyncIterator[Event]:
         """Fold the conversation so far into a summary the model writes (``/compact``):
         ``compaction`` events, start then end or failed. The transcript changes only once the
-        summary is written and saved; a failure leaves it as it was. ``AgentBusy`` during a
-        turn."""
+        summary is written and saved; a failure leaves it as it was. ``AgentBusy`` in a turn."""
         self._control.idle("compact the conversation")
         await self.settle()
         self._control.start()
@@ -391,29 +383,28 @@ class Agent:
 
     # -- checkpoints and rewind ---------------------------------------------------------------
 
-    def turns(self) -> list[TurnSummary]:
+    def turns(self) -> list[rewinds.TurnSummary]:
         """The turns of the transcript, oldest first, with the files each changed."""
         return self._rewinder.turns()
 
-    def undoable_rewind(self) -> TurnSummary | None:
+    def undoable_rewind(self) -> rewinds.TurnSummary | None:
         """The latest code rewind, if it changed files: ``rewind(its id, "code")`` undoes it."""
         return self._rewinder.undoable_rewind()
 
-    async def preview_rewind(self, turn: str) -> RewindPreview:
+    async def preview_rewind(self, turn: str) -> rewinds.RewindPreview:
         """What ``rewind(turn, ...)`` would do, the files read as they are now (in a thread)."""
         return await self._rewinder.preview_rewind(turn)
 
     async def rewind(
-        self, turn: str, what: RewindWhat = "both", *, overwrite: Collection[str] = ()
-    ) -> RewindReport:
+        self, turn: str, what: rewinds.RewindWhat = "both", *, overwrite: Collection[str] = ()
+    ) -> rewinds.RewindReport:
         """Go back to before ``turn`` (a ``TurnSummary.id``): its code, its conversation or
         both (``Rewinder.rewind``, ``core.conversation.rewind``). ``RewindError`` when it cannot be
         done (its text says why), ``AgentBusy`` during a turn."""
         return await self._rewinder.rewind(turn, what, overwrite=overwrite)
 
     async def settle(self) -> None:
-        """Wait until the last turn's checkpoint is complete (its last workspace scan, which
-        ends after the turn, recorded): before reading ``turns()`` right after a turn."""
+        """Wait for the last turn's checkpoint (its last scan): before reading ``turns()``."""
         await self._rewinder.settle()
 
     async def switch_model(self, spec: str) -> SessionStart:

@@ -21,6 +21,7 @@ before the last assistant message whose tool results all follow it.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -323,13 +324,16 @@ async def summarize(
     folded = list(messages[:end])
     previous = ""
     requests = 0
-    for piece in chunks(folded, window_tokens):
+    # formatting thousands of messages as text takes a while: off the event loop (the
+    # messages are a copy of the list; its messages are not changed meanwhile)
+    pieces = await asyncio.to_thread(chunks, folded, window_tokens)
+    for piece in pieces:
         answer: list[str] = []
         async for text in ask(SUMMARIZER_SYSTEM, instruction(piece, previous, focus)):
             answer.append(text)
         requests += 1
         previous = "".join(answer).strip() or previous
-    facts = facts_of(folded)
+    facts = await asyncio.to_thread(facts_of, folded)
     message = Message(
         role="user", content=summary_text(previous, facts, end), compaction=Folding(folded=end)
     )
