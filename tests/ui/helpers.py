@@ -79,6 +79,21 @@ async def wait_drawn(pilot: Pilot[Any], reply: AssistantReply, text: str) -> Non
     await wait_for(pilot, lambda: reply.source == text, "the reply's last write drawn")
 
 
+async def open_mcp_panel(pilot: Pilot[Any], manager: Any, servers: int) -> Any:
+    """Wait for ``servers`` servers of ``manager`` to connect, open the MCP panel (Ctrl+G)
+    and return it."""
+    from agent_tui.ui.mcp.panel import McpPanel
+
+    app = pilot.app
+    connected = ["connected"] * servers
+    await wait_for(
+        pilot, lambda: [s.status for s in manager.states()] == connected, f"{servers} connected"
+    )
+    await pilot.press("ctrl+g")
+    await wait_for(pilot, lambda: isinstance(app.screen, McpPanel), "the MCP panel")
+    return app.screen
+
+
 async def wait_armed(pilot: Pilot[Any], kind: type[S], what: str) -> S:
     """Wait for a dialog screen of ``kind`` to open and accept keys (``armed``)."""
     app = pilot.app

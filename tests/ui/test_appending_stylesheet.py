@@ -21,7 +21,7 @@ from agent_tui.ui.mcp.server_list import ServerList
 from agent_tui.ui.shell.appending_stylesheet import AppendingStylesheet
 from tests.core.mcp.conftest import FIXTURE
 
-from .helpers import make_agent, make_app, submit, wait_approval, wait_for
+from .helpers import make_agent, make_app, open_mcp_panel, submit, wait_approval, wait_for
 
 VARIABLES = {"primary": "#004578", "panel": "#111111"}
 
@@ -153,14 +153,8 @@ async def test_the_app_styles_with_the_rules_of_a_full_parse(tmp_path: Path) -> 
     sheet._parse_rules = spy  # type: ignore[method-assign]
     try:
         async with app.run_test(size=(120, 40)) as pilot:
-            await wait_for(
-                pilot,
-                lambda: [s.status for s in manager.states()] == ["connected"] * 2,
-                "2 servers connected",
-            )
-            await pilot.press("ctrl+g")
-            await wait_for(pilot, lambda: isinstance(app.screen, McpPanel), "the MCP panel")
-            listing = app.screen.query_one(ServerList)
+            panel = await open_mcp_panel(pilot, manager, 2)
+            listing = panel.query_one(ServerList)
             await wait_for(pilot, lambda: listing.option_count == 2, "2 servers listed")
             await pilot.press("escape")
             await wait_for(pilot, lambda: not isinstance(app.screen, McpPanel), "closed")

@@ -35,7 +35,16 @@ from agent_tui.ui.shell.preload import MODULES, ready_schemas, ready_screens
 from agent_tui.ui.spills.browser import SpillBrowser
 from tests.core.mcp.conftest import FIXTURE
 
-from .helpers import QuietApp, make_agent, make_app, open_browser, submit, wait_approval, wait_for
+from .helpers import (
+    QuietApp,
+    make_agent,
+    make_app,
+    open_browser,
+    open_mcp_panel,
+    submit,
+    wait_approval,
+    wait_for,
+)
 
 SIZE = (120, 40)
 
@@ -228,14 +237,7 @@ async def test_the_panel_lists_all_100_tools_of_5_servers(tmp_path: Path) -> Non
     app: QuietApp = make_app(agent)
     try:
         async with app.run_test(size=(140, 44)) as pilot:
-            await wait_for(
-                pilot,
-                lambda: [s.status for s in manager.states()] == ["connected"] * 5,
-                "5 servers connected",
-            )
-            await pilot.press("ctrl+g")
-            await wait_for(pilot, lambda: isinstance(app.screen, McpPanel), "the MCP panel")
-            panel = app.screen
+            panel = await open_mcp_panel(pilot, manager, 5)
             assert isinstance(panel, McpPanel)
             listing = panel.query_one(ServerList)
             table = panel.query_one(ToolTable)
