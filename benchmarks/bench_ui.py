@@ -4,6 +4,8 @@ Run from the repository root::
 
     PYTHONPATH=src python benchmarks/bench_ui.py            # the figures in README.md
     PYTHONPATH=src python benchmarks/bench_ui.py --quick    # fewer runs, a shorter answer
+    PYTHONPATH=src python benchmarks/bench_ui.py --stream-only --baseline OLD --rounds 3
+                                       # the stream beside another checkout's (OLD/src)
 
 Every measurement runs the real app in a child process on a pseudo-terminal (Textual's real
 driver writes its escape codes to it; this process drains them), so what is timed is what a
@@ -332,9 +334,10 @@ a fast typist; the prompt stays one line, as it does while a user types a short 
 
 
 def run_child(
-    args: list[str], cwd: Path, typed: list[float] | None = None
+    args: list[str], cwd: Path, typed: list[float] | None = None, src: Path | None = None
 ) -> tuple[float, dict[str, object]]:
-    """Spawn ``bench_ui.py --child …`` on a pty; return (spawn time, its report). With
+    """Spawn ``bench_ui.py --child …`` on a pty; return (spawn time, its report). With ``src``,
+    the child imports agent-tui from that ``src`` directory instead of ``PYTHONPATH``'s. With
     ``typed``, a typist writes a letter into the terminal every ``TYPING_SECONDS`` until the
     child reports (each followed by a backspace ``TYPING_SECONDS / 2`` later), and ``typed[n]``
     is when the (n+1)th letter was written (``time.monotonic``, one clock for both
@@ -345,6 +348,8 @@ def run_child(
     paths = [
         str(Path(p).resolve()) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p
     ]
+    if src is not None:
+        paths = [str(src.resolve())]
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(paths),
@@ -420,14 +425,19 @@ def bench_launch(runs: int, root: Path) -> dict[str, float]:
 
 
 def bench_stream(
-    tokens: int, root: Path, rate: float = 0.0, fenced: bool = False, typing: bool = False
+    tokens: int,
+    root: Path,
+    rate: float = 0.0,
+    fenced: bool = False,
+    typing: bool = False,
+    src: Path | None = None,
 ) -> dict[str, object]:
     work = Path(tempfile.mkdtemp(dir=root))
     args = ["stream", "--cwd", str(work), "--tokens", str(tokens), "--rate", str(rate)]
     args += ["--fenced"] if fenced else []
     args += ["--typing"] if typing else []
     typed: list[float] = []
-    _, report = run_child(args, work, typed if typing else None)
+    _, report = run_child(args, work, typed if typing else None, src)
     if typing:
         report["key_to_echo"] = key_to_echo(typed, report.pop("echoes"))  # type: ignore[arg-type]
     return report
@@ -460,6 +470,14 @@ def main() -> None:
     parser.add_argument(
         "--stream-only", action="store_true", help="only the 50,000-token stream and typing"
     )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="with --stream-only: another checkout (with src/) streamed alternately with this one",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="with --baseline: streams per tree (3)"
+    )
     parser.add_argument("--fenced", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--typing", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--child", help=argparse.SUPPRESS)
@@ -475,6 +493,9 @@ def main() -> None:
             child_stream(args.fd, args.cwd, args.tokens, args.rate, args.fenced, args.typing)
         return
     tokens = args.tokens or (10_000 if args.quick else 50_000)
+    if args.stream_only and args.baseline:
+        side_by_side(tokens, args.baseline, args.rounds)
+        return
     if args.stream_only:
         with tempfile.TemporaryDirectory() as temp:
             stream = bench_stream(tokens, Path(temp), typing=True)
@@ -514,6 +535,54 @@ def main() -> None:
     print_table(rows + fenced_rows)
     print()
     print_table(target_rows(stream))
+
+
+def side_by_side(tokens: int, baseline: Path, rounds: int) -> None:
+    """The fast stream with a typist, ``rounds`` times on this tree and on ``baseline``'s,
+    alternately (the same load for both); each figure is the median of its tree's rounds, and
+    the ratio is this tree's over the baseline's (< 1 is better for times, > 1 for rates)."""
+    trees = {"this": None, "baseline": baseline / "src"}
+    streams: dict[str, list[dict[str, object]]] = {name: [] for name in trees}
+    with tempfile.TemporaryDirectory() as temp:
+        for _ in range(rounds):
+            for name, src in trees.items():
+                streams[name].append(bench_stream(tokens, Path(temp), typing=True, src=src))
+
+    def figures(name: str) -> dict[str, float]:
+        runs = streams[name]
+        echoes = [percentile(r.get("key_to_echo", []), 0.99) for r in runs]  # type: ignore[arg-type]
+        rates = [int(r["tokens"]) / float(r["ui_seconds"]) for r in runs]  # type: ignore[call-overload,arg-type]
+        return {
+            "tokens/s through the UI": statistics.median(rates),
+            "p99 event-loop pause (ms)": statistics.median(
+                float(r["p99_lag"]) * 1000  # type: ignore[arg-type]
+                for r in runs
+            ),
+            "longest pause (ms)": statistics.median(
+                float(r["max_lag"]) * 1000  # type: ignore[arg-type]
+                for r in runs
+            ),
+            "key → echo p99 (ms)": statistics.median(echoes) * 1000,
+            "CPU seconds of the app's process": statistics.median(
+                float(r["cpu_seconds"])  # type: ignore[arg-type]
+                for r in runs
+            ),
+        }
+
+    this, old = figures("this"), figures("baseline")
+    loads = [float(r["loadavg"]) for runs in streams.values() for r in runs]  # type: ignore[arg-type]
+    print(f"{tokens:,}-token stream with a typist, {rounds} rounds per tree, alternating")
+    print(f"load average (1 min) at the streams' ends: {min(loads):.2f}–{max(loads):.2f}")
+    print_table(
+        [
+            (
+                measure,
+                f"{this[measure]:,.1f} vs {old[measure]:,.1f}"
+                f" ({this[measure] / old[measure]:.2f}×)",
+            )
+            for measure in this
+        ]
+    )
 
 
 def percentile(values: list[float], share: float) -> float:
