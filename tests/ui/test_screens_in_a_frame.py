@@ -31,7 +31,7 @@ from agent_tui.ui.common.steady_footer import SteadyFooter
 from agent_tui.ui.mcp.panel import McpPanel
 from agent_tui.ui.mcp.server_list import ServerList
 from agent_tui.ui.mcp.tool_table import ToolTable
-from agent_tui.ui.shell.preload import MODULES, ready_schemas, ready_screens
+from agent_tui.ui.shell.preload import MODULES, preload, ready_schemas, ready_screens
 from agent_tui.ui.spills.browser import SpillBrowser
 from tests.core.mcp.conftest import FIXTURE
 
@@ -148,8 +148,9 @@ async def test_the_footer_keys_are_not_restyled_as_they_mount(tmp_path: Path) ->
 
 
 async def test_the_preload_parses_the_screens_css_under_textuals_keys(tmp_path: Path) -> None:
-    """``ready_screens`` leaves each screen's default CSS in the parse cache, under the very
-    key Textual computes when the screen mounts (so the mount parses nothing)."""
+    """``preload`` leaves each screen's default CSS in the parse cache, under the very key
+    Textual computes when the screen mounts (so the mount parses nothing), and calls its
+    ``then`` on the event loop once the rules are in."""
     app = make_app(make_agent(tmp_path, []))
     async with app.run_test(size=SIZE) as pilot:
         cache = app.stylesheet._parse_cache
@@ -168,10 +169,10 @@ async def test_the_preload_parses_the_screens_css_under_textuals_keys(tmp_path: 
         assert not all(key in cache for key in keys)
         done: list[bool] = []
         then = lambda: done.append(all(key in cache for key in keys))  # noqa: E731
-        assert await asyncio.to_thread(ready_screens, app, then) > 64  # past Textual's cache
-        await wait_for(pilot, lambda: all(key in cache for key in keys), "the rules cached")
-        assert len(cache) > 64
-        await wait_for(pilot, lambda: done == [True], "then called, after the rules went in")
+        preload(app, None, then)
+        await wait_for(pilot, lambda: done != [], "then called")
+        assert done == [True]  # after the rules went in
+        assert len(cache) > 64  # past Textual's own cache size
     assert "agent_tui.ui.spills.browser" in MODULES
 
 

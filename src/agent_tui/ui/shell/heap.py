@@ -124,7 +124,9 @@ def one_arena() -> None:
     """Threads share ``malloc``'s main arena from now on (glibc; elsewhere nothing). With the
     GIL they seldom allocate at once; an arena per thread held its free pages apart."""
     libc = _libc()
-    with contextlib.suppress(AttributeError):  # not glibc
+    if libc is None:
+        return
+    with contextlib.suppress(AttributeError):  # not glibc: no mallopt
         libc.mallopt(M_ARENA_MAX, 1)
 
 
@@ -132,7 +134,9 @@ def trim() -> None:
     """Give ``malloc``'s free pages back to the system (glibc; elsewhere nothing): the start-up's
     garbage, once it is done."""
     libc = _libc()
-    with contextlib.suppress(AttributeError):  # not glibc
+    if libc is None:
+        return
+    with contextlib.suppress(AttributeError):  # not glibc: no malloc_trim
         libc.malloc_trim(0)
 
 

@@ -93,10 +93,9 @@ def ready_schemas(registry: ToolRegistry) -> int:
     return made
 
 
-def ready_screens(app: App[Any], then: Callable[[], object] | None = None) -> int:
+def ready_screens(app: App[Any]) -> int:
     """The worker (a thread): import ``MODULES``, parse their widgets' default CSS, and hand
-    the rules to the event loop for the parse cache (then call ``then`` there); returns how
-    many sources were parsed."""
+    the rules to the event loop for the parse cache; returns how many sources were parsed."""
     stylesheet = app.stylesheet
     variables = stylesheet._variables
     tokens = stylesheet._variable_tokens
@@ -125,8 +124,6 @@ def ready_screens(app: App[Any], then: Callable[[], object] | None = None) -> in
                     )
     with contextlib.suppress(RuntimeError):  # the app is closing
         app.call_from_thread(_install, app, variables, parsed)
-        if then is not None:
-            app.call_from_thread(then)
     return len(parsed)
 
 
