@@ -6,6 +6,7 @@ Run from the repository root::
     PYTHONPATH=src python benchmarks/bench_headless_start.py --runs 31 --settle 3
     git archive main src | tar -x -C /tmp/old     # the version before, beside this one
     PYTHONPATH=src python benchmarks/bench_headless_start.py --baseline /tmp/old
+    PYTHONPATH=src python benchmarks/bench_headless_start.py --rss-only --rss-parts --rss-runs 5
 
 Each round spawns, in turn and interleaved (a change of load hits all of them alike):
 
@@ -24,7 +25,9 @@ each, the ratio to ``python -c pass`` (target ≤ 10×), and how many modules th
 imports. Then the **idle RSS**: a trivial Textual app (one ``Static``) and the TUI
 (``--model demo``) each on a pseudo-terminal, ``--settle`` seconds after the screen is painted
 (the TUI: after its main screen opened on the built core), the resident memory of the process
-and every descendant, summed from ``/proc`` (target ≤ 60 MB).
+and every descendant, summed from ``/proc`` (target ≤ 60 MB). ``--rss-only`` measures only
+that; ``--rss-parts`` measures the TUI once more without each of ``PARTS`` (the preload, its
+screens, the ``@`` index and its watcher): what each holds at idle.
 
 With ``--instructions``, each run once more under ``valgrind --tool=callgrind``: the instructions
 it executes, a count no other job on the machine changes (a loaded machine moves CPU times by
@@ -46,6 +49,7 @@ import termios
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from bench_ui import COLUMNS, ROWS, _report
 
@@ -179,6 +183,7 @@ def child_idle(fd: int, kind: str, cwd: str) -> None:
     import agent_tui.cli.main as cli
     from agent_tui.ui import app as ui_app
 
+    _without(os.environ.get("BENCH_IDLE_WITHOUT", ""))
     opened = ui_app.AgentApp._open
 
     async def open_main(self: ui_app.AgentApp) -> None:
@@ -187,6 +192,32 @@ def child_idle(fd: int, kind: str, cwd: str) -> None:
 
     ui_app.AgentApp._open = open_main  # type: ignore[method-assign]
     cli.main(["--cwd", cwd, "--model", "demo"])
+
+
+PARTS = ("preload", "screens", "index")
+"""What ``--rss-parts`` leaves out of the TUI, one at a time, to show what it holds at idle:
+the whole preload (``ui.shell.preload``), only its screens' imports (the CSS parse and the
+schemas stay), the ``@`` picker's index and its file watcher (``watchfiles``)."""
+
+
+def _without(part: str) -> None:
+    """Leave ``part`` (of ``PARTS``) out of the TUI in this process (a measurement only)."""
+    if part == "preload":
+        from agent_tui.ui.shell import screen_actions
+
+        def done(app: object, agent: object = None, then: Any = None) -> None:
+            if then is not None:
+                then()
+
+        screen_actions.preload = done  # type: ignore[assignment]
+    elif part == "screens":
+        from agent_tui.ui.shell import preload
+
+        preload.MODULES = ()
+    elif part == "index":
+        from agent_tui.ui.shell.background import Background
+
+        Background._index_mentions = lambda self: None  # type: ignore[method-assign]
 
 
 def tree_rss_kb(pid: int) -> int:
@@ -209,8 +240,11 @@ def tree_rss_kb(pid: int) -> int:
     return total
 
 
-def idle_rss(kind: str, work: Path, settle: float, baseline: Path | None = None) -> float:
-    """MB resident in the process tree of ``kind`` ``settle`` seconds after it is ready."""
+def idle_rss(
+    kind: str, work: Path, settle: float, baseline: Path | None = None, without: str = ""
+) -> float:
+    """MB resident in the process tree of ``kind`` ``settle`` seconds after it is ready
+    (the TUI ``without`` one of ``PARTS``)."""
     project = work / "project"
     project.mkdir(parents=True)
     read_end, write_end = os.pipe()
@@ -228,6 +262,7 @@ def idle_rss(kind: str, work: Path, settle: float, baseline: Path | None = None)
     env = _env(work)
     if kind == "baseline" and baseline is not None:
         env["PYTHONPATH"] = str(baseline / "src")
+    env["BENCH_IDLE_WITHOUT"] = without
     child = subprocess.Popen(
         [
             sys.executable,
@@ -268,6 +303,10 @@ def main() -> None:
     parser.add_argument("--settle", type=float, default=2.0, help="idle seconds before the RSS")
     parser.add_argument("--baseline", type=Path, help="another checkout to run beside this one")
     parser.add_argument("--instructions", action="store_true", help="count them (valgrind)")
+    parser.add_argument("--rss-only", action="store_true", help="only the idle RSS (no starts)")
+    parser.add_argument(
+        "--rss-parts", action="store_true", help="the TUI's idle RSS without each of PARTS too"
+    )
     parser.add_argument("--child", choices=("trivial", "tui"))
     parser.add_argument("--cwd")
     parser.add_argument("--fd", type=int)
@@ -279,19 +318,49 @@ def main() -> None:
     load_before = Path("/proc/loadavg").read_text().split()[:3]
     kinds = [*KINDS, *(["baseline"] if args.baseline else [])]
     figures: dict[str, list[dict[str, float]]] = {kind: [] for kind in kinds}
-    for _ in range(args.runs):
+    for _ in range(0 if args.rss_only else args.runs):
         for kind in kinds:
             work = Path(tempfile.mkdtemp(dir=root))
             figures[kind].append(run_once(kind, work, args.baseline))
-    count, heavy = modules_imported(Path(tempfile.mkdtemp(dir=root)))
     rss: dict[str, list[float]] = {"trivial": [], "tui": []}
     if args.baseline:
         rss["baseline"] = []
+    for part in PARTS if args.rss_parts else ():
+        rss[f"without {part}"] = []
     for _ in range(args.rss_runs):
         for kind in rss:
             work = Path(tempfile.mkdtemp(dir=root))
-            rss[kind].append(idle_rss(kind, work, args.settle, args.baseline))
+            part = kind.removeprefix("without ") if kind.startswith("without ") else ""
+            rss[kind].append(
+                idle_rss("tui" if part else kind, work, args.settle, args.baseline, part)
+            )
     load_after = Path("/proc/loadavg").read_text().split()[:3]
+    if args.rss_only:
+        print(f"load average before {' '.join(load_before)}, after {' '.join(load_after)}")
+    else:
+        _print_starts(args, root, figures, load_before, load_after)
+    print(f"\nidle RSS, process tree, {args.settle:g} s after ready, median of {args.rss_runs}")
+    for kind, label in (
+        ("trivial", "trivial Textual app"),
+        ("tui", "agent-tui --model demo"),
+        *([("baseline", f"baseline {args.baseline}")] if args.baseline else []),
+        *[(f"without {part}", f"  the same without {part}") for part in PARTS if args.rss_parts],
+    ):
+        mb = statistics.median(rss[kind])
+        target = f"   target ≤ {RSS_TARGET_MB:.0f} MB" if kind == "tui" else ""
+        runs = " ".join(f"{m:.1f}" for m in rss[kind])
+        print(f"{label:40}{mb:>6.1f} MB{target}   ({runs})")
+
+
+def _print_starts(
+    args: argparse.Namespace,
+    root: Path,
+    figures: dict[str, list[dict[str, float]]],
+    load_before: list[str],
+    load_after: list[str],
+) -> None:
+    """The start figures: spawn → exit, the modules imported, the instructions."""
+    count, heavy = modules_imported(Path(tempfile.mkdtemp(dir=root)))
 
     def median(kind: str, key: str) -> float:
         return statistics.median(f[key] for f in figures[kind])
@@ -323,15 +392,6 @@ def main() -> None:
         print("\ninstructions executed (valgrind --tool=callgrind), ratio to python -c pass")
         for kind, count in counted.items():
             print(f"{kind:40}{count / 1e6:>8,.0f} M{count / counted['pass']:>7.1f}×")
-    print(f"\nidle RSS, process tree, {args.settle:g} s after ready, median of {args.rss_runs}")
-    for kind, label in (
-        ("trivial", "trivial Textual app"),
-        ("tui", "agent-tui --model demo"),
-        *([("baseline", f"baseline {args.baseline}")] if args.baseline else []),
-    ):
-        mb = statistics.median(rss[kind])
-        target = f"   target ≤ {RSS_TARGET_MB:.0f} MB" if kind == "tui" else ""
-        print(f"{label:40}{mb:>6.1f} MB{target}")
 
 
 if __name__ == "__main__":
