@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from agent_tui.core.empty import empty_list
 from agent_tui.core.events import PlanEvent, PlanStep, ToolResult
 from agent_tui.core.transcript import Message
 
@@ -51,7 +52,7 @@ __all__ = [
 class Plan(BaseModel):
     """The steps in order and why the plan changed (``explanation``, may be empty)."""
 
-    steps: list[PlanStep] = Field(default_factory=list)
+    steps: list[PlanStep] = Field(default_factory=empty_list)
     explanation: str = ""
 
     @property

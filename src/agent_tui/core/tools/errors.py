@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, model_validator
 
+from agent_tui.core.empty import empty_list
 from agent_tui.core.text.utf8 import clean
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ class ToolErrorInfo(BaseModel):
     message: str
     next_step: str = ""
     retryable: bool = False
-    details: list[str] = Field(default_factory=list)
+    details: list[str] = Field(default_factory=empty_list)
 
     @model_validator(mode="before")
     @classmethod
