@@ -89,8 +89,7 @@ class Mention(BaseModel):
 
     kind: Literal["file", "directory", "resource"]
     path: str
-    """Relative to the workspace (a directory's ends with ``/``); ``server:uri`` for a
-    resource."""
+    """Relative to the workspace (a directory's ends in ``/``); a resource's: ``server:uri``."""
     start: int
     end: int
     """Where ``@…`` stands in the prompt as typed (characters)."""
