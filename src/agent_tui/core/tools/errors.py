@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agent_tui.core.empty import empty_list
 from agent_tui.core.text.utf8 import clean
@@ -21,6 +21,8 @@ class ToolErrorInfo(BaseModel):
     ``retryable`` says whether the same call may succeed if repeated. No lone surrogate
     (``core.text``): a path in a message may be a file name that is not valid UTF-8.
     """
+
+    model_config = ConfigDict(defer_build=True)  # built by the first failure (issue 45)
 
     code: str
     message: str
