@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agent_tui.core.empty import empty_list
 from agent_tui.core.text.call_summary import summarize_input
 from agent_tui.core.text.utf8 import clean, clean_json_text, clean_text
 
@@ -134,7 +135,7 @@ class SubagentReport(BaseModel):
     model_config = DEFERRED
 
     agent: str
-    calls: list[SubagentCall] = Field(default_factory=list)
+    calls: list[SubagentCall] = Field(default_factory=empty_list)
     usage: Usage = Field(default_factory=Usage)
     requests: int = 0
     reason: str = "completed"

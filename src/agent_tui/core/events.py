@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationInfo, 
 
 from agent_tui.core.attachments import ImageRef
 from agent_tui.core.calls import ResultFacts, ServerWait, SubagentReport, ToolCall, Usage
+from agent_tui.core.empty import empty_list
 from agent_tui.core.text.utf8 import clean, known_clean
 
 DEFERRED = ConfigDict(defer_build=True)
@@ -73,10 +74,10 @@ class SessionStart(_Event):
     demo: bool = False
     resumed: bool = False
     permission_mode: str = "default"
-    warnings: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=empty_list)
     forked_from: str | None = None
     """The id of the session this one was forked from (``--fork-session``, ``/fork``)."""
-    memory: list[MemoryInfo] = Field(default_factory=list)
+    memory: list[MemoryInfo] = Field(default_factory=empty_list)
     context_window: int | None = None
 
 
@@ -88,8 +89,7 @@ class Mention(BaseModel):
 
     kind: Literal["file", "directory", "resource"]
     path: str
-    """Relative to the workspace (a directory's ends with ``/``); ``server:uri`` for a
-    resource."""
+    """Relative to the workspace (a directory's ends in ``/``); a resource's: ``server:uri``."""
     start: int
     end: int
     """Where ``@…`` stands in the prompt as typed (characters)."""
@@ -109,9 +109,9 @@ class CommandGrant(BaseModel):
     model_config = DEFERRED
 
     name: str
-    granted: list[str] = Field(default_factory=list)
+    granted: list[str] = Field(default_factory=empty_list)
     model: str = ""
-    notes: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=empty_list)
 
     def summary(self) -> str:
         """One line for the user: what the command allows in this turn, and its model."""
@@ -123,8 +123,8 @@ class UserMessage(_Event):
     type: Literal["user_message"] = "user_message"
     text: str
     """The prompt as typed (the model also gets what its mentions attach)."""
-    mentions: list[Mention] = Field(default_factory=list)
-    images: list[ImageRef] = Field(default_factory=list)
+    mentions: list[Mention] = Field(default_factory=empty_list)
+    images: list[ImageRef] = Field(default_factory=empty_list)
     """The images attached to it (pasted, dropped, ``@``-mentioned): the chat's chips."""
     command: CommandGrant | None = None
     """Set when a custom command started the turn with ``allowed-tools`` or ``model``."""
@@ -148,7 +148,7 @@ class AssistantDelta(_Event):
 class AssistantMessage(_Event):
     type: Literal["assistant_message"] = "assistant_message"
     text: str
-    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_calls: list[ToolCall] = Field(default_factory=empty_list)
 
 
 class ToolUse(_ChildEvent):
@@ -245,7 +245,7 @@ class ToolResult(_ChildEvent):
     """The tool that ran when ``name`` is a proxy (``run_tool`` of a deferred ``update_plan``);
     None when ``name`` itself ran — as it does whenever the proxy's target is known: the call is
     then named as its target (``ToolRegistry.as_ours``)."""
-    images: list[ImageRef] = Field(default_factory=list)
+    images: list[ImageRef] = Field(default_factory=empty_list)
     """The images the model got with the result (``read_file`` of an image)."""
 
 
@@ -277,7 +277,7 @@ class ToolErrorEvent(_ChildEvent):
     message: str
     next_step: str = ""
     retryable: bool = False
-    details: list[str] = Field(default_factory=list)
+    details: list[str] = Field(default_factory=empty_list)
     elapsed: float = 0.0
     spill: SpillPointer | None = None
     allowed_by: str | None = None
@@ -299,11 +299,11 @@ class PermissionRequest(_ChildEvent):
     """False when the command has parts the analysis does not understand."""
     every_mode: bool = False
     """True when no permission mode would run it without asking."""
-    suggestions: list[str] = Field(default_factory=list)
+    suggestions: list[str] = Field(default_factory=empty_list)
     """The rules "always allow" saves; empty when it is not offered."""
     no_suggestion: str | None = None
     """Why "always allow" is not offered."""
-    caveats: list[str] = Field(default_factory=list)
+    caveats: list[str] = Field(default_factory=empty_list)
     """What to know before allowing it: a file write that cannot be rewound…"""
 
 
@@ -381,7 +381,7 @@ class PlanEvent(_Event):
 
     type: Literal["plan"] = "plan"
     id: str
-    steps: list[PlanStep] = Field(default_factory=list)
+    steps: list[PlanStep] = Field(default_factory=empty_list)
     explanation: str = ""
 
     @property

@@ -16,8 +16,9 @@ import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agent_tui.core.empty import empty_list
 from agent_tui.core.events import PlanEvent, PlanStep, ToolResult
 from agent_tui.core.transcript import Message
 
@@ -51,7 +52,9 @@ __all__ = [
 class Plan(BaseModel):
     """The steps in order and why the plan changed (``explanation``, may be empty)."""
 
-    steps: list[PlanStep] = Field(default_factory=list)
+    model_config = ConfigDict(defer_build=True)  # built by the first plan (issue 45)
+
+    steps: list[PlanStep] = Field(default_factory=empty_list)
     explanation: str = ""
 
     @property

@@ -34,6 +34,7 @@ from pydantic import (
 )
 
 from agent_tui.core.budget.config import BudgetSettings
+from agent_tui.core.empty import empty_list
 from agent_tui.core.sandbox import SandboxSettings
 from agent_tui.core.schema_errors import format_validation_error
 from agent_tui.core.state.nofollow import LinkRefused, find_link, split_below, write_below
@@ -59,9 +60,9 @@ class DisclosureSettings(BaseModel):
     deferred: str = Field(default=f"auto:{DEFAULT_THRESHOLD}")
     """``auto:N``: MCP tools are deferred when there are more than N tools in all (``auto:0``
     always defers them); ``off``: every tool is direct."""
-    promote: list[str] = Field(default_factory=list)
+    promote: list[str] = Field(default_factory=empty_list)
     """Tools (names or ``mcp__server__*``) that are direct from the first turn of a session."""
-    always_load: list[str] = Field(default_factory=list)
+    always_load: list[str] = Field(default_factory=empty_list)
     """MCP servers whose tools are always direct."""
     defer_builtins: bool = True
     """While MCP tools are deferred, so are the built-ins most turns never call (``web_fetch``,

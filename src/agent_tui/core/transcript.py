@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent_tui.core.attachments import ImageRef, PreparedImage
 from agent_tui.core.calls import ToolCall, Usage
+from agent_tui.core.empty import empty_list
 from agent_tui.core.events import Mention, ToolErrorEvent, ToolRejected, ToolResult
 from agent_tui.core.text.utf8 import clean_text
 
@@ -44,7 +45,7 @@ class CallRecord(BaseModel):
     model_config = DEFERRED
 
     end: ToolEnd
-    group: list[str] = Field(default_factory=list)
+    group: list[str] = Field(default_factory=empty_list)
     read_only: bool = False
     call: ToolCall | None = None
     """The call as it ran, when the model named our tool by another tool's name (Claude
@@ -115,7 +116,7 @@ class Message(BaseModel):
 
     role: Literal["user", "assistant", "tool"]
     content: str = ""
-    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_calls: list[ToolCall] = Field(default_factory=empty_list)
     tool_call_id: str | None = None
     name: str | None = None
     is_error: bool = False
@@ -147,9 +148,9 @@ class Message(BaseModel):
     typed: str | None = None
     """User messages with ``@`` mentions: the prompt as typed (``content`` is what the model
     gets: it with the mentioned files attached); None when the two are the same."""
-    mentions: list[Mention] = Field(default_factory=list)
+    mentions: list[Mention] = Field(default_factory=empty_list)
     """User messages: the mentions of ``typed``, for the chat's chips."""
-    images: list[ImageRef] = Field(default_factory=list)
+    images: list[ImageRef] = Field(default_factory=empty_list)
     """User and tool messages: the images sent with the text (``core.attachments``): their
     references only; the bytes are in the session's image store."""
 

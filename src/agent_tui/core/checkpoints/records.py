@@ -21,6 +21,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from agent_tui.core.empty import empty_list
+
 ChangeKind = Literal["created", "modified", "deleted"]
 DEFERRED = ConfigDict(defer_build=True)
 """The records' config: each builds its validator on first use, not at import (issue 45)."""
@@ -113,7 +115,7 @@ class ShellChanges(BaseModel):
     turn: str
     call_id: str
     tool: str
-    changes: list[OutsideChange] = Field(default_factory=list)
+    changes: list[OutsideChange] = Field(default_factory=empty_list)
     more: int = 0
     """Changes found beyond those listed (``MAX_LISTED``)."""
     truncated: bool = False

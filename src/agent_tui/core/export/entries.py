@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from agent_tui.core.attachments import ImageRef, human_size
 from agent_tui.core.budget.excerpt import pointer_in
+from agent_tui.core.empty import empty_list
 from agent_tui.core.events import SpillPointer, ToolErrorEvent, ToolRejected, ToolResult
 from agent_tui.core.transcript import Message, ToolCall
 
@@ -56,8 +57,8 @@ class PromptEntry(BaseModel):
     kind: Literal["prompt"] = "prompt"
     text: str
     """What the user typed (files named with ``@`` are listed in ``mentions``, not pasted)."""
-    mentions: list[str] = Field(default_factory=list)
-    images: list[ImageEntry] = Field(default_factory=list)
+    mentions: list[str] = Field(default_factory=empty_list)
+    images: list[ImageEntry] = Field(default_factory=empty_list)
     injected: bool = False
     """Typed while the turn ran, and sent into it."""
 
@@ -82,7 +83,7 @@ class ToolCallEntry(BaseModel):
     output: str = ""
     """What the model was sent back, exactly (an excerpt when the output was spilled)."""
     spill: SpillRef | None = None
-    images: list[ImageEntry] = Field(default_factory=list)
+    images: list[ImageEntry] = Field(default_factory=empty_list)
 
 
 class CompactionEntry(BaseModel):

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
+from agent_tui.core.empty import empty_list
 from agent_tui.core.providers.base import (
     Completion,
     ModelRequest,
@@ -52,7 +53,7 @@ class ScriptCall(BaseModel):
 class ScriptTurn(BaseModel):
     text: str = ""
     chunks: list[str] | None = None
-    tool_calls: list[ScriptCall] = Field(default_factory=list)
+    tool_calls: list[ScriptCall] = Field(default_factory=empty_list)
     usage: Usage | None = None
     delay: float = 0.0
     error: str | None = None

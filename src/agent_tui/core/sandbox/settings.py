@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_tui.core.empty import empty_list
+
 SandboxMode = Literal["auto", "required", "off"]
 
 
@@ -20,11 +22,11 @@ class SandboxSettings(BaseModel):
     runs without it; ``off``: commands run as the user, unconfined."""
     network: Literal["off", "on"] = "off"
     """``off``: no network at all inside the sandbox (not even 127.0.0.1); ``on``: shared."""
-    allow_write: list[str] = Field(default_factory=list)
+    allow_write: list[str] = Field(default_factory=empty_list)
     """More paths commands may write (the workspace and a private /tmp always are)."""
-    deny_read: list[str] = Field(default_factory=list)
+    deny_read: list[str] = Field(default_factory=empty_list)
     """Paths hidden from commands (as well as the files of ``read_file`` deny rules)."""
-    allow_read: list[str] = Field(default_factory=list)
+    allow_read: list[str] = Field(default_factory=empty_list)
     """Paths of the (otherwise hidden) home directory commands may read (``~/.m2``…)."""
     auto_allow: bool = False
     """Commands the sandbox confines run without asking, unless a deny or ask rule (or a

@@ -36,9 +36,12 @@ InputT = TypeVar("InputT", bound=BaseModel)
 class ToolInput(BaseModel):
     """Base for tool input models: unknown keys are a schema violation, not silently dropped,
     and no string may hold a NUL byte (no path, pattern or command can contain one: the OS
-    would refuse it deep inside the call, so it is refused here as a schema violation)."""
+    would refuse it deep inside the call, so it is refused here as a schema violation).
 
-    model_config = ConfigDict(extra="forbid")
+    Each builds its validator and schema on first use (``defer_build``), not at import: a
+    headless turn uses the schemas of the direct tools only (issue 45)."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     @field_validator("*", mode="after")
     @classmethod
@@ -54,7 +57,7 @@ class JsonInput(BaseModel):
     """The input of a tool described by a raw JSON Schema (``Tool.input_schema``, MCP tools):
     the validated arguments, kept as they are (``model_dump()`` gives them back)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
 
 @dataclass(frozen=True)

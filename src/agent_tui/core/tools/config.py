@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agent_tui.core.empty import empty_list
 from agent_tui.core.sandbox.environment import check_names
 
 
@@ -20,7 +21,7 @@ class ShellSettings(BaseModel):
         "reads the output without escape codes either way; a spill keeps them.",
     )
     env: list[str] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="More environment variables sandboxed commands (and sandboxed hooks) get, "
         "by name (GITHUB_TOKEN) or prefix (MYAPP_*): they get only PATH, HOME, LANG, LC_*, "
         "TERM and a few toolchain variables otherwise. A prefix never passes a secret-looking "

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from agent_tui.core.empty import empty_list
 from agent_tui.core.text.utf8 import clean
 
 if TYPE_CHECKING:
@@ -21,11 +22,13 @@ class ToolErrorInfo(BaseModel):
     (``core.text``): a path in a message may be a file name that is not valid UTF-8.
     """
 
+    model_config = ConfigDict(defer_build=True)  # built by the first failure (issue 45)
+
     code: str
     message: str
     next_step: str = ""
     retryable: bool = False
-    details: list[str] = Field(default_factory=list)
+    details: list[str] = Field(default_factory=empty_list)
 
     @model_validator(mode="before")
     @classmethod

@@ -23,6 +23,7 @@ This module finds and resolves the references; reading them is ``memory``'s.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -35,14 +36,22 @@ TRAILING = ".,;:!?)]}'\""
 reference with it names no file."""
 DOC_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".mdc", ".txt"})
 
-_REFERENCE = re.compile(r"(?:^|(?<=\s))@((?:[^\s\\]|\\ )+)")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+
+@functools.cache
+def _syntax() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The expressions, compiled by the first file read (a start without memory files, most
+    headless runs, compiles none: issue 45)."""
+    return (
+        re.compile(r"(?:^|(?<=\s))@((?:[^\s\\]|\\ )+)"),  # a reference
+        re.compile(r"^ {0,3}(`{3,}|~{3,})"),  # a fence
+        re.compile(r"(`+)(?:(?!\1).)+?\1"),  # a code span
+        re.compile(r"^\s*(?:[-*+]|\d+[.)])\s"),  # a list item
+    )
 
 
 def references(text: str) -> list[str]:
     """The import references of ``text`` in order (each once), outside code."""
+    reference, fence_line, span, list_item = _syntax()
     found: list[str] = []
     fence: str | None = None
     previous_blank = True
@@ -54,7 +63,7 @@ def references(text: str) -> list[str]:
             if stripped.startswith(fence) and set(stripped) == {fence[0]}:
                 fence = None
             continue
-        opening = _FENCE.match(line)
+        opening = fence_line.match(line)
         if opening:
             fence = opening.group(1)
             continue
@@ -62,11 +71,11 @@ def references(text: str) -> list[str]:
         indented = line.startswith(("    ", "\t"))
         indented_code = indented and not blank and not in_list and (previous_blank or indented_code)
         if not blank and not indented:
-            in_list = bool(_LIST_ITEM.match(line))
+            in_list = bool(list_item.match(line))
         previous_blank = blank
         if indented_code:
             continue
-        for match in _REFERENCE.finditer(_SPAN.sub(" ", line)):
+        for match in reference.finditer(span.sub(" ", line)):
             ref = match.group(1).replace("\\ ", " ")
             if ref not in found:
                 found.append(ref)

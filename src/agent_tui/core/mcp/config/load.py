@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agent_tui.core.empty import empty_list
 from agent_tui.core.mcp.config.files import config_paths as config_paths
 from agent_tui.core.mcp.config.files import project_config_path as project_config_path
 from agent_tui.core.mcp.config.files import user_config_path as user_config_path
@@ -67,7 +68,7 @@ class _Common(BaseModel):
 class _StdioEntry(_Common):
     type: Literal["stdio"] = "stdio"
     command: str = Field(min_length=1)
-    args: list[str] = Field(default_factory=list)
+    args: list[str] = Field(default_factory=empty_list)
     env: dict[str, str] = Field(default_factory=dict)
     cwd: str | None = None
 

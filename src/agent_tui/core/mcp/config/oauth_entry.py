@@ -47,6 +47,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from agent_tui.core.empty import empty_list
+
 Grant = Literal["authorization_code", "client_credentials", "jwt_bearer", "enterprise_managed"]
 BROWSERLESS: tuple[Grant, ...] = ("client_credentials", "jwt_bearer", "enterprise_managed")
 """The grants that obtain tokens without a browser (at connect time)."""
@@ -87,7 +89,7 @@ class OAuthEntry(BaseModel):
     grant: Grant = "authorization_code"
     client_id: str | None = Field(default=None, min_length=1)
     client_secret: str | None = Field(default=None, min_length=1, repr=False)
-    scopes: list[str] = Field(default_factory=list)
+    scopes: list[str] = Field(default_factory=empty_list)
     callback_port: int | None = Field(default=None, ge=1024, le=65535)
     client_metadata_url: str | None = Field(default=None, pattern=r"^https://[^/]+/[^#]+$")
     private_key_file: str | None = Field(default=None, min_length=1)
