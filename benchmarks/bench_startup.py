@@ -35,6 +35,18 @@ children also report their main thread's CPU time at the first paint (``time.thr
 not the core's boot thread, which may start just before the mark), a figure the
 load on a shared machine changes less than the wall time.
 
+The children draw on the pty (Textual writes the screen to stderr: before 2026-12-07 the bench
+sent that to ``/dev/null``, so no frame reached a terminal); **on the terminal** is when the
+first frame's bytes (the trivial app's text, agent-tui's prompt placeholder) are read there: the
+frame as a user sees it, before the passes Textual makes after it (a second layout as the
+widgets learn their sizes) that the mark above still counts, for both apps. The rounds alternate
+their order.
+
+``--instructions [N]``: then N launches of each under ``valgrind --tool=callgrind``, each ending
+at its first-paint mark (``os._exit``): the instructions executed up to it, all threads, with
+``PYTHONHASHSEED=0`` — a figure the machine's load does not move (the wall-time ratio of the
+same code moved 0.86–1.55× between rounds at load 2–8; slow: ~30–60 s a launch).
+
 It also lists what ``python -X importtime`` says the first frame imports (``cli.main`` and
 ``ui.app``), by top-level package.
 """
