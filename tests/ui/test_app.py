@@ -13,8 +13,8 @@ from agent_tui.core.transcript import Message, ToolCall
 from agent_tui.ui.calls.book import CallStatus
 from agent_tui.ui.chat import AssistantReply, ErrorBlock, Notice, ToolLine, UserPrompt
 from agent_tui.ui.lane import GroupCard, ToolCard
+from agent_tui.ui.shell.activity import Activity
 from agent_tui.ui.shell.events_bridge import AgentEvent
-from agent_tui.ui.shell.status_bar import Activity
 
 from .helpers import (
     SIZE,

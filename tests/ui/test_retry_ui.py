@@ -16,7 +16,7 @@ from agent_tui.core.tools.builtin import default_registry
 from agent_tui.ui.chat.assistant_reply import AssistantReply
 from agent_tui.ui.chat.error_block import ErrorBlock
 from agent_tui.ui.chat.notice import Notice
-from agent_tui.ui.shell.status_bar import Activity
+from agent_tui.ui.shell.activity import Activity
 from tests.core.providers.conftest import FakeServer
 
 from .helpers import SIZE, make_app, submit, wait_for, wait_idle

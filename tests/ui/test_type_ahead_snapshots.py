@@ -12,7 +12,7 @@ from typing import Any
 from textual.pilot import Pilot
 
 from agent_tui.core.events import AssistantDelta, AssistantMessage, ToolResult, ToolUse, UserMessage
-from agent_tui.ui.shell.status_bar import Activity
+from agent_tui.ui.shell.activity import Activity
 
 from .helpers import QuietApp, feed, make_agent, wait_for
 

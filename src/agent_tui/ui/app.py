@@ -24,15 +24,14 @@ from textual.worker import Worker, WorkerState
 
 from agent_tui.ui.common.format import shorten_home
 from agent_tui.ui.shell import heap, palette, screen_actions
+from agent_tui.ui.shell.activity import Activity
 from agent_tui.ui.shell.appending_stylesheet import AppendingStylesheet
 from agent_tui.ui.shell.background import Background
 from agent_tui.ui.shell.boot import Boot, Booted, BootFailed, FirstLook, build, paint_theme
-from agent_tui.ui.shell.key_question import route_key
 from agent_tui.ui.shell.opening import Opening
 from agent_tui.ui.shell.quitting import Quitting
 from agent_tui.ui.shell.shell_screen import ShellScreen
 from agent_tui.ui.shell.shell_status import ShellStatus
-from agent_tui.ui.shell.status_bar import Activity, StatusBar
 from agent_tui.ui.shell.turns import Turns
 from agent_tui.ui.shell.worker_failure import worker_failed
 
@@ -54,6 +53,7 @@ if TYPE_CHECKING:
     from agent_tui.ui.shell.prompt_input import PromptInput
     from agent_tui.ui.shell.session_changes import SessionChanges
     from agent_tui.ui.shell.session_views import SessionViews
+    from agent_tui.ui.shell.status_bar import StatusBar
     from agent_tui.ui.shell.themes import ThemeKeeper
 
 
@@ -243,6 +243,8 @@ class AgentApp(App[None]):
     def _status_bar(self) -> StatusBar:
         """A status bar bound to the app's state (made where it is mounted: data binds to the
         app's reactives)."""
+        from agent_tui.ui.shell.status_bar import StatusBar  # not for the first frame
+
         return StatusBar(id="status").data_bind(
             AgentApp.model,
             AgentApp.demo,
@@ -265,8 +267,11 @@ class AgentApp(App[None]):
     async def on_event(self, event: events.Event) -> None:
         # a one-key question takes its key as the app reads it (``route_key``): in a burst,
         # the keys after the answer go on to the prompt, in order
-        if isinstance(event, (events.Key, events.Paste)) and route_key(self, event, self._main):
-            return
+        if isinstance(event, (events.Key, events.Paste)):
+            from agent_tui.ui.shell.key_question import route_key  # not for the first frame
+
+            if route_key(self, event, self._main):
+                return
         await super().on_event(event)
 
     def get_default_screen(self) -> Screen[None]:

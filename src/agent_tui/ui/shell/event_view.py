@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from textual.css.query import NoMatches
 
 from agent_tui.ui.common.messages import TranscriptChanged
-from agent_tui.ui.shell.status_bar import Activity
+from agent_tui.ui.shell.activity import Activity
 
 if TYPE_CHECKING:
     from textual.screen import Screen

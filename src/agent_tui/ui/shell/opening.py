@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from textual.app import App
 
 from agent_tui.ui.shell import screen_actions
+from agent_tui.ui.shell.activity import Activity
 from agent_tui.ui.shell.shell_screen import ShellScreen
-from agent_tui.ui.shell.status_bar import Activity
 
 if TYPE_CHECKING:
     from agent_tui.core.agent.agent import Agent

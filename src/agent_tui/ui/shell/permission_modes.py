@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_tui.ui.shell.status_bar import Activity
+from agent_tui.ui.shell.activity import Activity
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel

@@ -17,11 +17,12 @@ main screen replaces this one when the core is ready, with the prompt's text car
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, VerticalScroll
+from textual.geometry import Region
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -71,6 +72,10 @@ class ShellScreen(Screen[None]):
         self._stand_in = PromptStandIn()
         self._swapped = asyncio.Event()
         self._mounted = asyncio.Event()
+        self._resumed = False
+        self._painting_all = False
+        """Set by the first resume when Textual's handler lays out and paints the whole shell:
+        its ``refresh`` just after asks for nothing more."""
 
     def compose(self) -> ComposeResult:
         yield ShellHeader("◆")  # drawn once: see shell_header
@@ -96,6 +101,36 @@ class ShellScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._mounted.set()
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        """The first resume restyles nothing: each node was styled as it mounted, a moment
+        before, with every rule that can match it (``tests/ui/test_shell_styles.py``); Textual's
+        handler, which runs after this one, would style them all again. Nor does it paint the
+        whole shell twice: that handler lays the shell out at the terminal's size and paints
+        it all (the first frame), but the layout first asks for the screen to be painted again
+        (its virtual size set: ``refresh(layout=True)``) and so does the handler after it
+        (``refresh()``), the same cells once more a few milliseconds later
+        (``tests/ui/test_first_frame.py``). A later resume (a screen popped off the shell)
+        restyles and repaints as Textual does."""
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
+            self._painting_all = self.is_current and self.outer_size != self.app.size
+
+    def refresh(
+        self,
+        *regions: Region,
+        repaint: bool = True,
+        layout: bool = False,
+        recompose: bool = False,
+    ) -> Self:
+        if self._painting_all and not (regions or recompose):
+            if layout:  # the first layout, which paints it all at once: the layout only
+                return super().refresh(repaint=False, layout=True)
+            self._painting_all = False  # the handler's, after painting it all
+            return self
+        self._painting_all = False
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def on_resize(self, event: events.Resize) -> None:
         """A resize to the size the shell is laid out at lays nothing out again (Textual's

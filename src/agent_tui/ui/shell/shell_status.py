@@ -16,7 +16,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from agent_tui.ui.shell.status_bar import Activity, activity_busy, activity_text, mode_tone
+from agent_tui.ui.shell.activity import Activity, activity_busy, activity_text, mode_tone
 
 GAP = "  "
 """``StatusBar``'s ``margin-right: 2`` between its labels."""

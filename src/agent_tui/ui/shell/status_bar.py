@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 import time
-from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
@@ -17,6 +16,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from agent_tui.ui.common.format import format_tokens, format_window, one_line_path
+from agent_tui.ui.shell.activity import Activity, activity_busy, activity_text, mode_tone
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -33,34 +33,6 @@ def meter_text(tokens: int, window: int, estimated: bool) -> str:
     """``42% of 200k``; ``~42% of 200k`` when the figure is an estimate."""
     percent = min(999, round(100 * tokens / window)) if window > 0 else 0
     return f"{'~' if estimated else ''}{percent}% of {format_window(window)}"
-
-
-class Activity(StrEnum):
-    STARTING = "starting"
-    """The core is being built (the first frame, ``AgentApp(boot=…)``)."""
-    IDLE = "idle"
-    THINKING = "thinking"
-    WRITING = "writing"
-    RUNNING = "running tool"
-    APPROVAL = "waiting for approval"
-    INTERRUPTING = "interrupting"
-    RETRYING = "retrying"
-    """The model request failed before its reply began and waits to be sent again."""
-
-
-def activity_text(activity: Activity) -> str:
-    """``○ idle`` / ``● writing``: the activity as both status bars write it."""
-    return f"{'○' if activity is Activity.IDLE else '●'} {activity.value}"
-
-
-def activity_busy(activity: Activity) -> bool:
-    """Whether the activity takes the busy colour (working, not idle or waiting on the user)."""
-    return activity not in (Activity.IDLE, Activity.APPROVAL)
-
-
-def mode_tone(mode: str) -> str | None:
-    """The colour class of a permission mode: ``relaxed`` (fewer asks), ``plan``, or none."""
-    return {"accept-edits": "relaxed", "bypass": "relaxed", "plan": "plan"}.get(mode)
 
 
 class StatusBar(Horizontal):

@@ -20,8 +20,8 @@ from textual.app import App
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
+from agent_tui.ui.shell.activity import Activity
 from agent_tui.ui.shell.attention import Attention
-from agent_tui.ui.shell.status_bar import Activity
 
 if TYPE_CHECKING:
     from collections.abc import Coroutine
