@@ -14,13 +14,10 @@ cleaned, salvaged or skipped), so both ways read every file the same.
 from __future__ import annotations
 
 import functools
-import gc
 import json
 import os
 import re
 import stat
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -91,29 +88,7 @@ class ReadBack:
 
 def read_lines(data: bytes) -> ReadBack:
     """The entries of a session file's content ``data``, applied in order (a rewind cuts the
-    transcript, a compaction folds it); broken lines skipped and counted. The cyclic collector
-    is paused meanwhile (``_uncollected``)."""
-    with _uncollected():
-        return _read_lines(data)
-
-
-@contextmanager
-def _uncollected() -> Iterator[None]:
-    """No collection inside (then the collector runs again, if it ran before). Reading a
-    session makes tens of thousands of objects, every one kept: the collector's passes over
-    them while they are made find nothing, and cost a third of reading a 500-turn session
-    (benchmarks/history/bench_sessions.json). Another thread pausing it meanwhile (the app's
-    replay) leaves it running in the end, as each restores only what it found."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _read_lines(data: bytes) -> ReadBack:
+    transcript, a compaction folds it); broken lines skipped and counted."""
     meta: dict[str, Any] = {}
     messages: list[Message] = []
     entries: list[CheckpointEntry] = []
