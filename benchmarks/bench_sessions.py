@@ -71,7 +71,8 @@ async def until(condition: Any, what: str, step: Any) -> None:
         if time.monotonic() > deadline:
             import faulthandler
 
-            faulthandler.dump_traceback(all_threads=True)
+            # the real stderr: the app under ``run_test`` replaced ``sys.stderr``
+            faulthandler.dump_traceback(sys.__stderr__, all_threads=True)
             raise Stuck(f"waited {DEADLINE_SECONDS:.0f} s for {what}")
         await step()
 

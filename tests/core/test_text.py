@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+import pytest
+from pydantic import ValidationError
+
 from agent_tui.core.calls import ToolCall
 from agent_tui.core.events import ToolUse, parse_event
 from agent_tui.core.providers.http import encode_body
@@ -62,3 +65,31 @@ def test_a_request_body_is_always_utf8() -> None:
         "messages": [{"role": "system", "content": "cwd: /home/caf\\xe9"}]
     }
     assert encode_body({"a": "é"}) == '{"a":"é"}'.encode()
+
+
+def test_every_cleaned_field_is_cleaned_from_python_and_read_alike_from_json() -> None:
+    """``CleanStr`` fields clean Python input and leave JSON input (which cannot hold a lone
+    surrogate) as parsed: both give the same message for the same text."""
+    data = {
+        "role": "tool",
+        "content": "caf\udce9",
+        "tool_call_id": "a\ud800",
+        "name": "n\udcff",
+        "typed": "t\udc80",
+        "tool_calls": [{"id": "i\udce9", "name": "w\udce9", "arguments": '{"a": "\udce9"}'}],
+    }
+    message = Message.model_validate(data)
+    assert (message.content, message.tool_call_id, message.name, message.typed) == (
+        "caf\\xe9",
+        "a\ufffd",
+        "n\\xff",
+        "t\\x80",
+    )
+    call = message.tool_calls[0]
+    assert (call.id, call.name, call.arguments) == ("i\\xe9", "w\\xe9", '{"a": "\\udce9"}')
+    again = Message.model_validate_json(message.model_dump_json())
+    assert again == message
+    pair = Message.model_validate_json('{"role": "user", "content": "\\ud83d\\ude00 caf\\u00e9"}')
+    assert pair.content == "\U0001f600 café" == Message.model_validate(pair.model_dump()).content
+    with pytest.raises(ValidationError):  # a lone surrogate escape is not taken from JSON
+        Message.model_validate_json('{"role": "user", "content": "\\udce9"}')

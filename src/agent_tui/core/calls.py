@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from agent_tui.core.empty import empty_list
 from agent_tui.core.text.call_summary import summarize_input
-from agent_tui.core.text.utf8 import clean, clean_json_text, clean_text
+from agent_tui.core.text.clean_str import CleanJsonStr, CleanStr
+from agent_tui.core.text.utf8 import clean
 
 DEFERRED = ConfigDict(defer_build=True)
 """The models' config: each builds its validator on first use, not at import (a run uses few
@@ -28,19 +29,9 @@ class ToolCall(BaseModel):
 
     model_config = DEFERRED
 
-    id: str
-    name: str
-    arguments: str = "{}"
-
-    @field_validator("id", "name")
-    @classmethod
-    def _text(cls, value: str) -> str:
-        return clean_text(value)
-
-    @field_validator("arguments")
-    @classmethod
-    def _json_text(cls, value: str) -> str:
-        return clean_json_text(value)
+    id: CleanStr
+    name: CleanStr
+    arguments: CleanJsonStr = "{}"
 
     def parsed_arguments(self) -> dict[str, Any] | None:
         """The arguments as an object, or None when they are not a JSON object; a lone

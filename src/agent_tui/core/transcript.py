@@ -6,13 +6,13 @@ import json
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from agent_tui.core.attachments import ImageRef, PreparedImage
 from agent_tui.core.calls import ToolCall, Usage
 from agent_tui.core.empty import empty_list
 from agent_tui.core.events import Mention, ToolErrorEvent, ToolRejected, ToolResult
-from agent_tui.core.text.utf8 import clean_text
+from agent_tui.core.text.clean_str import CleanStr
 
 __all__ = ["CallRecord", "Folding", "Message", "Prompt", "ToolCall", "ToolEnd", "Usage"]
 
@@ -115,10 +115,13 @@ class Message(BaseModel):
     model_config = DEFERRED
 
     role: Literal["user", "assistant", "tool"]
-    content: str = ""
+    content: CleanStr = ""
+    """No lone surrogate in the transcript's text (``core.text``): what is sent to the model
+    and saved must encode as UTF-8 — a session saved before this rule is cleaned as it is
+    loaded (``CleanStr``: from Python input; JSON input holds none)."""
     tool_calls: list[ToolCall] = Field(default_factory=empty_list)
-    tool_call_id: str | None = None
-    name: str | None = None
+    tool_call_id: CleanStr | None = None
+    name: CleanStr | None = None
     is_error: bool = False
     record: CallRecord | None = None
     """Tool messages: how the call ended (typed), for front ends; providers never send it."""
@@ -145,7 +148,7 @@ class Message(BaseModel):
         """How many earlier messages this summary stands for (0: not a summary)."""
         return self.compaction.folded if self.compaction is not None else 0
 
-    typed: str | None = None
+    typed: CleanStr | None = None
     """User messages with ``@`` mentions: the prompt as typed (``content`` is what the model
     gets: it with the mentioned files attached); None when the two are the same."""
     mentions: list[Mention] = Field(default_factory=empty_list)
@@ -159,14 +162,6 @@ class Message(BaseModel):
         """A user message's prompt as the user typed it."""
         return self.typed if self.typed is not None else self.content
 
-    @field_validator("content", "tool_call_id", "name", "typed")
-    @classmethod
-    def _encodable(cls, value: str | None) -> str | None:
-        """No lone surrogate in the transcript (``core.text``): what is sent to the model and
-        saved must encode as UTF-8 — a session saved before this rule is cleaned as it is
-        loaded."""
-        return clean_text(value) if value is not None else None
-
     @classmethod
     def user(
         cls,
@@ -174,7 +169,7 @@ class Message(BaseModel):
         *,
         turn: str | None = None,
         injected: bool = False,
-        typed: str | None = None,
+        typed: CleanStr | None = None,
         mentions: list[Mention] | None = None,
         images: list[ImageRef] | None = None,
     ) -> Message:

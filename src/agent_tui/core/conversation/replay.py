@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 from agent_tui.core.budget.excerpt import pointer_in
 from agent_tui.core.calls import SubagentReport, Usage
@@ -74,7 +75,13 @@ def transcript_events(
     open_turn = False
     due: list[tuple[int, int, CompactionEvent]] = []
     """Compactions to show once the message at the first index has been."""
-    for index, message in enumerate(messages[:upto]):
+    first = 0
+    if start > 0:  # what the turns before ``start`` leave: nothing of them is told
+        walked = _Walked.of(messages, min(start, upto))
+        first, total, turns, interrupted = walked.stop, walked.total(), walked.turns, walked.cut
+        announced, open_turn = walked.announced, walked.open_turn
+    for index in range(first, upto):
+        message = messages[index]
         told = index >= start
         while due and due[0][0] < index:
             compaction = heapq.heappop(due)[2]
@@ -211,6 +218,69 @@ def _subagent_events(parent: str, report: SubagentReport) -> Iterator[Event]:
                 code=code or "error",
                 message=text or call.summary,
             )
+
+
+@dataclass
+class _Walked:
+    """The state ``transcript_events`` reaches over the messages before ``stop`` (a turn's
+    start), none of them told: the usage totals summed as ints (a resume adds up thousands:
+    a ``Usage`` each was most of the walk), the last turn's requests and whether it was
+    interrupted, the batches seen. ``stop`` is where the walk ended: sooner, at a
+    compaction's summary (from there the general walk goes on, its events due later)."""
+
+    stop: int
+    tokens: list[int] | None = None
+    turns: int = 0
+    cut: bool = False
+    announced: set[str] = field(default_factory=set)
+    open_turn: bool = False
+
+    def total(self) -> Usage:
+        """The sum, as ``Usage.__add__`` makes it (``Usage()`` when nothing was added)."""
+        if self.tokens is None:
+            return Usage()
+        return Usage.model_construct(
+            input_tokens=self.tokens[0],
+            output_tokens=self.tokens[1],
+            cache_read_tokens=self.tokens[2],
+        )
+
+    def add(self, usage: Usage) -> None:
+        tokens = self.tokens = self.tokens or [0, 0, 0]
+        tokens[0] += usage.input_tokens
+        tokens[1] += usage.output_tokens
+        tokens[2] += usage.cache_read_tokens
+
+    @classmethod
+    def of(cls, messages: list[Message], stop: int) -> _Walked:
+        walked = cls(stop)
+        for index in range(stop):
+            message = messages[index]
+            role = message.role
+            if role == "assistant":
+                walked.turns += 1
+                walked.cut = walked.cut or message.interrupted
+                if message.usage is not None:
+                    walked.add(message.usage)
+            elif role == "tool":
+                if message.tool_call_id is None:
+                    continue
+                record = message.record
+                if record is None:
+                    continue
+                if record.group and record.group[0] not in walked.announced:
+                    walked.announced.add(record.group[0])
+                end = record.end  # isinstance, not getattr: a missing attribute is slow
+                if isinstance(end, ToolErrorEvent) and end.code == "interrupted":
+                    walked.cut = True
+                elif isinstance(end, ToolResult) and end.subagent is not None:
+                    walked.add(end.subagent.usage)
+            elif message.compaction is not None:
+                walked.stop = index
+                break
+            elif not (message.injected and walked.open_turn):
+                walked.open_turn, walked.turns, walked.cut = True, 0, False
+        return walked
 
 
 def _turn_end(turns: int, interrupted: bool) -> TurnEnd:

@@ -50,6 +50,10 @@ class _MessageLine(BaseModel):
 
 @functools.cache
 def _message_line() -> TypeAdapter[_MessageLine]:
+    """Built on ``Message``'s own validator, built first: the line's adds ~1 ms to it, and the
+    first message the resumed session makes (its next prompt) does not build it then, on the
+    event loop (~13 ms; this runs in the thread that loads the session)."""
+    Message.model_rebuild()
     return TypeAdapter(_MessageLine)
 
 
