@@ -22,6 +22,8 @@ from agent_tui.ui.chat.assistant_reply import AssistantReply
 from agent_tui.ui.shell.events_bridge import AgentEvent
 from agent_tui.ui.spills.browser import SpillBrowser
 
+from .shared_css import share_parses
+
 S = TypeVar("S")
 SIZE = (120, 36)
 DEADLINE = 60.0
@@ -34,6 +36,10 @@ class QuietApp(AgentApp):
 
     CURSOR_BLINK = False
     SHOW_SANDBOX = False  # whether bubblewrap works differs between machines
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        share_parses(self.stylesheet)  # the CSS parses of the worker's earlier apps
 
 
 def make_agent(cwd: Path, turns: list[dict[str, Any]], *, allow: tuple[str, ...] = ()) -> Agent:
