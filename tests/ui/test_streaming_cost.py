@@ -126,3 +126,37 @@ async def test_a_part_made_with_text_is_cut_into_segments_from_its_first_write(
         assert "Written after." in shown
         assert "And the last words." in shown
         assert "\n\n\n" not in shown
+
+
+async def test_a_part_that_ends_is_not_rendered_again_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A part ends in the write that completes it, before that text is drawn, and is then no
+    longer the reply's last (a blank line below): the frame after renders its open segment
+    only, and the blank line is added to what is drawn, not rendered for."""
+    app = make_app(make_agent(tmp_path, []))
+    async with app.run_test(size=SIZE) as pilot:
+        reply = AssistantReply()
+        await app.main.chat.mount(reply)
+        for text in paragraphs(9):  # ~3,200 characters: a whole part
+            await reply.write(text)
+            await pilot.pause()
+        rendered: list[int] = []
+        real = assistant_reply.render
+
+        def counting(text: str, width: int, pal: Palette) -> object:
+            rendered.append(len(text))
+            return real(text, width, pal)
+
+        monkeypatch.setattr(assistant_reply, "render", counting)
+        await reply.write("The part's last words.\n\n")
+        await reply.finish(last=False)
+        await wait_for(pilot, lambda: reply.source.endswith("words.\n\n"), "the write drawn")
+        await wait_for(pilot, lambda: drawn(reply).endswith("words.\n"), "the blank line below")
+        assert rendered
+        assert max(rendered) < 2 * SEGMENT_CHARS, rendered
+        assert sum(rendered) < 2 * SEGMENT_CHARS * 2, rendered  # at most two widths' worth
+        whole = AssistantReply(reply.text, last=False)
+        await app.main.chat.mount(whole)
+        await wait_for(pilot, lambda: whole.source == reply.text, "the whole part drawn")
+        assert drawn(whole) == drawn(reply)  # the same lines as a part drawn in one go
