@@ -203,3 +203,59 @@ async def test_a_key_echo_is_painted_before_the_write_due(
         assert "write" in order, order
         assert order.index("paint") < order.index("write"), order
         assert prompt.text == "x"
+
+
+async def test_a_flushed_backlog_lets_a_key_echo_go_between_slices(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A backlog written a slice a frame (the turn's end) lets a key typed meanwhile be
+    painted before the next slice."""
+    monkeypatch.setattr(Freezer, "run", lambda self: None)
+    app = make_app(make_agent(tmp_path, []))
+    async with app.run_test(size=SIZE) as pilot:
+        chat, prompt = app.main.chat, app.main.prompt
+        prompt.focus()
+        await wait_for(pilot, lambda: app.focused is prompt, "the prompt focused")
+        await wait_idle(pilot)
+        order: list[str] = []
+        screen = app.screen
+        real_paint, real_stream, real_frame = (
+            screen._compositor_refresh,
+            chat.stream,
+            chat._next_frame,
+        )
+
+        def paint() -> None:
+            order.append("paint")
+            real_paint()
+
+        async def stream(fragment: str) -> None:
+            order.append("write")
+            await real_stream(fragment)
+
+        async def next_frame() -> None:
+            await real_frame()
+            if "key" not in order:  # a key lands as the first slice's frame is painted
+                order.append("key")
+                prompt.insert("x")
+
+        monkeypatch.setattr(screen, "_compositor_refresh", paint)
+        monkeypatch.setattr(chat, "stream", stream)
+        monkeypatch.setattr(chat, "_next_frame", next_frame)
+        text = "".join(paragraphs(12))
+        assert len(text) > WRITE_CHARS  # two slices at least
+        ended = asyncio.Event()
+
+        async def backlog() -> None:
+            chat._gathered.append(text)
+            await chat.flush()
+            ended.set()
+
+        app.call_later(backlog)
+        await wait_for(pilot, ended.is_set, "the backlog written")
+        after = order[order.index("key") :]
+        assert "paint" in after, order
+        assert "write" in after, order
+        assert after.index("paint") < after.index("write"), order
+        assert chat.reply_text == text
+        assert prompt.text == "x"
