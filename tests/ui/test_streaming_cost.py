@@ -14,7 +14,7 @@ from agent_tui.ui.chat.chat_view import WRITE_CHARS
 from agent_tui.ui.chat.freezer import Freezer
 from agent_tui.ui.chat.markdown_lines import Palette
 
-from .helpers import SIZE, drawn, make_agent, make_app, wait_for
+from .helpers import SIZE, drawn, make_agent, make_app, wait_for, wait_idle
 
 
 def paragraphs(count: int) -> list[str]:
@@ -126,3 +126,136 @@ async def test_a_part_made_with_text_is_cut_into_segments_from_its_first_write(
         assert "Written after." in shown
         assert "And the last words." in shown
         assert "\n\n\n" not in shown
+
+
+async def test_a_part_that_ends_is_not_rendered_again_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A part ends in the write that completes it, before that text is drawn, and is then no
+    longer the reply's last (a blank line below): the frame after renders its open segment
+    only, and the blank line is added to what is drawn, not rendered for."""
+    app = make_app(make_agent(tmp_path, []))
+    async with app.run_test(size=SIZE) as pilot:
+        reply = AssistantReply()
+        await app.main.chat.mount(reply)
+        for text in paragraphs(9):  # ~3,200 characters: a whole part
+            await reply.write(text)
+            await pilot.pause()
+        rendered: list[int] = []
+        real = assistant_reply.render
+
+        def counting(text: str, width: int, pal: Palette) -> object:
+            rendered.append(len(text))
+            return real(text, width, pal)
+
+        monkeypatch.setattr(assistant_reply, "render", counting)
+        await reply.write("The part's last words.\n\n")
+        await reply.finish(last=False)
+        await wait_for(pilot, lambda: reply.source.endswith("words.\n\n"), "the write drawn")
+        await wait_for(pilot, lambda: drawn(reply).endswith("words.\n"), "the blank line below")
+        assert rendered
+        assert max(rendered) < 2 * SEGMENT_CHARS, rendered
+        assert sum(rendered) < 2 * SEGMENT_CHARS * 2, rendered  # at most two widths' worth
+        whole = AssistantReply(reply.text, last=False)
+        await app.main.chat.mount(whole)
+        await wait_for(pilot, lambda: whole.source == reply.text, "the whole part drawn")
+        assert drawn(whole) == drawn(reply)  # the same lines as a part drawn in one go
+
+
+async def test_a_key_echo_is_painted_before_the_write_due(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write that falls due while the prompt's edit waits to be painted lets the echo go
+    first, in a frame without the chat's layout, then writes."""
+    monkeypatch.setattr(Freezer, "run", lambda self: None)
+    app = make_app(make_agent(tmp_path, []))
+    async with app.run_test(size=SIZE) as pilot:
+        chat, prompt = app.main.chat, app.main.prompt
+        prompt.focus()
+        await wait_for(pilot, lambda: app.focused is prompt, "the prompt focused")
+        await wait_idle(pilot)
+        order: list[str] = []
+        screen = app.screen
+        real_paint, real_stream = screen._compositor_refresh, chat.stream
+
+        def paint() -> None:
+            order.append("paint")
+            real_paint()
+
+        async def stream(fragment: str) -> None:
+            order.append("write")
+            await real_stream(fragment)
+
+        monkeypatch.setattr(screen, "_compositor_refresh", paint)
+        monkeypatch.setattr(chat, "stream", stream)
+        text = "".join(paragraphs(3))
+
+        async def key_then_write() -> None:  # a key, and the write's timer right after it
+            order.clear()
+            prompt.insert("x")
+            chat._gathered.append(text)
+            chat._write_due = True
+            await chat._timed_write()
+
+        app.call_later(key_then_write)
+        await wait_for(pilot, lambda: chat.reply_text == text, "the text written")
+        assert "paint" in order, order
+        assert "write" in order, order
+        assert order.index("paint") < order.index("write"), order
+        assert prompt.text == "x"
+
+
+async def test_a_flushed_backlog_lets_a_key_echo_go_between_slices(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A backlog written a slice a frame (the turn's end) lets a key typed meanwhile be
+    painted before the next slice."""
+    monkeypatch.setattr(Freezer, "run", lambda self: None)
+    app = make_app(make_agent(tmp_path, []))
+    async with app.run_test(size=SIZE) as pilot:
+        chat, prompt = app.main.chat, app.main.prompt
+        prompt.focus()
+        await wait_for(pilot, lambda: app.focused is prompt, "the prompt focused")
+        await wait_idle(pilot)
+        order: list[str] = []
+        screen = app.screen
+        real_paint, real_stream, real_frame = (
+            screen._compositor_refresh,
+            chat.stream,
+            chat._next_frame,
+        )
+
+        def paint() -> None:
+            order.append("paint")
+            real_paint()
+
+        async def stream(fragment: str) -> None:
+            order.append("write")
+            await real_stream(fragment)
+
+        async def next_frame() -> None:
+            await real_frame()
+            if "key" not in order:  # a key lands as the first slice's frame is painted
+                order.append("key")
+                prompt.insert("x")
+
+        monkeypatch.setattr(screen, "_compositor_refresh", paint)
+        monkeypatch.setattr(chat, "stream", stream)
+        monkeypatch.setattr(chat, "_next_frame", next_frame)
+        text = "".join(paragraphs(12))
+        assert len(text) > WRITE_CHARS  # two slices at least
+        ended = asyncio.Event()
+
+        async def backlog() -> None:
+            chat._gathered.append(text)
+            await chat.flush()
+            ended.set()
+
+        app.call_later(backlog)
+        await wait_for(pilot, ended.is_set, "the backlog written")
+        after = order[order.index("key") :]
+        assert "paint" in after, order
+        assert "write" in after, order
+        assert after.index("paint") < after.index("write"), order
+        assert chat.reply_text == text
+        assert prompt.text == "x"

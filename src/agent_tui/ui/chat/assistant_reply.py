@@ -50,11 +50,14 @@ class AssistantReply(Widget):
         """The text the widget was last drawn from (``text`` once the frame after a write is
         painted)."""
         self._streaming = False
-        self._drawn_from: tuple[int, bool, str] = (-1, True, "")
-        """What ``_rendered`` was drawn from: the text's length, ``last``, the theme."""
-        self._rendered: dict[int, Content] = {}
+        self._drawn_from: tuple[int, str] = (-1, "")
+        """What ``_drawn`` was drawn from: the text's length, the theme (not ``last``: it
+        only adds a blank line below, so a part that ends is not rendered again for it)."""
+        self._drawn: dict[int, Content] = {}
         """The lines at each width asked for since (a layout asks for more than one: with
         and without the chat's scrollbar)."""
+        self._rendered: dict[tuple[int, bool], Content] = {}
+        """…and with the blank line below of a part that is not the last, by (width, last)."""
         self._cuts: list[int] = []
         """Where the complete segments of a streamed text end (``SEGMENT_CHARS``)."""
         self._segmenter: PartSplitter | None = None
@@ -91,7 +94,11 @@ class AssistantReply(Widget):
     async def finish(self, *, last: bool = True) -> None:
         """The part is complete; ``last``: nothing of the reply follows it."""
         self._streaming = False
-        self._segments.clear()  # drawn whole now (``_rendered``): their cache only holds objects
+        # the complete segments stay cached until the part's final text is drawn (``lines``):
+        # it ends at a slice's end, before that text was ever drawn, and the next frame then
+        # renders only its open segment, not the whole part again
+        if len(self.text) == self._drawn_from[0]:
+            self._segments.clear()  # drawn whole already (``_drawn``): they only hold objects
         if last != self.last:
             self.last = last
             self.refresh(layout=True)
@@ -106,20 +113,28 @@ class AssistantReply(Widget):
 
     def lines(self, width: int) -> Content:
         """The reply laid out in ``width`` cells (the last rendering, if nothing changed)."""
-        drawn_from = (len(self.text), self.last, self.app.theme)
+        drawn_from = (len(self.text), self.app.theme)
         if drawn_from != self._drawn_from:
-            if drawn_from[2] != self._drawn_from[2]:
+            if drawn_from[1] != self._drawn_from[1]:
                 self._segments.clear()
             self._drawn_from = drawn_from
+            self._drawn.clear()
             self._rendered.clear()
-        elif (content := self._rendered.get(width)) is not None:
+        key = (width, self.last)
+        if (content := self._rendered.get(key)) is not None:
             return content
-        content = self._draw(width)
-        if not self.last and content:
-            content = content.append("\n")
+        drawn = self._drawn.get(width)
+        if drawn is None:
+            drawn = self._draw(width)
+            if not self._streaming:  # the final text is drawn: its segments are not needed
+                self._segments.clear()
+            if len(self._drawn) >= 4:
+                self._drawn.clear()
+            self._drawn[width] = drawn
+        content = drawn.append("\n") if not self.last and drawn else drawn
         if len(self._rendered) >= 4:
             self._rendered.clear()
-        self._rendered[width] = content
+        self._rendered[key] = content
         self.source = self.text
         return content
 
