@@ -392,7 +392,7 @@ def run_child(
         [sys.executable, __file__, "--child", *args, "--fd", str(write_end)],
         stdin=slave,
         stdout=slave,
-        stderr=subprocess.DEVNULL,
+        stderr=slave,  # where Textual writes the screen: to the terminal, as a user's
         pass_fds=(write_end,),
         env=env,
         cwd=cwd,
