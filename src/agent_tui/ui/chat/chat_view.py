@@ -249,8 +249,6 @@ class ChatView(VerticalScroll):
             await self._write_slice()
             if self._gathered and self.is_attached:
                 await self._next_frame()
-                if self._echo_waiting():  # a key typed meanwhile: its echo first, alone
-                    await self._next_frame()
 
     async def _write_slice(self) -> None:
         if not self._gathered:
