@@ -82,10 +82,8 @@ class ChatView(VerticalScroll):
         self._write_timer: Timer | None = None
         self._write_due = False
         """A write of the gathered text is scheduled (a timer, or the app's next callback)."""
-        self._echo_wait = False
-        """The write due waits for a key's echo to be painted."""
         self._echo_painted = False
-        """…and has waited (it waits once, not again)."""
+        """The write due waited for a key's echo to be painted (it waits once, not again)."""
         self._compaction: CompactionBlock | None = None
         """The block of a compaction still running."""
         self.freezer: Freezer | None = None
@@ -211,7 +209,6 @@ class ChatView(VerticalScroll):
         slice would make that frame a layout of the chat and a render of the reply."""
         self._write_timer = None
         if self._echo_waiting():
-            self._echo_wait = True
             self.call_after_refresh(self._after_echo)
             return
         self._write_due = False
@@ -220,8 +217,7 @@ class ChatView(VerticalScroll):
 
     def _after_echo(self) -> None:
         """The echo is painted (this runs in the screen's loop): the write, in the app's."""
-        if self._echo_wait:  # (not written meanwhile by ``flush``)
-            self._echo_wait = False
+        if self._write_due:
             self._echo_painted = True
             self.app.call_later(self._timed_write)
 
@@ -231,7 +227,7 @@ class ChatView(VerticalScroll):
         if self._echo_painted:
             self._echo_painted = False
             return False
-        focused = self.app.focused if self.is_attached else None
+        focused = self.app.focused
         if focused is None or focused is self or self in focused.ancestors:
             return False
         # Textual's own flags (8.x): a refresh asked for, or posted to the screen, not painted
@@ -244,7 +240,7 @@ class ChatView(VerticalScroll):
         if self._write_timer is not None:
             self._write_timer.stop()
             self._write_timer = None
-        self._write_due = self._echo_wait = False
+        self._write_due = False
         while self._gathered:
             await self._write_slice()
             if self._gathered and self.is_attached:
