@@ -14,7 +14,7 @@ from agent_tui.ui.chat.chat_view import WRITE_CHARS
 from agent_tui.ui.chat.freezer import Freezer
 from agent_tui.ui.chat.markdown_lines import Palette
 
-from .helpers import SIZE, drawn, make_agent, make_app, wait_for, wait_idle
+from .helpers import SIZE, drawn, make_agent, make_app, wait_for
 
 
 def paragraphs(count: int) -> list[str]:
@@ -160,46 +160,3 @@ async def test_a_part_that_ends_is_not_rendered_again_whole(
         await app.main.chat.mount(whole)
         await wait_for(pilot, lambda: whole.source == reply.text, "the whole part drawn")
         assert drawn(whole) == drawn(reply)  # the same lines as a part drawn in one go
-
-
-async def test_a_key_echo_is_painted_before_the_write_due(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A write that falls due while the prompt's edit waits to be painted lets the echo go
-    first, in a frame without the chat's layout, then writes."""
-    monkeypatch.setattr(Freezer, "run", lambda self: None)
-    app = make_app(make_agent(tmp_path, []))
-    async with app.run_test(size=SIZE) as pilot:
-        chat, prompt = app.main.chat, app.main.prompt
-        prompt.focus()
-        await wait_for(pilot, lambda: app.focused is prompt, "the prompt focused")
-        await wait_idle(pilot)
-        order: list[str] = []
-        screen = app.screen
-        real_paint, real_stream = screen._compositor_refresh, chat.stream
-
-        def paint() -> None:
-            order.append("paint")
-            real_paint()
-
-        async def stream(fragment: str) -> None:
-            order.append("write")
-            await real_stream(fragment)
-
-        monkeypatch.setattr(screen, "_compositor_refresh", paint)
-        monkeypatch.setattr(chat, "stream", stream)
-        text = "".join(paragraphs(3))
-
-        async def key_then_write() -> None:  # a key, and the write's timer right after it
-            order.clear()
-            prompt.insert("x")
-            chat._gathered.append(text)
-            chat._write_due = True
-            await chat._timed_write()
-
-        app.call_later(key_then_write)
-        await wait_for(pilot, lambda: chat.reply_text == text, "the text written")
-        assert "paint" in order, order
-        assert "write" in order, order
-        assert order.index("paint") < order.index("write"), order
-        assert prompt.text == "x"

@@ -82,8 +82,6 @@ class ChatView(VerticalScroll):
         self._write_timer: Timer | None = None
         self._write_due = False
         """A write of the gathered text is scheduled (a timer, or the app's next callback)."""
-        self._echo_painted = False
-        """The write due waited for a key's echo to be painted (it waits once, not again)."""
         self._compaction: CompactionBlock | None = None
         """The block of a compaction still running."""
         self.freezer: Freezer | None = None
@@ -204,35 +202,11 @@ class ChatView(VerticalScroll):
             self._write_timer = self.app.set_timer(wait, self._timed_write, name="write-reply")
 
     async def _timed_write(self) -> None:
-        """The scheduled write: one slice of what is gathered; the next is scheduled after it.
-        A key's echo waiting to be painted goes first, in a frame of its own: written now, the
-        slice would make that frame a layout of the chat and a render of the reply."""
+        """The scheduled write: one slice of what is gathered; the next is scheduled after it."""
         self._write_timer = None
-        if self._echo_waiting():
-            self.call_after_refresh(self._after_echo)
-            return
         self._write_due = False
         await self._write_slice()
         self._schedule_write()
-
-    def _after_echo(self) -> None:
-        """The echo is painted (this runs in the screen's loop): the write, in the app's."""
-        if self._write_due:
-            self._echo_painted = True
-            self.app.call_later(self._timed_write)
-
-    def _echo_waiting(self) -> bool:
-        """Whether the focused widget (the prompt, outside the chat) has a change not painted
-        yet; once per write (after that frame the write goes regardless)."""
-        if self._echo_painted:
-            self._echo_painted = False
-            return False
-        focused = self.app.focused
-        if focused is None or focused is self or self in focused.ancestors:
-            return False
-        # Textual's own flags (8.x): a refresh asked for, or posted to the screen, not painted
-        dirty: set[Widget] = getattr(self.screen, "_dirty_widgets", set())
-        return bool(getattr(focused, "_repaint_required", False)) or focused in dirty
 
     async def flush(self) -> None:
         """Write all the gathered fragments (before anything else is added to the chat), a
