@@ -190,24 +190,6 @@ PRIVATE: tuple[Private, ...] = (
         "overridden: keys after Enter/Esc are held, not typed (Input's handler is skipped)",
         signature="(self, event: 'events.Key') -> 'None'",
     ),
-    Private(
-        "textual.widget",
-        "Widget._repaint_required",
-        "instance attribute",
-        ("ui/chat/chat_view.py",),
-        "read (getattr, default False): the focused prompt has an edit not painted yet, so the "
-        "chat's next write waits one frame and the key's echo goes first",
-        owner="Widget",
-    ),
-    Private(
-        "textual.screen",
-        "Screen._dirty_widgets",
-        "instance attribute",
-        ("ui/chat/chat_view.py",),
-        "read (getattr, default empty): the widgets posted to the screen for a repaint not done "
-        "yet, the other half of the same check",
-        owner="Screen",
-    ),
     # ---- the MCP SDK -------------------------------------------------------------------
     Private(
         "mcp.client.auth",
