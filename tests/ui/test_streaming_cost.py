@@ -30,6 +30,19 @@ def paragraphs(count: int) -> list[str]:
     return blocks
 
 
+def count_renders(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """From now on, the length of each text a reply renders (its Markdown to lines)."""
+    rendered: list[int] = []
+    real = assistant_reply.render
+
+    def counting(text: str, width: int, pal: Palette) -> object:
+        rendered.append(len(text))
+        return real(text, width, pal)
+
+    monkeypatch.setattr(assistant_reply, "render", counting)
+    return rendered
+
+
 async def test_a_write_renders_only_the_open_segment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -37,14 +50,7 @@ async def test_a_write_renders_only_the_open_segment(
     async with app.run_test(size=SIZE) as pilot:
         reply = AssistantReply()
         await app.main.chat.mount(reply)
-        rendered: list[int] = []
-        real = assistant_reply.render
-
-        def counting(text: str, width: int, pal: Palette) -> object:
-            rendered.append(len(text))
-            return real(text, width, pal)
-
-        monkeypatch.setattr(assistant_reply, "render", counting)
+        rendered = count_renders(monkeypatch)
         texts = paragraphs(10)  # ~3,600 characters: a whole part
         for text in texts:
             await reply.write(text)
@@ -108,14 +114,7 @@ async def test_a_part_made_with_text_is_cut_into_segments_from_its_first_write(
         await app.main.chat.mount(reply)
         await reply.write("Written after.\n\n")
         await wait_for(pilot, lambda: reply.source.endswith("after.\n\n"), "the write drawn")
-        rendered: list[int] = []
-        real = assistant_reply.render
-
-        def counting(text: str, width: int, pal: Palette) -> object:
-            rendered.append(len(text))
-            return real(text, width, pal)
-
-        monkeypatch.setattr(assistant_reply, "render", counting)
+        rendered = count_renders(monkeypatch)
         await reply.write("And the last words.")
         await wait_for(pilot, lambda: reply.source.endswith("words."), "the second write drawn")
         assert rendered
@@ -141,14 +140,7 @@ async def test_a_part_that_ends_is_not_rendered_again_whole(
         for text in paragraphs(9):  # ~3,200 characters: a whole part
             await reply.write(text)
             await pilot.pause()
-        rendered: list[int] = []
-        real = assistant_reply.render
-
-        def counting(text: str, width: int, pal: Palette) -> object:
-            rendered.append(len(text))
-            return real(text, width, pal)
-
-        monkeypatch.setattr(assistant_reply, "render", counting)
+        rendered = count_renders(monkeypatch)
         await reply.write("The part's last words.\n\n")
         await reply.finish(last=False)
         await wait_for(pilot, lambda: reply.source.endswith("words.\n\n"), "the write drawn")
