@@ -61,10 +61,20 @@ async def test_the_second_turn_is_visible_after_a_tall_turn_folds(
         await wait_idle(pilot)
         lane = app.main.lane
         await wait_for(pilot, lambda: len(lane.groups) == 1, "one group card (issue 41)")
-        await wait_for(pilot, lambda: lane.max_scroll_y > 0, "the tall turn to overflow")
+        await lane.settle()
+        await wait_for(pilot, lambda: lane.max_scroll_y > 1, "the tall turn to overflow")
         if scrolled == "scrolled up":  # the user reads the middle of the tall turn
-            lane.scroll_to(y=lane.max_scroll_y // 2, animate=False)
-            await wait_for(pilot, lambda: 0 < lane.scroll_y < lane.max_scroll_y, "a scroll")
+
+            def in_the_middle() -> bool:
+                """Scrolled between the top and the bottom; else scroll there (again: a layout
+                still settling may have moved the lane, or had it barely overflowing when the
+                middle was taken: ``max_scroll_y // 2`` was 0)."""
+                if 0 < lane.scroll_y < lane.max_scroll_y:
+                    return True
+                lane.scroll_to(y=max(1, lane.max_scroll_y // 2), animate=False)
+                return False
+
+            await wait_for(pilot, in_the_middle, "a scroll to the middle")
         await submit(pilot, "one more")
         await wait_idle(pilot)
         await lane.settle()

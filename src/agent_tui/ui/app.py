@@ -241,8 +241,7 @@ class AgentApp(App[None]):
         return self._main
 
     def _status_bar(self) -> StatusBar:
-        """A status bar bound to the app's state (made where it is mounted: data binds to the
-        app's reactives)."""
+        """A status bar bound to the app's state (made where it is mounted: data binds)."""
         from agent_tui.ui.shell.status_bar import StatusBar  # not for the first frame
 
         return StatusBar(id="status").data_bind(
@@ -265,8 +264,7 @@ class AgentApp(App[None]):
         )
 
     async def on_event(self, event: events.Event) -> None:
-        # a one-key question takes its key as the app reads it (``route_key``): in a burst,
-        # the keys after the answer go on to the prompt, in order
+        # a one-key question takes its key first (``route_key``); the rest of a burst goes on
         if isinstance(event, (events.Key, events.Paste)):
             from agent_tui.ui.shell.key_question import route_key  # not for the first frame
 
