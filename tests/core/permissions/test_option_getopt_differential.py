@@ -19,7 +19,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agent_tui.core.permissions.shell.model import Word
@@ -153,9 +153,12 @@ def _mine(
 
 
 def _abbreviations(problems: list[str], longs: dict[str, int]) -> bool:
-    """The reader refused only abbreviations (``--out`` for ``--output``), which getopt reads."""
+    """The reader refused an abbreviation (``--out`` for ``--output``), which getopt reads: the
+    command is refused whole (fail closed), so what the reader says of the words after it —
+    ``--out --color=v``: getopt takes ``--color=v`` as the output's value, the reader, not
+    knowing ``--out``, as ``--color`` given a value — is moot."""
     names = [p.split(" is not among", 1)[0] for p in problems if " is not among" in p]
-    return len(names) == len(problems) and all(
+    return any(
         name.startswith("--") and any(n.startswith(name[2:]) for n in longs) for name in names
     )
 
@@ -167,6 +170,9 @@ def _abbreviations(problems: list[str], longs: dict[str, int]) -> bool:
     derandomize=True,
 )
 @given(option_set(), ARGS)
+@example(  # an abbreviation taking the next word as its value (CI, 2026-12-07)
+    options=({"a": 0}, {"color": 0, "output": 1, "file": 0}), args=["--out", "--color=v"]
+)
 def test_the_table_reader_reads_arguments_as_getopt_long(
     harness: Path, options: tuple[dict[str, int], dict[str, int]], args: list[str]
 ) -> None:
