@@ -52,20 +52,35 @@ def _color(variables: Mapping[str, str], name: str, fallback: str) -> str | None
     """A theme variable as a colour Rich understands: blended over the background when it is
     translucent, None when it is transparent."""
     try:
-        color = Color.parse(variables.get(name, fallback))
+        background = Color.parse(variables.get("background", "#000000"))
+    except Exception:
+        log.warning("the theme's background is not a colour: black is used", exc_info=True)
+        background = Color.parse("#000000")
+    value = variables.get(name, fallback)
+    try:
+        color = _auto(value, background) or Color.parse(value)
     except Exception:  # a value Textual itself would reject: keep the fallback
         log.warning("the theme's %s is not a colour: %s is used", name, fallback, exc_info=True)
         color = Color.parse(fallback)
     if color.a == 0:
         return None
     if color.a < 1:
-        try:
-            background = Color.parse(variables.get("background", "#000000"))
-        except Exception:
-            log.warning("the theme's background is not a colour: black is used", exc_info=True)
-            background = Color.parse("#000000")
         color = background.blend(color, color.a).with_alpha(1)
     return color.hex6
+
+
+def _auto(value: str, background: Color) -> Color | None:
+    """Textual's ``auto [N%]`` (the text colour that contrasts the background, at N% alpha),
+    as ``color: $text-muted`` would draw it over the theme's background; None for other values."""
+    words = value.split()
+    if not words or words[0] != "auto" or len(words) > 2:
+        return None
+    alpha = 1.0
+    if len(words) == 2:
+        if not words[1].endswith("%"):
+            raise ValueError(f"not a percentage: {words[1]!r}")
+        alpha = float(words[1][:-1]) / 100
+    return background.get_contrast_text(max(0.0, min(1.0, alpha)))
 
 
 def _style(variables: Mapping[str, str], prefix: str, color: str, text_style: str) -> Style:
