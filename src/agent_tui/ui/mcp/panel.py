@@ -45,16 +45,17 @@ from textual import on
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.lazy import Lazy
 from textual.screen import Screen
 from textual.widgets import Header, OptionList, Static, TabbedContent, TabPane
 
 from agent_tui.core.mcp.client.overview import McpOverview, ServerRow
-from agent_tui.core.mcp.config.spec import ConfigProblem
 from agent_tui.ui.common.clipboard import copy
 from agent_tui.ui.common.format import shorten_home
 from agent_tui.ui.common.steady_footer import SteadyFooter
 from agent_tui.ui.common.styled_once import StyledOnce
 from agent_tui.ui.mcp.empty_state import EmptyState
+from agent_tui.ui.mcp.look import summary
 from agent_tui.ui.mcp.problems_block import ProblemsBlock
 from agent_tui.ui.mcp.prompt_list import PromptList
 from agent_tui.ui.mcp.resource_dialog import ResourceDialog
@@ -78,26 +79,13 @@ SECTIONS = ("tools", "resources", "prompts", "log")
 TITLES = {"tools": "Tools", "resources": "Resources", "prompts": "Prompts", "log": "Server log"}
 
 
-def summary(overview: McpOverview) -> str:
-    """The panel's title line: each configuration file that cannot be used and what became of
-    its servers, then the servers by status — from the same overview as the body."""
-    states = [s.state.status for s in overview.servers]
-    counts = [
-        f"{states.count(s)} {s}"
-        for s in ("connected", "connecting", "lazy", "failed", "disabled", "stopped")
-        if states.count(s)
-    ]
-    broken = [broken_title(p) for p in overview.problems if p.unread]
-    return " · ".join([*broken, *(counts or ["no servers"])])
+class NoRows:
+    """A section not mounted yet: no rows to focus, nothing selected."""
 
+    selected = None
 
-def broken_title(problem: ConfigProblem) -> str:
-    """``.mcp.json is broken: its 2 servers kept as before`` (``ConfigProblem.kept``)."""
-    name = problem.path.name
-    if not problem.kept:
-        return f"{name} is broken: nothing loaded from it"
-    count = len(problem.kept)
-    return f"{name} is broken: its {count} server{'s' if count != 1 else ''} kept as before"
+    def focus_rows(self) -> bool:
+        return False
 
 
 class McpPanel(StyledOnce, Screen[None]):
@@ -161,12 +149,13 @@ class McpPanel(StyledOnce, Screen[None]):
             with TabPane(TITLES["tools"], id="tab-tools"):
                 yield ToolTable(id="tools")
                 yield ToolSummary(id="tool-summary")
+            # the hidden sections mount after the first frame (``SectionList.Ready``)
             with TabPane(TITLES["resources"], id="tab-resources"):
-                yield ResourceList(id="resources")
+                yield Lazy(ResourceList(id="resources"))
             with TabPane(TITLES["prompts"], id="tab-prompts"):
-                yield PromptList(id="prompts")
+                yield Lazy(PromptList(id="prompts"))
             with TabPane(TITLES["log"], id="tab-log"):
-                yield ServerLogView(id="log")
+                yield Lazy(ServerLogView(id="log"))
         yield Static(id="cost")
         yield EmptyState(id="empty")
         yield ProblemsBlock(id="problems")
@@ -267,6 +256,10 @@ class McpPanel(StyledOnce, Screen[None]):
     def _server_chosen(self) -> None:
         self._section_widget(self.section).focus_rows()
 
+    @on(SectionList.Ready)
+    def _section_ready(self, event: SectionList.Ready) -> None:
+        event.section.show(self.selected_server)
+
     @on(ToolTable.Highlighted)
     def _tool_highlighted(self, event: ToolTable.Highlighted) -> None:
         self.query_one(ToolSummary).show(event.tool)
@@ -341,10 +334,11 @@ class McpPanel(StyledOnce, Screen[None]):
         if had_focus and not self._section_widget(name).focus_rows():
             self.query_one(ServerList).focus()
 
-    def _section_widget(self, name: str) -> ToolTable | SectionList:
+    def _section_widget(self, name: str) -> ToolTable | SectionList | NoRows:
         if name == "tools":
             return self.query_one(ToolTable)
-        return self.query_one(f"#{name}", SectionList)
+        # not mounted yet in the panel's first moment (``Lazy``): nothing to go to
+        return next(iter(self.query(f"#{name}").results(SectionList)), NoRows())
 
     def action_section(self, step: int) -> None:
         index = SECTIONS.index(self.section)
@@ -354,7 +348,8 @@ class McpPanel(StyledOnce, Screen[None]):
         if self.section != "resources":
             self.notify("m mentions a resource: go to Resources first (2).")
             return
-        item = self.query_one(ResourceList).selected
+        resources = next(iter(self.query(ResourceList)), None)  # mounted after the 1st frame
+        item = resources.selected if resources is not None else None
         if item is None:
             self.notify("The selected server has no resource to mention.", severity="warning")
             return
