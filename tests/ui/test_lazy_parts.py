@@ -1,8 +1,8 @@
 """What the MCP panel and the permission prompt leave out of their first frame (issue 45,
-``benchmarks/bench_screens.py``), and that it is all there right after: the panel's hidden
-sections (Resources, Prompts, Server log) mount after its first paint and then show the selected
-server as before; the prompt's feedback field (hidden until f) mounts after the prompt's first
-paint, and the prompt takes no answer before it is there.
+``benchmarks/bench_screens.py``), and that it is there when needed: the panel's hidden sections
+(Resources, Prompts, Server log) are built when first shown (a key, a click on the tab) and show
+the selected server at once; the prompt's feedback field (hidden until f) mounts after the
+prompt's first paint, and the prompt takes no answer before it is there.
 
 "First paint" is observed as the first ``render_lines`` of a widget that is in that frame (the
 server list, the prompt's choices): the compositor calls it to draw the frame."""
@@ -48,7 +48,7 @@ def first_paint(
     yield
 
 
-async def test_the_panels_hidden_sections_mount_after_its_first_frame(
+async def test_the_panels_hidden_sections_are_built_on_their_first_show(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_config(tmp_path / ".mcp.json", {"fix": fixture_entry("logs", name="fix-logs")})
@@ -60,50 +60,39 @@ async def test_the_panels_hidden_sections_mount_after_its_first_frame(
         )
         with first_paint(monkeypatch, ServerList, seen, lambda w: len(w.screen.query(SectionList))):
             panel = await open_panel(pilot)
-            await wait_for(pilot, lambda: len(panel.query(SectionList)) == 3, "the sections")
+            await wait_for(pilot, lambda: seen != [], "the first frame")
         assert seen == [0]  # the first frame had none of them
+        await pilot.pause()
+        assert not panel.query(SectionList)  # nor after: not shown yet
         state = manager.state("fix")
-        resources = panel.query_one(ResourceList)
-        # shown as soon as mounted: the selected server's items, and the tabs' counts
-        await wait_for(pilot, lambda: len(lines(resources)) == len(state.resources), "items")
-        assert [item.uri for item in resources.items] == [r.uri for r in state.resources]
-        assert panel.query_one(ServerLogView).server is not None
-        assert panel.query_one(PromptList).server is not None
-        tabs = panel.query_one(TabbedContent)
+        tabs = panel.query_one(TabbedContent)  # the counts, from the server's data
         assert str(tabs.get_tab("tab-resources").label) == f"Resources {len(state.resources)}"
-        # the keys: 2 shows the resources, tab goes into them, 1 back to the tools
+        assert str(tabs.get_tab("tab-log").label) == "Server log"
+        # 2 builds the resources, showing the selected server's at once; tab goes into them
         await pilot.press("2")
+        resources = panel.query_one(ResourceList)
         assert panel.section == "resources"
+        assert [item.uri for item in resources.items] == [r.uri for r in state.resources]
+        assert len(lines(resources)) == len(state.resources) == 2
         await pilot.press("tab")
         assert resources.options.has_focus
+        # ] from the resources' rows: the prompts, built, the focus on their rows
+        await pilot.press("right_square_bracket")
+        assert panel.section == "prompts"
+        prompts = panel.query_one(PromptList)
+        assert len(lines(prompts)) == len(prompts.items) == 2  # the fixture's two
+        assert prompts.options.has_focus
+        # a tab shown otherwise (a click on it) is built too
+        tabs.active = "tab-log"
+        await wait_for(pilot, lambda: bool(panel.query(ServerLogView)), "the log built")
+        log_view = panel.query_one(ServerLogView)
+        assert log_view.server is not None
+        assert log_view.server.name == "fix"
         await pilot.press("1")
         assert panel.section == "tools"
-
-
-async def test_a_section_key_before_the_sections_mount_does_nothing_wrong(
-    tmp_path: Path,
-) -> None:
-    """4, tab and 2 in the panel's first moment (its sections maybe not mounted yet): the tab
-    switches, nothing fails, and the resources show once they are there."""
-    write_config(tmp_path / ".mcp.json", {"fix": fixture_entry("logs", name="fix-logs")})
-    app, manager = panel_app(tmp_path)
-    async with running(app, manager) as pilot:
-        await wait_for(
-            pilot, lambda: manager.state("fix").status == "connected", "the fixture", CONNECT
-        )
-        from agent_tui.ui.mcp.panel import McpPanel
-
-        panel = McpPanel.for_agent(app.agent)
-        await app.push_screen(panel)
-        panel.query_one(ServerList).blur()  # as if in the sections: 4 moves the focus on
-        panel.action_go_section("log")
-        panel.action_switch_focus()
-        panel.action_go_section("resources")
-        assert panel.section == "resources"
-        await wait_for(pilot, lambda: len(panel.query(SectionList)) == 3, "the sections")
-        resources = panel.query_one(ResourceList)
-        await wait_for(pilot, lambda: len(lines(resources)) == 2, "the two resources")
-        assert app.screen is panel
+        await pilot.press("2")  # built once
+        assert panel.query_one(ResourceList) is resources
+        assert len(panel.query(SectionList)) == 3
 
 
 async def test_the_prompts_feedback_field_mounts_after_its_first_frame(

@@ -45,7 +45,6 @@ from textual import on
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.lazy import Lazy
 from textual.screen import Screen
 from textual.widgets import Header, OptionList, Static, TabbedContent, TabPane
 
@@ -77,6 +76,8 @@ REFRESH_SECONDS = 1.0
 SECTIONS = ("tools", "resources", "prompts", "log")
 """The tabs under the server, in order (``tab-<name>``; 1-4 and ]/[ go to them)."""
 TITLES = {"tools": "Tools", "resources": "Resources", "prompts": "Prompts", "log": "Server log"}
+LATER = {"resources": ResourceList, "prompts": PromptList, "log": ServerLogView}
+"""The sections not in the panel's first frame: each is built when it is first shown."""
 
 
 class NoRows:
@@ -149,13 +150,8 @@ class McpPanel(StyledOnce, Screen[None]):
             with TabPane(TITLES["tools"], id="tab-tools"):
                 yield ToolTable(id="tools")
                 yield ToolSummary(id="tool-summary")
-            # the hidden sections mount after the first frame (``SectionList.Ready``)
-            with TabPane(TITLES["resources"], id="tab-resources"):
-                yield Lazy(ResourceList(id="resources"))
-            with TabPane(TITLES["prompts"], id="tab-prompts"):
-                yield Lazy(PromptList(id="prompts"))
-            with TabPane(TITLES["log"], id="tab-log"):
-                yield Lazy(ServerLogView(id="log"))
+            for name in LATER:  # hidden: built on their first show (``_build_section``)
+                yield TabPane(TITLES[name], id=f"tab-{name}")
         yield Static(id="cost")
         yield EmptyState(id="empty")
         yield ProblemsBlock(id="problems")
@@ -256,9 +252,16 @@ class McpPanel(StyledOnce, Screen[None]):
     def _server_chosen(self) -> None:
         self._section_widget(self.section).focus_rows()
 
-    @on(SectionList.Ready)
-    def _section_ready(self, event: SectionList.Ready) -> None:
-        event.section.show(self.selected_server)
+    @on(TabbedContent.TabActivated, "#sections")
+    async def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
+        await self._build_section(str(event.pane.id).removeprefix("tab-"))
+
+    async def _build_section(self, name: str) -> None:
+        """Mount a hidden section on its first show, showing the selected server."""
+        if name in LATER and not self.query(f"#{name}"):
+            section = LATER[name](id=name)
+            await self.query_one(f"#tab-{name}", TabPane).mount(section)
+            section.show(self.selected_server)
 
     @on(ToolTable.Highlighted)
     def _tool_highlighted(self, event: ToolTable.Highlighted) -> None:
@@ -326,9 +329,10 @@ class McpPanel(StyledOnce, Screen[None]):
         else:
             servers.focus()
 
-    def action_go_section(self, name: str) -> None:
+    async def action_go_section(self, name: str) -> None:
         tabs = self.query_one(TabbedContent)
         had_focus = not self.query_one(ServerList).has_focus
+        await self._build_section(name)
         tabs.active = f"tab-{name}"
         # in the sections, stay there: the new one's rows, else the server list
         if had_focus and not self._section_widget(name).focus_rows():
@@ -337,18 +341,18 @@ class McpPanel(StyledOnce, Screen[None]):
     def _section_widget(self, name: str) -> ToolTable | SectionList | NoRows:
         if name == "tools":
             return self.query_one(ToolTable)
-        # not mounted yet in the panel's first moment (``Lazy``): nothing to go to
+        # not built yet (a tab clicked a moment ago, ``_build_section``): nothing to go to
         return next(iter(self.query(f"#{name}").results(SectionList)), NoRows())
 
-    def action_section(self, step: int) -> None:
+    async def action_section(self, step: int) -> None:
         index = SECTIONS.index(self.section)
-        self.action_go_section(SECTIONS[(index + step) % len(SECTIONS)])
+        await self.action_go_section(SECTIONS[(index + step) % len(SECTIONS)])
 
     def action_mention(self) -> None:
         if self.section != "resources":
             self.notify("m mentions a resource: go to Resources first (2).")
             return
-        resources = next(iter(self.query(ResourceList)), None)  # mounted after the 1st frame
+        resources = next(iter(self.query(ResourceList)), None)  # built on its first show
         item = resources.selected if resources is not None else None
         if item is None:
             self.notify("The selected server has no resource to mention.", severity="warning")

@@ -57,13 +57,6 @@ class SectionList(Vertical):
         def control(self) -> SectionList:
             return self.section
 
-    class Ready(Message):
-        """Mounted (lazily, after the panel's first frame): the panel shows its server."""
-
-        def __init__(self, section: SectionList) -> None:
-            super().__init__()
-            self.section = section
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.server: ServerRow | None = None
@@ -75,9 +68,6 @@ class SectionList(Vertical):
         yield OptionList(classes="section-rows")
         yield Static(classes="section-detail")
         yield Static(classes="section-empty")
-
-    def on_mount(self) -> None:
-        self.post_message(self.Ready(self))
 
     # -- what subclasses say ---------------------------------------------------------------
 
