@@ -2,7 +2,8 @@
 
 Left, the servers (status glyph, name, tool count); right, the selected server in full (why it
 failed or is off, transport, protocol, server, time to connect, config file, stderr tail).
-Below, the selected server's sections (``]``/``[`` or 1-4 switch them):
+Below, the selected server's sections (``]``/``[`` or 1-4 switch them; the hidden ones are
+built when first shown, not with the panel):
 
 - **Tools**, with their disclosure marks, access and permission (hidden ones with the reason);
   Enter opens a tool's input schema;
