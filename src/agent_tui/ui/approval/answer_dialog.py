@@ -19,6 +19,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.css.scalar import Scalar
+from textual.lazy import Lazy
 from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Input, Static
@@ -80,8 +81,14 @@ class AnswerDialog(ModalScreen[T], Generic[T]):
 
     # -- the common part -------------------------------------------------------------------
 
+    def feedback_field(self, placeholder: str) -> Lazy:
+        """The feedback field (``#feedback``), hidden until f: mounted after the dialog's first
+        frame, which does not show it (the dialog arms once it is there)."""
+        field = Input(placeholder=placeholder, id="feedback")
+        field.cursor_blink = self.cursor_blink
+        return Lazy(field)
+
     def on_mount(self) -> None:
-        self.query_one("#feedback", Input).cursor_blink = self.cursor_blink
         self._mounted()
         self.set_timer(self.ARM_SECONDS, self._arm)
         self.refit()
@@ -90,6 +97,9 @@ class AnswerDialog(ModalScreen[T], Generic[T]):
         self.refit()
 
     def _arm(self) -> None:
+        if not self.query("#feedback"):  # not mounted yet (a busy loop): f needs it
+            self.call_after_refresh(self._arm)
+            return
         self.armed = True
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -105,7 +105,7 @@ class PlanReviewScreen(AnswerDialog[PlanVerdict]):
                 yield Markdown(self.plan, id="plan")
             with Vertical(id="bottom"):
                 yield ApprovalChoices(self._choices(), id="choices")
-                yield Input(placeholder="What should change in the plan?  (Enter)", id="feedback")
+                yield self.feedback_field("What should change in the plan?  (Enter)")
                 yield Static(HINT, id="hint")
 
     @staticmethod

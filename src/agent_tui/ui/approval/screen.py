@@ -171,9 +171,7 @@ class ApprovalScreen(StyledOnce, AnswerDialog[Approval]):
                 yield Static(describe_call(ask.tool, ask.input, cwd=ask.cwd))
             with Vertical(id="bottom"):  # docked: always on screen, the details scroll
                 yield ApprovalChoices(self._choices(), id="choices")
-                yield Input(
-                    placeholder="Tell the agent what to do instead…  (Enter)", id="feedback"
-                )
+                yield self.feedback_field("Tell the agent what to do instead…  (Enter)")
                 yield Static(self._hint(), id="hint")
 
     def _choices(self) -> list[Row]:

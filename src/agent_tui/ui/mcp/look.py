@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from textual.content import Content
 
 from agent_tui.core.mcp.client.adapter import ToolInfo
-from agent_tui.core.mcp.client.overview import ServerRow, ToolRow
+from agent_tui.core.mcp.client.overview import McpOverview, ServerRow, ToolRow
 from agent_tui.core.mcp.client.state import ServerState
+from agent_tui.core.mcp.config.spec import ConfigProblem
 from agent_tui.ui.common.format import plural
 
 STATUS_GLYPH = {
@@ -177,3 +178,25 @@ def permission_fact(row: ToolRow) -> Content | None:
     return Content.assemble(
         (kind, f"bold {PERMISSION_STYLE.get(kind, '')}"), f" — {row.permission.reason}"
     )
+
+
+def summary(overview: McpOverview) -> str:
+    """The panel's title line: each configuration file that cannot be used and what became of
+    its servers, then the servers by status — from the same overview as the body."""
+    states = [s.state.status for s in overview.servers]
+    counts = [
+        f"{states.count(s)} {s}"
+        for s in ("connected", "connecting", "lazy", "failed", "disabled", "stopped")
+        if states.count(s)
+    ]
+    broken = [broken_title(p) for p in overview.problems if p.unread]
+    return " · ".join([*broken, *(counts or ["no servers"])])
+
+
+def broken_title(problem: ConfigProblem) -> str:
+    """``.mcp.json is broken: its 2 servers kept as before`` (``ConfigProblem.kept``)."""
+    name = problem.path.name
+    if not problem.kept:
+        return f"{name} is broken: nothing loaded from it"
+    count = len(problem.kept)
+    return f"{name} is broken: its {count} server{'s' if count != 1 else ''} kept as before"

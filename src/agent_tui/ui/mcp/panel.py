@@ -2,7 +2,8 @@
 
 Left, the servers (status glyph, name, tool count); right, the selected server in full (why it
 failed or is off, transport, protocol, server, time to connect, config file, stderr tail).
-Below, the selected server's sections (``]``/``[`` or 1-4 switch them):
+Below, the selected server's sections (``]``/``[`` or 1-4 switch them; the hidden ones are
+built when first shown, not with the panel):
 
 - **Tools**, with their disclosure marks, access and permission (hidden ones with the reason);
   Enter opens a tool's input schema;
@@ -49,12 +50,12 @@ from textual.screen import Screen
 from textual.widgets import Header, OptionList, Static, TabbedContent, TabPane
 
 from agent_tui.core.mcp.client.overview import McpOverview, ServerRow
-from agent_tui.core.mcp.config.spec import ConfigProblem
 from agent_tui.ui.common.clipboard import copy
 from agent_tui.ui.common.format import shorten_home
 from agent_tui.ui.common.steady_footer import SteadyFooter
 from agent_tui.ui.common.styled_once import StyledOnce
 from agent_tui.ui.mcp.empty_state import EmptyState
+from agent_tui.ui.mcp.look import summary
 from agent_tui.ui.mcp.problems_block import ProblemsBlock
 from agent_tui.ui.mcp.prompt_list import PromptList
 from agent_tui.ui.mcp.resource_dialog import ResourceDialog
@@ -76,28 +77,17 @@ REFRESH_SECONDS = 1.0
 SECTIONS = ("tools", "resources", "prompts", "log")
 """The tabs under the server, in order (``tab-<name>``; 1-4 and ]/[ go to them)."""
 TITLES = {"tools": "Tools", "resources": "Resources", "prompts": "Prompts", "log": "Server log"}
+LATER = {"resources": ResourceList, "prompts": PromptList, "log": ServerLogView}
+"""The sections not in the panel's first frame: each is built when it is first shown."""
 
 
-def summary(overview: McpOverview) -> str:
-    """The panel's title line: each configuration file that cannot be used and what became of
-    its servers, then the servers by status — from the same overview as the body."""
-    states = [s.state.status for s in overview.servers]
-    counts = [
-        f"{states.count(s)} {s}"
-        for s in ("connected", "connecting", "lazy", "failed", "disabled", "stopped")
-        if states.count(s)
-    ]
-    broken = [broken_title(p) for p in overview.problems if p.unread]
-    return " · ".join([*broken, *(counts or ["no servers"])])
+class NoRows:
+    """A section not mounted yet: no rows to focus, nothing selected."""
 
+    selected = None
 
-def broken_title(problem: ConfigProblem) -> str:
-    """``.mcp.json is broken: its 2 servers kept as before`` (``ConfigProblem.kept``)."""
-    name = problem.path.name
-    if not problem.kept:
-        return f"{name} is broken: nothing loaded from it"
-    count = len(problem.kept)
-    return f"{name} is broken: its {count} server{'s' if count != 1 else ''} kept as before"
+    def focus_rows(self) -> bool:
+        return False
 
 
 class McpPanel(StyledOnce, Screen[None]):
@@ -161,12 +151,8 @@ class McpPanel(StyledOnce, Screen[None]):
             with TabPane(TITLES["tools"], id="tab-tools"):
                 yield ToolTable(id="tools")
                 yield ToolSummary(id="tool-summary")
-            with TabPane(TITLES["resources"], id="tab-resources"):
-                yield ResourceList(id="resources")
-            with TabPane(TITLES["prompts"], id="tab-prompts"):
-                yield PromptList(id="prompts")
-            with TabPane(TITLES["log"], id="tab-log"):
-                yield ServerLogView(id="log")
+            for name in LATER:  # hidden: built on their first show (``_build_section``)
+                yield TabPane(TITLES[name], id=f"tab-{name}")
         yield Static(id="cost")
         yield EmptyState(id="empty")
         yield ProblemsBlock(id="problems")
@@ -267,6 +253,17 @@ class McpPanel(StyledOnce, Screen[None]):
     def _server_chosen(self) -> None:
         self._section_widget(self.section).focus_rows()
 
+    @on(TabbedContent.TabActivated, "#sections")
+    async def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
+        await self._build_section(str(event.pane.id).removeprefix("tab-"))
+
+    async def _build_section(self, name: str) -> None:
+        """Mount a hidden section on its first show, showing the selected server."""
+        if name in LATER and not self.query(f"#{name}"):
+            section = LATER[name](id=name)
+            await self.query_one(f"#tab-{name}", TabPane).mount(section)
+            section.show(self.selected_server)
+
     @on(ToolTable.Highlighted)
     def _tool_highlighted(self, event: ToolTable.Highlighted) -> None:
         self.query_one(ToolSummary).show(event.tool)
@@ -333,28 +330,31 @@ class McpPanel(StyledOnce, Screen[None]):
         else:
             servers.focus()
 
-    def action_go_section(self, name: str) -> None:
+    async def action_go_section(self, name: str) -> None:
         tabs = self.query_one(TabbedContent)
         had_focus = not self.query_one(ServerList).has_focus
+        await self._build_section(name)
         tabs.active = f"tab-{name}"
         # in the sections, stay there: the new one's rows, else the server list
         if had_focus and not self._section_widget(name).focus_rows():
             self.query_one(ServerList).focus()
 
-    def _section_widget(self, name: str) -> ToolTable | SectionList:
+    def _section_widget(self, name: str) -> ToolTable | SectionList | NoRows:
         if name == "tools":
             return self.query_one(ToolTable)
-        return self.query_one(f"#{name}", SectionList)
+        # not built yet (a tab clicked a moment ago, ``_build_section``): nothing to go to
+        return next(iter(self.query(f"#{name}").results(SectionList)), NoRows())
 
-    def action_section(self, step: int) -> None:
+    async def action_section(self, step: int) -> None:
         index = SECTIONS.index(self.section)
-        self.action_go_section(SECTIONS[(index + step) % len(SECTIONS)])
+        await self.action_go_section(SECTIONS[(index + step) % len(SECTIONS)])
 
     def action_mention(self) -> None:
         if self.section != "resources":
             self.notify("m mentions a resource: go to Resources first (2).")
             return
-        item = self.query_one(ResourceList).selected
+        resources = next(iter(self.query(ResourceList)), None)  # built on its first show
+        item = resources.selected if resources is not None else None
         if item is None:
             self.notify("The selected server has no resource to mention.", severity="warning")
             return
