@@ -75,7 +75,8 @@ def main() -> None:
     end = json.loads(line) if line else {"signal": int(signal.SIGKILL)}
     if "signal" in end:
         signum = int(end["signal"])
-        signal.signal(signum, signal.SIG_DFL)
+        if signum != signal.SIGKILL:  # its action cannot be set, nor need be
+            signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
     os._exit(int(end.get("exit", 1)))
 
