@@ -55,6 +55,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
+LAUNCHER_PID = "FIXTURE_LAUNCHER_PID"
+"""Set by the tests' zygote (``zygote.py``) in a server it forked: the pid of the launcher the
+client spawned, which ends as the server does and kills it when killed."""
+
 WIRE: list[int] = []
 """In ``garbage`` mode, a copy of the real stdout (the SDK moves the protocol off fd 1)."""
 
@@ -157,8 +161,9 @@ def build(name: str, mode: str = "normal", extra_tools: int = 0) -> "MCPServer":
 
     @server.tool(annotations=read_only)
     def pid() -> str:
-        """The server's process id."""
-        return str(os.getpid())
+        """The server's process id: the process its client spawned (a server forked by the
+        tests' zygote answers with its launcher's, which stands for it)."""
+        return os.environ.get(LAUNCHER_PID, str(os.getpid()))
 
     @server.tool(annotations=read_only)
     def links() -> list[Any]:

@@ -24,6 +24,7 @@ from agent_tui.core.permissions import SimplePolicy
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.tools.registry import ToolRegistry
 from agent_tui.core.transcript import Message, ToolCall
+from tests.core.mcp.preforked import preforked
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURE = ROOT / "tests" / "mcp_servers" / "fixture_server.py"
@@ -36,11 +37,28 @@ NPM_PACKAGES = {
 DEADLINE = 20.0
 
 
-def fixture_entry(mode: str = "normal", name: str = "fixture", **extra: Any) -> dict[str, Any]:
+SDK_FREE_MODES = ("exit-at-start", "hang-at-start", "tasks", "http-status")
+"""The fixture server's modes that never import the SDK: started directly, as cheap as the
+launcher."""
+
+
+def fixture_entry(
+    mode: str = "normal", name: str = "fixture", *, direct: bool = False, **extra: Any
+) -> dict[str, Any]:
     """A ``.mcp.json`` entry that runs the SDK fixture server in ``mode``; ``name`` also marks
-    its command line, so a test can find its processes."""
+    its command line, so a test can find its processes. It starts forked from a zygote that
+    has the SDK imported (``preforked``) unless ``direct`` or the mode needs no SDK."""
     args = [str(FIXTURE), "--mode", mode, "--name", name]
-    return {"command": sys.executable, "args": args, **extra}
+    if direct or mode in SDK_FREE_MODES:
+        return {"command": sys.executable, "args": args, **extra}
+    return python_entry(*args, **extra)
+
+
+def python_entry(script: str, *args: str, **extra: Any) -> dict[str, Any]:
+    """A ``.mcp.json`` entry that runs the Python server ``script`` (``python SCRIPT ARGS``)
+    forked from the zygote that has the SDK imported (``preforked``)."""
+    command, *rest = preforked(script, *args)
+    return {"command": command, "args": rest, **extra}
 
 
 def write_config(path: Path, servers: dict[str, Any]) -> Path:

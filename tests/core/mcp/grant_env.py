@@ -4,7 +4,6 @@ client key pair, and the JWTs its tests present (a workload's, a user's ID token
 from __future__ import annotations
 
 import contextlib
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +15,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from tests.core.mcp.conftest import ROOT
+from tests.core.mcp.preforked import preforked
 from tests.core.mcp.servers import free_port, listening
 
 GRANT_SERVER = ROOT / "tests" / "mcp_servers" / "grant_server.py"
@@ -46,8 +46,7 @@ def key_pair(directory: Path) -> tuple[Path, Path]:
 def grant_server(public_key: Path, *args: str, deadline: float = 60.0) -> Iterator[str]:
     """Start the server (``--token-seconds N``, ``--basic-only``); yields its base URL."""
     port = free_port()
-    argv = [sys.executable, str(GRANT_SERVER), "--port", str(port), "--public-key",
-            str(public_key), *args]  # fmt: skip
+    argv = preforked(GRANT_SERVER, "--port", str(port), "--public-key", str(public_key), *args)
     with listening(argv, port, "the grant test server", deadline):
         yield f"http://127.0.0.1:{port}"
 

@@ -5,7 +5,6 @@ approves at once and redirects to the loopback callback)."""
 from __future__ import annotations
 
 import contextlib
-import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 import httpx2
 
 from tests.core.mcp.conftest import ROOT
+from tests.core.mcp.preforked import preforked
 from tests.core.mcp.servers import free_port, listening
 
 OAUTH_SERVER = ROOT / "tests" / "mcp_servers" / "oauth_server.py"
@@ -22,7 +22,7 @@ OAUTH_SERVER = ROOT / "tests" / "mcp_servers" / "oauth_server.py"
 def oauth_server(*args: str, deadline: float = 20.0) -> Iterator[str]:
     """Start the server (``--token-seconds N``, ``--no-registration``); yields its base URL."""
     port = free_port()
-    argv = [sys.executable, str(OAUTH_SERVER), "--port", str(port), *args]
+    argv = preforked(OAUTH_SERVER, "--port", str(port), *args)
     with listening(argv, port, "the OAuth test server", deadline):
         yield f"http://127.0.0.1:{port}"
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.core.mcp.conftest import FIXTURE
+from tests.core.mcp.preforked import preforked
 
 
 def free_port() -> int:
@@ -51,7 +52,7 @@ def listening(argv: list[str], port: int, what: str, deadline: float = 20.0) -> 
 def http_server(name: str, deadline: float = 20.0) -> Iterator[str]:
     """The fixture server over streamable HTTP on 127.0.0.1; yields its URL."""
     port = free_port()
-    argv = [sys.executable, str(FIXTURE), "--mode", "http", "--port", str(port), "--name", name]
+    argv = preforked(FIXTURE, "--mode", "http", "--port", str(port), "--name", name)
     with listening(argv, port, "the HTTP fixture server", deadline):
         yield f"http://127.0.0.1:{port}/mcp"
 

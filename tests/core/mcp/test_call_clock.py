@@ -8,7 +8,6 @@ the manager and the executor as the agent calls it."""
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -21,7 +20,7 @@ from agent_tui.core.mcp.client import call_clock
 from agent_tui.core.mcp.client.elicitation import ElicitationAnswer, ElicitationRequest
 from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.tools.builtin import default_registry
-from tests.core.mcp.conftest import of_type, run_calls, write_config
+from tests.core.mcp.conftest import of_type, python_entry, run_calls, write_config
 from tests.core.mcp.test_elicitation import elicit_entry
 
 IN_MODULE_LOOP = pytest.mark.asyncio(loop_scope="module")
@@ -97,7 +96,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def manager(project: Path) -> AsyncIterator[McpManager]:
-    entry = {"command": sys.executable, "args": [str(project / "slow_server.py")]}
+    entry = python_entry(str(project / "slow_server.py"))
     config = write_config(
         project / "mcp.json",
         {
@@ -256,7 +255,7 @@ async def test_the_clock_stops_while_a_person_answers_the_server(tmp_path: Path)
 def test_mcp_call_prints_what_it_waits_for(
     workspace: Path, project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    entry = {"command": sys.executable, "args": [str(project / "slow_server.py")], "timeout": 1}
+    entry = python_entry(str(project / "slow_server.py"), timeout=1)
     write_config(workspace / ".mcp.json", {"slow": entry})
     args = ["call", "slow", "printing", "--args", '{"seconds": 2}']
     code = main(["mcp", "--cwd", str(workspace), *args])

@@ -1,7 +1,8 @@
 """The MCP conformance suite (``@modelcontextprotocol/conformance``, pinned) against our client.
 
 For each client scenario the suite starts its test server, runs
-``python -m agent_tui.core.mcp.client.conformance_client URL`` (our ``McpManager``, connection and
+``python -m agent_tui.core.mcp.client.conformance_client URL`` (forked from a zygote that has
+imported it: ``preforked``) (our ``McpManager``, connection and
 registry) against it and checks what the client did on the wire; a scenario passes when no
 check failed. The scenarios run once per session, a few at a time (``outcomes``), and each
 parametrized test asserts on its own. The suite and Node 22 are pinned and installed by
@@ -17,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,8 +25,17 @@ from pathlib import Path
 import pytest
 
 from tests.core.mcp.conftest import ROOT
+from tests.core.mcp.preforked import preforked
 
-CLIENT = [sys.executable, "-m", "agent_tui.core.mcp.client.conformance_client"]
+CLIENT_MODULE = "agent_tui.core.mcp.client.conformance_client"
+
+
+def client_command() -> list[str]:
+    """``python -m agent_tui.core.mcp.client.conformance_client``, forked from a zygote that has
+    imported it (and the SDK): each scenario starts a client, which would otherwise pay some two
+    CPU-seconds of imports; the client itself runs as it would."""
+    return preforked("-m", CLIENT_MODULE, preload=(CLIENT_MODULE,))
+
 
 AUTH_PASSING = [
     f"auth/{name}"
@@ -171,7 +180,7 @@ def _scenario(suite: list[str], scenario: str, out: Path) -> Outcome:
         suite,
         "client",
         "--command",
-        " ".join(CLIENT),
+        " ".join(client_command()),
         "--scenario",
         scenario,
         "--timeout",

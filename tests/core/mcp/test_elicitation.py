@@ -5,7 +5,6 @@ and what the server received comes back in the tool's result."""
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -23,14 +22,14 @@ from agent_tui.core.mcp.client.elicitation import (
 from agent_tui.core.mcp.client.manager import McpManager
 from agent_tui.core.tools.base import ToolContext
 from agent_tui.core.tools.builtin import default_registry
-from tests.core.mcp.conftest import ROOT, write_config
+from tests.core.mcp.conftest import ROOT, python_entry, write_config
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 SERVER = ROOT / "tests" / "mcp_servers" / "elicit_server.py"
 
 
 def elicit_entry(**extra: Any) -> dict[str, Any]:
-    return {"command": sys.executable, "args": [str(SERVER)], **extra}
+    return python_entry(str(SERVER), **extra)
 
 
 class Scripted:

@@ -107,7 +107,8 @@ def _start_app(tmp_path: Path, mark: str, how: str) -> subprocess.Popen[str]:
     write_config(
         tmp_path / ".mcp.json",
         {
-            "ok": fixture_entry(name=mark),
+            # started directly: what the app's end does to its servers' own processes
+            "ok": fixture_entry(name=mark, direct=True),
             "stuck": fixture_entry("hang-at-start", name=mark, startup_timeout=60),
         },
     )

@@ -38,7 +38,7 @@ from agent_tui.core.state.trust import ProjectTrust
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.transcript import Message, ToolCall
-from tests.core.mcp.conftest import ROOT, write_config
+from tests.core.mcp.conftest import ROOT, python_entry, write_config
 from tests.trusting import trust_everything
 
 CANARY_SERVER = ROOT / "tests" / "mcp_servers" / "canary_server.py"
@@ -46,7 +46,7 @@ CANARY_SERVER = ROOT / "tests" / "mcp_servers" / "canary_server.py"
 
 def canary_entry(canary: Path, name: str, **extra: Any) -> dict[str, Any]:
     args = [str(CANARY_SERVER), "--canary", str(canary), "--name", name]
-    return {"command": sys.executable, "args": args, **extra}
+    return python_entry(*args, **extra)
 
 
 @dataclass

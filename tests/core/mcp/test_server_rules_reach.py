@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -35,7 +34,7 @@ from agent_tui.core.permissions.mcp_rules import server_gate
 from agent_tui.core.tools.builtin import default_registry
 from agent_tui.core.tools.file_state import FileStateCache
 from agent_tui.core.transcript import Message, ToolCall
-from tests.core.mcp.conftest import ROOT, write_config
+from tests.core.mcp.conftest import ROOT, python_entry, write_config
 
 CANARY_SERVER = ROOT / "tests" / "mcp_servers" / "canary_server.py"
 SECRET = "canary://secret"
@@ -43,7 +42,7 @@ SECRET = "canary://secret"
 
 def entry(canary: Path, name: str) -> dict[str, Any]:
     args = [str(CANARY_SERVER), "--canary", str(canary), "--name", name]
-    return {"command": sys.executable, "args": args}
+    return python_entry(*args)
 
 
 def marks(path: Path) -> list[str]:
