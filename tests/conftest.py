@@ -163,6 +163,14 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return (os.cpu_count() or 1) + 1
 
 
+def pytest_collection(session: pytest.Session) -> None:
+    """On an xdist worker, this worker's share of a cold checkout is compiled before the
+    collection imports it (``tests/prewarm.py``: the workers no longer each compile it all)."""
+    from tests.prewarm import warm
+
+    warm(session.config, Path(__file__).resolve().parents[1])
+
+
 _PREFETCH: list[subprocess.Popen[bytes]] = []
 
 

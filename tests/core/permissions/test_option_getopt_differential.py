@@ -91,12 +91,16 @@ NAMES = ["out", "output", "color", "file", "files", "verbose", "zero", "in-place
 KINDS = {0: Arg.NONE, 1: Arg.REQUIRED, 2: Arg.OPTIONAL}
 
 
+ARITY = st.integers(0, 2)
+SHORTS = st.sets(st.sampled_from(LETTERS), min_size=1)
+LONGS = st.sets(st.sampled_from(NAMES), min_size=1)
+"""Built once, not at every draw (the same strategies draw the same values)."""
+
+
 @st.composite
 def option_set(draw: st.DrawFn) -> tuple[dict[str, int], dict[str, int]]:
-    shorts = {
-        c: draw(st.integers(0, 2)) for c in draw(st.sets(st.sampled_from(LETTERS), min_size=1))
-    }
-    longs = {n: draw(st.integers(0, 2)) for n in draw(st.sets(st.sampled_from(NAMES), min_size=1))}
+    shorts = {c: draw(ARITY) for c in draw(SHORTS)}
+    longs = {n: draw(ARITY) for n in draw(LONGS)}
     return shorts, longs
 
 

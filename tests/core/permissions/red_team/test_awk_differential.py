@@ -30,6 +30,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -224,16 +225,23 @@ def test_the_lab_sees_what_awk_does(lab: AwkLab) -> None:
 
 # -- generated -------------------------------------------------------------------------------
 
-ATOMS = st.sampled_from(
-    ['"a"', '"b"', "1", "2", "x", '"o1"', '"a>b"', '"a|b"', '"system(\\"evil\\")"', "$0", "NR"]
+# The grammar builds each strategy once, not at every draw (Hypothesis validates a strategy it
+# has not drawn from before; see test_differential.py): the programs are the same, one for one.
+_ints = cache(st.integers)
+_pick = cache(st.sampled_from)
+_lists = cache(st.lists)
+
+ATOMS = _pick(
+    ('"a"', '"b"', "1", "2", "x", '"o1"', '"a>b"', '"a|b"', '"system(\\"evil\\")"', "$0", "NR")
 )
 
 
+@cache
 @st.composite
 def expression(draw: st.DrawFn, depth: int = 0) -> str:
-    if depth >= 2 or draw(st.integers(0, 3)) == 0:
+    if depth >= 2 or draw(_ints(0, 3)) == 0:
         return draw(ATOMS)
-    kind = draw(st.integers(0, 7))
+    kind = draw(_ints(0, 7))
     left = draw(expression(depth + 1))
     right = draw(expression(depth + 1))
     if kind == 0:
@@ -243,7 +251,7 @@ def expression(draw: st.DrawFn, depth: int = 0) -> str:
     if kind == 2:
         return f"{left} {right}"
     if kind == 3:
-        return f"({left} ~ /{draw(st.sampled_from(['a>b', '[/]', 'a|b', 'x/'[:1], '#']))}/)"
+        return f"({left} ~ /{draw(_pick(('a>b', '[/]', 'a|b', 'x/'[:1], '#')))}/)"
     if kind == 4:
         return f"length({left})"
     if kind == 5:
@@ -253,43 +261,43 @@ def expression(draw: st.DrawFn, depth: int = 0) -> str:
     return f"({left} != {right})"
 
 
-REDIRECTS = st.sampled_from(
-    ['> "o1"', '>> "o2"', '> ("o" "3")', "> f", '| "evil"', '| "cat"', '> "/dev/stderr"',
-     '> "o" "4"', "| c"]
+REDIRECTS = _pick(
+    ('> "o1"', '>> "o2"', '> ("o" "3")', "> f", '| "evil"', '| "cat"', '> "/dev/stderr"',
+     '> "o" "4"', "| c")
 )  # fmt: skip
 
 
+@cache
 @st.composite
 def statement(draw: st.DrawFn) -> str:
-    kind = draw(st.integers(0, 9))
+    kind = draw(_ints(0, 9))
     if kind <= 2:
-        words = ", ".join(draw(st.lists(expression(), min_size=0, max_size=2)))
-        keyword = draw(st.sampled_from(["print", "print", "printf"]))
+        words = ", ".join(draw(_lists(expression(), min_size=0, max_size=2)))
+        keyword = draw(_pick(("print", "print", "printf")))
         if keyword == "printf":
             words = '"%s\\n"' + (", " + words if words else "")
         redirect = draw(REDIRECTS) if draw(st.booleans()) else ""
         return f"{keyword} {words} {redirect}".rstrip()
     if kind == 3:
-        return draw(st.sampled_from(['system("evil")', "system(c)", 'system("cat /dev/null")']))
+        return draw(_pick(('system("evil")', "system(c)", 'system("cat /dev/null")')))
     if kind == 4:
-        return draw(
-            st.sampled_from(['"evil" | getline v', "c | getline v", '"cat in1" | getline v'])
-        )
+        return draw(_pick(('"evil" | getline v', "c | getline v", '"cat in1" | getline v')))
     if kind == 5:
-        return draw(st.sampled_from(['getline v < "in1"; print v', "getline v < g; print v"]))
+        return draw(_pick(('getline v < "in1"; print v', "getline v < g; print v")))
     if kind == 6:
         return f"y = {draw(expression())}"
     if kind == 7:
         return f"if (1) {draw(statement())}"
     if kind == 8:
-        return draw(st.sampled_from(['print ENVIRON["SECRET_FOR_TEST"]', '# system("evil")\n']))
+        return draw(_pick(('print ENVIRON["SECRET_FOR_TEST"]', '# system("evil")\n')))
     return f"{draw(expression())}"
 
 
+@cache
 @st.composite
 def program(draw: st.DrawFn) -> str:
-    statements = draw(st.lists(statement(), min_size=1, max_size=4))
-    seps = [draw(st.sampled_from(["; ", "\n", ";\n"])) for _ in statements]
+    statements = draw(_lists(statement(), min_size=1, max_size=4))
+    seps = [draw(_pick(("; ", "\n", ";\n"))) for _ in statements]
     body = "".join(s + sep for s, sep in zip(statements, seps, strict=True))
     return 'BEGIN { x = 1; f = "o5"; c = "evil"; g = "in1"\n' + body + "}"
 

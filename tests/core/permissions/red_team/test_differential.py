@@ -37,6 +37,7 @@ import subprocess
 import tempfile
 from collections import Counter
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -559,24 +560,33 @@ REDIRECTIONS = (
 OPERATORS = ("; ", " && ", " || ", " | ", " & ", "\n", " |& ", ";", "\r\n")
 DAMAGE = "'\"`(){};&|#\\\n$"
 
+# The grammar builds each strategy once, not at every draw: Hypothesis validates a strategy it
+# has not drawn from before, and building and validating the grammar's strategies anew at every
+# draw cost two thirds of this file's CPU time. A strategy built with the same arguments draws
+# the same values from the same choices: the examples are the same, command for command.
+_ints = cache(st.integers)
+_pick = cache(st.sampled_from)
+_lists = cache(st.lists)
+
 
 def term(code: str) -> str:
     """``code`` ended as a statement: a ``;`` unless it already ends in a newline or ``&``."""
     return code if code.endswith(("\n", "&")) else code + ";"
 
 
+@cache
 @st.composite
 def program_name(draw: st.DrawFn, pool: tuple[str, ...] = ALLOWED) -> str:
     """A program name (one in ten forbidden), spelled in one of the ways bash allows; one in
     sixteen is only known at run time (a glob, a substitution, a variable)."""
-    if pool == ALLOWED and draw(st.integers(0, 9)) == 0:
+    if pool == ALLOWED and draw(_ints(0, 9)) == 0:
         pool = FORBIDDEN
-    name = draw(st.sampled_from(pool))
-    cut = draw(st.integers(1, len(name) - 1))
+    name = draw(_pick(pool))
+    cut = draw(_ints(1, len(name) - 1))
     head, tail = name[:cut], name[cut:]
-    if draw(st.integers(0, 15)) == 0:
+    if draw(_ints(0, 15)) == 0:
         return draw(
-            st.sampled_from(
+            _pick(
                 (
                     f"{name[:-1]}?",
                     f"{name[0]}*",
@@ -591,7 +601,7 @@ def program_name(draw: st.DrawFn, pool: tuple[str, ...] = ALLOWED) -> str:
     if draw(st.booleans()):
         return name
     return draw(
-        st.sampled_from(
+        _pick(
             (
                 f"'{name}'",
                 f'"{name}"',
@@ -601,7 +611,7 @@ def program_name(draw: st.DrawFn, pool: tuple[str, ...] = ALLOWED) -> str:
                 f"$'\\x{ord(name[0]):02x}{name[1:]}'",
                 f"{head}''{tail}",
                 f'{head}"{tail}"',
-                draw(st.sampled_from((f"{{{name},x}}", f"{{x,{name}}}"))),
+                draw(_pick((f"{{{name},x}}", f"{{x,{name}}}"))),
                 f"{head}{{{tail},q}}",
                 f"{head}\\\n{tail}",
             )
@@ -609,12 +619,13 @@ def program_name(draw: st.DrawFn, pool: tuple[str, ...] = ALLOWED) -> str:
     )
 
 
+@cache
 @st.composite
 def quoted(draw: st.DrawFn) -> str:
     """A quoted argument holding shell syntax; usually quoted right, sometimes not."""
-    payload = draw(st.sampled_from(PAYLOADS))
-    text = draw(st.sampled_from(("a", "", "x y"))) + payload + draw(st.sampled_from(("", "b")))
-    style = draw(st.integers(0, 15))
+    payload = draw(_pick(PAYLOADS))
+    text = draw(_pick(("a", "", "x y"))) + payload + draw(_pick(("", "b")))
+    style = draw(_ints(0, 15))
     if style <= 3:
         return shlex.quote(text)
     if style <= 6:
@@ -635,7 +646,7 @@ def quoted(draw: st.DrawFn) -> str:
 def substitution(draw: st.DrawFn, depth: int) -> str:
     inner = draw(command_list(depth + 1))
     form = draw(
-        st.sampled_from(
+        _pick(
             (
                 "$({})",
                 '"$({})"',
@@ -655,39 +666,53 @@ def substitution(draw: st.DrawFn, depth: int) -> str:
     return form.format(inner)
 
 
+@cache
 @st.composite
 def argument(draw: st.DrawFn, depth: int) -> str:
-    kind = draw(st.integers(0, 8 if depth < 2 else 6))
+    kind = draw(_ints(0, 8 if depth < 2 else 6))
     if kind <= 2:
-        return draw(st.sampled_from(WORDS))
+        return draw(_pick(WORDS))
     if kind <= 6:
         return draw(quoted())
     return substitution(draw, depth)
 
 
+@cache
 @st.composite
 def simple(draw: st.DrawFn, depth: int) -> str:
     words = []
-    if draw(st.integers(0, 5)) == 0:
-        words.append(
-            draw(st.sampled_from(("A=1", "B='x y'", "C=$(lsx)", 'D="$(evil)"', "E=a\\;b")))
-        )
-    wrapper = draw(st.sampled_from(("",) * 8 + ("command ", "builtin ", "exec ", "time ")))
+    if draw(_ints(0, 5)) == 0:
+        words.append(draw(_pick(("A=1", "B='x y'", "C=$(lsx)", 'D="$(evil)"', "E=a\\;b"))))
+    wrapper = draw(_pick(("",) * 8 + ("command ", "builtin ", "exec ", "time ")))
     words.append(wrapper + draw(program_name()))
-    words.extend(draw(st.lists(argument(depth), max_size=2)))
-    redirections = draw(st.lists(st.sampled_from(REDIRECTIONS), max_size=2))
+    words.extend(draw(_lists(argument(depth), max_size=2)))
+    redirections = draw(_lists(_pick(REDIRECTIONS), max_size=2))
     if len(redirections) == 2 and redirections[1].startswith("<<<"):
         redirections.reverse()  # a herestring after a redirection does not parse (see below)
     words.extend(redirections)
-    if draw(st.integers(0, 7)) == 0:  # bash takes words after a redirection as arguments
+    if draw(_ints(0, 7)) == 0:  # bash takes words after a redirection as arguments
         words.append(draw(argument(depth)))
     return " ".join(words)
 
 
+@cache
+def heredoc_line(depth: int) -> st.SearchStrategy[str]:
+    """A line of a heredoc's body: text, or a substitution of a command list."""
+    inner = command_list(depth + 1)
+    return st.one_of(
+        _pick(("text", "EOF ", " EOF", "EOF2", "\\$(evil)", "$x", "'", ")")),
+        st.builds(lambda c: f"$({c})", inner),
+        st.builds(lambda c: " $(" + c + ")", inner),
+        st.builds(lambda c: "`" + c.replace("`", "") + "`", inner),
+        st.builds(lambda c: f"${{u:-`{c.replace('`', '')}`}}", inner),
+    )
+
+
+@cache
 @st.composite
 def heredoc(draw: st.DrawFn, depth: int) -> str:
     start, end = draw(
-        st.sampled_from(
+        _pick(
             (
                 ("<<EOF", "EOF"),
                 ("<<'EOF'", "EOF"),
@@ -699,45 +724,35 @@ def heredoc(draw: st.DrawFn, depth: int) -> str:
             )
         )
     )
-    inner = command_list(depth + 1)
     lines = []
-    for _ in range(draw(st.integers(1, 3))):
-        line = draw(
-            st.one_of(
-                st.sampled_from(("text", "EOF ", " EOF", "EOF2", "\\$(evil)", "$x", "'", ")")),
-                st.builds(lambda c: f"$({c})", inner),
-                st.builds(lambda c: " $(" + c + ")", inner),
-                st.builds(lambda c: "`" + c.replace("`", "") + "`", inner),
-                st.builds(lambda c: f"${{u:-`{c.replace('`', '')}`}}", inner),
-            )
-        )
+    for _ in range(draw(_ints(1, 3))):
+        line = draw(heredoc_line(depth))
         lines.append(("\t" if start.startswith("<<-") else "") + line)
     after = draw(
-        st.sampled_from(
-            ("", "", "", "", " | lsx", " && echo2 ok", " | evil", " || evil", "; evil", " & rmx")
-        )
+        _pick(("", "", "", "", " | lsx", " && echo2 ok", " | evil", " || evil", "; evil", " & rmx"))
     )
     name = draw(program_name())
     return f"{name} {start}{after}\n" + "\n".join(lines) + f"\n{end}\n"
 
 
+@cache
 @st.composite
 def compound(draw: st.DrawFn, depth: int) -> str:
     body = command_list(depth + 1)
-    kind = draw(st.integers(0, 13))
+    kind = draw(_ints(0, 13))
     a, b = draw(body), draw(body)
     if kind == 0:
         return f"if {term(a)} then {term(b)} fi"
     if kind == 1:
         return f"if {term(a)} then {term(b)} else {term(draw(body))} fi"
     if kind == 2:
-        words = " ".join(draw(st.lists(argument(depth + 1), min_size=1, max_size=2)))
+        words = " ".join(draw(_lists(argument(depth + 1), min_size=1, max_size=2)))
         return f"for v in {words}; do {term(a)} done"
     if kind == 3:  # the condition ends with failx: the loop ends
         return f"while {term(a)} failx; do {term(b)} done"
     if kind == 4:
         subject = draw(argument(depth + 1))
-        end = draw(st.sampled_from((";;", ";;", ";&", ";;&")))
+        end = draw(_pick((";;", ";;", ";&", ";;&")))
         return f"case {subject} in a|{subject}) {term(a)}{end[1:]} (*) {term(b)}; esac"
     if kind == 5:
         return f"{{ {term(a)} }}"
@@ -755,47 +770,50 @@ def compound(draw: st.DrawFn, depth: int) -> str:
     if kind == 11:
         return f"[[ -n {draw(argument(depth + 1))} ]] && {a}"
     if kind == 12:
-        shell = draw(st.sampled_from(("/bin/bash -c", "eval", "/bin/bash -c", "/bin/sh -c")))
+        shell = draw(_pick(("/bin/bash -c", "eval", "/bin/bash -c", "/bin/sh -c")))
         return f"{shell} {shlex.quote(a)}"
-    return f"{a} # {draw(st.sampled_from(PAYLOADS))}\n{b}"
+    return f"{a} # {draw(_pick(PAYLOADS))}\n{b}"
 
 
+@cache
 @st.composite
 def statement(draw: st.DrawFn, depth: int) -> str:
-    choice = draw(st.integers(0, 9 if depth < 2 else 5))
+    choice = draw(_ints(0, 9 if depth < 2 else 5))
     if choice <= 5:
         return draw(simple(depth))
     if choice == 6:
         return draw(heredoc(depth))
     if choice == 7:
-        return draw(st.sampled_from(("x=evil", "v_evil=evil", "v_lsx=lsx", "u=$(lsx)")))
+        return draw(_pick(("x=evil", "v_evil=evil", "v_lsx=lsx", "u=$(lsx)")))
     return draw(compound(depth))
 
 
+@cache
 @st.composite
 def command_list(draw: st.DrawFn, depth: int = 0) -> str:
-    parts = draw(st.lists(statement(depth), min_size=1, max_size=(3, 2, 1)[min(depth, 2)]))
+    parts = draw(_lists(statement(depth), min_size=1, max_size=(3, 2, 1)[min(depth, 2)]))
     out = parts[0]
     for part in parts[1:]:
-        op = draw(st.sampled_from(OPERATORS))
+        op = draw(_pick(OPERATORS))
         out = out + part if out.endswith("\n") else out + op + part
-    if draw(st.integers(0, 5 if depth == 0 else 11)) == 0:
-        opening = draw(st.sampled_from((" # ", " # ", " #", "\r# ")))
-        out += opening + draw(st.sampled_from(PAYLOADS)).replace("\n", " ") + "\n"
+    if draw(_ints(0, 5 if depth == 0 else 11)) == 0:
+        opening = draw(_pick((" # ", " # ", " #", "\r# ")))
+        out += opening + draw(_pick(PAYLOADS)).replace("\n", " ") + "\n"
     return out
 
 
+@cache
 @st.composite
 def commands(draw: st.DrawFn) -> str:
     """A command line from the grammar; one in ten is damaged a little."""
     code = draw(command_list())
-    damage = draw(st.integers(0, 19))
+    damage = draw(_ints(0, 19))
     if damage >= 2 or not code:
         return code
-    at = draw(st.integers(0, len(code) - 1))
+    at = draw(_ints(0, len(code) - 1))
     if damage == 0:
         return code[:at] + code[at + 1 :]
-    return code[:at] + draw(st.sampled_from(DAMAGE)) + code[at:]
+    return code[:at] + draw(_pick(DAMAGE)) + code[at:]
 
 
 # -- the fuzz test ---------------------------------------------------------------------------

@@ -32,6 +32,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -401,14 +402,23 @@ def test_the_lab_sees_what_sed_does(lab: SedLab) -> None:
 
 # -- generated scripts ---------------------------------------------------------------------------
 
-NAMES = st.sampled_from(["o1", "o2", "o 3", "o1;p", "o1}", "in1", "/dev/stdout", "/dev/stderr"])
-DELIMS = st.sampled_from(list("/|,#:@!x;} e\\[]w_.^$*+&1 "))
-REGEX_CHARS = st.sampled_from(list("ab/|\\[]^:.=;}{ \nwe&1#x*"))
+# The grammar builds each strategy once, not at every draw: Hypothesis validates a strategy it
+# has not drawn from before, and building and validating strategies anew at every draw was
+# most of generating's CPU time. A strategy built with the same arguments draws the same values
+# from the same choices: the scripts are the same, one for one.
+_ints = cache(st.integers)
+_pick = cache(st.sampled_from)
+_lists = cache(st.lists)
+
+NAMES = _pick(("o1", "o2", "o 3", "o1;p", "o1}", "in1", "/dev/stdout", "/dev/stderr"))
+DELIMS = _pick(tuple("/|,#:@!x;} e\\[]w_.^$*+&1 "))
+REGEX_CHARS = _pick(tuple("ab/|\\[]^:.=;}{ \nwe&1#x*"))
 
 
+@cache
 def _regex(delim: str) -> st.SearchStrategy[str]:
     piece = st.one_of(
-        st.text(st.sampled_from(list("abc.*^$")), max_size=3),
+        st.text(_pick(tuple("abc.*^$")), max_size=3),
         st.just("\\" + delim),
         st.just("[" + delim + "]"),
         st.just("[^" + delim + "]"),
@@ -419,40 +429,40 @@ def _regex(delim: str) -> st.SearchStrategy[str]:
         st.just("\\\\"),
         REGEX_CHARS,
     )
-    return st.lists(piece, max_size=4).map("".join)
+    return _lists(piece, max_size=4).map("".join)
 
 
+@cache
 @st.composite
 def substitution(draw: st.DrawFn) -> str:
     delim = draw(DELIMS)
-    flags = draw(
-        st.lists(st.sampled_from(["g", "p", "i", "I", "m", "M", "e", "2", " "]), max_size=3)
-    )
+    flags = draw(_lists(_pick(("g", "p", "i", "I", "m", "M", "e", "2", " ")), max_size=3))
     tail = "".join(flags)
     if draw(st.booleans()):
         tail += "w " + draw(NAMES)
     return "s" + delim + draw(_regex(delim)) + delim + draw(_regex(delim)) + delim + tail
 
 
+@cache
 @st.composite
 def address(draw: st.DrawFn) -> str:
     def one() -> st.SearchStrategy[str]:
-        delim = draw(st.sampled_from(list("/,|x#")))
+        delim = draw(_pick(tuple("/,|x#")))
         regex = draw(_regex(delim))
-        flags = draw(st.sampled_from(["", "I", "M", "IM", " I"]))
+        flags = draw(_pick(("", "I", "M", "IM", " I")))
         form = ("/" + regex + "/") if delim == "/" else ("\\" + delim + regex + delim)
-        return st.sampled_from(["1", "$", "0", "2~3", "0~4", "+2", "~3", form + flags])
+        return _pick(("1", "$", "0", "2~3", "0~4", "+2", "~3", form + flags))
 
     first = draw(one())
     if draw(st.booleans()):
         first += "," + draw(one())
     if draw(st.booleans()):
-        first += draw(st.sampled_from(["!", " !", "! "]))
+        first += draw(_pick(("!", " !", "! ")))
     return first
 
 
-SIMPLE = st.sampled_from(
-    [
+SIMPLE = _pick(
+    (
         "p",
         "d",
         "=",
@@ -483,42 +493,44 @@ SIMPLE = st.sampled_from(
         "v",
         "y/ab/ba/",
         "y,a\\,,\\,a,",
-    ]
+    )
 )
 
 
+@cache
 @st.composite
 def command(draw: st.DrawFn, depth: int = 0) -> str:
-    kind = draw(st.integers(0, 9))
+    kind = draw(_ints(0, 9))
     if kind <= 2:
         body = draw(substitution())
     elif kind <= 4:
         body = draw(SIMPLE)
     elif kind == 5:
-        letter = draw(st.sampled_from(["r", "R", "w", "W"]))
-        body = letter + draw(st.sampled_from(["", " ", "  "])) + draw(NAMES)
+        letter = draw(_pick(("r", "R", "w", "W")))
+        body = letter + draw(_pick(("", " ", "  "))) + draw(NAMES)
     elif kind == 6:
-        letter = draw(st.sampled_from(["a", "i", "c"]))
-        text = draw(st.sampled_from(["hi", " hi", "\\\nhi", "hi\\\nw o1", "\\", "x\\", "w o2"]))
-        body = letter + draw(st.sampled_from(["", " ", "\\", "\\\n"])) + text
+        letter = draw(_pick(("a", "i", "c")))
+        text = draw(_pick(("hi", " hi", "\\\nhi", "hi\\\nw o1", "\\", "x\\", "w o2")))
+        body = letter + draw(_pick(("", " ", "\\", "\\\n"))) + text
     elif kind == 7 and depth < 2:
-        inner = draw(st.lists(command(depth + 1), max_size=3))
-        body = "{" + ";".join(inner) + draw(st.sampled_from(["}", ";}", "\n}", " }"]))
+        inner = draw(_lists(command(depth + 1), max_size=3))
+        body = "{" + ";".join(inner) + draw(_pick(("}", ";}", "\n}", " }")))
     else:
         body = draw(substitution())
     prefix = draw(address()) if draw(st.booleans()) else ""
     return prefix + body
 
 
+@cache
 @st.composite
 def scripts(draw: st.DrawFn) -> list[str]:
-    commands = draw(st.lists(command(), min_size=1, max_size=4))
-    seps = [draw(st.sampled_from([";", "\n", " ; ", ";;", "", " "])) for _ in commands]
+    commands = draw(_lists(command(), min_size=1, max_size=4))
+    seps = [draw(_pick((";", "\n", " ; ", ";;", "", " "))) for _ in commands]
     text = "".join(c + s for c, s in zip(commands, seps, strict=True))
-    for _ in range(draw(st.integers(0, 2))):  # noise
-        at = draw(st.integers(0, len(text)))
-        text = text[:at] + draw(st.sampled_from(list("\\\n;}{/|ew [] "))) + text[at:]
-    cuts = sorted(draw(st.lists(st.integers(0, len(text)), max_size=2)))
+    for _ in range(draw(_ints(0, 2))):  # noise
+        at = draw(_ints(0, len(text)))
+        text = text[:at] + draw(_pick(tuple("\\\n;}{/|ew [] "))) + text[at:]
+    cuts = sorted(draw(_lists(_ints(0, len(text)), max_size=2)))
     out: list[str] = []
     last = 0
     for cut in cuts:
