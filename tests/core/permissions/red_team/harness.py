@@ -242,7 +242,7 @@ def run_bare(lab: Lab, command: str) -> str:
         env=lab.env,
         stdin=subprocess.DEVNULL,
         capture_output=True,
-        timeout=30,
+        timeout=180,  # a bare run may start pytest or git: generous for a loaded CI machine
     )
     return (done.stdout + done.stderr).decode("utf-8", "replace")
 
