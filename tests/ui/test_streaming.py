@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +86,10 @@ class Collect:
 
     def post_message(self, message: AgentEvent) -> bool:
         self.messages.append(message)
+        return True
+
+    def call_after_refresh(self, callback: Callable[[], object]) -> bool:
+        callback()  # no screen: a prompt is painted as soon as it is posted
         return True
 
 

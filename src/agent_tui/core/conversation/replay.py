@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 from agent_tui.core.budget.excerpt import pointer_in
 from agent_tui.core.calls import SubagentReport, Usage
@@ -68,19 +67,14 @@ def transcript_events(
     count the turns before ``start``; a turn's end and a compaction are told once, on the side
     of the split they belong to); the events before ``start`` are not even made."""
     upto = len(messages) if stop is None else stop
-    total = Usage()
+    total = _Total()
     turns = 0
     interrupted = False
     announced: set[str] = set()
     open_turn = False
     due: list[tuple[int, int, CompactionEvent]] = []
     """Compactions to show once the message at the first index has been."""
-    first = 0
-    if start > 0:  # what the turns before ``start`` leave: nothing of them is told
-        walked = _Walked.of(messages, min(start, upto))
-        first, total, turns, interrupted = walked.stop, walked.total(), walked.turns, walked.cut
-        announced, open_turn = walked.announced, walked.open_turn
-    for index in range(first, upto):
+    for index in range(upto):
         message = messages[index]
         told = index >= start
         while due and due[0][0] < index:
@@ -95,7 +89,7 @@ def transcript_events(
             # live, it was shown when it happened: after the messages it kept
             folding = message.compaction
             if folding.usage is not None:  # the summarizer's requests, counted live
-                total = total + folding.usage
+                total.add(folding.usage)
             event = CompactionEvent(
                 phase="end",
                 reason=folding.reason,
@@ -121,9 +115,9 @@ def transcript_events(
             turns += 1
             interrupted = interrupted or message.interrupted
             if message.usage is not None:
-                total = total + message.usage
+                total.add(message.usage)
                 if told:
-                    yield UsageEvent(turn=message.usage, session=total)
+                    yield UsageEvent(turn=message.usage, session=total.usage())
             if not told:
                 continue
             text = message.content
@@ -146,21 +140,23 @@ def transcript_events(
                 )
         elif message.role == "tool" and message.tool_call_id is not None:
             record = message.record
+            if not told:  # isinstance, not getattr: a missing attribute is slow on a model
+                if record is not None:
+                    if record.group:
+                        announced.add(record.group[0])
+                    end_told = record.end
+                    if isinstance(end_told, ToolErrorEvent) and end_told.code == "interrupted":
+                        interrupted = True
+                    elif isinstance(end_told, ToolResult) and end_told.subagent is not None:
+                        total.add(end_told.subagent.usage)
+                continue
             if record is not None and record.group and record.group[0] not in announced:
                 announced.add(record.group[0])
-                if told:
-                    yield ToolGroup(ids=record.group)
-            if not told:  # isinstance, not getattr: a missing attribute is slow on a model
-                end_told = record.end if record is not None else None
-                if isinstance(end_told, ToolErrorEvent) and end_told.code == "interrupted":
-                    interrupted = True
-                elif isinstance(end_told, ToolResult) and end_told.subagent is not None:
-                    total = total + end_told.subagent.usage
-                continue
+                yield ToolGroup(ids=record.group)
             end = _end(message)
             interrupted = interrupted or getattr(end, "code", None) == "interrupted"
             if isinstance(end, ToolResult) and end.subagent is not None:
-                total = total + end.subagent.usage  # counted in the session's, live
+                total.add(end.subagent.usage)  # counted in the session's, live
                 yield from _subagent_events(end.id, end.subagent)
             yield end
             plan = plan_event(end)
@@ -220,23 +216,25 @@ def _subagent_events(parent: str, report: SubagentReport) -> Iterator[Event]:
             )
 
 
-@dataclass
-class _Walked:
-    """The state ``transcript_events`` reaches over the messages before ``stop`` (a turn's
-    start), none of them told: the usage totals summed as ints (a resume adds up thousands:
-    a ``Usage`` each was most of the walk), the last turn's requests and whether it was
-    interrupted, the batches seen. ``stop`` is where the walk ended: sooner, at a
-    compaction's summary (from there the general walk goes on, its events due later)."""
+class _Total:
+    """The session's usage so far, summed as ints (a resume adds up thousands: a ``Usage``
+    each was most of the walk over the turns not told); ``usage()`` makes the ``Usage`` an
+    event carries, as ``Usage.__add__`` sums it (``Usage()`` when nothing was added)."""
 
-    stop: int
-    tokens: list[int] | None = None
-    turns: int = 0
-    cut: bool = False
-    announced: set[str] = field(default_factory=set)
-    open_turn: bool = False
+    __slots__ = ("tokens",)
 
-    def total(self) -> Usage:
-        """The sum, as ``Usage.__add__`` makes it (``Usage()`` when nothing was added)."""
+    def __init__(self) -> None:
+        self.tokens: list[int] | None = None
+
+    def add(self, usage: Usage) -> None:
+        tokens = self.tokens
+        if tokens is None:
+            tokens = self.tokens = [0, 0, 0]
+        tokens[0] += usage.input_tokens
+        tokens[1] += usage.output_tokens
+        tokens[2] += usage.cache_read_tokens
+
+    def usage(self) -> Usage:
         if self.tokens is None:
             return Usage()
         return Usage.model_construct(
@@ -244,43 +242,6 @@ class _Walked:
             output_tokens=self.tokens[1],
             cache_read_tokens=self.tokens[2],
         )
-
-    def add(self, usage: Usage) -> None:
-        tokens = self.tokens = self.tokens or [0, 0, 0]
-        tokens[0] += usage.input_tokens
-        tokens[1] += usage.output_tokens
-        tokens[2] += usage.cache_read_tokens
-
-    @classmethod
-    def of(cls, messages: list[Message], stop: int) -> _Walked:
-        walked = cls(stop)
-        for index in range(stop):
-            message = messages[index]
-            role = message.role
-            if role == "assistant":
-                walked.turns += 1
-                walked.cut = walked.cut or message.interrupted
-                if message.usage is not None:
-                    walked.add(message.usage)
-            elif role == "tool":
-                if message.tool_call_id is None:
-                    continue
-                record = message.record
-                if record is None:
-                    continue
-                if record.group and record.group[0] not in walked.announced:
-                    walked.announced.add(record.group[0])
-                end = record.end  # isinstance, not getattr: a missing attribute is slow
-                if isinstance(end, ToolErrorEvent) and end.code == "interrupted":
-                    walked.cut = True
-                elif isinstance(end, ToolResult) and end.subagent is not None:
-                    walked.add(end.subagent.usage)
-            elif message.compaction is not None:
-                walked.stop = index
-                break
-            elif not (message.injected and walked.open_turn):
-                walked.open_turn, walked.turns, walked.cut = True, 0, False
-        return walked
 
 
 def _turn_end(turns: int, interrupted: bool) -> TurnEnd:

@@ -5,10 +5,14 @@ learns everything on its own message loop and nothing is called from the side.
 worker and posts each as an ``AgentEvent``, so every render state the TUI shows comes from
 exactly one core event — except the reply's text: a run of ``AssistantDelta`` events arriving
 within a frame (``FRAME_SECONDS``) travels as one ``AssistantDelta`` carrying their text
-(``DeltaBatcher``), so a model streaming thousands of tokens a second costs the app a message
-a frame, not one a token. ``watch_sources`` turns the listener callbacks of tool sources (the MCP
-manager) into ``SourcesChanged`` messages, and a server's log messages of error or worse (the
-manager's ``hub.add_log_listener``) into ``ServerLogged`` messages carrying the typed entry.
+(``DeltaBatcher``), so a model streaming thousands of tokens a second costs the app a message a
+frame, not one a token. A turn's ``user_message`` is painted before the turn goes on
+(``PROMPT_PAINT_SECONDS`` at most): what its first request costs (a compaction of a long
+session, a request carrying the whole transcript) comes after the prompt is on screen, so Enter
+shows the prompt as soon in a session of 500 turns as in an empty one. ``watch_sources`` turns
+the listener callbacks of tool sources (the MCP manager) into ``SourcesChanged`` messages, and
+a server's log messages of error or worse (the manager's ``hub.add_log_listener``) into
+``ServerLogged`` messages carrying the typed entry.
 """
 
 from __future__ import annotations
@@ -19,11 +23,13 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from agent_tui.core.events import AssistantDelta, Event
+from agent_tui.core.events import AssistantDelta, Event, UserMessage
 from agent_tui.core.mcp.client.server_log import LogEntry
 
 FRAME_SECONDS = 1 / 60
 """Deltas arriving within this long of the last posted one wait and go together."""
+PROMPT_PAINT_SECONDS = 0.5
+"""The longest a turn waits for its prompt to be painted before it goes on."""
 
 
 class AgentEvent(Message):
@@ -130,9 +136,25 @@ async def forward(events: AsyncIterator[Event], target: MessagePump) -> int:
                 batcher.add(event.text)
             else:
                 batcher.post(event)
+                if isinstance(event, UserMessage):
+                    await painted(target)
     finally:
         batcher.flush()
+        close = getattr(events, "aclose", None)
+        if close is not None:  # cancelled while it waited for a paint: the turn ends too
+            await close()
     return count
+
+
+async def painted(target: MessagePump) -> None:
+    """Until ``target`` has handled what was posted to it and the screen has been refreshed
+    (``PROMPT_PAINT_SECONDS`` at most: a turn is never held up for long by a busy screen)."""
+    done = asyncio.Event()
+    if target.call_after_refresh(done.set):
+        try:
+            await asyncio.wait_for(done.wait(), PROMPT_PAINT_SECONDS)
+        except TimeoutError:
+            pass
 
 
 def watch_sources(sources: Iterable[object], target: MessagePump) -> list[Callable[[], object]]:
