@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from textual.content import Content
+from typing import TYPE_CHECKING, cast
+
+from textual.content import Content, Span
 from textual.geometry import Size
+from textual.strip import Strip
+from textual.style import Style
 from textual.widget import Widget
 
 from agent_tui.ui.chat.markdown_lines import Palette, palette, render
 from agent_tui.ui.chat.part_splitter import PartSplitter
+
+if TYPE_CHECKING:
+    from textual.css.types import TextAlign, TextOverflow
 
 SEGMENT_CHARS = 400
 """A streamed part is drawn as segments of about this many characters, each a Markdown
@@ -64,6 +71,15 @@ class AssistantReply(Widget):
         """Where the open segment may end (made at the first write)."""
         self._segments: dict[tuple[int, int], Content] = {}
         """Complete segments drawn in the current theme, by (where the segment starts, width)."""
+        self._split_from: Content | None = None
+        self._split: list[Content] = []
+        """``_split_from`` (what ``lines`` last gave) cut into its lines."""
+        self._strips_for: tuple[int, Style] | None = None
+        self._strips: dict[tuple[int, str, tuple[Span, ...]], Strip] = {}
+        """The strips painted, by (line, its text, its spans), at the width and base style of
+        ``_strips_for``."""
+        self.strips_built = 0
+        """How many lines were turned into strips (a count of work, for tests)."""
 
     @property
     def streaming(self) -> bool:
@@ -171,6 +187,58 @@ class AssistantReply(Widget):
 
     def render(self) -> Content:
         return self.lines(self.content_region.width or self.size.width)
+
+    def render_line(self, y: int) -> Strip:
+        """Line ``y`` as a strip, made only if that line (its text and styles, at that line)
+        was not painted before at this width and style. Textual's own path turns every line
+        of the widget into strips whenever it changes: the whole open part on every frame of
+        a stream, though only the lines in view are painted and all but the last few are as
+        they were. The strip is made as Textual makes it (``Content.render_strips``), with
+        the line's own ``y`` in its offsets (what mouse selection reads). Textual's path is
+        kept while text is selected (it highlights the selection) and for an alignment other
+        than top left. No link style is applied: the lines carry no links (``render`` shows
+        a link's address as text), so Textual's pass leaves every segment as it is."""
+        if self.text_selection is not None or self.styles.content_align != ("left", "top"):
+            return super().render_line(y)
+        width = self.size.width
+        content = self.lines(self.content_region.width or width)
+        if content is not self._split_from:
+            self._split_from = content
+            self._split = content.split(allow_blank=True)
+        if y >= len(self._split) or y >= self.size.height:
+            return Strip.blank(width, self.visual_style.rich_style)
+        style = self.visual_style
+        if self._strips_for != (width, style):
+            self._strips_for = (width, style)
+            self._strips.clear()
+        line = self._split[y]
+        key = (y, line.plain, tuple(line.spans))
+        strip = self._strips.get(key)
+        if strip is None:
+            strip = self._strip(line, y, width, style)
+            if len(self._strips) > 2 * len(self._split) + 64:  # lines long gone
+                self._strips.clear()
+            self._strips[key] = strip
+        return strip
+
+    def _strip(self, line: Content, y: int, width: int, style: Style) -> Strip:
+        """``line`` (one line, no line break) as ``Content.render_strips`` makes line ``y``
+        of a widget's content."""
+        self.strips_built += 1
+        get_rule = self.styles.get
+        formatted = line._wrap_and_format(
+            width,
+            align=cast("TextAlign", get_rule("text_align", "left")),
+            overflow=cast("TextOverflow", get_rule("text_overflow", "fold")),
+            no_wrap=get_rule("text_wrap", "wrap") == "nowrap",
+            line_pad=cast("int", get_rule("line_pad", 0)),
+            tab_size=8,
+            get_style=self._get_style,
+        )
+        if len(formatted) != 1:  # folded onto more lines: not one strip (lines fit: never)
+            return super().render_line(y)
+        formatted[0].y = y
+        return Strip(*formatted[0].to_strip(style))
 
 
 _palettes: dict[str, Palette] = {}
