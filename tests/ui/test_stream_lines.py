@@ -119,3 +119,18 @@ async def test_a_frame_makes_strips_of_the_changed_lines_only(tmp_path: Path) ->
         # the new line (and the blank one above it), not every line in view nor the whole part
         assert reply.strips_built - before <= 4, (reply.strips_built - before, height)
         assert "A last word." in reply.render_line(reply.size.height - 1).text
+
+
+def test_the_shared_parser_makes_what_richs_markdown_makes() -> None:
+    """Every attribute Rich's ``Markdown.__init__`` sets, set alike (the parsed tokens too)."""
+    from rich.markdown import Markdown
+
+    from agent_tui.ui.chat.markdown_lines import _Markdown
+
+    text = reply_text(random.Random(4), 30)
+    for hyperlinks in (False, True):
+        ours, rich = (
+            vars(_Markdown(text, hyperlinks=hyperlinks)),
+            vars(Markdown(text, hyperlinks=hyperlinks)),
+        )
+        assert ours == rich
