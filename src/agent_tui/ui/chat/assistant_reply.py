@@ -71,6 +71,9 @@ class AssistantReply(Widget):
         """Where the open segment may end (made at the first write)."""
         self._segments: dict[tuple[int, int], Content] = {}
         """Complete segments drawn in the current theme, by (where the segment starts, width)."""
+        self._prefixes: dict[tuple[int, int], Content] = {}
+        """The complete segments joined (each with the blank line below it), by (width, how
+        many): a frame joins that and the open segment, not every segment again."""
         self._split_from: Content | None = None
         self._split: list[Content] = []
         """``_split_from`` (what ``lines`` last gave) cut into its lines."""
@@ -115,6 +118,7 @@ class AssistantReply(Widget):
         # renders only its open segment, not the whole part again
         if len(self.text) == self._drawn_from[0]:
             self._segments.clear()  # drawn whole already (``_drawn``): they only hold objects
+            self._prefixes.clear()
         if last != self.last:
             self.last = last
             self.refresh(layout=True)
@@ -133,6 +137,7 @@ class AssistantReply(Widget):
         if drawn_from != self._drawn_from:
             if drawn_from[1] != self._drawn_from[1]:
                 self._segments.clear()
+                self._prefixes.clear()
             self._drawn_from = drawn_from
             self._drawn.clear()
             self._rendered.clear()
@@ -144,6 +149,7 @@ class AssistantReply(Widget):
             drawn = self._draw(width)
             if not self._streaming:  # the final text is drawn: its segments are not needed
                 self._segments.clear()
+                self._prefixes.clear()
             if len(self._drawn) >= 4:
                 self._drawn.clear()
             self._drawn[width] = drawn
@@ -158,6 +164,23 @@ class AssistantReply(Widget):
         """The text's segments drawn one after the other, a blank line between them (as parts
         are shown): the complete ones from their cache, the open one rendered now."""
         pal = self._palette()
+        key = (width, len(self._cuts))
+        prefix = self._prefixes.get(key)
+        if prefix is None:
+            prefix = self._join_segments(width, pal)
+            if len(self._prefixes) >= 4:  # fewer segments, or widths no longer used
+                self._prefixes.clear()
+            self._prefixes[key] = prefix
+        tail = self.text[self._cuts[-1] if self._cuts else 0 :]
+        if tail.strip():
+            drawn = render(tail, width, pal)
+            return prefix + "\n" + drawn if prefix else drawn
+        # nothing after the last blank line yet: no gap below it either
+        return prefix[:-1] if prefix else Content()
+
+    def _join_segments(self, width: int, pal: Palette) -> Content:
+        """The complete segments, each followed by the blank line below it (one line break,
+        and the one joining it to the next)."""
         drawn: list[Content] = []
         start = 0
         for end in self._cuts:
@@ -171,11 +194,6 @@ class AssistantReply(Widget):
             if segment:
                 drawn.append(segment.append("\n"))
             start = end
-        tail = self.text[start:]
-        if tail.strip():
-            drawn.append(render(tail, width, pal))
-        elif drawn:  # nothing after the last blank line yet: no gap below it either
-            drawn[-1] = drawn[-1][:-1]
         return Content("\n").join(drawn) if drawn else Content()
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
