@@ -101,6 +101,27 @@ PRIVATE: tuple[Private, ...] = (
         )
     ),
     Private(
+        "textual.content",
+        "Content._wrap_and_format",
+        "callable",
+        ("ui/chat/assistant_reply.py",),
+        "a reply's line in view turned into a strip as Content.render_strips does it, only for "
+        "the lines that changed (Textual turns the whole widget into strips on every change)",
+        signature="(self, width: 'int', align: 'TextAlign' = 'left', overflow: 'TextOverflow' "
+        "= 'fold', no_wrap: 'bool' = False, line_pad: 'int' = 0, tab_size: 'int' = 8, "
+        "selection: 'Selection | None' = None, selection_style: 'Style | None' = None, "
+        "post_style: 'Style | None' = None, get_style: 'Callable[[str | Style], Style]' = "
+        "<bound method Style.parse of <class 'textual.style.Style'>>) -> 'list[_FormattedLine]'",
+    ),
+    Private(
+        "textual.widget",
+        "Widget._get_style",
+        "callable",
+        ("ui/chat/assistant_reply.py",),
+        "the style lookup Visual.to_strips hands Content.render_strips, for the same strips",
+        signature="(self, style: 'VisualStyle | str') -> 'VisualStyle'",
+    ),
+    Private(
         "textual.dom",
         "DOMNode._css_bases",
         "callable",

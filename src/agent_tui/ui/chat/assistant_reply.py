@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from textual.content import Content
+from typing import TYPE_CHECKING, cast
+
+from textual.content import Content, Span
 from textual.geometry import Size
+from textual.strip import Strip
+from textual.style import Style
 from textual.widget import Widget
 
 from agent_tui.ui.chat.markdown_lines import Palette, palette, render
 from agent_tui.ui.chat.part_splitter import PartSplitter
+
+if TYPE_CHECKING:
+    from textual.css.types import TextAlign, TextOverflow
 
 SEGMENT_CHARS = 400
 """A streamed part is drawn as segments of about this many characters, each a Markdown
@@ -64,6 +71,18 @@ class AssistantReply(Widget):
         """Where the open segment may end (made at the first write)."""
         self._segments: dict[tuple[int, int], Content] = {}
         """Complete segments drawn in the current theme, by (where the segment starts, width)."""
+        self._prefixes: dict[tuple[int, int], Content] = {}
+        """The complete segments joined (each with the blank line below it), by (width, how
+        many): a frame joins that and the open segment, not every segment again."""
+        self._split_from: Content | None = None
+        self._split: list[Content] = []
+        """``_split_from`` (what ``lines`` last gave) cut into its lines."""
+        self._strips_for: tuple[int, Style] | None = None
+        self._strips: dict[tuple[int, str, tuple[Span, ...]], Strip] = {}
+        """The strips painted, by (line, its text, its spans), at the width and base style of
+        ``_strips_for``."""
+        self.strips_built = 0
+        """How many lines were turned into strips (a count of work, for tests)."""
 
     @property
     def streaming(self) -> bool:
@@ -99,6 +118,7 @@ class AssistantReply(Widget):
         # renders only its open segment, not the whole part again
         if len(self.text) == self._drawn_from[0]:
             self._segments.clear()  # drawn whole already (``_drawn``): they only hold objects
+            self._prefixes.clear()
         if last != self.last:
             self.last = last
             self.refresh(layout=True)
@@ -117,6 +137,7 @@ class AssistantReply(Widget):
         if drawn_from != self._drawn_from:
             if drawn_from[1] != self._drawn_from[1]:
                 self._segments.clear()
+                self._prefixes.clear()
             self._drawn_from = drawn_from
             self._drawn.clear()
             self._rendered.clear()
@@ -128,6 +149,7 @@ class AssistantReply(Widget):
             drawn = self._draw(width)
             if not self._streaming:  # the final text is drawn: its segments are not needed
                 self._segments.clear()
+                self._prefixes.clear()
             if len(self._drawn) >= 4:
                 self._drawn.clear()
             self._drawn[width] = drawn
@@ -142,6 +164,23 @@ class AssistantReply(Widget):
         """The text's segments drawn one after the other, a blank line between them (as parts
         are shown): the complete ones from their cache, the open one rendered now."""
         pal = self._palette()
+        key = (width, len(self._cuts))
+        prefix = self._prefixes.get(key)
+        if prefix is None:
+            prefix = self._join_segments(width, pal)
+            if len(self._prefixes) >= 4:  # fewer segments, or widths no longer used
+                self._prefixes.clear()
+            self._prefixes[key] = prefix
+        tail = self.text[self._cuts[-1] if self._cuts else 0 :]
+        if tail.strip():
+            drawn = render(tail, width, pal)
+            return prefix + "\n" + drawn if prefix else drawn
+        # nothing after the last blank line yet: no gap below it either
+        return prefix[:-1] if prefix else Content()
+
+    def _join_segments(self, width: int, pal: Palette) -> Content:
+        """The complete segments, each followed by the blank line below it (one line break,
+        and the one joining it to the next)."""
         drawn: list[Content] = []
         start = 0
         for end in self._cuts:
@@ -155,11 +194,6 @@ class AssistantReply(Widget):
             if segment:
                 drawn.append(segment.append("\n"))
             start = end
-        tail = self.text[start:]
-        if tail.strip():
-            drawn.append(render(tail, width, pal))
-        elif drawn:  # nothing after the last blank line yet: no gap below it either
-            drawn[-1] = drawn[-1][:-1]
         return Content("\n").join(drawn) if drawn else Content()
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
@@ -171,6 +205,58 @@ class AssistantReply(Widget):
 
     def render(self) -> Content:
         return self.lines(self.content_region.width or self.size.width)
+
+    def render_line(self, y: int) -> Strip:
+        """Line ``y`` as a strip, made only if that line (its text and styles, at that line)
+        was not painted before at this width and style. Textual's own path turns every line
+        of the widget into strips whenever it changes: the whole open part on every frame of
+        a stream, though only the lines in view are painted and all but the last few are as
+        they were. The strip is made as Textual makes it (``Content.render_strips``), with
+        the line's own ``y`` in its offsets (what mouse selection reads). Textual's path is
+        kept while text is selected (it highlights the selection) and for an alignment other
+        than top left. No link style is applied: the lines carry no links (``render`` shows
+        a link's address as text), so Textual's pass leaves every segment as it is."""
+        if self.text_selection is not None or self.styles.content_align != ("left", "top"):
+            return super().render_line(y)
+        width = self.size.width
+        content = self.lines(self.content_region.width or width)
+        if content is not self._split_from:
+            self._split_from = content
+            self._split = content.split(allow_blank=True)
+        if y >= len(self._split) or y >= self.size.height:
+            return Strip.blank(width, self.visual_style.rich_style)
+        style = self.visual_style
+        if self._strips_for != (width, style):
+            self._strips_for = (width, style)
+            self._strips.clear()
+        line = self._split[y]
+        key = (y, line.plain, tuple(line.spans))
+        strip = self._strips.get(key)
+        if strip is None:
+            strip = self._strip(line, y, width, style)
+            if len(self._strips) > 2 * len(self._split) + 64:  # lines long gone
+                self._strips.clear()
+            self._strips[key] = strip
+        return strip
+
+    def _strip(self, line: Content, y: int, width: int, style: Style) -> Strip:
+        """``line`` (one line, no line break) as ``Content.render_strips`` makes line ``y``
+        of a widget's content."""
+        self.strips_built += 1
+        get_rule = self.styles.get
+        formatted = line._wrap_and_format(
+            width,
+            align=cast("TextAlign", get_rule("text_align", "left")),
+            overflow=cast("TextOverflow", get_rule("text_overflow", "fold")),
+            no_wrap=get_rule("text_wrap", "wrap") == "nowrap",
+            line_pad=cast("int", get_rule("line_pad", 0)),
+            tab_size=8,
+            get_style=self._get_style,
+        )
+        if len(formatted) != 1:  # folded onto more lines: not one strip (lines fit: never)
+            return super().render_line(y)
+        formatted[0].y = y
+        return Strip(*formatted[0].to_strip(style))
 
 
 _palettes: dict[str, Palette] = {}

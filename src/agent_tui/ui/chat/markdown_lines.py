@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
+from markdown_it import MarkdownIt
 from rich import box
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
@@ -309,6 +310,29 @@ class _ListItem(ListItem):
             yield Segment("\n")
 
 
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    """Rich's Markdown parser, made once: Rich makes a new one for every document, a tenth
+    of the time a streamed segment takes to render (its rules are compiled anew each time);
+    ``parse`` keeps no state between documents."""
+    return MarkdownIt().enable("strikethrough").enable("table")
+
+
+class _Markdown(Markdown):
+    """Rich's ``Markdown`` parsed by the one parser (``_parser``); every other attribute as
+    Rich's ``__init__`` sets it (``tests/ui/test_stream_lines.py`` compares them)."""
+
+    def __init__(self, markup: str, hyperlinks: bool = True) -> None:
+        self.markup = markup
+        self.parsed = _parser().parse(markup)
+        self.code_theme = "monokai"
+        self.justify: JustifyMethod | None = None
+        self.style = "none"
+        self.hyperlinks = hyperlinks
+        self.inline_code_lexer = None
+        self.inline_code_theme = self.code_theme
+
+
 @lru_cache(maxsize=8)
 def _markdown_class(pal: Palette) -> type[Markdown]:
     block = type("CodeBlock", (_CodeBlock,), {"palette": pal})
@@ -320,7 +344,7 @@ def _markdown_class(pal: Palette) -> type[Markdown]:
         "table_open": _Table,
         "list_item_open": _ListItem,
     }
-    return type("ReplyMarkdown", (Markdown,), {"elements": elements})
+    return type("ReplyMarkdown", (_Markdown,), {"elements": elements})
 
 
 @lru_cache(maxsize=8)
