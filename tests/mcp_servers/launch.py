@@ -7,12 +7,13 @@ What a test's MCP client spawns instead of ``python SCRIPT ARGS``: it hands its 
 and stderr (SCM_RIGHTS), ``SCRIPT ARGS``, its working directory and environment to the zygote
 listening on the Unix socket ``SOCKET`` (``zygote.py``, which has imported the MCP SDK once),
 which forks a child that runs ``SCRIPT`` on those very pipes. The launcher then stands for the
-child: a SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1 or SIGUSR2 it gets is passed on to the
-child; when the child ends the launcher ends the same way (its exit code, or killed by its
-signal); when the launcher is killed (SIGKILL too) the zygote sees the socket close and kills
-the child. It closes its own copies of the three fds, so end-of-file on the pipes is the
-child's alone. Without a zygote (no socket, or it refuses) it runs ``SCRIPT`` itself
-(``exec``): slower, the same behaviour.
+child: a SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1 or SIGUSR2 it gets is passed on to the child,
+which ignores the signals the launcher ignored and takes the default action of the others (as a
+child the launcher's parent spawned would); when the child ends the launcher ends the same way
+(its exit code, or killed by its signal); when the launcher is killed (SIGKILL too) the zygote
+sees the socket close and kills the child. It closes its own copies of the three fds, so
+end-of-file on the pipes is the child's alone. Without a zygote (no socket, or it refuses) it runs
+``SCRIPT`` itself (``exec``): slower, the same behaviour.
 """
 
 import json
@@ -45,7 +46,16 @@ def main() -> None:
         sock.close()
         direct(argv)
         return
-    fields = {"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "launcher": os.getpid()}
+    # what a ``python SCRIPT`` started here would inherit: a signal this process ignores (under
+    # ``nohup``, SIGHUP) is ignored by the child too, the others take their default action
+    ignored = [int(s) for s in FORWARDED if signal.getsignal(s) == signal.SIG_IGN]
+    fields = {
+        "argv": argv,
+        "cwd": os.getcwd(),
+        "env": dict(os.environ),
+        "launcher": os.getpid(),
+        "ignored": ignored,
+    }
     request = json.dumps(fields).encode()
     try:
         socket.send_fds(sock, [struct.pack("!I", len(request)) + request], [0, 1, 2])

@@ -53,6 +53,15 @@ PRELOAD = (
     "jwt",
 )
 """What the fixture servers import (a module missing from this SDK version is skipped)."""
+FORWARDED = (
+    signal.SIGTERM,
+    signal.SIGINT,
+    signal.SIGHUP,
+    signal.SIGQUIT,
+    signal.SIGUSR1,
+    signal.SIGUSR2,
+)
+"""The signals a launcher passes on to its child (``launch.FORWARDED``)."""
 PR_SET_PDEATHSIG = 1
 LAUNCHER_PID = "FIXTURE_LAUNCHER_PID"
 """The launcher's pid, in a child's environment: the process that stands for it (what the
@@ -84,9 +93,8 @@ def run_child(request: dict[str, object], fds: list[int], keep_out: list[int]) -
     try:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL))
         signal.set_wakeup_fd(-1)
-        for signum in (signal.SIGCHLD, signal.SIGTERM):
-            signal.signal(signum, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        dispose(request.get("ignored", []))  # type: ignore[arg-type]
         for fd in keep_out:
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -129,6 +137,20 @@ def run_child(request: dict[str, object], fds: list[int], keep_out: list[int]) -
         finish()
     finally:
         os._exit(code)
+
+
+def dispose(ignored: list[int]) -> None:
+    """The launcher's signal dispositions, as ``python SCRIPT`` spawned by its parent would have
+    them, not the zygote's (which inherited its own from the test run, e.g. SIGHUP ignored under
+    ``nohup``): a signal the launcher ignored is ignored, the rest take their default action,
+    SIGINT as Python sets it up (``KeyboardInterrupt``) unless ignored."""
+    for signum in FORWARDED:
+        if int(signum) in ignored:
+            signal.signal(signum, signal.SIG_IGN)
+        elif signum == signal.SIGINT:
+            signal.signal(signum, signal.default_int_handler)
+        else:
+            signal.signal(signum, signal.SIG_DFL)
 
 
 def finish() -> None:

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -43,9 +44,32 @@ def script(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def start(script: Path, mode: str, cwd: Path) -> tuple[subprocess.Popen[str], int]:
+def dispositions(ignored: tuple[signal.Signals, ...]) -> Callable[[], None]:
+    """For ``preexec_fn``: the launcher starts with ``ignored`` ignored and the other signals at
+    their default (whatever the test run inherited: under ``nohup``, SIGHUP is ignored)."""
+
+    def apply() -> None:
+        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(signum, signal.SIG_IGN if signum in ignored else signal.SIG_DFL)
+
+    return apply
+
+
+def ignored_by(pid: int) -> set[int]:
+    """The signals process ``pid`` ignores (its ``SigIgn`` mask)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigIgn:"):
+            mask = int(line.split()[1], 16)
+            return {n for n in range(1, 65) if mask & (1 << (n - 1))}
+    raise AssertionError(f"no SigIgn for {pid}")
+
+
+def start(
+    script: Path, mode: str, cwd: Path, ignored: tuple[signal.Signals, ...] = ()
+) -> tuple[subprocess.Popen[str], int]:
     process = subprocess.Popen(
         preforked(script, mode),
+        preexec_fn=dispositions(ignored),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -110,6 +134,18 @@ def test_a_signal_to_the_launcher_reaches_the_child(
     process.wait(timeout=DEADLINE)
     # SIGINT: the script's KeyboardInterrupt ends it as Python does, killed by SIGINT
     assert process.returncode == -signum
+    wait_gone(child)
+
+
+def test_the_child_ignores_what_its_launcher_ignored(script: Path, tmp_path: Path) -> None:
+    """As ``python SCRIPT`` under ``nohup`` would: the zygote's own dispositions (inherited from
+    whatever started the test run) are not the child's."""
+    process, child = start(script, "wait", tmp_path, ignored=(signal.SIGHUP,))
+    assert signal.SIGHUP in ignored_by(child)
+    assert not {signal.SIGTERM, signal.SIGINT} & ignored_by(child)
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=DEADLINE)
+    assert process.returncode == -signal.SIGTERM
     wait_gone(child)
 
 
