@@ -283,19 +283,25 @@ async def test_running_card_ticks_then_stops(tmp_path: Path) -> None:
     ]
     app = make_app(make_agent(tmp_path, turns, allow=("run_shell",)))
     async with app.run_test(size=SIZE) as pilot:
-        await submit(pilot, "run")
-        await wait_for(
-            pilot,
-            lambda: (
-                "sh" in app.main.lane.cards and "started" in app.main.lane.cards["sh"].call.tail
-            ),
-            "live output on the card",
-        )
-        card = app.main.lane.cards["sh"]
-        assert card.call.status is CallStatus.RUNNING
-        assert card._timer is not None
-        assert app.main.status.activity is Activity.RUNNING
-        (tmp_path / "go").touch()
+        try:
+            await submit(pilot, "run")
+            # the call's state leads the card's drawing (the lane draws per paint): wait for
+            # the card to have drawn it running, which is when it starts ticking
+            await wait_for(
+                pilot,
+                lambda: (
+                    "sh" in app.main.lane.cards
+                    and "started" in app.main.lane.cards["sh"].call.tail
+                    and app.main.lane.cards["sh"].has_class("-running")
+                ),
+                "live output on the card, drawn running",
+            )
+            card = app.main.lane.cards["sh"]
+            assert card.call.status is CallStatus.RUNNING
+            assert card._timer is not None
+            assert app.main.status.activity is Activity.RUNNING
+        finally:
+            (tmp_path / "go").touch()  # the command ends whatever happened
         await wait_idle(pilot)
         assert card.call.status is CallStatus.OK
         assert card.call.outcome.startswith("exit 0")
