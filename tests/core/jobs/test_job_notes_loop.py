@@ -42,12 +42,17 @@ def _bg(call_id: str, command: str) -> dict[str, Any]:
 
 
 async def test_the_next_prompt_is_told_once(tmp_path: Path) -> None:
-    turns = [_bg("a", "echo one; echo two; exit 1"), {"text": "started"}, {"text": "ok"}]
+    # The job waits for `go`, made once the first turn is over: a job that ends before the
+    # first turn's next request is told there (the next boundary), not to the next prompt.
+    command = "until [ -e go ];do sleep .02;done;echo one;echo two;exit 1"
+    turns = [_bg("a", command), {"text": "started"}, {"text": "ok"}]
     turns += [{"text": "ok again"}]
     agent = _agent(tmp_path, turns)
-    await collect(agent, "start it")
+    first = await collect(agent, "start it")
+    assert not any(isinstance(e, JobsEnded) for e in first)
     job = agent.executor.jobs.get("1")
-    await asyncio.wait_for(job.done.wait(), 20)
+    (tmp_path / "ws" / "go").touch()  # the job's working directory: the workspace
+    await asyncio.wait_for(job.done.wait(), 60)
     events = await collect(agent, "what now")
     ended = [e for e in events if isinstance(e, JobsEnded)]
     assert len(ended) == 1
@@ -55,7 +60,7 @@ async def test_the_next_prompt_is_told_once(tmp_path: Path) -> None:
     assert (got.id, got.state, got.exit_code, got.new_lines) == ("1", "exited", 1, 2)
     prompt = agent.messages[-2].content
     assert "what now" in prompt
-    assert "background job 1 `echo one; echo two; exit 1` exited 1; 2 new lines" in prompt
+    assert f"background job 1 `{command}` exited 1; 2 new lines" in prompt
     assert 'use shell_output(id="1")' in prompt
     events = await collect(agent, "and now")
     assert not any(isinstance(e, JobsEnded) for e in events)
