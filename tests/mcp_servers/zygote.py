@@ -28,6 +28,8 @@ import sys
 import threading
 import traceback
 
+from launch import FORWARDED  # beside this script: the signals a launcher passes on
+
 PRELOAD = (
     "mcp.server.mcpserver",
     "mcp.server.mcpserver.prompts.base",
@@ -53,15 +55,6 @@ PRELOAD = (
     "jwt",
 )
 """What the fixture servers import (a module missing from this SDK version is skipped)."""
-FORWARDED = (
-    signal.SIGTERM,
-    signal.SIGINT,
-    signal.SIGHUP,
-    signal.SIGQUIT,
-    signal.SIGUSR1,
-    signal.SIGUSR2,
-)
-"""The signals a launcher passes on to its child (``launch.FORWARDED``)."""
 PR_SET_PDEATHSIG = 1
 LAUNCHER_PID = "FIXTURE_LAUNCHER_PID"
 """The launcher's pid, in a child's environment: the process that stands for it (what the
