@@ -101,6 +101,14 @@ PRIVATE: tuple[Private, ...] = (
         )
     ),
     Private(
+        "textual._xterm_parser",
+        "XTermParser",
+        "class",
+        ("ui/shell/typed_ahead.py",),
+        "keys typed before the driver started (taken from the terminal's queue then) parsed "
+        "into the key events the driver's own parser would have posted",
+    ),
+    Private(
         "textual.content",
         "Content._wrap_and_format",
         "callable",

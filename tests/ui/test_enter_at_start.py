@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.cli.start_keys import keep_enter
+from agent_tui.cli.start_keys import keep_enter, typed_ahead
 from tests.ui.helpers import DEADLINE
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -110,58 +110,65 @@ sys.exit(main(sys.argv[2:]))
 keys are typed at a moment known to be before Textual's driver (the terminal still cooked)."""
 
 
-def test_enter_typed_while_the_tui_starts_sends_the_message(tmp_path: Path) -> None:
-    data = tmp_path / "data"
-    gate = tmp_path / "gate"
-    master, slave = pty.openpty()
+def _gated_app(tmp_path: Path, slave: int) -> subprocess.Popen[bytes]:
+    """``agent-tui`` on terminal ``slave``, its start held (``GATED_START``) until the file
+    ``tmp_path / "gate"`` exists; sessions under ``tmp_path / "data"``."""
     env = {
         "PYTHONPATH": str(SRC),
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "TERM": "xterm-256color",
         "HOME": str(tmp_path),
-        "AGENT_TUI_DATA_DIR": str(data),
+        "AGENT_TUI_DATA_DIR": str(tmp_path / "data"),
         "AGENT_TUI_CONFIG_DIR": str(tmp_path / "config"),
+        "AGENT_DEMO_DELAY": "0",
     }
-    screen = bytearray()
-    child = subprocess.Popen(
-        [sys.executable, "-c", GATED_START, str(gate), "--cwd", str(tmp_path)],
+    return subprocess.Popen(
+        [sys.executable, "-c", GATED_START, str(tmp_path / "gate"), "--cwd", str(tmp_path)],
         stdin=slave,
         stdout=slave,
         stderr=slave,
         env=env,
         start_new_session=True,
     )
+
+
+def _saved(tmp_path: Path) -> bytes:
+    """Every session file's bytes, one after the other."""
+    files = (p for p in (tmp_path / "data").rglob("*.jsonl") if p.is_file())
+    return b"".join(path.read_bytes() for path in files)
+
+
+def _flags(fd: int) -> tuple[int, int]:
+    attrs = termios.tcgetattr(fd)
+    return attrs[0], attrs[3]
+
+
+def _quit(master: int, child: subprocess.Popen[bytes]) -> None:
+    end = time.monotonic() + DEADLINE
+    while child.poll() is None:  # Ctrl+C twice: interrupt the turn if any, then quit
+        assert time.monotonic() < end, "the app never quit"
+        os.write(master, b"\x03\x03")
+        try:
+            child.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def test_enter_typed_while_the_tui_starts_sends_the_message(tmp_path: Path) -> None:
+    master, slave = pty.openpty()
+    screen = bytearray()
+    child = _gated_app(tmp_path, slave)
     reader = threading.Thread(target=_drain, args=(master, screen), daemon=True)
     reader.start()
     try:
-
-        def flags() -> tuple[int, int]:
-            attrs = termios.tcgetattr(slave)
-            return attrs[0], attrs[3]
-
         # the start, held before the app's imports: ICRNL off, the terminal still cooked
-        _until(lambda: not flags()[0] & termios.ICRNL, "ICRNL turned off")
-        assert flags()[1] & termios.ICANON
+        _until(lambda: not _flags(slave)[0] & termios.ICRNL, "ICRNL turned off")
+        assert _flags(slave)[1] & termios.ICANON
         os.write(master, b"hello from the start\r")
-        gate.touch()
-
-        def sent() -> bool:
-            return any(
-                b"hello from the start" in path.read_bytes()
-                for path in data.rglob("*.jsonl")
-                if path.is_file()
-            )
-
-        _until(sent, "the message sent and saved")
-        end = time.monotonic() + DEADLINE
-        while child.poll() is None:  # Ctrl+C twice: interrupt the turn if any, then quit
-            assert time.monotonic() < end, "the app never quit"
-            os.write(master, b"\x03\x03")
-            try:
-                child.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                pass
-        iflag, lflag = flags()
+        (tmp_path / "gate").touch()
+        _until(lambda: b"hello from the start" in _saved(tmp_path), "the message sent and saved")
+        _quit(master, child)
+        iflag, lflag = _flags(slave)
         assert iflag & termios.ICRNL  # given back
         assert lflag & termios.ICANON  # and the rest as it was (Textual's restore)
     finally:
@@ -170,3 +177,65 @@ def test_enter_typed_while_the_tui_starts_sends_the_message(tmp_path: Path) -> N
             child.wait()
         os.close(slave)
         os.close(master)
+
+
+def test_lines_typed_before_the_process_ran_are_sent_in_order(tmp_path: Path) -> None:
+    """``agent-tui⏎first⏎`` typed fast in a shell: "first" and its Enter reach the terminal
+    before our process runs, so ``ICRNL`` made that Enter a line feed before ``keep_enter``
+    could help; taken from the queue before the driver starts, it is Enter again, and goes
+    before what was typed later."""
+    master, slave = pty.openpty()
+    screen = bytearray()
+    echoed = bytearray()
+    os.write(master, b"typed before it ran\r")
+    end = time.monotonic() + DEADLINE
+    while b"typed before it ran" not in echoed:  # the line discipline has taken it, cooked
+        assert time.monotonic() < end, f"never echoed (got {bytes(echoed)!r})"
+        if select.select([master], [], [], 0.1)[0]:
+            echoed.extend(os.read(master, 100))
+    child = _gated_app(tmp_path, slave)
+    reader = threading.Thread(target=_drain, args=(master, screen), daemon=True)
+    reader.start()
+    try:
+        _until(lambda: not _flags(slave)[0] & termios.ICRNL, "ICRNL turned off")
+        os.write(master, b"typed while it starts\r")
+        (tmp_path / "gate").touch()
+
+        def both() -> bool:
+            saved = _saved(tmp_path)
+            return b"typed before it ran" in saved and b"typed while it starts" in saved
+
+        _until(both, "both messages sent and saved")
+        saved = _saved(tmp_path)
+        assert saved.index(b"typed before it ran") < saved.index(b"typed while it starts")
+        assert b"typed before it ran\\n" not in saved  # sent, not a line in the box
+        _quit(master, child)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        os.close(slave)
+        os.close(master)
+
+
+def test_typed_ahead_takes_the_queue_and_leaves_the_terminal_as_it_was() -> None:
+    master, slave = pty.openpty()
+    try:
+        assert typed_ahead(slave) == ""  # nothing typed
+        os.write(master, b"one\rtwo \xc3\xa9")  # a line ended by Enter (cooked: \n), a line begun
+        end = time.monotonic() + DEADLINE
+        echoed = bytearray()
+        while b"two" not in echoed:
+            assert time.monotonic() < end, "never echoed"
+            if select.select([master], [], [], 0.1)[0]:
+                echoed.extend(os.read(master, 100))
+        before = termios.tcgetattr(slave)
+        assert typed_ahead(slave) == "one\rtwo \u00e9"
+        assert termios.tcgetattr(slave) == before  # canonical again, VMIN/VTIME as they were
+        assert typed_ahead(slave) == ""  # taken once
+        tty.setraw(slave, termios.TCSANOW)
+        assert typed_ahead(slave) == ""  # raw already: the app reads its own queue
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert typed_ahead(12345) == ""  # not open

@@ -235,6 +235,7 @@ def _tui(args: argparse.Namespace, cwd: Path) -> int:
 
 
 def _run_app(args: argparse.Namespace, cwd: Path) -> int:
+    from agent_tui.cli.start_keys import typed_ahead
     from agent_tui.ui.app import AgentApp
     from agent_tui.ui.shell.boot import Booted, BootFailed, first_look
 
@@ -250,6 +251,7 @@ def _run_app(args: argparse.Namespace, cwd: Path) -> int:
 
     look = first_look(args.model, args.permission_mode, cwd)
     app = AgentApp(boot=boot, initial_prompt=args.prompt, first=look)
+    app.keys_before_start = lambda: typed_ahead(0)  # typed before the driver reads: first
     try:
         app.run()
     finally:

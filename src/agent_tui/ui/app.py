@@ -36,6 +36,8 @@ from agent_tui.ui.shell.turns import Turns
 from agent_tui.ui.shell.worker_failure import worker_failed
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     # The core, and the widgets that render it, are imported where they are used: the first
     # frame (``ShellScreen``) needs none of them (``tests/ui/test_controls.py`` checks it).
     from agent_tui.core.agent.agent import Agent
@@ -103,6 +105,9 @@ class AgentApp(App[None]):
 
     agent: Agent
     """The core agent (with ``boot``: there once the core is built, see ``ready``)."""
+    keys_before_start: Callable[[], str] | None = None
+    """What was typed before the driver starts (``cli.start_keys.typed_ahead``): its keys
+    are posted first, as the app loads."""
 
     def __init__(
         self,
@@ -244,24 +249,7 @@ class AgentApp(App[None]):
         """A status bar bound to the app's state (made where it is mounted: data binds)."""
         from agent_tui.ui.shell.status_bar import StatusBar  # not for the first frame
 
-        return StatusBar(id="status").data_bind(
-            AgentApp.model,
-            AgentApp.demo,
-            AgentApp.mode,
-            AgentApp.activity,
-            AgentApp.retry_until,
-            AgentApp.input_tokens,
-            AgentApp.output_tokens,
-            AgentApp.context_tokens,
-            AgentApp.context_window,
-            AgentApp.context_estimated,
-            AgentApp.cwd,
-            AgentApp.mcp_connected,
-            AgentApp.mcp_failed,
-            AgentApp.mcp_connecting,
-            AgentApp.sandbox,
-            AgentApp.sandbox_warn,
-        )
+        return StatusBar(id="status").data_bind(*(getattr(AgentApp, f) for f in StatusBar.BOUND))
 
     async def on_event(self, event: events.Event) -> None:
         # a one-key question takes its key first (``route_key``); the rest of a burst goes on
@@ -280,6 +268,12 @@ class AgentApp(App[None]):
             return super().get_default_screen()
         bound = (AgentApp.model, AgentApp.demo, AgentApp.mode, AgentApp.activity, AgentApp.cwd)
         return ShellScreen.first(self, ShellStatus(id="status").data_bind(*bound))
+
+    def on_load(self) -> None:  # the driver starts next: the keys typed so far go first
+        if self.keys_before_start is not None:
+            from agent_tui.ui.shell.typed_ahead import post_typed_ahead
+
+            post_typed_ahead(self, self.keys_before_start())
 
     async def on_mount(self) -> None:
         if isinstance(shell := self.screen, ShellScreen):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -93,6 +93,26 @@ class StatusBar(Horizontal):
     sandbox: reactive[str] = reactive("")
     sandbox_warn: reactive[bool] = reactive(False)
     sandbox_tooltip: reactive[str] = reactive("")
+
+    BOUND: ClassVar[tuple[str, ...]] = (
+        "model",
+        "demo",
+        "mode",
+        "activity",
+        "retry_until",
+        "input_tokens",
+        "output_tokens",
+        "context_tokens",
+        "context_window",
+        "context_estimated",
+        "cwd",
+        "mcp_connected",
+        "mcp_failed",
+        "mcp_connecting",
+        "sandbox",
+        "sandbox_warn",
+    )
+    """The app's reactives of the same names it binds (the tooltip is set, not bound)."""
 
     _ticker: Timer | None = None
 
