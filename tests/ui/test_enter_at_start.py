@@ -5,6 +5,7 @@ flag is off from the start (``cli.start_keys``), and back once the app is gone."
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pty
 import select
@@ -14,6 +15,7 @@ import termios
 import threading
 import time
 import tty
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -154,13 +156,42 @@ def _quit(master: int, child: subprocess.Popen[bytes]) -> None:
             pass
 
 
-def test_enter_typed_while_the_tui_starts_sends_the_message(tmp_path: Path) -> None:
+@contextlib.contextmanager
+def _app_on_a_terminal(
+    tmp_path: Path, typed_first: bytes = b""
+) -> Iterator[tuple[int, int, subprocess.Popen[bytes]]]:
+    """(master, slave, the gated app on slave); ``typed_first`` typed before it is spawned
+    (taken by the cooked terminal: its Enter a line feed). The app killed if still running."""
     master, slave = pty.openpty()
-    screen = bytearray()
-    child = _gated_app(tmp_path, slave)
-    reader = threading.Thread(target=_drain, args=(master, screen), daemon=True)
-    reader.start()
     try:
+        if typed_first:
+            os.write(master, typed_first)
+            _echoed(master, typed_first.rstrip(b"\r"))
+        child = _gated_app(tmp_path, slave)
+        threading.Thread(target=_drain, args=(master, bytearray()), daemon=True).start()
+        try:
+            yield master, slave, child
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+    finally:
+        os.close(slave)
+        os.close(master)
+
+
+def _echoed(master: int, text: bytes) -> None:
+    """Wait until ``text`` is echoed on ``master``: the line discipline has taken it."""
+    echoed = bytearray()
+    end = time.monotonic() + DEADLINE
+    while text not in echoed:
+        assert time.monotonic() < end, f"never echoed: {text!r} (got {bytes(echoed)!r})"
+        if select.select([master], [], [], 0.1)[0]:
+            echoed.extend(os.read(master, 100))
+
+
+def test_enter_typed_while_the_tui_starts_sends_the_message(tmp_path: Path) -> None:
+    with _app_on_a_terminal(tmp_path) as (master, slave, child):
         # the start, held before the app's imports: ICRNL off, the terminal still cooked
         _until(lambda: not _flags(slave)[0] & termios.ICRNL, "ICRNL turned off")
         assert _flags(slave)[1] & termios.ICANON
@@ -171,12 +202,6 @@ def test_enter_typed_while_the_tui_starts_sends_the_message(tmp_path: Path) -> N
         iflag, lflag = _flags(slave)
         assert iflag & termios.ICRNL  # given back
         assert lflag & termios.ICANON  # and the rest as it was (Textual's restore)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-        os.close(slave)
-        os.close(master)
 
 
 def test_lines_typed_before_the_process_ran_are_sent_in_order(tmp_path: Path) -> None:
@@ -184,19 +209,7 @@ def test_lines_typed_before_the_process_ran_are_sent_in_order(tmp_path: Path) ->
     before our process runs, so ``ICRNL`` made that Enter a line feed before ``keep_enter``
     could help; taken from the queue before the driver starts, it is Enter again, and goes
     before what was typed later."""
-    master, slave = pty.openpty()
-    screen = bytearray()
-    echoed = bytearray()
-    os.write(master, b"typed before it ran\r")
-    end = time.monotonic() + DEADLINE
-    while b"typed before it ran" not in echoed:  # the line discipline has taken it, cooked
-        assert time.monotonic() < end, f"never echoed (got {bytes(echoed)!r})"
-        if select.select([master], [], [], 0.1)[0]:
-            echoed.extend(os.read(master, 100))
-    child = _gated_app(tmp_path, slave)
-    reader = threading.Thread(target=_drain, args=(master, screen), daemon=True)
-    reader.start()
-    try:
+    with _app_on_a_terminal(tmp_path, b"typed before it ran\r") as (master, slave, child):
         _until(lambda: not _flags(slave)[0] & termios.ICRNL, "ICRNL turned off")
         os.write(master, b"typed while it starts\r")
         (tmp_path / "gate").touch()
@@ -210,12 +223,6 @@ def test_lines_typed_before_the_process_ran_are_sent_in_order(tmp_path: Path) ->
         assert saved.index(b"typed before it ran") < saved.index(b"typed while it starts")
         assert b"typed before it ran\\n" not in saved  # sent, not a line in the box
         _quit(master, child)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-        os.close(slave)
-        os.close(master)
 
 
 def test_typed_ahead_takes_the_queue_and_leaves_the_terminal_as_it_was() -> None:
@@ -223,12 +230,7 @@ def test_typed_ahead_takes_the_queue_and_leaves_the_terminal_as_it_was() -> None
     try:
         assert typed_ahead(slave) == ""  # nothing typed
         os.write(master, b"one\rtwo \xc3\xa9")  # a line ended by Enter (cooked: \n), a line begun
-        end = time.monotonic() + DEADLINE
-        echoed = bytearray()
-        while b"two" not in echoed:
-            assert time.monotonic() < end, "never echoed"
-            if select.select([master], [], [], 0.1)[0]:
-                echoed.extend(os.read(master, 100))
+        _echoed(master, b"two \xc3\xa9")
         before = termios.tcgetattr(slave)
         assert typed_ahead(slave) == "one\rtwo \u00e9"
         assert termios.tcgetattr(slave) == before  # canonical again, VMIN/VTIME as they were
