@@ -44,15 +44,21 @@ def test_a_headless_run_kills_its_background_server(workspace: Path) -> None:
         time.sleep(0.05)
 
 
+JOB = "until [ -e go ];do sleep .02;done;echo built;>ended;exit 1"
+
+
 def test_the_next_request_to_an_openai_server_is_told(tmp_path: Path) -> None:
     """Against a real 127.0.0.1 OpenAI-format server: the job tools join the tools array once
     there is a job, and the request after the job ended carries the note."""
     server = FakeServer()
     server.start()
     try:
-        job = {"command": "echo built; exit 1", "run_in_background": True}
+        # The job waits for `go`, which the second call makes: ended before the first call's
+        # batch was over, it would be told to the second request, not to the third.
+        job = {"command": JOB, "run_in_background": True}
         reply_calls(server, ("s", "run_shell", job))
-        reply_calls(server, ("w", "run_shell", {"command": "sleep 1"}))  # it ends meanwhile
+        wait = "touch go; until [ -e ended ]; do sleep .02; done; sleep 1"  # it ends meanwhile
+        reply_calls(server, ("w", "run_shell", {"command": wait}))
         reply_text(server, "The build failed.")
         done = run_openai(server, "-p", "build it", "--allow", "run_shell", cwd=tmp_path)
         assert done.returncode == 0, done.stderr
@@ -66,6 +72,6 @@ def test_the_next_request_to_an_openai_server_is_told(tmp_path: Path) -> None:
     told = [m for m in bodies[2]["messages"] if "<background-jobs>" in str(m.get("content"))]
     assert len(told) == 1
     assert told[0]["role"] == "user"
-    line = 'background job 1 `echo built; exit 1` exited 1; 1 new line: use shell_output(id="1")'
+    line = f'background job 1 `{JOB}` exited 1; 1 new line: use shell_output(id="1")'
     assert line in told[0]["content"]
-    assert "⚙ background job 1 exited 1: echo built; exit 1" in done.stderr
+    assert f"⚙ background job 1 exited 1: {JOB}" in done.stderr
