@@ -26,6 +26,8 @@ the driver's writer thread) in which its content is there:
   from the moment the executor builds the ``permission_request`` event to the first frame of
   the prompt.
 
+Once the prompt is first up, its full repaint (every line dirty, the frame rendered over the
+shell under it) is timed 20 times, CPU, median: what each later frame of a modal costs.
 For the two screens, the time until a frame also shows the footer's keys (chrome Textual
 builds after the screen's first refresh) is reported too. The first open (imports included)
 and the warm opens (median of the others; the screen is closed and the main screen painted
@@ -176,6 +178,18 @@ def main_shown(screen: Any) -> bool:
     return named(screen, "MainScreen")
 
 
+def full_repaint(app: Any, screen: Any, rounds: int = 20) -> float:
+    """The CPU time of one full repaint of ``screen`` over what shows under it (its lines
+    made dirty, the frame rendered as Textual renders a full update), median of ``rounds``."""
+    spent = []
+    for _ in range(rounds):
+        screen._set_dirty()
+        started = time.process_time()
+        screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+        spent.append(time.process_time() - started)
+    return statistics.median(spent)
+
+
 def rss_kib() -> int:
     status = Path("/proc/self/status").read_text()
     return int(status.split("VmRSS:")[1].split()[0])
@@ -232,6 +246,7 @@ def run_child(
 
     times: list[float] = []
     cpu: list[float] = []
+    repaints: list[float] = []
     footers: list[float] = []
     frames: list[int] = []
 
@@ -281,6 +296,8 @@ def run_child(
 
                 screen = app.screen
                 assert named(screen, "ApprovalScreen"), screen
+                if index == 0:
+                    repaints.append(full_repaint(app, screen))
                 if index + 1 < opens:
                     watch.expect(lambda screen: named(screen, "ApprovalScreen"))
                 screen.dismiss(Approval(allowed=False))
@@ -290,6 +307,7 @@ def run_child(
                 await watch.wait()
             await asyncio.sleep(SETTLE)
         figures: dict[str, object] = {
+            "repaints": repaints,
             "times": times,
             "cpu": cpu,
             "footers": footers,
@@ -485,6 +503,7 @@ def main() -> int:
                     "footer_first": [],
                     "footer_warm": [],
                     "rss": [],
+                    "repaint": [],
                 }
                 for side in sides
             }
@@ -511,6 +530,7 @@ def main() -> int:
                     figures["footer_first"].extend(report["footers"][:1])
                     figures["footer_warm"].extend(report["footers"][1:])
                     figures["rss"].append(report["rss"] / 1024)
+                    figures["repaint"].extend(report.get("repaints", []))
             target = TARGETS[kind]
             label = {
                 "spill": f"spill browser, {size / 1e9:.1f} GB spill" if "spill" in kinds else "",
@@ -525,12 +545,16 @@ def main() -> int:
                 ("warm", f"{label}: warm, median of {warms}"),
                 ("cpu_warm", "  its CPU time (the app's process)"),
                 ("footer_warm", "  to the footer's keys painted too"),
+                ("repaint", "  a full repaint once open, CPU (median of 20, each child)"),
             ):
                 if not got["this"][what]:
                     continue
                 mine = statistics.median(got["this"][what])
                 cells = [name, f"{mine * 1000:,.0f} ms"]
                 cells.append(f"{mine / target:.2f}×" if what in {"first", "warm"} else "")
+                if args.vs and not got["vs"][what]:
+                    rows.append(tuple(cells))
+                    continue
                 if args.vs:
                     theirs = statistics.median(got["vs"][what])
                     cells += [f"{theirs * 1000:,.0f} ms", f"{mine / theirs:.2f}"]

@@ -12,6 +12,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from agent_tui.core.mcp.client.overview import ServerRow
+from agent_tui.ui.mcp.first_width import content_width
 from agent_tui.ui.mcp.look import list_label, list_summary
 
 
@@ -52,7 +53,7 @@ class ServerList(OptionList):
         keep = select or self.selected
         rows = tuple(rows)
         self.border_title = f"Servers ({len(rows)})"
-        width = self._label_width()
+        width = self._label_width(len(rows))
         key = tuple((r.name, r.state.status, list_summary(r)) for r in rows)
         names = [row.name for row in rows]
         same_names = names == [k[0] for k in self._key] and self.option_count == len(rows)
@@ -66,9 +67,11 @@ class ServerList(OptionList):
         if names and (not same_names or select is not None):
             self.highlighted = names.index(keep) if keep in names else 0
 
-    def _label_width(self) -> int:
-        return max(12, self.scrollable_content_region.width or 28)
+    def _label_width(self, rows: int) -> int:
+        """The labels' width; before the first layout, the width the list will get (so the
+        first frame has the real labels)."""
+        return max(12, content_width(self, scrollbar=rows > self.app.size.height // 3))
 
     def on_resize(self) -> None:
-        if self.rows and self._label_width() != self._width:
+        if self.rows and self._label_width(len(self.rows)) != self._width:
             self.show(self.rows)

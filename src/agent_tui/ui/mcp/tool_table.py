@@ -13,6 +13,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent_tui.core.mcp.client.overview import ServerRow, ToolRow
+from agent_tui.ui.mcp.first_width import content_width
 from agent_tui.ui.mcp.look import Columns, columns_for, header_line, tool_line
 
 
@@ -100,7 +101,8 @@ class ToolTable(Vertical):
 
     def _draw(self, rows: tuple[ToolRow, ...], keep: str | None) -> None:
         options = self.options
-        width = max(20, options.scrollable_content_region.width or self.size.width - 2)
+        # before the first layout, the width it will get: the first frame has the real columns
+        width = max(20, content_width(options, scrollbar=len(rows) > self.app.size.height // 3))
         columns = columns_for(rows, width)
         if (rows, columns) == self._drawn:
             return
