@@ -51,6 +51,8 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import frame_timing  # this script's directory
+
 COLUMNS, ROWS = 120, 40
 Row = tuple[str, str]
 PROBE_SECONDS = 0.005
@@ -219,7 +221,13 @@ class PacedProvider:
 
 
 def child_stream(
-    fd: int, cwd: str, tokens: int, rate: float = 0.0, fenced: bool = False, typing: bool = False
+    fd: int,
+    cwd: str,
+    tokens: int,
+    rate: float = 0.0,
+    fenced: bool = False,
+    typing: bool = False,
+    frames: bool = False,
 ) -> None:
     from textual.widgets import TextArea
 
@@ -234,6 +242,7 @@ def child_stream(
 
     chunks = fenced_chunks() if fenced else markdown_answer(tokens)
     tokens = len(chunks)
+    long_frames = frame_timing.time_frames() if frames else []
     script = Path(cwd) / "answer.json"
     script.write_text(json.dumps({"turns": [{"chunks": chunks}]}), encoding="utf-8")
 
@@ -319,6 +328,7 @@ def child_stream(
                 echoes=self.echoes,
                 loadavg=os.getloadavg()[0],
                 max_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                frames=long_frames,
             )
             self.exit()
 
@@ -431,11 +441,13 @@ def bench_stream(
     fenced: bool = False,
     typing: bool = False,
     src: Path | None = None,
+    frames: bool = False,
 ) -> dict[str, object]:
     work = Path(tempfile.mkdtemp(dir=root))
     args = ["stream", "--cwd", str(work), "--tokens", str(tokens), "--rate", str(rate)]
     args += ["--fenced"] if fenced else []
     args += ["--typing"] if typing else []
+    args += ["--frames"] if frames else []
     typed: list[float] = []
     _, report = run_child(args, work, typed if typing else None, src)
     if typing:
@@ -480,6 +492,11 @@ def main() -> None:
     )
     parser.add_argument("--fenced", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--typing", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--frames",
+        action="store_true",
+        help="with --stream-only: the callbacks over 33 ms and what their CPU went to",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--fd", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--cwd", help=argparse.SUPPRESS)
@@ -490,7 +507,9 @@ def main() -> None:
         elif args.child == "launch-agent":
             child_launch_agent(args.fd, args.cwd)
         else:
-            child_stream(args.fd, args.cwd, args.tokens, args.rate, args.fenced, args.typing)
+            child_stream(
+                args.fd, args.cwd, args.tokens, args.rate, args.fenced, args.typing, args.frames
+            )
         return
     tokens = args.tokens or (10_000 if args.quick else 50_000)
     if args.stream_only and args.baseline:
@@ -498,8 +517,10 @@ def main() -> None:
         return
     if args.stream_only:
         with tempfile.TemporaryDirectory() as temp:
-            stream = bench_stream(tokens, Path(temp), typing=True)
-        print_table(stream_rows(stream))
+            stream = bench_stream(tokens, Path(temp), typing=True, frames=args.frames)
+        frames: list[dict[str, float]] = stream.pop("frames")  # type: ignore[assignment]
+        rows = frame_timing.frame_rows(frames) if args.frames else []
+        print_table(stream_rows(stream) + rows)
         print()
         print_table(target_rows(stream))
         return

@@ -4,7 +4,9 @@ strips only the lines that changed (``AssistantReply.render_line``).
 Differential: a long reply with every kind of block is streamed in chunks of random sizes;
 at several frames and at the end each part's lines equal a one-shot ``render`` of its text at
 the same width (text and styles), and each line's strip equals the one Textual's own path
-(``Widget.render_line``: the whole widget to strips) makes."""
+(``Widget.render_line``: the whole widget to strips) makes. The chat renders each write
+before its frame, at the width its parts were last laid out at (``AssistantReply.prepare``,
+a new part at the one before it's): the lines compared are those."""
 
 from __future__ import annotations
 

@@ -152,3 +152,47 @@ async def test_a_part_that_ends_is_not_rendered_again_whole(
         await app.main.chat.mount(whole)
         await wait_for(pilot, lambda: whole.source == reply.text, "the whole part drawn")
         assert drawn(whole) == drawn(reply)  # the same lines as a part drawn in one go
+
+
+async def test_a_streamed_write_is_rendered_before_its_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The chat's writes render their Markdown in the write (``AssistantReply.prepare``):
+    the layout of the frame that shows them finds the lines drawn and renders nothing, so a
+    frame's pause is its layout and paint, not those and the rendering. What is drawn is the
+    same (``test_stream_lines`` compares every line with a one-shot render)."""
+    monkeypatch.setattr(Freezer, "run", lambda self: None)
+    app = make_app(make_agent(tmp_path, []))
+    async with app.run_test(size=SIZE) as pilot:
+        chat = app.main.chat
+        screen = app.screen
+        rendered = count_renders(monkeypatch)
+        in_layout: list[int] = []
+        layout = screen._refresh_layout
+
+        def counting_layout(*args: object, **kwargs: object) -> None:
+            before = len(rendered)
+            layout(*args, **kwargs)  # type: ignore[arg-type]
+            in_layout.extend(rendered[before:])
+
+        monkeypatch.setattr(screen, "_refresh_layout", counting_layout)
+        texts = paragraphs(24)  # ~8,000 characters: three parts
+        # the first write: no width known yet, and it overflows the chat (its scrollbar
+        # narrows the replies: a new width is rendered by the layout, as any resize is)
+        await chat.stream("".join(texts[:6]))
+        await wait_for(pilot, lambda: chat.max_scroll_y > 0, "the chat overflowing")
+        await wait_for(pilot, lambda: chat.reply is not None and drawn(chat.reply), "drawn")
+        in_layout.clear()
+        rendered.clear()
+        for text in texts[6:]:
+            await chat.stream(text)
+            await pilot.pause()
+        last = chat.reply
+        assert last is not None
+        await wait_for(pilot, lambda: last.source == last.text, "the last write drawn")
+        assert rendered  # every write rendered its open segment…
+        assert in_layout == []  # …and none of it in a frame's layout
+        await chat.end_reply()
+        parts = list(chat.query(AssistantReply))
+        assert len(parts) >= 3  # new parts were drawn at the width of the one before them
+        assert "".join(part.text for part in parts) == "".join(texts)

@@ -90,12 +90,26 @@ class AssistantReply(Widget):
 
     async def write(self, fragment: str) -> None:
         """Append ``fragment`` (drawn at the next frame)."""
+        self.append(fragment)
+        self.refresh(layout=True)
+
+    def append(self, fragment: str) -> None:
+        """Append ``fragment``; ``refresh`` or ``prepare`` has it drawn."""
         self._streaming = True
         if self._segmenter is None:  # what the part was made with opens the first segment
             self._segmenter = PartSplitter(SEGMENT_CHARS)
             self._cut_segments(self.text)
         self.text += fragment
         self._cut_segments(fragment)
+
+    def prepare(self, width: int) -> None:
+        """Render the text at ``width`` now (the width the next layout asks for; 0 when not
+        known), then ask for a layout: it finds the lines drawn. The Markdown rendering of a
+        write is then done in the write's turn of the event loop, and the layout and paint in
+        the frame's: two shorter pauses instead of one of both (a write of 3,000 characters
+        was ~30 ms of rendering inside a ~70 ms frame), and keys may be read between them."""
+        if width > 0:
+            self.lines(width)
         self.refresh(layout=True)
 
     def _cut_segments(self, fragment: str) -> None:

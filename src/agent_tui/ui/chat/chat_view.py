@@ -54,9 +54,11 @@ WRITE_CHARS = 3000
 """At most this much of the gathered text goes in one write (then a frame is painted before
 the next): a reply that arrived far faster than it renders (a fast model, a slow machine)
 comes out a part or so per frame, not as many parts rendered in one long pause. The cost of a
-write is about the Markdown rendering of the parts it touches (~5 µs a character here), so
-this is what bounds a streaming frame. At one write per ``2 × its cost`` that is still ~12,000
-tokens/s (``benchmarks/bench_ui.py``)."""
+write is about the Markdown rendering of the parts it touches (~5 µs a character here), done
+in the write's own turn of the event loop (``AssistantReply.prepare``), so this bounds that
+turn; the frame after it lays out and paints. At one write per ``2 × its cost`` that is still
+~12,000 tokens/s (``benchmarks/bench_ui.py``); 1,500 measured 0.81× the tokens/s of 3,000 for
+no shorter pause (12-07, loaded)."""
 
 
 class ChatView(VerticalScroll):

@@ -27,6 +27,8 @@ class ReplyStream:
         self.splitter = PartSplitter()
         """Where the current part may end."""
         self.last_part: AssistantReply | None = None
+        self.width = 0
+        """The width the parts were last laid out at (a new part is drawn at it first)."""
 
     @property
     def text(self) -> str:
@@ -44,12 +46,17 @@ class ReplyStream:
                 self.splitter = PartSplitter()
                 await self.view.mount(self.current)
             cut = self.splitter.feed(fragment)
+            self._append(self.current, fragment if cut is None else fragment[:cut])
             if cut is None:
-                await self.current.write(fragment)
                 return
-            await self.current.write(fragment[:cut])
             await self._close_part(last=False)
             fragment = fragment[cut:]
+
+    def _append(self, part: AssistantReply, fragment: str) -> None:
+        """``fragment`` into ``part``, rendered before the frame that shows it is due."""
+        part.append(fragment)
+        self.width = part.content_region.width or self.width
+        part.prepare(self.width)
 
     async def _close_part(self, *, last: bool) -> None:
         part, self.current = self.current, None
