@@ -50,6 +50,7 @@ NOT_BUILT = (
     "agent_tui.core.tools.builtin.edit_file.EditFileInput",
     "agent_tui.core.tools.builtin.run_shell.RunShellInput",
     "agent_tui.core.tools.builtin.update_plan.UpdatePlanInput",
+    "agent_tui.core.tools.builtin.update_plan.StepInput",
     "agent_tui.core.subagents.tool.TaskInput",
 )
 """Imported by a one-turn demo run, not used by it: built by their first use."""
