@@ -45,6 +45,7 @@ NOT_IMPORTED = (
     "agent_tui.core.mentions.completer",
     "agent_tui.core.mentions.index",
     "html.entities",
+    "difflib",  # only a mistaken tool, path or command name asks what it looks like
     # what runs calls, commands, hooks, rewinds and compactions: imported by the first use
     "agent_tui.core.sandbox.command_guard",
     "agent_tui.core.sandbox.git_watch",

@@ -9,7 +9,6 @@ unknown one (``Unknown``, with close matches; it never reaches the model); anyth
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -195,6 +194,8 @@ class CommandRegistry:
         return Unknown(name, self.close_to(name))
 
     def close_to(self, name: str, limit: int = 3) -> tuple[str, ...]:
+        import difflib  # only an unknown command asks (issue 45: not on every start)
+
         names = [n for c in self.commands() for n in (c.name, *c.aliases)]
         lowered = name.lower()
         starts = [n for n in names if n.startswith(lowered) or lowered.startswith(n)]

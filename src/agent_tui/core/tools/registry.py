@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import difflib
 import json
 import logging
 from collections.abc import Callable, Iterable, Iterator
@@ -135,6 +134,8 @@ class ToolRegistry:
 
     def closest(self, name: str, n: int = 3) -> list[str]:
         """Registered names that look like ``name`` (for "did you mean")."""
+        import difflib  # only a mistaken name asks (issue 45: not on every start)
+
         pool = [*self._tools, *self._aliases]
         found = difflib.get_close_matches(name, pool, n=n, cutoff=0.5)
         if not found:

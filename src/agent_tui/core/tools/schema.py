@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import functools
 import json
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic.version import VERSION as PYDANTIC_VERSION
+
+STORED = Path(__file__).with_name("stored_schemas.json")
+"""The built-in tools' ``schema_text``, made ahead (issue 45): a start that sends the tools
+array builds none of their models for it (~1.5 ms of CPU a model, and what they hold), and a
+model is built by its first call. Each is used only when made by this pydantic version for a
+model of the same fields; ``tests/core/tools/test_stored_schemas.py`` checks that every one is
+what pydantic makes now, and rewrites the file when run as a module."""
 
 
 def _strip_titles(node: Any) -> Any:
@@ -41,7 +50,34 @@ def schema_text(model: type[BaseModel]) -> str:
     """``input_schema`` of ``model`` as JSON, made once per model class: pydantic's
     ``model_json_schema`` (~0.5 ms a model) is not cached by pydantic, and every change of a
     registry (an MCP server connecting) had it remade for every built-in tool. The models'
-    schemas are static (no hook makes them depend on anything but the class)."""
+    schemas are static (no hook makes them depend on anything but the class). A built-in
+    tool's is read from ``STORED``."""
+    stored = _stored().get(model_name(model))
+    if stored is not None and stored["fields"] == list(model.model_fields):
+        return str(stored["schema"])
+    return made_schema_text(model)
+
+
+def model_name(model: type[BaseModel]) -> str:
+    return f"{model.__module__}.{model.__qualname__}"
+
+
+@functools.cache
+def _stored() -> dict[str, dict[str, Any]]:
+    """``STORED``'s schemas by model name; none when pydantic is another version (its schemas
+    may differ) or the file cannot be read."""
+    try:
+        data = json.loads(STORED.read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("pydantic") != PYDANTIC_VERSION:
+        return {}
+    schemas = data.get("schemas")
+    return schemas if isinstance(schemas, dict) else {}
+
+
+def made_schema_text(model: type[BaseModel]) -> str:
+    """``schema_text`` as pydantic makes it (builds ``model``)."""
     schema: dict[str, Any] = _strip_titles(model.model_json_schema())
     schema.setdefault("type", "object")
     schema.setdefault("properties", {})

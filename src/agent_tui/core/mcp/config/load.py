@@ -55,7 +55,9 @@ _HTTP_TYPES = ("http", "streamable-http", "streamableHttp", "streamable_http")
 
 
 class _Common(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    # built by the first configured server's validation, not at import (issue 45: the TUI
+    # imports this module at every start, most sessions configure no server)
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     disabled: bool = False
     timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0, le=86_400)

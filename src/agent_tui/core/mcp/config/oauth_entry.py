@@ -83,7 +83,7 @@ _NEEDS: dict[Grant, tuple[str, ...]] = {
 
 
 class OAuthEntry(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # built by its first use
 
     enabled: bool = Field(default=True, exclude=True)
     grant: Grant = "authorization_code"

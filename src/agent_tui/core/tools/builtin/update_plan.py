@@ -32,7 +32,8 @@ _GLYPH = {"pending": "[ ]", "in_progress": "[>]", "completed": "[x]"}
 
 
 class StepInput(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # built inline by UpdatePlanInput's first call; its own validator by a use of its own
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     content: str = Field(
         validation_alias=AliasChoices("content", "step", "title"), description="The step."

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import difflib
 import errno
 import json
 import os
@@ -54,6 +53,8 @@ def closest_names(path: Path, ctx: ToolContext, n: int = 3) -> list[str]:
         names = os.listdir(path.parent)
     except OSError:
         return []
+    import difflib  # only a missing path asks (issue 45: not on every start)
+
     lowered = {name.lower(): name for name in names}
     found = difflib.get_close_matches(path.name, names, n=n, cutoff=0.6)
     exact_case = lowered.get(path.name.lower())
