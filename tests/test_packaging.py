@@ -1,4 +1,5 @@
-"""The wheel a user installs carries the package and the shipped themes (non-editable install)."""
+"""The wheel a user installs carries the package, its data (the tools' stored schemas) and the
+shipped themes (non-editable install)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ def test_wheel_contains_package_themes_and_entry_point(wheel: Path) -> None:
     assert "agent_tui/cli/main.py" in names
     assert "agent_tui/ui/app.tcss" in names
     assert "agent_tui/themes/agent-dark.json" in names
+    assert "agent_tui/core/tools/stored_schemas.json" in names  # else every start builds them
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "agent-tui = agent_tui.cli.main:main" in text
