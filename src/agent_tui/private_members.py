@@ -101,32 +101,6 @@ PRIVATE: tuple[Private, ...] = (
         )
     ),
     Private(
-        "textual.screen",
-        "Screen._compositor",
-        "instance attribute",
-        ("ui/common/backdrop.py",),
-        "the screen under a translucent modal: its already composited lines, taken for the "
-        "modal's dimmed backdrop (absent: Textual draws the backdrop itself)",
-        owner="Screen",
-    ),
-    Private(
-        "textual._compositor",
-        "Compositor._render_chops",
-        "callable",
-        ("ui/common/backdrop.py",),
-        "only the backdrop lines a repaint draws, from the screen under the modal, in one go",
-        signature="(self, crop: 'Region', is_rendered_line: 'Callable[[int], bool]') -> "
-        "'Sequence[Mapping[int, Strip]]'",
-    ),
-    Private(
-        "textual.widget",
-        "Widget._dirty_regions",
-        "instance attribute",
-        ("ui/common/backdrop.py",),
-        "cleared when the backdrop draws a line itself: Textual's own render is not used",
-        owner="Widget",
-    ),
-    Private(
         "textual._xterm_parser",
         "XTermParser",
         "class",

@@ -25,7 +25,6 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from agent_tui.ui.approval.choices import ApprovalChoices
-from agent_tui.ui.common.backdrop import Backdrop
 
 T = TypeVar("T")
 
@@ -48,7 +47,7 @@ def scroll_bindings(prefix: str) -> list[Binding]:
     ]
 
 
-class AnswerDialog(Backdrop, ModalScreen[T], Generic[T]):
+class AnswerDialog(ModalScreen[T], Generic[T]):
     AUTO_FOCUS = ""
     """Nothing has focus: the screen's keys answer (the feedback field takes it on f)."""
     ARM_SECONDS = 0.25
