@@ -8,12 +8,9 @@ too. Behaviour, not time: which modules are in ``sys.modules`` at the end of a r
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+from tests.fresh_python import python_on_src
 
 PROBE = """
 import json, runpy, sys
@@ -84,18 +81,8 @@ def headless_modules(cwd: Path, *args: str, prompt: str = "hello") -> tuple[int,
 
 def headless_run(cwd: Path, *args: str, prompt: str = "hello") -> tuple[int, set[str], str]:
     """``headless_modules`` and what the run printed on stdout."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(SRC) + os.pathsep + env.get("PYTHONPATH", "")
     argv = ["-p", prompt, "--model", "demo", *args]
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(argv)],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
+    done = python_on_src(["-c", PROBE, json.dumps(argv)], cwd)
     found = json.loads(done.stderr.rpartition("\nMODULES ")[2])
     return found["code"], set(found["modules"]), done.stdout
 
@@ -165,16 +152,6 @@ def test_a_broken_mcp_roots_setting_is_still_reported_headless(workspace: Path) 
     settings = workspace / ".agent-tui" / "settings.json"
     settings.parent.mkdir()
     settings.write_text(json.dumps({"mcp": {"roots": "not a list"}}))
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(SRC) + os.pathsep + env.get("PYTHONPATH", "")
-    done = subprocess.run(
-        [sys.executable, "-m", "agent_tui", "-p", "hello", "--model", "demo"],
-        cwd=workspace,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
+    done = python_on_src(["-m", "agent_tui", "-p", "hello", "--model", "demo"], workspace)
     assert done.returncode == 0
     assert '"mcp.roots" must be a list' in done.stderr

@@ -6,12 +6,9 @@ first use: which models are complete at the end of a real run."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+from tests.fresh_python import python_on_src
 
 PROBE = """
 import json, runpy, sys
@@ -57,17 +54,7 @@ NOT_BUILT = (
 
 
 def test_a_headless_demo_turn_builds_only_the_models_it_uses(workspace: Path) -> None:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(SRC) + os.pathsep + env.get("PYTHONPATH", "")
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE],
-        cwd=workspace,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
+    done = python_on_src(["-c", PROBE], workspace)
     assert done.returncode == 0, done.stderr
     built = json.loads(done.stderr.rpartition("\nMODELS ")[2])
     # what the run used was built: its settings, its events

@@ -5,12 +5,9 @@ configure no server. Checked in a fresh process (another test may have built the
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[3] / "src"
+from tests.fresh_python import python_on_src
 
 PROBE = """
 import json, sys
@@ -37,17 +34,7 @@ def test_entry_models_are_built_by_the_first_server_read(tmp_path: Path) -> None
         "remote": {"type": "http", "url": "http://127.0.0.1:9/mcp", "oauth": {"scopes": ["a"]}},
     }
     path.write_text(json.dumps({"mcpServers": servers}))
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(SRC) + os.pathsep + env.get("PYTHONPATH", "")
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(path)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
+    done = python_on_src(["-c", PROBE, str(path)], tmp_path)
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout.splitlines()[-1])
     assert seen["before"] == [False, False, False]
